@@ -1,0 +1,63 @@
+"""Command-line entry point: builds the parser and maps errors to exit codes.
+
+Each subcommand lives in `harness/commands/<name>.py` and exposes
+`register(subparsers)`, which adds its parser and sets `func` to a function taking
+the parsed namespace and returning the exit code. The work itself is a plain function
+in that module, callable from tests without the CLI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from harness import __version__
+from harness.errors import EXIT_HARNESS, HarnessError
+
+# Order is the order shown in --help.
+COMMANDS = ("run", "plan", "validate", "predict", "parse", "compare", "report", "envs")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness",
+        description="Launch real vLLM / SGLang servers over a sweep of memory knobs and record their KV-cache sizing.",
+    )
+    parser.add_argument("--version", action="version", version=f"kv-budget-harness {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"harness.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"harness.commands.{name}":
+                continue  # subcommand not built yet
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(levelname)s: %(message)s",
+    )
+    try:
+        return int(args.func(args) or 0)
+    except HarnessError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - last resort: one line, exit 3, traceback only with -v
+        if args.verbose:
+            raise
+        print(f"internal error: {type(exc).__name__}: {exc} (re-run with -v for the traceback)", file=sys.stderr)
+        return EXIT_HARNESS
