@@ -1,0 +1,43 @@
+"""The results-CSV contract (DESIGN.md §5): column names, in order.
+
+Other tools read these files, so the order and names only change together with
+RESULTS_FORMAT_VERSION.
+"""
+
+RESULTS_FORMAT_VERSION = 1
+
+IDENTITY = ("run_id", "scenario", "point_id", "repeat", "engine", "engine_version", "model", "started_at")
+MACHINE = ("device_name", "device_total_mib", "driver_version", "torch_version", "compile_cache", "gpu_busy_before_mib")
+KNOBS = (
+    "gpu_memory_utilization",
+    "max_num_batched_tokens",
+    "mem_fraction_static",
+    "chunked_prefill_size",
+    "max_model_len",
+    "kv_cache_dtype",
+    "extra_args",
+)
+OUTCOME = ("status", "error_kind", "error_message")
+MEASURED = (
+    "kv_tokens",
+    "kv_gib",
+    "num_blocks",
+    "block_size",
+    "max_concurrency",
+    "max_running_requests",
+    "max_prefill_tokens",
+    "context_len",
+    "mem_fraction_static_effective",
+    "chunked_prefill_size_effective",
+    "weights_gib",
+    "cuda_graph_gib",
+    "estimated_max_model_len",
+    "suggested_kv_cache_memory_bytes",
+)
+PREDICTED = ("predicted_kv_tokens", "predicted_kv_gib", "prediction_error_pct")
+TIMING = ("t_kv_s", "t_ready_s", "wall_s")
+EVIDENCE = ("log_path",)
+
+COLUMNS: tuple[str, ...] = IDENTITY + MACHINE + KNOBS + OUTCOME + MEASURED + PREDICTED + TIMING + EVIDENCE
+
+STATUSES = ("ok", "engine_error", "timeout", "crashed", "harness_error")
