@@ -1,0 +1,111 @@
+"""GPU protocol (DESIGN.md §7) through NVML: refuse a busy GPU, record the baseline,
+wait for memory to come back after a server stops.
+
+Everything here takes a `read` function (GPU index -> GpuState) so tests can drive it
+with fake devices; `nvml_reader()` gives the real one, or None on a host without an
+NVIDIA driver, where the protocol is skipped and recorded as such.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from harness.errors import HarnessError
+
+log = logging.getLogger(__name__)
+
+BUSY_THRESHOLD_MIB = 512  # a CUDA context of an idle display server is far below this
+RELEASE_TOLERANCE_MIB = 64
+NO_GPU_NOTE = "no NVIDIA GPU (NVML unavailable): GPU idle/release checks skipped"
+
+
+@dataclass(frozen=True)
+class GpuState:
+    index: int
+    name: str
+    total_mib: float
+    used_mib: float
+    driver_version: str
+
+
+Reader = Callable[[int], GpuState]
+
+
+class GpuBusyError(HarnessError):
+    exit_code = 3
+
+
+def nvml_reader() -> Reader | None:
+    """A reader backed by NVML, or None where there is no NVIDIA driver or no nvidia-ml-py."""
+    try:
+        import pynvml  # from nvidia-ml-py (extra "gpu")
+
+        pynvml.nvmlInit()
+        if pynvml.nvmlDeviceGetCount() == 0:
+            return None
+    except Exception as exc:  # noqa: BLE001 - ImportError, NVMLError_LibraryNotFound, driver errors
+        log.debug("NVML unavailable: %s", exc)
+        return None
+
+    driver = pynvml.nvmlSystemGetDriverVersion()
+    driver = driver.decode() if isinstance(driver, bytes) else driver
+
+    def read(index: int) -> GpuState:
+        handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+        memory = pynvml.nvmlDeviceGetMemoryInfo(handle)
+        name = pynvml.nvmlDeviceGetName(handle)
+        return GpuState(index, name.decode() if isinstance(name, bytes) else name,
+                        memory.total / 2**20, memory.used / 2**20, driver)
+
+    return read
+
+
+def visible_gpu_count() -> int:
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        return pynvml.nvmlDeviceGetCount()
+    except Exception:  # noqa: BLE001
+        return 0
+
+
+def wait_until_idle(read: Reader, indices: list[int], wait_s: float = 0.0, poll_s: float = 2.0,
+                    threshold_mib: float = BUSY_THRESHOLD_MIB, clock=time.monotonic, sleep=time.sleep) -> dict[int, GpuState]:
+    """Baseline per GPU; raises GpuBusyError if a GPU stays above the threshold for wait_s."""
+    deadline = clock() + wait_s
+    while True:
+        states = {i: read(i) for i in indices}
+        busy = {i: s for i, s in states.items() if s.used_mib > threshold_mib}
+        if not busy:
+            return states
+        if clock() >= deadline:
+            shown = ", ".join(f"GPU {i} has {s.used_mib:.0f} MiB in use" for i, s in busy.items())
+            hint = "" if wait_s else " (free it, or pass --wait-for-idle-gpu SECONDS)"
+            raise GpuBusyError(f"GPU busy before launch: {shown}; another process would change every number{hint}")
+        sleep(poll_s)
+
+
+def wait_for_release(read: Reader, baseline: dict[int, GpuState], timeout_s: float = 120.0, poll_s: float = 1.0,
+                     stable_polls: int = 3, tolerance_mib: float = RELEASE_TOLERANCE_MIB,
+                     clock=time.monotonic, sleep=time.sleep) -> str | None:
+    """Wait until used memory is back at baseline for `stable_polls` polls in a row.
+
+    Returns None when released, or a note naming what still holds memory at the timeout
+    (recorded on the row; the caller must not start the next point on a dirty GPU).
+    """
+    deadline = clock() + timeout_s
+    streak = 0
+    while True:
+        states = {i: read(i) for i in baseline}
+        dirty = {i: s for i, s in states.items() if s.used_mib > baseline[i].used_mib + tolerance_mib}
+        streak = 0 if dirty else streak + 1
+        if streak >= stable_polls:
+            return None
+        if clock() >= deadline:
+            return "GPU memory not released within {:.0f} s: {}".format(timeout_s, ", ".join(
+                f"GPU {i} at {s.used_mib:.0f} MiB vs baseline {baseline[i].used_mib:.0f} MiB" for i, s in dirty.items()))
+        sleep(poll_s)
