@@ -1,0 +1,65 @@
+"""`compare BASE.csv NEW.csv`: what changed between two runs of a scenario (engine upgrade check)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from harness.compare import DEFAULT_TOLERANCE_PCT, Comparison, Threshold, compare_results, parse_threshold, render_markdown, render_text
+from harness.results.io import read_results
+
+
+def compare_files(base_path: str, new_path: str, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
+                  thresholds: list[Threshold] = ()) -> Comparison:
+    """Read, check and compare two results CSVs; InputError (exit 2) names a bad file."""
+    base, new = read_results(base_path), read_results(new_path)
+    return compare_results(base, new, tolerance_pct, thresholds, base_name=str(base_path), new_name=str(new_path))
+
+
+def _threshold(text: str) -> Threshold:
+    try:
+        return parse_threshold(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _run(args: argparse.Namespace) -> int:
+    comparison = compare_files(args.base, args.new, args.tolerance_pct, args.threshold or [])
+    if args.json:
+        text = json.dumps(comparison.to_json(), indent=2) + "\n"
+    elif args.markdown:
+        text = render_markdown(comparison)
+    else:
+        text = render_text(comparison)
+    sys.stdout.write(text)
+    return comparison.exit_code
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "compare", help="what changed between two results CSVs (engine upgrade check); exit 1 on a change",
+        description=(
+            "Join two results CSVs of one scenario on (point_id, repeat) and report, per point:\n"
+            "KV tokens before/after, outcome changes (always, whatever the tolerance), changed\n"
+            "effective settings, and points present in one file only. Repeats compare by median.\n"
+            "Exit 0: nothing beyond tolerance; 1: something is; 2: bad input."
+        ),
+        epilog=(
+            "examples:\n"
+            "  python -m harness compare results/cpu_tiny/old/results.csv results/cpu_tiny/new/results.csv\n"
+            "  python -m harness compare base.csv new.csv --tolerance-pct 0.5 --threshold block_size:0% --markdown"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("base", help="results CSV of the baseline run (e.g. the old engine version)")
+    parser.add_argument("new", help="results CSV of the run to check")
+    parser.add_argument("--tolerance-pct", type=float, default=DEFAULT_TOLERANCE_PCT, metavar="P",
+                        help=f"relative change (in %%) that still counts as unchanged, for every compared number "
+                             f"(default {DEFAULT_TOLERANCE_PCT:g})")
+    parser.add_argument("--threshold", type=_threshold, action="append", metavar="COLUMN:P%",
+                        help="tolerance for one column, overriding --tolerance-pct (repeatable), e.g. kv_tokens:0.5%%")
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    fmt.add_argument("--markdown", action="store_true", help="print the comparison as Markdown")
+    parser.set_defaults(func=_run)
