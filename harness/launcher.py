@@ -45,6 +45,7 @@ class LaunchSpec:
     error_exit_wait_s: float = 5.0  # after a startup error, let the traceback finish printing
     probe_interval_s: float = 0.5
     probe_timeout_s: float = 2.0
+    on_phase: Callable[[str], None] | None = None  # progress display: starting, loading, ..., ready
 
 
 @dataclass
@@ -105,11 +106,18 @@ class _Watch:
         for event in self.parser.feed(text):
             now = self.clock() - self.t0
             if event.kind == "phase":
-                self.phase = event.data.get("phase", self.phase)
+                self.set_phase(event.data.get("phase", self.phase))
             elif event.kind == "kv_sized" and self.t_kv is None:
-                self.t_kv, self.phase = now, "kv_sized"
+                self.t_kv = now
+                self.set_phase("kv_sized")
             elif event.kind == "startup_error" and self.t_error is None:
                 self.t_error = now
+
+    def set_phase(self, phase: str | None) -> None:
+        if phase != self.phase:
+            self.phase = phase
+            if self.spec.on_phase and phase:
+                self.spec.on_phase(phase)
 
     def drain(self, lines: queue.Queue, block_s: float) -> None:
         try:
@@ -153,7 +161,8 @@ def _decide(w: _Watch, lines: queue.Queue) -> tuple[str, str | None, str | None,
             return "ok", None, None, w.t_kv
         elif w.t_kv is not None and spec.readiness_url and now >= next_probe:
             if probe(spec.readiness_url, spec.probe_timeout_s):
-                w.t_ready, w.phase = w.clock() - w.t0, "ready"
+                w.t_ready = w.clock() - w.t0
+                w.set_phase("ready")
                 return "ok", None, None, w.t_ready
             next_probe = w.clock() - w.t0 + spec.probe_interval_s
         if w.exited():
