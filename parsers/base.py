@@ -1,0 +1,377 @@
+"""The machinery every engine parser shares: tables of (regex, actions), startup errors,
+tracebacks, phases and events. An engine module supplies only its tables and its prefix.
+
+Conventions that keep the tables short:
+* a named group whose name is a StartupRecord field is stored into that field
+  (converted to the field's type), unless the rule says `store=False`;
+* every other named group is only handed to the rule's actions (numbers converted).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar, Iterable
+
+from parsers import events as ev
+from parsers.lines import NUM, clean_segments, coerce, split_relative_time, to_number
+from parsers.record import FIELD_KINDS, STATUS_ENGINE_ERROR, STATUS_OK, StartupRecord
+from parsers.tracebacks import STEP_DETAIL, STEP_EXCEPTION, TracebackTracker
+
+# How much an error explains. A more telling one replaces a less telling one; between
+# equals the first wins (later ones are usually consequences: "see root cause above").
+GENERIC = 1  # an exception with no known meaning, a process that died
+SPECIFIC = 2  # a known engine error with its numbers
+
+OTHER = "other"
+LEVELS_THAT_FAIL = ("ERROR", "CRITICAL")
+# A line that states an exception outright, e.g. "ValueError: ..." or "torch.OutOfMemoryError: ...".
+EXCEPTION_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b:?")
+# Tracebacks printed for things that do not stop the process.
+NON_FATAL_HEADERS = re.compile(r"^(?:Exception ignored in|Exception in thread)\b")
+INTERRUPTS = re.compile(r"^(?:KeyboardInterrupt|SystemExit)\b")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One log line split into its parts."""
+
+    text: str  # the message (the whole line when it has no engine prefix)
+    raw: str  # the line without ANSI codes and line ends
+    source: str = ""  # which process wrote it, as far as the prefix tells ("" if unknown)
+    level: str | None = None
+    prefixed: bool = False
+    primary: bool = True  # from the first rank (facts logged once per rank are taken from it)
+    t: float | None = None  # seconds since start, in a timestamped capture
+
+
+Action = Callable[["LogParser", dict, Line], None]
+
+
+@dataclass(frozen=True)
+class Rule:
+    pattern: re.Pattern
+    actions: tuple[Action, ...] = ()
+    store: bool = True
+    primary_only: bool = False  # facts every rank logs: take rank 0's
+
+
+def rule(regex: str, *actions: Action, store: bool = True, primary_only: bool = False) -> Rule:
+    """A table row; `{NUM}` in the regex stands for a printed number."""
+    return Rule(re.compile(regex.replace("{NUM}", NUM)), actions, store, primary_only)
+
+
+@dataclass(frozen=True)
+class ErrorRule:
+    kind: str
+    pattern: re.Pattern
+    rank: int = SPECIFIC
+    standalone: bool = False  # a plain log line (no traceback, no ERROR level) is enough
+
+
+def error(kind: str, regex: str, rank: int = SPECIFIC, standalone: bool = False) -> ErrorRule:
+    return ErrorRule(kind, re.compile(regex.replace("{NUM}", NUM)), rank, standalone)
+
+
+def _record_fields(match: re.Match) -> dict:
+    return {name: coerce(FIELD_KINDS[name], text) for name, text in match.groupdict().items()
+            if text is not None and name in FIELD_KINDS}
+
+
+# --- actions shared by both engines --------------------------------------------------------
+
+
+def phase(name: str) -> Action:
+    def advance(parser: LogParser, values: dict, line: Line) -> None:
+        parser.advance(name, line)
+
+    return advance
+
+
+def kv_sized(parser: LogParser, values: dict, line: Line) -> None:
+    parser.mark_kv_sized(line)
+
+
+def ready(parser: LogParser, values: dict, line: Line) -> None:
+    parser.mark_ready(line)
+
+
+def stopping(parser: LogParser, values: dict, line: Line) -> None:
+    parser.mark_stopping(values.get("signal") or "signal", line)
+
+
+def version(parser: LogParser, values: dict, line: Line) -> None:
+    parser.set_version(str(values["version"]), line)
+
+
+def phase_after_kv(name: str) -> Action:
+    def advance(parser: LogParser, values: dict, line: Line) -> None:
+        if parser.seen_kv:
+            parser.advance(name, line)
+
+    return advance
+
+
+def copy_field(target: str, source: str) -> Action:
+    def copy(parser: LogParser, values: dict, line: Line) -> None:
+        setattr(parser.record, target, getattr(parser.record, source))
+
+    return copy
+
+
+def set_fields(**constants) -> Action:
+    def assign(parser: LogParser, values: dict, line: Line) -> None:
+        for name, value in constants.items():
+            setattr(parser.record, name, value)
+
+    return assign
+
+
+# --- outcome slots -------------------------------------------------------------------------
+
+
+@dataclass
+class _Failure:
+    kind: str
+    message: str
+    data: dict
+    rank: int
+    token: object  # what may refine it: the traceback block, or the marker's source
+    fields: dict = field(default_factory=dict)  # record fields the error states (estimated_max_model_len)
+
+
+class _Slot:
+    """Holds the most telling failure seen so far (one for startup, one for after ready)."""
+
+    def __init__(self) -> None:
+        self.failure: _Failure | None = None
+
+    def offer(self, failure: _Failure) -> bool:
+        """Keep `failure` if it tells more; True when the slot was empty before."""
+        current = self.failure
+        if current is None:
+            self.failure = failure
+            return True
+        refines = failure.token is not None and failure.token == current.token
+        if failure.rank > current.rank or (failure.rank == current.rank and refines):
+            self.failure = failure
+        return False
+
+    def retoken(self, old: object, new: object) -> None:
+        if self.failure is not None and self.failure.token == old:
+            self.failure.token = new
+
+
+# --- the parser ------------------------------------------------------------------------------
+
+
+class LogParser:
+    """Streaming parser: `feed(line)` one raw line at a time, read `record` any time.
+
+    Lines of several processes and of stdout and stderr may be interleaved.
+    """
+
+    engine: ClassVar[str]
+    phases: ClassVar[tuple[str, ...]]
+    rules: ClassVar[tuple[Rule, ...]]
+    error_rules: ClassVar[tuple[ErrorRule, ...]]
+    # A line that says startup failed; the traceback that follows it names the cause.
+    failure_markers: ClassVar[re.Pattern]
+
+    def __init__(self) -> None:
+        self.record = StartupRecord(engine=self.engine, phase=self.phases[0])
+        self.seen_kv = False
+        self.seen_error = False
+        self.seen_ready = False
+        self.stopping = False
+        self._startup = _Slot()
+        self._later = _Slot()
+        self._tracebacks = TracebackTracker()
+        self._armed: set[str] = set()  # sources whose next traceback explains a failure
+        self._fatal_blocks: set[int] = set()
+        self._ignore_next_block: set[str] = set()
+        self._events: list[ev.Event] = []
+
+    # --- engine hooks ---------------------------------------------------------------------
+
+    def split_prefix(self, text: str, t: float | None) -> Line:
+        raise NotImplementedError
+
+    def finalize(self) -> None:
+        """Derive what the log does not print (called after every line)."""
+
+    @classmethod
+    def score(cls, text: str) -> int:
+        """How sure we are that `text` is this engine's log (0: not at all)."""
+        raise NotImplementedError
+
+    # --- feeding --------------------------------------------------------------------------
+
+    def feed(self, raw: str | bytes) -> list[ev.Event]:
+        self._events = []
+        for segment in clean_segments(raw):
+            t, segment = split_relative_time(segment)
+            self._feed_line(self.split_prefix(segment, t))
+        self.finalize()
+        return self._events
+
+    def feed_lines(self, lines: Iterable[str | bytes]) -> list[ev.Event]:
+        out: list[ev.Event] = []
+        for raw in lines:
+            out.extend(self.feed(raw))
+        return out
+
+    def _feed_line(self, line: Line) -> None:
+        self._check_failures(line)
+        for r in self.rules:
+            match = r.pattern.search(line.text)
+            if match is None:
+                continue
+            if r.primary_only and not line.primary:
+                return
+            values = self._apply(match, store=r.store)
+            for action in r.actions:
+                action(self, values, line)
+            return
+
+    def _apply(self, match: re.Match, store: bool) -> dict:
+        values = {}
+        for name, text in match.groupdict().items():
+            if text is None:
+                continue
+            if store and name in FIELD_KINDS:
+                setattr(self.record, name, coerce(FIELD_KINDS[name], text))
+            values[name] = to_number(text)
+        return values
+
+    # --- failures -------------------------------------------------------------------------
+
+    def _check_failures(self, line: Line) -> None:
+        text = line.text
+        if self.failure_markers.search(text):
+            self._armed.add(line.source)
+            self._offer(OTHER, text.strip(), {}, GENERIC, ("marker", line.source), line)
+        if NON_FATAL_HEADERS.match(text):
+            self._ignore_next_block.add(line.source)
+
+        step = self._tracebacks.feed(line.source, text)
+        in_exception = step is not None and step.kind in (STEP_EXCEPTION, STEP_DETAIL)
+        if step is not None and step.new_block:
+            self._start_block(step.block, line)
+
+        explicit = (
+            in_exception
+            or line.level in LEVELS_THAT_FAIL
+            or EXCEPTION_LINE.match(text) is not None
+        )
+        for err in self.error_rules:
+            if not (explicit or err.standalone):
+                continue
+            match = err.pattern.search(text)
+            if match:
+                token = step.block if in_exception else None
+                self._offer(err.kind, text.strip(), self._apply(match, store=False), err.rank, token, line,
+                            fields=_record_fields(match))
+                return
+
+        if step is None or step.block not in self._fatal_blocks:
+            return
+        if step.kind == STEP_EXCEPTION:
+            if INTERRUPTS.match(text):
+                self.mark_stopping("SIGINT" if text.startswith("KeyboardInterrupt") else "exit", line)
+                return
+            self._offer(OTHER, text.strip(), {}, GENERIC, step.block, line)
+        elif step.kind == STEP_DETAIL:
+            self._add_detail(step.block, text)
+
+    def _start_block(self, block: int, line: Line) -> None:
+        if line.source in self._ignore_next_block:
+            self._ignore_next_block.discard(line.source)
+            return
+        # A traceback without a log prefix is Python's own report of an uncaught
+        # exception; one with a prefix is a logged exception, fatal only after a marker.
+        if line.source in self._armed:
+            self._armed.discard(line.source)
+            marker = ("marker", line.source)
+            self._startup.retoken(marker, block)
+            self._later.retoken(marker, block)
+        elif line.prefixed:
+            return
+        self._fatal_blocks.add(block)
+
+    def _add_detail(self, block: int, text: str) -> None:
+        slot = self._later if self.seen_ready else self._startup
+        failure = slot.failure
+        if failure is None or failure.token != block or failure.kind != OTHER:
+            return
+        detail = re.sub(r"\s*\[type=.*$", "", text.strip())  # pydantic's machine-readable tail
+        failure.message = f"{failure.message.rstrip(':')}: {detail}" if detail else failure.message
+        self._sync()
+
+    def _offer(self, kind: str, message: str, data: dict, rank: int, token: object, line: Line,
+               fields: dict | None = None) -> None:
+        if self.stopping:
+            return  # ERROR lines of a requested shutdown are not failures
+        failure = _Failure(kind, message, data, rank, token, fields or {})
+        if self.seen_ready:
+            if self._later.offer(failure):
+                self._emit(ev.LATER_FAILURE, {"kind": kind, "message": message, **data}, line)
+        elif self._startup.offer(failure):
+            self.seen_error = True
+            self._emit(ev.STARTUP_ERROR, {"error_kind": kind, "error_message": message, **data}, line)
+        self._sync()
+
+    def _sync(self) -> None:
+        record = self.record
+        if (f := self._startup.failure) is not None:
+            record.error_kind, record.error_message, record.error_data = f.kind, f.message, dict(f.data)
+            for name, value in f.fields.items():
+                setattr(record, name, value)
+        if (f := self._later.failure) is not None:
+            record.later_failure_kind, record.later_failure = f.kind, f.message
+        record.status = STATUS_ENGINE_ERROR if self.seen_error else STATUS_OK if self.seen_kv else None
+
+    # --- state changes the tables' actions call ---------------------------------------------
+
+    def advance(self, name: str, line: Line) -> None:
+        """Move to phase `name` unless an equal or later phase was reached already."""
+        current = self.phases.index(self.record.phase)
+        if self.phases.index(name) > current:
+            self.record.phase = name
+            self._emit(ev.PHASE, {"phase": name}, line)
+
+    def set_version(self, version: str, line: Line) -> None:
+        if self.record.engine_version is None:
+            self.record.engine_version = version
+            self._emit(ev.VERSION, {"engine_version": version}, line)
+
+    def mark_kv_sized(self, line: Line) -> None:
+        self.advance("kv_sized", line)
+        if self.seen_kv:
+            return
+        self.seen_kv = True
+        self.record.t_kv_s = line.t
+        self.finalize()
+        self._sync()
+        keys = ("kv_tokens", "kv_gib", "num_blocks", "block_size", "max_concurrency", "max_model_len",
+                "max_running_requests", "context_len")
+        self._emit(ev.KV_SIZED, {k: getattr(self.record, k) for k in keys}, line)
+
+    def mark_ready(self, line: Line) -> None:
+        if self.seen_ready or self.seen_error:
+            return
+        self.advance("ready", line)
+        self.seen_ready = True
+        self.record.t_ready_s = line.t
+        self._emit(ev.READY, {}, line)
+
+    def mark_stopping(self, signal: str, line: Line) -> None:
+        if self.stopping:
+            return
+        self.stopping = True
+        if not self.seen_error and not self.seen_ready:
+            self.record.stop_signal = signal
+        self._emit(ev.STOPPING, {"signal": signal}, line)
+
+    def _emit(self, kind: str, data: dict, line: Line) -> None:
+        self._events.append(ev.Event(kind, data, line.raw))

@@ -1,0 +1,80 @@
+"""Following Python tracebacks through a stream of lines, one per source process.
+
+A traceback ends in the exception line (`ValueError: ...`), possibly chained to more
+tracebacks ("During handling of the above exception ..."), and possibly followed by the
+rest of a multi-line message (a pydantic error's details, an ImportError's text). The
+tracker says, for each line, which part of a traceback it is; what that means for the
+startup is the parser's business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+HEADER = "Traceback (most recent call last):"
+CHAIN_MARKERS = (
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+)
+
+# Step kinds
+STEP_HEADER = "header"
+STEP_FRAME = "frame"
+STEP_EXCEPTION = "exception"
+STEP_DETAIL = "detail"  # the first line of the exception's message continued below it
+STEP_MORE = "more"  # anything else that still belongs to the block
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: str
+    block: int  # id of the traceback block (chained tracebacks share one)
+    new_block: bool = False
+
+
+@dataclass
+class _Block:
+    id: int
+    state: str = "frames"  # frames -> exception -> (chain -> frames ...)
+    exception_is_bare: bool = False  # "ImportError:" with its text on the next lines
+    detail_taken: bool = False
+
+
+@dataclass
+class TracebackTracker:
+    _blocks: dict[str, _Block] = field(default_factory=dict)
+    _next_id: int = 0
+
+    def feed(self, source: str, text: str) -> Step | None:
+        """Classify `text` (a message without its log prefix) from process `source`."""
+        block = self._blocks.get(source)
+        if text.endswith(HEADER):
+            if block is not None and block.state == "chain":
+                block.state = "frames"
+                return Step(STEP_HEADER, block.id)
+            block = self._blocks[source] = _Block(self._next_id)
+            self._next_id += 1
+            return Step(STEP_HEADER, block.id, new_block=True)
+        if block is None:
+            return None
+        stripped = text.strip()
+        if block.state == "frames":
+            if text[:1].isspace() or not stripped:
+                return Step(STEP_FRAME, block.id)
+            block.state = "exception"
+            block.exception_is_bare = stripped.endswith(":") and " " not in stripped
+            return Step(STEP_EXCEPTION, block.id)
+        if not stripped:
+            return Step(STEP_MORE, block.id)
+        if stripped in CHAIN_MARKERS:
+            block.state = "chain"
+            return Step(STEP_MORE, block.id)
+        if block.state == "exception":
+            indented = text[:1].isspace()
+            if not block.detail_taken and (indented or block.exception_is_bare):
+                block.detail_taken = True
+                return Step(STEP_DETAIL, block.id)
+            if indented:
+                return Step(STEP_MORE, block.id)
+        del self._blocks[source]
+        return None
