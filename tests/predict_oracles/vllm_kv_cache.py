@@ -1,0 +1,70 @@
+"""Oracle: vLLM 0.32.0's own kv_cache_utils (block count, max concurrency, logged tokens,
+estimated / auto-fit max model length), run on the CPU build (ENGINES.md §1.7, DESIGN.md §8.5).
+
+Runs in the vLLM environment's interpreter, never in the harness process.
+stdin: JSON list of cases {"config": HF config.json, "dtype", "block_size", "available_bytes",
+"max_model_len" (-1 = auto), "num_gpu_blocks_override"}.
+stdout: JSON list of {"num_blocks", "kv_tokens", "max_concurrency", "max_model_len", "error"}.
+"""
+
+import json
+import logging
+import os
+import re
+import sys
+import tempfile
+
+logging.disable(logging.WARNING)
+os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
+
+import torch  # noqa: E402
+
+from vllm.config import CacheConfig, ModelConfig, VllmConfig  # noqa: E402
+from vllm.v1.core import kv_cache_utils as kcu  # noqa: E402
+from vllm.v1.kv_cache_interface import FullAttentionSpec  # noqa: E402
+
+DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}
+
+
+def model_dir(config: dict, cache: dict) -> str:
+    key = json.dumps(config, sort_keys=True)
+    if key not in cache:
+        path = tempfile.mkdtemp(prefix="oracle-model-")
+        with open(os.path.join(path, "config.json"), "w") as f:
+            json.dump({k: v for k, v in config.items() if not k.startswith("_")}, f)
+        cache[key] = path
+    return cache[key]
+
+
+def run(case: dict, dirs: dict) -> dict:
+    cfg = case["config"]
+    dtype = case.get("dtype", "bfloat16")
+    model_config = ModelConfig(model=model_dir(cfg, dirs), max_model_len=case["max_model_len"], dtype=dtype,
+                               skip_tokenizer_init=True)
+    cache_config = CacheConfig(block_size=case["block_size"],
+                               num_gpu_blocks_override=case.get("num_gpu_blocks_override"))
+    vllm_config = VllmConfig(model_config=model_config, cache_config=cache_config)
+    heads = cfg["num_attention_heads"]
+    head_dim = cfg.get("head_dim") or cfg["hidden_size"] // heads
+    kv_heads = max(1, cfg.get("num_key_value_heads", heads) // case.get("tp", 1))
+    spec = {
+        f"model.layers.{i}.self_attn.attn": FullAttentionSpec(
+            block_size=case["block_size"], num_kv_heads=kv_heads, head_size=head_dim, dtype=DTYPES[dtype])
+        for i in range(cfg["num_hidden_layers"])
+    }
+    try:
+        configs = kcu.get_kv_cache_configs(vllm_config, [spec], [case["available_bytes"]])
+    except ValueError as exc:
+        text = str(exc)
+        est = re.search(r"estimated maximum model length is (\d+)", text)
+        kind = "E3" if "To serve at least one request" in text else "E4" if "auto-fit" in text else "E2"
+        return {"error": kind, "estimated_max_model_len": int(est.group(1)) if est else None}
+    scheduler = kcu.generate_scheduler_kv_cache_config(configs)
+    tokens, concurrency = kcu.get_kv_cache_capacity(vllm_config, scheduler)
+    return {"error": None, "num_blocks": scheduler.num_blocks, "kv_tokens": tokens,
+            "max_concurrency": concurrency, "max_model_len": vllm_config.model_config.max_model_len}
+
+
+if __name__ == "__main__":
+    dirs: dict = {}
+    json.dump([run(case, dirs) for case in json.load(sys.stdin)], sys.stdout)
