@@ -1,0 +1,77 @@
+"""`parse LOGFILE`: one engine startup log in, its parsed record out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from harness.errors import EXIT_FINDING, HarnessError, InputError
+from parsers import AUTO, CSV_FIELDS, ENGINES, NotAnEngineLog, StartupRecord, parse_log, read_log
+
+
+def parse_file(path: str | Path, engine: str = AUTO) -> StartupRecord:
+    """Parse one log file. Missing file: InputError (exit 2); not an engine log: exit 1."""
+    path = Path(path)
+    try:
+        text = read_log(path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a log file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return parse_log(text, engine)
+    except NotAnEngineLog:
+        raise HarnessError(f"{path}: not a vLLM or SGLang log (no engine log lines found); "
+                           f"pass --engine to parse it anyway", exit_code=EXIT_FINDING) from None
+
+
+def render_table(record: StartupRecord, console: Console) -> None:
+    values = record.to_dict()
+    table = Table(title=f"{record.engine} {record.engine_version or ''}".strip(), show_header=True)
+    table.add_column("field", style="bold")
+    table.add_column("value", overflow="fold")
+    for name in CSV_FIELDS:  # the results columns always, unknown ones as "-"
+        table.add_row(name, _show(values[name]))
+    extras = [(n, v) for n, v in values.items() if n not in CSV_FIELDS and v not in (None, {}, "")]
+    if extras:
+        table.add_section()
+        for name, value in extras:
+            table.add_row(name, _show(value))
+    console.print(table)
+
+
+def _show(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    return str(value)
+
+
+def _run(args: argparse.Namespace) -> int:
+    record = parse_file(args.logfile, args.engine)
+    if args.json:
+        print(json.dumps(record.to_dict()))
+    else:
+        render_table(record, Console())
+    return 0
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "parse", help="parse one engine startup log into its KV-cache record",
+        description="Read a vLLM or SGLang startup log and print every memory-sizing fact and startup error it states.",
+        epilog="example: python -m harness parse results/24g_8b/run1/logs/p03-0.log --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("logfile", help="the engine's log (stdout and stderr)")
+    parser.add_argument("--engine", choices=(AUTO, *ENGINES), default=AUTO,
+                        help="which engine wrote it (default: detect from the text)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (null for unknown)")
+    parser.set_defaults(func=_run)
