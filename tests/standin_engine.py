@@ -97,7 +97,8 @@ def main() -> int:
         if is_kv and (args.crash_before_kv or args.exit_early or args.hang):
             if args.hang:
                 time.sleep(3600)
-            emit(i, b"Traceback (most recent call last):\nRuntimeError: stand-in crash before KV sizing\n" if args.crash_before_kv else b"")
+            # A native crash: no Python traceback, nothing a parser can name.
+            emit(i, b"Fatal Python error: Segmentation fault (stand-in crash before KV sizing)\n" if args.crash_before_kv else b"")
             return 1 if args.crash_before_kv else 0
         if args.speed:
             delay = stamp / args.speed - (time.monotonic() - start)

@@ -1,0 +1,125 @@
+"""`run SCENARIO`: launch every sweep point as a real server and write the results CSV."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from harness.run import PointResult, RunOptions, run_scenario
+from harness.sweep import RunPoint
+
+SUMMARY_KNOBS = {
+    "vllm": ("gpu_memory_utilization", "max_num_batched_tokens", "max_model_len"),
+    "sglang": ("mem_fraction_static", "chunked_prefill_size", "max_model_len"),
+}
+
+
+def _knob_text(point: RunPoint) -> str:
+    return " ".join(f"{k}={'default' if v is None else v}" for k, v in point.knobs.items())
+
+
+def summary_tables(results: list[PointResult]) -> list[Table]:
+    tables = []
+    for engine in sorted({r.point.engine for r in results}):
+        table = Table(title=f"{engine}: {sum(r.point.engine == engine for r in results)} points")
+        knobs = SUMMARY_KNOBS.get(engine, ())
+        for column in ("point_id", *knobs, "status", "kv_tokens", "max_concurrency", "predicted", "error"):
+            table.add_column(column, justify="right" if column in ("kv_tokens", "predicted", "max_concurrency") else "left")
+        for r in (r for r in results if r.point.engine == engine):
+            row = r.row
+            table.add_row(
+                row["point_id"], *(_cell(row.get(k)) for k in knobs), row["status"],
+                _cell(row.get("kv_tokens"), thousands=True), _cell(row.get("max_concurrency")),
+                _cell(row.get("predicted_kv_tokens"), thousands=True), _cell(row.get("error_kind")),
+            )
+        tables.append(table)
+    return tables
+
+
+def _cell(value, thousands: bool = False) -> str:
+    if value is None or value == "":
+        return "-"
+    if thousands and isinstance(value, (int, float)):
+        return f"{int(value):,}"
+    return str(value)
+
+
+def _sigterm_as_interrupt(*_):
+    # The launcher stops the engine's process group on KeyboardInterrupt; make SIGTERM do the same.
+    raise KeyboardInterrupt
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.dry_run:
+        from harness.commands.plan import _run as plan
+
+        return plan(argparse.Namespace(scenario=args.scenario, json=False))
+    options = RunOptions(
+        engines=args.engines.split(",") if args.engines else None,
+        points=args.points.split(",") if args.points else None,
+        out=args.out, resume=args.resume, stop_after=args.stop_after, timeout_s=args.timeout,
+        install_missing=args.install_missing, wait_for_idle_gpu_s=args.wait_for_idle_gpu,
+        keep_work_dirs=args.keep_work_dirs,
+    )
+    console = Console(stderr=True)
+    signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        TimeRemainingColumn(), console=console, transient=False)
+    overall = progress.add_task("sweep", total=None)
+    current = {"task": None}
+
+    def on_start(point: RunPoint, index: int, total: int):
+        progress.update(overall, total=total)
+        label = f"{point.engine} {point.point_id}#{point.repeat} {_knob_text(point)}"
+        current["task"] = progress.add_task(f"  {label} · starting", total=None)
+
+        def on_phase(phase: str) -> None:
+            progress.update(current["task"], description=f"  {label} · {phase}")
+        return on_phase
+
+    def on_end(result: PointResult) -> None:
+        row = result.row
+        kv = f"{int(row['kv_tokens']):,} KV tokens" if row.get("kv_tokens") is not None else row.get("error_kind") or ""
+        progress.update(current["task"], description=progress.tasks[-1].description.rsplit(" · ", 1)[0]
+                        + f" · {row['status']} {kv} ({row['wall_s']:.0f} s)", total=1, completed=1)
+        progress.advance(overall)
+
+    with progress:
+        result = run_scenario(args.scenario, options, on_point_start=on_start, on_point_end=on_end)
+    out = Console()
+    for table in summary_tables(result.results):
+        out.print(table)
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/] {warning}")
+    if result.skipped:
+        console.print(f"resumed: {result.skipped} points already had a row")
+    out.print(f"results: {result.csv_path}")
+    return 0
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "run", help="launch every sweep point as a real server; write the results CSV",
+        description="Run the scenario's sweep point by point and write results/<scenario>/<run_id>/results.csv "
+                    "(one row per point, flushed as each ends), logs/ and run.json.",
+        epilog="example: python -m harness run scenarios/cpu_tiny.yaml --engines vllm --stop-after kv",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("scenario", help="scenario YAML file")
+    parser.add_argument("--engines", help="comma-separated engines to run (default: all in the scenario)")
+    parser.add_argument("--points", help="comma-separated point ids to run (see `plan`)")
+    parser.add_argument("--out", type=Path, help="run folder (default results/<scenario>/<run_id>)")
+    parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="complete an earlier run: only points without a row")
+    parser.add_argument("--stop-after", choices=("kv", "ready"), help="override the scenario's run.stop_after")
+    parser.add_argument("--timeout", type=float, metavar="S", help="override the scenario's run.timeout_s")
+    parser.add_argument("--dry-run", action="store_true", help="show the plan, launch nothing")
+    parser.add_argument("--install-missing", action="store_true", help="install missing engine environments first")
+    parser.add_argument("--wait-for-idle-gpu", type=float, default=0.0, metavar="S",
+                        help="wait up to S seconds for a busy GPU to become idle (default: refuse at once)")
+    parser.add_argument("--keep-work-dirs", action="store_true", help="keep each point's TMPDIR and caches")
+    parser.set_defaults(func=_run)
