@@ -309,7 +309,7 @@ def compare_results(
         raise InputError(
             f"different scenarios: {base_name} is {base_info.scenario!r}, {new_name} is {new_info.scenario!r}"
         )
-    labels = _point_knobs(pd.concat([base, new], ignore_index=True))
+    labels = point_knobs(pd.concat([base, new], ignore_index=True))
     base_sides, new_sides = _sides(base), _sides(new)
     points = []
     for pid in _ordered_ids(base, new):
@@ -346,7 +346,7 @@ def _machine_warnings(base: SideInfo, new: SideInfo) -> list[str]:
     return warnings
 
 
-def _point_knobs(frame: pd.DataFrame) -> dict[str, dict[str, Any]]:
+def point_knobs(frame: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """Per point, the knobs that tell it apart from the engine's other points."""
     knobs = knob_values(frame)
     out: dict[str, dict[str, Any]] = {}
@@ -520,7 +520,8 @@ def table_rows(comparison: Comparison) -> list[tuple[str, ...]]:
         kv = p.kv
         detail = []
         if p.base and p.new and (p.base.failed or p.new.failed):
-            detail.append(f"{p.base.outcome_text()} -> {p.new.outcome_text()}")
+            was, now = p.base.outcome_text(), p.new.outcome_text()
+            detail.append(now if was == now else f"{was} -> {now}")
         detail += [c.text() for c in p.settings]
         rows.append((
             p.mark.value, p.label, _kv_cell(p.base), _kv_cell(p.new),
