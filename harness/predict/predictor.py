@@ -172,7 +172,11 @@ def _predict_vllm(p: Prediction, args: dict[str, Any], env: dict[str, str], mode
             p.will_start = False
             p.reason = f"VLLM_CPU_KVCACHE_SPACE={raw!r} is not an integer: vLLM's int() fails at startup"
             return p
-        p.notes.append(f"KV space from VLLM_CPU_KVCACHE_SPACE={raw} GiB")
+        if args.get("kv_cache_memory_bytes") is not None:
+            p.notes.append(f"VLLM_CPU_KVCACHE_SPACE={raw} overrides --kv-cache-memory-bytes "
+                           f"{args['kv_cache_memory_bytes']} (platforms/cpu.py:324)")
+        else:
+            p.notes.append(f"KV space from VLLM_CPU_KVCACHE_SPACE={raw} GiB")
 
     if explicit_kv is not None:
         upper = best = explicit_kv
@@ -289,10 +293,13 @@ def _predict_sglang(p: Prediction, args: dict[str, Any], env: dict[str, str], mo
         model_path=model_path,
     )
     f = settings.mem_fraction_static
-    p.mem_fraction_static = f
     p.chunked_prefill_size = settings.chunked_prefill_size
     p.cuda_graph_max_bs = settings.decode_max_bs
-    p.reserved_mib = settings.reserved_mib
+    if p.gpu_total_mib is not None or settings.mem_fraction_static_given or device == "cuda":
+        p.mem_fraction_static = f
+        p.reserved_mib = settings.reserved_mib if p.gpu_total_mib is not None else None
+    else:
+        p.notes.append("mem_fraction_static depends on the node's MemTotal (give --gpu-memory-mib)")
     cell = model.kv_bytes_per_token(kv_dtype, tp, dtype)
     weights = model.weight_bytes_per_rank(tp, dtype)
     p.kv_bytes_per_token = cell

@@ -1,0 +1,201 @@
+"""`predict SCENARIO`: what each engine's documented formulas say every point will allocate.
+
+No GPU and no engine needed. `--calibrate-from results.csv` first fits the estimated
+terms (activation / other memory) from measured rows, then predicts the points that have
+no measurement yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from harness.errors import InputError
+from harness.predict import Prediction, load_model_description, predict_point
+from harness.predict.calibrate import GroupFit, choose_fit, fit_calibrations
+from harness.scenario import load_scenario
+from harness.sweep import expand
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class PredictReport:
+    predictions: list[Prediction]
+    fits: list[GroupFit] = field(default_factory=list)
+    measured_points: set[str] = field(default_factory=set)
+
+    def to_json(self) -> Any:
+        if not self.fits:
+            return [p.to_json() for p in self.predictions]
+        return {
+            "calibrations": [
+                {"engine": f.engine, "engine_version": f.engine_version, "model": f.model,
+                 "device_total_mib": f.device_total_mib, "other_gib": round(f.calibration.other_gib, 4),
+                 "per_batched_token_gib": f.calibration.per_batched_token_gib,
+                 "rows": [{"point_id": r.point_id, "repeat": r.repeat, "measured_kv_gib": round(r.measured_kv_gib, 4),
+                           "measured_kv_tokens": r.measured_kv_tokens, "calibrated_kv_tokens": r.calibrated_kv_tokens,
+                           "residual_gib": None if r.residual_gib is None else round(r.residual_gib, 4),
+                           "error_pct": None if r.error_pct is None else round(r.error_pct, 3)} for r in f.rows]}
+                for f in self.fits
+            ],
+            "predictions": [p.to_json() for p in self.predictions],
+        }
+
+
+def _card_mib(scenario, gpu_memory_mib: float | None) -> float | None:
+    if gpu_memory_mib is not None:
+        if gpu_memory_mib <= 0:
+            raise InputError(f"--gpu-memory-mib must be positive, got {gpu_memory_mib:g}")
+        return float(gpu_memory_mib)
+    gib = scenario.gpu.memory_gib
+    return None if gib is None else gib * 1024
+
+
+def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp: int | None = None,
+                     device: str | None = None, calibrate_from: str | None = None) -> PredictReport:
+    """One prediction per point (repeats collapse: the formulas give them the same numbers)."""
+    if tp is not None and tp < 1:
+        raise InputError(f"--tp must be a positive integer, got {tp}")
+    scenario = load_scenario(scenario_path)
+    card = _card_mib(scenario, gpu_memory_mib)
+    # A scenario about no card is a CPU run (cpu_tiny): KV sizes are explicit there.
+    device = device or ("cuda" if card is not None else "cpu")
+    model = load_model_description(scenario.model)
+    points = [p for p in expand(scenario) if p.repeat == 0]
+    if calibrate_from is None:
+        return PredictReport([predict_point(p, model, card, tp=tp, device=device) for p in points])
+
+    from harness.results.io import read_results
+
+    results = read_results(calibrate_from)
+    fits = fit_calibrations(points, results, model, tp=tp)
+    measured = {r.point_id for f in fits for r in f.rows}
+    predictions = []
+    for point in points:
+        if point.point_id in measured:
+            continue
+        fit = choose_fit(fits, point.engine, point.engine_version, card)
+        if fit is None:
+            log.warning("no calibration for %s %s: formulas' own estimates used", point.engine, point.point_id)
+            predictions.append(predict_point(point, model, card, tp=tp, device=device))
+        else:
+            # The fit holds on the card it was measured on, so predict on that card.
+            predictions.append(predict_point(point, model, fit.device_total_mib, tp=tp, device=device,
+                                             calibration=fit.calibration))
+    return PredictReport(predictions, fits, measured)
+
+
+def _fmt(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "NO"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def render(report: PredictReport, console: Console) -> None:
+    for fit in report.fits:
+        console.print(f"[bold]fitted[/] {fit.describe()}")
+        table = Table(title="residual on the fitted rows", show_lines=False)
+        for column in ("point_id", "repeat", "max_num_batched_tokens", "measured GiB", "measured tokens",
+                       "calibrated tokens", "residual MiB", "error %"):
+            table.add_column(column, justify="right")
+        for r in fit.rows:
+            table.add_row(r.point_id, str(r.repeat), _fmt(r.max_num_batched_tokens), _fmt(r.measured_kv_gib, 3),
+                          _fmt(r.measured_kv_tokens), _fmt(r.calibrated_kv_tokens),
+                          _fmt(None if r.residual_gib is None else r.residual_gib * 1024, 1), _fmt(r.error_pct, 2))
+        console.print(table)
+    if report.fits and not report.predictions:
+        console.print("every point has a measurement; nothing left to predict")
+        return
+    for engine in ("vllm", "sglang"):
+        rows = [p for p in report.predictions if p.engine == engine]
+        if not rows:
+            continue
+        first = rows[0]
+        title = (f"{engine}: {_card(first)}, tp={first.tp}, weights {_fmt(first.weights_gib)} GiB/rank, "
+                 f"{_fmt(first.kv_bytes_per_token)} B KV per token")
+        table = Table(title=title, show_lines=False)
+        columns = ["point_id", "knobs"]
+        if engine == "sglang":
+            columns += ["fraction", "chunk", "max_bs", "reserved MiB"]
+        else:
+            columns += ["util", "batched"]
+        columns += ["KV GiB ≤", "tokens ≤", "KV GiB est", "tokens est"]
+        columns += ["blocks", "concurrency", "max_len"] if engine == "vllm" else ["max_running", "max_req_len"]
+        columns += ["starts", "why not"]
+        for column in columns:
+            table.add_column(column, overflow="fold", justify="left" if column in ("knobs", "why not") else "right")
+        for p in rows:
+            knobs = ", ".join(f"{k}={'default' if v is None else v}" for k, v in p.args.items()) or "-"
+            cells = [p.point_id or "-", knobs]
+            if engine == "sglang":
+                cells += [_fmt(p.mem_fraction_static, 3), _fmt(p.chunked_prefill_size), _fmt(p.cuda_graph_max_bs),
+                          _fmt(p.reserved_mib, 0)]
+            else:
+                cells += [_fmt(p.gpu_memory_utilization), _fmt(p.max_num_batched_tokens)]
+            cells += [_fmt(p.kv_gib_upper_bound), _fmt(p.kv_tokens_upper_bound), _fmt(p.kv_gib), _fmt(p.kv_tokens)]
+            if engine == "vllm":
+                cells += [_fmt(p.num_blocks), _fmt(p.max_concurrency), _fmt(p.max_model_len)]
+            else:
+                cells += [_fmt(p.max_running_requests), _fmt(p.max_req_len)]
+            cells += [_fmt(p.will_start), "" if p.will_start else p.reason]
+            table.add_row(*cells)
+        console.print(table)
+        if first.estimates:
+            console.print("  est = ≤ minus " + "; ".join(
+                f"{name} {e.gib:.3f} GiB ({e.basis})" for name, e in first.estimates.items()) + " [first point]")
+    console.print("≤ : exact terms only (budget minus weights, whole blocks/cells); "
+                  "--json has every field, the estimates and notes")
+
+
+def _card(p: Prediction) -> str:
+    if p.gpu_total_mib is None:
+        return f"{p.device}, no device size"
+    return f"{p.device} {p.gpu_total_mib:.0f} MiB"
+
+
+def _run(args: argparse.Namespace) -> int:
+    report = predict_scenario(args.scenario, gpu_memory_mib=args.gpu_memory_mib, tp=args.tp, device=args.device,
+                              calibrate_from=args.calibrate_from)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        console = Console() if Console().is_terminal else Console(width=220)
+        render(report, console)
+    return 0
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "predict", help="the engines' KV budget formulas for every point (no GPU needed)",
+        description="Predict, per sweep point, what vLLM and SGLang will allocate for the KV cache, whether "
+                    "they will start, and why - from the engines' documented formulas and the model's "
+                    "config.json (a local dir, the Hugging Face cache, or a bundled card).",
+        epilog="examples:\n"
+               "  python -m harness predict scenarios/24g_8b.yaml\n"
+               "  python -m harness predict scenarios/24g_8b.yaml --gpu-memory-mib 81559 --tp 2 --json\n"
+               "  python -m harness predict scenarios/24g_8b.yaml --calibrate-from results/24g_8b/RUN/results.csv",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("scenario", help="scenario YAML file")
+    parser.add_argument("--gpu-memory-mib", type=float, default=None,
+                        help="device total memory in MiB (overrides the scenario's gpu.memory_gib)")
+    parser.add_argument("--tp", type=int, default=None, help="tensor-parallel size (overrides the points' own)")
+    parser.add_argument("--device", choices=("cuda", "cpu"), default=None,
+                        help="platform formulas to use (default: cuda when a card size is known, else cpu)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--calibrate-from", metavar="RESULTS_CSV", default=None,
+                        help="fit the estimated terms from measured rows, then predict the remaining points")
+    parser.set_defaults(func=_run)

@@ -1,0 +1,157 @@
+"""Fit the estimated terms from measured rows, then predict the points not yet measured.
+
+What is exact (budget, weights, fraction, block arithmetic) stays exact; what the formulas
+cannot know - vLLM's O + A + G, SGLang's other memory - is fitted per (engine, engine
+version, model, card) from rows that started:
+
+* vLLM:   upper_bound - measured KV = other + per_token x max_num_batched_tokens
+  (least squares; a constant when the rows have one max_num_batched_tokens);
+* SGLang: T x f - W - measured KV = other (mean).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import pandas as pd
+
+from harness.errors import InputError
+from harness.predict.model import GiB, ModelDescription
+from harness.predict.predictor import Calibration, Prediction, predict_point, prediction_error_pct
+
+
+@dataclass
+class FittedRow:
+    point_id: str
+    repeat: int
+    max_num_batched_tokens: int | None
+    measured_kv_gib: float
+    measured_kv_tokens: int | None
+    overhead_gib: float  # upper bound - measured
+    calibrated_kv_tokens: int | None = None
+    residual_gib: float | None = None
+    error_pct: float | None = None
+
+
+@dataclass
+class GroupFit:
+    engine: str
+    engine_version: str
+    model: str
+    device_total_mib: float
+    calibration: Calibration
+    rows: list[FittedRow] = field(default_factory=list)
+
+    @property
+    def key(self) -> tuple[str, str, str, float]:
+        return (self.engine, self.engine_version, self.model, self.device_total_mib)
+
+    def describe(self) -> str:
+        c = self.calibration
+        terms = f"other {c.other_gib:.3f} GiB"
+        if self.engine == "vllm":
+            terms += f" + {c.per_batched_token_gib * 1024 * 1024:.1f} KiB x max_num_batched_tokens"
+        rms = math.sqrt(sum((r.residual_gib or 0) ** 2 for r in self.rows) / len(self.rows)) if self.rows else 0.0
+        return (f"{self.engine} {self.engine_version} on {self.device_total_mib:.0f} MiB ({self.model}): {terms}; "
+                f"{len(self.rows)} rows, RMS residual {rms * 1024:.1f} MiB")
+
+
+def _base_version(version: Any) -> str:
+    return "" if version is None or (isinstance(version, float) and math.isnan(version)) else str(version).split("+")[0]
+
+
+def _number(value: Any) -> float | None:
+    if value is None:
+        return None
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(out) else out
+
+
+def _measured_bytes(engine: str, row: pd.Series, prediction: Prediction) -> float | None:
+    """vLLM: the logged Available KV cache memory when present; else (and for SGLang) tokens x bytes/token."""
+    kv_gib = _number(row.get("kv_gib"))
+    tokens = _number(row.get("kv_tokens"))
+    if engine == "vllm" and kv_gib is not None:
+        return kv_gib * GiB
+    if tokens is not None and prediction.kv_bytes_per_token:
+        return tokens * prediction.kv_bytes_per_token
+    return kv_gib * GiB if kv_gib is not None else None
+
+
+def _fit(engine: str, rows: list[FittedRow]) -> Calibration:
+    xs = [float(r.max_num_batched_tokens or 0) for r in rows]
+    ys = [r.overhead_gib for r in rows]
+    if engine == "vllm" and len(set(xs)) >= 2:
+        n = len(xs)
+        mx, my = sum(xs) / n, sum(ys) / n
+        sxx = sum((x - mx) ** 2 for x in xs)
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+        return Calibration(other_gib=my - slope * mx, per_batched_token_gib=slope, source="fitted")
+    return Calibration(other_gib=sum(ys) / len(ys), source="fitted")
+
+
+def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelDescription,
+                     tp: int | None = None) -> list[GroupFit]:
+    """One fit per (engine, engine version, model, card) over the rows that started and sized a KV pool."""
+    by_id = {}
+    for point in points:
+        by_id.setdefault(point.point_id, point)
+    groups: dict[tuple, list[tuple[Any, pd.Series]]] = {}
+    for _, row in results.iterrows():
+        point = by_id.get(row["point_id"])
+        total = _number(row.get("device_total_mib"))
+        if point is None or row["status"] != "ok" or total is None:
+            continue
+        if _number(row.get("kv_tokens")) is None and _number(row.get("kv_gib")) is None:
+            continue
+        key = (point.engine, _base_version(row.get("engine_version")), str(row.get("model") or point.model), total)
+        groups.setdefault(key, []).append((point, row))
+
+    fits = []
+    for (engine, version, model_name, total), members in sorted(groups.items(), key=lambda kv: kv[0]):
+        fitted: list[FittedRow] = []
+        for point, row in members:
+            prediction = predict_point(point, model, total, tp=tp)
+            if prediction.kv_gib_upper_bound is None or any(n.startswith("KV size given explicitly")
+                                                            for n in prediction.notes):
+                continue  # an explicit KV size has nothing to fit
+            measured = _measured_bytes(engine, row, prediction)
+            if measured is None:
+                continue
+            tokens = _number(row.get("kv_tokens"))
+            fitted.append(FittedRow(point_id=point.point_id, repeat=int(row["repeat"]),
+                                    max_num_batched_tokens=prediction.max_num_batched_tokens,
+                                    measured_kv_gib=measured / GiB,
+                                    measured_kv_tokens=None if tokens is None else int(tokens),
+                                    overhead_gib=prediction.kv_gib_upper_bound - measured / GiB))
+        if not fitted:
+            continue
+        fit = GroupFit(engine, version, model_name, total, _fit(engine, fitted), fitted)
+        by_point = {p.point_id: p for p, _ in members}
+        for r in fitted:
+            again = predict_point(by_point[r.point_id], model, total, tp=tp, calibration=fit.calibration)
+            r.calibrated_kv_tokens = again.kv_tokens
+            r.residual_gib = (again.kv_gib or 0) - r.measured_kv_gib
+            r.error_pct = prediction_error_pct(again.kv_tokens, r.measured_kv_tokens)
+        fits.append(fit)
+    if not fits:
+        raise InputError("calibration: no row with status ok, a measured KV size and device_total_mib matches "
+                         "a point of this scenario (rows with an explicit KV size have nothing to fit)")
+    return fits
+
+
+def choose_fit(fits: list[GroupFit], engine: str, engine_version: str | None,
+               gpu_total_mib: float | None) -> GroupFit | None:
+    """The fit for a point: same engine (and version when both say), nearest card, most rows."""
+    wanted = _base_version(engine_version)
+    same = [f for f in fits if f.engine == engine and (not wanted or not f.engine_version or f.engine_version == wanted)]
+    if not same:
+        return None
+    if gpu_total_mib is not None:
+        return min(same, key=lambda f: (abs(f.device_total_mib - gpu_total_mib), -len(f.rows)))
+    return max(same, key=lambda f: len(f.rows))
