@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import signal
 import subprocess
 import threading
 import time
@@ -174,6 +175,16 @@ def _decide(w: _Watch, lines: queue.Queue) -> tuple[str, str | None, str | None,
             return "timeout", "timeout", f"{reached} within {spec.timeout_s:g} s", now
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: get SIGTERM if the harness dies, even by SIGKILL (Linux)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> LaunchOutcome:
     """Run one server to its stop condition and stop its whole process group."""
     spec.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -183,6 +194,7 @@ def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> Lau
             proc = subprocess.Popen(
                 spec.argv, env=spec.env, cwd=spec.cwd, stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                preexec_fn=_die_with_parent,
             )
         except OSError as exc:
             message = f"cannot start {spec.argv[0]}: {exc.strerror or exc}"

