@@ -62,6 +62,7 @@ class LaunchOutcome:
     wall_s: float  # launch -> nothing left running
     survivors: list[str] = field(default_factory=list)
     last_phase: str | None = None
+    stop_s: float = 0.0  # stopping the process group (the engine's own exit time, mostly)
 
     @property
     def overhead_s(self) -> float:
@@ -212,7 +213,9 @@ def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> Lau
             watch.deciding = False
         finally:
             # Also on Ctrl-C: the engine's group goes before the harness does.
+            t_stop = clock()
             survivors = stop_group(proc.pid, spec.grace_s, reap=proc.poll)
+            stop_s = clock() - t_stop
             for reader in readers:
                 reader.join(timeout=5)
             watch.deciding = False
@@ -222,5 +225,5 @@ def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> Lau
         return LaunchOutcome(
             status=status, error_kind=kind, error_message=message, record=watch.parser.record,
             exit_code=proc.returncode, t_kv_s=watch.t_kv, t_ready_s=watch.t_ready, engine_s=engine_s,
-            wall_s=clock() - t0, survivors=[str(s) for s in survivors], last_phase=watch.phase,
+            wall_s=clock() - t0, survivors=[str(s) for s in survivors], last_phase=watch.phase, stop_s=stop_s,
         )
