@@ -30,6 +30,8 @@ PREFIX = re.compile(
     r"(?P<ts>\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?) "
     r"\[(?P<file>[^\]]+?):(?P<lineno>\d+)\](?: (?P<msg>.*))?$"
 )
+# Rank numbers in a process name: Worker_PP1_TP0, EngineCore_DP1, VllmWorker-3.
+RANK = re.compile(r"(?:_[A-Z]*|-)(\d+)")
 # Default block size when no line states it (ENGINES.md §1.4): 16 on GPUs, 128 on the CPU backend.
 DEFAULT_BLOCK_SIZE = {"gpu": 16, "cpu": 128}
 
@@ -113,11 +115,11 @@ class VllmLogParser(LogParser):
         rule(r"Model Runner V2 requires \w+; using the V1 model runner instead", set_fields(model_runner="v1")),
         rule(r"^(?:Loading model from scratch\.\.\.|Starting to load model .*\.\.\.)$", phase("loading")),
         rule(r"^Loading weights took (?P<weights_load_seconds>{NUM}) seconds$", phase("profiling")),
-        rule(r"^Model loading took (?P<weights_gib>{NUM}) GiB memory and (?P<secs>{NUM}) seconds$", phase("profiling")),
+        rule(r"^Model loading took (?P<weights_gib>{NUM}) GiB memory and (?P<secs>{NUM}) seconds$", phase("profiling"), primary_only=True),
         # profiling and KV budget
         rule(r"^Warming up model for the compilation\.\.\.$", phase("profiling")),
         rule(r"^Estimated CUDA graph memory: (?P<cuda_graph_estimate_gib>{NUM}) GiB total$"),
-        rule(r"^Available KV cache memory: (?P<kv_gib>{NUM}) GiB$"),
+        rule(r"^Available KV cache memory: (?P<kv_gib>{NUM}) GiB$", primary_only=True),
         rule(r"The current --gpu-memory-utilization=(?P<gpu_memory_utilization>{NUM}) is equivalent to "
              r"--gpu-memory-utilization=(?P<gpu_memory_utilization_equivalent>{NUM}) without CUDA graph memory "
              r"profiling\. To maintain the same effective KV cache size as before, increase "
@@ -125,12 +127,12 @@ class VllmLogParser(LogParser):
         rule(r"^CUDA graph memory profiling is disabled .* increasing --gpu-memory-utilization from "
              r"(?P<gpu_memory_utilization>{NUM}) to (?P<gpu_memory_utilization_suggested>{NUM})\.$"),
         rule(r"^Initial free memory (?P<initial_free_gib>{NUM}) GiB, reserved (?P<kv_gib>{NUM}) GiB memory for "
-             r"KV Cache as specified by kv_cache_memory_bytes config"),
+             r"KV Cache as specified by kv_cache_memory_bytes config", primary_only=True),
         rule(r"^Applying persisted startup plan \(fingerprint \S+\): kv_cache_memory_bytes=(?P<kv_cache_memory_bytes>\d+) "
              r"\((?P<kv_gib>{NUM}) GiB\)"),
         rule(r"^(?P<mode>Explicitly|Auto) set \((?P<kv_gib>{NUM})/(?P<total_memory_gib>{NUM})\) GiB for KV cache "
              r"on node \d+(?:, with (?P<requested_memory_gib>{NUM}) GiB requested memory for the worker\. "
-             r"(?P<non_kv_gib>{NUM}) GiB memory was consumed by non-kv usages)?\.$"),
+             r"(?P<non_kv_gib>{NUM}) GiB memory was consumed by non-kv usages)?\.$", primary_only=True),
         rule(r"^Memory profiling takes {NUM} seconds\. Total non KV cache memory: (?P<non_kv_gib>{NUM}) ?GiB; "
              r"torch peak memory increase: {NUM} ?GiB; total consumed \(from mem_get_info\): {NUM} ?GiB; "
              r"weights memory: (?P<weights_gib>{NUM}) ?GiB\.$"),
@@ -149,9 +151,9 @@ class VllmLogParser(LogParser):
              r"(?P<num_blocks>\d+)$"),
         # CUDA graphs
         rule(r"^Capturing CUDA graphs", phase_after_kv("capturing")),
-        rule(r"^Graph capturing finished in (?P<secs>{NUM}) secs, took (?P<gib>{NUM}) GiB$", _graph_capture),
+        rule(r"^Graph capturing finished in (?P<secs>{NUM}) secs, took (?P<gib>{NUM}) GiB$", _graph_capture, primary_only=True),
         rule(r"^CUDA graph pool memory: (?P<actual>{NUM}) GiB \(actual\), (?P<cuda_graph_estimate_gib>{NUM}) GiB "
-             r"\(estimated\), difference: {NUM} GiB \({NUM}%\)\.$", _cuda_graph_pool),
+             r"\(estimated\), difference: {NUM} GiB \({NUM}%\)\.$", _cuda_graph_pool, primary_only=True),
         rule(r"^Free memory on device \((?P<initial_free_gib>{NUM})/(?P<total_memory_gib>{NUM}) GiB\) on startup\. "
              r"Desired GPU memory utilization is \((?P<gpu_memory_utilization>{NUM}), (?P<requested_memory_gib>{NUM}) "
              r"GiB\)\. Actual usage is (?P<non_kv_gib>{NUM}) GiB for consumed memory \(weights \+ non-torch\), "
@@ -159,7 +161,7 @@ class VllmLogParser(LogParser):
              r"Replace gpu_memory_utilization config with `--kv-cache-memory=(?P<suggested_kv_cache_memory_bytes>-?\d+)` "
              r"\({NUM} GiB\) to fit into requested memory, or "
              r"`--kv-cache-memory=(?P<suggested_kv_cache_memory_bytes_gpu_limit>-?\d+)` \({NUM} GiB\) to fully "
-             r"utilize gpu memory\. Current kv cache memory in use is {NUM} GiB\.$"),
+             r"utilize gpu memory\. Current kv cache memory in use is {NUM} GiB\.$", primary_only=True),
         rule(r"^init engine \(profile, create kv cache, warmup model\) took (?P<init_engine_seconds>{NUM}) s"
              r"(?: \(compilation: (?P<compilation_seconds>{NUM}) s)?"),
         # ready, and stopping
@@ -212,12 +214,14 @@ class VllmLogParser(LogParser):
         match = PREFIX.match(text)
         if match is None:
             return Line(text=text, raw=text, t=t)
+        proc = match.group("proc")
         return Line(
             text=match.group("msg") or "",
             raw=text,
-            source=f"{match.group('proc')}:{match.group('pid')}",
+            source=f"{proc}:{match.group('pid')}",
             level=match.group("level"),
             prefixed=True,
+            primary=all(int(n) == 0 for n in RANK.findall(proc)),
             t=t,
         )
 

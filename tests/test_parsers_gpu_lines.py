@@ -1,0 +1,548 @@
+"""GPU-format logs rendered from the format strings in ENGINES.md §1.2-1.3 and §2.3-2.4.
+
+No GPU run was recorded, so these lines are built with the engines' own format strings
+(%-formatting and the f-string texts) and the documented prefixes; the numbers are made up.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from parsers import SglangLogParser, VllmLogParser, parse_log
+from parsers import events as ev
+
+# --- rendering --------------------------------------------------------------------------------
+
+
+def vllm(msg: str, proc: str = "EngineCore", pid: int = 200, level: str = "INFO", where: str = "x.py:1",
+         prefix: str = "") -> str:
+    """One line in vLLM's format: `[prefix](<proc> pid=<pid>) <LEVEL> <MM-DD HH:MM:SS> [<file:line>] <msg>`."""
+    return f"{prefix}({proc} pid={pid}) {level} 11-29 20:00:00 [{where}] {msg}"
+
+
+def vllm_record(msg: str, **kw) -> list[str]:
+    """A multi-line message: vLLM repeats the prefix on every line and ends each with \\r."""
+    lines = msg.split("\n")
+    return [vllm(line, **kw) + ("\r" if i < len(lines) - 1 else "") for i, line in enumerate(lines)]
+
+
+def sglang(msg: str, ranks: str = "", ms: str = "") -> str:
+    return f"[2026-11-29 20:00:00{ms}{ranks}] {msg}"
+
+
+def traceback_text(exception_line: str, frames: int = 2) -> str:
+    body = "".join(f'  File "/venv/lib/python3.11/site-packages/pkg/mod{i}.py", line {10 + i}, in f{i}\n'
+                   f"    call_{i}()\n" for i in range(frames))
+    return f"Traceback (most recent call last):\n{body}{exception_line}"
+
+
+V10 = "Model loading took %s GiB memory and %.6f seconds"
+V12 = "Estimated CUDA graph memory: %.2f GiB total"
+V13 = "Available KV cache memory: %s GiB"
+V14 = ("CUDA graph memory profiling is enabled (default since v0.21.0). The current --gpu-memory-utilization=%.4f is "
+       "equivalent to --gpu-memory-utilization=%.4f without CUDA graph memory profiling. To maintain the same "
+       "effective KV cache size as before, increase --gpu-memory-utilization to %.4f. To disable, set "
+       "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0.")
+V14B = ("CUDA graph memory profiling is disabled (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0). Without it, CUDA graph "
+        "memory is not accounted for during KV cache allocation, which may require lowering --gpu-memory-utilization "
+        "to avoid OOM. Consider re-enabling it (the default as of v0.21.0) and increasing --gpu-memory-utilization "
+        "from %.4f to %.4f.")
+V19 = "%s KV cache size: %s tokens, Maximum concurrency for %s tokens per request: %.2fx"
+V20 = "Graph capturing finished in %.0f secs, took %.2f GiB"
+V21 = "CUDA graph pool memory: %s GiB (actual), %s GiB (estimated), difference: %s GiB (%.1f%%)."
+V23 = "init engine (profile, create kv cache, warmup model) took %.2f s (compilation: %.2f s)"
+
+
+def v15(free: float, kv: float) -> str:
+    return (f"Initial free memory {free} GiB, reserved {kv} GiB memory for KV Cache as specified by "
+            "kv_cache_memory_bytes config and skipped memory profiling. This does not respect the "
+            "gpu_memory_utilization config. Only use kv_cache_memory_bytes config when you want manual control of "
+            "KV cache memory size. If OOM'ed, check the difference of initial free memory between the current run "
+            "and the previous run where kv_cache_memory_bytes is suggested and update it correspondingly.")
+
+
+def v22(free, total, util, req, consumed, peak, cg, b1, g1, b2, g2, current) -> str:
+    return (f"Free memory on device ({free}/{total} GiB) on startup. Desired GPU memory utilization is ({util}, "
+            f"{req} GiB). Actual usage is {consumed} GiB for consumed memory (weights + non-torch), {peak} GiB for "
+            f"peak activation, and {cg} GiB for CUDAGraph memory. Replace gpu_memory_utilization config with "
+            f"`--kv-cache-memory={b1}` ({g1} GiB) to fit into requested memory, or `--kv-cache-memory={b2}` ({g2} "
+            f"GiB) to fully utilize gpu memory. Current kv cache memory in use is {current} GiB.")
+
+
+def engine_core_failure(exception_line: str, proc: str = "EngineCore", marker: str = "EngineCore failed to start.",
+                        where: str = "core.py:1510") -> list[str]:
+    """What vLLM prints when startup raises: the logged traceback, then the API server's error."""
+    lines = vllm_record(f"{marker}\n{traceback_text(exception_line)}", proc=proc, level="ERROR", where=where)
+    api = traceback_text("RuntimeError: Engine core initialization failed. See root cause above. "
+                         "Failed core proc(s): {'EngineCore': 1}").split("\n")
+    return lines + api
+
+
+LLAMA_CONFIG = ("model='meta-llama/Llama-3.1-8B-Instruct', speculative_config=None, "
+                "tokenizer='meta-llama/Llama-3.1-8B-Instruct', dtype=torch.bfloat16, max_seq_len=8192, "
+                "tensor_parallel_size=%d, pipeline_parallel_size=1, kv_cache_dtype=auto, device_config=cuda, "
+                "enforce_eager=False, enable_prefix_caching=True")
+
+
+def vllm_head(tp: int = 1) -> list[str]:
+    api = dict(proc="APIServer", pid=100)
+    return [
+        vllm("", where="api_utils.py:347", **api),
+        vllm(" ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.32.0", where="api_utils.py:347", **api),
+        vllm("  █▄█▀ █     █     █     █  model   meta-llama/Llama-3.1-8B-Instruct", where="api_utils.py:347", **api),
+        vllm("non-default args: {'model_tag': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 8192}",
+             where="api_utils.py:286", **api),
+        vllm("Resolved architecture: LlamaForCausalLM", where="model.py:733", **api),
+        vllm("Using max model len %s" % 8192, where="model.py:2152", **api),
+        vllm("Chunked prefill is enabled with max_num_batched_tokens=%d." % 2048, where="scheduler.py:307", **api),
+        vllm("Initializing a V1 LLM engine (v%s) with config: %s" % ("0.32.0", LLAMA_CONFIG % tp), where="core.py:133"),
+    ]
+
+
+def vllm_tail() -> list[str]:
+    return [
+        vllm(V23 % (35.2, 12.5), where="core.py:395"),
+        vllm("Starting vLLM server on %s" % "http://0.0.0.0:8000", proc="APIServer", pid=100, where="entry.py:140"),
+        "INFO:     Started server process [100]",
+        "INFO:     Waiting for application startup.",
+        "INFO:     Application startup complete.",
+    ]
+
+
+SUGGESTION = v22(23.2, 23.52, 0.92, 21.64, 15.29, 0.58, 0.41, 5740542361, 5.35, 7302196633, 6.8, 5.73)
+
+MRV2_LOG = vllm_head() + [
+    vllm("Using V2 Model Runner", where="gpu_worker.py:518"),
+    vllm("Loading model from scratch...", where="model_runner.py:392"),
+    vllm("Loading weights took %.2f seconds" % 5.12, where="default_loader.py:501"),
+    vllm(V10 % ("14.99", 6.431207), where="model_runner.py:424"),
+    # Model Runner V2's first capture belongs to memory profiling
+    vllm(V20 % (3, 0.52), where="model_runner.py:1127"),
+    vllm(V13 % "5.73", where="gpu_worker.py:759"),
+    vllm(V14 % (0.92, 0.8962, 0.9438), where="gpu_worker.py:774"),
+    vllm(V19 % ("GPU", "46,928", "8,192", 5.73), where="kv_cache_utils.py:2327"),
+    "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|██████████| 51/51 [00:03<00:00, 15.1it/s]",
+    vllm(V20 % (4, 0.41), where="model_runner.py:1127"),
+    vllm(V21 % ("0.41", "0.57", "0.16", 39.0), where="gpu_worker.py:971"),
+    vllm(SUGGESTION, where="gpu_worker.py:1034"),
+] + vllm_tail()
+
+MRV2_EXPECTED = dict(
+    engine="vllm", engine_version="0.32.0", status="ok", model="meta-llama/Llama-3.1-8B-Instruct", device="gpu",
+    dtype="torch.bfloat16", kv_dtype="auto", tp_size=1, model_runner="v2", max_num_batched_tokens=2048,
+    chunked_prefill_size_effective=2048, weights_load_seconds=5.12, weights_gib=14.99, kv_gib=5.73,
+    kv_tokens=46_928, max_model_len=8192, max_concurrency=5.73, block_size=16, num_blocks=46_928 // 16,
+    cuda_graph_profile_gib=0.52, cuda_graph_gib=0.41, graph_capture_seconds=4.0, cuda_graph_estimate_gib=0.57,
+    gpu_memory_utilization=0.92, gpu_memory_utilization_equivalent=0.8962, gpu_memory_utilization_suggested=0.9438,
+    initial_free_gib=23.2, total_memory_gib=23.52, requested_memory_gib=21.64, non_kv_gib=15.29,
+    peak_activation_gib=0.58, suggested_kv_cache_memory_bytes=5740542361,
+    suggested_kv_cache_memory_bytes_gpu_limit=7302196633, init_engine_seconds=35.2, compilation_seconds=12.5,
+    phase="ready", error_kind=None, later_failure=None,
+)
+
+
+def assert_fields(record, expected: dict) -> None:
+    values = record.to_dict()
+    for name, value in expected.items():
+        assert values[name] == value, f"{name}: got {values[name]!r}, expected {value!r}"
+
+
+def feed_all(parser, lines):
+    return [e for line in lines for e in parser.feed(line + "\n")]
+
+
+# --- vLLM: normal starts ------------------------------------------------------------------------
+
+
+def test_model_runner_v2_takes_the_graph_capture_after_the_kv_line():
+    parser = VllmLogParser()
+    events = feed_all(parser, MRV2_LOG)
+    assert_fields(parser.record, MRV2_EXPECTED)
+    assert [e.data["phase"] for e in events if e.kind == ev.PHASE] == [
+        "loading", "profiling", "kv_sized", "capturing", "ready"]
+    kinds = [e.kind for e in events if e.kind != ev.PHASE]
+    assert kinds == [ev.VERSION, ev.KV_SIZED, ev.READY]
+    kv_event = next(e for e in events if e.kind == ev.KV_SIZED)
+    assert kv_event.data["kv_tokens"] == 46_928 and "46,928" in kv_event.line
+
+
+def test_v1_model_runner_logs_estimate_and_one_capture():
+    lines = vllm_head() + [
+        vllm("Starting to load model %s..." % "meta-llama/Llama-3.1-8B-Instruct", where="gpu_model_runner.py:5039"),
+        vllm("Loading weights took %.2f seconds" % 5.40, where="default_loader.py:501"),
+        vllm(V10 % ("14.99", 6.9), where="gpu_model_runner.py:5149"),
+        vllm("Profiling CUDA graph memory: PIECEWISE=51 (largest=512), FULL=35 (largest=256)",
+             where="gpu_model_runner.py:6369"),
+        vllm(V12 % 0.57, where="gpu_model_runner.py:6474"),
+        vllm(V13 % "5.73", where="gpu_worker.py:759"),
+        vllm(V19 % ("GPU", "46,928", "8,192", 5.73), where="kv_cache_utils.py:2327"),
+        vllm(V20 % (5, 0.45), where="gpu_model_runner.py:6581"),
+        vllm(V21 % ("0.45", "0.57", "0.12", 26.7), where="gpu_worker.py:971"),
+    ] + vllm_tail()
+    record = parse_log("\n".join(lines))
+    assert_fields(record, dict(status="ok", model_runner=None, weights_gib=14.99, cuda_graph_estimate_gib=0.57,
+                               cuda_graph_profile_gib=None, cuda_graph_gib=0.45, graph_capture_seconds=5.0,
+                               kv_tokens=46_928, num_blocks=2933, phase="ready"))
+
+
+def test_tensor_parallel_workers_take_rank_zero_figures():
+    tp0, tp1 = dict(proc="Worker_TP0", pid=301), dict(proc="Worker_TP1", pid=302)
+    lines = vllm_head(tp=2) + [
+        vllm("Using V2 Model Runner", where="v1/worker/gpu_worker.py:518", **tp0),
+        vllm(V10 % ("7.5", 4.0), where="model_runner.py:424", **tp1),  # every rank logs it; rank 1 first
+        vllm(V10 % ("7.49", 4.1), where="model_runner.py:424", **tp0),
+        vllm(V20 % (2, 0.30), where="model_runner.py:1127", **tp1),
+        vllm(V20 % (2, 0.31), where="model_runner.py:1127", **tp0),
+        vllm(V13 % "12.4", where="gpu_worker.py:759", **tp0),
+        vllm(V19 % ("GPU", "203,136", "8,192", 24.8), where="kv_cache_utils.py:2327"),
+        vllm(V20 % (6, 0.44), where="model_runner.py:1127", **tp0),
+        vllm(V20 % (7, 0.47), where="model_runner.py:1127", **tp1),
+    ] + vllm_tail()
+    record = parse_log("\n".join(lines))
+    assert_fields(record, dict(status="ok", tp_size=2, weights_gib=7.49, cuda_graph_profile_gib=0.31,
+                               cuda_graph_gib=0.44, graph_capture_seconds=6.0, kv_gib=12.4, kv_tokens=203_136,
+                               max_concurrency=24.8, num_blocks=203_136 // 16))
+
+
+def test_kv_cache_memory_bytes_mode_and_block_override_lines():
+    lines = vllm_head() + [
+        vllm(v15(23.2, 6.0), where="gpu_worker.py:669"),
+        vllm("Setting kv cache block size to %d for %s backend(s)." % (64, "FLASHMLA"), proc="APIServer", pid=100,
+             where="interface.py:776"),
+        vllm("Overriding num_gpu_blocks=%d with num_gpu_blocks_override=%d" % (3072, 512),
+             where="kv_cache_utils.py:2619"),
+        vllm(V19 % ("GPU", "32,768", "8,192", 4.0), where="kv_cache_utils.py:2327"),
+    ]
+    record = parse_log("\n".join(lines))
+    assert_fields(record, dict(status="ok", initial_free_gib=23.2, kv_gib=6.0, block_size=64,
+                               num_gpu_blocks_override=512, num_blocks=512, kv_tokens=32_768))
+
+
+def test_num_gpu_blocks_debug_line_beats_the_derived_count():
+    lines = [
+        vllm(V19 % ("GPU", "46,928", "8,192", 5.73), where="v1/core/kv_cache_utils.py:2327"),
+        vllm("Engine %03d: vllm cache_config_info with initialization after num_gpu_blocks is: %d" % (0, 2934),
+             proc="APIServer", pid=100, level="DEBUG", where="v1/metrics/loggers.py:350"),
+    ]
+    assert parse_log("\n".join(lines)).num_blocks == 2934
+
+
+def test_autofit_lines_set_max_model_len():
+    reduced = "Auto-fit max_model_len: reduced from %d to %d to fit in available KV cache memory (%s)"
+    fits = "Auto-fit max_model_len: full model context length %d fits in available KV cache memory (%s)"
+    free = "Auto-fit max_model_len: attention-free model, using derived max_model_len=%d"
+    record = parse_log(vllm(reduced % (131072, 58336, "7.12 GiB GPU"), where="kv_cache_utils.py:2477"), "vllm")
+    assert (record.autofit, record.autofit_from_len, record.max_model_len) == ("reduced", 131072, 58336)
+    record = parse_log(vllm(fits % (32768, "7.12 GiB GPU + 3.5 GiB host"), where="kv_cache_utils.py:2468"), "vllm")
+    assert (record.autofit, record.max_model_len) == ("fits", 32768)
+    record = parse_log(vllm(free % 4096, where="kv_cache_utils.py:2435"), "vllm")
+    assert (record.autofit, record.max_model_len) == ("attention_free", 4096)
+
+
+def test_cuda_graph_profiling_disabled_suggestion():
+    record = parse_log(vllm(V14B % (0.92, 0.9438), level="WARNING", where="gpu_worker.py:791"), "vllm")
+    assert (record.gpu_memory_utilization, record.gpu_memory_utilization_suggested) == (0.92, 0.9438)
+
+
+def test_suggestion_with_negative_byte_counts():
+    line = v22(20.1, 23.52, 0.92, 21.64, 22.0, 0.9, 0.5, -1180123136, -1.1, -266338304, -0.25, 0.0)
+    record = parse_log(vllm(line, where="gpu_worker.py:1034"), "vllm")
+    assert record.suggested_kv_cache_memory_bytes == -1180123136
+    assert record.suggested_kv_cache_memory_bytes_gpu_limit == -266338304
+
+
+def test_plain_version_banner_and_cpu_auto_kv_line():
+    lines = [
+        vllm("vLLM server version %s, serving model %s" % ("0.32.0", "/m/tiny"), proc="APIServer", pid=1,
+             where="api_utils.py:347"),
+        vllm("Auto set (28.31/125.72) GiB for KV cache on node 0, with 115.66 GiB requested memory for the worker. "
+             "87.35 GiB memory was consumed by non-kv usages.", proc="Worker", pid=3, where="cpu_worker.py:260"),
+        vllm(V19 % ("CPU", "327,680", "8,192", 40.0), where="kv_cache_utils.py:2327"),
+    ]
+    record = parse_log("\n".join(lines))
+    assert_fields(record, dict(engine_version="0.32.0", model="/m/tiny", kv_gib=28.31, total_memory_gib=125.72,
+                               requested_memory_gib=115.66, non_kv_gib=87.35, device="cpu", block_size=128,
+                               kv_tokens=327_680, num_blocks=2560, max_concurrency=40.0))
+
+
+def test_debug_memory_profiling_result():
+    line = ("Memory profiling takes 4.21 seconds. Total non KV cache memory: 16.1GiB; torch peak memory increase: "
+            "0.58GiB; total consumed (from mem_get_info): 15.52GiB; weights memory: 14.99GiB.")
+    record = parse_log(vllm(line, level="DEBUG", where="v1/worker/gpu_worker.py:758"), "vllm")
+    assert (record.non_kv_gib, record.weights_gib) == (16.1, 14.99)
+
+
+# --- vLLM: every startup error ----------------------------------------------------------------------
+
+E_CASES = [
+    ("E1", "ValueError: Free memory on device cuda:0 (20.1/23.52 GiB) on startup is less than desired GPU memory "
+           "utilization (0.92, 21.64 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+     "free_memory_below_requested",
+     dict(device="cuda:0", free_gib=20.1, total_gib=23.52, utilization=0.92, requested_gib=21.64)),
+    ("E1b", "ValueError: Externally held weights on device cuda:0 (22.5/23.52 GiB) exceed the desired GPU memory "
+            "utilization (0.92, 21.64 GiB). Increase GPU memory utilization or reduce GPU memory used by other "
+            "processes.",
+     "external_weights_exceed_budget",
+     dict(device="cuda:0", external_gib=22.5, total_gib=23.52, utilization=0.92, requested_gib=21.64)),
+    ("E1c", "ValueError: Free memory on device cuda:1 (5.0/79.19 GiB) on startup is less than the engine's budget "
+            "after excluding external process's weights (0.9, 40.0 GiB). Decrease GPU memory utilization or reduce "
+            "GPU memory used by other processes.",
+     "free_memory_below_budget",
+     dict(device="cuda:1", free_gib=5.0, total_gib=79.19, utilization=0.9, budget_gib=40.0)),
+    ("E2", "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+           "initializing the engine (this flag also controls CPU memory reservation on the CPU backend, despite its "
+           "name). See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+     "no_kv_cache_memory", {}),
+    ("E3", "ValueError: To serve at least one request with the model's max seq len (131072), (16.0 GiB KV cache is "
+           "needed, which is larger than the available KV cache memory (7.12 GiB). Based on the available memory, "
+           "the estimated maximum model length is 58336. Try increasing `gpu_memory_utilization` (which also "
+           "controls CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the engine. See "
+           "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+     "max_model_len_too_large",
+     dict(max_model_len=131072, needed_gib=16.0, available_gib=7.12, estimated_max_model_len=58336)),
+    ("E3-no-estimate", "ValueError: To serve at least one request with the model's max seq len (131072), (16.0 GiB "
+                       "KV cache is needed, which is larger than the available KV cache memory (0.01 GiB). Try "
+                       "increasing `gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or "
+                       "decreasing `max_model_len` when initializing the engine. See "
+                       "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+     "max_model_len_too_large", dict(max_model_len=131072, needed_gib=16.0, available_gib=0.01)),
+    ("E4", "ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. "
+           "Try increasing `gpu_memory_utilization`.",
+     "autofit_impossible", {}),
+    ("E5", "AssertionError: Error in memory profiling. Initial free memory 23.2 GiB, current free memory 23.9 GiB. "
+           "This happens when other processes sharing the same container release GPU memory while vLLM is profiling "
+           "during initialization. To fix this, ensure consistent GPU memory allocation or isolate vLLM in its own "
+           "container.",
+     "memory_profiling_error", dict(initial_free_gib=23.2, current_free_gib=23.9)),
+    ("E8", "ValueError: Available memory on node 0 (10.5/62.7 GiB) on startup is less than desired CPU memory "
+           "utilization (0.92, 57.68 GiB). On the CPU backend, the `--gpu-memory-utilization` flag controls the "
+           "fraction of CPU memory reserved (despite its name). To resolve: decrease `--gpu-memory-utilization` "
+           "(e.g. `--gpu-memory-utilization 0.5`) or reduce CPU memory used by other processes.",
+     "cpu_memory_below_requested",
+     dict(node=0, available_gib=10.5, total_gib=62.7, utilization=0.92, requested_gib=57.68)),
+    ("E9", "ValueError: Available memory on node 0 (3.2/23.59 GiB) on kv cache allocation is less than requested "
+           "memory for kv (4.0 GiB). Decrease --kv-cache-memory-bytes, VLLM_CPU_KVCACHE_SPACE, or reduce CPU memory "
+           "used by other processes.",
+     "cpu_kv_cache_above_available", dict(node=0, available_gib=3.2, total_gib=23.59, kv_gib=4.0)),
+    ("E10", "ValueError: Available memory on node 1 (3.2/23.59 GiB) on kv cache allocation is less than requested "
+            "memory for kv (-0.4/21.7 GiB). Reduce CPU memory used by other processes.",
+     "cpu_kv_cache_above_available", dict(node=1, available_gib=3.2, total_gib=23.59, kv_gib=-0.4, requested_gib=21.7)),
+    ("OOM", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+            "23.52 GiB of which 1.10 GiB is free.",
+     "cuda_oom", dict(tried=2.0, unit="GiB")),
+]
+
+
+@pytest.mark.parametrize("name,exception_line,kind,data", E_CASES, ids=[c[0] for c in E_CASES])
+def test_vllm_startup_error(name, exception_line, kind, data):
+    parser = VllmLogParser()
+    lines = vllm_head() + engine_core_failure(exception_line)
+    events = feed_all(parser, lines)
+    record = parser.record
+    assert (record.status, record.error_kind) == ("engine_error", kind)
+    assert record.error_message == exception_line
+    assert record.error_data == data
+    errors = [e for e in events if e.kind == ev.STARTUP_ERROR]
+    assert len(errors) == 1  # reported once, at the first sign
+    if "estimated_max_model_len" in data:
+        assert record.estimated_max_model_len == data["estimated_max_model_len"]
+
+
+def test_worker_failure_with_tensor_parallel_prefix():
+    e1 = E_CASES[0][1]
+    worker = vllm_record(f"WorkerProc failed to start.\n{traceback_text(e1)}", proc="Worker_TP1", pid=302,
+                         level="ERROR", where="multiproc_executor.py:953")
+    other = [vllm("Using V2 Model Runner", proc="Worker_TP0", pid=301, where="gpu_worker.py:518")]
+    lines = vllm_head(tp=2) + [worker[0], other[0], *worker[1:]] + engine_core_failure(
+        "RuntimeError: Worker failed with error 'Free memory ...', please check the stack trace above for the root cause")
+    record = parse_log("\n".join(lines))
+    assert (record.error_kind, record.error_data["free_gib"]) == ("free_memory_below_requested", 20.1)
+
+
+def test_oom_while_loading_weights_is_logged_before_the_traceback():
+    logged = ("Failed to load model - not enough GPU memory. Try lowering --gpu-memory-utilization to free memory for "
+              "weights, increasing --tensor-parallel-size, or using --quantization. See "
+              "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more tips. (original error: CUDA "
+              "out of memory. Tried to allocate 1.96 GiB.)")
+    lines = vllm_head() + [vllm(logged, level="ERROR", where="gpu_model_runner.py:5147")] + engine_core_failure(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB.")
+    record = parse_log("\n".join(lines))
+    assert (record.error_kind, record.error_message) == ("oom_loading_weights", logged)
+
+
+def test_max_model_len_above_derived_inside_a_pydantic_error():
+    e7 = ("User-specified max_model_len (262144) is greater than the derived max_model_len "
+          "(max_position_embeddings=131072 or model_max_length=None in model's config.json). To allow overriding this "
+          "maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.")
+    lines = vllm_head()[:4] + traceback_text(
+        "pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig").split("\n") + [
+        f"  Value error, {e7} [type=value_error, input_value=ArgsKwargs((), {{}}), input_type=ArgsKwargs]",
+        "    For further information visit https://errors.pydantic.dev/2.14/v/value_error",
+    ]
+    record = parse_log("\n".join(lines))
+    assert (record.status, record.error_kind, record.max_model_len) == (
+        "engine_error", "max_model_len_exceeds_derived", 262144)
+    assert record.error_data == dict(max_model_len=262144, derived_key="max_position_embeddings",
+                                     derived_max_model_len=131072, model_max_length=None)
+
+
+def test_unknown_exception_is_other_with_its_last_line():
+    lines = vllm_head() + engine_core_failure("ModuleNotFoundError: No module named 'flash_attn'")
+    record = parse_log("\n".join(lines))
+    assert (record.error_kind, record.error_message) == ("other", "ModuleNotFoundError: No module named 'flash_attn'")
+
+
+def test_engine_core_killed_without_traceback():
+    lines = vllm_head() + traceback_text(
+        "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): "
+        "{'EngineCore': -9}").split("\n")
+    record = parse_log("\n".join(lines))
+    assert record.error_kind == "other"
+    assert record.error_message.endswith("Failed core proc(s): {'EngineCore': -9}")
+
+
+# --- SGLang -----------------------------------------------------------------------------------------
+
+SERVER_ARGS = ("server_args={'model_path': 'meta-llama/Llama-3.1-8B-Instruct', 'tokenizer_path': "
+               "'meta-llama/Llama-3.1-8B-Instruct', 'context_length': None, 'dtype': 'auto', 'kv_cache_dtype': 'auto', "
+               "'mem_fraction_static': 0.704, 'max_running_requests': None, 'max_queued_requests': None, "
+               "'max_total_tokens': None, 'chunked_prefill_size': 4096, 'max_prefill_tokens': 16384, 'page_size': 1, "
+               "'tp_size': 2, 'device': 'cuda', 'cuda_graph_config': {'decode': {'backend': 'full', 'max_bs': 48, "
+               "'bs': [1, 2, 4, 8, 12, 16, 24, 32, 40, 48], 'tc_compiler': 'eager'}, 'prefill': {'backend': "
+               "'breakable', 'max_bs': 4096, 'bs': [4, 8, 12, 16, 3840, 4096], 'tc_compiler': 'eager'}}}")
+
+
+def sglang_gpu_log(ms: str = ".123") -> list[str]:
+    tp0, tp1 = dict(ranks=" TP0", ms=ms), dict(ranks=" TP1", ms=ms)
+    return [
+        sglang("Attention backend not specified. Use flashinfer backend by default.", ms=ms),
+        sglang(SERVER_ARGS, ms=ms),
+        sglang("Init parallel begin.", **tp0),
+        sglang("Load weight begin. avail mem=22.50 GB", **tp0),
+        sglang("Load weight begin. avail mem=22.48 GB", **tp1),
+        sglang("Load weight end. elapsed=4.90 s, type=LlamaForCausalLM, quant=fp8, fmt=e4m3, avail mem=15.30 GB, "
+               "mem usage=8.50 GB.", **tp1),
+        sglang("Load weight end. elapsed=4.87 s, type=LlamaForCausalLM, quant=fp8, fmt=e4m3, avail mem=15.33 GB, "
+               "mem usage=8.49 GB.", **tp0),
+        sglang("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 10810, K size: 0.66 GB, V size: 0.66 GB", **tp0),
+        sglang("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 10810, K size: 0.66 GB, V size: 0.66 GB", **tp1),
+        sglang("Memory pool end. avail mem=6.61 GB", **tp0),
+        sglang("Capture target prefill CUDA graph begin. backend=breakable, num_tokens=[4, 8, 12, 3840, 4096], "
+               "avail mem=6.61 GB", **tp0),
+        sglang("Capture target prefill CUDA graph end. elapsed=21.40 s, mem usage=0.38 GB, avail mem=6.23 GB.", **tp1),
+        sglang("Capture target prefill CUDA graph end. elapsed=21.33 s, mem usage=0.37 GB, avail mem=6.24 GB.", **tp0),
+        sglang("Capture target decode CUDA graph begin. backend=full, num_tokens_per_req=1, avail mem=6.24 GB", **tp0),
+        sglang("Capture target decode CUDA graph end. bs=[1, 2, 4, 8, 12, 16, 24, 32, 40, 48], elapsed=2.91 s, "
+               "mem usage=0.09 GB, avail mem=6.15 GB.", **tp0),
+        sglang("max_total_num_tokens=10810, chunked_prefill_size=4096, max_prefill_tokens=16384, "
+               "max_running_requests=2048, context_len=131072, available_gpu_mem=6.15 GB", **tp0),
+        sglang("INFO:     Application startup complete.", ms=ms),
+        sglang("The server is fired up and ready to roll!", ms=ms),
+    ]
+
+
+SGLANG_EXPECTED = dict(
+    engine="sglang", status="ok", model="meta-llama/Llama-3.1-8B-Instruct", device="gpu", tp_size=2,
+    mem_fraction_static_effective=0.704, chunked_prefill_size_effective=4096, max_prefill_tokens=16384, block_size=1,
+    cuda_graph_decode_backend="full", cuda_graph_decode_max_bs=48, cuda_graph_prefill_backend="breakable",
+    cuda_graph_prefill_max_bs=4096, avail_mem_before_load_gib=22.5, avail_mem_after_load_gib=15.33, weights_gib=8.49,
+    weights_load_seconds=4.87, kv_dtype="torch.bfloat16", pool_tokens=10810, kv_gib=1.32,
+    avail_mem_after_pool_gib=6.61, cuda_graph_gib=0.46, graph_capture_seconds=24.24, kv_tokens=10810,
+    num_blocks=10810, max_running_requests=2048, context_len=131072, max_model_len=131072, available_mem_gib=6.15,
+    phase="ready", max_concurrency=None,
+)
+
+
+@pytest.mark.parametrize("ms", ["", ".123"], ids=["plain", "SGLANG_LOG_MS"])
+def test_sglang_gpu_tp2_start(ms):
+    parser = SglangLogParser()
+    events = feed_all(parser, sglang_gpu_log(ms))
+    assert_fields(parser.record, SGLANG_EXPECTED)
+    assert [e.data["phase"] for e in events if e.kind == ev.PHASE] == [
+        "loading", "profiling", "capturing", "kv_sized", "ready"]
+    # uvicorn's "Application startup complete." comes before SGLang is ready
+    assert [e.kind for e in events if e.kind != ev.PHASE] == [ev.KV_SIZED, ev.READY]
+    assert "fired up" in events[-1].line
+
+
+def test_sglang_post_capture_sizing_and_capacity_warnings():
+    lines = [
+        sglang("KV Cache VA upper bound. dtype: torch.bfloat16, #tokens: 90000, KV size: 10.99 GB"),
+        sglang("max_total_tokens=200000 is larger than the profiled value 90000. Use the profiled value instead."),
+        sglang("max_running_requests was reduced from the requested 4096 to 2048 (per dp worker) due to the "
+               "available KV cache capacity."),
+        sglang("Post-capture KV sizing: KV cache allocated. dtype: torch.bfloat16, #tokens: 85000, KV size: 10.38 GB, "
+               "avail mem=1.20 GB"),
+        sglang("max_total_num_tokens=85000, chunked_prefill_size=-1, max_prefill_tokens=16384, "
+               "max_running_requests=2048, context_len=8192, available_gpu_mem=1.20 GB"),
+    ]
+    record = parse_log("\n".join(lines), "sglang")
+    assert_fields(record, dict(pool_tokens=85000, kv_gib=10.38, max_total_tokens=200000,
+                               profiled_max_total_tokens=90000, max_running_requests_requested=4096,
+                               max_running_requests=2048, kv_tokens=85000, chunked_prefill_size_effective=-1))
+
+
+G1 = ("Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.704. Raise "
+      "--mem-fraction-static above 0.784 (minimum viable = 1 - available/pre = 0.7833). If using speculative "
+      "decoding, draft weights are now counted.")
+G_CASES = [
+    ("G1", f"ValueError: {G1}", "weights_leave_no_memory",
+     dict(mem_fraction_static_effective=0.704, suggested_mem_fraction_static=0.784, minimum_mem_fraction_static=0.7833)),
+    ("G2", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: "
+           "mem_fraction_static=0.3", "not_enough_memory", dict(mem_fraction_static_effective=0.3)),
+    ("G3", "AssertionError: Memory pool size is too small", "pool_too_small", {}),
+    ("G4", "AssertionError: max_running_request is zero", "max_running_requests_zero", {}),
+    ("G5", "RuntimeError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
+           "pre_model_load_memory=10.5, local_gpu_memory=22.0, local_gpu_memory * 0.9=19.8",
+     "memory_unbalanced", dict(pre_model_load_gib=10.5, local_gpu_gib=22.0)),
+    ("G9", "ValueError: SWA pool (1024 tokens) cannot hold even one request: the prefill admission floor is "
+           "sliding_window_size (4096) + page_size (1). Increase --swa-full-tokens-ratio or the total KV budget.",
+     "swa_pool_too_small", dict(swa_tokens=1024, sliding_window_size=4096, page_size=1)),
+    ("OOM", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.", "cuda_oom",
+     dict(tried=512.0, unit="MiB")),
+]
+
+
+def sglang_failure(exception_line: str, ranks: str = "") -> list[str]:
+    died = ("RuntimeError: Rank 0 scheduler died during initialization (exit code: 1). If exit code is -9 (SIGKILL), "
+            "a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to check.")
+    return ([sglang(SERVER_ARGS), sglang("Load weight begin. avail mem=22.50 GB", ranks=ranks),
+             sglang(f"Scheduler hit an exception: {traceback_text(exception_line)}".split("\n")[0], ranks=ranks)]
+            + traceback_text(exception_line).split("\n")[1:]
+            + ["", sglang("Received sigquit from a child process. It usually means the child failed.")]
+            + traceback_text(died).split("\n"))
+
+
+@pytest.mark.parametrize("name,exception_line,kind,data", G_CASES, ids=[c[0] for c in G_CASES])
+def test_sglang_startup_error(name, exception_line, kind, data):
+    parser = SglangLogParser()
+    events = feed_all(parser, sglang_failure(exception_line, ranks=" TP1"))
+    record = parser.record
+    assert (record.status, record.error_kind, record.error_message) == ("engine_error", kind, exception_line)
+    assert record.error_data == data
+    assert [e.kind for e in events].count(ev.STARTUP_ERROR) == 1
+    if "mem_fraction_static_effective" in data:
+        assert record.mem_fraction_static_effective == data["mem_fraction_static_effective"]
+
+
+def test_sglang_unknown_scheduler_exception_is_other():
+    record = parse_log("\n".join(sglang_failure("KeyError: 'rope_scaling'")), "sglang")
+    assert (record.error_kind, record.error_message) == ("other", "KeyError: 'rope_scaling'")
+
+
+def test_sglang_scheduler_killed_is_process_died():
+    lines = [sglang(SERVER_ARGS), sglang("Load weight begin. avail mem=22.50 GB"),
+             sglang("Subprocess scheduler_0 (pid=4242) crashed with exit code -9. Triggering SIGQUIT for cleanup..."),
+             *traceback_text("RuntimeError: Initialization failed. Please see the error messages above.").split("\n")]
+    record = parse_log("\n".join(lines), "sglang")
+    assert (record.error_kind, record.error_data) == ("process_died",
+                                                      dict(process="scheduler_0", pid=4242, exit_code=-9))
+
+
+def test_sglang_unbalanced_memory_warning_is_not_an_error():
+    # With SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK=0 the same text is only a warning and startup goes on.
+    lines = [sglang("The memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
+                    "pre_model_load_memory=10.5, local_gpu_memory=22.0, local_gpu_memory * 0.9=19.8", ranks=" TP0"),
+             *sglang_gpu_log()[2:]]
+    record = parse_log("\n".join(lines), "sglang")
+    assert (record.status, record.error_kind) == ("ok", None)
