@@ -1,0 +1,68 @@
+"""The main job end to end on real engines: `run scenarios/cpu_tiny.yaml` with vLLM-CPU
+and SGLang-CPU. Slow (several engine starts): marked `engine`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.results.io import read_results
+from parsers import parse_log, read_log
+from tests.engine_envs import sglang_env, vllm_env  # noqa: F401 - session fixtures
+
+pytestmark = pytest.mark.engine
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def cpu_tiny_run(vllm_env, sglang_env, tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("cpu_tiny") / "run"
+    proc = subprocess.run([sys.executable, "-m", "harness", "run", "scenarios/cpu_tiny.yaml", "--out", str(run_dir)],
+                          cwd=REPO, capture_output=True, text=True, env=dict(os.environ))
+    return proc, run_dir
+
+
+def test_run_exits_0_and_writes_a_row_per_point(cpu_tiny_run):
+    proc, run_dir = cpu_tiny_run
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    frame = read_results(run_dir / "results.csv")
+    counts = frame["engine"].value_counts().to_dict()
+    assert counts["vllm"] >= 2 and counts["sglang"] >= 2
+    assert (run_dir / "run.json").is_file()
+    # the summary table is printed
+    assert "kv_tokens" in proc.stdout and "results:" in proc.stdout
+
+
+def test_kv_figures_match_the_engine_logs(cpu_tiny_run):
+    _, run_dir = cpu_tiny_run
+    frame = read_results(run_dir / "results.csv")
+    for _, row in frame.iterrows():
+        record = parse_log(read_log(run_dir / row["log_path"]), row["engine"])
+        if row["status"] == "ok":
+            assert row["kv_tokens"] == record.kv_tokens, row["point_id"]
+        assert row["estimated_max_model_len"] == record.estimated_max_model_len or (
+            row["estimated_max_model_len"] != row["estimated_max_model_len"] and record.estimated_max_model_len is None)
+
+
+def test_one_point_is_a_real_startup_error(cpu_tiny_run):
+    _, run_dir = cpu_tiny_run
+    frame = read_results(run_dir / "results.csv")
+    errors = frame[frame["status"] == "engine_error"]
+    assert len(errors) >= 1
+    assert set(errors["engine"]) == {"vllm"}
+    # 256 KiB KV pool = 4 blocks of 128 tokens, minus the null block
+    assert set(errors["estimated_max_model_len"]) == {384}
+    assert (frame[frame["status"] != "engine_error"]["status"] == "ok").all()
+
+
+def test_predictions_match_the_cpu_measurements_exactly(cpu_tiny_run):
+    _, run_dir = cpu_tiny_run
+    frame = read_results(run_dir / "results.csv")
+    ok = frame[frame["status"] == "ok"]
+    assert (ok["predicted_kv_tokens"] == ok["kv_tokens"]).all(), ok[["point_id", "kv_tokens", "predicted_kv_tokens"]]
+    assert (ok["prediction_error_pct"] == 0).all()
