@@ -1,0 +1,165 @@
+"""The predictor against the engines' own code (DESIGN.md §8.5), run in the engines' interpreters.
+
+SGLang: `handle_gpu_memory_settings` with its device-capacity reader patched (ENGINES.md §2.8),
+over card sizes 16-192 GiB x tp {1,2,4,8} x chunked_prefill_size overrides.
+vLLM: `kv_cache_utils` block count, logged tokens, max concurrency and estimated / auto-fit
+max model length over several models and KV sizes (ENGINES.md §1.5, §1.7).
+The harness process never imports either engine: each oracle is a script fed JSON on stdin.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.predict import load_model_description, predict
+from harness.predict import sglang_formulas as sg
+from harness.predict.model import GiB, MiB, bundled_cards
+
+engine_envs = pytest.importorskip("tests.engine_envs", reason="engine environments (tests/engine_envs.py) not present")
+vllm_env = engine_envs.vllm_env
+sglang_env = engine_envs.sglang_env
+
+pytestmark = pytest.mark.engine
+
+ORACLES = Path(__file__).parent / "predict_oracles"
+
+
+def run_oracle(env, script: str, cases: list[dict], tmp_path: Path, timeout: float = 900) -> list[dict]:
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    environ.update({k: str(v) for k, v in getattr(env, "env_vars", {}).items()})
+    environ.setdefault("TMPDIR", str(tmp_path))
+    proc = subprocess.run([str(env.python), str(ORACLES / script)], input=json.dumps(cases), capture_output=True,
+                          text=True, cwd=tmp_path, env=environ, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert len(out) == len(cases)
+    return out
+
+
+def _card_config(name: str) -> dict:
+    return json.loads(bundled_cards()[name].read_text())
+
+
+# ---- SGLang -----------------------------------------------------------------------------------
+
+# Every tier, both sides of each boundary, real cards' nvidia-smi totals (A10 22731, L40S 46068,
+# H100 81559, H200 143771, B200 183359).
+CARD_MIB = sorted({16 * 1024, 20479, 20480, 22731, 24 * 1024, 32 * 1024, 35839, 35840, 40 * 1024, 46068,
+                   48 * 1024, 61439, 61440, 61441, 80 * 1024, 81559, 92159, 92160, 96 * 1024, 143771, 163839,
+                   163840, 183359, 192 * 1024})
+TPS = (1, 2, 4, 8)
+CHUNKS = (None, 2048, 8192, -1)
+
+
+def test_sglang_memory_settings_match_the_engine(sglang_env, tmp_path):
+    config = _card_config("Llama-3.1-8B-Instruct")
+    model = load_model_description("meta-llama/Llama-3.1-8B-Instruct")
+    cases = []
+    for mib in CARD_MIB:
+        for tp in TPS:
+            for chunk in CHUNKS:
+                args = {} if chunk is None else {"chunked_prefill_size": chunk}
+                cases.append({"gpu_mem_mib": mib, "tp": tp, "args": args, "config": config})
+    extra = [  # user settings the formulas branch on
+        {"gpu_mem_mib": 24 * 1024, "tp": 1, "args": {"max_running_requests": 16}},
+        {"gpu_mem_mib": 24 * 1024, "tp": 1, "args": {"cuda_graph_backend_prefill": "disabled"}},
+        {"gpu_mem_mib": 24 * 1024, "tp": 1, "args": {"cuda_graph_backend_decode": "disabled"}},
+        {"gpu_mem_mib": 24 * 1024, "tp": 1, "args": {"disable_cuda_graph": True}},
+        {"gpu_mem_mib": 81559, "tp": 2, "args": {"max_total_tokens": 3000}},
+        {"gpu_mem_mib": 81559, "tp": 1, "args": {"cuda_graph_max_bs_decode": 100}},
+        {"gpu_mem_mib": 81559, "tp": 1, "args": {"chunked_prefill_size": -1, "max_prefill_tokens": 32768}},
+        {"gpu_mem_mib": 40 * 1024, "tp": 1, "args": {"mem_fraction_static": 0.8}},
+    ]
+    cases += [{**c, "config": config} for c in extra]
+    engine = run_oracle(sglang_env, "sglang_memory_settings.py", cases, tmp_path)
+
+    mismatches = []
+    for case, got in zip(cases, engine):
+        a = case["args"]
+        decode, prefill = sg.graph_backends(
+            disable_cuda_graph=bool(a.get("disable_cuda_graph")),
+            cuda_graph_backend_decode=a.get("cuda_graph_backend_decode"),
+            cuda_graph_backend_prefill=a.get("cuda_graph_backend_prefill"))
+        ours = sg.memory_settings(
+            case["gpu_mem_mib"], case["tp"], chunked_prefill_size=a.get("chunked_prefill_size"),
+            max_prefill_tokens=a.get("max_prefill_tokens"), mem_fraction_static=a.get("mem_fraction_static"),
+            max_running_requests=a.get("max_running_requests"), max_total_tokens=a.get("max_total_tokens"),
+            cuda_graph_max_bs_decode=a.get("cuda_graph_max_bs_decode"), decode_backend=decode,
+            prefill_backend=prefill, model_path="meta-llama/Llama-3.1-8B-Instruct")
+        via_point = predict("sglang", {**a, "tp_size": case["tp"]}, model, case["gpu_mem_mib"])
+        want = {
+            "mem_fraction_static": got["mem_fraction_static"], "chunked_prefill_size": got["chunked_prefill_size"],
+            "decode_max_bs": got["decode_max_bs"], "decode_bs": got["decode_bs"],
+            "prefill_max_bs": got["prefill_max_bs"], "prefill_bs": got["prefill_bs"],
+            "graph_reserve_mib": got["graph_reserve_mib"],
+        }
+        have = {
+            "mem_fraction_static": ours.mem_fraction_static, "chunked_prefill_size": ours.chunked_prefill_size,
+            "decode_max_bs": ours.decode_max_bs, "decode_bs": ours.decode_bs, "prefill_max_bs": ours.prefill_max_bs,
+            "prefill_bs": ours.prefill_bs, "graph_reserve_mib": ours.graph_reserve_mib,
+        }
+        if want != have or via_point.mem_fraction_static != got["mem_fraction_static"]:
+            mismatches.append((case["gpu_mem_mib"], case["tp"], a,
+                               {k: (want[k], have[k]) for k in want if want[k] != have[k]}))
+    assert not mismatches, mismatches[:5]
+    # the worked example, read from the engine itself
+    first24 = next(g for c, g in zip(cases, engine) if c["gpu_mem_mib"] == 24 * 1024 and c["tp"] == 1 and not c["args"])
+    assert first24["mem_fraction_static"] == 0.704
+
+
+# ---- vLLM -------------------------------------------------------------------------------------
+
+
+def _vllm_cases() -> list[dict]:
+    tiny = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 128,
+            "intermediate_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+            "head_dim": 32, "max_position_embeddings": 2048, "vocab_size": 512, "torch_dtype": "float16"}
+    cases = []
+    for kv in (256 * 1024, 300_000, 1 << 30):
+        for length in (-1, 384, 512, 2048):
+            cases.append({"name": "tiny", "config": tiny, "dtype": "float16", "block_size": 128,
+                          "available_bytes": kv, "max_model_len": length})
+    for name in ("Llama-3.1-8B-Instruct", "Qwen2.5-7B-Instruct", "Mistral-7B-Instruct-v0.3",
+                 "Llama-3.1-70B-Instruct"):
+        config = _card_config(name)
+        derived = config["max_position_embeddings"]
+        for kv in (int(7.1225 * GiB), 3 * GiB + 12345, 20 * GiB, 200 * MiB):
+            for length in (-1, 8192, 4097, derived):
+                for tp in (1, 2):
+                    cases.append({"name": name, "config": config, "dtype": "bfloat16", "block_size": 16,
+                                  "available_bytes": kv, "max_model_len": length, "tp": tp})
+        cases.append({"name": name, "config": config, "dtype": "bfloat16", "block_size": 16,
+                      "available_bytes": 20 * GiB, "max_model_len": 8192, "num_gpu_blocks_override": 300})
+    return cases
+
+
+def test_vllm_kv_cache_utils_match_the_engine(vllm_env, tmp_path):
+    cases = _vllm_cases()
+    engine = run_oracle(vllm_env, "vllm_kv_cache.py", cases, tmp_path)
+    mismatches = []
+    for case, got in zip(cases, engine):
+        model = load_model_description("builtin:tiny-llama") if case["name"] == "tiny" else \
+            load_model_description(case["name"])
+        args = {"kv_cache_memory_bytes": case["available_bytes"], "max_model_len": case["max_model_len"],
+                "block_size": case["block_size"], "dtype": case["dtype"], "tensor_parallel_size": case.get("tp", 1)}
+        if case.get("num_gpu_blocks_override") is not None:
+            args["num_gpu_blocks_override"] = case["num_gpu_blocks_override"]
+        p = predict("vllm", args, model, 80 * 1024)
+        if got["error"] is not None:
+            ok = (p.will_start is False and p.reason.startswith(got["error"])
+                  and (got["estimated_max_model_len"] is None
+                       or p.estimated_max_model_len == got["estimated_max_model_len"]))
+        else:
+            ok = (p.will_start and p.num_blocks == got["num_blocks"] and p.kv_tokens == got["kv_tokens"]
+                  and p.max_model_len == got["max_model_len"] and p.max_concurrency == got["max_concurrency"])
+        if not ok:
+            mismatches.append((case["name"], case.get("tp", 1), case["available_bytes"], case["max_model_len"], got,
+                               (p.num_blocks, p.kv_tokens, p.max_model_len, p.max_concurrency,
+                                p.estimated_max_model_len, p.reason)))
+    assert not mismatches, mismatches[:5]
+    assert any(g["error"] == "E3" for g in engine) and any(g["error"] is None for g in engine)
