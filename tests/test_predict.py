@@ -320,3 +320,14 @@ def test_sglang_cpu_logs(log):
 def test_model_from_config_rejects_non_decoder():
     with pytest.raises(InputError):
         model_from_config({"d_model": 512}, "x", "x/config.json")
+
+
+def test_lengths_beyond_the_model_refuse_to_start(llama8b):
+    mistral = load_model_description("mistralai/Mistral-7B-Instruct-v0.3")
+    p = predict("vllm", {"max_model_len": 65536}, mistral, 80 * 1024)
+    assert p.will_start is False and p.reason.startswith("E7") and "32768" in p.reason
+    allowed = predict("vllm", {"max_model_len": 65536}, mistral, 80 * 1024, env={"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"})
+    assert allowed.will_start and allowed.max_model_len == 65536
+    s = predict("sglang", {"context_length": 65536}, mistral, 80 * 1024)
+    assert s.will_start is False and "32768" in s.reason
+    assert predict("sglang", {"context_length": 8192}, mistral, 80 * 1024).will_start

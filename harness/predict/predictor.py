@@ -217,6 +217,12 @@ def _predict_vllm(p: Prediction, args: dict[str, Any], env: dict[str, str], mode
             p.reason = (f"E1 likely: requested {budget / GiB:.2f} GiB exceeds free memory on an empty card "
                         f"(~{(total - ctx) / GiB:.2f} GiB after a ~{vf.CUDA_CONTEXT_GIB_ESTIMATE} GiB CUDA context)")
 
+    if requested_len is not None and requested_len > derived and env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN") != "1":
+        # vllm/config/model.py:2662 (E7), raised by the API server before any memory is touched
+        p.will_start = False
+        p.reason = (f"E7: User-specified max_model_len ({requested_len}) is greater than the derived max_model_len "
+                    f"({derived}); set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 to allow it")
+        return p
     num_override = _int_or_none(args.get("num_gpu_blocks_override"), "num_gpu_blocks_override")
     up = vf.size_kv(upper, bpb, block_size, requested_len if requested_len is not None else derived,
                     derived, num_override)
@@ -308,6 +314,13 @@ def _predict_sglang(p: Prediction, args: dict[str, Any], env: dict[str, str], mo
     ctx_arg = _int_or_none(args.get("context_length"), "context_length")
     context_len = ctx_arg or model.sglang_context_len
     p.context_len = context_len
+    if ctx_arg and ctx_arg > model.sglang_context_len and env.get("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN") not in (
+            "1", "true", "True"):
+        # sglang/srt/configs/model_config.py:1205
+        p.will_start = False
+        p.reason = (f"context_length ({ctx_arg}) is greater than the derived context_length "
+                    f"({model.sglang_context_len}); set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 to allow it")
+        return p
     p.notes.append(f"graph reserve {settings.graph_reserve_mib:.0f} MiB: decode {decode_backend} "
                    f"({len(settings.decode_bs)} sizes, max_bs {settings.decode_max_bs}), prefill {prefill_backend} "
                    f"({len(settings.prefill_bs)} buckets, max_bs {settings.prefill_max_bs})")
