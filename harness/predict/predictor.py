@@ -75,6 +75,7 @@ class Prediction:
     will_start: bool | None = None
     reason: str = ""
     estimates: dict[str, Estimate] = field(default_factory=dict)
+    graph_sizes: dict[str, list[int]] = field(default_factory=dict)  # captured batch sizes per graph kind
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -199,7 +200,10 @@ def _predict_vllm(p: Prediction, args: dict[str, Any], env: dict[str, str], mode
             eager = _flag(args, "enforce_eager") or device != "cuda"
             sizes = [] if eager else vf.cudagraph_capture_sizes(
                 mns, mnbt, _int_or_none(args.get("max_cudagraph_capture_size"), "max_cudagraph_capture_size"))
-            n_graphs = len(sizes) + len(vf.full_decode_sizes(mns, sizes))
+            full = vf.full_decode_sizes(mns, sizes)
+            n_graphs = len(sizes) + len(full)
+            if sizes:
+                p.graph_sizes = {"piecewise": sizes, "full_decode": full}
             graphs = n_graphs * vf.GRAPH_MIB_PER_SIZE_ESTIMATE * MiB
             if env.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "1") == "0":
                 graphs = 0.0
@@ -306,6 +310,8 @@ def _predict_sglang(p: Prediction, args: dict[str, Any], env: dict[str, str], mo
         p.reserved_mib = settings.reserved_mib if p.gpu_total_mib is not None else None
     else:
         p.notes.append("mem_fraction_static depends on the node's MemTotal (give --gpu-memory-mib)")
+    p.graph_sizes = {"decode": settings.decode_bs if decode_backend != sg.BACKEND_DISABLED else [],
+                     "prefill": settings.prefill_bs if prefill_backend != sg.BACKEND_DISABLED else []}
     cell = model.kv_bytes_per_token(kv_dtype, tp, dtype)
     weights = model.weight_bytes_per_rank(tp, dtype)
     p.kv_bytes_per_token = cell

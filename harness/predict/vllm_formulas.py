@@ -168,7 +168,9 @@ def size_kv(available_bytes: int, bytes_per_block: int, block_size: int, max_mod
             if needed > check:
                 estimated = estimate_max_model_len(check, bytes_per_block, block_size, length)
                 error = (f"E3: max_model_len {length} needs {_gib(needed)} GiB KV cache, more than the available "
-                         f"{_gib(check)} GiB; estimated maximum model length is {estimated}")
+                         f"{_gib(check)} GiB; estimated maximum model length is {estimated}"
+                         + (f" (--max-model-len -1 would shrink it to {min(derived_max_model_len, estimated)})"
+                            if estimated > 0 else ""))
     num_blocks = max(0, avail // bytes_per_block)
     blocks_per_req = cdiv(length, block_size)
     concurrency = num_blocks / blocks_per_req if blocks_per_req else 0.0
