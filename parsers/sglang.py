@@ -121,7 +121,7 @@ class SglangLogParser(LogParser):
         error("weights_leave_no_memory",
               r"Loaded weights leave no GPU memory for the KV cache under "
               r"--mem-fraction-static=(?P<mem_fraction_static_effective>[\d.]+)\. Raise --mem-fraction-static above "
-              r"(?P<suggested_mem_fraction_static>[\d.]+) \(minimum viable = 1 - available/pre = "
+              r"(?P<suggested_mem_fraction_static>-?[\d.]+) \(minimum viable = 1 - available/pre = "
               r"(?P<minimum_mem_fraction_static>-?[\d.]+)\)"),
         error("not_enough_memory",
               r"Not enough memory\. Please try to increase --mem-fraction-static\."

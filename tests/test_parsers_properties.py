@@ -1,0 +1,127 @@
+"""Property tests: a line rendered from an engine's format string with random numbers
+parses back to exactly those numbers (ENGINES.md §1.2, §1.3, §2.3, §2.4)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parsers import SglangLogParser, VllmLogParser
+from tests.test_parsers_gpu_lines import V10, V13, V19, V20, V21, sglang, traceback_text, v22, vllm
+
+tokens = st.integers(min_value=0, max_value=10**9)
+lengths = st.integers(min_value=1, max_value=10_000_000)
+byte_counts = st.integers(min_value=-(2**40), max_value=2**44)
+gib = st.floats(min_value=0, max_value=4096, allow_nan=False).map(lambda x: round(x, 2))
+fraction = st.floats(min_value=0.01, max_value=1.0).map(lambda x: round(x, 3))
+settings.register_profile("parsers", max_examples=150, deadline=None)
+settings.load_profile("parsers")
+
+
+def format_gib(x: float) -> str:
+    return str(round(x, 2))  # vLLM's format_gib
+
+
+def vllm_parse(*lines: str):
+    parser = VllmLogParser()
+    for line in lines:
+        parser.feed(line + "\n")
+    return parser.record
+
+
+def sglang_parse(*lines: str):
+    parser = SglangLogParser()
+    for line in lines:
+        parser.feed(line + "\n")
+    return parser.record
+
+
+@given(tokens, lengths, st.floats(min_value=0, max_value=1e6, allow_nan=False), st.sampled_from(["GPU", "CPU"]))
+def test_vllm_kv_line(n, length, concurrency, pools):
+    record = vllm_parse(vllm(V19 % (pools, f"{n:,}", f"{length:,}", concurrency), where="kv_cache_utils.py:2327"))
+    assert (record.kv_tokens, record.max_model_len) == (n, length)
+    assert record.max_concurrency == float("%.2f" % concurrency)
+    assert record.num_blocks == n // (16 if pools == "GPU" else 128)
+
+
+@given(gib, gib, st.integers(min_value=0, max_value=3600), gib)
+def test_vllm_memory_lines(weights, kv, secs, graphs):
+    record = vllm_parse(vllm(V10 % (format_gib(weights), 6.5), where="model_runner.py:424"),
+                        vllm(V13 % format_gib(kv), where="gpu_worker.py:759"),
+                        vllm(V19 % ("GPU", "16", "16", 1.0), where="kv_cache_utils.py:2327"),
+                        vllm(V20 % (secs, graphs), where="model_runner.py:1127"),
+                        vllm(V21 % (format_gib(graphs), "0.5", "0.1", 10.0), where="gpu_worker.py:971"))
+    assert (record.weights_gib, record.kv_gib, record.graph_capture_seconds, record.cuda_graph_gib) == (
+        weights, kv, float(secs), graphs)
+
+
+@given(gib, gib, fraction, byte_counts, byte_counts)
+def test_vllm_kv_cache_memory_suggestion(free, total, util, to_requested, to_gpu):
+    line = v22(format_gib(free), format_gib(total), util, "21.64", "15.29", "0.58", "0.41", to_requested,
+               format_gib(to_requested / 2**30), to_gpu, format_gib(to_gpu / 2**30), "5.73")
+    record = vllm_parse(vllm(line, where="gpu_worker.py:1034"))
+    assert (record.suggested_kv_cache_memory_bytes, record.suggested_kv_cache_memory_bytes_gpu_limit) == (
+        to_requested, to_gpu)
+    assert (record.initial_free_gib, record.total_memory_gib, record.gpu_memory_utilization) == (free, total, util)
+
+
+@given(lengths, gib, gib, st.one_of(st.none(), lengths))
+def test_vllm_max_model_len_error(length, needed, available, estimated):
+    estimate = f"Based on the available memory, the estimated maximum model length is {estimated}. " if estimated else ""
+    message = (f"To serve at least one request with the model's max seq len ({length}), ({format_gib(needed)} GiB KV "
+               f"cache is needed, which is larger than the available KV cache memory ({format_gib(available)} GiB). "
+               f"{estimate}Try increasing `gpu_memory_utilization` (which also controls CPU memory on the CPU "
+               f"backend) or decreasing `max_model_len` when initializing the engine. See "
+               f"https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.")
+    lines = [vllm(line, level="ERROR", where="core.py:1510")
+             for line in ["EngineCore failed to start.", *traceback_text(f"ValueError: {message}").split("\n")]]
+    record = vllm_parse(*lines)
+    assert (record.error_kind, record.max_model_len, record.estimated_max_model_len) == (
+        "max_model_len_too_large", length, estimated)
+    assert (record.error_data["needed_gib"], record.error_data["available_gib"]) == (needed, available)
+
+
+@given(gib, gib, fraction, gib)
+def test_vllm_free_memory_error(free, total, util, requested):
+    message = (f"ValueError: Free memory on device cuda:0 ({format_gib(free)}/{format_gib(total)} GiB) on startup is "
+               f"less than desired GPU memory utilization ({util}, {format_gib(requested)} GiB). Decrease GPU memory "
+               f"utilization or reduce GPU memory used by other processes.")
+    record = vllm_parse(vllm(message, proc="Worker_TP3", pid=9, level="ERROR", where="multiproc_executor.py:953"))
+    assert record.error_data == dict(device="cuda:0", free_gib=free, total_gib=total, utilization=util,
+                                     requested_gib=requested)
+
+
+@given(tokens, gib, gib, st.integers(min_value=1, max_value=10**6), st.integers(min_value=1, max_value=10**7),
+       st.sampled_from(["gpu", "cpu"]))
+def test_sglang_pool_and_summary(n, k, v, requests, context, device):
+    record = sglang_parse(
+        sglang(f"KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: {n}, K size: {k:.2f} GB, V size: {v:.2f} GB"),
+        sglang(f"max_total_num_tokens={n}, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+               f"max_running_requests={requests}, context_len={context}, available_{device}_mem={v:.2f} GB",
+               ranks=" TP0", ms=".001"),
+    )
+    assert (record.pool_tokens, record.kv_tokens, record.kv_gib) == (n, n, round(k + v, 2))
+    assert (record.max_running_requests, record.context_len, record.device, record.available_mem_gib) == (
+        requests, context, device, v)
+
+
+@given(st.floats(min_value=0, max_value=1e4, allow_nan=False), gib, gib)
+def test_sglang_weights_line(elapsed, avail, usage):
+    record = sglang_parse(sglang(f"Load weight end. elapsed={elapsed:.2f} s, type=Qwen3ForCausalLM, "
+                                 f"avail mem={avail:.2f} GB, mem usage={usage:.2f} GB."))
+    assert (record.weights_load_seconds, record.avail_mem_after_load_gib, record.weights_gib) == (
+        float(f"{elapsed:.2f}"), avail, usage)
+
+
+@given(fraction, st.floats(min_value=-2, max_value=1, allow_nan=False))
+def test_sglang_weights_leave_no_memory(current, minimum):
+    suggested = round(minimum + 0.0005, 3)
+    message = (f"ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static={current}. "
+               f"Raise --mem-fraction-static above {suggested:.3f} (minimum viable = 1 - available/pre = "
+               f"{minimum:.4f}). If using speculative decoding, draft weights are now counted.")
+    record = sglang_parse(sglang("Scheduler hit an exception: Traceback (most recent call last):"),
+                          *traceback_text(message).split("\n")[1:])
+    assert record.error_kind == "weights_leave_no_memory"
+    assert record.error_data == dict(mem_fraction_static_effective=current,
+                                     suggested_mem_fraction_static=float(f"{suggested:.3f}"),
+                                     minimum_mem_fraction_static=float(f"{minimum:.4f}"))
