@@ -1,0 +1,129 @@
+"""`envs install|list|remove`: the isolated engine environments (harness/envs)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from harness.envs import (
+    envs_dir,
+    incomplete_envs,
+    install_env,
+    list_envs,
+    parse_spec,
+    remove_env,
+    remove_env_named,
+)
+from harness.envs.manage import dir_size, env_info
+from harness.envs.model import env_summary
+from harness.errors import InputError
+
+EPILOG = """\
+examples:
+  python -m harness envs install vllm==0.32.0 sglang==0.5.22
+  python -m harness envs list
+  python -m harness envs remove vllm==0.32.0        (or the name shown by list: vllm-0.32.0-cpu)
+
+Envs live in <cache>/envs/<engine>-<version>[-cpu]; the cache dir is --cache-dir, else
+$KV_HARNESS_CACHE_DIR, else ~/.cache/kv-budget-harness. On a host without an NVIDIA driver
+the CPU builds are installed (-cpu); --device or $KV_HARNESS_DEVICE overrides the detection.
+uv is used when found (much faster), else venv + pip; --installer or $KV_HARNESS_INSTALLER forces one.
+"""
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("envs", help="install, list and remove engine environments",
+                              description="One isolated venv per engine version, reused by every run.",
+                              epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="envs_command", metavar="ACTION", required=True)
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--cache-dir", type=Path, default=None, help="cache root (envs go in its envs/ folder)")
+    common.add_argument("--device", choices=("cpu", "gpu"), default=None,
+                        help="build for this device instead of detecting the NVIDIA driver")
+
+    i = sub.add_parser("install", parents=[common], help="install engine versions (ENGINE==VERSION ...)",
+                       epilog="example: python -m harness envs install vllm==0.32.0 sglang==0.5.22")
+    i.add_argument("specs", nargs="+", metavar="ENGINE==VERSION")
+    i.add_argument("--force", action="store_true", help="rebuild an env that is already installed")
+    i.add_argument("--python", dest="base_python", default=None,
+                   help="interpreter to make the venv from (default: the one running the harness)")
+    i.add_argument("--installer", choices=("uv", "pip"), default=None, help="force a back end")
+    i.set_defaults(func=cmd_install)
+
+    ls = sub.add_parser("list", parents=[common], help="list installed envs with versions, path and size",
+                        epilog="example: python -m harness envs list --json")
+    ls.add_argument("--json", action="store_true", help="one JSON object per env")
+    ls.set_defaults(func=cmd_list)
+
+    rm = sub.add_parser("remove", parents=[common], help="remove envs (ENGINE==VERSION or an env name)",
+                        epilog="example: python -m harness envs remove sglang==0.5.22")
+    rm.add_argument("specs", nargs="+", metavar="ENGINE==VERSION|NAME")
+    rm.set_defaults(func=cmd_remove)
+
+
+def _cpu(device: str | None) -> bool | None:
+    return None if device is None else device == "cpu"
+
+
+def _say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def cmd_install(args: argparse.Namespace) -> int:
+    specs = []
+    for spec in args.specs:
+        engine, version = parse_spec(spec)
+        if version is None:
+            raise InputError(f"{spec!r}: name the version, e.g. {engine}==0.32.0")
+        specs.append((engine, version))
+    from harness.envs.installer import choose_installer
+
+    installer = choose_installer(args.installer)
+    for engine, version in specs:
+        env = install_env(engine, version, args.cache_dir, cpu=_cpu(args.device), base_python=args.base_python,
+                          force=args.force, installer=installer, progress=_say)
+        print(f"{env.name}\t{env.engine} {env.engine_version}\ttorch {env.torch_version}\t{env.python}")
+    return 0
+
+
+def _human(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    envs = list_envs(args.cache_dir)
+    broken = incomplete_envs(args.cache_dir)
+    if args.json:
+        for env in envs:
+            info = env_info(env)
+            print(json.dumps({**env_summary(env), "size_bytes": dir_size(env.path),
+                              "install_seconds": info.get("install_seconds"), "installer": info.get("installer")}))
+        for d in broken:
+            print(json.dumps({"name": d.name, "path": str(d), "status": "incomplete"}))
+        return 0
+    if not envs and not broken:
+        print(f"no engine environments under {envs_dir(args.cache_dir)}", file=sys.stderr)
+        return 0
+    rows = [("NAME", "ENGINE", "VERSION", "TORCH", "SIZE", "PATH")]
+    for env in envs:
+        rows.append((env.name, env.engine, env.engine_version, env.torch_version, _human(dir_size(env.path)),
+                     str(env.path)))
+    for d in broken:
+        rows.append((d.name, "-", "incomplete", "-", _human(dir_size(d)), str(d)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    for spec in args.specs:
+        if "==" in spec:
+            engine, version = parse_spec(spec)
+            remove_env(engine, version, args.cache_dir, cpu=_cpu(args.device), progress=_say)
+        else:
+            remove_env_named(spec, args.cache_dir, progress=_say)
+    return 0

@@ -1,0 +1,233 @@
+"""Create a venv and install packages into it, with uv when available, else venv + pip.
+
+Both back ends get the same package sources, read from the host's pip configuration
+(index-url, extra-index-url, find-links, including PIP_* variables), so that uv finds what
+pip would find (e.g. a CPU torch wheel that lies in a find-links directory). The host's pip
+*constraints* are deliberately not applied: they cap the harness's own interpreter, while an
+engine env must get exactly the torch the engine pins. Hence PIP_CONFIG_FILE=/dev/null for
+every pip call made inside an engine env.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from harness.errors import EXIT_HARNESS, HarnessError, InputError
+
+log = logging.getLogger(__name__)
+
+PYPI_SIMPLE = "https://pypi.org/simple"
+INSTALLER_ENV_VAR = "KV_HARNESS_INSTALLER"  # "uv" or "pip": force a back end
+
+
+@dataclass(frozen=True)
+class Sources:
+    index_url: str = PYPI_SIMPLE
+    extra_index_urls: tuple[str, ...] = ()
+    find_links: tuple[str, ...] = ()
+
+    def pip_args(self) -> list[str]:
+        args = ["--index-url", self.index_url]
+        for url in self.extra_index_urls:
+            args += ["--extra-index-url", url]
+        for link in self.find_links:
+            args += ["--find-links", link]
+        return args
+
+    def uv_args(self) -> list[str]:
+        args = self.pip_args()
+        if self.extra_index_urls:
+            # pip picks the best version across all indexes; uv's default stops at the first index
+            # that has the package, which would let a partial local mirror shadow PyPI.
+            args += ["--index-strategy", "unsafe-best-match"]
+        return args
+
+    def remote_indexes(self) -> list[str]:
+        return [u for u in (self.index_url, *self.extra_index_urls) if u.startswith(("http://", "https://"))]
+
+
+def parse_pip_config(text: str) -> Sources:
+    """Sources from `pip config list` output (`global.find-links='/opt/wheels'`, `:env:.index-url=...`)."""
+    values: dict[str, list[str]] = {"index-url": [], "extra-index-url": [], "find-links": []}
+    for line in text.splitlines():
+        key, sep, raw = line.partition("=")
+        if not sep:
+            continue
+        section, _, name = key.strip().rpartition(".")
+        if name not in values or section not in ("global", "install", "download", ":env:"):
+            continue
+        value = raw.strip().strip("'\"")
+        for item in value.split():
+            if item not in values[name]:
+                values[name].append(item)
+    index = values["index-url"][-1] if values["index-url"] else PYPI_SIMPLE
+    return Sources(index_url=index, extra_index_urls=tuple(values["extra-index-url"]),
+                   find_links=tuple(values["find-links"]))
+
+
+def host_sources() -> Sources:
+    """The package sources the host's pip is configured with."""
+    try:
+        out = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True,
+                             timeout=60, check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        out = ""
+    return parse_pip_config(out)
+
+
+def check_network(sources: Sources, project: str, timeout_s: float = 15.0) -> None:
+    """Fail fast, in one line, when the package registry cannot be reached at all."""
+    urls = sources.remote_indexes()
+    if not urls:
+        return  # local indexes only: nothing to reach
+    errors = []
+    for base in urls:
+        url = f"{base.rstrip('/')}/{project}/"
+        try:
+            with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=timeout_s):
+                return
+        except urllib.error.HTTPError:
+            return  # the server answered (404 = no such project there): the network is fine
+        except (urllib.error.URLError, OSError) as exc:
+            errors.append(f"{url} ({getattr(exc, 'reason', exc)})")
+    raise HarnessError(f"no network: cannot reach the package registry at {'; '.join(errors)}",
+                       exit_code=EXIT_HARNESS)
+
+
+# --- error messages -----------------------------------------------------------------------------
+
+_PIP_NOT_FOUND = re.compile(r"(Could not find a version that satisfies the requirement .*)")
+_UV_NOT_FOUND = re.compile(r"(Because (?:there is no version of|.* was not found in the package registry).*)")
+_NET_HINTS = ("Failed to establish a new connection", "Temporary failure in name resolution",
+              "Network is unreachable", "Connection refused", "Failed to fetch", "dns error",
+              "error sending request")
+
+
+def summarize_failure(output: str) -> tuple[str, bool]:
+    """(the one line that says why an install failed, whether it names a missing version)."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", output)
+    m = _PIP_NOT_FOUND.search(text)
+    if m:
+        return m.group(1).strip(), True
+    # uv wraps long messages over several lines behind "╰─▶"; join them before matching.
+    joined = re.sub(r"\s*\n\s*", " ", text)
+    m = _UV_NOT_FOUND.search(joined)
+    if m:
+        line = m.group(1)
+        line = line.split(" And because", 1)[0].split(" hint:", 1)[0]
+        return line.strip(), True
+    for hint in _NET_HINTS:
+        if hint in text:
+            line = next(ln for ln in text.splitlines() if hint in ln)
+            return f"no network: {line.strip()}", False
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    errs = [ln for ln in lines if ln.lower().startswith(("error", "×", "x "))]
+    return ((errs or lines or ["no output"])[-1])[:500], False
+
+
+# --- back ends ------------------------------------------------------------------------------------
+
+Runner = Callable[[Sequence[str], dict[str, str] | None, Path], None]
+
+
+def run_logged(argv: Sequence[str], env: dict[str, str] | None, log_path: Path) -> None:
+    """Run one step, appending its output to the install log; a failure raises with the key line."""
+    full_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    full_env.update(env or {})
+    log.debug("running %s", " ".join(argv))
+    with open(log_path, "a") as fh:
+        fh.write(f"$ {' '.join(argv)}\n")
+        fh.flush()
+        proc = subprocess.run(list(argv), env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, check=False)
+        fh.write(proc.stdout)
+    if proc.returncode != 0:
+        line, missing = summarize_failure(proc.stdout)
+        if missing:
+            raise InputError(line)
+        raise HarnessError(f"{Path(argv[0]).name} failed: {line} (full log: {log_path})", exit_code=EXIT_HARNESS)
+
+
+@dataclass
+class Installer:
+    """One back end. `kind` is "uv" or "pip"; `uv` is the uv executable when kind == "uv"."""
+
+    kind: str
+    sources: Sources
+    uv: str | None = None
+    run: Runner = field(default=run_logged)
+
+    def describe(self) -> str:
+        if self.kind == "uv":
+            out = subprocess.run([self.uv, "--version"], capture_output=True, text=True, check=False).stdout
+            return out.strip() or "uv"
+        return "venv + pip"
+
+    def create(self, env_dir: Path, base_python: str, log_path: Path) -> None:
+        if self.kind == "uv":
+            self.run([self.uv, "venv", "--quiet", "--python", base_python, str(env_dir)], None, log_path)
+        else:
+            self.run([base_python, "-m", "venv", str(env_dir)], None, log_path)
+
+    def install(self, python: Path, args: Sequence[str], log_path: Path) -> None:
+        if self.kind == "uv":
+            argv = [self.uv, "pip", "install", "--python", str(python), *self.sources.uv_args(), *args]
+            self.run(argv, {"UV_NO_PROGRESS": "1"}, log_path)
+        else:
+            argv = [str(python), "-m", "pip", "install", "--progress-bar", "off", *self.sources.pip_args(), *args]
+            self.run(argv, {"PIP_CONFIG_FILE": os.devnull}, log_path)
+
+    def uninstall(self, python: Path, names: Sequence[str], log_path: Path) -> None:
+        if self.kind == "uv":
+            self.run([self.uv, "pip", "uninstall", "--python", str(python), *names], None, log_path)
+        else:
+            self.run([str(python), "-m", "pip", "uninstall", "-y", *names], {"PIP_CONFIG_FILE": os.devnull}, log_path)
+
+
+def find_uv() -> str | None:
+    # Beside the harness's interpreter first: `.venv/bin/python -m harness` is often run without activation.
+    local = Path(sys.executable).parent / "uv"
+    if local.is_file() and os.access(local, os.X_OK):
+        return str(local)
+    return shutil.which("uv")
+
+
+def choose_installer(kind: str | None = None, sources: Sources | None = None) -> Installer:
+    """uv when found (much faster), else venv + pip; `kind` or $KV_HARNESS_INSTALLER forces one."""
+    kind = (kind or os.environ.get(INSTALLER_ENV_VAR) or "").strip().lower() or None
+    if kind not in (None, "uv", "pip"):
+        raise InputError(f"installer {kind!r}: expected uv or pip")
+    sources = sources if sources is not None else host_sources()
+    uv = find_uv() if kind in (None, "uv") else None
+    if kind == "uv" and not uv:
+        raise InputError("installer uv requested but no uv executable found (pip install uv)")
+    return Installer(kind="uv", sources=sources, uv=uv) if uv else Installer(kind="pip", sources=sources)
+
+
+def download_wheel(requirement: str, dest: Path, python_version: str, sources: Sources, log_path: Path,
+                   run: Runner = run_logged) -> Path:
+    """Fetch the engine's own wheel (no dependencies) with the host's pip.
+
+    This is the step that tells whether the registry has the version at all, with the registry's
+    own message, before anything large is downloaded.
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--progress-bar", "off",
+            "--python-version", python_version, "--timeout", "60", "--retries", "2",
+            "--dest", str(dest), *sources.pip_args(), requirement]
+    run(argv, {"PIP_CONFIG_FILE": os.devnull}, log_path)
+    wheels = sorted(dest.glob("*.whl"))
+    if len(wheels) != 1:
+        raise HarnessError(f"pip download {requirement}: expected one wheel in {dest}, found {len(wheels)}",
+                           exit_code=EXIT_HARNESS)
+    return wheels[0]

