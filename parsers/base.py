@@ -10,8 +10,9 @@ Conventions that keep the tables short:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Iterable
+from typing import ClassVar
 
 from parsers import events as ev
 from parsers.lines import NUM, clean_segments, coerce, split_relative_time, to_number
@@ -199,6 +200,11 @@ class LogParser:
 
     def finalize(self) -> None:
         """Derive what the log does not print (called after every line)."""
+
+    @classmethod
+    def error_kinds(cls) -> tuple[str, ...]:
+        """Every `error_kind` this parser can report."""
+        return tuple(dict.fromkeys([r.kind for r in cls.error_rules] + [OTHER]))
 
     @classmethod
     def score(cls, text: str) -> int:

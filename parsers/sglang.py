@@ -96,7 +96,8 @@ class SglangLogParser(LogParser):
              r"avail mem=(?P<avail_mem_after_load_gib>{NUM}) GB, mem usage=(?P<weights_gib>{NUM}) GB\.$",
              phase("profiling"), primary_only=True),
         rule(r"^(?:.+ )?KV Cache (?:is allocated|VA upper bound)\. dtype: (?P<kv_dtype>\S+), "
-             r"#tokens: (?P<pool_tokens>\d+), (?:K size: (?P<k>{NUM}) GB, V size: (?P<v>{NUM}) GB|KV size: (?P<kv>{NUM}) GB)$",
+             r"#tokens: (?P<pool_tokens>\d+), "
+             r"(?:K size: (?P<k>{NUM}) GB, V size: (?P<v>{NUM}) GB|KV size: (?P<kv>{NUM}) GB)$",
              _kv_pool, primary_only=True),
         rule(r"^Post-capture KV sizing: KV cache allocated\. dtype: (?P<kv_dtype>\S+), #tokens: (?P<pool_tokens>\d+), "
              r"KV size: (?P<kv_gib>{NUM}) GB, avail mem={NUM} GB$", primary_only=True),
@@ -109,7 +110,8 @@ class SglangLogParser(LogParser):
         rule(r"^Capture \w+ \w+ .+ end\. (?:bs=\[[^\]]*\], )?elapsed=(?P<secs>{NUM}) s, mem usage=(?P<gib>{NUM}) GB, "
              r"avail mem={NUM} GB\.$", _graph_captured, primary_only=True),
         # the scheduler summary: every KV figure is final here
-        rule(r"^max_total_num_tokens=(?P<kv_tokens>\d+), chunked_prefill_size=(?P<chunked_prefill_size_effective>-?\d+|None), "
+        rule(r"^max_total_num_tokens=(?P<kv_tokens>\d+), "
+             r"chunked_prefill_size=(?P<chunked_prefill_size_effective>-?\d+|None), "
              r"max_prefill_tokens=(?P<max_prefill_tokens>\d+), max_running_requests=(?P<max_running_requests>\d+), "
              r"context_len=(?P<context_len>\d+), available_(?P<dev>gpu|cpu)_mem=(?P<available_mem_gib>{NUM}) GB$",
              _scheduler_summary),
@@ -134,10 +136,13 @@ class SglangLogParser(LogParser):
         error("swa_pool_too_small",
               r"SWA pool \((?P<swa_tokens>\d+) tokens\) cannot hold even one request: the prefill admission floor is "
               r"sliding_window_size \((?P<sliding_window_size>\d+)\) \+ page_size \((?P<page_size>\d+)\)"),
-        error("cuda_oom", r"OutOfMemoryError: CUDA out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?"),
-        error("process_died", r"Rank (?P<rank>\d+) scheduler died during initialization \(exit code: (?P<exit_code>-?\d+)\)",
+        error("cuda_oom",
+              r"OutOfMemoryError: CUDA out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?"),
+        error("process_died",
+              r"Rank (?P<rank>\d+) scheduler died during initialization \(exit code: (?P<exit_code>-?\d+)\)",
               rank=GENERIC),
-        error("process_died", r"Subprocess (?P<process>\S+) \(pid=(?P<pid>\d+)\) crashed with exit code (?P<exit_code>-?\d+)",
+        error("process_died",
+              r"Subprocess (?P<process>\S+) \(pid=(?P<pid>\d+)\) crashed with exit code (?P<exit_code>-?\d+)",
               rank=GENERIC, standalone=True),
     )
 

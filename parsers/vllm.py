@@ -115,7 +115,8 @@ class VllmLogParser(LogParser):
         rule(r"Model Runner V2 requires \w+; using the V1 model runner instead", set_fields(model_runner="v1")),
         rule(r"^(?:Loading model from scratch\.\.\.|Starting to load model .*\.\.\.)$", phase("loading")),
         rule(r"^Loading weights took (?P<weights_load_seconds>{NUM}) seconds$", phase("profiling")),
-        rule(r"^Model loading took (?P<weights_gib>{NUM}) GiB memory and (?P<secs>{NUM}) seconds$", phase("profiling"), primary_only=True),
+        rule(r"^Model loading took (?P<weights_gib>{NUM}) GiB memory and (?P<secs>{NUM}) seconds$",
+             phase("profiling"), primary_only=True),
         # profiling and KV budget
         rule(r"^Warming up model for the compilation\.\.\.$", phase("profiling")),
         rule(r"^Estimated CUDA graph memory: (?P<cuda_graph_estimate_gib>{NUM}) GiB total$"),
@@ -128,8 +129,8 @@ class VllmLogParser(LogParser):
              r"(?P<gpu_memory_utilization>{NUM}) to (?P<gpu_memory_utilization_suggested>{NUM})\.$"),
         rule(r"^Initial free memory (?P<initial_free_gib>{NUM}) GiB, reserved (?P<kv_gib>{NUM}) GiB memory for "
              r"KV Cache as specified by kv_cache_memory_bytes config", primary_only=True),
-        rule(r"^Applying persisted startup plan \(fingerprint \S+\): kv_cache_memory_bytes=(?P<kv_cache_memory_bytes>\d+) "
-             r"\((?P<kv_gib>{NUM}) GiB\)"),
+        rule(r"^Applying persisted startup plan \(fingerprint \S+\): "
+             r"kv_cache_memory_bytes=(?P<kv_cache_memory_bytes>\d+) \((?P<kv_gib>{NUM}) GiB\)"),
         rule(r"^(?P<mode>Explicitly|Auto) set \((?P<kv_gib>{NUM})/(?P<total_memory_gib>{NUM})\) GiB for KV cache "
              r"on node \d+(?:, with (?P<requested_memory_gib>{NUM}) GiB requested memory for the worker\. "
              r"(?P<non_kv_gib>{NUM}) GiB memory was consumed by non-kv usages)?\.$", primary_only=True),
@@ -151,15 +152,17 @@ class VllmLogParser(LogParser):
              r"(?P<num_blocks>\d+)$"),
         # CUDA graphs
         rule(r"^Capturing CUDA graphs", phase_after_kv("capturing")),
-        rule(r"^Graph capturing finished in (?P<secs>{NUM}) secs, took (?P<gib>{NUM}) GiB$", _graph_capture, primary_only=True),
+        rule(r"^Graph capturing finished in (?P<secs>{NUM}) secs, took (?P<gib>{NUM}) GiB$", _graph_capture,
+             primary_only=True),
         rule(r"^CUDA graph pool memory: (?P<actual>{NUM}) GiB \(actual\), (?P<cuda_graph_estimate_gib>{NUM}) GiB "
              r"\(estimated\), difference: {NUM} GiB \({NUM}%\)\.$", _cuda_graph_pool, primary_only=True),
         rule(r"^Free memory on device \((?P<initial_free_gib>{NUM})/(?P<total_memory_gib>{NUM}) GiB\) on startup\. "
              r"Desired GPU memory utilization is \((?P<gpu_memory_utilization>{NUM}), (?P<requested_memory_gib>{NUM}) "
              r"GiB\)\. Actual usage is (?P<non_kv_gib>{NUM}) GiB for consumed memory \(weights \+ non-torch\), "
              r"(?P<peak_activation_gib>{NUM}) GiB for peak activation, and {NUM} GiB for CUDAGraph memory\. "
-             r"Replace gpu_memory_utilization config with `--kv-cache-memory=(?P<suggested_kv_cache_memory_bytes>-?\d+)` "
-             r"\({NUM} GiB\) to fit into requested memory, or "
+             r"Replace gpu_memory_utilization config with "
+             r"`--kv-cache-memory=(?P<suggested_kv_cache_memory_bytes>-?\d+)` \({NUM} GiB\) to fit into requested "
+             r"memory, or "
              r"`--kv-cache-memory=(?P<suggested_kv_cache_memory_bytes_gpu_limit>-?\d+)` \({NUM} GiB\) to fully "
              r"utilize gpu memory\. Current kv cache memory in use is {NUM} GiB\.$", primary_only=True),
         rule(r"^init engine \(profile, create kv cache, warmup model\) took (?P<init_engine_seconds>{NUM}) s"
@@ -173,13 +176,14 @@ class VllmLogParser(LogParser):
     # Startup errors (ENGINES.md §1.3). Group names that are record fields are stored.
     error_rules = (
         error("free_memory_below_requested",
-              r"Free memory on device (?P<device>\S+) \((?P<free_gib>{NUM})/(?P<total_gib>{NUM}) GiB\) on startup "
+              r"Free memory on device (?P<device_id>\S+) \((?P<free_gib>{NUM})/(?P<total_gib>{NUM}) GiB\) on startup "
               r"is less than desired GPU memory utilization \((?P<utilization>{NUM}), (?P<requested_gib>{NUM}) GiB\)"),
         error("external_weights_exceed_budget",
-              r"Externally held weights on device (?P<device>\S+) \((?P<external_gib>{NUM})/(?P<total_gib>{NUM}) "
-              r"GiB\) exceed the desired GPU memory utilization \((?P<utilization>{NUM}), (?P<requested_gib>{NUM}) GiB\)"),
+              r"Externally held weights on device (?P<device_id>\S+) \((?P<external_gib>{NUM})/(?P<total_gib>{NUM}) "
+              r"GiB\) exceed the desired GPU memory utilization \((?P<utilization>{NUM}), "
+              r"(?P<requested_gib>{NUM}) GiB\)"),
         error("free_memory_below_budget",
-              r"Free memory on device (?P<device>\S+) \((?P<free_gib>{NUM})/(?P<total_gib>{NUM}) GiB\) on startup "
+              r"Free memory on device (?P<device_id>\S+) \((?P<free_gib>{NUM})/(?P<total_gib>{NUM}) GiB\) on startup "
               r"is less than the engine's budget after excluding external process's weights "
               r"\((?P<utilization>{NUM}), (?P<budget_gib>{NUM}) GiB\)"),
         error("no_kv_cache_memory", r"No available memory for the cache blocks\."),
@@ -203,10 +207,12 @@ class VllmLogParser(LogParser):
               r"(?P<requested_gib>{NUM}) GiB\)"),
         error("cpu_kv_cache_above_available",
               r"Available memory on node (?P<node>\d+) \((?P<available_gib>{NUM})/(?P<total_gib>{NUM}) GiB\) on kv "
-              r"cache allocation is less than requested memory for kv \((?P<kv_gib>{NUM})(?:/(?P<requested_gib>{NUM}))? "
-              r"GiB\)"),
-        error("cuda_oom", r"OutOfMemoryError: CUDA out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?"),
-        error("process_died", r"Worker proc (?P<process>\S+) died unexpectedly \(exit code: (?P<exit_code>-?\d+|None)\)",
+              r"cache allocation is less than requested memory for kv "
+              r"\((?P<requested_kv_gib>{NUM})(?:/(?P<requested_gib>{NUM}))? GiB\)"),
+        error("cuda_oom",
+              r"OutOfMemoryError: CUDA out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?"),
+        error("process_died",
+              r"Worker proc (?P<process>\S+) died unexpectedly \(exit code: (?P<exit_code>-?\d+|None)\)",
               rank=GENERIC),
     )
 

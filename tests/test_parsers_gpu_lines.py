@@ -278,17 +278,17 @@ E_CASES = [
     ("E1", "ValueError: Free memory on device cuda:0 (20.1/23.52 GiB) on startup is less than desired GPU memory "
            "utilization (0.92, 21.64 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
      "free_memory_below_requested",
-     dict(device="cuda:0", free_gib=20.1, total_gib=23.52, utilization=0.92, requested_gib=21.64)),
+     dict(device_id="cuda:0", free_gib=20.1, total_gib=23.52, utilization=0.92, requested_gib=21.64)),
     ("E1b", "ValueError: Externally held weights on device cuda:0 (22.5/23.52 GiB) exceed the desired GPU memory "
             "utilization (0.92, 21.64 GiB). Increase GPU memory utilization or reduce GPU memory used by other "
             "processes.",
      "external_weights_exceed_budget",
-     dict(device="cuda:0", external_gib=22.5, total_gib=23.52, utilization=0.92, requested_gib=21.64)),
+     dict(device_id="cuda:0", external_gib=22.5, total_gib=23.52, utilization=0.92, requested_gib=21.64)),
     ("E1c", "ValueError: Free memory on device cuda:1 (5.0/79.19 GiB) on startup is less than the engine's budget "
             "after excluding external process's weights (0.9, 40.0 GiB). Decrease GPU memory utilization or reduce "
             "GPU memory used by other processes.",
      "free_memory_below_budget",
-     dict(device="cuda:1", free_gib=5.0, total_gib=79.19, utilization=0.9, budget_gib=40.0)),
+     dict(device_id="cuda:1", free_gib=5.0, total_gib=79.19, utilization=0.9, budget_gib=40.0)),
     ("E2", "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
            "initializing the engine (this flag also controls CPU memory reservation on the CPU backend, despite its "
            "name). See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
@@ -323,10 +323,11 @@ E_CASES = [
     ("E9", "ValueError: Available memory on node 0 (3.2/23.59 GiB) on kv cache allocation is less than requested "
            "memory for kv (4.0 GiB). Decrease --kv-cache-memory-bytes, VLLM_CPU_KVCACHE_SPACE, or reduce CPU memory "
            "used by other processes.",
-     "cpu_kv_cache_above_available", dict(node=0, available_gib=3.2, total_gib=23.59, kv_gib=4.0)),
+     "cpu_kv_cache_above_available", dict(node=0, available_gib=3.2, total_gib=23.59, requested_kv_gib=4.0)),
     ("E10", "ValueError: Available memory on node 1 (3.2/23.59 GiB) on kv cache allocation is less than requested "
             "memory for kv (-0.4/21.7 GiB). Reduce CPU memory used by other processes.",
-     "cpu_kv_cache_above_available", dict(node=1, available_gib=3.2, total_gib=23.59, kv_gib=-0.4, requested_gib=21.7)),
+     "cpu_kv_cache_above_available", dict(node=1, available_gib=3.2, total_gib=23.59, requested_kv_gib=-0.4,
+          requested_gib=21.7)),
     ("OOM", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
             "23.52 GiB of which 1.10 GiB is free.",
      "cuda_oom", dict(tried=2.0, unit="GiB")),
@@ -342,6 +343,8 @@ def test_vllm_startup_error(name, exception_line, kind, data):
     assert (record.status, record.error_kind) == ("engine_error", kind)
     assert record.error_message == exception_line
     assert record.error_data == data
+    # the error's numbers do not overwrite what the log said about the engine
+    assert (record.device, record.kv_gib, record.kv_tokens) == ("gpu", None, None)
     errors = [e for e in events if e.kind == ev.STARTUP_ERROR]
     assert len(errors) == 1  # reported once, at the first sign
     if "estimated_max_model_len" in data:

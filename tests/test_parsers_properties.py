@@ -87,7 +87,7 @@ def test_vllm_free_memory_error(free, total, util, requested):
                f"less than desired GPU memory utilization ({util}, {format_gib(requested)} GiB). Decrease GPU memory "
                f"utilization or reduce GPU memory used by other processes.")
     record = vllm_parse(vllm(message, proc="Worker_TP3", pid=9, level="ERROR", where="multiproc_executor.py:953"))
-    assert record.error_data == dict(device="cuda:0", free_gib=free, total_gib=total, utilization=util,
+    assert record.error_data == dict(device_id="cuda:0", free_gib=free, total_gib=total, utilization=util,
                                      requested_gib=requested)
 
 
