@@ -125,3 +125,55 @@ def test_sglang_weights_leave_no_memory(current, minimum):
     assert record.error_data == dict(mem_fraction_static_effective=current,
                                      suggested_mem_fraction_static=float(f"{suggested:.3f}"),
                                      minimum_mem_fraction_static=float(f"{minimum:.4f}"))
+
+
+processes = st.sampled_from(["EngineCore", "EngineCore_DP0", "Worker", "Worker_TP0", "VllmWorker-0", "MainProcess"])
+user_prefixes = st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs")), max_size=12)
+
+
+@given(processes, st.integers(min_value=1, max_value=4_194_304), user_prefixes, tokens)
+def test_vllm_prefix_variants(proc, pid, prefix, n):
+    line = vllm(V19 % ("GPU", f"{n:,}", "8,192", 1.0), proc=proc, pid=pid, prefix=prefix,
+                where="v1/core/kv_cache_utils.py:2327")
+    assert vllm_parse(line).kv_tokens == n
+
+
+def _interleavings(a: list[str], b: list[str]):
+    """Random merges of two processes' lines that keep each one's own order."""
+    return st.lists(st.booleans(), min_size=len(a) + len(b), max_size=len(a) + len(b)).map(
+        lambda picks: _merge(a, b, picks))
+
+
+def _merge(a, b, picks):
+    a, b, out = list(a), list(b), []
+    for take_a in picks:
+        source = a if (take_a and a) or not b else b
+        out.append(source.pop(0))
+    return out
+
+
+E3_LINE = ("ValueError: To serve at least one request with the model's max seq len (8192), (1.0 GiB KV cache is needed, "
+           "which is larger than the available KV cache memory (0.5 GiB). Based on the available memory, the estimated "
+           "maximum model length is 4080. Try increasing `gpu_memory_utilization`.")
+
+
+def failing(exception_line: str) -> list[str]:
+    return [vllm(line, level="ERROR", where="core.py:1510")
+            for line in ["EngineCore failed to start.", *traceback_text(exception_line, frames=4).split("\n")]]
+
+
+CHATTER = [vllm(f"Route: /v{i}, Methods: GET", proc="APIServer", pid=100, where="launcher.py:195") for i in range(6)]
+CHATTER += ["Loading safetensors checkpoint shards:  50% Completed | 1/2", "INFO:     Waiting for application startup."]
+
+
+@given(_interleavings(failing(E3_LINE), CHATTER))
+def test_interleaving_keeps_the_known_error(lines):
+    record = vllm_parse(*lines)
+    assert (record.error_kind, record.error_message, record.estimated_max_model_len) == (
+        "max_model_len_too_large", E3_LINE, 4080)
+
+
+@given(_interleavings(failing("OSError: [Errno 28] No space left on device"), CHATTER))
+def test_interleaving_keeps_an_unknown_exception(lines):
+    record = vllm_parse(*lines)
+    assert (record.error_kind, record.error_message) == ("other", "OSError: [Errno 28] No space left on device")
