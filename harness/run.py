@@ -169,6 +169,9 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
     scenario = load_scenario(scenario_path)
     all_points = expand(scenario)
     points = select_points(all_points, options.engines, options.points)
+    executor = options.executor or SequentialExecutor()
+    # A parallel executor refuses what it cannot place (a TP point wider than --gpus) before anything is written.
+    executor_warnings = executor.check(points) if hasattr(executor, "check") else []
     run_dir, run_id = _resolve_run_dir(scenario, options)
     stop_after = options.stop_after or scenario.run.stop_after
     timeout_s = options.timeout_s or scenario.run.timeout_s
@@ -188,6 +191,7 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
     if scenario.gpu.memory_gib and card_gib and abs(card_gib - scenario.gpu.memory_gib) / scenario.gpu.memory_gib * 100 > GPU_MISMATCH_PCT:
         result.warnings.append(f"scenario is about a {scenario.gpu.memory_gib:g} GiB card, this one has {card_gib:.1f} GiB: "
                                "numbers are not comparable with the scenario's")
+    result.warnings.extend(executor_warnings)
     for warning in result.warnings:
         log.warning(warning)
 
@@ -204,6 +208,7 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
                         "torch_version": env.torch_version, "python": str(env.python)} for e, env in envs.items()},
         "machine": machine, "scenario_gpu_memory_gib": scenario.gpu.memory_gib, "measured_gpu_memory_gib": card_gib,
         "warnings": result.warnings, "stop_after": stop_after, "timeout_s": timeout_s, "finished_at": None,
+        "executor": executor.describe() if hasattr(executor, "describe") else {"kind": "sequential"},
     })
     _write_json(info_path, info)
 
@@ -213,7 +218,6 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
     job = PointJob(run_id=run_id, run_dir=run_dir, envs=envs, model_path=model_path, stop_after=stop_after,
                    timeout_s=timeout_s, wait_for_idle_gpu_s=options.wait_for_idle_gpu_s,
                    keep_work_dirs=options.keep_work_dirs, device=device)
-    executor = options.executor or SequentialExecutor()
     # One writer, in this thread, appends rows in the order they finish.
     for point_result in executor.run(todo, job, on_point_start):
         writer.add(point_result.row)
@@ -262,9 +266,11 @@ def run_point(point: RunPoint, job: PointJob, gpus: list[int] | None = None, on_
     started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     ctx = LaunchContext(python=str(engine_env.python), env_vars={**engine_env.env_vars, **(extra_env or {})},
                         model_path=job.model_path, port=free_port(), work_dir=work_dir, shared_cache_dir=None)
+    held = gpus if gpus is not None else ([0] if job.device == "cuda" else None)
     row_ctx = RowContext(run_id=job.run_id, engine_version=engine_env.engine_version,
                          torch_version=engine_env.torch_version, device_name=None, device_total_mib=None,
-                         driver_version=None, compile_cache="cold")
+                         driver_version=None, compile_cache="cold", node=socket.gethostname(),
+                         gpu_indices=None if held is None else ",".join(map(str, held)))
     gpu_read = nvml_reader() if job.device == "cuda" else None
     baseline = None
     if gpu_read is not None:

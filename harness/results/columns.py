@@ -37,7 +37,12 @@ MEASURED = (
 PREDICTED = ("predicted_kv_tokens", "predicted_kv_gib", "prediction_error_pct")
 TIMING = ("t_kv_s", "t_ready_s", "wall_s")
 EVIDENCE = ("log_path",)
+# Where the point ran (issue #9): the NVML indices it held ("0,1" for TP=2; empty on a CPU
+# host) and the host name. Appended to v1 after its first files, so a reader fills them
+# empty when a file lacks them.
+PLACEMENT = ("gpu_indices", "node")
+LATE_COLUMNS = PLACEMENT
 
-COLUMNS: tuple[str, ...] = IDENTITY + MACHINE + KNOBS + OUTCOME + MEASURED + PREDICTED + TIMING + EVIDENCE
+COLUMNS: tuple[str, ...] = IDENTITY + MACHINE + KNOBS + OUTCOME + MEASURED + PREDICTED + TIMING + EVIDENCE + PLACEMENT
 
 STATUSES = ("ok", "engine_error", "timeout", "crashed", "harness_error")

@@ -20,7 +20,7 @@ from typing import Iterable, Mapping
 import pandas as pd
 
 from harness.errors import InputError
-from harness.results.columns import COLUMNS, KNOBS, MACHINE, MEASURED, PREDICTED, RESULTS_FORMAT_VERSION, STATUSES, TIMING
+from harness.results.columns import COLUMNS, KNOBS, LATE_COLUMNS, MACHINE, MEASURED, PREDICTED, RESULTS_FORMAT_VERSION, STATUSES, TIMING
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +75,9 @@ def parse_results(text: str, source: str = "<results>") -> pd.DataFrame:
         raise InputError(f"{source}: no CSV header after the format line") from None
     except (pd.errors.ParserError, csv.Error) as exc:
         raise InputError(f"{source}: malformed CSV: {str(exc).strip()}") from None
+    for column in LATE_COLUMNS:  # a v1 file from before these columns existed
+        if column not in frame.columns:
+            frame[column] = None
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         raise InputError(f"{source}: missing columns: {', '.join(missing)}")

@@ -29,6 +29,8 @@ class RowContext:
     driver_version: str | None
     compile_cache: str  # cold | warm | unknown
     gpu_busy_before_mib: float | None = None
+    gpu_indices: str | None = None  # "0,1": the GPUs the point held; None on a CPU host
+    node: str | None = None  # host name of the machine the engine ran on
 
 
 def knob_fields(args: dict[str, Any]) -> dict[str, Any]:
@@ -61,7 +63,7 @@ def make_row(point, outcome, ctx: RowContext, started_at: str, log_path: str,
         torch_version=ctx.torch_version, compile_cache=ctx.compile_cache, gpu_busy_before_mib=ctx.gpu_busy_before_mib,
         status=outcome.status, error_kind=outcome.error_kind, error_message=outcome.error_message,
         t_kv_s=_round(outcome.t_kv_s), t_ready_s=_round(outcome.t_ready_s), wall_s=_round(outcome.wall_s),
-        log_path=log_path,
+        log_path=log_path, gpu_indices=ctx.gpu_indices, node=ctx.node,
     )
     row.update(knob_fields(point.args))
     row.update({k: record.get(k) for k in MEASURED if k in record})
