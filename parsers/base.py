@@ -3,7 +3,7 @@ tracebacks, phases and events. An engine module supplies only its tables and its
 
 Conventions that keep the tables short:
 * a named group whose name is a StartupRecord field is stored into that field
-  (converted to the field's type), unless the rule says `store=False`;
+  (converted to the field's type);
 * every other named group is only handed to the rule's actions (numbers converted).
 """
 
@@ -17,7 +17,7 @@ from typing import ClassVar
 from parsers import events as ev
 from parsers.lines import NUM, clean_segments, coerce, split_relative_time, to_number
 from parsers.record import FIELD_KINDS, STATUS_ENGINE_ERROR, STATUS_OK, StartupRecord
-from parsers.tracebacks import STEP_DETAIL, STEP_EXCEPTION, TracebackTracker
+from parsers.tracebacks import STEP_DETAIL, STEP_EXCEPTION, Step, TracebackTracker
 
 # How much an error explains. A more telling one replaces a less telling one; between
 # equals the first wins (later ones are usually consequences: "see root cause above").
@@ -53,13 +53,12 @@ Action = Callable[["LogParser", dict, Line], None]
 class Rule:
     pattern: re.Pattern
     actions: tuple[Action, ...] = ()
-    store: bool = True
     primary_only: bool = False  # facts every rank logs: take rank 0's
 
 
-def rule(regex: str, *actions: Action, store: bool = True, primary_only: bool = False) -> Rule:
+def rule(regex: str, *actions: Action, primary_only: bool = False) -> Rule:
     """A table row; `{NUM}` in the regex stands for a printed number."""
-    return Rule(re.compile(regex.replace("{NUM}", NUM)), actions, store, primary_only)
+    return Rule(re.compile(regex.replace("{NUM}", NUM)), actions, primary_only)
 
 
 @dataclass(frozen=True)
@@ -235,7 +234,7 @@ class LogParser:
                 continue
             if r.primary_only and not line.primary:
                 return
-            values = self._apply(match, store=r.store)
+            values = self._apply(match, store=True)
             for action in r.actions:
                 action(self, values, line)
             return
@@ -259,34 +258,37 @@ class LogParser:
             self._offer(OTHER, text.strip(), {}, GENERIC, ("marker", line.source), line)
         if NON_FATAL_HEADERS.match(text):
             self._ignore_next_block.add(line.source)
-
         step = self._tracebacks.feed(line.source, text)
-        in_exception = step is not None and step.kind in (STEP_EXCEPTION, STEP_DETAIL)
         if step is not None and step.new_block:
             self._start_block(step.block, line)
+        if not self._known_error(line, step):
+            self._traceback_failure(line, step)
 
-        explicit = (
-            in_exception
-            or line.level in LEVELS_THAT_FAIL
-            or EXCEPTION_LINE.match(text) is not None
-        )
+    def _known_error(self, line: Line, step: Step | None) -> bool:
+        """A known engine error, stated by an exception or an ERROR line (or plainly, if that suffices)."""
+        in_exception = step is not None and step.kind in (STEP_EXCEPTION, STEP_DETAIL)
+        explicit = in_exception or line.level in LEVELS_THAT_FAIL or EXCEPTION_LINE.match(line.text) is not None
         for err in self.error_rules:
             if not (explicit or err.standalone):
                 continue
-            match = err.pattern.search(text)
+            match = err.pattern.search(line.text)
             if match:
                 token = step.block if in_exception else None
-                self._offer(err.kind, text.strip(), self._apply(match, store=False), err.rank, token, line,
+                self._offer(err.kind, line.text.strip(), self._apply(match, store=False), err.rank, token, line,
                             fields=_record_fields(match))
-                return
+                return True
+        return False
 
+    def _traceback_failure(self, line: Line, step: Step | None) -> None:
+        """An exception with no known meaning ends a fatal traceback: its last line is the message."""
         if step is None or step.block not in self._fatal_blocks:
             return
+        text = line.text
         if step.kind == STEP_EXCEPTION:
             if INTERRUPTS.match(text):
                 self.mark_stopping("SIGINT" if text.startswith("KeyboardInterrupt") else "exit", line)
-                return
-            self._offer(OTHER, text.strip(), {}, GENERIC, step.block, line)
+            else:
+                self._offer(OTHER, text.strip(), {}, GENERIC, step.block, line)
         elif step.kind == STEP_DETAIL:
             self._add_detail(step.block, text)
 

@@ -147,7 +147,8 @@ class VllmLogParser(LogParser):
              set_fields(autofit="attention_free")),
         # the KV line: the KV figures are final from here on
         rule(r"^(?P<pools>[A-Z]+(?: \+ host)?) KV cache size: (?P<kv_tokens>[\d,]+) tokens, Maximum concurrency for "
-             r"(?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x$", _kv_line),
+             r"(?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x$", _kv_line,
+             primary_only=True),  # every engine core (DP rank) logs its own
         rule(r"^(?:Engine \d+|\d+ Engines): vllm cache_config_info with initialization after num_gpu_blocks is: "
              r"(?P<num_blocks>\d+)$"),
         # CUDA graphs

@@ -47,10 +47,19 @@ def test_carriage_return_line_ends():
 
 
 @pytest.mark.parametrize("proc", ["EngineCore", "EngineCore_DP0", "Worker", "Worker_TP0", "Worker_PP0_TP0",
-                                  "VllmWorker-0", "MainProcess", "APIServer", "ApiServer_1"])
+                                  "VllmWorker-0", "MainProcess", "APIServer"])
 def test_process_name_variants(proc):
     record = parse_log(vllm(KV, proc=proc, where="kv_cache_utils.py:2327"), "vllm")
     assert (record.kv_tokens, record.status) == (46_928, "ok")
+
+
+def test_data_parallel_engine_cores_take_rank_zero():
+    dp1 = vllm(V19 % ("GPU", "1,024", "8,192", 0.12), proc="EngineCore_DP1", pid=201)
+    dp0 = vllm(KV, proc="EngineCore_DP0", pid=200)
+    parser = VllmLogParser()
+    assert parser.feed(dp1) == [] and not parser.seen_kv
+    assert ev.KV_SIZED in [e.kind for e in parser.feed(dp0)]
+    assert parser.record.kv_tokens == 46_928
 
 
 @pytest.mark.parametrize("prefix", ["[node-1] ", "(node-1) ", "myjob|", "rank0: "])
