@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 
 DPI = 100
 FAILED_COLOR = "tab:red"
+CATEGORIES = "categories"  # gid of an axis whose ticks name categories (read_back returns them)
 # Axis units of the knobs a scenario usually sweeps; anything else is shown bare.
 KNOB_UNITS = {
     "gpu_memory_utilization": "fraction of device memory",
@@ -162,6 +163,32 @@ def _legend(fig, axes) -> None:
                    fontsize="small")
 
 
+def _compact(value: float, _pos=None) -> str:
+    """Token counts as 512, 8.2k, 2.1M: no offset text ("1e6") to read off the corner."""
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def _wants_log(values: list[float]) -> bool:
+    """Sizes spanning more than 100x read on a log axis; a zero would vanish there, so not then."""
+    return bool(values) and min(values) > 0 and max(values) / min(values) > 100
+
+
+def _kv_scale(ax, axis_name: str, values: list[float]) -> None:
+    """Log scale when the KV sizes span decades (512 tokens next to 2M), else linear from 0."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    axis = ax.xaxis if axis_name == "x" else ax.yaxis
+    if _wants_log(values):
+        (ax.set_xscale if axis_name == "x" else ax.set_yscale)("log")
+    else:
+        (ax.set_xlim if axis_name == "x" else ax.set_ylim)(0, max(values or [0.0]) * 1.08 or 1.0)
+        axis.set_major_locator(MaxNLocator(6))
+    axis.set_major_formatter(FuncFormatter(_compact))
+
+
 def _few_ticks(ax, y: bool = True) -> None:
     """At most ~5 ticks: six-digit token counts side by side otherwise collide."""
     from matplotlib.ticker import MaxNLocator
@@ -205,13 +232,16 @@ def knob_figure(frame: pd.DataFrame, engine: str, knob: str, others: list[str], 
             ax.errorbar(xs, ys, yerr=[lows, highs], fmt="none", ecolor=line.get_color(), capsize=3, label="_spread")
     if failed_x:
         kinds = ", ".join(sorted(set(failed_labels)))
+        # At the bottom edge (y in axes units), which exists on a log axis too.
         ax.plot(failed_x, [0.0] * len(failed_x), linestyle="none", marker="X", markersize=10,
-                color=FAILED_COLOR, clip_on=False, zorder=3, label=f"failed to start ({kinds})")
+                color=FAILED_COLOR, clip_on=False, zorder=3, transform=ax.get_xaxis_transform(),
+                label=f"failed to start ({kinds})")
     ax.set_xlabel(_label_with_unit(knob))
     ax.set_ylabel("KV cache (tokens)")
-    ax.set_ylim(bottom=0)
+    _kv_scale(ax, "y", [v for v in rows.loc[rows["status"] == "ok", "kv_tokens"].dropna()])
     if categorical:
         ax.set_xticks([position[v] for v in order], order)
+        ax.xaxis.set_gid(CATEGORIES)
     elif len(order) <= 8:
         ax.set_xticks(order, [_value_text(v) for v in order])
     ax.grid(True, alpha=0.3)
@@ -229,17 +259,29 @@ def predicted_figure(frame: pd.DataFrame, title: str):
         ax.set_title(f"KV cache, {unit}")
         usable = ok.dropna(subset=[x_col, y_col])
         for engine, rows in usable.groupby("engine", sort=True):
-            ax.plot(list(rows[x_col]), list(rows[y_col]), linestyle="none", marker="o", label=str(engine))
-        if len(usable):
-            # From zero: the gap to the diagonal then reads as the relative error.
-            high = float(max(usable[x_col].max(), usable[y_col].max())) * 1.1 or 1.0
-            ax.plot([0.0, high], [0.0, high], linestyle="--", color="grey", label="measured = predicted")
-            ax.set_xlim(0, high)
-            ax.set_ylim(0, high)
+            ax.plot(list(rows[x_col]), list(rows[y_col]), linestyle="none", marker="o", clip_on=False, zorder=3,
+                    label=str(engine))
+        values = [float(v) for v in list(usable[x_col]) + list(usable[y_col])]
+        if values:
+            low, high = min(values), max(values)
+            log = _wants_log(values)
+            start, end = (low / 1.5, high * 1.5) if log else (0.0, high * 1.1)
+            ax.plot([start, end], [start, end], linestyle="--", color="grey", label="measured = predicted")
+            if log:
+                ax.set_xscale("log")
+                ax.set_yscale("log")
+            ax.set_xlim(start, end)
+            ax.set_ylim(start, end)
+            if not log:
+                _few_ticks(ax)
+        if unit == "tokens":
+            from matplotlib.ticker import FuncFormatter
+
+            ax.xaxis.set_major_formatter(FuncFormatter(_compact))
+            ax.yaxis.set_major_formatter(FuncFormatter(_compact))
         ax.set_xlabel(f"predicted ({unit})")
         ax.set_ylabel(f"measured ({unit})")
         ax.grid(True, alpha=0.3)
-        _few_ticks(ax)
     fig.suptitle(title)
     _legend(fig, axes)
     return fig
@@ -272,13 +314,15 @@ def before_after_figure(comparison: Comparison, base_label: str, new_label: str,
         if failed_y:
             ax.plot([0.0] * len(failed_y), failed_y, linestyle="none", marker="x" if base else "X",
                     markersize=12 if base else 9, color=FAILED_COLOR, clip_on=False, zorder=3,
+                    transform=ax.get_yaxis_transform(),  # at the left edge, in axes units
                     label=f"failed to start ({side_name})")
     ax.set_yticks(range(len(points)), names)
+    ax.yaxis.set_gid(CATEGORIES)
     ax.invert_yaxis()  # sweep order top to bottom
-    ax.set_xlim(left=0)
+    kv = [s.kv_median for p in points for s in (p.base, p.new) if s is not None and s.kv_median is not None]
+    _kv_scale(ax, "x", kv)
     ax.set_xlabel("KV cache (tokens)")
     ax.grid(True, axis="x", alpha=0.3)
-    _few_ticks(ax, y=False)
     _legend(fig, [ax])
     return fig
 
@@ -306,7 +350,7 @@ def read_back(fig) -> tuple[list[Series], dict[str, dict[str, dict[float, str]]]
         for axis_name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
             labels = {float(t.get_position()[0 if axis_name == "x" else 1]): t.get_text()
                       for t in _drawn_ticklabels(axis, axis_name)}
-            if any(text and not _looks_numeric(text) for text in labels.values()):
+            if axis.get_gid() == CATEGORIES:
                 ticks[axis_name] = labels
         categories[title] = ticks
     return series, categories
@@ -317,10 +361,6 @@ def _axes_name(fig, ax) -> str:
     if ax.get_title():
         return ax.get_title()
     return fig.get_suptitle()
-
-
-def _looks_numeric(text: str) -> bool:
-    return re.fullmatch(r"[−\-+]?[\d.,]+(e[−\-+]?\d+)?", text.strip()) is not None
 
 
 def layout_problems(fig) -> list[str]:
