@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from harness.errors import EXIT_FINDING, EXIT_OK, InputError
+from harness.results.columns import COLUMNS
 from harness.results.io import knob_values, machine_of, scenario_of, swept_knobs
 
 # Effective settings the engines pick at startup; a change means the upgrade sizes differently.
@@ -104,6 +105,13 @@ class Side:
     kv: list[float]  # kv_tokens of the ok repeats that logged it
     settings: dict[str, float | None]
     engine_version: str | None
+    # Repeats the harness itself failed (busy GPU, no engine env): they say nothing about
+    # the engine, so they are left out of `repeats` and `outcomes`.
+    harness_errors: list[str] = field(default_factory=list)
+
+    @property
+    def measured(self) -> bool:
+        return bool(self.repeats)
 
     @property
     def failed(self) -> bool:
@@ -111,7 +119,7 @@ class Side:
 
     @property
     def all_failed(self) -> bool:
-        return all(o != "ok" for o in self.outcomes)
+        return bool(self.outcomes) and all(o != "ok" for o in self.outcomes)
 
     @property
     def kv_median(self) -> float | None:
@@ -140,6 +148,7 @@ class Side:
             "kv_spread_pct": self.kv_spread_pct,
             "settings": self.settings,
             "engine_version": self.engine_version,
+            "harness_errors": self.harness_errors,
         }
 
 
@@ -304,6 +313,8 @@ def compare_results(
     Raises InputError when they are about different scenarios.
     """
     limits = resolve_thresholds(tolerance_pct, list(thresholds))
+    # In-memory tables (run --baseline) may lack columns a CSV always has.
+    base, new = base.reindex(columns=list(COLUMNS)), new.reindex(columns=list(COLUMNS))
     base_info, new_info = _side_info(base, base_name), _side_info(new, new_name)
     if base_info.scenario and new_info.scenario and base_info.scenario != new_info.scenario:
         raise InputError(
@@ -362,16 +373,20 @@ def point_knobs(frame: pd.DataFrame) -> dict[str, dict[str, Any]]:
 
 def _sides(frame: pd.DataFrame) -> dict[str, tuple[str, Side]]:
     sides = {}
-    for pid, rows in frame.sort_values("repeat").groupby("point_id", sort=False):
+    for pid, all_rows in frame.sort_values("repeat").groupby("point_id", sort=False):
+        harness = all_rows[all_rows["status"] == "harness_error"]
+        rows = all_rows[all_rows["status"] != "harness_error"]
         ok = rows[rows["status"] == "ok"]
         versions = sorted({str(v) for v in rows["engine_version"].dropna()})
-        sides[pid] = (str(rows["engine"].iloc[0]), Side(
+        sides[pid] = (str(all_rows["engine"].iloc[0]), Side(
             repeats=[int(r) for r in rows["repeat"]],
             outcomes=[_outcome(s, k) for s, k in zip(rows["status"], rows["error_kind"])],
             messages=[str(m) for m in rows["error_message"].dropna()],
             kv=[float(v) for v in ok[PRIMARY].dropna()],
             settings={c: _median(ok[c]) for c in SETTINGS},
             engine_version=", ".join(versions) or None,
+            harness_errors=[f"r{int(r)}: {m if isinstance(m, str) and m else 'harness_error'}"
+                            for r, m in zip(harness["repeat"], harness["error_message"])],
         ))
     return sides
 
@@ -394,8 +409,18 @@ def _compare_point(pid, engine, knobs, base: Side | None, new: Side | None, limi
         where, missing = (new_name, base_name) if base is None else (base_name, new_name)
         point.findings.append(f"{point.label}: only in {where} (no row in {missing})")
         return point
+    if not (base.measured and new.measured):
+        # The harness, not the engine, failed: the point was not checked, which must not pass silently.
+        point.mark = Mark.NOT_COMPARABLE
+        for name, side in ((base_name, base), (new_name, new)):
+            if not side.measured:
+                point.findings.append(f"{point.label}: not measured in {name} (harness error: {side.harness_errors[0][:160]})")
+        return point
     point.kv = Change(PRIMARY, base.kv_median, new.kv_median, limits[PRIMARY])
     _note_repeats(point, base, new, limits[PRIMARY])
+    for name, side in (("base", base), ("new", new)):
+        if side.harness_errors:
+            point.notes.append(f"{name}: repeats left out after a harness error: {'; '.join(side.harness_errors)}")
     if base.failed or new.failed:
         _compare_outcomes(point, base, new)
         return point
@@ -502,6 +527,8 @@ def _ratio(value: float | None) -> str:
 def _kv_cell(side: Side | None) -> str:
     if side is None:
         return "absent"
+    if not side.measured:
+        return "harness_error"
     if side.all_failed:
         return side.outcome_text()
     text = _num(side.kv_median)

@@ -284,3 +284,22 @@ def test_round_trip_keeps_every_column_and_value(tmp_path):
             value = original.get(column)
             assert (pd.isna(back[column]) if value in (None, "") else back[column] == value), column
     assert parse_results(FORMAT_LINE + "\n" + ",".join(COLUMNS) + "\n").empty
+
+
+def test_a_harness_error_is_not_an_engine_failure_but_is_not_a_pass_either(base_rows):
+    new = rows(run_id="new")
+    target = next(r for r in new if r["point_id"] == OK_VLLM.point_id)
+    target.update(status="harness_error", error_kind=None, kv_tokens=None,
+                  error_message="GPU 0 busy: 1200 MiB used before launch")
+    comparison = compare_results(pd.DataFrame(base_rows), pd.DataFrame(new), base_name="b.csv", new_name="n.csv")
+    point = _by_id(comparison)[OK_VLLM.point_id]
+    assert point.mark is Mark.NOT_COMPARABLE and comparison.regressions == [] and comparison.exit_code == 1
+    assert point.findings == [f"{point.label}: not measured in n.csv (harness error: r0: GPU 0 busy: 1200 MiB used before launch)"]
+
+    # With a second repeat that ran, the point is compared on that one and the other is noted.
+    base2, new2 = rows(repeats=2), rows(repeats=2, run_id="new")
+    next(r for r in new2 if r["point_id"] == OK_VLLM.point_id and r["repeat"] == 1).update(
+        status="harness_error", kv_tokens=None, error_message="engine env missing")
+    point = _by_id(compare_results(pd.DataFrame(base2), pd.DataFrame(new2)))[OK_VLLM.point_id]
+    assert point.mark is Mark.SAME and point.new.repeats == [0]
+    assert "new: repeats left out after a harness error: r1: engine env missing" in point.notes
