@@ -44,6 +44,10 @@ def run(case: dict, dirs: dict) -> dict:
     cache_config = CacheConfig(block_size=case["block_size"],
                                num_gpu_blocks_override=case.get("num_gpu_blocks_override"))
     vllm_config = VllmConfig(model_config=model_config, cache_config=cache_config)
+    # The engine core resolves the layout from the attention backend; pre-setting it is the
+    # documented way for standalone tools. For one uniform full-attention group the block
+    # bytes are the same in every layout (a sum of equal, unpadded pages).
+    vllm_config.cache_config.kv_cache_layout = "LBNHC"
     heads = cfg["num_attention_heads"]
     head_dim = cfg.get("head_dim") or cfg["hidden_size"] // heads
     kv_heads = max(1, cfg.get("num_key_value_heads", heads) // case.get("tp", 1))
