@@ -97,22 +97,20 @@ def cmd_list(args: argparse.Namespace) -> int:
     envs = list_envs(args.cache_dir)
     broken = incomplete_envs(args.cache_dir)
     if args.json:
-        for env in envs:
-            info = env_info(env)
-            print(json.dumps({**env_summary(env), "size_bytes": dir_size(env.path),
-                              "install_seconds": info.get("install_seconds"), "installer": info.get("installer")}))
-        for d in broken:
-            print(json.dumps({"name": d.name, "path": str(d), "status": "incomplete"}))
+        records = [{**env_summary(env), "name": env.name, "status": "ready", "size_bytes": dir_size(env.path),
+                    "install_seconds": env_info(env).get("install_seconds"),
+                    "installer": env_info(env).get("installer")} for env in envs]
+        records += [{"name": d.name, "path": str(d), "status": "incomplete"} for d in broken]
+        for rec in sorted(records, key=lambda r: r["name"]):
+            print(json.dumps(rec))
         return 0
     if not envs and not broken:
         print(f"no engine environments under {envs_dir(args.cache_dir)}", file=sys.stderr)
         return 0
-    rows = [("NAME", "ENGINE", "VERSION", "TORCH", "SIZE", "PATH")]
-    for env in envs:
-        rows.append((env.name, env.engine, env.engine_version, env.torch_version, _human(dir_size(env.path)),
-                     str(env.path)))
-    for d in broken:
-        rows.append((d.name, "-", "incomplete", "-", _human(dir_size(d)), str(d)))
+    rows = [(env.name, env.engine, env.engine_version, env.torch_version, _human(dir_size(env.path)), str(env.path))
+            for env in envs]
+    rows += [(d.name, "-", "incomplete", "-", _human(dir_size(d)), str(d)) for d in broken]
+    rows = [("NAME", "ENGINE", "VERSION", "TORCH", "SIZE", "PATH"), *sorted(rows)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])

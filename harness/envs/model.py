@@ -82,10 +82,11 @@ def check_version(version: str) -> str:
 def parse_spec(spec: str) -> tuple[str, str | None]:
     """`vllm==0.32.0` -> ("vllm", "0.32.0"); `vllm` -> ("vllm", None)."""
     engine, sep, version = spec.strip().partition("==")
+    if not sep and re.search(r"[<>=!~]", spec):
+        name = re.split(r"[<>=!~]", spec.strip(), maxsplit=1)[0]
+        raise InputError(f"{spec!r}: pin one version with ==, e.g. {name}==0.32.0")
     engine = check_engine(engine.strip().lower())
     if not sep:
-        if any(c in spec for c in "<>=!~"):
-            raise InputError(f"{spec!r}: pin one version with ==, e.g. {engine}==0.32.0")
         return engine, None
     return engine, check_version(version.strip())
 

