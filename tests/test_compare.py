@@ -153,7 +153,7 @@ def test_effective_setting_change_uses_its_threshold(tmp_path, base_rows, capsys
 
 
 def test_engine_versions_and_machines_of_both_sides_are_shown(base_rows):
-    base = rows(engine_version="0.31.0")
+    base = rows(engine_version="0.31.0", driver_version="570.124")
     new = rows(run_id="new", device_name="NVIDIA L4", driver_version="580.65")
     comparison = compare_results(pd.DataFrame(base), pd.DataFrame(new), base_name="old.csv", new_name="new.csv")
     text = render_text(comparison)
@@ -303,3 +303,26 @@ def test_a_harness_error_is_not_an_engine_failure_but_is_not_a_pass_either(base_
     point = _by_id(compare_results(pd.DataFrame(base2), pd.DataFrame(new2)))[OK_VLLM.point_id]
     assert point.mark is Mark.SAME and point.new.repeats == [0]
     assert "new: repeats left out after a harness error: r1: engine env missing" in point.notes
+
+
+def test_text_report_exactly(tmp_path):
+    points = (VLLM_POINTS[0], VLLM_POINTS[5])
+    base, new = rows(points), rows(points, run_id="new")
+    new[0]["kv_tokens"] = round(new[0]["kv_tokens"] * 0.97)
+    comparison = compare_results(read_results(write(tmp_path, "b", base)), read_results(write(tmp_path, "n", new)),
+                                 base_name="base.csv", new_name="new.csv")
+    machine = "device_name=cpu, device_total_mib=24576, torch_version=2.9.0+cpu, compile_cache=cold"
+    expected = f"""\
+base.csv: scenario cpu_tiny, run base, vllm 0.32.0; {machine}
+new.csv: scenario cpu_tiny, run new, vllm 0.32.0; {machine}
+tolerance: kv_tokens:1%, mem_fraction_static_effective:1%, chunked_prefill_size_effective:1%, max_running_requests:1%, block_size:1%, max_concurrency:1%
+
+mark           point                                                               base kv_tokens                        new kv_tokens                         delta    %       ratio   outcome / settings
+less KV        vllm 77b54a67f0 (max_model_len=512, kv_cache_memory_bytes=default)  2,097,152                             2,034,237                             -62,915  -3.00%  0.9700
+still failing  vllm 199d894d50 (max_model_len=2048, kv_cache_memory_bytes=262144)  engine_error/max_model_len_too_large  engine_error/max_model_len_too_large  -        -       -       engine_error/max_model_len_too_large
+
+changed: vllm 77b54a67f0 (max_model_len=512, kv_cache_memory_bytes=default): kv_tokens 2,097,152 -> 2,034,237 (-3.00%), beyond the 1% tolerance
+
+1 of 2 points changed (1 less KV)
+"""
+    assert render_text(comparison) == expected

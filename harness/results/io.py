@@ -134,9 +134,13 @@ def scenario_of(frame: pd.DataFrame, source: str) -> str | None:
     return names[0] if names else None
 
 
+# What identifies the machine (gpu_busy_before_mib is a per-launch reading, not the machine).
+MACHINE_IDENTITY = tuple(c for c in MACHINE if c != "gpu_busy_before_mib")
+
+
 def machine_of(frame: pd.DataFrame) -> dict[str, list[str]]:
     """Each machine column's distinct values, as text (a run normally has one of each)."""
-    return {c: sorted({_text(v) for v in frame[c].dropna()}) for c in MACHINE}
+    return {c: sorted({_text(v) for v in frame[c].dropna() if _text(v) != ""}) for c in MACHINE_IDENTITY}
 
 
 def _text(value) -> str:
