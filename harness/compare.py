@@ -563,7 +563,7 @@ def _context_lines(comparison: Comparison) -> list[str]:
     for side in (comparison.base, comparison.new):
         versions = ", ".join(f"{e} {'/'.join(v) or '?'}" for e, v in side.engine_versions.items())
         machine = ", ".join(f"{k}={'/'.join(v)}" for k, v in side.machine.items() if v)
-        lines.append(f"{side.name}: scenario {side.scenario}, run {', '.join(side.run_ids) or '?'}, "
+        lines.append(f"{side.name}: scenario {side.scenario or '?'}, run {', '.join(side.run_ids) or '?'}, "
                      f"{versions or 'no rows'}; {machine or 'machine not recorded'}")
     limits = ", ".join(f"{c}:{p:g}%" for c, p in comparison.thresholds.items())
     lines.append(f"tolerance: {limits}")

@@ -497,6 +497,12 @@ def _cell(value: Any) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
+def _fixed(value: Any, pattern: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return pattern.format(float(value))
+
+
 def render_report_markdown(frame: pd.DataFrame, name: str, plots: list[Plot], notes: list[str],
                            comparison: Comparison | None) -> str:
     scenario = ", ".join(sorted(frame["scenario"].dropna().unique())) or "?"
@@ -510,14 +516,16 @@ def render_report_markdown(frame: pd.DataFrame, name: str, plots: list[Plot], no
     shown = ", ".join(f"{k} {'/'.join(v)}" for k, v in machine.items() if v)
     out += [f"- machine: {shown or 'not recorded'}", "", "## Points", ""]
     labels = point_knobs(frame)
-    header = ("engine", "point_id", "repeat", "knobs", "status", "kv_tokens", "kv_gib", "predicted_kv_tokens", "prediction_error_pct")
+    header = ("engine", "point_id", "repeat", "knobs", "status", "kv_tokens", "kv_gib", "predicted_kv_tokens",
+              "predicted_kv_gib", "prediction_error_pct")
     out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for _, row in frame.iterrows():
         knobs = ", ".join(f"{k}={_value_text(v)}" for k, v in labels.get(row["point_id"], {}).items())
         status = _outcome(row["status"], row["error_kind"])
-        out.append("| " + " | ".join(_cell(v) for v in (
-            row["engine"], row["point_id"], row["repeat"], knobs, status, row["kv_tokens"], row["kv_gib"],
-            row["predicted_kv_tokens"], row["prediction_error_pct"])) + " |")
+        out.append("| " + " | ".join((
+            _cell(row["engine"]), _cell(row["point_id"]), _cell(row["repeat"]), _cell(knobs), _cell(status),
+            _cell(row["kv_tokens"]), _fixed(row["kv_gib"], "{:.3f}"), _cell(row["predicted_kv_tokens"]),
+            _fixed(row["predicted_kv_gib"], "{:.3f}"), _fixed(row["prediction_error_pct"], "{:+.2f}%"))) + " |")
     out += ["", "## Plots", ""]
     for plot in plots:
         out += [f"### {plot.title}", "", f"![{plot.title}]({plot.path.name})", ""]
