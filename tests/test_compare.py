@@ -8,10 +8,25 @@ import pandas as pd
 import pytest
 
 from harness.cli import main
-from harness.compare import Mark, compare_results, parse_threshold, render_markdown, render_text
+from harness.compare import (
+    Mark,
+    compare_results,
+    parse_threshold,
+    render_markdown,
+    render_text,
+)
 from harness.results.columns import COLUMNS
 from harness.results.io import FORMAT_LINE, parse_results, read_results
-from tests.results_from_logs import FAILED_START_LOG, LOGS, POINTS, SGLANG_POINTS, VLLM_POINTS, row, rows, write
+from tests.results_from_logs import (
+    FAILED_START_LOG,
+    LOGS,
+    POINTS,
+    SGLANG_POINTS,
+    VLLM_POINTS,
+    row,
+    rows,
+    write,
+)
 
 OK_VLLM = VLLM_POINTS[0]  # started, 2097152 tokens
 AUTOFIT = VLLM_POINTS[4]  # started with a 512-token pool

@@ -15,7 +15,15 @@ from harness.compare import Mark
 from harness.predict import load_model_description, predict, prediction_error_pct
 from harness.report import make_report
 from harness.results.io import read_results
-from tests.results_from_logs import FAILED_START_LOG, MODEL, POINTS, SGLANG_POINTS, VLLM_POINTS, row, write
+from tests.results_from_logs import (
+    FAILED_START_LOG,
+    MODEL,
+    POINTS,
+    SGLANG_POINTS,
+    VLLM_POINTS,
+    row,
+    write,
+)
 
 # What the test sweep varies (independent of the report's own detection of swept knobs).
 SWEPT = {
@@ -145,7 +153,7 @@ def test_kv_against_knob_plots_show_exactly_the_csv(single):
                     expected_failed.append(setting)
 
             categories = plot.categories[plot.title].get("x")
-            as_knob = (lambda x: categories[x]) if categories else _text
+            as_knob = categories.__getitem__ if categories else _text
             plotted_ok, plotted_gaps, plotted_failed = set(), [], []
             for series in plot.series:
                 if series.label.startswith("failed to start"):

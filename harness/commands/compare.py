@@ -6,7 +6,15 @@ import argparse
 import json
 import sys
 
-from harness.compare import DEFAULT_TOLERANCE_PCT, Comparison, Threshold, compare_results, parse_threshold, render_markdown, render_text
+from harness.compare import (
+    DEFAULT_TOLERANCE_PCT,
+    Comparison,
+    Threshold,
+    compare_results,
+    parse_threshold,
+    render_markdown,
+    render_text,
+)
 from harness.results.io import read_results
 
 

@@ -13,14 +13,25 @@ import csv
 import io
 import json
 import logging
+import math
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
 import pandas as pd
 
 from harness.errors import InputError
-from harness.results.columns import COLUMNS, KNOBS, LATE_COLUMNS, MACHINE, MEASURED, PREDICTED, RESULTS_FORMAT_VERSION, STATUSES, TIMING
+from harness.results.columns import (
+    COLUMNS,
+    KNOBS,
+    LATE_COLUMNS,
+    MACHINE,
+    MEASURED,
+    PREDICTED,
+    RESULTS_FORMAT_VERSION,
+    STATUSES,
+    TIMING,
+)
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +176,7 @@ def to_csv_text(rows: Iterable[Mapping]) -> str:
 
 
 def _cell(value):
-    if value is None or (isinstance(value, float) and value != value):  # None / NaN -> empty
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float) and value.is_integer():
         return int(value)  # token counts read back through pandas arrive as floats
