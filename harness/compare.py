@@ -471,6 +471,8 @@ def _compare_settings(point: PointComparison, base: Side, new: Side, limits: dic
         if not change.changed:
             continue
         point.settings.append(change)
+        if not change.beyond and point.mark is Mark.SAME:
+            point.mark = Mark.NOISE
         if change.beyond:
             point.findings.append(f"{point.label}: {change.text()}, beyond the {change.tolerance_pct:g}% tolerance")
             if point.mark in QUIET_MARKS:

@@ -164,7 +164,7 @@ def test_effective_setting_change_uses_its_threshold(tmp_path, base_rows, capsys
     assert "mem_fraction_static_effective 0.719 -> 0.74 (+2.92%)" in capsys.readouterr().out
     assert _compare(tmp_path, base_rows, new, "--threshold", "mem_fraction_static_effective:5%") == 0
     point = _by_id(compare_results(pd.DataFrame(base_rows), pd.DataFrame(new), 1.0, [parse_threshold("mem_fraction_static_effective:5%")]))[pool.point_id]
-    assert point.mark is Mark.SAME and [c.column for c in point.settings] == ["mem_fraction_static_effective"]
+    assert point.mark is Mark.NOISE and [c.column for c in point.settings] == ["mem_fraction_static_effective"]
 
 
 def test_engine_versions_and_machines_of_both_sides_are_shown(base_rows):
