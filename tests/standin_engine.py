@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import http.server
+import json
 import os
 import re
 import signal
@@ -64,7 +65,16 @@ def main() -> int:
     p.add_argument("--interleave", action="store_true", help="alternate lines between stdout and stderr")
     p.add_argument("--shutdown-error", action="store_true", help="on SIGTERM print ERROR lines, then exit")
     p.add_argument("--then-sleep", type=float, default=3600.0, help="after the replay, stay up this long")
+    p.add_argument("--record-env", metavar="DIR", help="write DIR/<pid>.json: pid, parent, GPU env, start time")
     args = p.parse_args()
+
+    if args.record_env:
+        seen = {"pid": os.getpid(), "ppid": os.getppid(), "t_start": time.time(), "port": args.port,
+                **{k: os.environ.get(k) for k in ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER")}}
+        tmp = os.path.join(args.record_env, f".{os.getpid()}.json")
+        with open(tmp, "w") as f:
+            json.dump(seen, f)
+        os.replace(tmp, os.path.join(args.record_env, f"{os.getpid()}.json"))
 
     outs = [sys.stdout.buffer, sys.stderr.buffer] if args.interleave else [getattr(sys, args.stream).buffer]
 

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from harness.executors import EXECUTORS, make_executor
 from harness.run import PointResult, RunOptions, run_scenario
 from harness.sweep import RunPoint
 
@@ -65,28 +66,36 @@ def _run(args: argparse.Namespace) -> int:
         out=args.out, resume=args.resume, stop_after=args.stop_after, timeout_s=args.timeout,
         install_missing=args.install_missing, wait_for_idle_gpu_s=args.wait_for_idle_gpu,
         keep_work_dirs=args.keep_work_dirs,
+        executor=make_executor(args.executor, args.gpus, args.ray_address),
     )
     console = Console(stderr=True)
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         TimeRemainingColumn(), console=console, transient=False)
     overall = progress.add_task("sweep", total=None)
-    current = {"task": None}
+    tasks: dict[tuple[str, int], tuple] = {}  # (point_id, repeat) -> (task id, label); points may overlap
 
     def on_start(point: RunPoint, index: int, total: int):
-        progress.update(overall, total=total)
+        if total is not None:
+            progress.update(overall, total=total)
         label = f"{point.engine} {point.point_id}#{point.repeat} {_knob_text(point)}"
-        current["task"] = progress.add_task(f"  {label} · starting", total=None)
+        task = progress.add_task(f"  {label} · starting", total=None)
+        tasks[(point.point_id, point.repeat)] = (task, label)
 
         def on_phase(phase: str) -> None:
-            progress.update(current["task"], description=f"  {label} · {phase}")
+            progress.update(task, description=f"  {label} · {phase}")
         return on_phase
 
     def on_end(result: PointResult) -> None:
         row = result.row
         kv = f"{int(row['kv_tokens']):,} KV tokens" if row.get("kv_tokens") is not None else row.get("error_kind") or ""
-        progress.update(current["task"], description=progress.tasks[-1].description.rsplit(" · ", 1)[0]
-                        + f" · {row['status']} {kv} ({row['wall_s']:.0f} s)", total=1, completed=1)
+        where = f" [GPU {row['gpu_indices']}]" if row.get("gpu_indices") else ""
+        key = (result.point.point_id, result.point.repeat)
+        if key not in tasks:  # a point that never reported its start (a Ray task lost early)
+            on_start(result.point, 0, None)
+        task, label = tasks.pop(key)
+        progress.update(task, description=f"  {label}{where} · {row['status']} {kv} ({row['wall_s'] or 0:.0f} s)",
+                        total=1, completed=1)
         progress.advance(overall)
 
     with progress:
@@ -107,7 +116,9 @@ def register(subparsers) -> None:
         "run", help="launch every sweep point as a real server; write the results CSV",
         description="Run the scenario's sweep point by point and write results/<scenario>/<run_id>/results.csv "
                     "(one row per point, flushed as each ends), logs/ and run.json.",
-        epilog="example: python -m harness run scenarios/cpu_tiny.yaml --engines vllm --stop-after kv",
+        epilog="examples:\n  python -m harness run scenarios/cpu_tiny.yaml --engines vllm --stop-after kv\n"
+               "  python -m harness run scenarios/24g_8b.yaml --gpus 0,1,2,3\n"
+               "  python -m harness run scenarios/24g_8b.yaml --executor ray --ray-address auto",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("scenario", help="scenario YAML file")
@@ -122,4 +133,12 @@ def register(subparsers) -> None:
     parser.add_argument("--wait-for-idle-gpu", type=float, default=0.0, metavar="S",
                         help="wait up to S seconds for a busy GPU to become idle (default: refuse at once)")
     parser.add_argument("--keep-work-dirs", action="store_true", help="keep each point's TMPDIR and caches")
+    parser.add_argument("--gpus", metavar="LIST",
+                        help="GPUs to run points on in parallel, one engine per GPU, e.g. 0,1,2,3 or 0-3 "
+                             "(default: all visible GPUs; one point at a time on a host without GPUs)")
+    parser.add_argument("--executor", choices=EXECUTORS, default="local",
+                        help="local: this machine's GPUs (default); ray: each point a Ray task on a Ray cluster "
+                             "(pip install 'kv-budget-harness[ray]')")
+    parser.add_argument("--ray-address", metavar="auto|HOST:PORT",
+                        help="Ray cluster to join (default: RAY_ADDRESS, else a local Ray instance)")
     parser.set_defaults(func=_run)

@@ -1,0 +1,269 @@
+"""Local parallel executor: GPU slots, one engine per GPU, TP points, dying workers, and a
+whole sweep of the stand-in engine on two fake GPUs (no NVML here: `--gpus 0,1` means two
+slots with CUDA_VISIBLE_DEVICES set, the memory protocol skipped)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.errors import InputError
+from harness.executors import LocalGpuExecutor, make_executor
+from harness.executors.slots import GpuPool, default_gpus, gpu_env, gpus_needed, parse_gpus
+from harness.gpu import GpuBusyError
+from harness.results.io import read_results
+from harness.run import PointJob, RunOptions, SequentialExecutor, run_scenario
+from harness.sweep import RunPoint
+from tests.executor_helpers import (
+    RECORD_DIR_ENV,
+    assert_one_point_per_gpu,
+    engine_saw,
+    fake_run_point,
+    max_overlap,
+    recording_run_point,
+    records,
+    standin_sweep,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def models_in_tmp(tmp_path, monkeypatch):
+    monkeypatch.setenv("KV_HARNESS_MODELS_DIR", str(tmp_path / "models"))
+
+
+@pytest.fixture
+def record_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "records"
+    folder.mkdir()
+    monkeypatch.setenv(RECORD_DIR_ENV, str(folder))
+    return folder
+
+
+def point(n: int, engine: str = "vllm", **args) -> RunPoint:
+    return RunPoint(scenario="s", engine=engine, engine_version=None, model="m", point_id=f"p{n}", repeat=0,
+                    args=args, knobs={})
+
+
+def job(tmp_path) -> PointJob:
+    return PointJob(run_id="r", run_dir=tmp_path / "run", envs={}, model_path="m", stop_after="kv", timeout_s=5,
+                    wait_for_idle_gpu_s=0, keep_work_dirs=False, device="cpu")
+
+
+# --- slots -----------------------------------------------------------------------------------------
+
+def test_gpus_needed_counts_tensor_pipeline_and_data_parallel():
+    assert gpus_needed(point(1)) == 1
+    assert gpus_needed(point(1, tensor_parallel_size=4)) == 4
+    assert gpus_needed(point(1, tensor_parallel_size=2, pipeline_parallel_size=2)) == 4
+    assert gpus_needed(point(1, **{"--tensor-parallel-size": "2"})) == 2  # verbatim pass-through
+    assert gpus_needed(point(1, "sglang", tp_size=2)) == 2
+    assert gpus_needed(point(1, "sglang", tp_size=2, dp_size=2)) == 4
+    assert gpus_needed(point(1, "sglang", tp_size=2, dp_size=2, enable_dp_attention=True)) == 2
+    assert gpus_needed(point(1, tensor_parallel_size=None)) == 1
+    with pytest.raises(InputError, match="p1: tensor_parallel_size='two'"):
+        gpus_needed(point(1, tensor_parallel_size="two"))
+
+
+def test_parse_gpus():
+    assert parse_gpus("0,1,3") == [0, 1, 3]
+    assert parse_gpus("0-3") == [0, 1, 2, 3]
+    assert parse_gpus(" 2, 0 ") == [2, 0]
+    with pytest.raises(InputError, match="GPU 1 given twice; one engine per GPU"):
+        parse_gpus("0,1,1")
+    with pytest.raises(InputError, match="'x' is not a GPU index"):
+        parse_gpus("0,x")
+
+
+def test_default_gpus_follow_cuda_visible_devices(monkeypatch):
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    assert default_gpus(4) == [0, 1, 2, 3]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,1")
+    assert default_gpus(4) == [3, 1]
+    assert default_gpus(4, visible="2,3") == [2, 3]
+    with pytest.raises(InputError, match="no GPU 5 on this host"):
+        default_gpus(4, visible="5")
+    with pytest.raises(InputError, match="by UUID"):
+        default_gpus(4, visible="GPU-8a2b")
+
+
+def test_pool_takes_in_order_and_retires():
+    pool = GpuPool([3, 1, 2])
+    assert pool.take(2) == [3, 1]
+    assert pool.take(2) is None
+    pool.give([3])
+    assert pool.take(2) == [3, 2]
+    pool.retire([2])
+    pool.give([3, 2, 1])
+    assert pool.free == [3, 1] and pool.usable == 2
+    assert gpu_env([0, 1]) == {"CUDA_VISIBLE_DEVICES": "0,1", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+
+
+# --- scheduling with a fake run function (no engine) ------------------------------------------------
+
+def test_one_point_per_gpu_and_tp_point_holds_both(tmp_path, record_dir):
+    points = [point(1), point(2), point(3, tensor_parallel_size=2), point(4), point(5)]
+    phases = []
+
+    def on_start(p, index, total):
+        assert total == 5 and points[index] is p
+        return lambda phase: phases.append((p.point_id, phase))
+
+    executor = LocalGpuExecutor([0, 1], run_fn=fake_run_point)
+    results = list(executor.run(points, job(tmp_path), on_start))
+    assert sorted(r.row["point_id"] for r in results) == ["p1", "p2", "p3", "p4", "p5"]
+    assert {r.row["status"] for r in results} == {"ok"}
+    entries = records(record_dir)
+    assert_one_point_per_gpu(entries)
+    assert max_overlap([(e["t0"], e["t1"]) for e in entries]) == 2  # it did run in parallel
+    tp = next(e for e in entries if e["point_id"] == "p3")
+    assert tp["gpus"] == [0, 1] and tp["cvd"] == "0,1"
+    assert all(e["cvd"] == ",".join(map(str, e["gpus"])) for e in entries)
+    assert len({e["pid"] for e in entries}) == 5  # a fresh worker per point
+    by_id = {r.row["point_id"]: r.row for r in results}
+    assert by_id["p3"]["gpu_indices"] == "0,1"
+    assert by_id["p1"]["node"] == socket.gethostname()
+    assert sorted(phases) == sorted((f"p{i}", "loading") for i in range(1, 6))
+
+
+def test_dead_worker_costs_only_its_point(tmp_path, record_dir):
+    points = [point(1), point(2, die=True), point(3, **{"raise": True}), point(4)]
+    results = {r.row["point_id"]: r.row for r in LocalGpuExecutor([0, 1], run_fn=fake_run_point).run(points, job(tmp_path))}
+    assert set(results) == {"p1", "p2", "p3", "p4"}
+    assert results["p1"]["status"] == results["p4"]["status"] == "ok"
+    died = results["p2"]
+    assert (died["status"], died["error_kind"]) == ("harness_error", "worker_died")
+    assert "killed by signal SIGKILL" in died["error_message"]
+    assert results["p3"]["error_kind"] == "harness_exception" and "RuntimeError: boom" in results["p3"]["error_message"]
+
+
+def test_busy_gpu_is_retired_and_points_move_to_the_others(tmp_path, record_dir, caplog):
+    points = [point(i, busy_on=1, hold_s=0.05) for i in range(1, 5)]
+    results = list(LocalGpuExecutor([0, 1], run_fn=fake_run_point).run(points, job(tmp_path)))
+    assert len(results) == 4 and {r.row["gpu_indices"] for r in results} == {"0"}
+    assert "GPU 1 busy: taken out of this sweep" in caplog.text
+
+
+def test_every_gpu_busy_ends_the_run_like_a_sequential_one(tmp_path, record_dir):
+    points = [point(1, busy_on=0), point(2, busy_on=0)]
+    with pytest.raises(GpuBusyError, match="GPU 0 has 9000 MiB in use; 2 points left unrun"):
+        list(LocalGpuExecutor([0], run_fn=fake_run_point).run(points, job(tmp_path)))
+
+
+def test_tp_point_wider_than_the_gpus_is_refused_before_the_run(tmp_path):
+    executor = LocalGpuExecutor([0, 1])
+    with pytest.raises(InputError, match="point p2 needs 4 GPUs .* the run has 2 \\(0,1\\); pass more with --gpus"):
+        executor.check([point(1), point(2, tensor_parallel_size=4)])
+
+
+def test_make_executor_defaults(monkeypatch):
+    monkeypatch.setattr("harness.executors.visible_gpu_count", lambda: 0)
+    assert isinstance(make_executor("local", None), SequentialExecutor)  # no GPU, no --gpus: one slot
+    fake = make_executor("local", "0,1")
+    assert isinstance(fake, LocalGpuExecutor) and fake.gpus == [0, 1] and not fake.real_gpus
+    monkeypatch.setattr("harness.executors.visible_gpu_count", lambda: 2)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    assert make_executor("local", None).gpus == [0, 1]
+    with pytest.raises(InputError, match="no GPU 2 on this host"):
+        make_executor("local", "1,2")
+    with pytest.raises(InputError, match="--gpus is for the local executor"):
+        make_executor("ray", "0,1")
+
+
+# --- a whole sweep of the stand-in engine -----------------------------------------------------------
+
+def test_sweep_on_two_fake_gpus(tmp_path, record_dir):
+    scenario, seen = standin_sweep(tmp_path)
+    executor = LocalGpuExecutor([0, 1], run_fn=recording_run_point, real_gpus=False)
+    result = run_scenario(scenario, RunOptions(out=tmp_path / "run", executor=executor))
+    frame = read_results(tmp_path / "run" / "results.csv")
+    assert len(frame) == 6 and set(frame["status"]) == {"ok"}
+    assert set(frame["kv_tokens"]) == {4_194_304}
+    entries = records(record_dir)
+    assert_one_point_per_gpu(entries)
+    assert max_overlap([(e["t0"], e["t1"]) for e in entries]) == 2
+    # What the engine itself saw, against the row and the slot the executor gave it.
+    by_value = frame.set_index(frame["max_num_batched_tokens"].astype(int))
+    saw = engine_saw(seen)
+    for value, starts in saw.items():
+        assert len(starts) == 1
+        assert starts[0]["CUDA_VISIBLE_DEVICES"] == by_value.loc[value, "gpu_indices"]
+        assert starts[0]["CUDA_DEVICE_ORDER"] == "PCI_BUS_ID"
+    assert saw[6][0]["CUDA_VISIBLE_DEVICES"] == "0,1"
+    assert set(frame["gpu_indices"]) == {"0", "1", "0,1"}
+    assert set(frame["node"]) == {socket.gethostname()}
+    for log_path in frame["log_path"]:
+        assert (tmp_path / "run" / log_path).stat().st_size > 0
+    assert result.warnings == ["no NVIDIA GPU: --gpus gives 2 parallel slots, each with its own "
+                               "CUDA_VISIBLE_DEVICES; GPU idle/release checks skipped"]
+
+
+def test_killed_worker_gives_harness_error_and_resume_completes(tmp_path, record_dir):
+    scenario, seen = standin_sweep(tmp_path, values=(1, 2, 3, 4), tp2_value=0, speed=20)
+
+    def kill_the_worker_of_point_2():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            started = list((seen / "2").glob("[0-9]*.json"))
+            if started:
+                import json
+
+                os.kill(json.loads(started[0].read_text())["ppid"], signal.SIGKILL)  # the engine's parent: the worker
+                return
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill_the_worker_of_point_2)
+    killer.start()
+    run_dir = tmp_path / "run"
+    run_scenario(scenario, RunOptions(out=run_dir, executor=LocalGpuExecutor([0, 1], real_gpus=False)))
+    killer.join()
+    frame = read_results(run_dir / "results.csv").set_index("max_num_batched_tokens")
+    assert len(frame) == 4
+    assert (frame.loc[2, "status"], frame.loc[2, "error_kind"]) == ("harness_error", "worker_died")
+    assert [frame.loc[v, "status"] for v in (1, 3, 4)] == ["ok"] * 3
+    # the engine the dead worker had started got SIGTERM through its parent-death signal
+    engine_pid = engine_saw(seen)[2][0]["pid"]
+    deadline = time.monotonic() + 15
+    while _alive(engine_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(engine_pid)
+
+    before = frame["started_at"]
+    run_scenario(scenario, RunOptions(resume=run_dir, executor=LocalGpuExecutor([0, 1], real_gpus=False)))
+    after = read_results(run_dir / "results.csv").set_index("max_num_batched_tokens")
+    assert len(after) == 4 and set(after["status"]) == {"ok"}
+    assert len(engine_saw(seen)[2]) == 2 and all(len(engine_saw(seen)[v]) == 1 for v in (1, 3, 4))
+    assert all(after.loc[v, "started_at"] == before[v] for v in (1, 3, 4))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def test_cli_gpus_flag(tmp_path):
+    scenario, seen = standin_sweep(tmp_path, values=(1, 2, 3), tp2_value=3, speed=60)
+    env = {**os.environ, "KV_HARNESS_MODELS_DIR": str(tmp_path / "models")}
+    cmd = [sys.executable, "-m", "harness", "run", str(scenario), "--gpus", "0,1", "--out", str(tmp_path / "run")]
+    done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    frame = read_results(tmp_path / "run" / "results.csv")
+    assert len(frame) == 3 and set(frame["status"]) == {"ok"}
+    assert "0,1" in set(frame["gpu_indices"])
+    wide = subprocess.run(cmd[:-2] + ["--gpus", "0", "--out", str(tmp_path / "run2")], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert wide.returncode == 2
+    assert wide.stderr.strip().splitlines()[-1].startswith("error: point ")
+    assert not (tmp_path / "run2").exists()
