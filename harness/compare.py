@@ -322,11 +322,12 @@ def compare_results(
         )
     labels = point_knobs(pd.concat([base, new], ignore_index=True))
     base_sides, new_sides = _sides(base), _sides(new)
-    points = []
-    for pid in _ordered_ids(base, new):
-        engine = (base_sides.get(pid) or new_sides.get(pid))[0]
-        points.append(_compare_point(pid, engine, labels.get(pid, {}), base_sides.get(pid, (None, None))[1],
-                                     new_sides.get(pid, (None, None))[1], limits, base_name, new_name))
+    engines = {**dict(zip(new["point_id"], new["engine"])), **dict(zip(base["point_id"], base["engine"]))}
+    points = [
+        _compare_point(pid, str(engines[pid]), labels.get(pid, {}), base_sides.get(pid), new_sides.get(pid),
+                       limits, base_name, new_name)
+        for pid in _ordered_ids(base, new)
+    ]
     return Comparison(base_info, new_info, limits, points, _machine_warnings(base_info, new_info))
 
 
@@ -371,14 +372,14 @@ def point_knobs(frame: pd.DataFrame) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _sides(frame: pd.DataFrame) -> dict[str, tuple[str, Side]]:
+def _sides(frame: pd.DataFrame) -> dict[str, Side]:
     sides = {}
     for pid, all_rows in frame.sort_values("repeat").groupby("point_id", sort=False):
         harness = all_rows[all_rows["status"] == "harness_error"]
         rows = all_rows[all_rows["status"] != "harness_error"]
         ok = rows[rows["status"] == "ok"]
         versions = sorted({str(v) for v in rows["engine_version"].dropna()})
-        sides[pid] = (str(all_rows["engine"].iloc[0]), Side(
+        sides[pid] = Side(
             repeats=[int(r) for r in rows["repeat"]],
             outcomes=[_outcome(s, k) for s, k in zip(rows["status"], rows["error_kind"])],
             messages=[str(m) for m in rows["error_message"].dropna()],
@@ -387,7 +388,7 @@ def _sides(frame: pd.DataFrame) -> dict[str, tuple[str, Side]]:
             engine_version=", ".join(versions) or None,
             harness_errors=[f"r{int(r)}: {m if isinstance(m, str) and m else 'harness_error'}"
                             for r, m in zip(harness["repeat"], harness["error_message"])],
-        ))
+        )
     return sides
 
 
