@@ -20,13 +20,14 @@ RECORD_DIR_ENV = "KVH_TEST_RECORD_DIR"
 OK_TIMED = OK_LOG.with_suffix(".tlog")
 
 
-def _record(entry: dict) -> None:
-    folder = Path(os.environ[RECORD_DIR_ENV])
+def _record(entry: dict, folder: str | None = None) -> None:
+    folder = Path(folder or os.environ[RECORD_DIR_ENV])
     (folder / f"{uuid.uuid4().hex}.json").write_text(json.dumps(entry))
 
 
-def recording_run_point(point, job, gpus=None, on_phase=None, extra_env=None):
-    """The real run_point, with the interval it held its GPUs written down."""
+def recording_run_point(point, job, gpus=None, on_phase=None, extra_env=None, record_dir: str | None = None):
+    """The real run_point, with the interval it held its GPUs written down (to record_dir, else
+    $KVH_TEST_RECORD_DIR; Ray workers do not see env vars set after the cluster started)."""
     from harness.run import run_point
 
     t0 = time.time()
@@ -35,7 +36,7 @@ def recording_run_point(point, job, gpus=None, on_phase=None, extra_env=None):
     finally:
         _record({"point_id": point.point_id, "repeat": point.repeat, "gpus": list(gpus or []),
                  "cvd": (extra_env or {}).get("CUDA_VISIBLE_DEVICES"), "t0": t0, "t1": time.time(),
-                 "pid": os.getpid()})
+                 "pid": os.getpid()}, record_dir)
 
 
 def fake_run_point(point, job, gpus=None, on_phase=None, extra_env=None):

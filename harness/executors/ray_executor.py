@@ -190,11 +190,12 @@ class RayExecutor:
         from ray.util.queue import Empty, Queue
 
         progress = Queue(actor_options={"num_cpus": 0})
-        task = ray.remote(ray_point).options(max_retries=0, num_cpus=self.num_cpus)
+        task = ray.remote(ray_point)
         pending = {}
         for index, point in enumerate(points):
-            ref = task.options(num_gpus=gpus_needed(point), name=f"kvh-{point.point_id}-{point.repeat}").remote(
-                point, job, self.run_fn, progress, index)
+            # max_retries=0: a lost task becomes a harness_error row that --resume re-runs, not a silent re-run.
+            ref = task.options(num_gpus=gpus_needed(point), num_cpus=self.num_cpus, max_retries=0,
+                               name=f"kvh-{point.point_id}-{point.repeat}").remote(point, job, self.run_fn, progress, index)
             pending[ref] = (index, point)
         starts: dict[int, dict] = {}
         phases: dict[int, Callable | None] = {}

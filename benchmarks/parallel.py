@@ -1,0 +1,65 @@
+"""Parallel sweep speed-up: the same stand-in sweep run sequentially and on N fake GPUs.
+
+    python benchmarks/parallel.py [--points 6] [--gpus 2] [--speed 20]
+
+Each point is the stand-in engine replaying a real vLLM startup log at `--speed` times
+real time (about 3.5 s a point at 20x); without NVML, `--gpus N` gives N slots that get
+their own CUDA_VISIBLE_DEVICES. Target: parallel / sequential ≈ 1/N (about 0.5 on 2 GPUs)
+plus the per-point harness overhead, which does not shrink.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from harness.executors import LocalGpuExecutor  # noqa: E402
+from harness.results.io import read_results  # noqa: E402
+from harness.run import RunOptions, SequentialExecutor, run_scenario  # noqa: E402
+from tests.fake_env import OK_LOG, make_fake_env, scenario_yaml  # noqa: E402
+
+
+def timed_run(scenario: Path, out: Path, executor) -> float:
+    t0 = time.monotonic()
+    run_scenario(scenario, RunOptions(out=out, executor=executor))
+    elapsed = time.monotonic() - t0
+    frame = read_results(out / "results.csv")
+    if set(frame["status"]) != {"ok"}:
+        raise SystemExit(f"{out}: not every point ok: {sorted(frame['status'])}")
+    return elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--points", type=int, default=6)
+    parser.add_argument("--gpus", type=int, default=2)
+    parser.add_argument("--speed", type=float, default=20.0, help="replay speed of the recorded log")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="kvh-bench-") as tmp:
+        root = Path(tmp)
+        os.environ.setdefault("KV_HARNESS_MODELS_DIR", str(root / "models"))
+        values = list(range(1, args.points + 1))
+        timed_log = OK_LOG.with_suffix(".tlog")
+        python = make_fake_env(root / "env", {v: ["--log", str(timed_log), "--speed", str(args.speed)] for v in values})
+        scenario = root / "s.yaml"
+        scenario.write_text(scenario_yaml(python, values, timeout_s=120))
+
+        sequential = timed_run(scenario, root / "seq", SequentialExecutor())
+        parallel = timed_run(scenario, root / "par", LocalGpuExecutor(list(range(args.gpus)), real_gpus=False))
+
+    print(f"{args.points} points, stand-in at {args.speed:g}x, {os.cpu_count()} CPUs")
+    print(f"sequential:         {sequential:6.1f} s")
+    print(f"parallel ({args.gpus} GPUs):  {parallel:6.1f} s")
+    print(f"ratio parallel/sequential: {parallel / sequential:.2f} (ideal {1 / args.gpus:.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
