@@ -163,11 +163,14 @@ def run_logged(argv: Sequence[str], env: dict[str, str] | None, log_path: Path) 
     with open(log_path, "a") as fh:
         fh.write(f"$ {' '.join(argv)}\n")
         fh.flush()
-        proc = subprocess.run(list(argv), env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True, check=False)
-        fh.write(proc.stdout)
+        start = fh.tell()
+        # Straight into the log (not a pipe), so `tail -f` on it shows a long install as it goes.
+        proc = subprocess.run(list(argv), env=full_env, stdout=fh, stderr=subprocess.STDOUT, check=False)
     if proc.returncode != 0:
-        line, missing = summarize_failure(proc.stdout)
+        with open(log_path, errors="replace") as fh:
+            fh.seek(start)
+            output = fh.read()
+        line, missing = summarize_failure(output)
         if missing:
             raise InputError(line)
         raise HarnessError(f"{Path(argv[0]).name} failed: {line} (full log: {log_path})", exit_code=EXIT_HARNESS)

@@ -190,6 +190,7 @@ def install_env(engine: str, version: str, cache_dir: Path | None = None, *, cpu
         check_network(inst.sources, recipe.package)
         log_path = root / f"{name}.install.log"
         log_path.write_text(f"# {recipe.requirement} into {env_dir} with {inst.kind}\n")
+        progress(f"{name}: installing {recipe.requirement} (log: {log_path})")
         started = time.monotonic()
         try:
             info = _build(recipe, env_dir, inst, base_python or _base_interpreter(), log_path, progress)
