@@ -6,7 +6,6 @@ import json
 import math
 from pathlib import Path
 
-import pytest
 
 from harness.cli import main
 from harness.commands.predict import predict_scenario

@@ -149,7 +149,8 @@ def choose_fit(fits: list[GroupFit], engine: str, engine_version: str | None,
                gpu_total_mib: float | None) -> GroupFit | None:
     """The fit for a point: same engine (and version when both say), nearest card, most rows."""
     wanted = _base_version(engine_version)
-    same = [f for f in fits if f.engine == engine and (not wanted or not f.engine_version or f.engine_version == wanted)]
+    same = [f for f in fits
+            if f.engine == engine and (not wanted or not f.engine_version or f.engine_version == wanted)]
     if not same:
         return None
     if gpu_total_mib is not None:

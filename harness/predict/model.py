@@ -176,7 +176,8 @@ def kv_element_bytes(kv_cache_dtype: str | None, model_dtype: str) -> int:
         return DTYPE_BYTES[model_dtype]
     key = str(kv_cache_dtype).lower()
     if key not in DTYPE_BYTES:
-        raise InputError(f"kv_cache_dtype {kv_cache_dtype!r} is not supported by the predictor (auto, bfloat16, float16, fp8*)")
+        raise InputError(f"kv_cache_dtype {kv_cache_dtype!r} is not supported by the predictor "
+                         "(auto, bfloat16, float16, fp8*)")
     return DTYPE_BYTES[key]
 
 
@@ -213,7 +214,8 @@ def model_from_config(cfg: dict[str, Any], name: str, source: str) -> ModelDescr
         heads = int(cfg["num_attention_heads"])
         layers = int(cfg["num_hidden_layers"])
     except KeyError as exc:
-        raise InputError(f"{source}: config.json has no {exc.args[0]!r}; the predictor needs a decoder-only transformer config") from None
+        raise InputError(f"{source}: config.json has no {exc.args[0]!r}; "
+                         "the predictor needs a decoder-only transformer config") from None
     kv_heads = int(cfg.get("num_key_value_heads") or heads)
     head_dim = int(cfg.get("head_dim") or hidden // heads)
     dtype_raw = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16").replace("torch.", "")

@@ -193,7 +193,8 @@ def _predict_vllm(p: Prediction, args: dict[str, Any], env: dict[str, str], mode
             overhead = (calibration.other_gib + calibration.per_batched_token_gib * mnbt) * GiB
             p.estimates["fitted"] = Estimate(overhead / GiB, f"{calibration.source}: "
                                              f"{calibration.other_gib:.3f} GiB + "
-                                             f"{calibration.per_batched_token_gib * 1024:.4f} MiB x max_num_batched_tokens")
+                                             f"{calibration.per_batched_token_gib * 1024:.4f} MiB "
+                                             "x max_num_batched_tokens")
         else:
             other = vf.OTHER_GIB_ESTIMATE * GiB
             act = vf.activation_estimate_bytes(model, mnbt, min(mns, mnbt), tp, DTYPE_BYTES[dtype])
@@ -245,7 +246,8 @@ def _predict_vllm(p: Prediction, args: dict[str, Any], env: dict[str, str], mode
     if kv.error is not None:
         p.kv_tokens = 0
         p.will_start = False
-        p.reason = kv.error + (f" (at the upper bound it would start: {up.kv_tokens} tokens)" if up.error is None else "")
+        at_upper = f" (at the upper bound it would start: {up.kv_tokens} tokens)" if up.error is None else ""
+        p.reason = kv.error + at_upper
     else:
         p.kv_tokens = kv.kv_tokens
         if p.will_start is None:
@@ -357,7 +359,8 @@ def _sglang_pool(p: Prediction, upper_rest: float, best_rest: float, cell: int, 
                  max_total: int | None, mrr_arg: int | None, f: float, g1: tuple[float, float] | None) -> Prediction:
     if math.isinf(best_rest):
         tokens = max_total // page * page
-        up = best = sg.Pool(tokens * cell, tokens, sg.resolve_max_num_reqs(tokens, context_len, mrr_arg) if tokens > 0 else 0,
+        mrr = sg.resolve_max_num_reqs(tokens, context_len, mrr_arg) if tokens > 0 else 0
+        up = best = sg.Pool(tokens * cell, tokens, mrr,
                             min(context_len - 1, tokens - 1), min(context_len - 1, tokens - 1) - 5,
                             error=None if tokens > 0 else "G2: Not enough memory.")
     else:

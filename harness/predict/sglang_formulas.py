@@ -49,7 +49,8 @@ def decode_graph_bs(max_bs: int, disable_padding: bool = False) -> list[int]:
     if disable_padding:
         sizes = list(range(1, max_bs + 1))
     else:
-        sizes = [1, 2, 4, 8, 12] + list(range(16, 257, 8)) + list(range(272, 512, 16)) + list(range(512, max_bs + 1, 32))
+        sizes = ([1, 2, 4, 8, 12] + list(range(16, 257, 8)) + list(range(272, 512, 16))
+                 + list(range(512, max_bs + 1, 32)))
     sizes = [s for s in sizes if s <= max_bs]
     if max_bs not in sizes:
         sizes.append(max_bs)
@@ -221,7 +222,8 @@ def size_pool(rest_gib: float, cell_size: int, context_len: int, page_size: int 
         if capped != tokens:
             tokens = capped // page_size * page_size
     if tokens <= 0:
-        return Pool(budget, tokens, 0, 0, 0, error="G2: Not enough memory. Please try to increase --mem-fraction-static.",
+        return Pool(budget, tokens, 0, 0, 0,
+                    error="G2: Not enough memory. Please try to increase --mem-fraction-static.",
                     notes=notes)
     mrr = resolve_max_num_reqs(tokens, context_len, max_running_requests)
     max_req_len = min(context_len - 1, tokens - 1)  # tp_worker.py:545-553
