@@ -267,3 +267,65 @@ def test_cli_gpus_flag(tmp_path):
     assert wide.returncode == 2
     assert wide.stderr.strip().splitlines()[-1].startswith("error: point ")
     assert not (tmp_path / "run2").exists()
+
+
+def test_mixed_gpu_sizes_warn_about_sglang(tmp_path):
+    from harness.gpu import GpuState
+
+    host = [GpuState(0, "L4", 23034, 0, "550"), GpuState(1, "H100", 81559, 0, "550")]
+    executor = LocalGpuExecutor([1], host_gpus=lambda: host)
+    assert executor.check([point(1)]) == []  # vLLM sizes from the card it runs on
+    (warning,) = executor.check([point(1, "sglang")])
+    assert warning.startswith("this host mixes GPU sizes (GPU 0 22 GiB, GPU 1 80 GiB): SGLang reads total GPU "
+                              "memory as the smallest on the host (22 GiB, GPU 0)")
+    same = LocalGpuExecutor([0, 1], host_gpus=lambda: [host[1], GpuState(0, "H100", 81559, 0, "550")])
+    assert same.check([point(1, "sglang")]) == []
+
+
+def _descendants(root: int) -> set[int]:
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                continue
+    found, frontier = set(), {root}
+    while frontier:
+        frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - found
+        found |= frontier
+    return found
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_harness_killed_mid_parallel_sweep_leaves_nothing_and_resume_completes(tmp_path, sig):
+    values = (1, 2, 3, 4, 5, 6)
+    scenario, seen = standin_sweep(tmp_path, values=values, tp2_value=0, speed=20)
+    run_dir = tmp_path / "run"
+    env = {**os.environ, "KV_HARNESS_MODELS_DIR": str(tmp_path / "models")}
+    cmd = [sys.executable, "-m", "harness", "run", str(scenario), "--gpus", "0,1", "--out", str(run_dir)]
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:  # two rows written, two more engines running
+        rows = len(read_results(run_dir / "results.csv")) if (run_dir / "results.csv").exists() else 0
+        if rows >= 2 and sum(len(v) for v in engine_saw(seen).values()) >= 4:
+            break
+        time.sleep(0.1)
+    family = _descendants(proc.pid)  # the forkserver, the workers and their engines
+    assert len(family) >= 5
+    proc.send_signal(sig)
+    proc.wait(timeout=60)
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in family) and time.monotonic() < deadline:
+        time.sleep(0.1)  # after SIGKILL: forkserver sees its parent gone, workers get their parent-death signal
+    assert [pid for pid in family if _alive(pid)] == []
+    finished = read_results(run_dir / "results.csv")
+    assert 2 <= len(finished) < 6 and set(finished["status"]) == {"ok"}
+
+    resumed = subprocess.run(cmd[:-2] + ["--resume", str(run_dir)], cwd=REPO, env=env, capture_output=True,
+                             text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    complete = read_results(run_dir / "results.csv")
+    assert len(complete) == 6 and set(complete["status"]) == {"ok"}
+    before = finished.set_index("point_id")["started_at"]
+    assert all(complete.set_index("point_id")["started_at"][pid] == before[pid] for pid in before.index)

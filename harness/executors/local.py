@@ -29,8 +29,8 @@ from typing import Callable, Iterator
 
 from harness.errors import InputError
 from harness.executors.common import failed_result, now_iso
-from harness.executors.slots import GpuPool, gpu_env, gpus_needed
-from harness.gpu import GpuBusyError
+from harness.executors.slots import GpuPool, gpu_env, gpus_needed, sglang_gpu_warning
+from harness.gpu import GpuBusyError, GpuState, nvml_reader, visible_gpu_count
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +93,12 @@ def _worker_main(conn, run_fn, point, job, gpus, extra_env, log_level: int, envi
         conn.close()
 
 
+def _nvml_host_gpus() -> list[GpuState]:
+    """Every GPU on the host, visible to us or not (what nvidia-smi, and so SGLang, sees)."""
+    read = nvml_reader()
+    return [read(i) for i in range(visible_gpu_count())] if read else []
+
+
 @dataclass
 class _Running:
     index: int
@@ -112,7 +118,8 @@ class LocalGpuExecutor:
     """Run points in parallel, one engine per GPU of `gpus` (NVML indices or, without NVML, plain slots)."""
 
     def __init__(self, gpus: list[int], run_fn: Callable | None = None, start_method: str | None = None,
-                 stop_grace_s: float = STOP_GRACE_S, real_gpus: bool = True):
+                 stop_grace_s: float = STOP_GRACE_S, real_gpus: bool = True,
+                 host_gpus: Callable[[], list[GpuState]] | None = None):
         if not gpus:
             raise InputError("--gpus: no GPU to run on")
         self.gpus = list(gpus)
@@ -126,6 +133,7 @@ class LocalGpuExecutor:
             self.context.set_forkserver_preload(preload)
         self.stop_grace_s = stop_grace_s
         self.real_gpus = real_gpus
+        self.host_gpus = host_gpus or (_nvml_host_gpus if real_gpus else list)
 
     def describe(self) -> dict:
         return {"kind": "local", "gpus": self.gpus, "nvml": self.real_gpus}
@@ -139,6 +147,9 @@ class LocalGpuExecutor:
         if not self.real_gpus and len(self.gpus) > 1:
             warnings.append(f"no NVIDIA GPU: --gpus gives {len(self.gpus)} parallel slots, each with its own "
                             "CUDA_VISIBLE_DEVICES; GPU idle/release checks skipped")
+        mixed = sglang_gpu_warning(points, self.host_gpus())
+        if mixed:
+            warnings.append(mixed)
         return warnings
 
     def run(self, points, job, on_point_start=None) -> Iterator:

@@ -127,3 +127,19 @@ class GpuPool:
         """Take GPUs out of the sweep (found busy): no further point is placed on them."""
         self.retired.update(gpus)
         self.free = [g for g in self.free if g not in self.retired]
+
+
+def sglang_gpu_warning(points, host_gpus: list) -> str | None:
+    """SGLang sizes its defaults from the smallest GPU nvidia-smi lists, ignoring
+    CUDA_VISIBLE_DEVICES (ENGINES.md 2.6): on a host with mixed cards say so, once."""
+    if not host_gpus or not any(p.engine == "sglang" for p in points):
+        return None
+    sizes = {round(g.total_mib) for g in host_gpus}
+    if len(sizes) < 2:
+        return None
+    smallest = min(host_gpus, key=lambda g: g.total_mib)
+    listed = ", ".join(f"GPU {g.index} {g.total_mib / 1024:.0f} GiB" for g in host_gpus)
+    return (f"this host mixes GPU sizes ({listed}): SGLang reads total GPU memory as the smallest on the host "
+            f"({smallest.total_mib / 1024:.0f} GiB, GPU {smallest.index}) whichever GPU it runs on, so its defaults "
+            "on the larger cards are those of the smallest")
+
