@@ -66,6 +66,8 @@ def test_sweep_on_two_logical_gpus(ray_cluster, tmp_path):
     for value, starts in saw.items():
         assert len(starts) == 1
         assert starts[0]["CUDA_VISIBLE_DEVICES"] == by_value.loc[value, "gpu_indices"]
+        # not Ray's per-task OMP_NUM_THREADS=1: the engine starts as it would locally
+        assert starts[0]["OMP_NUM_THREADS"] == os.environ.get("OMP_NUM_THREADS")
     assert by_value.loc[6, "gpu_indices"] == "0,1"  # the TP=2 point held both
     assert set(frame["gpu_indices"]) == {"0", "1", "0,1"}
     assert set(frame["node"]) == {socket.gethostname()}

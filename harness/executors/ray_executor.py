@@ -15,8 +15,11 @@ a run starts.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
+import math
+import os
 import shutil
 import socket
 import tempfile
@@ -77,7 +80,23 @@ def _on_this_node(point, job, work_root: Path, node: str):
     return dataclasses.replace(job, run_dir=work_root, envs={**job.envs, point.engine: env}, device=device), None
 
 
-def ray_point(point, job, run_fn: Callable | None, progress, index: int) -> dict:
+@contextlib.contextmanager
+def _without_rays_omp_threads(num_cpus: float, driver_value: str | None):
+    """Ray sets OMP_NUM_THREADS to the task's num_cpus (1) when unset; the engine would inherit it
+    and start slower than in a local run. Hide Ray's value (only Ray's) for the task's length."""
+    ours = os.environ.get("OMP_NUM_THREADS")
+    rays = driver_value is None and ours == str(max(math.floor(num_cpus), 1))
+    if rays:
+        del os.environ["OMP_NUM_THREADS"]
+    try:
+        yield
+    finally:
+        if rays:
+            os.environ["OMP_NUM_THREADS"] = ours
+
+
+def ray_point(point, job, run_fn: Callable | None, progress, index: int, num_cpus: float = 1,
+              driver_omp: str | None = None) -> dict:
     """The body of one Ray task. Returns {"result", "log", "node", "gpus"} or {"error": (kind, message), ...}."""
     import ray
 
@@ -96,8 +115,9 @@ def ray_point(point, job, run_fn: Callable | None, progress, index: int) -> dict
             return {**reply, "error": problem}
         gpus = [int(g) if g.isdigit() else g for g in gpu_ids]
         try:
-            result = run_fn(point, local_job, gpus=gpus, extra_env=gpu_env(gpu_ids),
-                            on_phase=lambda phase: _tell(progress, ("phase", index, phase)))
+            with _without_rays_omp_threads(num_cpus, driver_omp):
+                result = run_fn(point, local_job, gpus=gpus, extra_env=gpu_env(gpu_ids),
+                                on_phase=lambda phase: _tell(progress, ("phase", index, phase)))
         except GpuBusyError as exc:
             return {**reply, "error": ("gpu_busy", f"node {node}: {exc}")}
         except Exception as exc:  # noqa: BLE001 - the point's harness_error row
@@ -195,7 +215,8 @@ class RayExecutor:
         for index, point in enumerate(points):
             # max_retries=0: a lost task becomes a harness_error row that --resume re-runs, not a silent re-run.
             ref = task.options(num_gpus=gpus_needed(point), num_cpus=self.num_cpus, max_retries=0,
-                               name=f"kvh-{point.point_id}-{point.repeat}").remote(point, job, self.run_fn, progress, index)
+                               name=f"kvh-{point.point_id}-{point.repeat}").remote(
+                point, job, self.run_fn, progress, index, self.num_cpus, os.environ.get("OMP_NUM_THREADS"))
             pending[ref] = (index, point)
         starts: dict[int, dict] = {}
         phases: dict[int, Callable | None] = {}
