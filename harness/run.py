@@ -37,6 +37,7 @@ GPU_MISMATCH_PCT = 5.0
 
 @dataclass
 class RunOptions:
+    engine_versions: dict[str, str] = field(default_factory=dict)  # override engines.<e>.version
     engines: list[str] | None = None
     points: list[str] | None = None
     out: Path | None = None  # the run folder; default results/<scenario>/<run_id>
@@ -167,6 +168,10 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
                  on_point_start: Callable[[RunPoint, int, int], Callable[[str], None] | None] | None = None,
                  on_point_end: Callable[[PointResult], None] | None = None) -> RunResult:
     scenario = load_scenario(scenario_path)
+    for engine, version in options.engine_versions.items():
+        if engine not in scenario.engines:
+            raise InputError(f"--engine-version {engine}={version}: no engine {engine!r} in this scenario")
+        scenario.engines[engine].version = version
     all_points = expand(scenario)
     points = select_points(all_points, options.engines, options.points)
     executor = options.executor or SequentialExecutor()

@@ -60,7 +60,12 @@ def _run(args: argparse.Namespace) -> int:
         from harness.commands.plan import _run as plan
 
         return plan(argparse.Namespace(scenario=args.scenario, json=False))
+    if args.baseline:
+        from harness.results.io import read_results
+
+        read_results(args.baseline)  # a bad baseline is bad input: say so before hours of sweeping
     options = RunOptions(
+        engine_versions=_engine_versions(args.engine_version),
         engines=args.engines.split(",") if args.engines else None,
         points=args.points.split(",") if args.points else None,
         out=args.out, resume=args.resume, stop_after=args.stop_after, timeout_s=args.timeout,
@@ -108,7 +113,26 @@ def _run(args: argparse.Namespace) -> int:
     if result.skipped:
         console.print(f"resumed: {result.skipped} points already had a row")
     out.print(f"results: {result.csv_path}")
+    if args.baseline:
+        from harness.commands.compare import compare_files
+        from harness.compare import render_text
+
+        comparison = compare_files(str(args.baseline), str(result.csv_path), args.tolerance_pct)
+        out.print(render_text(comparison), markup=False, highlight=False)
+        return comparison.exit_code
     return 0
+
+
+def _engine_versions(items: list[str] | None) -> dict[str, str]:
+    versions = {}
+    for item in items or []:
+        engine, sep, version = item.partition("=")
+        if not sep or not engine or not version:
+            from harness.errors import InputError
+
+            raise InputError(f"--engine-version {item!r}: expected ENGINE=VERSION, e.g. vllm=0.31.0")
+        versions[engine] = version
+    return versions
 
 
 def register(subparsers) -> None:
@@ -132,6 +156,12 @@ def register(subparsers) -> None:
     parser.add_argument("--install-missing", action="store_true", help="install missing engine environments first")
     parser.add_argument("--wait-for-idle-gpu", type=float, default=0.0, metavar="S",
                         help="wait up to S seconds for a busy GPU to become idle (default: refuse at once)")
+    parser.add_argument("--engine-version", action="append", metavar="ENGINE=VERSION",
+                        help="run another engine version than the scenario names (e.g. vllm=0.31.0); repeatable")
+    parser.add_argument("--baseline", type=Path, metavar="BASE_CSV",
+                        help="after the sweep, compare with this results CSV; exit 1 on a change (a CI gate)")
+    parser.add_argument("--tolerance-pct", type=float, default=1.0, metavar="P",
+                        help="with --baseline: KV changes within P%% are not a change (default 1)")
     parser.add_argument("--keep-work-dirs", action="store_true", help="keep each point's TMPDIR and caches")
     parser.add_argument("--gpus", metavar="LIST",
                         help="GPUs to run points on in parallel, one engine per GPU, e.g. 0,1,2,3 or 0-3 "
