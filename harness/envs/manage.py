@@ -85,7 +85,8 @@ def resolve_env(engine: str, version: str | None, python: str | None = None, cac
             raise HarnessError(f"{env_dir}: environment is broken (no bin/python); rebuild it: {cmd} --force")
         return env_from_marker(env_dir, info)
     if env_dir.exists():
-        raise HarnessError(f"{env_dir} is half-built (an interrupted install); rebuild it: {cmd}")
+        raise HarnessError(f"{env_dir} is half-built or from another harness format (no valid {MARKER}); "
+                           f"rebuild it: {cmd}")
     device = " (CPU build)" if cpu else ""
     raise HarnessError(f"no {engine} {version}{device} environment at {env_dir}; install it: {cmd}")
 
