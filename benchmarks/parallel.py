@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness.executors import LocalGpuExecutor  # noqa: E402
-from harness.results.io import read_results  # noqa: E402
-from harness.run import RunOptions, SequentialExecutor, run_scenario  # noqa: E402
-from tests.fake_env import OK_LOG, make_fake_env, scenario_yaml  # noqa: E402
+from harness.executors import LocalGpuExecutor
+from harness.results.io import read_results
+from harness.run import RunOptions, SequentialExecutor, run_scenario
+from tests.fake_env import OK_LOG, make_fake_env, scenario_yaml
 
 
 def timed_run(scenario: Path, out: Path, executor) -> float:

@@ -17,7 +17,13 @@ import pytest
 
 from harness.errors import InputError
 from harness.executors import LocalGpuExecutor, make_executor
-from harness.executors.slots import GpuPool, default_gpus, gpu_env, gpus_needed, parse_gpus
+from harness.executors.slots import (
+    GpuPool,
+    default_gpus,
+    gpu_env,
+    gpus_needed,
+    parse_gpus,
+)
 from harness.gpu import GpuBusyError
 from harness.results.io import read_results
 from harness.run import PointJob, RunOptions, SequentialExecutor, run_scenario
@@ -203,8 +209,8 @@ def test_sweep_on_two_fake_gpus(tmp_path, record_dir):
     assert set(frame["node"]) == {socket.gethostname()}
     for log_path in frame["log_path"]:
         assert (tmp_path / "run" / log_path).stat().st_size > 0
-    assert result.warnings == ["no NVIDIA GPU: --gpus gives 2 parallel slots, each with its own "
-                               "CUDA_VISIBLE_DEVICES; GPU idle/release checks skipped"]
+    assert result.warnings == [("no NVIDIA GPU: --gpus gives 2 parallel slots, each with its own "
+                                "CUDA_VISIBLE_DEVICES; GPU idle/release checks skipped")]
 
 
 def test_killed_worker_gives_harness_error_and_resume_completes(tmp_path, record_dir):
@@ -254,16 +260,16 @@ def _alive(pid: int) -> bool:
 
 
 def test_cli_gpus_flag(tmp_path):
-    scenario, seen = standin_sweep(tmp_path, values=(1, 2, 3), tp2_value=3, speed=60)
+    scenario, _ = standin_sweep(tmp_path, values=(1, 2, 3), tp2_value=3, speed=60)
     env = {**os.environ, "KV_HARNESS_MODELS_DIR": str(tmp_path / "models")}
     cmd = [sys.executable, "-m", "harness", "run", str(scenario), "--gpus", "0,1", "--out", str(tmp_path / "run")]
-    done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     frame = read_results(tmp_path / "run" / "results.csv")
     assert len(frame) == 3 and set(frame["status"]) == {"ok"}
     assert "0,1" in set(frame["gpu_indices"])
     wide = subprocess.run(cmd[:-2] + ["--gpus", "0", "--out", str(tmp_path / "run2")], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, check=False)
     assert wide.returncode == 2
     assert wide.stderr.strip().splitlines()[-1].startswith("error: point ")
     assert not (tmp_path / "run2").exists()
@@ -323,7 +329,7 @@ def test_harness_killed_mid_parallel_sweep_leaves_nothing_and_resume_completes(t
     assert 2 <= len(finished) < 6 and set(finished["status"]) == {"ok"}
 
     resumed = subprocess.run(cmd[:-2] + ["--resume", str(run_dir)], cwd=REPO, env=env, capture_output=True,
-                             text=True, timeout=120)
+                             text=True, timeout=120, check=False)
     assert resumed.returncode == 0, resumed.stderr
     complete = read_results(run_dir / "results.csv")
     assert len(complete) == 6 and set(complete["status"]) == {"ok"}

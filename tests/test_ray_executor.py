@@ -22,7 +22,14 @@ from harness.executors.ray_executor import RAY_MISSING, RayExecutor
 from harness.results.io import read_results
 from harness.run import PointJob, RunOptions, run_scenario
 from harness.sweep import RunPoint
-from tests.executor_helpers import assert_one_point_per_gpu, engine_saw, max_overlap, recording_run_point, records, standin_sweep
+from tests.executor_helpers import (
+    assert_one_point_per_gpu,
+    engine_saw,
+    max_overlap,
+    recording_run_point,
+    records,
+    standin_sweep,
+)
 
 
 @pytest.fixture(autouse=True)

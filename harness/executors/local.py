@@ -23,9 +23,9 @@ import os
 import signal
 import time
 import traceback
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_for
-from typing import Callable, Iterator
 
 from harness.errors import InputError
 from harness.executors.common import failed_result, now_iso
@@ -62,7 +62,7 @@ class _PipeLog(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             self.send(("log", (record.levelno, record.name, self.format(record))))
-        except Exception:  # noqa: BLE001 - the parent is gone; nothing to tell
+        except Exception:  # noqa: BLE001, S110 - the parent is gone: nowhere to log it
             pass
 
 

@@ -25,8 +25,8 @@ import socket
 import tempfile
 import time
 import traceback
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 from harness.errors import HarnessError, InputError
 from harness.executors.common import failed_result, now_iso
@@ -64,8 +64,8 @@ def _on_this_node(point, job, work_root: Path, node: str):
     env = job.envs[point.engine]
     if not Path(env.python).exists():
         if not getattr(env, "managed", True):
-            return None, ("env_missing", f"node {node}: engines.{point.engine}.python {env.python} does not exist "
-                                         "on this node (install the engine there at the same path)")
+            return None, ("env_missing", (f"node {node}: engines.{point.engine}.python {env.python} does not exist "
+                                          "on this node (install the engine there at the same path)"))
         try:
             from harness.envs import resolve_env
 
@@ -74,8 +74,8 @@ def _on_this_node(point, job, work_root: Path, node: str):
             return None, ("env_missing", f"node {node}: {exc}")
     model = Path(job.model_path)
     if model.is_absolute() and not model.exists():
-        return None, ("model_missing", f"node {node}: model files {model} are not on this node "
-                                       "(put the models dir on a shared filesystem, or build/download it there)")
+        return None, ("model_missing", (f"node {node}: model files {model} are not on this node "
+                                        "(put the models dir on a shared filesystem, or build/download it there)"))
     device = "cuda" if nvml_reader() is not None else "cpu"
     return dataclasses.replace(job, run_dir=work_root, envs={**job.envs, point.engine: env}, device=device), None
 
@@ -252,8 +252,8 @@ class RayExecutor:
             self._cancel(ray, list(pending))
             try:
                 ray.kill(progress.actor)
-            except Exception:  # noqa: BLE001
-                pass
+            except Exception as exc:  # noqa: BLE001 - gone with its node, or with Ray
+                log.debug("progress queue: %s", exc)
             self.close()
 
     def _collect(self, ray, ref, point, job, started: dict):
@@ -298,5 +298,5 @@ class RayExecutor:
             for ref in left:
                 try:
                     ray.cancel(ref, force=True)
-                except Exception:  # noqa: BLE001
-                    pass
+                except Exception as exc:  # noqa: BLE001 - finished meanwhile
+                    log.debug("cancel: %s", exc)
