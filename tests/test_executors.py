@@ -154,8 +154,11 @@ def test_dead_worker_costs_only_its_point(tmp_path, record_dir):
 
 def test_busy_gpu_is_retired_and_points_move_to_the_others(tmp_path, record_dir, caplog):
     points = [point(i, busy_on=1, hold_s=0.05) for i in range(1, 5)]
-    results = list(LocalGpuExecutor([0, 1], run_fn=fake_run_point).run(points, job(tmp_path)))
+    started = []
+    results = list(LocalGpuExecutor([0, 1], run_fn=fake_run_point).run(
+        points, job(tmp_path), lambda p, i, n: started.append(p.point_id)))
     assert len(results) == 4 and {r.row["gpu_indices"] for r in results} == {"0"}
+    assert sorted(started) == ["p1", "p2", "p3", "p4"]  # the point sent back from GPU 1 starts once
     assert "GPU 1 busy: taken out of this sweep" in caplog.text
 
 

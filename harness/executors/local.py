@@ -161,6 +161,7 @@ class LocalGpuExecutor:
         queue = list(enumerate(points))
         running: dict[int, _Running] = {}  # by sentinel
         busy_messages: list[str] = []
+        phases: dict[int, Callable | None] = {}
         try:
             while queue or running:
                 for item in list(queue):
@@ -169,8 +170,9 @@ class LocalGpuExecutor:
                     if gpus is None:
                         continue
                     queue.remove(item)
-                    on_phase = on_point_start(point, index, len(points)) if on_point_start else None
-                    worker = self._start(run_fn, point, job, gpus, index, on_phase)
+                    if index not in phases:  # once per point, also when a busy GPU sends it elsewhere
+                        phases[index] = on_point_start(point, index, len(points)) if on_point_start else None
+                    worker = self._start(run_fn, point, job, gpus, index, phases[index])
                     running[worker.process.sentinel] = worker
                 if not running:
                     # Busy GPUs were retired and what is left fits none of the remaining points.
