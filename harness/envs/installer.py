@@ -152,13 +152,22 @@ def summarize_failure(output: str) -> tuple[str, bool]:
 
 # --- back ends ------------------------------------------------------------------------------------
 
-Runner = Callable[[Sequence[str], dict[str, str] | None, Path], None]
+Runner = Callable[[Sequence[str], dict[str, str | None] | None, Path], None]
+
+# pip inside an engine env: the sources come as flags (Sources, already read from the host's
+# config and PIP_* variables), nothing else; a value of None removes the variable.
+PIP_ENV: dict[str, str | None] = {"PIP_CONFIG_FILE": os.devnull, "PIP_FIND_LINKS": None, "PIP_INDEX_URL": None,
+                                  "PIP_EXTRA_INDEX_URL": None, "PIP_CONSTRAINT": None, "PIP_NO_INDEX": None}
 
 
-def run_logged(argv: Sequence[str], env: dict[str, str] | None, log_path: Path) -> None:
+def run_logged(argv: Sequence[str], env: dict[str, str | None] | None, log_path: Path) -> None:
     """Run one step, appending its output to the install log; a failure raises with the key line."""
     full_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
-    full_env.update(env or {})
+    for key, value in (env or {}).items():
+        if value is None:
+            full_env.pop(key, None)
+        else:
+            full_env[key] = value
     log.debug("running %s", " ".join(argv))
     with open(log_path, "a") as fh:
         fh.write(f"$ {' '.join(argv)}\n")
@@ -203,13 +212,13 @@ class Installer:
             self.run(argv, {"UV_NO_PROGRESS": "1"}, log_path)
         else:
             argv = [str(python), "-m", "pip", "install", "--progress-bar", "off", *self.sources.pip_args(), *args]
-            self.run(argv, {"PIP_CONFIG_FILE": os.devnull}, log_path)
+            self.run(argv, PIP_ENV, log_path)
 
     def uninstall(self, python: Path, names: Sequence[str], log_path: Path) -> None:
         if self.kind == "uv":
             self.run([self.uv, "pip", "uninstall", "--python", str(python), *names], None, log_path)
         else:
-            self.run([str(python), "-m", "pip", "uninstall", "-y", *names], {"PIP_CONFIG_FILE": os.devnull}, log_path)
+            self.run([str(python), "-m", "pip", "uninstall", "-y", *names], PIP_ENV, log_path)
 
 
 def find_uv() -> str | None:
@@ -243,7 +252,7 @@ def download_wheel(requirement: str, dest: Path, python_version: str, sources: S
     argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--progress-bar", "off",
             "--python-version", python_version, "--timeout", "60", "--retries", "2",
             "--dest", str(dest), *sources.pip_args(), requirement]
-    run(argv, {"PIP_CONFIG_FILE": os.devnull}, log_path)
+    run(argv, PIP_ENV, log_path)
     wheels = sorted(dest.glob("*.whl"))
     if len(wheels) != 1:
         raise HarnessError(f"pip download {requirement}: expected one wheel in {dest}, found {len(wheels)}",

@@ -234,7 +234,7 @@ def _build(recipe: recipes.Recipe, env_dir: Path, inst: Installer, base_python: 
 
     stub_dir = None
     if recipe.engine == "sglang" and recipe.cpu:
-        reqs = recipes.base_requirements(recipes.wheel_metadata(wheel))
+        reqs = recipes.exclude_local_cpu_torch(recipes.base_requirements(recipes.wheel_metadata(wheel)))
         req_file = download / "requirements.txt"
         req_file.write_text("\n".join(reqs) + "\n")
         progress(f"{name}: installing {len(reqs)} requirements of sglang (without the cuda-tile pin)")

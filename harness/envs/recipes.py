@@ -44,6 +44,10 @@ SGLANG_CPU_WORKAROUNDS = (
     # NVIDIA driver; a stand-in libcuda (harness/envs/libcuda_stub.c) answering "no device" lets
     # it load, and SGLANG_USE_CPU_ENGINE=1 makes SGLang use its CPU engine.
     "libcuda-stub",
+    # sglang-kernel and PyPI's torchvision are built against PyPI's torch; a CPU torch of the
+    # same version in a find-links folder (`X+cpu` satisfies `torch==X`) would be preferred by
+    # both pip and uv and break `import sglang` ("operator torchvision::nms does not exist").
+    "torch-from-the-index-not-a-local-cpu-build",
 )
 
 
@@ -91,6 +95,22 @@ def base_requirements(metadata: str, drop: tuple[str, ...] = DROPPED_ON_CPU) -> 
         name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", spec)
         if name and _canonical(name.group(1)) in dropped:
             continue
+        out.append(req)
+    return out
+
+
+TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
+
+
+def exclude_local_cpu_torch(requirements: list[str]) -> list[str]:
+    """`torch==X` -> `torch==X,!=X+cpu` (same for torchvision/torchaudio); other lines unchanged."""
+    out = []
+    for req in requirements:
+        spec, sep, marker = req.partition(";")
+        m = re.fullmatch(r"\s*([A-Za-z0-9._-]+)\s*==\s*([0-9][0-9A-Za-z.!]*)\s*", spec)
+        if m and _canonical(m.group(1)) in TORCH_FAMILY:
+            spec = f"{m.group(1)}=={m.group(2)},!={m.group(2)}+cpu"
+            req = spec + (f";{marker}" if sep else "")
         out.append(req)
     return out
 
