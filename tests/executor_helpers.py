@@ -117,3 +117,19 @@ run: {{timeout_s: {timeout_s}, stop_after: ready}}
 def engine_saw(seen: Path) -> dict[int, list[dict]]:
     """max_num_batched_tokens -> what each stand-in started for it recorded (pid, ppid, GPU env)."""
     return {int(d.name): [json.loads(p.read_text()) for p in sorted(d.glob("[0-9]*.json"))] for d in seen.iterdir()}
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def wait_gone(pid: int, timeout_s: float = 15) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not alive(pid)
+

@@ -29,6 +29,7 @@ from tests.executor_helpers import (
     recording_run_point,
     records,
     standin_sweep,
+    wait_gone,
 )
 
 
@@ -109,6 +110,7 @@ def test_killed_task_gives_harness_error_and_resume_completes(ray_cluster, tmp_p
     assert row["error_message"].startswith("Ray: WorkerCrashedError: ")
     assert row["node"] == socket.gethostname() and row["gpu_indices"] in ("0", "1")
     assert [frame.loc[v, "status"] for v in (1, 3)] == ["ok", "ok"]
+    assert wait_gone(engine_saw(seen)[2][0]["pid"])  # the dead worker's engine got its parent-death signal
 
     run_scenario(scenario, RunOptions(resume=run_dir, executor=RayExecutor()))
     after = read_results(run_dir / "results.csv").set_index("max_num_batched_tokens")
