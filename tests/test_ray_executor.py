@@ -147,3 +147,27 @@ def test_point_wider_than_any_node_is_refused(ray_cluster):
                     args={"tensor_parallel_size": 4}, knobs={})
     with pytest.raises(InputError, match="point wide needs 4 GPUs on one node; the largest node of the Ray cluster has 2"):
         RayExecutor().check([wide])
+
+
+def test_interrupted_driver_cancels_tasks_and_their_engines_stop(ray_cluster, tmp_path):
+    scenario, seen = standin_sweep(tmp_path, values=(1, 2), tp2_value=0, speed=1, timeout_s=300)  # a minute each
+    interrupted = []
+
+    def engines() -> list[dict]:
+        return [s for starts in engine_saw(seen).values() for s in starts]
+
+    def ctrl_c_once_both_engines_run():
+        deadline = time.monotonic() + 60
+        while len(engines()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        interrupted.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=ctrl_c_once_both_engines_run, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        run_scenario(scenario, RunOptions(out=tmp_path / "run", executor=RayExecutor()))
+    # well inside the launcher's stop grace: the tasks were cancelled, not waited out or force-killed
+    assert time.monotonic() - interrupted[0] < 20
+    assert len(engines()) == 2
+    assert all(wait_gone(e["pid"]) for e in engines())  # the cancelled tasks' launchers stopped them
+    assert not (tmp_path / "run" / "results.csv").exists()  # interrupted points leave no row: resume runs them
