@@ -14,12 +14,6 @@ from harness.executors import EXECUTORS, make_executor
 from harness.run import PointResult, RunOptions, run_scenario
 from harness.sweep import RunPoint
 
-SUMMARY_KNOBS = {
-    "vllm": ("gpu_memory_utilization", "max_num_batched_tokens", "max_model_len"),
-    "sglang": ("mem_fraction_static", "chunked_prefill_size", "max_model_len"),
-}
-
-
 def _knob_text(point: RunPoint) -> str:
     return " ".join(f"{k}={'default' if v is None else v}" for k, v in point.knobs.items())
 
@@ -28,13 +22,14 @@ def summary_tables(results: list[PointResult]) -> list[Table]:
     tables = []
     for engine in sorted({r.point.engine for r in results}):
         table = Table(title=f"{engine}: {sum(r.point.engine == engine for r in results)} points")
-        knobs = SUMMARY_KNOBS.get(engine, ())
+        # the knobs this sweep varied for the engine, in scenario order
+        knobs = list(dict.fromkeys(k for r in results if r.point.engine == engine for k in r.point.knobs))
         for column in ("point_id", *knobs, "status", "kv_tokens", "max_concurrency", "predicted", "error"):
             table.add_column(column, justify="right" if column in ("kv_tokens", "predicted", "max_concurrency") else "left")
         for r in (r for r in results if r.point.engine == engine):
             row = r.row
             table.add_row(
-                row["point_id"], *(_cell(row.get(k)) for k in knobs), row["status"],
+                row["point_id"], *(_cell(r.point.knobs.get(k, "default")) for k in knobs), row["status"],
                 _cell(row.get("kv_tokens"), thousands=True), _cell(row.get("max_concurrency")),
                 _cell(row.get("predicted_kv_tokens"), thousands=True), _cell(row.get("error_kind")),
             )
@@ -105,7 +100,8 @@ def _run(args: argparse.Namespace) -> int:
 
     with progress:
         result = run_scenario(args.scenario, options, on_point_start=on_start, on_point_end=on_end)
-    out = Console()
+    # A pipe or file gets the tables unwrapped rather than folded at 80 columns.
+    out = Console() if Console().is_terminal else Console(width=200)
     for table in summary_tables(result.results):
         out.print(table)
     for warning in result.warnings:
