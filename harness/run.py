@@ -230,6 +230,8 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
         if on_point_end:
             on_point_end(point_result)
 
+    if not options.keep_work_dirs:
+        shutil.rmtree(run_dir / "work", ignore_errors=True)
     info["finished_at"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     _write_json(info_path, info)
     return result
