@@ -66,3 +66,14 @@ def test_predictions_match_the_cpu_measurements_exactly(cpu_tiny_run):
     ok = frame[frame["status"] == "ok"]
     assert (ok["predicted_kv_tokens"] == ok["kv_tokens"]).all(), ok[["point_id", "kv_tokens", "predicted_kv_tokens"]]
     assert (ok["prediction_error_pct"] == 0).all()
+
+
+BASELINE = REPO / "results" / "cpu_tiny" / "baseline-vllm0.32.0-sglang0.5.22" / "results.csv"
+
+
+def test_no_change_against_the_committed_baseline(cpu_tiny_run):
+    # A difference means the engines or the harness changed behaviour: the output says what.
+    _, run_dir = cpu_tiny_run
+    proc = subprocess.run([sys.executable, "-m", "harness", "compare", str(BASELINE), str(run_dir / "results.csv")],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
