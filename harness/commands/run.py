@@ -76,6 +76,8 @@ def _run(args: argparse.Namespace) -> int:
     tasks: dict[tuple[str, int], tuple] = {}  # (point_id, repeat) -> (task id, label); points may overlap
 
     def on_start(point: RunPoint, index: int, total: int):
+        # Shown from the first launch on, so bad input before it is just its one error line.
+        progress.start()
         if total is not None:
             progress.update(overall, total=total)
         label = f"{point.engine} {point.point_id}#{point.repeat} {_knob_text(point)}"
@@ -98,8 +100,10 @@ def _run(args: argparse.Namespace) -> int:
                         total=1, completed=1)
         progress.advance(overall)
 
-    with progress:
+    try:
         result = run_scenario(args.scenario, options, on_point_start=on_start, on_point_end=on_end)
+    finally:
+        progress.stop()
     # A pipe or file gets the tables unwrapped rather than folded at 80 columns.
     out = Console() if Console().is_terminal else Console(width=200)
     for table in summary_tables(result.results):
