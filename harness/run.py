@@ -193,10 +193,7 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
     machine = _machine(gpu_read)
 
     result = RunResult(run_dir=run_dir, csv_path=run_dir / "results.csv")
-    for engine, env in envs.items():
-        expected = scenario.engines[engine].version
-        if expected and env.engine_version and env.engine_version.split("+")[0] != expected:
-            result.warnings.append(f"{engine}: scenario expects {expected}, the environment has {env.engine_version}")
+    result.warnings.extend(filter(None, (env.version_mismatch() for env in envs.values())))
     card_gib = machine["gpu"]["total_mib"] / 1024 if machine.get("gpu") else None
     if scenario.gpu.memory_gib and card_gib and abs(card_gib - scenario.gpu.memory_gib) / scenario.gpu.memory_gib * 100 > GPU_MISMATCH_PCT:
         result.warnings.append(f"scenario is about a {scenario.gpu.memory_gib:g} GiB card, this one has {card_gib:.1f} GiB: "

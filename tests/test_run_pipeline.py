@@ -132,3 +132,18 @@ def test_gpu_scenario_on_a_host_without_gpu_is_refused_before_anything_runs(tmp_
                    "but this host has no NVIDIA GPU (NVML unavailable); run it on a GPU host, or set "
                    "gpu: {memory_gib: null} to measure the CPU engines"]
     assert not (tmp_path / "run").exists()
+
+
+def test_engine_version_mismatch_is_warned_and_recorded(tmp_path):
+    import json
+
+    python = make_fake_env(tmp_path / "env", {1: ["--log", str(OK_LOG)]}, version="0.31.0")
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(scenario_yaml(python, [1]))  # asks for 0.32.0
+    result = run_scenario(scenario, RunOptions(out=tmp_path / "run", stop_after="kv"))
+    (warning,) = result.warnings
+    assert "reports version 0.31.0" in warning and "asks for 0.32.0" in warning
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["warnings"] == [warning]
+    # the row says what really ran (the recorded log's own banner says 0.32.0, the env 0.31.0:
+    # the engine's own word wins)
+    assert read_results(tmp_path / "run" / "results.csv")["engine_version"].tolist() == ["0.32.0"]
