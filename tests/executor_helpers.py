@@ -14,7 +14,7 @@ import time
 import uuid
 from pathlib import Path
 
-from tests.fake_env import OK_LOG, make_fake_env
+from tests.fake_env import OK_LOG, make_fake_env, scenario_yaml
 
 RECORD_DIR_ENV = "KVH_TEST_RECORD_DIR"
 OK_TIMED = OK_LOG.with_suffix(".tlog")
@@ -98,19 +98,7 @@ def standin_sweep(root: Path, values=(1, 2, 3, 4, 5, 6), tp2_value: int = 6, spe
     python = make_fake_env(root / "env", behaviours)
     tps = [2 if v == tp2_value else 1 for v in values]
     scenario = root / "s.yaml"
-    scenario.write_text(f"""
-name: par
-model: {{builtin: tiny-llama}}
-engines:
-  vllm:
-    version: "0.32.0"
-    python: {python}
-    env: {{VLLM_CPU_KVCACHE_SPACE: 2}}
-    zip:
-      max_num_batched_tokens: {list(values)}
-      tensor_parallel_size: {tps}
-run: {{timeout_s: {timeout_s}, stop_after: ready}}
-""")
+    scenario.write_text(scenario_yaml(python, list(values), timeout_s=timeout_s, name="par", tensor_parallel=tps))
     return scenario, seen
 
 

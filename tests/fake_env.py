@@ -50,7 +50,15 @@ def make_fake_env(root: Path, behaviours: dict[int, list[str]], version: str = "
     return python
 
 
-def scenario_yaml(python: Path, values: list[int], timeout_s: float = 5, name: str = "fake") -> str:
+def scenario_yaml(python: Path, values: list[int], timeout_s: float = 5, name: str = "fake",
+                  tensor_parallel: list[int] | None = None) -> str:
+    """A vLLM sweep over max_num_batched_tokens (the stand-in's behaviour key); with
+    `tensor_parallel`, each value is zipped with its tensor_parallel_size."""
+    if tensor_parallel is None:
+        axis = f"sweep:\n      max_num_batched_tokens: {list(values)}"
+    else:
+        axis = (f"zip:\n      max_num_batched_tokens: {list(values)}\n"
+                f"      tensor_parallel_size: {list(tensor_parallel)}")
     return f"""
 name: {name}
 model: {{builtin: tiny-llama}}
@@ -59,7 +67,6 @@ engines:
     version: "0.32.0"
     python: {python}
     env: {{VLLM_CPU_KVCACHE_SPACE: 2}}
-    sweep:
-      max_num_batched_tokens: {values}
+    {axis}
 run: {{timeout_s: {timeout_s}, stop_after: ready}}
 """
