@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from harness.engines import ADAPTERS
 from harness.engines.base import HARNESS_OWNED_FLAGS
+from harness.engines.cli_flags import bundled_list
 from harness.errors import InputError
 
 BUILTIN_PREFIX = "builtin:"
@@ -168,17 +169,24 @@ def _pydantic_problems(error: ValidationError) -> list[Problem]:
     return problems
 
 
-def _check_flag(engine: str, key: str, where: str) -> Problem | None:
+def known_flags(engine: str, version: str | None) -> frozenset[str]:
+    """The adapter's own flags, its aliases, and the engine's real CLI flags (bundled lists)."""
     adapter = ADAPTERS[engine]
+    return adapter.flags | frozenset(adapter.aliases) | bundled_list(engine, version)[1]
+
+
+def _check_flag(engine: str, key: str, where: str, versions: dict[str, str | None]) -> Problem | None:
     if key in HARNESS_OWNED_FLAGS:
         return Problem(where, "is set by the harness; remove it")
-    if adapter.knows(key):
+    if key.startswith("--") or key in known_flags(engine, versions.get(engine)):
         return None
-    owners = [name for name, other in ADAPTERS.items() if name != engine and other.knows(key)]
+    owners = [name for name in ADAPTERS if name != engine and key in known_flags(name, versions.get(name))]
     if owners:
         return Problem(where, f"is a {owners[0]} flag, not a {engine} flag")
-    hint = nearest(key, set(adapter.flags) | set(adapter.aliases))
-    return Problem(where, f"unknown {engine} flag" + (f"; did you mean '{hint}'?" if hint else "")
+    list_version, _ = bundled_list(engine, versions.get(engine))
+    what = f"{engine} {list_version}" if list_version else engine
+    hint = nearest(key, known_flags(engine, versions.get(engine)))
+    return Problem(where, f"unknown {what} flag" + (f"; did you mean '{hint}'?" if hint else "")
                    + " (prefix a flag the harness does not know with '--' in args to pass it verbatim)")
 
 
@@ -192,6 +200,7 @@ def _check_value(engine: str, key: str, value: Any, where: str) -> Problem | Non
 
 def _check_knobs(scenario: Scenario) -> list[Problem]:
     problems: list[Problem | None] = []
+    versions = {name: spec.version for name, spec in scenario.engines.items()}
     for engine, spec in scenario.engines.items():
         if engine not in ADAPTERS:
             hint = nearest(engine, ADAPTERS)
@@ -199,10 +208,10 @@ def _check_knobs(scenario: Scenario) -> list[Problem]:
                                     + f" (known: {', '.join(ADAPTERS)})"))
             continue
         for key, value in scenario.defaults.items():
-            problems.append(_check_flag(engine, key, f"defaults.{key}") or _check_value(engine, key, value, f"defaults.{key}"))
+            problems.append(_check_flag(engine, key, f"defaults.{key}", versions) or _check_value(engine, key, value, f"defaults.{key}"))
         for key, value in spec.args.items():
             where = f"engines.{engine}.args.{key}"
-            problems.append(_check_flag(engine, key, where) or _check_value(engine, key, value, where))
+            problems.append(_check_flag(engine, key, where, versions) or _check_value(engine, key, value, where))
         swept: dict[str, str] = {}
         groups = [("sweep", spec.sweep)] + [(f"zip[{i}]", group) for i, group in enumerate(spec.zip)]
         for section, lists in groups:
@@ -217,7 +226,7 @@ def _check_knobs(scenario: Scenario) -> list[Problem]:
                 swept[key] = section
                 if key in spec.args:
                     problems.append(Problem(where, f"is both swept and fixed in engines.{engine}.args"))
-                flag_problem = _check_flag(engine, key, where)
+                flag_problem = _check_flag(engine, key, where, versions)
                 if flag_problem:
                     problems.append(flag_problem)
                     continue

@@ -98,7 +98,7 @@ def test_unknown_flag_suggests_nearest(tmp_path):
     path = write(tmp_path, VALID.replace("max_num_batched_tokens:", "max_num_batched_tokenz:"))
     (line,) = problems_of(path)
     assert line.startswith(
-        f"{path}: engines.vllm.sweep.max_num_batched_tokenz: unknown vllm flag; did you mean 'max_num_batched_tokens'?"
+        f"{path}: engines.vllm.sweep.max_num_batched_tokenz: unknown vllm 0.32.0 flag; did you mean 'max_num_batched_tokens'?"
     )
 
 
@@ -202,3 +202,18 @@ def test_plan_on_broken_scenario_is_one_line_exit_2(tmp_path, capsys):
     assert main(["plan", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"error: {bad}: engines.vllm.sweep.gpu_memory_utilization[0]: must be in (0, 1], got 2"]
+
+
+def test_any_real_flag_of_the_engine_version_is_accepted(tmp_path):
+    # enable_sleep_mode is not one of the harness's curated flags, but vLLM 0.32.0's CLI has it.
+    path = write(tmp_path, VALID.replace("      max_num_batched_tokens: [2048]",
+                                         "      max_num_batched_tokens: [2048]\n    args: {enable_sleep_mode: true}"))
+    assert load_scenario(path).engines["vllm"].args == {"enable_sleep_mode": True}
+
+
+def test_flag_of_another_engine_version_list_is_named_with_the_version(tmp_path):
+    path = write(tmp_path, VALID.replace("      max_num_batched_tokens: [2048]",
+                                         "      max_num_batched_tokens: [2048]\n    args: {enable_sleep_mod: true}"))
+    (line,) = problems_of(path)
+    assert line.startswith(f"{path}: engines.vllm.args.enable_sleep_mod: unknown vllm 0.32.0 flag; "
+                           "did you mean 'enable_sleep_mode'?")

@@ -63,6 +63,13 @@ def register(subparsers) -> None:
     rm.add_argument("specs", nargs="+", metavar="ENGINE==VERSION|NAME")
     rm.set_defaults(func=cmd_remove)
 
+    fl = sub.add_parser("flags", parents=[common], help="the engine's real server flags, read from its own --help",
+                        epilog="example: python -m harness envs flags vllm==0.32.0 --write")
+    fl.add_argument("spec", metavar="ENGINE==VERSION")
+    fl.add_argument("--write", action="store_true",
+                    help="store them as the bundled list validate checks scenario keys against")
+    fl.set_defaults(func=cmd_flags)
+
 
 def _cpu(device: str | None) -> bool | None:
     return None if device is None else device == "cpu"
@@ -124,4 +131,26 @@ def cmd_remove(args: argparse.Namespace) -> int:
             remove_env(engine, version, args.cache_dir, cpu=_cpu(args.device), progress=_say)
         else:
             remove_env_named(spec, args.cache_dir, progress=_say)
+    return 0
+
+
+def cmd_flags(args: argparse.Namespace) -> int:
+    import os
+
+    from harness.engines.cli_flags import read_engine_flags, write_bundled
+    from harness.envs import resolve_env
+
+    engine, version = parse_spec(args.spec)
+    env = resolve_env(engine, version, cache_dir=args.cache_dir, cpu=_cpu(args.device))
+    process_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | env.env_vars
+    try:
+        flags = read_engine_flags(engine, str(env.python), process_env)
+    except (RuntimeError, OSError) as exc:
+        from harness.errors import HarnessError
+
+        raise HarnessError(f"{env.name}: {exc}", exit_code=3) from None
+    if args.write:
+        _say(f"wrote {len(flags)} flags to {write_bundled(engine, env.engine_version, flags)}")
+    else:
+        print("\n".join(sorted(flags)))
     return 0

@@ -68,6 +68,10 @@ class EngineAdapter:
     def command(self, python: str, model: str, port: int | str, args: dict[str, Any]) -> list[str]:
         raise NotImplementedError
 
+    def help_command(self, python: str) -> list[str]:
+        """argv printing every server flag (see harness.engines.cli_flags)."""
+        return self.command(python, "MODEL", 0, {})[:2] + ["--help"]
+
     def cache_env(self, cache_root: Path) -> dict[str, str]:
         """Env vars that point the engine's compile caches at cache_root."""
         return {

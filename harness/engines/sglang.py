@@ -38,6 +38,9 @@ ADAPTER_KNOBS = {
 
 
 class SglangAdapter(EngineAdapter):
+    def help_command(self, python: str) -> list[str]:
+        return [python, "-m", "sglang.launch_server", "--help"]
+
     def command(self, python: str, model: str, port: int | str, args: dict[str, Any]) -> list[str]:
         return [
             python, "-m", "sglang.launch_server",
