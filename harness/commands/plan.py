@@ -8,6 +8,7 @@ import json
 from rich.console import Console
 from rich.table import Table
 
+from harness.console import output_console
 from harness.launch_plan import PlannedLaunch, plan_launch
 from harness.scenario import load_scenario
 from harness.sweep import expand
@@ -38,9 +39,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([launch.to_json() for launch in launches], indent=2))
     else:
-        # Commands are long; a pipe or file gets them unwrapped rather than folded at 80 columns.
-        console = Console() if Console().is_terminal else Console(width=240)
-        render_table(launches, console)
+        render_table(launches, output_console(width=240))  # commands are long
     return 0
 
 

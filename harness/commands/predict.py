@@ -16,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from harness.console import output_console
 from harness.errors import InputError
 from harness.predict import Prediction, load_model_description, predict_point
 from harness.predict.calibrate import GroupFit, choose_fit, fit_calibrations
@@ -172,8 +173,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
-        console = Console() if Console().is_terminal else Console(width=220)
-        render(report, console)
+        render(report, output_console())
     return 0
 
 

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from harness.console import output_console
 from harness.executors import EXECUTORS, make_executor
 from harness.run import PointResult, RunOptions, run_scenario
 from harness.sweep import RunPoint
@@ -104,8 +105,7 @@ def _run(args: argparse.Namespace) -> int:
         result = run_scenario(args.scenario, options, on_point_start=on_start, on_point_end=on_end)
     finally:
         progress.stop()
-    # A pipe or file gets the tables unwrapped rather than folded at 80 columns.
-    out = Console() if Console().is_terminal else Console(width=200)
+    out = output_console()
     for table in summary_tables(result.results):
         out.print(table)
     for warning in result.warnings:
