@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from harness.engines import get_adapter
+from harness.envs import resolve_env
 from harness.errors import HarnessError
 from harness.sweep import RunPoint
 
@@ -39,10 +40,6 @@ def engine_python(point: RunPoint) -> tuple[str, str | None]:
     """The interpreter a point runs with: scenario `python`, else the provisioned environment."""
     if point.python:
         return point.python, None
-    try:
-        from harness.envs import resolve_env
-    except ImportError:  # engine environments not available in this build
-        return f"<{point.engine}-{point.engine_version} env>/bin/python", "engine environments are not supported"
     try:
         return str(resolve_env(point.engine, point.engine_version).python), None
     except HarnessError as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import os
 import platform
 import shutil
 import socket
@@ -130,7 +131,7 @@ def _engine_envs(points: list[RunPoint], scenario: Scenario, install_missing: bo
 
 def _machine(gpu_read) -> dict:
     info = {"hostname": socket.gethostname(), "platform": platform.platform(), "processor": platform.processor(),
-            "cpu_count": __import__("os").cpu_count()}
+            "cpu_count": os.cpu_count()}
     if gpu_read is None:
         info["gpu"] = None
         info["gpu_note"] = NO_GPU_NOTE
