@@ -1,8 +1,6 @@
 """Session fixtures for the real engine environments: `vllm_env` and `sglang_env`.
 
-Use them from a test module with
-
-    from tests.engine_envs import sglang_env, vllm_env  # noqa: F401 - session fixtures
+tests/conftest.py registers them for every test module.
 
 Each returns a `harness.envs.EngineEnv`. The env in the default cache dir
 (`~/.cache/kv-budget-harness/envs`, or $KV_HARNESS_CACHE_DIR) is reused when complete;

@@ -121,3 +121,25 @@ def wait_gone(pid: int, timeout_s: float = 15) -> bool:
         time.sleep(0.1)
     return not alive(pid)
 
+
+
+def check_parallel_sweep(frame, record_dir: Path, seen: Path) -> dict[int, list[dict]]:
+    """What both executors must give a standin_sweep on two GPUs: six ok rows, never two points on
+    one GPU, two at once, and every engine started with the GPUs its row names (the TP=2 point
+    both). Returns what each engine saw, for the executor's own checks."""
+    import socket
+
+    assert len(frame) == 6 and set(frame["status"]) == {"ok"}
+    assert set(frame["kv_tokens"]) == {4_194_304}
+    entries = records(record_dir)
+    assert_one_point_per_gpu(entries)
+    assert max_overlap([(e["t0"], e["t1"]) for e in entries]) == 2
+    by_value = frame.set_index(frame["max_num_batched_tokens"].astype(int))
+    saw = engine_saw(seen)
+    for value, starts in saw.items():
+        assert len(starts) == 1
+        assert starts[0]["CUDA_VISIBLE_DEVICES"] == by_value.loc[value, "gpu_indices"]
+    assert by_value.loc[6, "gpu_indices"] == "0,1"
+    assert set(frame["gpu_indices"]) == {"0", "1", "0,1"}
+    assert set(frame["node"]) == {socket.gethostname()}
+    return saw

@@ -9,7 +9,6 @@ import pytest
 
 from harness.engines import ADAPTERS
 from harness.engines.cli_flags import bundled_list, parse_help, read_engine_flags
-from tests.engine_envs import sglang_env, vllm_env  # noqa: F401 - session fixtures
 
 TARGETS = {"vllm": "0.32.0", "sglang": "0.5.22"}
 

@@ -12,7 +12,6 @@ import pytest
 
 from harness.results.io import read_results
 from parsers import parse_log, read_log
-from tests.engine_envs import sglang_env, vllm_env  # noqa: F401 - session fixtures
 
 pytestmark = pytest.mark.engine
 

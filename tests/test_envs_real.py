@@ -15,7 +15,7 @@ import pytest
 
 from harness.envs import list_envs, resolve_env
 from harness.envs.model import read_marker
-from tests.engine_envs import SGLANG_VERSION, VLLM_VERSION, sglang_env, vllm_env  # noqa: F401 - fixtures
+from tests.engine_envs import SGLANG_VERSION, VLLM_VERSION
 
 pytestmark = pytest.mark.engine
 

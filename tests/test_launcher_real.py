@@ -13,7 +13,6 @@ from harness.launcher import launch
 from harness.models import BUILTINS, resolve_model
 from harness.run import free_port
 from harness.sweep import RunPoint, point_id
-from tests.engine_envs import sglang_env, vllm_env  # noqa: F401 - session fixtures
 
 pytestmark = pytest.mark.engine
 

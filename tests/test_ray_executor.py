@@ -23,11 +23,9 @@ from harness.results.io import read_results
 from harness.run import PointJob, RunOptions, run_scenario
 from harness.sweep import RunPoint
 from tests.executor_helpers import (
-    assert_one_point_per_gpu,
+    check_parallel_sweep,
     engine_saw,
-    max_overlap,
     recording_run_point,
-    records,
     standin_sweep,
     wait_gone,
 )
@@ -64,21 +62,9 @@ def test_sweep_on_two_logical_gpus(ray_cluster, tmp_path):
     run_scenario(scenario, RunOptions(out=tmp_path / "run", executor=RayExecutor(run_fn=run_fn)),
                  on_point_start=lambda p, i, n: started.append((p.point_id, n)))
     frame = read_results(tmp_path / "run" / "results.csv")
-    assert len(frame) == 6 and set(frame["status"]) == {"ok"}
-    assert set(frame["kv_tokens"]) == {4_194_304}
-    entries = records(tmp_path / "records")
-    assert_one_point_per_gpu(entries)
-    assert max_overlap([(e["t0"], e["t1"]) for e in entries]) == 2
-    by_value = frame.set_index(frame["max_num_batched_tokens"].astype(int))
-    saw = engine_saw(seen)
-    for value, starts in saw.items():
-        assert len(starts) == 1
-        assert starts[0]["CUDA_VISIBLE_DEVICES"] == by_value.loc[value, "gpu_indices"]
-        # not Ray's per-task OMP_NUM_THREADS=1: the engine starts as it would locally
-        assert starts[0]["OMP_NUM_THREADS"] == os.environ.get("OMP_NUM_THREADS")
-    assert by_value.loc[6, "gpu_indices"] == "0,1"  # the TP=2 point held both
-    assert set(frame["gpu_indices"]) == {"0", "1", "0,1"}
-    assert set(frame["node"]) == {socket.gethostname()}
+    saw = check_parallel_sweep(frame, tmp_path / "records", seen)
+    # not Ray's per-task OMP_NUM_THREADS=1: the engine starts as it would locally
+    assert all(starts[0]["OMP_NUM_THREADS"] == os.environ.get("OMP_NUM_THREADS") for starts in saw.values())
     for log_path in frame["log_path"]:  # the logs came back with the rows
         assert "KV cache size" in (tmp_path / "run" / log_path).read_text()
     assert sorted(started) == sorted((pid, 6) for pid in frame["point_id"])
