@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from harness.compare import (
+from harness.analysis.compare import (
     DEFAULT_TOLERANCE_PCT,
     Comparison,
     Threshold,

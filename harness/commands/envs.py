@@ -135,22 +135,22 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_flags(args: argparse.Namespace) -> int:
-    import os
-
-    from harness.engines.cli_flags import read_engine_flags, write_bundled
+    from harness.engines import get_engine
+    from harness.engines.cli_flags import write_bundled
     from harness.envs import resolve_env
+    from harness.envs.flags import read_engine_flags
 
     engine, version = parse_spec(args.spec)
     env = resolve_env(engine, version, cache_dir=args.cache_dir, cpu=_cpu(args.device))
-    process_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | env.env_vars
     try:
-        flags = read_engine_flags(engine, str(env.python), process_env)
+        flags = read_engine_flags(engine, str(env.python), env.env_vars)
     except (RuntimeError, OSError) as exc:
         from harness.errors import HarnessError
 
         raise HarnessError(f"{env.name}: {exc}", exit_code=3) from None
     if args.write:
-        _say(f"wrote {len(flags)} flags to {write_bundled(engine, env.engine_version, flags)}")
+        path = write_bundled(get_engine(engine).flags_dir(), engine, env.engine_version, flags)
+        _say(f"wrote {len(flags)} flags to {path} (bundled with the harness package)")
     else:
         print("\n".join(sorted(flags)))
     return 0

@@ -9,8 +9,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from harness.engines import engine_names
+from harness.engines.logs import AUTO, parse_engine_log
 from harness.errors import EXIT_FINDING, HarnessError, InputError
-from parsers import AUTO, CSV_FIELDS, ENGINES, NotAnEngineLog, StartupRecord, parse_log, read_log
+from parsers import CSV_FIELDS, NotAnEngineLog, StartupRecord, read_log
 
 
 def parse_file(path: str | Path, engine: str = AUTO) -> StartupRecord:
@@ -25,9 +27,9 @@ def parse_file(path: str | Path, engine: str = AUTO) -> StartupRecord:
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
-        return parse_log(text, engine)
+        return parse_engine_log(text, engine)
     except NotAnEngineLog:
-        raise HarnessError(f"{path}: not a vLLM or SGLang log (no engine log lines found); "
+        raise HarnessError(f"{path}: not a log of any known engine ({', '.join(engine_names())}); "
                            f"pass --engine to parse it anyway", exit_code=EXIT_FINDING) from None
 
 
@@ -71,7 +73,7 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("logfile", help="the engine's log (stdout and stderr)")
-    parser.add_argument("--engine", choices=(AUTO, *ENGINES), default=AUTO,
+    parser.add_argument("--engine", choices=(AUTO, *engine_names()), default=AUTO,
                         help="which engine wrote it (default: detect from the text)")
     parser.add_argument("--json", action="store_true", help="print one JSON object (null for unknown)")
     parser.set_defaults(func=_run)

@@ -8,10 +8,10 @@ import json
 from rich.console import Console
 from rich.table import Table
 
-from harness.console import output_console
-from harness.launch_plan import PlannedLaunch, plan_launch
+from harness.commands.console import output_console
+from harness.execute.launch_plan import PlannedLaunch, plan_launch
 from harness.scenario import load_scenario
-from harness.sweep import expand
+from harness.scenario.sweep import expand
 
 
 def build_plan(scenario_path: str) -> list[PlannedLaunch]:

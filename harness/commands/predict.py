@@ -16,12 +16,13 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from harness.console import output_console
+from harness.commands.console import output_console
+from harness.engines import engine_names, get_engine
 from harness.errors import InputError
 from harness.predict import Prediction, load_model_description, predict_point
 from harness.predict.calibrate import GroupFit, choose_fit, fit_calibrations
 from harness.scenario import load_scenario
-from harness.sweep import expand
+from harness.scenario.sweep import expand
 
 log = logging.getLogger(__name__)
 
@@ -109,49 +110,39 @@ def render(report: PredictReport, console: Console) -> None:
     for fit in report.fits:
         console.print(f"[bold]fitted[/] {fit.describe()}")
         table = Table(title="residual on the fitted rows", show_lines=False)
-        for column in ("point_id", "repeat", "max_num_batched_tokens", "measured GiB", "measured tokens",
+        axis = get_engine(fit.engine).calibration_axis or "fit axis"
+        for column in ("point_id", "repeat", axis, "measured GiB", "measured tokens",
                        "calibrated tokens", "residual MiB", "error %"):
             table.add_column(column, justify="right")
         for r in fit.rows:
-            table.add_row(r.point_id, str(r.repeat), _fmt(r.max_num_batched_tokens), _fmt(r.measured_kv_gib, 3),
+            table.add_row(r.point_id, str(r.repeat), _fmt(r.axis_value), _fmt(r.measured_kv_gib, 3),
                           _fmt(r.measured_kv_tokens), _fmt(r.calibrated_kv_tokens),
                           _fmt(None if r.residual_gib is None else r.residual_gib * 1024, 1), _fmt(r.error_pct, 2))
         console.print(table)
     if report.fits and not report.predictions:
         console.print("every point has a measurement; nothing left to predict")
         return
-    for engine in ("vllm", "sglang"):
+    for engine in engine_names():
         rows = [p for p in report.predictions if p.engine == engine]
         if not rows:
             continue
+        eng = get_engine(engine)
         first = rows[0]
         title = (f"{engine}: {_card(first)}, tp={first.tp}, weights {_fmt(first.weights_gib)} GiB/rank, "
                  f"{_fmt(first.kv_bytes_per_token)} B KV per token")
         table = Table(title=title, show_lines=False)
-        columns = ["point_id", "knobs"]
-        if engine == "sglang":
-            columns += ["fraction", "chunk", "max_bs", "reserved MiB"]
-        else:
-            columns += ["util", "batched"]
-        columns += ["KV GiB ≤", "tokens ≤", "KV GiB est", "tokens est"]
-        columns += ["blocks", "concurrency", "max_len"] if engine == "vllm" else ["max_running", "max_req_len"]
-        columns += ["starts", "why not"]
+        settings_cols, result_cols = eng.prediction_settings_columns, eng.prediction_result_columns
+        columns = ["point_id", "knobs", *(c.header for c in settings_cols),
+                   "KV GiB ≤", "tokens ≤", "KV GiB est", "tokens est", *(c.header for c in result_cols),
+                   "starts", "why not"]
         for column in columns:
             table.add_column(column, overflow="fold", justify="left" if column in ("knobs", "why not") else "right")
         for p in rows:
             knobs = ", ".join(f"{k}={'default' if v is None else v}" for k, v in p.args.items()) or "-"
-            cells = [p.point_id or "-", knobs]
-            if engine == "sglang":
-                cells += [_fmt(p.mem_fraction_static, 3), _fmt(p.chunked_prefill_size), _fmt(p.cuda_graph_max_bs),
-                          _fmt(p.reserved_mib, 0)]
-            else:
-                cells += [_fmt(p.gpu_memory_utilization), _fmt(p.max_num_batched_tokens)]
-            cells += [_fmt(p.kv_gib_upper_bound), _fmt(p.kv_tokens_upper_bound), _fmt(p.kv_gib), _fmt(p.kv_tokens)]
-            if engine == "vllm":
-                cells += [_fmt(p.num_blocks), _fmt(p.max_concurrency), _fmt(p.max_model_len)]
-            else:
-                cells += [_fmt(p.max_running_requests), _fmt(p.max_req_len)]
-            cells += [_fmt(p.will_start), "" if p.will_start else p.reason]
+            cells = [p.point_id or "-", knobs, *(_fmt(getattr(p, c.attr), c.digits) for c in settings_cols),
+                     _fmt(p.kv_gib_upper_bound), _fmt(p.kv_tokens_upper_bound), _fmt(p.kv_gib), _fmt(p.kv_tokens),
+                     *(_fmt(getattr(p, c.attr), c.digits) for c in result_cols),
+                     _fmt(p.will_start), "" if p.will_start else p.reason]
             table.add_row(*cells)
         console.print(table)
         if first.estimates:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from harness.errors import InputError
-from harness.report import Report, make_report
+from harness.analysis.report import Report, make_report
 from harness.results.io import read_results
 
 

@@ -10,12 +10,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from harness.console import output_console
-from harness.executors import EXECUTORS, make_executor
-from harness.run import PointResult, RunOptions, run_scenario
-from harness.sweep import RunPoint
+from harness.commands.common_args import engine_versions
+from harness.commands.console import output_console
+from harness.execute.executors import EXECUTORS, make_executor
+from harness.execute.point_run import PointResult
+from harness.execute.run import RunOptions, run_scenario
+from harness.scenario import Point
 
-def _knob_text(point: RunPoint) -> str:
+def _knob_text(point: Point) -> str:
     return " ".join(f"{k}={'default' if v is None else v}" for k, v in point.knobs.items())
 
 
@@ -61,7 +63,7 @@ def _run(args: argparse.Namespace) -> int:
 
         read_results(args.baseline)  # a bad baseline is bad input: say so before hours of sweeping
     options = RunOptions(
-        engine_versions=_engine_versions(args.engine_version),
+        engine_versions=engine_versions(args.engine_version),
         engines=args.engines.split(",") if args.engines else None,
         points=args.points.split(",") if args.points else None,
         out=args.out, resume=args.resume, stop_after=args.stop_after, timeout_s=args.timeout,
@@ -76,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
     overall = progress.add_task("sweep", total=None)
     tasks: dict[tuple[str, int], tuple] = {}  # (point_id, repeat) -> (task id, label); points may overlap
 
-    def on_start(point: RunPoint, index: int, total: int):
+    def on_start(point: Point, index: int, total: int):
         # Shown from the first launch on, so bad input before it is just its one error line.
         progress.start()
         if total is not None:
@@ -115,24 +117,12 @@ def _run(args: argparse.Namespace) -> int:
     out.print(f"results: {result.csv_path}")
     if args.baseline:
         from harness.commands.compare import compare_files
-        from harness.compare import render_text
+        from harness.analysis.compare import render_text
 
         comparison = compare_files(str(args.baseline), str(result.csv_path), args.tolerance_pct)
         out.print(render_text(comparison), markup=False, highlight=False)
         return comparison.exit_code
     return 0
-
-
-def _engine_versions(items: list[str] | None) -> dict[str, str]:
-    versions = {}
-    for item in items or []:
-        engine, sep, version = item.partition("=")
-        if not sep or not engine or not version:
-            from harness.errors import InputError
-
-            raise InputError(f"--engine-version {item!r}: expected ENGINE=VERSION, e.g. vllm=0.31.0")
-        versions[engine] = version
-    return versions
 
 
 def register(subparsers) -> None:
@@ -156,8 +146,8 @@ def register(subparsers) -> None:
     parser.add_argument("--install-missing", action="store_true", help="install missing engine environments first")
     parser.add_argument("--wait-for-idle-gpu", type=float, default=0.0, metavar="S",
                         help="wait up to S seconds for a busy GPU to become idle (default: refuse at once)")
-    parser.add_argument("--engine-version", action="append", metavar="ENGINE=VERSION",
-                        help="run another engine version than the scenario names (e.g. vllm=0.31.0); repeatable")
+    parser.add_argument("--engine-version", action="append", metavar="ENGINE==VERSION",
+                        help="run another engine version than the scenario names (ENGINE==VERSION, e.g. vllm==0.31.0); repeatable")
     parser.add_argument("--baseline", type=Path, metavar="BASE_CSV",
                         help="after the sweep, compare with this results CSV; exit 1 on a change (a CI gate)")
     parser.add_argument("--tolerance-pct", type=float, default=1.0, metavar="P",

@@ -1,13 +1,5 @@
-"""Engine adapters by name. A third engine is one new module plus one entry here."""
+"""Engines by name: the `Engine` base class and the registry (one package per engine beside this)."""
 
-from __future__ import annotations
+from harness.engines.registry import ENGINES, engine_names, get_engine
 
-from harness.engines.base import EngineAdapter
-from harness.engines.sglang import ADAPTER as _SGLANG
-from harness.engines.vllm import ADAPTER as _VLLM
-
-ADAPTERS: dict[str, EngineAdapter] = {a.name: a for a in (_VLLM, _SGLANG)}
-
-
-def get_adapter(name: str) -> EngineAdapter:
-    return ADAPTERS[name]
+__all__ = ["ENGINES", "engine_names", "get_engine"]

@@ -1,9 +1,9 @@
-"""Isolated engine environments: one venv per engine version, started from its own interpreter.
+"""Isolated engine environments: one venv per engine release, started from its own interpreter.
 
-    install_env("vllm", "0.32.0")        -> EngineEnv (built once, then reused)
-    resolve_env("vllm", "0.32.0")        -> EngineEnv, or HarnessError naming `envs install`
-    resolve_env("vllm", None, python=p)  -> EngineEnv for an existing interpreter
-    list_envs(), remove_env("vllm", "0.32.0"), default_cache_dir()
+    install_env(ENGINE, "0.32.0")        -> EngineEnv (built once, then reused)
+    resolve_env(ENGINE, "0.32.0")        -> EngineEnv, or HarnessError naming `envs install`
+    resolve_env(ENGINE, None, python=p)  -> EngineEnv for an existing interpreter
+    list_envs(), remove_env(ENGINE, "0.32.0"), default_cache_dir()
 
 Envs live in `<cache>/envs/<engine>-<version>[-cpu]`; the cache dir is `$KV_HARNESS_CACHE_DIR`,
 else `~/.cache/kv-budget-harness`. `-cpu` envs are built on hosts without an NVIDIA driver
@@ -22,7 +22,6 @@ from harness.envs.manage import (
 from harness.envs.model import (
     CACHE_ENV_VAR,
     DEVICE_ENV_VAR,
-    ENGINES,
     EngineEnv,
     default_cache_dir,
     env_name,
@@ -32,7 +31,7 @@ from harness.envs.model import (
 )
 
 __all__ = [
-    "CACHE_ENV_VAR", "DEVICE_ENV_VAR", "ENGINES", "EngineEnv", "default_cache_dir", "env_name", "envs_dir",
+    "CACHE_ENV_VAR", "DEVICE_ENV_VAR", "EngineEnv", "default_cache_dir", "env_name", "envs_dir",
     "host_is_cpu_only", "incomplete_envs", "install_command", "install_env", "list_envs", "parse_spec",
     "remove_env", "remove_env_named", "resolve_env",
 ]

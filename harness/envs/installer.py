@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from harness.childproc import child_environ
 from harness.errors import EXIT_HARNESS, HarnessError, InputError
 
 log = logging.getLogger(__name__)
@@ -162,7 +163,7 @@ PIP_ENV: dict[str, str | None] = {"PIP_CONFIG_FILE": os.devnull, "PIP_FIND_LINKS
 
 def run_logged(argv: Sequence[str], env: dict[str, str | None] | None, log_path: Path) -> None:
     """Run one step, appending its output to the install log; a failure raises with the key line."""
-    full_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    full_env = child_environ()
     for key, value in (env or {}).items():
         if value is None:
             full_env.pop(key, None)

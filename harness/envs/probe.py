@@ -6,6 +6,8 @@ import json
 import subprocess
 from pathlib import Path
 
+from harness.childproc import child_environ
+from harness.engines import get_engine
 from harness.errors import EXIT_HARNESS, HarnessError
 
 TAG = "KV-HARNESS-PROBE "
@@ -13,9 +15,9 @@ TAG = "KV-HARNESS-PROBE "
 # Runs inside the engine's interpreter. Engines print on import, so the answer is one tagged line.
 PROBE_SCRIPT = r"""
 import importlib, importlib.metadata as md, json, platform, sys
-engine, checks = sys.argv[1], sys.argv[2:]
+module, dist_names, checks = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
 out = {"prefix": sys.prefix, "python_version": platform.python_version()}
-mod = importlib.import_module(engine)
+mod = importlib.import_module(module)
 out["engine_version"] = str(getattr(mod, "__version__", ""))
 try:
     import torch
@@ -23,7 +25,7 @@ try:
 except ImportError:
     out["torch_version"] = ""
 dists = {}
-for name in (engine, engine + "-cpu", "torch", "sglang-kernel", "torchvision", "torchaudio", "torchcodec"):
+for name in dist_names:
     try:
         dists[name] = md.version(name)
     except md.PackageNotFoundError:
@@ -41,22 +43,22 @@ def probe(python: Path, engine: str, env_vars: dict[str, str] | None = None, che
 
     `checks` are extra modules that must import (e.g. sgl_kernel, which needs the libcuda stub).
     """
-    import os
-
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
-    env.update(env_vars or {})
+    eng = get_engine(engine)
+    module = eng.module or engine
+    env = child_environ(env_vars)
     try:
-        proc = subprocess.run([str(python), "-c", PROBE_SCRIPT, engine, *checks], env=env, capture_output=True,
+        proc = subprocess.run([str(python), "-c", PROBE_SCRIPT, module, ",".join(eng.probe_dists), *checks],
+                              env=env, capture_output=True,
                               text=True, timeout=timeout_s, check=False)
     except FileNotFoundError:
         raise HarnessError(f"{python}: interpreter not found") from None
     except PermissionError:
         raise HarnessError(f"{python}: not executable") from None
     except subprocess.TimeoutExpired:
-        raise HarnessError(f"{python}: importing {engine} took over {timeout_s:.0f} s", exit_code=EXIT_HARNESS) from None
+        raise HarnessError(f"{python}: importing {module} took over {timeout_s:.0f} s", exit_code=EXIT_HARNESS) from None
     for line in proc.stdout.splitlines():
         if line.startswith(TAG):
             return json.loads(line[len(TAG):])
     lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
     why = lines[-1].strip() if lines else f"exit code {proc.returncode}"
-    raise HarnessError(f"{python} cannot import {engine}: {why}")
+    raise HarnessError(f"{python} cannot import {module}: {why}")

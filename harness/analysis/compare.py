@@ -1,0 +1,615 @@
+"""The engine-upgrade check: two results tables in, what changed per point out.
+
+Rows join on (point_id, repeat): the point id hashes engine, model and resolved args but
+not the engine version, so the same scenario run under two engine releases lines up.
+Repeats of a point are summarised by their median (and spread) before comparing.
+
+Every point gets a mark. Findings (what makes `compare` exit 1) are the marks and
+setting changes beyond tolerance, every change of outcome (a point that started and now
+fails, or the reverse, or fails differently) whatever the tolerance, and points present
+on one side only. `Comparison.regressions` is the subset that got worse.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from harness.engines import engine_names, get_engine
+from harness.errors import EXIT_FINDING, EXIT_OK, InputError
+from harness.results.columns import COLUMNS
+from harness.results.io import knob_values, machine_of, scenario_of, swept_knobs
+
+PRIMARY = "kv_tokens"
+DEFAULT_TOLERANCE_PCT = 1.0
+# A different card, memory size, driver or compile-cache state changes KV sizes by itself.
+MACHINE_WARNINGS = ("device_name", "device_total_mib", "driver_version", "compile_cache")
+
+
+class Mark(str, enum.Enum):
+    SAME = "same"
+    NOISE = "within tolerance"
+    BETTER = "more KV"
+    WORSE = "less KV"
+    SETTINGS_CHANGED = "settings changed"
+    NEW_FAILURE = "new failure"
+    FIXED = "fixed"
+    STILL_FAILING = "still failing"
+    ERROR_CHANGED = "error changed"
+    NOT_COMPARABLE = "not comparable"
+    REMOVED = "only in base"
+    ADDED = "only in new"
+
+
+QUIET_MARKS = frozenset({Mark.SAME, Mark.NOISE, Mark.STILL_FAILING})
+WORSE_MARKS = frozenset({Mark.WORSE, Mark.NEW_FAILURE, Mark.REMOVED})
+
+
+# --- thresholds: `kv_tokens:1%` ------------------------------------------------------
+
+_THRESHOLD_RE = re.compile(r"^\s*([a-z_]+)\s*:\s*([0-9]*\.?[0-9]+)\s*%?\s*$")
+
+
+@dataclass(frozen=True)
+class Threshold:
+    column: str
+    pct: float
+
+    def __str__(self) -> str:
+        return f"{self.column}:{self.pct:g}%"
+
+
+def settings_columns(engine: str | None = None) -> tuple[str, ...]:
+    """Effective settings an engine picks at startup (every engine's for None or an unknown engine):
+    a change means the upgrade sizes differently."""
+    if engine in engine_names():
+        return get_engine(engine).effective_columns
+    return tuple(dict.fromkeys(c for name in engine_names() for c in get_engine(name).effective_columns))
+
+
+def compared_columns() -> tuple[str, ...]:
+    return (PRIMARY, *settings_columns())
+
+
+def parse_threshold(text: str) -> Threshold:
+    """`COLUMN:P%` -> Threshold; ValueError with a sentence saying what is wrong."""
+    match = _THRESHOLD_RE.match(text)
+    if not match:
+        raise ValueError(f"threshold {text!r} is not COLUMN:PERCENT (for example kv_tokens:1%)")
+    column, pct = match.group(1), float(match.group(2))
+    if column not in compared_columns():
+        raise ValueError(f"threshold {text!r}: {column} is not compared; use one of {', '.join(compared_columns())}")
+    return Threshold(column, pct)
+
+
+def resolve_thresholds(tolerance_pct: float, overrides: list[Threshold] = ()) -> dict[str, float]:
+    """Every compared column's tolerance: `tolerance_pct` unless a threshold names it."""
+    if tolerance_pct < 0 or math.isnan(tolerance_pct):
+        raise InputError(f"--tolerance-pct must be >= 0, got {tolerance_pct}")
+    limits = {column: float(tolerance_pct) for column in compared_columns()}
+    limits.update({t.column: t.pct for t in overrides})
+    return limits
+
+
+# --- result model ----------------------------------------------------------------------
+
+
+@dataclass
+class Side:
+    """One point's repeats in one file."""
+
+    repeats: list[int]
+    outcomes: list[str]  # per repeat: "ok" or "status/error_kind"
+    messages: list[str]
+    kv: list[float]  # kv_tokens of the ok repeats that logged it
+    settings: dict[str, float | None]
+    engine_version: str | None
+    # Repeats the harness itself failed (busy GPU, no engine env): they say nothing about
+    # the engine, so they are left out of `repeats` and `outcomes`.
+    harness_errors: list[str] = field(default_factory=list)
+
+    @property
+    def measured(self) -> bool:
+        return bool(self.repeats)
+
+    @property
+    def failed(self) -> bool:
+        return any(o != "ok" for o in self.outcomes)
+
+    @property
+    def all_failed(self) -> bool:
+        return bool(self.outcomes) and all(o != "ok" for o in self.outcomes)
+
+    @property
+    def kv_median(self) -> float | None:
+        return float(pd.Series(self.kv).median()) if self.kv else None
+
+    @property
+    def kv_spread_pct(self) -> float | None:
+        """(max - min) / median of the repeats, in %; None with fewer than two."""
+        if len(self.kv) < 2 or not self.kv_median:
+            return None
+        return (max(self.kv) - min(self.kv)) / self.kv_median * 100
+
+    def outcome_text(self) -> str:
+        distinct = list(dict.fromkeys(self.outcomes))
+        if len(distinct) == 1:
+            return distinct[0]
+        return ", ".join(f"r{r}:{o}" for r, o in zip(self.repeats, self.outcomes))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "repeats": self.repeats,
+            "outcomes": self.outcomes,
+            "error_messages": self.messages,
+            "kv_tokens": self.kv,
+            "kv_tokens_median": self.kv_median,
+            "kv_spread_pct": self.kv_spread_pct,
+            "settings": self.settings,
+            "engine_version": self.engine_version,
+            "harness_errors": self.harness_errors,
+        }
+
+
+@dataclass
+class Change:
+    """One compared number before and after."""
+
+    column: str
+    base: float | None
+    new: float | None
+    tolerance_pct: float
+
+    @property
+    def delta(self) -> float | None:
+        return None if self.base is None or self.new is None else self.new - self.base
+
+    @property
+    def pct(self) -> float | None:
+        if self.delta is None:
+            return None
+        if self.base == 0:
+            return 0.0 if self.new == 0 else math.inf
+        return self.delta / abs(self.base) * 100
+
+    @property
+    def ratio(self) -> float | None:
+        if self.delta is None or self.base == 0:
+            return None
+        return self.new / self.base
+
+    @property
+    def changed(self) -> bool:
+        return self.base != self.new
+
+    @property
+    def beyond(self) -> bool:
+        """Outside tolerance; a value that appeared or vanished always is."""
+        if (self.base is None) != (self.new is None):
+            return True
+        return self.pct is not None and abs(self.pct) > self.tolerance_pct
+
+    def text(self) -> str:
+        before, after = _num(self.base), _num(self.new)
+        if self.pct is None:
+            return f"{self.column} {before} -> {after}"
+        return f"{self.column} {before} -> {after} ({_pct(self.pct)})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"column": self.column, "base": self.base, "new": self.new, "delta": self.delta,
+                "pct": self.pct, "ratio": self.ratio, "tolerance_pct": self.tolerance_pct, "beyond": self.beyond}
+
+
+@dataclass
+class PointComparison:
+    point_id: str
+    engine: str
+    knobs: dict[str, Any]
+    base: Side | None
+    new: Side | None
+    mark: Mark = Mark.SAME
+    kv: Change | None = None
+    settings: list[Change] = field(default_factory=list)  # the ones that changed
+    findings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        knobs = ", ".join(f"{k}={_knob(v)}" for k, v in self.knobs.items())
+        return f"{self.engine} {self.point_id}" + (f" ({knobs})" if knobs else "")
+
+    @property
+    def ratio(self) -> float | None:
+        return self.kv.ratio if self.kv else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "point_id": self.point_id, "engine": self.engine, "knobs": self.knobs, "label": self.label,
+            "mark": self.mark.value, "ratio": self.ratio,
+            "kv_tokens": self.kv.to_json() if self.kv else None,
+            "settings_changed": [c.to_json() for c in self.settings],
+            "base": self.base.to_json() if self.base else None,
+            "new": self.new.to_json() if self.new else None,
+            "findings": self.findings, "notes": self.notes,
+        }
+
+
+@dataclass
+class SideInfo:
+    """What one file says about where and with what it ran."""
+
+    name: str
+    scenario: str | None
+    run_ids: list[str]
+    engine_versions: dict[str, list[str]]
+    machine: dict[str, list[str]]
+    rows: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.name, "scenario": self.scenario, "run_ids": self.run_ids,
+                "engine_versions": self.engine_versions, "machine": self.machine, "rows": self.rows}
+
+
+@dataclass
+class Comparison:
+    base: SideInfo
+    new: SideInfo
+    thresholds: dict[str, float]
+    points: list[PointComparison]
+    warnings: list[str]
+
+    @property
+    def findings(self) -> list[str]:
+        return [f for p in self.points for f in p.findings]
+
+    @property
+    def regressions(self) -> list[PointComparison]:
+        """Points that got worse: less KV, a new failure, or gone from the new file."""
+        return [p for p in self.points if p.mark in WORSE_MARKS]
+
+    @property
+    def changed(self) -> list[PointComparison]:
+        return [p for p in self.points if p.findings]
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_FINDING if self.findings else EXIT_OK
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for p in self.points:
+            counts[p.mark.value] = counts.get(p.mark.value, 0) + 1
+        return counts
+
+    def summary(self) -> str:
+        if not self.findings:
+            return f"no change beyond tolerance in {len(self.points)} points"
+        marks = ", ".join(f"{n} {m}" for m, n in self.counts().items() if Mark(m) not in QUIET_MARKS)
+        return f"{len(self.changed)} of {len(self.points)} points changed ({marks})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "base": self.base.to_json(), "new": self.new.to_json(), "thresholds_pct": self.thresholds,
+            "warnings": self.warnings, "exit_code": self.exit_code, "summary": self.summary(),
+            "findings": self.findings, "regressions": [p.point_id for p in self.regressions],
+            "points": [p.to_json() for p in self.points],
+        }
+
+
+# --- the comparison ----------------------------------------------------------------------
+
+
+def compare_results(
+    base: pd.DataFrame,
+    new: pd.DataFrame,
+    tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
+    thresholds: list[Threshold] = (),
+    base_name: str = "base",
+    new_name: str = "new",
+) -> Comparison:
+    """Compare two checked results tables (see harness.results.io.read_results).
+
+    Raises InputError when they are about different scenarios.
+    """
+    limits = resolve_thresholds(tolerance_pct, list(thresholds))
+    # In-memory tables (run --baseline) may lack columns a CSV always has.
+    base, new = base.reindex(columns=list(COLUMNS)), new.reindex(columns=list(COLUMNS))
+    base_info, new_info = _side_info(base, base_name), _side_info(new, new_name)
+    if base_info.scenario and new_info.scenario and base_info.scenario != new_info.scenario:
+        raise InputError(
+            f"different scenarios: {base_name} is {base_info.scenario!r}, {new_name} is {new_info.scenario!r}"
+        )
+    labels = point_knobs(pd.concat([base, new], ignore_index=True))
+    base_sides, new_sides = _sides(base), _sides(new)
+    engines = {**dict(zip(new["point_id"], new["engine"])), **dict(zip(base["point_id"], base["engine"]))}
+    points = [
+        _compare_point(pid, str(engines[pid]), labels.get(pid, {}), base_sides.get(pid), new_sides.get(pid),
+                       limits, base_name, new_name)
+        for pid in _ordered_ids(base, new)
+    ]
+    return Comparison(base_info, new_info, limits, points, _machine_warnings(base_info, new_info))
+
+
+def _ordered_ids(base: pd.DataFrame, new: pd.DataFrame) -> list[str]:
+    # Base order first (the sweep order), then points only the new file has.
+    return list(dict.fromkeys(list(base["point_id"]) + list(new["point_id"])))
+
+
+def _side_info(frame: pd.DataFrame, name: str) -> SideInfo:
+    versions: dict[str, list[str]] = {}
+    for engine, group in frame.groupby("engine", sort=True):
+        versions[str(engine)] = sorted({str(v) for v in group["engine_version"].dropna()})
+    return SideInfo(
+        name=name, scenario=scenario_of(frame, name), run_ids=sorted({str(v) for v in frame["run_id"].dropna()}),
+        engine_versions=versions, machine=machine_of(frame), rows=len(frame),
+    )
+
+
+def _machine_warnings(base: SideInfo, new: SideInfo) -> list[str]:
+    warnings = []
+    for column in MACHINE_WARNINGS:
+        before, after = base.machine.get(column, []), new.machine.get(column, [])
+        if before and after and before != after:
+            warnings.append(
+                f"{column} differs: {', '.join(before)} ({base.name}) vs {', '.join(after)} ({new.name}): "
+                "KV numbers may not be comparable"
+            )
+    return warnings
+
+
+def point_knobs(frame: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Per point, the knobs that tell it apart from the engine's other points."""
+    knobs = knob_values(frame)
+    out: dict[str, dict[str, Any]] = {}
+    for _engine, rows in frame.groupby("engine", sort=False):
+        engine_knobs = knobs.loc[rows.index]
+        names = swept_knobs(engine_knobs)
+        for index in rows.index:
+            pid = frame.at[index, "point_id"]
+            if pid not in out:
+                out[pid] = {n: _plain(engine_knobs.at[index, n]) for n in names}
+    return out
+
+
+def _sides(frame: pd.DataFrame) -> dict[str, Side]:
+    sides = {}
+    for pid, all_rows in frame.sort_values("repeat").groupby("point_id", sort=False):
+        harness = all_rows[all_rows["status"] == "harness_error"]
+        rows = all_rows[all_rows["status"] != "harness_error"]
+        ok = rows[rows["status"] == "ok"]
+        versions = sorted({str(v) for v in rows["engine_version"].dropna()})
+        engines = all_rows["engine"].dropna().unique()
+        columns = settings_columns(str(engines[0]) if len(engines) == 1 else None)
+        sides[pid] = Side(
+            repeats=[int(r) for r in rows["repeat"]],
+            outcomes=[_outcome(s, k) for s, k in zip(rows["status"], rows["error_kind"])],
+            messages=[str(m) for m in rows["error_message"].dropna()],
+            kv=[float(v) for v in ok[PRIMARY].dropna()],
+            settings={c: _median(ok[c]) for c in columns},
+            engine_version=", ".join(versions) or None,
+            harness_errors=[f"r{int(r)}: {m if isinstance(m, str) and m else 'harness_error'}"
+                            for r, m in zip(harness["repeat"], harness["error_message"])],
+        )
+    return sides
+
+
+def _outcome(status: str, error_kind: Any) -> str:
+    if status == "ok":
+        return "ok"
+    return f"{status}/{error_kind}" if isinstance(error_kind, str) and error_kind else str(status)
+
+
+def _median(values: pd.Series) -> float | None:
+    values = values.dropna()
+    return float(values.median()) if len(values) else None
+
+
+def _compare_point(pid, engine, knobs, base: Side | None, new: Side | None, limits, base_name, new_name) -> PointComparison:
+    point = PointComparison(pid, engine, knobs, base, new)
+    if base is None or new is None:
+        point.mark = Mark.ADDED if base is None else Mark.REMOVED
+        where, missing = (new_name, base_name) if base is None else (base_name, new_name)
+        point.findings.append(f"{point.label}: only in {where} (no row in {missing})")
+        return point
+    if not (base.measured and new.measured):
+        # The harness, not the engine, failed: the point was not checked, which must not pass silently.
+        point.mark = Mark.NOT_COMPARABLE
+        for name, side in ((base_name, base), (new_name, new)):
+            if not side.measured:
+                point.findings.append(f"{point.label}: not measured in {name} (harness error: {side.harness_errors[0][:160]})")
+        return point
+    point.kv = Change(PRIMARY, base.kv_median, new.kv_median, limits[PRIMARY])
+    _note_repeats(point, base, new, limits[PRIMARY])
+    for name, side in (("base", base), ("new", new)):
+        if side.harness_errors:
+            point.notes.append(f"{name}: repeats left out after a harness error: {'; '.join(side.harness_errors)}")
+    if base.failed or new.failed:
+        _compare_outcomes(point, base, new)
+        return point
+    _compare_kv(point)
+    _compare_settings(point, base, new, limits)
+    return point
+
+
+def _compare_outcomes(point: PointComparison, base: Side, new: Side) -> None:
+    was, now = base.outcome_text(), new.outcome_text()
+    detail = f" ({new.messages[0][:160]})" if new.failed and new.messages else ""
+    if not base.failed:
+        point.mark = Mark.NEW_FAILURE
+        point.findings.append(f"{point.label}: started before, fails now: {was} -> {now}{detail}")
+    elif not new.failed:
+        point.mark = Mark.FIXED
+        point.findings.append(f"{point.label}: failed before, starts now: {was} -> {now}")
+    elif sorted(set(base.outcomes)) != sorted(set(new.outcomes)):
+        point.mark = Mark.ERROR_CHANGED
+        point.findings.append(f"{point.label}: fails differently: {was} -> {now}{detail}")
+    else:
+        point.mark = Mark.STILL_FAILING
+
+
+def _compare_kv(point: PointComparison) -> None:
+    kv = point.kv
+    if kv.base is None and kv.new is None:
+        point.mark = Mark.NOT_COMPARABLE
+        point.notes.append("kv_tokens logged on neither side")
+        return
+    if kv.base is None or kv.new is None:
+        point.mark = Mark.NOT_COMPARABLE
+        side = "base" if kv.base is None else "new"
+        point.findings.append(f"{point.label}: {kv.text()}: no kv_tokens in the {side} file although the point started")
+        return
+    if not kv.changed:
+        point.mark = Mark.SAME
+    elif not kv.beyond:
+        point.mark = Mark.NOISE
+    else:
+        point.mark = Mark.BETTER if kv.new > kv.base else Mark.WORSE
+        point.findings.append(f"{point.label}: {kv.text()}, beyond the {kv.tolerance_pct:g}% tolerance")
+
+
+def _compare_settings(point: PointComparison, base: Side, new: Side, limits: dict[str, float]) -> None:
+    for column in [c for c in base.settings if c in new.settings]:
+        change = Change(column, base.settings[column], new.settings[column], limits[column])
+        if not change.changed:
+            continue
+        point.settings.append(change)
+        if not change.beyond and point.mark is Mark.SAME:
+            point.mark = Mark.NOISE
+        if change.beyond:
+            point.findings.append(f"{point.label}: {change.text()}, beyond the {change.tolerance_pct:g}% tolerance")
+            if point.mark in QUIET_MARKS:
+                point.mark = Mark.SETTINGS_CHANGED
+
+
+def _note_repeats(point: PointComparison, base: Side, new: Side, tolerance_pct: float) -> None:
+    if base.repeats != new.repeats:
+        point.notes.append(f"repeats differ: {base.repeats} (base) vs {new.repeats} (new); medians compared")
+    for name, side in (("base", base), ("new", new)):
+        spread = side.kv_spread_pct
+        if spread is not None and spread > tolerance_pct:
+            point.notes.append(f"{name} repeats spread {spread:.2f}% > tolerance {tolerance_pct:g}%: the runs disagree")
+
+
+# --- formatting helpers shared by the renderers -----------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """NaN -> None and whole floats -> int, so labels and JSON read like the scenario."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if hasattr(value, "item"):  # numpy scalar
+        return _plain(value.item())
+    return value
+
+
+def _knob(value: Any) -> str:
+    return "default" if value is None else str(value)
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.1f}"
+
+
+def _pct(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if math.isinf(value):
+        return "+inf%"
+    return f"{value:+.2f}%"
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def _kv_cell(side: Side | None) -> str:
+    if side is None:
+        return "absent"
+    if not side.measured:
+        return "harness_error"
+    if side.all_failed:
+        return side.outcome_text()
+    text = _num(side.kv_median)
+    if side.kv_spread_pct is not None:
+        text += f" (n={len(side.kv)}, spread {side.kv_spread_pct:.2f}%)"
+    return text
+
+
+TABLE_HEADER = ("mark", "point", "base kv_tokens", "new kv_tokens", "delta", "%", "ratio", "outcome / settings")
+
+
+def table_rows(comparison: Comparison) -> list[tuple[str, ...]]:
+    """One row per point, the same in text and Markdown."""
+    rows = []
+    for p in comparison.points:
+        kv = p.kv
+        detail = []
+        if p.base and p.new and (p.base.failed or p.new.failed):
+            was, now = p.base.outcome_text(), p.new.outcome_text()
+            detail.append(now if was == now else f"{was} -> {now}")
+        detail += [c.text() for c in p.settings]
+        rows.append((
+            p.mark.value, p.label, _kv_cell(p.base), _kv_cell(p.new),
+            _num(kv.delta) if kv and kv.delta is not None else "-",
+            _pct(kv.pct) if kv else "-", _ratio(p.ratio), "; ".join(detail),
+        ))
+    return rows
+
+
+def _context_lines(comparison: Comparison) -> list[str]:
+    lines = []
+    for side in (comparison.base, comparison.new):
+        versions = ", ".join(f"{e} {'/'.join(v) or '?'}" for e, v in side.engine_versions.items())
+        machine = ", ".join(f"{k}={'/'.join(v)}" for k, v in side.machine.items() if v)
+        lines.append(f"{side.name}: scenario {side.scenario or '?'}, run {', '.join(side.run_ids) or '?'}, "
+                     f"{versions or 'no rows'}; {machine or 'machine not recorded'}")
+    limits = ", ".join(f"{c}:{p:g}%" for c, p in comparison.thresholds.items())
+    lines.append(f"tolerance: {limits}")
+    return lines
+
+
+def render_text(comparison: Comparison) -> str:
+    rows = [TABLE_HEADER] + table_rows(comparison)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(TABLE_HEADER))]
+    out = _context_lines(comparison)
+    out += [f"warning: {w}" for w in comparison.warnings]
+    out.append("")
+    for row in rows:
+        out.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    notes = [f"{p.label}: {n}" for p in comparison.points for n in p.notes]
+    if notes:
+        out += [""] + [f"note: {n}" for n in notes]
+    if comparison.findings:
+        out += [""] + [f"changed: {f}" for f in comparison.findings]
+    out += ["", comparison.summary()]
+    return "\n".join(out) + "\n"
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(comparison: Comparison) -> str:
+    out = ["## Engine-upgrade comparison", ""]
+    out += [f"- {_md_cell(line)}" for line in _context_lines(comparison)]
+    out += [f"- **warning:** {_md_cell(w)}" for w in comparison.warnings]
+    out += ["", "| " + " | ".join(TABLE_HEADER) + " |", "|" + "---|" * len(TABLE_HEADER)]
+    out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table_rows(comparison)]
+    notes = [f"{p.label}: {n}" for p in comparison.points for n in p.notes]
+    if notes:
+        out += ["", "Notes:", ""] + [f"- {_md_cell(n)}" for n in notes]
+    if comparison.findings:
+        out += ["", "Changes beyond tolerance:", ""] + [f"- {_md_cell(f)}" for f in comparison.findings]
+    out += ["", f"**{comparison.summary()}**", ""]
+    return "\n".join(out)

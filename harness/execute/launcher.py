@@ -1,0 +1,220 @@
+"""Start one engine server, read its output live, decide when the measurement is
+complete, and leave nothing behind.
+
+Engine-agnostic: everything engine-specific arrives in a `LaunchSpec` built by the
+engine's adapter. Stop conditions, first one wins (issue #5):
+  startup error seen -> engine_error (after a short wait for the traceback to finish)
+  stop_after=kv and the KV sizing line seen -> ok
+  stop_after=ready and the readiness URL answers 200 after the KV line -> ok
+  the process exited -> crashed (unless an error or, for stop_after=kv, the KV line was seen)
+  the timeout -> timeout
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import signal
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from harness.childproc import die_with_parent
+from harness.execute.procs import stop_group
+
+log = logging.getLogger(__name__)
+
+TAIL_LINES = 20
+
+
+@dataclass
+class LaunchSpec:
+    argv: list[str]
+    env: dict[str, str]
+    log_path: Path
+    make_parser: Callable[[], Any]
+    stop_after: str = "ready"  # "kv" | "ready"
+    timeout_s: float = 900.0
+    readiness_url: str | None = None
+    cwd: Path | None = None
+    grace_s: float = 15.0  # SIGTERM -> SIGKILL
+    error_exit_wait_s: float = 5.0  # after a startup error, let the traceback finish printing
+    probe_interval_s: float = 0.5
+    probe_timeout_s: float = 2.0
+    on_phase: Callable[[str], None] | None = None  # progress display: starting, loading, ..., ready
+
+
+@dataclass
+class LaunchOutcome:
+    status: str  # ok | engine_error | timeout | crashed | harness_error
+    error_kind: str | None
+    error_message: str | None
+    record: Any  # parsers.StartupRecord (None if the process never started)
+    exit_code: int | None
+    t_kv_s: float | None
+    t_ready_s: float | None
+    engine_s: float  # launch -> the stop condition
+    wall_s: float  # launch -> nothing left running
+    survivors: list[str] = field(default_factory=list)
+    last_phase: str | None = None
+    stop_s: float = 0.0  # stopping the process group (the engine's own exit time, mostly)
+
+    @property
+    def overhead_s(self) -> float:
+        return self.wall_s - self.engine_s
+
+
+def probe(url: str, timeout_s: float) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout_s) as response:
+            return response.status == 200
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+def _pump(stream, name: str, lines: queue.Queue) -> None:
+    # readline keeps a final partial line (no newline) and hands it over at EOF.
+    for raw in iter(stream.readline, b""):
+        lines.put((name, raw))
+    lines.put((name, None))
+
+
+class _Watch:
+    """The live state of one run: lines in, decision out."""
+
+    def __init__(self, spec: LaunchSpec, proc: subprocess.Popen, log_file, clock: Callable[[], float]):
+        self.spec, self.proc, self.log_file, self.clock = spec, proc, log_file, clock
+        self.parser = spec.make_parser()
+        self.t0 = clock()
+        self.tail: deque[str] = deque(maxlen=TAIL_LINES)
+        self.open_streams = 2
+        self.t_kv = self.t_ready = self.t_error = None
+        self.phase: str | None = "starting"
+        self.deciding = True  # after the decision, lines go to the log only (shutdown noise is not startup)
+
+    def take(self, raw: bytes) -> None:
+        self.log_file.write(raw)
+        self.log_file.flush()
+        text = raw.decode("utf-8", errors="replace")
+        if text.strip():
+            self.tail.append(text.rstrip("\r\n"))
+        if not self.deciding:
+            return
+        for event in self.parser.feed(text):
+            now = self.clock() - self.t0
+            if event.kind == "phase":
+                self.set_phase(event.data.get("phase", self.phase))
+            elif event.kind == "kv_sized" and self.t_kv is None:
+                self.t_kv = now
+                self.set_phase("kv_sized")
+            elif event.kind == "startup_error" and self.t_error is None:
+                self.t_error = now
+
+    def set_phase(self, phase: str | None) -> None:
+        if phase != self.phase:
+            self.phase = phase
+            if self.spec.on_phase and phase:
+                self.spec.on_phase(phase)
+
+    def drain(self, lines: queue.Queue, block_s: float) -> None:
+        try:
+            item = lines.get(timeout=block_s)
+        except queue.Empty:
+            return
+        while True:
+            _name, raw = item
+            if raw is None:
+                self.open_streams -= 1
+            else:
+                self.take(raw)
+            try:
+                item = lines.get_nowait()
+            except queue.Empty:
+                return
+
+    def exited(self) -> bool:
+        return self.proc.poll() is not None and self.open_streams == 0
+
+    def tail_text(self) -> str:
+        return "\n".join(self.tail)
+
+
+def _error_fields(record: Any) -> tuple[str | None, str | None]:
+    return getattr(record, "error_kind", None), getattr(record, "error_message", None)
+
+
+def _decide(w: _Watch, lines: queue.Queue) -> tuple[str, str | None, str | None, float]:
+    spec = w.spec
+    next_probe = 0.0
+    while True:
+        w.drain(lines, block_s=0.05)
+        now = w.clock() - w.t0
+        if w.t_error is not None:
+            if w.exited() or now - w.t_error >= spec.error_exit_wait_s:
+                w.drain(lines, block_s=0)
+                kind, message = _error_fields(w.parser.record)
+                return "engine_error", kind, message, now
+        elif w.t_kv is not None and spec.stop_after == "kv":
+            return "ok", None, None, w.t_kv
+        elif w.t_kv is not None and spec.readiness_url and now >= next_probe:
+            if probe(spec.readiness_url, spec.probe_timeout_s):
+                w.t_ready = w.clock() - w.t0
+                w.set_phase("ready")
+                return "ok", None, None, w.t_ready
+            next_probe = w.clock() - w.t0 + spec.probe_interval_s
+        if w.exited():
+            code = w.proc.returncode
+            when = "after KV sizing, before the server was ready" if w.t_kv is not None else "before KV sizing"
+            return "crashed", "exited", f"engine exited with code {code} {when}; last lines:\n{w.tail_text()}", now
+        if now >= spec.timeout_s:
+            reached = "KV sized but not ready" if w.t_kv is not None else f"no KV sizing line (last phase: {w.phase})"
+            return "timeout", "timeout", f"{reached} within {spec.timeout_s:g} s", now
+
+
+def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> LaunchOutcome:
+    """Run one server to its stop condition and stop its whole process group."""
+    spec.log_path.parent.mkdir(parents=True, exist_ok=True)
+    t0 = clock()
+    with open(spec.log_path, "wb") as log_file:
+        try:
+            proc = subprocess.Popen(
+                spec.argv, env=spec.env, cwd=spec.cwd, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                preexec_fn=die_with_parent,
+            )
+        except OSError as exc:
+            message = f"cannot start {spec.argv[0]}: {exc.strerror or exc}"
+            log_file.write((message + "\n").encode())
+            return LaunchOutcome("harness_error", "launch_failed", message, None, None, None, None, 0.0, clock() - t0)
+        lines: queue.Queue = queue.Queue()
+        readers = [threading.Thread(target=_pump, args=(s, n, lines), daemon=True)
+                   for s, n in ((proc.stdout, "stdout"), (proc.stderr, "stderr"))]
+        for reader in readers:
+            reader.start()
+        watch = _Watch(spec, proc, log_file, clock)
+        survivors = []
+        try:
+            status, kind, message, engine_s = _decide(watch, lines)
+            watch.deciding = False
+        finally:
+            # Also on Ctrl-C: the engine's group goes before the harness does.
+            t_stop = clock()
+            survivors = stop_group(proc.pid, spec.grace_s, reap=proc.poll)
+            stop_s = clock() - t_stop
+            for reader in readers:
+                reader.join(timeout=5)
+            watch.deciding = False
+            watch.drain(lines, block_s=0)
+        if survivors:
+            log.warning("processes survived SIGKILL: %s", ", ".join(map(str, survivors)))
+        return LaunchOutcome(
+            status=status, error_kind=kind, error_message=message, record=watch.parser.record,
+            exit_code=proc.returncode, t_kv_s=watch.t_kv, t_ready_s=watch.t_ready, engine_s=engine_s,
+            wall_s=clock() - t0, survivors=[str(s) for s in survivors], last_phase=watch.phase, stop_s=stop_s,
+        )

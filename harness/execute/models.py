@@ -1,0 +1,118 @@
+"""Building the builtin models on disk, so a run needs no model hub: `builtin:tiny-llama`.
+
+The tiny Llama is real enough for both engines to load and size a KV cache: a Llama
+config, random fp16 weights in safetensors, and a byte-level BPE tokenizer trained
+here on a few sentences (model vocab = tokenizer vocab).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from harness.errors import InputError
+from harness.builtin_models import BUILTINS, TinyLlamaShape, models_dir
+from harness.scenario import BUILTIN_PREFIX
+
+log = logging.getLogger(__name__)
+
+CORPUS = [
+    "The harness launches real inference servers and reads their startup logs.",
+    "How many tokens of KV cache does each engine really allocate on this card?",
+    "vLLM measures free memory after a dummy forward pass; SGLang computes a static fraction.",
+    "Numbers: 0 1 2 3 4 5 6 7 8 9 10 100 1000 2048 4096 8192 16384.",
+    "A quick brown fox jumps over the lazy dog while the GPU idles.",
+]
+
+
+def _train_tokenizer(target: Path, vocab_size: int) -> int:
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.BPE(unk_token=None))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=["<s>", "</s>", "<pad>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tokenizer.train_from_iterator(CORPUS * 4, trainer=trainer)
+    tokenizer.save(str(target / "tokenizer.json"))
+    (target / "tokenizer_config.json").write_text(json.dumps({
+        "tokenizer_class": "PreTrainedTokenizerFast",
+        "bos_token": "<s>", "eos_token": "</s>", "pad_token": "<pad>",
+        "model_max_length": 1 << 20,
+        "chat_template": "{% for m in messages %}{{ m['content'] }}\n{% endfor %}",
+    }, indent=2))
+    return tokenizer.get_vocab_size()
+
+
+def _write_weights(target: Path, shape: TinyLlamaShape, vocab: int, seed: int = 0) -> None:
+    import numpy as np
+    from safetensors.numpy import save_file
+
+    rng = np.random.default_rng(seed)
+    h, i, d = shape.hidden_size, shape.intermediate_size, shape.head_dim
+    kv = shape.num_key_value_heads * d
+
+    def rand(*dims: int):
+        return (rng.standard_normal(dims) * 0.02).astype(np.float16)
+
+    tensors = {"model.embed_tokens.weight": rand(vocab, h), "model.norm.weight": np.ones(h, np.float16),
+               "lm_head.weight": rand(vocab, h)}
+    for layer in range(shape.num_hidden_layers):
+        p = f"model.layers.{layer}."
+        tensors.update({
+            p + "self_attn.q_proj.weight": rand(h, h), p + "self_attn.k_proj.weight": rand(kv, h),
+            p + "self_attn.v_proj.weight": rand(kv, h), p + "self_attn.o_proj.weight": rand(h, h),
+            p + "mlp.gate_proj.weight": rand(i, h), p + "mlp.up_proj.weight": rand(i, h),
+            p + "mlp.down_proj.weight": rand(h, i),
+            p + "input_layernorm.weight": np.ones(h, np.float16),
+            p + "post_attention_layernorm.weight": np.ones(h, np.float16),
+        })
+    save_file(tensors, str(target / "model.safetensors"), metadata={"format": "pt"})
+
+
+def _write_config(target: Path, shape: TinyLlamaShape, vocab: int) -> None:
+    (target / "config.json").write_text(json.dumps(shape.config(vocab), indent=2))
+    (target / "generation_config.json").write_text(json.dumps({"bos_token_id": 0, "eos_token_id": 1}))
+
+
+def build_tiny_llama(target: Path, shape: TinyLlamaShape = TinyLlamaShape()) -> Path:
+    """Write a loadable tiny Llama into `target` (created; must not exist)."""
+    target.mkdir(parents=True)
+    vocab = _train_tokenizer(target, shape.vocab_target)
+    _write_config(target, shape, vocab)
+    _write_weights(target, shape, vocab)
+    return target
+
+
+def resolve_model(model: str) -> str:
+    """The path or id to hand the engine: builtins are built once into the models dir."""
+    if not model.startswith(BUILTIN_PREFIX):
+        return model
+    name = model[len(BUILTIN_PREFIX):]
+    if name not in BUILTINS:
+        raise InputError(f"model: unknown builtin '{name}' (known: {', '.join(BUILTINS)})")
+    final = models_dir() / name
+    if (final / "config.json").exists():
+        return str(final)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    # Build beside the final place and rename, so a half-built model is never used.
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=final.parent))
+    try:
+        build_tiny_llama(staging / "m", BUILTINS[name])
+        try:
+            (staging / "m").rename(final)
+        except OSError:
+            if not (final / "config.json").exists():  # someone else won the race only if it's complete
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    log.info("built %s at %s", model, final)
+    return str(final)

@@ -1,0 +1,124 @@
+"""One point run end to end: GPU protocol, launch, prediction, and its row (`run_point`)."""
+
+from __future__ import annotations
+
+import logging
+import platform
+import shutil
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.clock import utc_now_iso
+from harness.engines import get_engine
+from harness.envs import default_cache_dir
+from harness.execute.engine_process import LaunchContext, launch_spec
+from harness.execute.gpu import nvml_reader, wait_for_release, wait_until_idle
+from harness.execute.launcher import LaunchOutcome, launch
+from harness.results.rows import RowContext, make_row
+from harness.scenario.point import Point
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class PointJob:
+    """What every point of a run shares; plain data so an executor can ship it to another process."""
+
+    run_id: str
+    run_dir: Path
+    envs: dict
+    model_path: str
+    stop_after: str
+    timeout_s: float
+    wait_for_idle_gpu_s: float
+    keep_work_dirs: bool
+    device: str
+    compile_cache: str = "cold"  # cold | warm (the scenario's run.compile_cache)
+
+
+@dataclass
+class PointResult:
+    point: Point
+    row: dict
+    outcome: LaunchOutcome
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def compile_cache_dir(job: "PointJob", engine: str, engine_version: str | None, work_dir: Path) -> tuple[Path, str]:
+    """(cache dir, cold|warm): cold = a fresh one per point; warm = one per engine release, kept across
+    points and runs, so only its first launch compiles (that one is recorded cold)."""
+    if job.compile_cache != "warm":
+        return work_dir / "cache", "cold"
+    shared = default_cache_dir() / "compile-cache" / f"{engine}-{engine_version or 'unknown'}"
+    state = "warm" if shared.is_dir() and any(shared.iterdir()) else "cold"
+    shared.mkdir(parents=True, exist_ok=True)
+    return shared, state
+
+
+def _predict(point: Point, model_path: str, device_total_mib: float | None, device: str, record) -> dict:
+    """The prediction columns; a predictor failure must never cost the measurement."""
+    try:
+        from harness.predict import load_model_description, predict_point
+        from harness.predict.predictor import prediction_error_pct
+
+        description = load_model_description(model_path)
+        prediction = predict_point(point, description, device_total_mib, device=device)
+    except Exception as exc:  # noqa: BLE001
+        log.warning("no prediction for %s: %s", point.point_id, exc)
+        return {}
+    measured = getattr(record, "kv_tokens", None) if record is not None else None
+    error = prediction_error_pct(prediction.kv_tokens, measured)
+    return {"predicted_kv_tokens": prediction.kv_tokens,
+            "predicted_kv_gib": None if prediction.kv_gib is None else round(prediction.kv_gib, 4),
+            "prediction_error_pct": None if error is None else round(error, 3)}
+
+
+def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_phase=None,
+              extra_env: dict[str, str] | None = None) -> PointResult:
+    """Launch one point and build its row. `gpus` are NVML indices this point owns (default [0]);
+    `extra_env` (e.g. CUDA_VISIBLE_DEVICES from a parallel executor) goes into the engine's env."""
+    engine = get_engine(point.engine)
+    engine_env = job.envs[point.engine]
+    work_dir = job.run_dir / "work" / point.name
+    log_rel = f"logs/{point.name}.log"
+    started_at = utc_now_iso()
+    cache_dir, cache_state = compile_cache_dir(job, point.engine, engine_env.engine_version, work_dir)
+    ctx = LaunchContext(python=str(engine_env.python), env_vars={**engine_env.env_vars, **(extra_env or {})},
+                        model_path=job.model_path, port=free_port(), work_dir=work_dir, cache_dir=cache_dir)
+    held = gpus if gpus is not None else ([0] if job.device == "cuda" else None)
+    row_ctx = RowContext(run_id=job.run_id, engine_version=engine_env.engine_version,
+                         torch_version=engine_env.torch_version, device_name=None, device_total_mib=None,
+                         driver_version=None, compile_cache=cache_state, node=socket.gethostname(),
+                         gpu_indices=None if held is None else ",".join(map(str, held)))
+    gpu_read = nvml_reader() if job.device == "cuda" else None
+    baseline = None
+    if gpu_read is not None:
+        baseline = wait_until_idle(gpu_read, gpus or [0], wait_s=job.wait_for_idle_gpu_s)
+        state = next(iter(baseline.values()))
+        row_ctx.device_name, row_ctx.device_total_mib = state.name, round(state.total_mib)
+        row_ctx.driver_version = state.driver_version
+        row_ctx.gpu_busy_before_mib = round(sum(s.used_mib for s in baseline.values()))
+    else:
+        row_ctx.device_name = f"cpu ({platform.machine()})"
+
+    spec = launch_spec(engine, point, ctx, job.run_dir / log_rel, job.stop_after, job.timeout_s)
+    spec.on_phase = on_phase
+    outcome = launch(spec)
+    if baseline is not None:
+        note = wait_for_release(gpu_read, baseline)
+        if note:
+            outcome.error_message = "; ".join(filter(None, [outcome.error_message, note]))
+    if outcome.survivors:
+        outcome.error_message = "; ".join(filter(None, [outcome.error_message,
+                                                         "processes survived the stop: " + ", ".join(outcome.survivors)]))
+    if not job.keep_work_dirs:
+        shutil.rmtree(work_dir, ignore_errors=True)
+    prediction = _predict(point, job.model_path, row_ctx.device_total_mib, job.device, outcome.record)
+    row = make_row(point, outcome, row_ctx, started_at, log_rel, prediction)
+    return PointResult(point=point, row=row, outcome=outcome)

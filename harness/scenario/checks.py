@@ -1,0 +1,74 @@
+"""Pass two of validation: every engine flag a scenario names, checked against that engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.engines import engine_names, get_engine
+from harness.scenario.problems import Problem, nearest
+from harness.scenario.schema import Scenario
+
+
+def _check_flag(engine: str, key: str, where: str, versions: dict[str, str | None]) -> Problem | None:
+    eng = get_engine(engine)
+    if eng.owns(key):
+        return Problem(where, "is set by the harness; remove it")
+    known = eng.known_flags(versions.get(engine))
+    if key.startswith("--") or key in known:
+        return None
+    owners = [name for name in engine_names() if name != engine
+              and key in get_engine(name).known_flags(versions.get(name))]
+    if owners:
+        return Problem(where, f"is a {owners[0]} flag, not a {engine} flag")
+    list_version = eng.flag_list_version(versions.get(engine))
+    what = f"{engine} {list_version}" if list_version else engine
+    hint = nearest(key, known)
+    return Problem(where, f"unknown {what} flag" + (f"; did you mean '{hint}'?" if hint else "")
+                   + " (prefix a flag the harness does not know with '--' in args to pass it verbatim)")
+
+
+def _check_value(engine: str, key: str, value: Any, where: str) -> Problem | None:
+    if value is None:
+        return None  # null = engine default
+    knob = get_engine(engine).knob_for(key)
+    error = knob.check(value) if knob else None
+    return Problem(where, error) if error else None
+
+
+def check_knobs(scenario: Scenario) -> list[Problem]:
+    problems: list[Problem | None] = []
+    versions = {name: spec.version for name, spec in scenario.engines.items()}
+    for engine, spec in scenario.engines.items():
+        if engine not in engine_names():
+            hint = nearest(engine, engine_names())
+            problems.append(Problem(f"engines.{engine}", "unknown engine" + (f"; did you mean '{hint}'?" if hint else "")
+                                    + f" (known: {', '.join(engine_names())})"))
+            continue
+        for key, value in scenario.defaults.items():
+            problems.append(_check_flag(engine, key, f"defaults.{key}", versions) or _check_value(engine, key, value, f"defaults.{key}"))
+        for key, value in spec.args.items():
+            where = f"engines.{engine}.args.{key}"
+            problems.append(_check_flag(engine, key, where, versions) or _check_value(engine, key, value, where))
+        swept: dict[str, str] = {}
+        groups = [("sweep", spec.sweep)] + [(f"zip[{i}]", group) for i, group in enumerate(spec.zip)]
+        for section, lists in groups:
+            lengths = {len(v) for v in lists.values()}
+            if section != "sweep" and len(lengths) > 1:
+                sizes = ", ".join(f"{k}={len(v)}" for k, v in lists.items())
+                problems.append(Problem(f"engines.{engine}.{section}", f"zipped lists differ in length ({sizes})"))
+            for key, values in lists.items():
+                where = f"engines.{engine}.{section}.{key}"
+                if key in swept:
+                    problems.append(Problem(where, f"is swept twice (also in {swept[key]})"))
+                swept[key] = section
+                if key in spec.args:
+                    problems.append(Problem(where, f"is both swept and fixed in engines.{engine}.args"))
+                flag_problem = _check_flag(engine, key, where, versions)
+                if flag_problem:
+                    problems.append(flag_problem)
+                    continue
+                if not values:
+                    problems.append(Problem(where, "empty list: give at least one value (null = engine default)"))
+                for i, value in enumerate(values):
+                    problems.append(_check_value(engine, key, value, f"{where}[{i}]"))
+    return [p for p in problems if p is not None]

@@ -1,0 +1,68 @@
+"""One engine launch of a sweep: the typed `Point` with its id, name and label."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.scenario.settings import Settings
+
+# 40 bits of sha256 (ten hex digits): the ids committed results carry.
+POINT_ID_LENGTH = 10
+
+
+def point_id(engine: str, model: str, args: dict[str, Any], env: dict[str, str] | None = None) -> str:
+    """Short hash of what the engine is started with; key order and null args do not matter."""
+    identity: dict[str, Any] = {
+        "engine": engine,
+        "model": model,
+        "args": {k: v for k, v in args.items() if v is not None},
+    }
+    if env:
+        identity["env"] = env
+    blob = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:POINT_ID_LENGTH]
+
+
+def point_name(point_id_: str, repeat: int) -> str:
+    """The name of one (point, repeat): its log file, work dir and process names use it."""
+    return f"{point_id_}-{repeat}"
+
+
+def knob_label(knobs: dict[str, Any]) -> str:
+    """`gpu_memory_utilization=0.9 max_num_batched_tokens=2048`; `(defaults)` for an unswept point."""
+    return " ".join(f"{k}={'default' if v is None else v}" for k, v in knobs.items()) or "(defaults)"
+
+
+@dataclass(frozen=True)
+class Point:
+    """Everything needed to start one engine and to name its row."""
+
+    scenario: str
+    engine: str
+    engine_version: str | None
+    model: str
+    point_id: str
+    repeat: int
+    settings: Settings
+    knobs: dict[str, Any]  # only the swept keys, as the scenario names them (raw values)
+    env: dict[str, str] = field(default_factory=dict)
+    python: str | None = None
+
+    @property
+    def args(self) -> dict[str, Any]:
+        """Engine-native flag -> raw value, None = not passed (what the argv is rendered from)."""
+        return self.settings.raw
+
+    def passed_args(self) -> dict[str, Any]:
+        return self.settings.passed()
+
+    @property
+    def name(self) -> str:
+        return point_name(self.point_id, self.repeat)
+
+    @property
+    def label(self) -> str:
+        return knob_label(self.knobs)

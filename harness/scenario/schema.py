@@ -1,0 +1,128 @@
+"""The scenario's shape as pydantic models: keys, types and simple ranges (pass one of validation)."""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from harness.engines import engine_names
+from harness.scenario.problems import Problem, format_location, nearest
+
+BUILTIN_PREFIX = "builtin:"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class GpuSpec(_Strict):
+    memory_gib: float | None = Field(default=None, gt=0)
+
+
+class RunSpec(_Strict):
+    timeout_s: float = Field(default=900, gt=0)
+    stop_after: Literal["kv", "ready"] = "ready"
+    repeats: int = Field(default=1, ge=1)
+    # cold: every point compiles from scratch; warm: points share one compile cache per engine
+    # release (kept across runs), which shortens startup and can change vLLM's KV figures.
+    compile_cache: Literal["cold", "warm"] = "cold"
+
+
+class EngineSpec(_Strict):
+    version: str | None = None
+    python: str | None = None
+    sweep: dict[str, list[Any]] = Field(default_factory=dict)
+    # Each zip group pairs its lists element-wise and acts as one axis of the product.
+    zip: list[dict[str, list[Any]]] = Field(default_factory=list)
+    args: dict[str, Any] = Field(default_factory=dict)
+    env: dict[str, Union[str, int, float, bool]] = Field(default_factory=dict)
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_as_text(cls, value: Any) -> Any:
+        # `version: 0.5` in YAML is a float; a version is text.
+        return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+
+    @field_validator("zip", mode="before")
+    @classmethod
+    def _single_group(cls, value: Any) -> Any:
+        return [value] if isinstance(value, dict) else value
+
+    def env_strings(self) -> dict[str, str]:
+        return {k: ("1" if v is True else "0" if v is False else str(v)) for k, v in self.env.items()}
+
+
+class BuiltinModel(_Strict):
+    builtin: str
+
+
+class Scenario(_Strict):
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    model: str | BuiltinModel
+    gpu: GpuSpec = Field(default_factory=GpuSpec)
+    defaults: dict[str, Any] = Field(default_factory=dict)
+    engines: dict[str, EngineSpec]
+    run: RunSpec = Field(default_factory=RunSpec)
+
+    @field_validator("model")
+    @classmethod
+    def _model_as_text(cls, value: Any) -> str:
+        # One spelling downstream: "builtin:<name>" for a model the harness builds itself.
+        if isinstance(value, BuiltinModel):
+            return BUILTIN_PREFIX + value.builtin
+        if not value.strip():
+            raise ValueError("must name a model (hub id, local dir or {builtin: tiny-llama})")
+        return value
+
+    @field_validator("engines")
+    @classmethod
+    def _some_engine(cls, value: dict[str, EngineSpec]) -> dict[str, EngineSpec]:
+        if not value:
+            raise ValueError(f"name at least one engine ({', '.join(engine_names())})")
+        return value
+
+
+def _model_class(annotation: Any) -> type[BaseModel] | None:
+    """The BaseModel inside an annotation like `dict[str, EngineSpec]` or `GpuSpec | None`."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    if isinstance(annotation, (types.UnionType,)) or typing.get_origin(annotation) in (Union, dict, list):
+        for arg in typing.get_args(annotation):
+            found = _model_class(arg)
+            if found is not None:
+                return found
+    return None
+
+
+def _fields_at(loc: tuple[Any, ...]) -> list[str]:
+    """Valid key names for the mapping that holds loc[-1]."""
+    current: type[BaseModel] | None = Scenario
+    for part in loc[:-1]:
+        if current is None:
+            return []
+        if isinstance(part, str) and part in current.model_fields:
+            current = _model_class(current.model_fields[part].annotation)
+        # dict keys (engine names) and list indexes keep the model we are in
+    return list(current.model_fields) if current is not None else []
+
+
+def pydantic_problems(error: ValidationError) -> list[Problem]:
+    problems = []
+    for item in error.errors():
+        loc = tuple(item["loc"])
+        if item["type"] == "extra_forbidden":
+            hint = nearest(str(loc[-1]), _fields_at(loc))
+            message = "unknown key" + (f"; did you mean '{hint}'?" if hint else "")
+            message += f" (valid: {', '.join(_fields_at(loc))})"
+        elif item["type"] == "missing":
+            message = "required key is missing"
+        else:
+            message = item["msg"]
+            if item["type"].startswith("value_error"):
+                message = message.removeprefix("Value error, ")
+            message += f", got {item['input']!r}"
+        problems.append(Problem(format_location(loc), message))
+    return problems

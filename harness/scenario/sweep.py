@@ -1,0 +1,65 @@
+"""Sweep expansion: a validated Scenario -> the ordered list of typed Points."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from harness.engines import get_engine
+from harness.scenario.point import Point, point_id
+from harness.scenario.problems import Problem
+from harness.scenario.schema import EngineSpec, Scenario
+from harness.scenario.settings import Settings
+
+
+def _axes(spec: EngineSpec) -> list[list[tuple[tuple[str, Any], ...]]]:
+    """Each axis is a list of settings; a setting is a tuple of (key, value) pairs."""
+    axes = [[((key, value),) for value in values] for key, values in spec.sweep.items()]
+    for group in spec.zip:
+        keys = list(group)
+        axes.append([tuple(zip(keys, values)) for values in zip(*group.values())])
+    return axes
+
+
+def _engine_combinations(scenario: Scenario, engine: str, spec: EngineSpec
+                         ) -> Iterator[tuple[dict[str, Any], dict[str, Any], str, dict[str, str]]]:
+    eng = get_engine(engine)
+    base = {eng.native_name(k): v for k, v in scenario.defaults.items()}
+    base.update({eng.native_name(k): v for k, v in spec.args.items()})
+    env = spec.env_strings()
+    for combination in itertools.product(*_axes(spec)):
+        knobs = dict(pair for setting in combination for pair in setting)
+        args = {**base, **{eng.native_name(k): v for k, v in knobs.items()}}
+        yield knobs, args, point_id(engine, scenario.model, args, env), env
+
+
+def expand(scenario: Scenario) -> list[Point]:
+    points = []
+    for engine, spec in scenario.engines.items():
+        knob_types = get_engine(engine).knobs
+        for knobs, args, pid, env in _engine_combinations(scenario, engine, spec):
+            settings = Settings.parse(args, knob_types)
+            for repeat in range(scenario.run.repeats):
+                points.append(Point(
+                    scenario=scenario.name, engine=engine, engine_version=spec.version,
+                    model=scenario.model, point_id=pid, repeat=repeat, settings=settings,
+                    knobs=dict(knobs), env=dict(env), python=spec.python,
+                ))
+    return points
+
+
+def duplicate_problems(scenario: Scenario) -> list[Problem]:
+    problems = []
+    for engine, spec in scenario.engines.items():
+        seen: Counter[str] = Counter()
+        knobs_of = {}
+        for knobs, _args, pid, _env in _engine_combinations(scenario, engine, spec):
+            seen[pid] += 1
+            knobs_of[pid] = knobs
+        for pid, count in seen.items():
+            if count > 1:
+                shown = ", ".join(f"{k}={v}" for k, v in knobs_of[pid].items())
+                problems.append(Problem(f"engines.{engine}", f"duplicate point {{{shown}}} appears {count} times (point_id {pid})"))
+    return problems
