@@ -61,6 +61,7 @@ def parse_log(text: str, engine: str = AUTO) -> StartupRecord:
     parser = make_parser(engine)
     # Not splitlines(): it would also split on characters such as \x0c that can appear inside a line.
     parser.feed_lines(text.split("\n"))
+    parser.close()
     return parser.record
 
 

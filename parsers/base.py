@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from parsers import events as ev
-from parsers.lines import NUM, clean_segments, coerce, split_relative_time, to_number
+from parsers.lines import NUM, clean_segments, coerce, split_relative_time, strip_wrappers, to_number
 from parsers.record import FIELD_KINDS, STATUS_ENGINE_ERROR, STATUS_OK, StartupRecord
 from parsers.tracebacks import STEP_DETAIL, STEP_EXCEPTION, Step, TracebackTracker
 
@@ -216,7 +216,8 @@ class LogParser:
         self._events = []
         for segment in clean_segments(raw):
             t, segment = split_relative_time(segment)
-            self._feed_line(self.split_prefix(segment, t))
+            # Trailing spaces go only after the capture's "<seconds>\t" is split off.
+            self._feed_line(self.split_prefix(strip_wrappers(segment.rstrip()), t))
         self.finalize()
         return self._events
 
@@ -226,7 +227,18 @@ class LogParser:
             out.extend(self.feed(raw))
         return out
 
+    def close(self) -> list[ev.Event]:
+        """The log ended: settle what was waiting for a following line."""
+        self._events = []
+        self.flush_pending(Line(text="", raw=""))
+        self.finalize()
+        return self._events
+
+    def flush_pending(self, line: Line) -> None:
+        """Hook: a fact announced over several lines is complete (called before each line)."""
+
     def _feed_line(self, line: Line) -> None:
+        self.flush_pending(line)
         self._check_failures(line)
         for r in self.rules:
             match = r.pattern.search(line.text)

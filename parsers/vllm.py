@@ -1,4 +1,4 @@
-"""vLLM 0.32.0 startup logs (ENGINES.md §1).
+"""vLLM V1 startup logs, every release from 0.8.5 on.
 
 Line format: `[VLLM_LOGGING_PREFIX](<proc> pid=<pid>) <LEVEL> <MM-DD HH:MM:SS> [<file>:<line>] <msg>`;
 uvicorn's own lines and Python's uncaught tracebacks come without it.
@@ -23,17 +23,30 @@ from parsers.base import (
     stopping,
     version,
 )
+from parsers.lines import NUM, coerce, strip_python_logging, strip_wrappers
+from parsers.record import FIELD_KINDS
 
+# The engine's own prefix, found wherever it starts (wrappers are removed before; a
+# VLLM_LOGGING_PREFIX may stand before it). Since vllm 0.8.5 the logging format is
+# `%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] %(message)s` (vllm 0.8.5
+# vllm/logger.py:22); the `(<proc> pid=<pid>) ` part is a stdout wrapper of child processes
+# in older releases (vllm 0.10.1.1 vllm/utils/__init__.py:3350 `_add_prefix`, so it also
+# precedes their tracebacks and prints) and part of the format in newer ones, where the
+# API server's lines carry it too. Worker names have spaces in some releases
+# (`VllmWorker rank=0`).
+PROC = r"\((?P<proc>[^()]*?) pid=(?P<pid>\d+)\)\s*"
 PREFIX = re.compile(
-    r"^(?P<user>.*?)\((?P<proc>[^()\s]+) pid=(?P<pid>\d+)\) "
-    r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) "
-    r"(?P<ts>\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?) "
-    r"\[(?P<file>[^\]]+?):(?P<lineno>\d+)\](?: (?P<msg>.*))?$"
+    rf"(?:{PROC})?(?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+)?"
+    r"(?:(?P<ts>\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)\s+)?"
+    r"\[(?P<file>[^\]\s]+?\.py):(?P<lineno>\d+)\](?: (?P<msg>.*))?$"
 )
-# Rank numbers in a process name: Worker_PP1_TP0, EngineCore_DP1, VllmWorker-3.
-RANK = re.compile(r"(?:_[A-Z]*|-)(\d+)")
-# Default block size when no line states it (ENGINES.md §1.4): 16 on GPUs, 128 on the CPU backend.
+PROC_ONLY = re.compile(rf"^{PROC}(?P<msg>.*)$")
+# Rank numbers in a process name: Worker_PP1_TP0, EngineCore_DP1, VllmWorker-3, VllmWorker rank=1.
+RANK = re.compile(r"(?:_[A-Z]*|-|rank=)(\d+)")
+# Default block size when no line states it: 16 on GPUs (vllm 0.8.5 vllm/config.py CacheConfig),
+# 128 on the CPU backend (vllm 0.32.0 vllm/platforms/cpu.py).
 DEFAULT_BLOCK_SIZE = {"gpu": 16, "cpu": 128}
+GIB = r"\s?GiB"
 
 
 # --- actions ---------------------------------------------------------------------------------
@@ -48,6 +61,8 @@ def _engine_config(parser: LogParser, values: dict, line: Line) -> None:
             value = match.group(1)
             if field == "device":
                 value = "gpu" if value == "cuda" else value
+            if field == "tp_size" and not value.isdigit():
+                continue
             setattr(parser.record, field, int(value) if field == "tp_size" else value)
 
 
@@ -66,16 +81,45 @@ def _non_default_args(parser: LogParser, values: dict, line: Line) -> None:
             setattr(record, field, kind(match.group(1).strip("'")))
 
 
+def _pairs(*pairs: tuple[str, str]):
+    """Store every `label NUM` piece a many-figure line holds (each piece is optional)."""
+    compiled = [(re.compile(regex.replace("{NUM}", NUM)), field) for regex, field in pairs]
+
+    def store(parser: LogParser, values: dict, line: Line) -> None:
+        for regex, field in compiled:
+            match = regex.search(line.text)
+            if match:
+                setattr(parser.record, field, coerce(FIELD_KINDS[field], match.group(1)))
+
+    return store
+
+
+def _device(parser: LogParser, pools: str | None) -> None:
+    if pools:
+        parser.record.device = "gpu" if pools.startswith("GPU") else pools.split()[0].lower()
+
+
 def _kv_line(parser: LogParser, values: dict, line: Line) -> None:
-    record = parser.record
-    record.device = "gpu" if str(values["pools"]).startswith("GPU") else str(values["pools"]).split()[0].lower()
-    kv_sized(parser, values, line)
+    # One line since vllm 0.11-ish ("GPU KV cache size: N tokens, Maximum concurrency ..."),
+    # two lines before (vllm 0.8.5 vllm/v1/core/kv_cache_utils.py:634 and :637): then the
+    # KV figures are complete at the concurrency line, or at whatever line comes next.
+    _device(parser, values.get("pools"))
+    if "max_concurrency" in values:
+        kv_sized(parser, values, line)
+    else:
+        parser.pending_kv = line
+
+
+def _max_concurrency(parser: LogParser, values: dict, line: Line) -> None:
+    if parser.pending_kv is not None or parser.record.kv_tokens is not None:
+        parser.pending_kv = None
+        kv_sized(parser, values, line)
 
 
 def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
     # Model Runner V2 logs this line twice: first for the profiling capture (before the KV
     # line), then for the real one. Only the one after the KV line is the graphs' cost.
-    if parser.seen_kv:
+    if parser.seen_kv or parser.pending_kv is not None:
         parser.record.cuda_graph_gib = float(values["gib"])
         parser.record.graph_capture_seconds = float(values["secs"])
         parser.advance("capturing", line)
@@ -88,6 +132,12 @@ def _cuda_graph_pool(parser: LogParser, values: dict, line: Line) -> None:
         parser.record.cuda_graph_gib = float(values["actual"])
 
 
+def _autofit(parser: LogParser, values: dict, line: Line) -> None:
+    text = line.text
+    parser.record.autofit = ("reduced" if "reduced from" in text else "attention_free" if "attention-free" in text
+                             else "fits")
+
+
 class VllmLogParser(LogParser):
     engine = "vllm"
     phases = ("starting", "loading", "profiling", "kv_sized", "capturing", "ready")
@@ -98,87 +148,105 @@ class VllmLogParser(LogParser):
     )
 
     # (regex, actions); the first match wins. Group names that are record fields are stored.
+    # Every wording is matched wherever it starts in the message and whatever follows it:
+    # releases add sentences (links, hints) at the end.
     rules = (
         # version and configuration
-        rule(r"█  version (?P<version>\S+)$", version),
-        rule(r"█  model   (?P<model>\S.*)$"),
-        rule(r"^vLLM server version (?P<version>\S+), serving model (?P<model>.+)$", version),
-        rule(r"^Initializing a V1 LLM engine \(v(?P<version>[^)]+)\) with config: (?P<config>.*)$",
+        rule(r"█\s+version (?P<version>\d\S*)", version),
+        rule(r"█\s+model\s+(?P<model>\S.*)$"),
+        rule(r"vLLM (?:API )?server version (?P<version>\d[^\s,]*)(?:, serving model (?P<model>\S.*))?", version),
+        rule(r"Initializing a V1 LLM engine \(v(?P<version>[^)]+)\) with config: (?P<config>.*)$",
              version, _engine_config),
-        rule(r"^non-default args: (?P<args>\{.*\})$", _non_default_args),
-        rule(r"^Using max model len (?P<max_model_len>-?\d+)$"),
-        rule(r"^Chunked prefill is enabled with max_num_batched_tokens=(?P<max_num_batched_tokens>\d+)\.$",
+        rule(r"non-default args: (?P<args>\{.*\})", _non_default_args),
+        rule(r"^Using max model len (?P<max_model_len>-?\d+)"),
+        rule(r"Chunked prefill is enabled with max_num_batched_tokens=(?P<max_num_batched_tokens>\d+)",
              copy_field("chunked_prefill_size_effective", "max_num_batched_tokens")),
-        rule(r"^Setting kv cache block size to (?P<block_size>\d+) for "),
+        # hybrid models and some attention backends change the block size
+        rule(r"(?:Setting attention block size to|[Ss]etting kv cache block size to|Forcing kv cache block size to) "
+             r"(?P<block_size>\d+)\b"),
         # loading
-        rule(r"^Using V2 Model Runner$", set_fields(model_runner="v2")),
+        rule(r"^Using V2 Model Runner", set_fields(model_runner="v2")),
         rule(r"Model Runner V2 requires \w+; using the V1 model runner instead", set_fields(model_runner="v1")),
-        rule(r"^(?:Loading model from scratch\.\.\.|Starting to load model .*\.\.\.)$", phase("loading")),
-        rule(r"^Loading weights took (?P<weights_load_seconds>{NUM}) seconds$", phase("profiling")),
-        rule(r"^Model loading took (?P<weights_gib>{NUM}) GiB memory and (?P<secs>{NUM}) seconds$",
+        rule(r"^(?:Loading model from scratch\.\.\.|Starting to load model .*\.\.\.)", phase("loading")),
+        rule(r"Loading weights took (?P<weights_load_seconds>{NUM}) ?s", phase("profiling")),
+        rule(r"Model loading took (?P<weights_gib>{NUM})" + GIB + r"(?: memory)? and (?P<secs>{NUM}) ?s",
              phase("profiling"), primary_only=True),
         # profiling and KV budget
-        rule(r"^Warming up model for the compilation\.\.\.$", phase("profiling")),
-        rule(r"^Estimated CUDA graph memory: (?P<cuda_graph_estimate_gib>{NUM}) GiB total$"),
-        rule(r"^Available KV cache memory: (?P<kv_gib>{NUM}) GiB$", primary_only=True),
+        rule(r"^Warming up model for the compilation\.\.\.", phase("profiling")),
+        rule(r"Estimated CUDA graph memory: (?P<cuda_graph_estimate_gib>{NUM})" + GIB),
+        rule(r"Available KV cache memory: (?P<kv_gib>{NUM})" + GIB, primary_only=True),
         rule(r"The current --gpu-memory-utilization=(?P<gpu_memory_utilization>{NUM}) is equivalent to "
              r"--gpu-memory-utilization=(?P<gpu_memory_utilization_equivalent>{NUM}) without CUDA graph memory "
-             r"profiling\. To maintain the same effective KV cache size as before, increase "
-             r"--gpu-memory-utilization to (?P<gpu_memory_utilization_suggested>{NUM})\."),
-        rule(r"^CUDA graph memory profiling is disabled .* increasing --gpu-memory-utilization from "
-             r"(?P<gpu_memory_utilization>{NUM}) to (?P<gpu_memory_utilization_suggested>{NUM})\.$"),
-        rule(r"^Initial free memory (?P<initial_free_gib>{NUM}) GiB, reserved (?P<kv_gib>{NUM}) GiB memory for "
-             r"KV Cache as specified by kv_cache_memory_bytes config", primary_only=True),
+             r"profiling\..*increase --gpu-memory-utilization to (?P<gpu_memory_utilization_suggested>{NUM})"),
+        rule(r"CUDA graph memory profiling is disabled .* increasing --gpu-memory-utilization from "
+             r"(?P<gpu_memory_utilization>{NUM}) to (?P<gpu_memory_utilization_suggested>{NUM})"),
+        rule(r"^Initial free memory (?P<initial_free_gib>{NUM})" + GIB + r", reserved (?P<kv_gib>{NUM})" + GIB +
+             r" ?memory for KV Cache as specified by kv_cache_memory_bytes", primary_only=True),
+        rule(r"^Initial free memory: (?P<initial_free_gib>{NUM})" + GIB + r"; Requested memory: "
+             r"(?P<gpu_memory_utilization>{NUM}) \(util\), (?P<requested_memory_gib>{NUM})" + GIB, primary_only=True),
         rule(r"^Applying persisted startup plan \(fingerprint \S+\): "
              r"kv_cache_memory_bytes=(?P<kv_cache_memory_bytes>\d+) \((?P<kv_gib>{NUM}) GiB\)"),
-        rule(r"^(?P<mode>Explicitly|Auto) set \((?P<kv_gib>{NUM})/(?P<total_memory_gib>{NUM})\) GiB for KV cache "
+        rule(r"(?P<mode>Explicitly|Auto) set \((?P<kv_gib>{NUM})/(?P<total_memory_gib>{NUM})\) GiB for KV cache "
              r"on node \d+(?:, with (?P<requested_memory_gib>{NUM}) GiB requested memory for the worker\. "
-             r"(?P<non_kv_gib>{NUM}) GiB memory was consumed by non-kv usages)?\.$", primary_only=True),
-        rule(r"^Memory profiling takes {NUM} seconds\. Total non KV cache memory: (?P<non_kv_gib>{NUM}) ?GiB; "
-             r"torch peak memory increase: {NUM} ?GiB; total consumed \(from mem_get_info\): {NUM} ?GiB; "
-             r"weights memory: (?P<weights_gib>{NUM}) ?GiB\.$"),
-        rule(r"^Overriding num_gpu_blocks=\d+ with num_gpu_blocks_override=(?P<num_gpu_blocks_override>\d+)$",
+             r"(?P<non_kv_gib>{NUM}) GiB memory was consumed by non-kv usages)?", primary_only=True),
+        # the memory-profiling summary: one line (vllm 0.9.1 vllm/utils.py), or a multi-line
+        # message whose lines each carry the prefix (vllm 0.8.5 vllm/worker/worker.py)
+        rule(r"Memory profiling takes {NUM} seconds",
+             _pairs((r"Total non KV cache memory: ({NUM})" + GIB, "non_kv_gib"),
+                    (r"weights memory: ({NUM})" + GIB, "weights_gib")), primary_only=True),
+        rule(r"total_gpu_memory \(({NUM})" + GIB + r"\) x gpu_memory_utilization",
+             _pairs((r"total_gpu_memory \(({NUM})", "total_memory_gib"),
+                    (r"gpu_memory_utilization \(({NUM})\)", "gpu_memory_utilization"),
+                    (r"\) = ({NUM})" + GIB, "requested_memory_gib")), primary_only=True),
+        rule(r"model weights take ({NUM})" + GIB + r";",
+             _pairs((r"model weights take ({NUM})", "weights_gib"),
+                    (r"reserved for KV Cache is ({NUM})", "kv_gib")), primary_only=True),
+        rule(r"Overriding num_gpu_blocks=\d+ with num_gpu_blocks_override=(?P<num_gpu_blocks_override>\d+)",
              copy_field("num_blocks", "num_gpu_blocks_override")),
-        rule(r"^Auto-fit max_model_len: full model context length (?P<max_model_len>\d+) fits in available KV cache "
-             r"memory \({NUM} GiB [A-Z]+(?: \+ {NUM} GiB host)?\)$", set_fields(autofit="fits")),
-        rule(r"^Auto-fit max_model_len: reduced from (?P<autofit_from_len>\d+) to (?P<max_model_len>\d+) to fit in "
-             r"available KV cache memory \({NUM} GiB [A-Z]+(?: \+ {NUM} GiB host)?\)$", set_fields(autofit="reduced")),
-        rule(r"^Auto-fit max_model_len: attention-free model, using derived max_model_len=(?P<max_model_len>\d+)$",
-             set_fields(autofit="attention_free")),
-        # the KV line: the KV figures are final from here on
-        rule(r"^(?P<pools>[A-Z]+(?: \+ host)?) KV cache size: (?P<kv_tokens>[\d,]+) tokens, Maximum concurrency for "
-             r"(?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x$", _kv_line,
+        rule(r"Auto-fit max_model_len: reduced from (?P<autofit_from_len>[\d,]+) to (?P<max_model_len>[\d,]+)\b",
+             _autofit),
+        rule(r"Auto-fit max_model_len: full model context length (?P<max_model_len>[\d,]+)\b", _autofit),
+        rule(r"Auto-fit max_model_len: attention-free model, using derived max_model_len=(?P<max_model_len>[\d,]+)",
+             _autofit),
+        # the KV line(s): the KV figures are final from here on
+        rule(r"(?:(?P<pools>[A-Z]+(?: \+ host)?) )?KV cache size: (?P<kv_tokens>-?[\d,]+) tokens"
+             r"(?:, Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: "
+             r"(?P<max_concurrency>{NUM})x)?", _kv_line,
              primary_only=True),  # every engine core (DP rank) logs its own
-        rule(r"^(?:Engine \d+|\d+ Engines): vllm cache_config_info with initialization after num_gpu_blocks is: "
-             r"(?P<num_blocks>\d+)$"),
+        rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
+             _max_concurrency, primary_only=True),
+        rule(r"vllm cache_config_info with initialization after num_gpu_blocks is: (?P<num_blocks>\d+)"),
         # CUDA graphs
         rule(r"^Capturing CUDA graphs", phase_after_kv("capturing")),
-        rule(r"^Graph capturing finished in (?P<secs>{NUM}) secs, took (?P<gib>{NUM}) GiB$", _graph_capture,
+        rule(r"Graph capturing finished in (?P<secs>{NUM}) secs?, took (?P<gib>{NUM})" + GIB, _graph_capture,
              primary_only=True),
-        rule(r"^CUDA graph pool memory: (?P<actual>{NUM}) GiB \(actual\), (?P<cuda_graph_estimate_gib>{NUM}) GiB "
-             r"\(estimated\), difference: {NUM} GiB \({NUM}%\)\.$", _cuda_graph_pool, primary_only=True),
-        rule(r"^Free memory on device \((?P<initial_free_gib>{NUM})/(?P<total_memory_gib>{NUM}) GiB\) on startup\. "
-             r"Desired GPU memory utilization is \((?P<gpu_memory_utilization>{NUM}), (?P<requested_memory_gib>{NUM}) "
-             r"GiB\)\. Actual usage is (?P<non_kv_gib>{NUM}) GiB for consumed memory \(weights \+ non-torch\), "
-             r"(?P<peak_activation_gib>{NUM}) GiB for peak activation, and {NUM} GiB for CUDAGraph memory\. "
-             r"Replace gpu_memory_utilization config with "
-             r"`--kv-cache-memory=(?P<suggested_kv_cache_memory_bytes>-?\d+)` \({NUM} GiB\) to fit into requested "
-             r"memory, or "
-             r"`--kv-cache-memory=(?P<suggested_kv_cache_memory_bytes_gpu_limit>-?\d+)` \({NUM} GiB\) to fully "
-             r"utilize gpu memory\. Current kv cache memory in use is {NUM} GiB\.$", primary_only=True),
-        rule(r"^init engine \(profile, create kv cache, warmup model\) took (?P<init_engine_seconds>{NUM}) s"
-             r"(?: \(compilation: (?P<compilation_seconds>{NUM}) s)?"),
+        rule(r"CUDA graph pool memory: (?P<actual>{NUM})" + GIB + r" \(actual\), (?P<cuda_graph_estimate_gib>{NUM})"
+             + GIB + r" \(estimated\)", _cuda_graph_pool, primary_only=True),
+        # the --kv-cache-memory suggestion: its figures changed from release to release
+        rule(r"Replace gpu_memory_utilization config with `--kv-cache-memory=",
+             _pairs((r"Free memory on device \(({NUM})/", "initial_free_gib"),
+                    (r"Free memory on device \({NUM}/({NUM})" + GIB, "total_memory_gib"),
+                    (r"Desired GPU memory utilization is \(({NUM}),", "gpu_memory_utilization"),
+                    (r"Desired GPU memory utilization is \({NUM}, ({NUM})" + GIB, "requested_memory_gib"),
+                    (r"Actual usage is ({NUM})" + GIB + r" for (?:consumed memory|weight)", "non_kv_gib"),
+                    (r"({NUM})" + GIB + r" for peak activation", "peak_activation_gib"),
+                    (r"`--kv-cache-memory=(-?\d+)`[^`]*?to fit into requested memory", "suggested_kv_cache_memory_bytes"),
+                    (r"`--kv-cache-memory=(-?\d+)`[^`]*?to fully utilize gpu memory",
+                     "suggested_kv_cache_memory_bytes_gpu_limit")), primary_only=True),
+        rule(r"init engine \(profile, create kv cache, warmup model\) took (?P<init_engine_seconds>{NUM}) ?s"
+             r"(?:econds)?(?: \(compilation: (?P<compilation_seconds>{NUM}) s)?"),
         # ready, and stopping
-        rule(r"Application startup complete\.$", ready),
+        rule(r"Application startup complete\.", ready),
         rule(r"^\[shutdown\] .*trigger received signal=(?P<signal>\w+)", stopping),
         rule(r"^\[shutdown\] API server: shutdown triggered", stopping),
     )
 
-    # Startup errors (ENGINES.md §1.3). Group names that are record fields are stored.
+    # Startup errors. Group names that are record fields are stored.
     error_rules = (
         error("free_memory_below_requested",
-              r"Free memory on device (?P<device_id>\S+) \((?P<free_gib>{NUM})/(?P<total_gib>{NUM}) GiB\) on startup "
-              r"is less than desired GPU memory utilization \((?P<utilization>{NUM}), (?P<requested_gib>{NUM}) GiB\)"),
+              r"Free memory on device(?: (?P<device_id>\S+))? \((?P<free_gib>{NUM})/(?P<total_gib>{NUM}) GiB\) on "
+              r"startup is less than desired GPU memory utilization \((?P<utilization>{NUM}), "
+              r"(?P<requested_gib>{NUM}) GiB\)"),
         error("external_weights_exceed_budget",
               r"Externally held weights on device (?P<device_id>\S+) \((?P<external_gib>{NUM})/(?P<total_gib>{NUM}) "
               r"GiB\) exceed the desired GPU memory utilization \((?P<utilization>{NUM}), "
@@ -189,14 +257,17 @@ class VllmLogParser(LogParser):
               r"\((?P<utilization>{NUM}), (?P<budget_gib>{NUM}) GiB\)"),
         error("no_kv_cache_memory", r"No available memory for the cache blocks\."),
         error("max_model_len_too_large",
-              r"To serve at least one request with the model's max seq len \((?P<max_model_len>\d+)\), "
+              r"To serve at least one request with the models?'s max seq len \((?P<max_model_len>[\d,]+)\), "
               r"\((?P<needed_gib>{NUM}) GiB KV cache is needed, which is larger than the available KV cache memory "
-              r"\((?P<available_gib>{NUM}) GiB\)\. (?:Based on the available memory, the estimated maximum model "
-              r"length is (?P<estimated_max_model_len>\d+)\. )?"),
+              r"\((?P<available_gib>{NUM}) GiB\)\.\s*(?:Based on the available memory, the estimated maximum model "
+              r"length is (?P<estimated_max_model_len>[\d,]+)\.)?"),
+        error("max_model_len_too_large",
+              r"The model's max seq len \((?P<max_model_len>[\d,]+)\) is larger than the maximum number of tokens "
+              r"that can be stored in KV cache \((?P<kv_capacity_tokens>-?[\d,]+)\)"),
         error("autofit_impossible", r"Cannot auto-fit max_model_len: not enough \w+ memory available"),
         error("memory_profiling_error",
-              r"Error in memory profiling\. Initial free memory (?P<initial_free_gib>{NUM}) GiB, current free memory "
-              r"(?P<current_free_gib>{NUM}) GiB\."),
+              r"Error in memory profiling\. Initial free memory (?P<initial_free_gib>{NUM})(?: GiB)?, current free "
+              r"memory (?P<current_free_gib>{NUM})(?: GiB)?\."),
         error("oom_loading_weights", r"Failed to load model - not enough GPU memory\.", standalone=True),
         error("max_model_len_exceeds_derived",
               r"User-specified max_model_len \((?P<max_model_len>\d+)\) is greater than the derived max_model_len "
@@ -217,18 +288,33 @@ class VllmLogParser(LogParser):
               rank=GENERIC),
     )
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending_kv: Line | None = None
+
+    def flush_pending(self, line: Line) -> None:
+        # The two-line KV statement: anything but its concurrency line completes it.
+        if self.pending_kv is not None and not line.text.lstrip().startswith("Maximum concurrency for"):
+            pending, self.pending_kv = self.pending_kv, None
+            kv_sized(self, {}, pending)
+
     def split_prefix(self, text: str, t: float | None) -> Line:
-        match = PREFIX.match(text)
+        match = PREFIX.search(text)
         if match is None:
-            return Line(text=text, raw=text, t=t)
+            proc = PROC_ONLY.match(text)
+            if proc is not None:  # a child process's raw output (print, uncaught traceback)
+                return Line(text=proc.group("msg"), raw=text, source=f"{proc.group('proc')}:{proc.group('pid')}",
+                            primary=_primary(proc.group("proc")), t=t)
+            level, msg = strip_python_logging(text)
+            return Line(text=msg, raw=text, level=level, prefixed=level is not None, t=t)
         proc = match.group("proc")
         return Line(
             text=match.group("msg") or "",
             raw=text,
-            source=f"{proc}:{match.group('pid')}",
+            source=f"{proc}:{match.group('pid')}" if proc is not None else "main",
             level=match.group("level"),
             prefixed=True,
-            primary=all(int(n) == 0 for n in RANK.findall(proc)),
+            primary=_primary(proc),
             t=t,
         )
 
@@ -241,6 +327,11 @@ class VllmLogParser(LogParser):
 
     @classmethod
     def score(cls, text: str) -> int:
-        prefixed = sum(1 for line in text.splitlines()[:2000] if PREFIX.match(line))
-        hints = len(re.findall(r"site-packages/vllm/|bin/vllm\b|vllm\.entrypoints|\bvLLM\b", text))
+        lines = text.splitlines()[:2000]
+        prefixed = sum(1 for line in lines if PREFIX.search(strip_wrappers(line)))
+        hints = len(re.findall(r"(?:site|dist)-packages/vllm/|bin/vllm\b|vllm\.entrypoints|\bvLLM\b|\bvllm\b", text))
         return 10 * prefixed + hints
+
+
+def _primary(proc: str | None) -> bool:
+    return proc is None or all(int(n) == 0 for n in RANK.findall(proc))
