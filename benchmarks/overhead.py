@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness.run import RunOptions, run_scenario  # noqa: E402
+from harness.execute.run import RunOptions, run_scenario  # noqa: E402
 
 
 def main() -> int:

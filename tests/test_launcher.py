@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.launcher import LaunchSpec, launch
+from harness.execute.launcher import LaunchSpec, launch
 from parsers import make_parser
 
 HERE = Path(__file__).resolve().parent

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.engines import get_adapter
-from harness.engines.base import LaunchContext
-from harness.launcher import launch
-from harness.models import BUILTINS, resolve_model
-from harness.run import free_port
-from harness.sweep import RunPoint, point_id
+from harness.engines import get_engine
+from harness.execute.engine_process import LaunchContext, launch_spec
+from harness.execute.launcher import launch
+from harness.execute.models import BUILTINS, resolve_model
+from harness.execute.point_run import free_port
+from harness.scenario import Point, point_id
 
 pytestmark = pytest.mark.engine
 
@@ -20,17 +20,17 @@ TINY = BUILTINS["tiny-llama"]
 GIB = 1 << 30
 
 
-def point(engine: str, args: dict, env: dict | None = None) -> RunPoint:
-    return RunPoint(scenario="real", engine=engine, engine_version=None, model="builtin:tiny-llama",
+def point(engine: str, args: dict, env: dict | None = None) -> Point:
+    return Point.of(scenario="real", engine=engine, engine_version=None, model="builtin:tiny-llama",
                     point_id=point_id(engine, "builtin:tiny-llama", args, env), repeat=0, args=args, knobs={},
                     env=env or {})
 
 
-def run(engine_env, p: RunPoint, tmp_path: Path, stop_after: str = "ready", timeout_s: float = 600):
+def run(engine_env, p: Point, tmp_path: Path, stop_after: str = "ready", timeout_s: float = 600):
     ctx = LaunchContext(python=str(engine_env.python), env_vars=dict(engine_env.env_vars),
                         model_path=resolve_model(p.model), port=free_port(), work_dir=tmp_path / "work",
-                        shared_cache_dir=None)
-    spec = get_adapter(p.engine).launch_spec(p, ctx, tmp_path / "engine.log", stop_after, timeout_s)
+                        cache_dir=tmp_path / "work" / "cache")
+    spec = launch_spec(get_engine(p.engine), p, ctx, tmp_path / "engine.log", stop_after, timeout_s)
     return launch(spec)
 
 

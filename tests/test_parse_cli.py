@@ -58,7 +58,7 @@ def test_not_an_engine_log_exits_1(capsys, tmp_path):
     path.write_text("shopping list\nmilk\n")
     code, out, err = run(capsys, str(path))
     assert (code, out) == (1, "")
-    assert err.count("\n") == 1 and "not a vLLM or SGLang log" in err and str(path) in err
+    assert err.count("\n") == 1 and "not a log of any known engine (vllm, sglang)" in err and str(path) in err
 
 
 @pytest.mark.parametrize("make", [lambda p: p / "missing.log", lambda p: p])

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from harness.engines import get_engine
 from harness.errors import InputError
 from harness.predict import load_model_description, model_from_config, predict
-from harness.predict import sglang_formulas as sg
-from harness.predict import vllm_formulas as vf
+from harness.engines.sglang import formulas as sg
+from harness.engines.vllm import formulas as vf
 from harness.predict.model import GiB, bundled_cards
 
 FIXTURES = Path(__file__).parent / "fixtures" / "predict"
@@ -36,8 +37,8 @@ def test_llama_8b_parameters_weights_and_kv_bytes(llama8b):
     assert llama8b.page_bytes_per_layer(16) == 65_536
     assert llama8b.page_bytes_per_layer(16) * llama8b.num_layers == 2 * 1024 * 1024
     assert llama8b.kv_bytes_per_token("fp8") == 65_536
-    assert llama8b.vllm_max_model_len == 131_072  # llama3 rope: factor already in max_position_embeddings
-    assert llama8b.sglang_context_len == 131_072
+    assert get_engine("vllm").derived_context_len(llama8b) == 131_072  # llama3 rope: factor already in max_position_embeddings
+    assert get_engine("sglang").derived_context_len(llama8b) == 131_072
 
 
 @pytest.mark.parametrize("card, low, high", [

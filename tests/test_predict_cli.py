@@ -14,7 +14,7 @@ from harness.predict.model import GiB
 from harness.results.columns import COLUMNS
 from harness.results.io import write_results
 from harness.scenario import load_scenario
-from harness.sweep import expand
+from harness.scenario import expand
 
 ROOT = Path(__file__).resolve().parents[1]
 GPU_SCENARIO = ROOT / "scenarios" / "24g_8b.yaml"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.predict import load_model_description, predict
-from harness.predict import sglang_formulas as sg
+from harness.engines.sglang import formulas as sg
 from harness.predict.model import GiB, MiB, bundled_cards
 
 engine_envs = pytest.importorskip("tests.engine_envs", reason="engine environments (tests/engine_envs.py) not present")

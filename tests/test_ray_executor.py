@@ -18,10 +18,11 @@ import pytest
 
 from harness.envs import EngineEnv
 from harness.errors import InputError
-from harness.executors.ray_executor import RAY_MISSING, RayExecutor
+from harness.execute.executors.ray_executor import RAY_MISSING, RayExecutor
 from harness.results.io import read_results
-from harness.run import PointJob, RunOptions, run_scenario
-from harness.sweep import RunPoint
+from harness.execute.point_run import PointJob
+from harness.execute.run import RunOptions, run_scenario
+from harness.scenario import Point
 from tests.executor_helpers import (
     check_parallel_sweep,
     engine_saw,
@@ -111,7 +112,7 @@ def _env(python: Path, managed: bool, version: str | None) -> EngineEnv:
 
 
 def test_node_without_the_engine_environment(ray_cluster, tmp_path):
-    points = [RunPoint(scenario="s", engine="vllm", engine_version=None, model="m", point_id=f"p{i}", repeat=0,
+    points = [Point.of(scenario="s", engine="vllm", engine_version=None, model="m", point_id=f"p{i}", repeat=0,
                        args={}, knobs={}) for i in (1, 2)]
     missing = tmp_path / "nowhere" / "bin" / "python"
     rows = {}
@@ -129,7 +130,7 @@ def test_node_without_the_engine_environment(ray_cluster, tmp_path):
 
 
 def test_point_wider_than_any_node_is_refused(ray_cluster):
-    wide = RunPoint(scenario="s", engine="vllm", engine_version=None, model="m", point_id="wide", repeat=0,
+    wide = Point.of(scenario="s", engine="vllm", engine_version=None, model="m", point_id="wide", repeat=0,
                     args={"tensor_parallel_size": 4}, knobs={})
     with pytest.raises(InputError, match="point wide needs 4 GPUs on one node; the largest node of the Ray cluster has 2"):
         RayExecutor().check([wide])

@@ -11,9 +11,9 @@ import pytest
 from PIL import Image
 
 from harness.cli import main
-from harness.compare import Mark
+from harness.analysis.compare import Mark
 from harness.predict import load_model_description, predict, prediction_error_pct
-from harness.report import make_report
+from harness.analysis.report import make_report
 from harness.results.io import read_results
 from tests.results_from_logs import (
     FAILED_START_LOG,
@@ -85,11 +85,11 @@ class _no_layout_warnings:
         self.records = []
         self.handler = logging.Handler(logging.WARNING)
         self.handler.emit = self.records.append
-        logging.getLogger("harness.report").addHandler(self.handler)
+        logging.getLogger("harness.analysis.report").addHandler(self.handler)
         return self.records
 
     def __exit__(self, *exc):
-        logging.getLogger("harness.report").removeHandler(self.handler)
+        logging.getLogger("harness.analysis.report").removeHandler(self.handler)
 
 
 def _text(value):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.results.io import read_results
-from harness.run import RunOptions, run_scenario
+from harness.execute.run import RunOptions, run_scenario
 from tests.fake_env import E3_LOG, OK_LOG, make_fake_env, scenario_yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -122,7 +122,7 @@ def test_existing_run_dir_is_refused_without_resume(tmp_path):
 
 def test_gpu_scenario_on_a_host_without_gpu_is_refused_before_anything_runs(tmp_path, capsys):
     from harness.cli import main
-    from harness.gpu import nvml_reader
+    from harness.execute.gpu import nvml_reader
 
     if nvml_reader() is not None:
         pytest.skip("host has an NVIDIA GPU")

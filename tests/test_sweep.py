@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from harness.cli import main
-from harness.engines.base import render_flags
+from harness.engines import get_engine
 from harness.scenario import load_scenario, parse_scenario
-from harness.sweep import expand, point_id
+from harness.scenario import expand, point_id
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -67,7 +67,7 @@ def test_repeats_share_the_point_id():
 
 
 def test_flags_render_kebab_case_bools_bare_and_nulls_dropped():
-    argv = render_flags({"enforce_eager": True, "disable_cuda_graph": False, "max_model_len": 512,
+    argv = get_engine("vllm").render_flags({"enforce_eager": True, "disable_cuda_graph": False, "max_model_len": 512,
                          "mem_fraction_static": None, "cudagraph_capture_sizes": [1, 2],
                          "compilation_config": {"level": 0}, "--verbatim-flag": "x"})
     assert argv == ["--verbatim-flag", "x", "--compilation-config", '{"level":0}', "--cudagraph-capture-sizes", "1", "2",

@@ -11,7 +11,7 @@ from rich.table import Table
 from harness.commands.console import output_console
 from harness.execute.launch_plan import PlannedLaunch, plan_launch
 from harness.scenario import load_scenario
-from harness.scenario.sweep import expand
+from harness.scenario import expand
 
 
 def build_plan(scenario_path: str) -> list[PlannedLaunch]:

@@ -22,7 +22,7 @@ from harness.errors import InputError
 from harness.predict import Prediction, load_model_description, predict_point
 from harness.predict.calibrate import GroupFit, choose_fit, fit_calibrations
 from harness.scenario import load_scenario
-from harness.scenario.sweep import expand
+from harness.scenario import expand
 
 log = logging.getLogger(__name__)
 

@@ -81,6 +81,9 @@ class Fact:
     fields: tuple[tuple[str, str], ...] = ()
     literal: str | None = None
     contexts: tuple[str, ...] = ("log", "raise", "other")
+    samples: tuple[tuple[str, str], ...] = ()  # text for a placeholder that is not read (regex on its expression)
+    after_kv: bool = False  # means what it says only after the KV line (a test renders that first)
+    unread: bool = False  # kept in the table for reference; no field is read from it
 
     @property
     def regex(self) -> re.Pattern:
@@ -322,6 +325,9 @@ def build_rows(messages: Iterable[Message], spec: ModuleType) -> list[Row]:
         if fact is None:
             continue
         key = (fact.name, message.template)
+        preferred = getattr(spec, "PREFERRED_PATHS", ())
+        if key in rows and not rows[key].source.startswith(preferred) and message.file.startswith(preferred):
+            del rows[key]  # the same wording in a module the engine really runs (V1, not V0)
         if key not in rows:
             fields = tuple(spec.field_for(fact, expr) for expr in message.args)
             rows[key] = Row(fact.name, fields, message.style, message.template, message.args,

@@ -51,6 +51,13 @@ class Point:
     env: dict[str, str] = field(default_factory=dict)
     python: str | None = None
 
+    @classmethod
+    def of(cls, *, engine: str, args: dict[str, Any], **fields: Any) -> "Point":
+        """A point from raw engine args, typed by the engine's knobs (what `expand` does per point)."""
+        from harness.engines import get_engine
+
+        return cls(engine=engine, settings=Settings.parse(dict(args), get_engine(engine).knobs), **fields)
+
     @property
     def args(self) -> dict[str, Any]:
         """Engine-native flag -> raw value, None = not passed (what the argv is rendered from)."""

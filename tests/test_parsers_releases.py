@@ -1,0 +1,263 @@
+"""Every release's own wording, read into the right field.
+
+The tables under harness/engines/<engine>/formats/ hold, per release, each message template
+the parsers read, as written in that release's source, and the record field each
+placeholder feeds. Each row is rendered here with numbers (plain, with thousands
+separators where the source prints through `%s`/`{}`/`{:,}`, negative where a figure can
+be) and fed to the parser in the shape the engine prints it; the parser must read back
+exactly the printed numbers. A release whose wording the parser cannot read fails by
+name, e.g. `vllm-0.10.1:kv_tokens`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from harness.engines.release_formats import F_STRING, FORMAT, PERCENT, load_spec, read_table, table_paths
+from parsers import make_parser
+from parsers.lines import coerce
+from parsers.record import FIELD_KINDS
+
+ENGINES = ("vllm", "sglang")
+SPECS = {engine: load_spec(engine) for engine in ENGINES}
+# Figures an engine can print below zero (a suggestion or profile that came out negative).
+SIGNED = {"suggested_kv_cache_memory_bytes", "suggested_kv_cache_memory_bytes_gpu_limit", "kv_tokens",
+          "profiled_max_total_tokens", "avail_mem_after_load_gib", "avail_mem_after_pool_gib", "available_mem_gib",
+          "error_data.minimum_mem_fraction_static", "error_data.suggested_mem_fraction_static",
+          "mem_fraction_static_effective", "error_data.kv_capacity_tokens"}
+STRINGS = {"engine_version": "0.99.1", "kv_dtype": "torch.float8_e4m3fn", "model": "org/Some-Model-8B"}
+# Values whose magnitude is bounded by meaning (a fraction, a utilization).
+FRACTIONS = {"gpu_memory_utilization", "gpu_memory_utilization_equivalent", "gpu_memory_utilization_suggested",
+             "mem_fraction_static_effective", "error_data.utilization", "error_data.minimum_mem_fraction_static",
+             "error_data.suggested_mem_fraction_static"}
+
+PERCENT_SPEC = re.compile(r"%(?:\((?P<key>\w+)\))?(?P<flags>[-+ #0,]*)(?P<width>\d+|\*)?(?:\.(?P<prec>\d+))?"
+                          r"(?P<type>[diouxXeEfFgGcrsa%])")
+
+
+# --- placeholders of a template ------------------------------------------------------------------
+
+
+def f_string_placeholders(template: str, args: tuple[str, ...]) -> list[tuple[int, int, str]]:
+    """(start, end, format spec) of each `{...}` of an f-string template, in order."""
+    out, i, n = [], 0, 0
+    while i < len(template):
+        ch = template[i]
+        if ch in "{}" and template[i + 1:i + 2] == ch:
+            i += 2
+            continue
+        if ch == "{":
+            depth, j = 1, i + 1
+            while depth:
+                depth += {"{": 1, "}": -1}.get(template[j], 0)
+                j += 1
+            inner = template[i + 1:j - 1]
+            rest = inner[len(args[n]):] if n < len(args) and inner.startswith(args[n]) else inner
+            rest = re.sub(r"^\s*(?:=\s*)?(?:![rsa])?", "", rest)
+            out.append((i, j, rest[1:] if rest.startswith(":") else ""))
+            n += 1
+            i = j
+            continue
+        i += 1
+    return out
+
+
+def placeholders(row) -> list[tuple[int, int, str]]:
+    """(start, end, spec) per placeholder; a %-spec keeps its `%`."""
+    if row.style == PERCENT:
+        return [(m.start(), m.end(), m.group(0)) for m in PERCENT_SPEC.finditer(row.template)
+                if m.group("type") != "%"]
+    if row.style in (F_STRING, FORMAT):
+        return f_string_placeholders(row.template, row.args if row.style == F_STRING else ())
+    return []
+
+
+def unescape_literal(text: str, style: str) -> str:
+    if style == PERCENT:
+        return text.replace("%%", "%")
+    if style in (F_STRING, FORMAT):
+        return text.replace("{{", "{").replace("}}", "}")
+    return text
+
+
+# --- values -------------------------------------------------------------------------------------------
+
+
+def sample(field: str, variant: str) -> int | float | str:
+    if field in STRINGS:
+        return STRINGS[field]
+    kind = FIELD_KINDS.get(field)
+    if kind is None:  # a startup error's number: GiB and fractions are floats, counts ints
+        kind = float if field.endswith("_gib") or field in FRACTIONS else int
+    negative = variant == "negative" and field in SIGNED
+    if field in FRACTIONS:
+        return -0.1234 if negative else 0.8765
+    if kind is int:
+        return -1234567 if negative else 1234567
+    return -12.5 if negative else 12345.67
+
+
+def format_value(value, spec: str, style: str, variant: str) -> str:
+    if style == PERCENT:
+        kind = spec[-1]
+        if kind in "sr":
+            if variant == "grouped" and isinstance(value, int):
+                return f"{value:,}"
+            return str(value) if kind == "s" else repr(value)
+        if kind in "di" and isinstance(value, float):
+            value = int(value)
+        if kind in "di" and isinstance(value, str):
+            return value
+        return spec % value if not isinstance(value, str) else value
+    if isinstance(value, str):
+        return value
+    if not spec:
+        if variant == "grouped" and isinstance(value, int):
+            return f"{value:,}"
+        return str(round(value, 2)) if isinstance(value, float) else str(value)
+    if spec[-1:] in ("d", "x") and isinstance(value, float):
+        value = int(value)
+    if spec[-1:] in ("f", "e", "g", "%") and isinstance(value, int):
+        value = float(value)
+    return format(value, spec)
+
+
+def filler(spec: str, style: str, expr: str, samples: tuple) -> str:
+    for regex, text in samples:
+        if re.search(regex, expr):
+            return text
+    if style == PERCENT:
+        return "7" if spec[-1] in "sdi" else format(7.0, spec[1:]) if spec[-1] in "feEgG" else "7"
+    if spec and spec[-1] in "feEgG%":
+        return format(7.0, spec)
+    return "7"
+
+
+def render(row, table: list, spec_module, variant: str, depth: int = 0) -> tuple[str, dict]:
+    """The message as the engine would print it, and {field: value the parser must read}."""
+    fact = next(f for f in spec_module.FACTS if f.name == row.fact)
+    samples = getattr(fact, "samples", ()) or ()
+    out, expected, pos = [], {}, 0
+    for n, (start, end, pspec) in enumerate(placeholders(row)):
+        out.append(unescape_literal(row.template[pos:start], row.style))
+        field = row.fields[n] if n < len(row.fields) else "-"
+        expr = row.args[n] if n < len(row.args) else ""
+        if field.startswith("@"):
+            nested = next((r for r in table if r.fact == field[1:]), None)
+            text, sub = render(nested, table, spec_module, variant, depth + 1) if nested and depth < 2 else ("", {})
+            expected.update(sub)
+        elif field == "-":
+            text = filler(pspec, row.style, expr, samples)
+        else:
+            text = format_value(sample(field, variant), pspec, row.style, variant)
+            expected[field] = text
+        out.append(text)
+        pos = end
+    out.append(unescape_literal(row.template[pos:], row.style))
+    message = "".join(out)
+    if fact.literal:
+        match = re.search(fact.literal, row.template)
+        if match:
+            expected.update({k: v for k, v in match.groupdict().items() if v is not None})
+    return message, expected
+
+
+# --- feeding ------------------------------------------------------------------------------------------
+
+
+def vllm_lines(message: str, level: str = "INFO") -> list[str]:
+    return [f"(EngineCore pid=200) {level} 11-29 20:00:00 [x.py:1] {line}" for line in message.split("\n")]
+
+
+def sglang_lines(message: str) -> list[str]:
+    first, *rest = message.split("\n")
+    return [f"[2026-11-29 20:00:00] {first}", *rest]
+
+
+def traceback_lines(message: str) -> list[str]:
+    first, *rest = message.split("\n")
+    return ["Traceback (most recent call last):", '  File "/venv/lib/python3.11/site-packages/pkg/mod.py", line 10, in f',
+            "    call()", f"ValueError: {first}", *rest]
+
+
+def preamble(engine: str, fact, table: list, spec_module) -> list[str]:
+    """Lines that must come before this fact for it to mean what it says (e.g. after the KV line)."""
+    if not getattr(fact, "after_kv", False):
+        return []
+    lines = []
+    for name in ("kv_tokens", "max_concurrency"):
+        row = next((r for r in table if r.fact == name), None)
+        if row is not None:
+            lines += vllm_lines(render(row, table, spec_module, "plain")[0])
+    return lines
+
+
+def read(engine: str, lines: list[str]):
+    parser = make_parser(engine)
+    parser.feed_lines(lines)
+    parser.close()
+    return parser.record
+
+
+def expected_value(field: str, text: str):
+    if field.startswith("error_data."):
+        return coerce(float, text) if re.fullmatch(r"-?[\d,]*\.?\d+(?:e[-+]?\d+)?", text) else text
+    kind = FIELD_KINDS[field]
+    if kind is int and "." in text:
+        return int(float(text.replace(",", "")))
+    return coerce(kind, text)
+
+
+def actual_value(record, field: str):
+    if field.startswith("error_data."):
+        return record.error_data.get(field.split(".", 1)[1])
+    return getattr(record, field)
+
+
+def cases():
+    out = []
+    for engine in ENGINES:
+        for path in table_paths(engine):
+            version = path.stem.split("-", 1)[1]
+            table = read_table(path)
+            counts: dict[str, int] = {}
+            for row in table:
+                counts[row.fact] = counts.get(row.fact, 0) + 1
+                suffix = f"#{counts[row.fact]}" if counts[row.fact] > 1 else ""
+                out.append(pytest.param(engine, version, row, table, id=f"{engine}-{version}:{row.fact}{suffix}"))
+    return out
+
+
+CASES = cases()
+
+
+def test_there_are_tables_for_both_engines():
+    engines = {case.values[0] for case in CASES}
+    assert engines == set(ENGINES)
+
+
+@pytest.mark.parametrize(("engine", "version", "row", "table"), CASES)
+def test_release_wording_is_read(engine, version, row, table):
+    spec_module = SPECS[engine]
+    fact = next(f for f in spec_module.FACTS if f.name == row.fact)
+    if getattr(fact, "unread", False):
+        pytest.skip(f"{row.fact}: recorded for reference, carries no field")
+    for variant in ("plain", "grouped", "negative"):
+        message, expected = render(row, table, spec_module, variant)
+        is_error = row.fact.startswith("error:")
+        if is_error:
+            lines = traceback_lines(message)
+        elif engine == "vllm":
+            lines = preamble(engine, fact, table, spec_module) + vllm_lines(message)
+        else:
+            lines = sglang_lines(message)
+        record = read(engine, lines)
+        if is_error:
+            assert record.error_kind == row.fact.split(":", 1)[1], (variant, message)
+        assert expected or is_error or fact.literal or not row.fields, f"{row.fact}: nothing to check in {message!r}"
+        for field, text in expected.items():
+            want = expected_value(field, text) if isinstance(text, str) else text
+            got = actual_value(record, field)
+            assert got == want, f"{field} ({variant}): got {got!r}, expected {want!r} from {message!r}"
