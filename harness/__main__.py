@@ -1,3 +1,5 @@
+"""`python -m harness`: the command line."""
+
 import sys
 
 from harness.cli import main

@@ -19,6 +19,17 @@ def add_tolerance(parser: argparse.ArgumentParser, default: float, what: str) ->
     parser.add_argument("--tolerance-pct", type=float, default=default, metavar="PCT", help=what)
 
 
+def example_releases() -> list[str]:
+    """`ENGINE==VERSION` of every registered engine's newest bundled flag list: real examples for --help."""
+    from harness.engines import engine_names, get_engine
+
+    out = []
+    for name in engine_names():
+        version = get_engine(name).flag_list_version(None)
+        out.append(f"{name}=={version or 'VERSION'}")
+    return out
+
+
 def engine_release(text: str) -> tuple[str, str]:
     """`ENGINE==VERSION` -> (engine, version). The old `ENGINE=VERSION` is read too, with a note."""
     item = text.strip()

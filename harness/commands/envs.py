@@ -18,13 +18,14 @@ from harness.envs import (
 )
 from harness.envs.manage import dir_size, env_info
 from harness.envs.model import env_summary
+from harness.commands.common_args import example_releases
 from harness.errors import InputError
 
 EPILOG = """\
 examples:
-  python -m harness envs install vllm==0.32.0 sglang==0.5.22
+  python -m harness envs install {all}
   python -m harness envs list
-  python -m harness envs remove vllm==0.32.0        (or the name shown by list: vllm-0.32.0-cpu)
+  python -m harness envs remove {first}        (or the name shown by list: {first_name}-cpu)
 
 Envs live in <cache>/envs/<engine>-<version>[-cpu]; the cache dir is --cache-dir, else
 $KV_HARNESS_CACHE_DIR, else ~/.cache/kv-budget-harness. On a host without an NVIDIA driver
@@ -34,9 +35,13 @@ uv is used when found (much faster), else venv + pip; --installer or $KV_HARNESS
 
 
 def register(subparsers) -> None:
+    examples = example_releases()
+    first = examples[0]
     p = subparsers.add_parser("envs", help="install, list and remove engine environments",
                               description="One isolated venv per engine version, reused by every run.",
-                              epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                              epilog=EPILOG.format(all=" ".join(examples), first=first,
+                                                   first_name=first.replace("==", "-")),
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="envs_command", metavar="ACTION", required=True)
 
     common = argparse.ArgumentParser(add_help=False)
@@ -45,7 +50,7 @@ def register(subparsers) -> None:
                         help="build for this device instead of detecting the NVIDIA driver")
 
     i = sub.add_parser("install", parents=[common], help="install engine versions (ENGINE==VERSION ...)",
-                       epilog="example: python -m harness envs install vllm==0.32.0 sglang==0.5.22")
+                       epilog=f"example: python -m harness envs install {' '.join(examples)}")
     i.add_argument("specs", nargs="+", metavar="ENGINE==VERSION")
     i.add_argument("--force", action="store_true", help="rebuild an env that is already installed")
     i.add_argument("--python", dest="base_python", default=None,
@@ -59,12 +64,12 @@ def register(subparsers) -> None:
     ls.set_defaults(func=cmd_list)
 
     rm = sub.add_parser("remove", parents=[common], help="remove envs (ENGINE==VERSION or an env name)",
-                        epilog="example: python -m harness envs remove sglang==0.5.22")
+                        epilog=f"example: python -m harness envs remove {examples[-1]}")
     rm.add_argument("specs", nargs="+", metavar="ENGINE==VERSION|NAME")
     rm.set_defaults(func=cmd_remove)
 
     fl = sub.add_parser("flags", parents=[common], help="the engine's real server flags, read from its own --help",
-                        epilog="example: python -m harness envs flags vllm==0.32.0 --write")
+                        epilog=f"example: python -m harness envs flags {first} --write")
     fl.add_argument("spec", metavar="ENGINE==VERSION")
     fl.add_argument("--write", action="store_true",
                     help="store them as the bundled list validate checks scenario keys against")

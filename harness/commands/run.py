@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from harness.commands.common_args import engine_versions
+from harness.commands.common_args import engine_versions, example_releases
+from harness.engines import engine_names
 from harness.commands.console import output_console
 from harness.execute.executors import EXECUTORS, make_executor
 from harness.execute.point_run import PointResult
@@ -130,7 +131,7 @@ def register(subparsers) -> None:
         "run", help="launch every sweep point as a real server; write the results CSV",
         description="Run the scenario's sweep point by point and write results/<scenario>/<run_id>/results.csv "
                     "(one row per point, flushed as each ends), logs/ and run.json.",
-        epilog="examples:\n  python -m harness run scenarios/cpu_tiny.yaml --engines vllm --stop-after kv\n"
+        epilog=f"examples:\n  python -m harness run scenarios/cpu_tiny.yaml --engines {engine_names()[0]} --stop-after kv\n"
                "  python -m harness run scenarios/24g_8b.yaml --gpus 0,1,2,3\n"
                "  python -m harness run scenarios/24g_8b.yaml --executor ray --ray-address auto",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -147,7 +148,8 @@ def register(subparsers) -> None:
     parser.add_argument("--wait-for-idle-gpu", type=float, default=0.0, metavar="S",
                         help="wait up to S seconds for a busy GPU to become idle (default: refuse at once)")
     parser.add_argument("--engine-version", action="append", metavar="ENGINE==VERSION",
-                        help="run another engine version than the scenario names (ENGINE==VERSION, e.g. vllm==0.31.0); repeatable")
+                        help="run another engine release than the scenario names "
+                             f"(ENGINE==VERSION, e.g. {example_releases()[0]}); repeatable")
     parser.add_argument("--baseline", type=Path, metavar="BASE_CSV",
                         help="after the sweep, compare with this results CSV; exit 1 on a change (a CI gate)")
     parser.add_argument("--tolerance-pct", type=float, default=1.0, metavar="P",

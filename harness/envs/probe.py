@@ -15,7 +15,7 @@ TAG = "KV-HARNESS-PROBE "
 # Runs inside the engine's interpreter. Engines print on import, so the answer is one tagged line.
 PROBE_SCRIPT = r"""
 import importlib, importlib.metadata as md, json, platform, sys
-module, dist_names, checks = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
+module, dist_names, checks = sys.argv[1], [d for d in sys.argv[2].split(",") if d], sys.argv[3:]
 out = {"prefix": sys.prefix, "python_version": platform.python_version()}
 mod = importlib.import_module(module)
 out["engine_version"] = str(getattr(mod, "__version__", ""))

@@ -1,4 +1,4 @@
-"""GPU protocol (DESIGN.md §7) through NVML: refuse a busy GPU, record the baseline,
+"""GPU protocol through NVML: refuse a busy GPU, record the baseline,
 wait for memory to come back after a server stops.
 
 Everything here takes a `read` function (GPU index -> GpuState) so tests can drive it

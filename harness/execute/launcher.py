@@ -2,7 +2,7 @@
 complete, and leave nothing behind.
 
 Engine-agnostic: everything engine-specific arrives in a `LaunchSpec` built by the
-engine's adapter. Stop conditions, first one wins (issue #5):
+engine's adapter. Stop conditions, first one wins:
   startup error seen -> engine_error (after a short wait for the traceback to finish)
   stop_after=kv and the KV sizing line seen -> ok
   stop_after=ready and the readiness URL answers 200 after the KV line -> ok

@@ -1,4 +1,4 @@
-"""The engines' documented KV budget formulas, with no GPU (DESIGN.md §6, ENGINES.md §1.4-1.7, §2.5-2.8).
+"""Engine-neutral prediction: the model description, Prediction, calibration; each engine's formulas live in its package.
 
 Pure arithmetic over a model description and a device size; the harness never imports
 vLLM or SGLang (the oracle tests run the engines' own code in their own interpreters).

@@ -1,4 +1,4 @@
-"""The results-CSV contract (DESIGN.md §5): column names, in order.
+"""The results-CSV contract: column names, in order.
 
 Other tools read these files, so the order and names only change together with
 RESULTS_FORMAT_VERSION.
@@ -37,7 +37,7 @@ MEASURED = (
 PREDICTED = ("predicted_kv_tokens", "predicted_kv_gib", "prediction_error_pct")
 TIMING = ("t_kv_s", "t_ready_s", "wall_s")
 EVIDENCE = ("log_path",)
-# Where the point ran (issue #9): the NVML indices it held ("0,1" for TP=2; empty on a CPU
+# Where the point ran: the NVML indices it held ("0,1" for TP=2; empty on a CPU
 # host) and the host name. Appended to v1 after its first files, so a reader fills them
 # empty when a file lacks them.
 PLACEMENT = ("gpu_indices", "node")

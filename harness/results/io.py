@@ -1,4 +1,4 @@
-"""Reading and checking a results CSV (DESIGN.md §5), and the format-version line.
+"""Reading and checking a results CSV, and the format-version line.
 
 A results file starts with one comment line naming its format version,
 `# kv-budget-harness results v1`, then a CSV header with exactly `COLUMNS`. A file of

@@ -1,0 +1,72 @@
+"""A third engine is one package, one parser and one registry line: the toy engine under tests/toy
+goes through plan, a real sweep of its own server, compare and report with no harness module changed."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from harness.cli import main
+from harness.engines import registry
+from harness.results.io import read_results, write_results
+
+
+@pytest.fixture
+def toy(monkeypatch, tmp_path):
+    monkeypatch.setitem(registry.ENGINES, "toy", "tests.toy.engine:ToyEngine")
+    monkeypatch.setenv("KV_HARNESS_MODELS_DIR", str(tmp_path / "models"))
+    scenario = tmp_path / "toy.yaml"
+    scenario.write_text(f"""
+name: toy_sweep
+model: {{builtin: tiny-llama}}
+engines:
+  toy:
+    python: {sys.executable}
+    sweep:
+      pool_tokens: [64, 200, 8]
+run: {{timeout_s: 30, stop_after: ready}}
+""")
+    return scenario
+
+
+def test_toy_engine_plan_run_compare_report(toy, tmp_path, capsys):
+    assert main(["validate", str(toy)]) == 0
+    assert main(["plan", str(toy)]) == 0
+    plan = capsys.readouterr().out
+    assert "tests/toy/server.py" in plan and "--pool-tokens" in plan
+
+    run_dir = tmp_path / "run"
+    assert main(["run", str(toy), "--out", str(run_dir)]) == 0
+    frame = read_results(run_dir / "results.csv")
+    by_pool = {json.loads(row["extra_args"])["pool_tokens"]: row for _, row in frame.iterrows()}
+    assert by_pool[64]["status"] == "ok" and by_pool[64]["kv_tokens"] == 64 and by_pool[64]["num_blocks"] == 4
+    assert by_pool[200]["kv_tokens"] == 192 and by_pool[200]["predicted_kv_tokens"] == 192
+    assert by_pool[200]["prediction_error_pct"] == 0
+    assert by_pool[8]["status"] == "engine_error" and by_pool[8]["error_kind"] == "pool_too_small"
+    assert set(frame["engine"]) == {"toy"} and set(frame["engine_version"]) == {"1.0"}
+    capsys.readouterr()
+
+    base = run_dir / "results.csv"
+    assert main(["compare", str(base), str(base)]) == 0
+    changed = read_results(base)
+    changed.loc[changed["kv_tokens"] == 64, "kv_tokens"] = 48
+    changed_path = tmp_path / "changed.csv"
+    write_results(changed.to_dict("records"), changed_path)
+    assert main(["compare", str(base), str(changed_path)]) == 1
+    assert "64 -> 48" in capsys.readouterr().out.replace(",", "")
+
+    assert main(["report", str(base), "--out", str(tmp_path / "report")]) == 0
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert "toy" in report and "pool_too_small" in report
+
+    assert main(["parse", str(run_dir / by_pool[64]["log_path"]), "--json"]) == 0
+    assert '"kv_tokens": 64' in capsys.readouterr().out
+
+
+def test_the_toy_is_unknown_without_its_registry_line(tmp_path, capsys):
+    scenario = tmp_path / "toy.yaml"
+    scenario.write_text("name: t\nmodel: {builtin: tiny-llama}\nengines:\n  toy: {python: /usr/bin/python3}\n")
+    assert main(["validate", str(scenario)]) == 1
+    assert "engines.toy: unknown engine" in capsys.readouterr().err

@@ -1,0 +1,162 @@
+"""The layout's rules, checked on the source: no import cycle, engines named only in their own homes."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("harness", "parsers")
+# Where an engine may be named: its own package and its parser module.
+ENGINE_HOMES = ("harness/engines/", "parsers/")
+ENGINE_NAME = re.compile(r"(?<![A-Za-z])(vllm|sglang)(?![A-Za-z])")
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """Every module of ours that `name` imports, at any depth of its code (lazy imports count too)."""
+    tree = ast.parse(path.read_text())
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        if isinstance(node, ast.ImportFrom) and _under_type_checking(tree, node):
+            continue
+        for target in targets:
+            # `import a.b.c` also runs a and a.b; the nearest module of ours is the edge.
+            while target and target not in MODULES:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def _under_type_checking(tree: ast.Module, node: ast.AST) -> bool:
+    for block in ast.walk(tree):
+        if isinstance(block, ast.If) and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING":
+            if any(child is node for stmt in block.body for child in ast.walk(stmt)):
+                return True
+    return False
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycle_in_harness_and_parsers():
+    graph = {name: _imports(name, path) for name, path in MODULES.items()}
+    # A package's __init__ re-exporting its own modules is not a cycle of design; leave those edges out.
+    graph = {name: {t for t in targets if not (t.startswith(name + ".") and MODULES[name].name == "__init__.py")
+                    and not (name.startswith(t + ".") and MODULES[t].name == "__init__.py")}
+             for name, targets in graph.items()}
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def _docstring_nodes(tree: ast.Module) -> set[int]:
+    ids = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                ids.add(id(first.value))
+    return ids
+
+
+def engine_literals(path: Path) -> list[str]:
+    """String constants in code (not docstrings) that name an engine in lower case, as code does."""
+    tree = ast.parse(path.read_text())
+    docs = _docstring_nodes(tree)
+    return [f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}" for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+            and ENGINE_NAME.search(node.value)]
+
+
+def test_no_engine_name_outside_the_engines_and_parsers():
+    outside = [path for path in MODULES.values()
+               if not str(path.relative_to(ROOT)).startswith(ENGINE_HOMES)]
+    assert outside, "found no module to check"
+    assert [hit for path in outside for hit in engine_literals(path)] == []
+
+
+def test_the_literal_check_sees_an_engine_name(tmp_path):
+    sample = ROOT / "harness" / "_literal_probe_for_test.py"
+    try:
+        sample.write_text('"""A docstring may say vllm."""\nENGINE = "sglang"\nTEXT = "vLLM prose is fine"\n')
+        assert engine_literals(sample) == ["harness/_literal_probe_for_test.py:2: 'sglang'"]
+    finally:
+        sample.unlink()
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_every_module_opens_with_a_line_saying_what_it_holds(name):
+    path = MODULES[name]
+    if not path.read_text().strip():
+        return  # an empty __init__.py marks a package and holds nothing
+    doc = ast.get_docstring(ast.parse(path.read_text()))
+    assert doc and doc.splitlines()[0].strip(), f"{path.relative_to(ROOT)} has no docstring"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_comments_cite_sources_not_design_documents(name):
+    text = MODULES[name].read_text()
+    assert not re.search(r"(DESIGN|ENGINES)(\.md)?\s*§|(DESIGN|ENGINES)\.md\s*\d|§\s*\d", text), MODULES[name]
+    assert not re.search(r"\bissue #?\d+|\(#\d+\)", text, re.IGNORECASE), MODULES[name]
