@@ -17,9 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness.execute.run import RunOptions, run_scenario  # noqa: E402
+from harness.execute.run import RunOptions, run_scenario
 
 
 def main() -> int:

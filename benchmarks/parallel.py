@@ -17,7 +17,6 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness.execute.executors import LocalGpuExecutor
 from harness.results.io import read_results

@@ -15,9 +15,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from parsers import detect_engine, make_parser, read_log  # noqa: E402
+from parsers import detect_engine, make_parser, read_log
 
 TARGET_US_PER_LINE = 200.0
 

@@ -23,19 +23,13 @@ COMMANDS = ("run", "plan", "validate", "predict", "parse", "compare", "report", 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m harness",
-        description="Launch real vLLM / SGLang servers over a sweep of memory knobs and record their KV-cache sizing.",
+        description="Launch real inference servers (vLLM, SGLang) over a sweep of memory knobs and record their KV-cache sizing.",
     )
     parser.add_argument("--version", action="version", version=f"kv-budget-harness {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"harness.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"harness.commands.{name}":
-                continue  # subcommand not built yet
-            raise
-        module.register(subparsers)
+        importlib.import_module(f"harness.commands.{name}").register(subparsers)
     return parser
 
 

@@ -58,9 +58,6 @@ class Plot:
     categories: dict[str, dict[str, dict[float, str]]] = field(default_factory=dict)
     size_px: tuple[int, int] = (0, 0)
 
-    def series_named(self, label: str) -> list[Series]:
-        return [s for s in self.series if s.label == label]
-
 
 @dataclass
 class Report:
