@@ -1,0 +1,58 @@
+"""Typed points: values parsed once by their flag's type; engine releases spelled one way; compile caches."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from harness.commands.common_args import engine_release
+from harness.errors import InputError
+from harness.execute.point_run import PointJob, compile_cache_dir
+from harness.scenario import expand, parse_scenario
+
+
+def _points(sweep: dict) -> list:
+    return expand(parse_scenario({"name": "s", "model": "m", "engines": {"vllm": {"version": "0.32.0", "sweep": sweep}}}))
+
+
+def test_settings_are_typed_once_and_the_engine_gets_the_scenarios_spelling():
+    (point,) = _points({"max_model_len": ["32k"], "gpu_memory_utilization": [1], "kv_cache_memory_bytes": ["1G"]})
+    assert point.settings["max_model_len"] == 32_000
+    assert point.settings["gpu_memory_utilization"] == 1.0 and isinstance(point.settings["gpu_memory_utilization"], float)
+    assert point.settings["kv_cache_memory_bytes"] == 1 << 30
+    assert point.args["max_model_len"] == "32k" and point.args["kv_cache_memory_bytes"] == "1G"
+    assert point.name == f"{point.point_id}-0"
+    assert point.label == "max_model_len=32k gpu_memory_utilization=1 kv_cache_memory_bytes=1G"
+
+
+def test_auto_max_model_len_is_minus_one_and_null_stays_the_engine_default():
+    auto, default = _points({"max_model_len": ["auto", None]})
+    assert auto.settings["max_model_len"] == -1
+    assert default.settings["max_model_len"] is None and "max_model_len" not in default.passed_args()
+
+
+def test_engine_release_spelling(caplog):
+    assert engine_release("vllm==0.31.0") == ("vllm", "0.31.0")
+    assert not caplog.records
+    with caplog.at_level(logging.WARNING):
+        assert engine_release("sglang=0.5.21") == ("sglang", "0.5.21")
+    assert "write it sglang==0.5.21" in caplog.text
+    with pytest.raises(InputError, match="expected ENGINE==VERSION"):
+        engine_release("vllm")
+    with pytest.raises(InputError, match="unknown engine"):
+        engine_release("vlm==1.0")
+
+
+def test_cold_cache_is_per_point_and_warm_is_shared_and_recorded(tmp_path, monkeypatch):
+    monkeypatch.setenv("KV_HARNESS_CACHE_DIR", str(tmp_path / "cache"))
+    job = PointJob(run_id="r", run_dir=tmp_path / "run", envs={}, model_path="m", stop_after="kv", timeout_s=1,
+                   wait_for_idle_gpu_s=0, keep_work_dirs=False, device="cpu")
+    work = tmp_path / "run" / "work" / "p-0"
+    assert compile_cache_dir(job, "vllm", "0.32.0", work) == (work / "cache", "cold")
+    job.compile_cache = "warm"
+    shared, state = compile_cache_dir(job, "vllm", "0.32.0", work)
+    assert state == "cold" and shared == tmp_path / "cache" / "compile-cache" / "vllm-0.32.0"
+    (shared / "inductor").mkdir()
+    assert compile_cache_dir(job, "vllm", "0.32.0", Path("other")) == (shared, "warm")
