@@ -24,6 +24,7 @@ from harness.engines import engine_names, get_engine
 from harness.errors import EXIT_FINDING, EXIT_OK, InputError
 from harness.results.columns import COLUMNS
 from harness.results.io import knob_values, machine_of, scenario_of, swept_knobs
+from harness.scenario.point import knob_label
 
 PRIMARY = "kv_tokens"
 DEFAULT_TOLERANCE_PCT = 1.0
@@ -220,7 +221,7 @@ class PointComparison:
 
     @property
     def label(self) -> str:
-        knobs = ", ".join(f"{k}={_knob(v)}" for k, v in self.knobs.items())
+        knobs = knob_label(self.knobs, sep=", ", empty="")
         return f"{self.engine} {self.point_id}" + (f" ({knobs})" if knobs else "")
 
     @property
@@ -507,10 +508,6 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "item"):  # numpy scalar
         return _plain(value.item())
     return value
-
-
-def _knob(value: Any) -> str:
-    return "default" if value is None else str(value)
 
 
 def _num(value: float | None) -> str:

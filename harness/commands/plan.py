@@ -12,6 +12,7 @@ from harness.commands.console import output_console
 from harness.execute.launch_plan import PlannedLaunch, plan_launch
 from harness.scenario import load_scenario
 from harness.scenario import expand
+from harness.scenario.point import knob_label
 
 
 def build_plan(scenario_path: str) -> list[PlannedLaunch]:
@@ -25,7 +26,7 @@ def render_table(launches: list[PlannedLaunch], console: Console) -> None:
     for launch in launches:
         table.add_row(
             launch.point_id, launch.engine, str(launch.repeat),
-            "\n".join(f"{k}={'default' if v is None else v}" for k, v in launch.knobs.items()),
+            knob_label(launch.knobs, sep="\n", empty=""),
             launch.command,
             "\n".join(f"{k}={v}" for k, v in launch.env.items()),
         )

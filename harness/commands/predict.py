@@ -23,6 +23,7 @@ from harness.predict import Prediction, load_model_description, predict_point
 from harness.predict.calibrate import GroupFit, choose_fit, fit_calibrations
 from harness.scenario import load_scenario
 from harness.scenario import expand
+from harness.scenario.point import knob_label
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +139,7 @@ def render(report: PredictReport, console: Console) -> None:
         for column in columns:
             table.add_column(column, overflow="fold", justify="left" if column in ("knobs", "why not") else "right")
         for p in rows:
-            knobs = ", ".join(f"{k}={'default' if v is None else v}" for k, v in p.args.items()) or "-"
+            knobs = knob_label(p.args, sep=", ", empty="-")
             cells = [p.point_id or "-", knobs, *(_fmt(getattr(p, c.attr), c.digits) for c in settings_cols),
                      _fmt(p.kv_gib_upper_bound), _fmt(p.kv_tokens_upper_bound), _fmt(p.kv_gib), _fmt(p.kv_tokens),
                      *(_fmt(getattr(p, c.attr), c.digits) for c in result_cols),

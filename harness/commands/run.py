@@ -17,9 +17,10 @@ from harness.execute.executors import EXECUTORS, make_executor
 from harness.execute.point_run import PointResult
 from harness.execute.run import RunOptions, run_scenario
 from harness.scenario import Point
+from harness.scenario.point import knob_label
 
 def _knob_text(point: Point) -> str:
-    return " ".join(f"{k}={'default' if v is None else v}" for k, v in point.knobs.items())
+    return knob_label(point.knobs, empty="")
 
 
 def summary_tables(results: list[PointResult]) -> list[Table]:

@@ -31,9 +31,9 @@ def point_name(point_id_: str, repeat: int) -> str:
     return f"{point_id_}-{repeat}"
 
 
-def knob_label(knobs: dict[str, Any]) -> str:
-    """`gpu_memory_utilization=0.9 max_num_batched_tokens=2048`; `(defaults)` for an unswept point."""
-    return " ".join(f"{k}={'default' if v is None else v}" for k, v in knobs.items()) or "(defaults)"
+def knob_label(knobs: dict[str, Any], sep: str = " ", empty: str = "(defaults)") -> str:
+    """`gpu_memory_utilization=0.9 max_num_batched_tokens=2048`; null is the engine's `default`."""
+    return sep.join(f"{k}={'default' if v is None else v}" for k, v in knobs.items()) or empty
 
 
 @dataclass(frozen=True)
