@@ -16,6 +16,7 @@ from harness.analysis.compare import (
     render_text,
 )
 from harness.results.io import read_results
+from harness.commands.common_args import add_json, add_tolerance
 
 
 def compare_files(base_path: str, new_path: str, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
@@ -62,12 +63,11 @@ def register(subparsers) -> None:
     )
     parser.add_argument("base", help="results CSV of the baseline run (e.g. the old engine version)")
     parser.add_argument("new", help="results CSV of the run to check")
-    parser.add_argument("--tolerance-pct", type=float, default=DEFAULT_TOLERANCE_PCT, metavar="P",
-                        help=f"relative change (in %%) that still counts as unchanged, for every compared number "
-                             f"(default {DEFAULT_TOLERANCE_PCT:g})")
+    add_tolerance(parser, DEFAULT_TOLERANCE_PCT, "relative change (in %%) that still counts as unchanged, for "
+                  f"every compared number (default {DEFAULT_TOLERANCE_PCT:g})")
     parser.add_argument("--threshold", type=_threshold, action="append", metavar="COLUMN:P%",
                         help="tolerance for one column, overriding --tolerance-pct (repeatable), e.g. kv_tokens:0.5%%")
     fmt = parser.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    add_json(fmt, "print the comparison as JSON")
     fmt.add_argument("--markdown", action="store_true", help="print the comparison as Markdown")
     parser.set_defaults(func=_run)

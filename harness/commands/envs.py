@@ -18,8 +18,8 @@ from harness.envs import (
 )
 from harness.envs.manage import dir_size, env_info
 from harness.envs.model import env_summary
-from harness.commands.common_args import example_releases
 from harness.errors import InputError
+from harness.commands.common_args import add_json, example_releases
 
 EPILOG = """\
 examples:
@@ -60,7 +60,7 @@ def register(subparsers) -> None:
 
     ls = sub.add_parser("list", parents=[common], help="list installed envs with versions, path and size",
                         epilog="example: python -m harness envs list --json")
-    ls.add_argument("--json", action="store_true", help="one JSON object per env")
+    add_json(ls, "one JSON object per env")
     ls.set_defaults(func=cmd_list)
 
     rm = sub.add_parser("remove", parents=[common], help="remove envs (ENGINE==VERSION or an env name)",

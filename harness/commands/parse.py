@@ -12,6 +12,7 @@ from rich.table import Table
 from harness.engines import engine_names
 from harness.engines.logs import AUTO, parse_engine_log
 from harness.errors import EXIT_FINDING, HarnessError, InputError
+from harness.commands.common_args import add_json
 from parsers import CSV_FIELDS, NotAnEngineLog, StartupRecord, read_log
 
 
@@ -75,5 +76,5 @@ def register(subparsers) -> None:
     parser.add_argument("logfile", help="the engine's log (stdout and stderr)")
     parser.add_argument("--engine", choices=(AUTO, *engine_names()), default=AUTO,
                         help="which engine wrote it (default: detect from the text)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object (null for unknown)")
+    add_json(parser, "print one JSON object (null for unknown)")
     parser.set_defaults(func=_run)

@@ -13,6 +13,7 @@ from harness.execute.launch_plan import PlannedLaunch, plan_launch
 from harness.scenario import load_scenario
 from harness.scenario import expand
 from harness.scenario.point import knob_label
+from harness.commands.common_args import add_json
 
 
 def build_plan(scenario_path: str) -> list[PlannedLaunch]:
@@ -52,5 +53,5 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("scenario", help="scenario YAML file")
-    parser.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    add_json(parser, "print a JSON list instead of a table")
     parser.set_defaults(func=_run)

@@ -24,6 +24,7 @@ from harness.predict.calibrate import GroupFit, choose_fit, fit_calibrations
 from harness.scenario import load_scenario
 from harness.scenario import expand
 from harness.scenario.point import knob_label
+from harness.commands.common_args import add_json
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +188,7 @@ def register(subparsers) -> None:
     parser.add_argument("--tp", type=int, default=None, help="tensor-parallel size (overrides the points' own)")
     parser.add_argument("--device", choices=("cuda", "cpu"), default=None,
                         help="platform formulas to use (default: cuda when a card size is known, else cpu)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_json(parser)
     parser.add_argument("--calibrate-from", metavar="RESULTS_CSV", default=None,
                         help="fit the estimated terms from measured rows, then predict the remaining points")
     parser.set_defaults(func=_run)

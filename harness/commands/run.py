@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from harness.commands.common_args import engine_versions, example_releases
+from harness.commands.common_args import add_tolerance, engine_versions, example_releases
 from harness.engines import engine_names
 from harness.commands.console import output_console
 from harness.execute.executors import EXECUTORS, make_executor
@@ -18,6 +18,7 @@ from harness.execute.point_run import PointResult
 from harness.execute.run import RunOptions, run_scenario
 from harness.scenario import Point
 from harness.scenario.point import knob_label
+from harness.analysis.compare import DEFAULT_TOLERANCE_PCT
 
 def _knob_text(point: Point) -> str:
     return knob_label(point.knobs, empty="")
@@ -153,8 +154,8 @@ def register(subparsers) -> None:
                              f"(ENGINE==VERSION, e.g. {example_releases()[0]}); repeatable")
     parser.add_argument("--baseline", type=Path, metavar="BASE_CSV",
                         help="after the sweep, compare with this results CSV; exit 1 on a change (a CI gate)")
-    parser.add_argument("--tolerance-pct", type=float, default=1.0, metavar="P",
-                        help="with --baseline: KV changes within P%% are not a change (default 1)")
+    add_tolerance(parser, DEFAULT_TOLERANCE_PCT, "with --baseline: relative change (in %%) that still counts "
+                  f"as unchanged (default {DEFAULT_TOLERANCE_PCT:g})")
     parser.add_argument("--keep-work-dirs", action="store_true", help="keep each point's TMPDIR and caches")
     parser.add_argument("--gpus", metavar="LIST",
                         help="GPUs to run points on in parallel, one engine per GPU, e.g. 0,1,2,3 or 0-3 "
