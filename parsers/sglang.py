@@ -1,4 +1,4 @@
-"""SGLang 0.5.22 startup logs (ENGINES.md §2).
+"""SGLang startup logs: the rule tables for every wording its releases print (sglang/srt, 0.4.0 on).
 
 Line format: `[YYYY-MM-DD HH:MM:SS(.mmm)?( DP0)?( TP1)...] <msg>`; no level, file or
 version. A multi-line message carries the prefix on its first line only.
