@@ -1,4 +1,4 @@
-"""SGLang startup logs: the rule tables for every wording its releases print (sglang/srt, 0.4.0 on).
+"""SGLang startup logs: the rule tables for the lines its scheduler and server print (sglang/srt).
 
 Line format: `[YYYY-MM-DD HH:MM:SS(.mmm)?( DP0)?( TP1)...] <msg>`; no level, file or
 version. A multi-line message carries the prefix on its first line only.
