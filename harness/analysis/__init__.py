@@ -1,0 +1,1 @@
+"""Analysis stage: results CSVs in, what changed (compare) and what they show (report) out."""

@@ -1,0 +1,1 @@
+"""Execute stage: every process, GPU and file effect of a run (executors, launcher, run folder)."""
