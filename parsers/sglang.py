@@ -17,16 +17,24 @@ from parsers.base import (
     phase,
     ready,
     rule,
+    set_fields,
     stopping,
 )
-from parsers.lines import coerce
+from parsers.lines import NUM, coerce, strip_python_logging, strip_wrappers
 from parsers.record import FIELD_KINDS
 
+# The engine's own prefix, found wherever it starts: `[%(asctime)s%(prefix)s] %(message)s`
+# with the date format `%Y-%m-%d %H:%M:%S` (sglang 0.4.0 sglang/srt/utils.py
+# configure_logger), milliseconds with SGLANG_LOG_MS, and the rank tags (` DP0 TP1 EP1`,
+# ` PP0`) of multi-rank runs.
 PREFIX = re.compile(
-    r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:\.(?P<ms>\d{3}))?(?P<ranks>(?: [A-Z_]+\d+)*)\](?: (?P<msg>.*))?$"
+    r"\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?(?P<ranks>(?: [A-Z_]+-?\d+)*)\]"
+    r"(?: (?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) )?(?P<msg>.*))?$"
 )
 
-# server_args keys read into the record: dict key -> record field.
+# server_args keys read into the record: key -> record field. SGLang prints them as a
+# `ServerArgs(key=value, ...)` repr (sglang 0.4.0 sglang/srt/server.py:435) or a dict
+# (`server_args={'key': value, ...}`, later releases).
 SERVER_ARGS = {
     "model_path": "model",
     "mem_fraction_static": "mem_fraction_static_effective",
@@ -36,8 +44,9 @@ SERVER_ARGS = {
     "page_size": "block_size",
     "tp_size": "tp_size",
     "dtype": "dtype",
+    "kv_cache_dtype": "kv_dtype",
 }
-_SCALAR = r"(None|True|False|-?\d+(?:\.\d+)?|'[^']*')"
+_SCALAR = r"(None|True|False|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|'[^']*'|\"[^\"]*\")"
 _GRAPH = r"'{stage}': \{{'backend': '(?P<backend>\w+)', 'max_bs': (?P<max_bs>\d+|None)"
 
 
@@ -48,11 +57,16 @@ def _server_args(parser: LogParser, values: dict, line: Line) -> None:
     text = str(values["args"])
     record = parser.record
     for key, field in SERVER_ARGS.items():
-        match = re.search(rf"'{key}': {_SCALAR}", text)
-        if match:
-            setattr(record, field, coerce(FIELD_KINDS[field], match.group(1)))
-    if (match := re.search(rf"'device': {_SCALAR}", text)) and match.group(1) != "None":
-        record.device = "gpu" if match.group(1).strip("'") == "cuda" else match.group(1).strip("'")
+        match = re.search(rf"(?:'{key}': |[(,{{]\s*{key}=){_SCALAR}", text)
+        if match is None:
+            continue
+        value = match.group(1)
+        if field == "kv_dtype" and value.strip("'\"") == "auto":
+            continue  # the pool line states the dtype "auto" resolves to
+        setattr(record, field, coerce(FIELD_KINDS[field], value))
+    if (match := re.search(rf"(?:'device': |[(,]\s*device=){_SCALAR}", text)) and match.group(1) != "None":
+        device = match.group(1).strip("'\"")
+        record.device = "gpu" if device == "cuda" else device
     for stage in ("decode", "prefill"):
         match = re.search(_GRAPH.format(stage=stage), text)
         if match:
@@ -60,23 +74,82 @@ def _server_args(parser: LogParser, values: dict, line: Line) -> None:
             setattr(record, f"cuda_graph_{stage}_max_bs", coerce(int, match.group("max_bs")))
 
 
+def _pairs(*pairs: tuple[str, str]):
+    """Store every `label=NUM` piece a many-figure line holds (each piece is optional)."""
+    compiled = [(re.compile(regex.replace("{NUM}", NUM)), field) for regex, field in pairs]
+
+    def store(parser: LogParser, values: dict, line: Line) -> None:
+        for regex, field in compiled:
+            match = regex.search(line.text)
+            if match:
+                setattr(parser.record, field, coerce(FIELD_KINDS[field], match.group(1)))
+
+    return store
+
+
+_POOL_FIGURES = (
+    (re.compile(r"dtype: ([^\s,]+),"), "dtype"),
+    (re.compile(r"#tokens: (-?[\d,]+)"), "tokens"),
+    (re.compile(rf"\bK size: ({NUM}) GB"), "k"),
+    (re.compile(rf"\bV size: ({NUM}) GB"), "v"),
+    (re.compile(rf"\bKV size: ({NUM}) GB"), "kv"),
+)
+
+
 def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
-    if "kv" in values:
-        parser.record.kv_gib = float(values["kv"])
-    else:
-        parser.record.kv_gib = round(float(values["k"]) + float(values["v"]), 2)
+    # The target pool's line; a speculative draft pool's own line must not overwrite it.
+    if re.search(r"draft", str(values.get("label") or ""), re.IGNORECASE):
+        return
+    found = {name: m.group(1) for regex, name in _POOL_FIGURES if (m := regex.search(line.text))}
+    record = parser.record
+    if "dtype" in found:
+        record.kv_dtype = found["dtype"]
+    if "tokens" in found:
+        record.pool_tokens = coerce(int, found["tokens"])
+    if "kv" in found:
+        record.kv_gib = float(found["kv"])
+    elif "k" in found and "v" in found:
+        record.kv_gib = round(float(found["k"]) + float(found["v"]), 2)
+
+
+def _kv_dtype_set(parser: LogParser, values: dict, line: Line) -> None:
+    if parser.record.kv_dtype is None:
+        parser.record.kv_dtype = str(values["dtype"])
 
 
 def _graph_captured(parser: LogParser, values: dict, line: Line) -> None:
     # One line per captured graph set (target/draft, prefill/decode/verify): they add up.
+    # Older releases print only the time (sglang 0.4.0 model_runner.py:625).
     record = parser.record
-    record.cuda_graph_gib = round((record.cuda_graph_gib or 0.0) + float(values["gib"]), 2)
-    record.graph_capture_seconds = round((record.graph_capture_seconds or 0.0) + float(values["secs"]), 2)
+    text = line.text
+    secs = re.search(rf"(?:elapsed=|Time elapsed: )({NUM}) ?s", text)
+    gib = re.search(rf"mem usage=({NUM}) GB", text)
+    if gib:
+        record.cuda_graph_gib = round((record.cuda_graph_gib or 0.0) + float(gib.group(1)), 2)
+    if secs:
+        record.graph_capture_seconds = round((record.graph_capture_seconds or 0.0) + float(secs.group(1)), 2)
+
+
+_SUMMARY = (
+    (re.compile(r"chunked_prefill_size=(-?[\d,]+|None)"), "chunked_prefill_size_effective"),
+    (re.compile(r"max_prefill_tokens=(-?[\d,]+)"), "max_prefill_tokens"),
+    (re.compile(r"max_running_requests=(-?[\d,]+)"), "max_running_requests"),
+    (re.compile(r"context_len=(-?[\d,]+)"), "context_len"),
+    (re.compile(rf"available_(?:gpu|cpu|npu|xpu|hpu)_mem=({NUM}) GB"), "available_mem_gib"),
+)
 
 
 def _scheduler_summary(parser: LogParser, values: dict, line: Line) -> None:
+    # Keys were added over time (chunked_prefill_size in 0.4.x, available_gpu_mem later,
+    # available_cpu_mem on CPU); a truncated line still yields what it has.
     record = parser.record
-    record.device = str(values["dev"])
+    for regex, field in _SUMMARY:
+        match = regex.search(line.text)
+        if match:
+            setattr(record, field, coerce(FIELD_KINDS[field], match.group(1)))
+    device = re.search(r"available_(gpu|cpu|npu|xpu|hpu)_mem=", line.text)
+    if device:
+        record.device = device.group(1)
     record.max_model_len = record.context_len
     kv_sized(parser, values, line)
 
@@ -88,35 +161,37 @@ class SglangLogParser(LogParser):
 
     failure_markers = re.compile(r"^\w+ hit an exception\b")
 
+    # Every wording is matched wherever it starts in the message, whatever follows it.
     rules = (
-        rule(r"^server_args=(?P<args>\{.*\})$", _server_args),
-        rule(r"^Load weight begin\. avail mem=(?P<avail_mem_before_load_gib>{NUM}) GB$", phase("loading"),
+        rule(r"server_args=(?P<args>(?:ServerArgs\(|\{).*)$", _server_args),
+        rule(r"^(?:server_args: |)(?P<args>ServerArgs\(.*)$", _server_args),
+        rule(r"Load weight begin\. avail mem=(?P<avail_mem_before_load_gib>{NUM}) GB", phase("loading"),
              primary_only=True),
-        rule(r"^Load weight end\. elapsed=(?P<weights_load_seconds>{NUM}) s, type=\w+, (?:.*, )?"
-             r"avail mem=(?P<avail_mem_after_load_gib>{NUM}) GB, mem usage=(?P<weights_gib>{NUM}) GB\.$",
+        rule(r"Load weight end\. (?!Committed)",
+             _pairs((r"elapsed=({NUM}) s", "weights_load_seconds"),
+                    (r"avail mem=({NUM}) GB", "avail_mem_after_load_gib"),
+                    (r"mem usage=({NUM}) GB", "weights_gib")),
              phase("profiling"), primary_only=True),
-        rule(r"^(?:.+ )?KV Cache (?:is allocated|VA upper bound)\. dtype: (?P<kv_dtype>\S+), "
-             r"#tokens: (?P<pool_tokens>\d+), "
-             r"(?:K size: (?P<k>{NUM}) GB, V size: (?P<v>{NUM}) GB|KV size: (?P<kv>{NUM}) GB)$",
-             _kv_pool, primary_only=True),
-        rule(r"^Post-capture KV sizing: KV cache allocated\. dtype: (?P<kv_dtype>\S+), #tokens: (?P<pool_tokens>\d+), "
-             r"KV size: (?P<kv_gib>{NUM}) GB, avail mem={NUM} GB$", primary_only=True),
-        rule(r"^Memory pool end\. avail mem=(?P<avail_mem_after_pool_gib>{NUM}) GB$", primary_only=True),
-        rule(r"^max_total_tokens=(?P<max_total_tokens>\d+) is larger than the profiled value "
-             r"(?P<profiled_max_total_tokens>\d+)\."),
-        rule(r"^max_running_requests was reduced from the requested (?P<max_running_requests_requested>\d+) to "
-             r"(?P<max_running_requests>\d+)"),
+        rule(r"^(?:(?P<label>.+?) )?(?:KV Cache|KV cache|Cache) (?:is allocated|VA upper bound)\. ", _kv_pool,
+             primary_only=True),
+        rule(r"Post-capture KV sizing: (?P<label>draft )?KV cache allocated\.", _kv_pool, primary_only=True),
+        rule(r"Setting KV cache dtype to (?P<dtype>\S+?)\.? for ", _kv_dtype_set),
+        rule(r"Memory pool end\. avail mem=(?P<avail_mem_after_pool_gib>{NUM}) GB", primary_only=True),
+        rule(r"max_total_tokens=(?P<max_total_tokens>[\d,]+) is larger than the profiled value "
+             r"(?P<profiled_max_total_tokens>-?[\d,]+)\."),
+        rule(r"max_running_requests was reduced from the requested (?P<max_running_requests_requested>[\d,]+) to "
+             r"(?P<max_running_requests>[\d,]+)"),
+        rule(r"Automatically reduce --mem-fraction-static to (?P<mem_fraction_static_effective>{NUM})"),
+        rule(r"Automatically turn of+ --chunked-prefill-size", set_fields(chunked_prefill_size_effective=-1)),
+        rule(r"^KV pool holds (?P<pool_tokens>-?[\d,]+) tokens, fewer than --context-length (?P<context_len>[\d,]+)"),
+        rule(r"^Capture .*(?:graph|CG|Graph).* begin\.", phase("capturing")),
+        rule(r"^Capture .*(?:graph|CG|Graph).* end\.", _graph_captured, primary_only=True),
         rule(r"^Capture \w+ \w+ .+ begin\. ", phase("capturing")),
-        rule(r"^Capture \w+ \w+ .+ end\. (?:bs=\[[^\]]*\], )?elapsed=(?P<secs>{NUM}) s, mem usage=(?P<gib>{NUM}) GB, "
-             r"avail mem={NUM} GB\.$", _graph_captured, primary_only=True),
+        rule(r"^Capture \w+ \w+ .+ end\. ", _graph_captured, primary_only=True),
         # the scheduler summary: every KV figure is final here
-        rule(r"^max_total_num_tokens=(?P<kv_tokens>\d+), "
-             r"chunked_prefill_size=(?P<chunked_prefill_size_effective>-?\d+|None), "
-             r"max_prefill_tokens=(?P<max_prefill_tokens>\d+), max_running_requests=(?P<max_running_requests>\d+), "
-             r"context_len=(?P<context_len>\d+), available_(?P<dev>gpu|cpu)_mem=(?P<available_mem_gib>{NUM}) GB$",
-             _scheduler_summary),
-        rule(r"^The server is fired up and ready to roll!$", ready),
-        rule(r"^(?P<signal>SIGTERM|SIGINT) received\.", stopping),
+        rule(r"^max_total_num_tokens=(?P<kv_tokens>-?[\d,]+)(?:,|$)", _scheduler_summary),
+        rule(r"The server is fired up and ready to roll!", ready),
+        rule(r"(?P<signal>SIGTERM|SIGINT) received\.", stopping),
     )
 
     error_rules = (
@@ -147,15 +222,17 @@ class SglangLogParser(LogParser):
     )
 
     def split_prefix(self, text: str, t: float | None) -> Line:
-        match = PREFIX.match(text)
+        match = PREFIX.search(text)
         if match is None:
-            return Line(text=text, raw=text, t=t)
+            level, msg = strip_python_logging(text)
+            return Line(text=msg, raw=text, level=level, prefixed=level is not None, t=t)
         ranks = match.group("ranks")
         return Line(
             text=match.group("msg") or "",
             raw=text,
             # Ranks share one stream and continuation lines carry no prefix: one source.
             source="",
+            level=match.group("level"),
             prefixed=True,
             primary=all(int(n) == 0 for n in re.findall(r"\d+", ranks)),
             t=t,
@@ -168,6 +245,8 @@ class SglangLogParser(LogParser):
 
     @classmethod
     def score(cls, text: str) -> int:
-        prefixed = sum(1 for line in text.splitlines()[:2000] if PREFIX.match(line))
-        hints = len(re.findall(r"site-packages/sglang/|sglang\.launch_server|\bsglang serve\b|sgl_kernel", text))
+        lines = text.splitlines()[:2000]
+        prefixed = sum(1 for line in lines if PREFIX.search(strip_wrappers(line)))
+        hints = len(re.findall(r"(?:site|dist)-packages/sglang/|sglang\.launch_server|\bsglang serve\b|sgl_kernel"
+                               r"|ServerArgs\(", text))
         return 10 * prefixed + hints

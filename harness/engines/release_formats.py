@@ -84,6 +84,8 @@ class Fact:
     samples: tuple[tuple[str, str], ...] = ()  # text for a placeholder that is not read (regex on its expression)
     after_kv: bool = False  # means what it says only after the KV line (a test renders that first)
     unread: bool = False  # kept in the table for reference; no field is read from it
+    literal_map: tuple[tuple[str, str], ...] = ()  # literal text -> the value the record holds for it
+    expect: tuple[tuple[str, object], ...] = ()  # fields a test reads back when the samples are printed
 
     @property
     def regex(self) -> re.Pattern:
@@ -320,7 +322,10 @@ def load_spec(engine: str) -> ModuleType:
 def build_rows(messages: Iterable[Message], spec: ModuleType) -> list[Row]:
     """The messages the spec assigns to a fact, once per (fact, template), in source order."""
     rows: dict[tuple[str, str], Row] = {}
+    excluded = getattr(spec, "EXCLUDED_PATHS", ())
     for message in messages:
+        if excluded and message.file.startswith(excluded):
+            continue
         fact = spec.classify(message.template, message.context)
         if fact is None:
             continue

@@ -19,7 +19,71 @@ def distributions(version: str) -> tuple[str, ...]:
     return ("sglang",)
 
 
-FACTS: tuple[Fact, ...] = ()
+# Where the same wording is in several modules, the table names the language-model server's.
+PREFERRED_PATHS = ("sglang/srt/",)
+# Other programs in the wheel (the diffusion server, benchmarks, tests) that a language-model server never runs.
+EXCLUDED_PATHS = ("sglang/multimodal_gen/", "sglang/test/", "sglang/bench", "sglang/benchmark/")
+
+# What SGLang prints for its server arguments: a dict (later releases) or the dataclass repr.
+_DICT_ARGS = "{'model_path': 'org/M-8B', 'dtype': 'auto', 'mem_fraction_static': 0.812, 'chunked_prefill_size': 8192}"
+_REPR_ARGS = "ServerArgs(model_path='org/M-8B', dtype='auto', mem_fraction_static=0.812, chunked_prefill_size=8192)"
+_ARGS_READ = (("model", "org/M-8B"), ("mem_fraction_static_effective", 0.812), ("chunked_prefill_size_effective", 8192))
+
+FACTS = (
+    # --- server arguments, in every printed form
+    Fact("server_args", r"^server_args=\{|^server_args: %s$|^server_args: \{self\}$",
+         ((r".", "-"),), samples=((r"dict|json|for_logging|asdict", _DICT_ARGS), (r".", _REPR_ARGS)),
+         expect=_ARGS_READ, contexts=("log",)),
+    # --- loading
+    Fact("load_weight_begin", r"^Load weight begin\. avail mem=\{", ((r".", "avail_mem_before_load_gib"),)),
+    Fact("load_weight_end", r"^Load weight end\. (?!Committed)",
+         ((r"weight_load_time|elapsed", "weights_load_seconds"), (r"type\(", "-"), (r"dtype", "-"),
+          (r"quant_str", "-"), (r"mem_usage|before_avail_memory - after_avail_memory", "weights_gib"),
+          (r"avail", "avail_mem_after_load_gib"), (r".", "-")),
+         samples=((r"type\(", "LlamaForCausalLM"), (r"dtype", "torch.bfloat16"), (r"quant_str", ""))),
+    # --- the KV pool
+    Fact("kv_pool", r"KV Cache is allocated\. |\{cache_name\} is allocated\. |'VA upper bound' if .* 'is allocated'",
+         ((r"cache_name", "-"), (r"VA upper bound", "-"), (r"dtype", "kv_dtype"), (r"num_tokens|^size$|tokens", "pool_tokens"),
+          (r"^kv_size|kv_size_GB|kv_size /", "kv_gib"), (r"^k_size|k_size_GB", "kv_gib+"), (r"^v_size|v_size_GB", "kv_gib+"),
+          (r".", "-")),
+         samples=((r"cache_name", "KV Cache"), (r"VA upper bound", "is allocated")), contexts=("log",)),
+    Fact("kv_pool_post_capture", r"^Post-capture KV sizing: KV cache allocated\. ",
+         ((r"dtype", "kv_dtype"), (r"tokens", "pool_tokens"), (r"backed_bytes", "kv_gib"), (r".", "-"))),
+    Fact("kv_dtype", r"^Setting KV cache dtype to \{", ((r"dtype", "kv_dtype"), (r".", "-")),
+         samples=((r"arch", "DeepseekV3ForCausalLM"),)),
+    Fact("memory_pool_end", r"^Memory pool end\. avail mem=\{", ((r".", "avail_mem_after_pool_gib"),)),
+    Fact("profiled_max_total_tokens", r"^max_total_tokens=\{.*\} is larger than the profiled value \{",
+         ((r"max_total_tokens|user_limit", "max_total_tokens"), (r".", "profiled_max_total_tokens"))),
+    Fact("mem_fraction_reduced", r"^Automatically reduce --mem-fraction-static to \{",
+         ((r".", "mem_fraction_static_effective"),)),
+    Fact("chunked_prefill_off", r"^Automatically turn of+ --chunked-prefill-size",
+         ((r".", "-"),), literal=r"(?P<chunked_prefill_size_effective>turn of+)",
+         literal_map=(("turn off", -1), ("turn of", -1)), samples=((r".", "qwen2_vl"),)),
+    Fact("pool_below_context_length", r"^KV pool holds %d tokens, fewer than --context-length %d",
+         ((r"capacity|tokens", "pool_tokens"), (r"context", "context_len"))),
+    # --- CUDA graphs
+    Fact("capture_begin", r"^Capture .*(?:graph|CG|Graph).* begin\.", ((r".", "-"),),
+         samples=((r"capture_name|graph_backend|cpu graph", "cuda graph"),), unread=True),
+    Fact("capture_end", r"^Capture .*(?:graph|CG|Graph).* end\.",
+         ((r"tic|capture_time|elapsed", "graph_capture_seconds"),
+          (r"mem_usage|before_mem - after_mem|memory_usage", "cuda_graph_gib"), (r".", "-")),
+         samples=((r"capture_name", "decode"), (r"graph_backend|cpu graph", "CUDA graph"), (r"capture_bs", "[1, 2, 4]"))),
+    # --- the scheduler summary
+    Fact("scheduler_summary", r"^max_total_num_tokens=\{[^}]+\}, (?:chunked_prefill_size|max_prefill_tokens)=",
+         ((r"max_total_num_tokens", "kv_tokens"), (r"chunked_prefill_size", "chunked_prefill_size_effective"),
+          (r"max_prefill_tokens", "max_prefill_tokens"), (r"max_running_requests", "max_running_requests"),
+          (r"context_len", "context_len"), (r"available_cpu_mem' if", "-"),
+          (r"avail_mem|available_gpu_memory|available_memory", "available_mem_gib"), (r".", "-")),
+         samples=((r"available_cpu_mem' if", "available_gpu_mem"),)),
+    # --- startup errors
+    Fact("error:weights_leave_no_memory", r"^Loaded weights leave no GPU memory for the KV cache under",
+         ((r"suggested", "error_data.suggested_mem_fraction_static"),
+          (r"minimum", "error_data.minimum_mem_fraction_static"),
+          (r"mem_fraction_static", "mem_fraction_static_effective"), (r".", "-"))),
+    Fact("error:not_enough_memory", r"^Not enough memory\. Please try to increase --mem-fraction-static\.",
+         ((r"mem_fraction_static", "mem_fraction_static_effective"), (r".", "-"))),
+    Fact("error:pool_too_small", r"Memory pool size is too small", ((r".", "-"),)),
+)
 FACT_ORDER = tuple(f.name for f in FACTS)
 classify = classifier(FACTS)
 field_for = field_mapper()

@@ -78,7 +78,8 @@ FACTS = (
     Fact("autofit_fits", r"^Auto-fit max_model_len: full model context length %d fits",
          ((r".", "max_model_len"), (r".", "-")), literal=r"(?P<autofit>fits)"),
     Fact("autofit_attention_free", r"^Auto-fit max_model_len: attention-free model, using derived max_model_len=%d",
-         ((r".", "max_model_len"),), literal=r"(?P<autofit>attention)-free"),
+         ((r".", "max_model_len"),), literal=r"(?P<autofit>attention-free)",
+         literal_map=(("attention-free", "attention_free"),)),
     # --- the KV line(s)
     Fact("kv_tokens", r"KV cache size: %s tokens",
          ((r"pool|device|prefix|kv_cache_name|name", "-"), (r"num_tokens|tokens", "kv_tokens"),

