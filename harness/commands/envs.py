@@ -68,7 +68,8 @@ def register(subparsers) -> None:
     rm.add_argument("specs", nargs="+", metavar="ENGINE==VERSION|NAME")
     rm.set_defaults(func=cmd_remove)
 
-    fl = sub.add_parser("flags", parents=[common], help="the engine's real server flags, read from its own --help",
+    fl = sub.add_parser("flags", parents=[common],
+                        help="a release's server flags (hidden ones too): from its env, else from its downloaded wheel",
                         epilog=f"example: python -m harness envs flags {first} --write")
     fl.add_argument("spec", metavar="ENGINE==VERSION")
     fl.add_argument("--write", action="store_true",
@@ -142,20 +143,36 @@ def cmd_remove(args: argparse.Namespace) -> int:
 def cmd_flags(args: argparse.Namespace) -> int:
     from harness.engines import get_engine
     from harness.engines.cli_flags import write_bundled
-    from harness.envs import resolve_env
-    from harness.envs.flags import read_engine_flags
+    from harness.envs.flags import choose_donor, read_engine_flags, read_wheel_flags
+    from harness.errors import HarnessError
 
     engine, version = parse_spec(args.spec)
-    env = resolve_env(engine, version, cache_dir=args.cache_dir, cpu=_cpu(args.device))
+    if version is None:
+        raise InputError(f"{args.spec!r}: name the release, e.g. {example_releases()[0]}")
+    eng = get_engine(engine)
+    note = eng.index_note(version)
+    if note is not None and note.is_error:
+        raise InputError(note.text)
+    envs = list_envs(args.cache_dir)
+    own = [e for e in envs if e.engine == engine and e.engine_version.split("+")[0] == version]
     try:
-        flags = read_engine_flags(engine, str(env.python), env.env_vars)
+        if own:
+            flags = read_engine_flags(engine, str(own[0].python), own[0].env_vars)
+            source = f"read from the installed {own[0].name}"
+        else:
+            donor = choose_donor(engine, version, envs)
+            if donor is None:
+                raise HarnessError(f"{engine} {version} is not installed and no {engine} env is there to read its "
+                                   f"wheel with; install any release first, e.g. "
+                                   f"python -m harness envs install {engine}=={eng.flag_releases()[-1]}", exit_code=3)
+            flags, wheel = read_wheel_flags(engine, version, str(donor.python), donor.env_vars, progress=_say)
+            source = f"read from {wheel} over {donor.name}"
     except (RuntimeError, OSError) as exc:
-        from harness.errors import HarnessError
-
-        raise HarnessError(f"{env.name}: {exc}", exit_code=3) from None
+        raise HarnessError(f"{engine} {version}: {exc}", exit_code=3) from None
     if args.write:
-        path = write_bundled(get_engine(engine).flags_dir(), engine, env.engine_version, flags)
-        _say(f"wrote {len(flags)} flags to {path} (bundled with the harness package)")
+        path = write_bundled(eng.flags_dir(), engine, version, flags, source)
+        _say(f"wrote {len(flags)} flags of {engine} {version} ({source}) to {path}: part of the harness package, "
+             "commit it with the code")
     else:
         print("\n".join(sorted(flags)))
     return 0

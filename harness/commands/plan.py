@@ -13,11 +13,13 @@ from harness.execute.launch_plan import PlannedLaunch, plan_launch
 from harness.scenario import load_scenario
 from harness.scenario import expand
 from harness.scenario.point import knob_label
-from harness.commands.common_args import add_json
+from harness.commands.common_args import add_json, warn_releases
 
 
 def build_plan(scenario_path: str) -> list[PlannedLaunch]:
-    return [plan_launch(point) for point in expand(load_scenario(scenario_path))]
+    scenario = load_scenario(scenario_path)
+    warn_releases(scenario_path, scenario)
+    return [plan_launch(point) for point in expand(scenario)]
 
 
 def render_table(launches: list[PlannedLaunch], console: Console) -> None:

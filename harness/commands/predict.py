@@ -24,7 +24,7 @@ from harness.predict.calibrate import GroupFit, choose_fit, fit_calibrations
 from harness.scenario import load_scenario
 from harness.scenario import expand
 from harness.scenario.point import knob_label
-from harness.commands.common_args import add_json
+from harness.commands.common_args import add_json, warn_releases
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +68,7 @@ def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp
     if tp is not None and tp < 1:
         raise InputError(f"--tp must be a positive integer, got {tp}")
     scenario = load_scenario(scenario_path)
+    warn_releases(scenario_path, scenario, predicting=True)
     card = _card_mib(scenario, gpu_memory_mib)
     # A scenario about no card is a CPU run (cpu_tiny): KV sizes are explicit there.
     device = device or ("cuda" if card is not None else "cpu")
@@ -129,8 +130,15 @@ def render(report: PredictReport, console: Console) -> None:
         if not rows:
             continue
         eng = get_engine(engine)
+        unmodelled = sorted({p.reason for p in rows if not p.modelled})
+        for line in unmodelled:
+            console.print(line)
+        rows = [p for p in rows if p.modelled]
+        if not rows:
+            continue
         first = rows[0]
-        title = (f"{engine}: {_card(first)}, tp={first.tp}, weights {_fmt(first.weights_gib)} GiB/rank, "
+        release = f" {first.engine_version}" if first.engine_version else ""
+        title = (f"{engine}{release}: {_card(first)}, tp={first.tp}, weights {_fmt(first.weights_gib)} GiB/rank, "
                  f"{_fmt(first.kv_bytes_per_token)} B KV per token")
         table = Table(title=title, show_lines=False)
         settings_cols, result_cols = eng.prediction_settings_columns, eng.prediction_result_columns

@@ -7,23 +7,29 @@ import sys
 
 from harness.errors import EXIT_FINDING
 from harness.scenario import Problem, ScenarioError, load_scenario
+from harness.scenario.checks import release_notes
 
 
-def validate_files(paths: list[str]) -> dict[str, list[Problem]]:
-    """Problems per file (an empty list = valid)."""
+def validate_files(paths: list[str], warnings: dict[str, list[Problem]] | None = None) -> dict[str, list[Problem]]:
+    """Problems per file (an empty list = valid); `warnings` collects what is said about each valid file's releases."""
     results = {}
     for path in paths:
         try:
-            load_scenario(path)
+            scenario = load_scenario(path)
             results[path] = []
+            if warnings is not None:
+                warnings[path] = release_notes(scenario)[1]
         except ScenarioError as exc:
             results[path] = exc.problems
     return results
 
 
 def _run(args: argparse.Namespace) -> int:
-    results = validate_files(args.files)
+    warnings: dict[str, list[Problem]] = {}
+    results = validate_files(args.files, warnings)
     for path, problems in results.items():
+        for warning in warnings.get(path, []):
+            print(f"warning: {warning.render(path)}", file=sys.stderr)
         if problems:
             for problem in problems:
                 print(problem.render(path), file=sys.stderr)

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from harness.engines import cli_flags
+from harness.engines import cli_flags, releases
 from harness.engines.knobs import Knob
+from harness.engines.releases import ReleaseNote, ReleaseRange
 
 if TYPE_CHECKING:
     from parsers.base import LogParser
@@ -67,6 +68,15 @@ class Engine(ABC):
     # What `predict` prints for this engine's points: settings before the KV columns, results after.
     prediction_settings_columns: ClassVar[tuple[Column, ...]] = ()
     prediction_result_columns: ClassVar[tuple[Column, ...]] = ()
+    # Releases: the distribution whose versions on the package index are this engine's releases, the
+    # one a CPU-only host installs when that is another (None: the same), and the releases the
+    # budget formulas are sourced for (None: every release).
+    index_distribution: ClassVar[str | None] = None
+    cpu_distribution: ClassVar[str | None] = None
+    predicted_releases: ClassVar[ReleaseRange | None] = None
+    # The server's CLI entry point for reading its flags: "module:function" or a module run as
+    # __main__, and the argv it sees.
+    help_entry: ClassVar[tuple[str, tuple[str, ...]]] = ("", ())
 
     # ---- flags ------------------------------------------------------------------------------
 
@@ -77,7 +87,8 @@ class Engine(ABC):
         return self.knobs.get(self.native_name(key))
 
     def owns(self, key: str) -> bool:
-        return self.native_name(key.lstrip("-").replace("-", "_")) in self.owned_flags
+        # `--host`, `host` and `--host=0.0.0.0` are all the harness's --host.
+        return self.native_name(key.lstrip("-").split("=", 1)[0].replace("-", "_")) in self.owned_flags
 
     @classmethod
     def package_dir(cls) -> Path:
@@ -88,7 +99,12 @@ class Engine(ABC):
         return self.package_dir() / "flags"
 
     def bundled_flags(self, version: str | None) -> tuple[str | None, frozenset[str]]:
+        """(the release whose list is used, its flags): the release's own list, else the nearest older one."""
         return cli_flags.bundled_list(self.flags_dir(), version)
+
+    def flag_releases(self) -> list[str]:
+        """Releases with a bundled flag list, oldest first."""
+        return cli_flags.bundled_versions(self.flags_dir())
 
     def flag_list_version(self, version: str | None) -> str | None:
         return self.bundled_flags(version)[0]
@@ -101,12 +117,28 @@ class Engine(ABC):
         """`max_num_batched_tokens` -> `--max-num-batched-tokens` (an engine with other spellings overrides)."""
         return "--" + key.replace("_", "-")
 
-    def render_flags(self, args: Mapping[str, Any]) -> list[str]:
-        """Engine argv for resolved args: None = not passed, True = bare flag, False = not passed."""
+    def render_flags(self, args: Mapping[str, Any], version: str | None = None) -> list[str]:
+        """Engine argv for resolved args: None = not passed, True = bare flag, False = the release's off form.
+
+        `false` is passed as the release's negative spelling (`--no-enable-x`, or `--disable-x` where the
+        release renamed it), so a switch whose default is on really goes off; a switch the release has no
+        off form for is left out (its default is off). `version` picks the release's flag list
+        (None: the newest bundled one).
+        """
         argv: list[str] = []
+        flags: frozenset[str] | None = None
         for key in sorted(args):
             value = args[key]
-            if value is None or value is False:
+            if value is None:
+                continue
+            if value is False:
+                if key.startswith("--"):
+                    continue
+                if flags is None:
+                    flags = self.bundled_flags(version)[1]
+                off = cli_flags.negative_form(key, flags)
+                if off is not None:
+                    argv.append(self.flag_name(off))
                 continue
             if key.startswith("--"):  # verbatim pass-through: the scenario spelled the flag itself
                 argv.append(key)
@@ -124,11 +156,110 @@ class Engine(ABC):
                 argv.append(str(value))
         return argv
 
+    # ---- releases ---------------------------------------------------------------------------
+
+    def index_name(self) -> str:
+        return self.index_distribution or self.name
+
+    def known_releases(self) -> set[str]:
+        """Releases the harness holds data for (a bundled flag list): known to exist without asking the index."""
+        return set(self.flag_releases())
+
+    def flag_list_note(self, version: str) -> str | None:
+        """One line when the release has no bundled flag list of its own: which list stands in, how to add it."""
+        used = self.flag_list_version(version)
+        if used is None:
+            return f"{self.name} {version}: no bundled flag list; only the curated flags are checked"
+        if used == releases.base_version(version):
+            return None
+        newest = self.flag_releases()[-1]
+        where = (f"newest {newest}" if used == newest else
+                 f"oldest {used}" if releases.version_key(version) < releases.version_key(used) else
+                 f"nearest older {used}")
+        return (f"{self.name} {version}: no bundled flag list ({where}); flags checked against {used}'s; "
+                f"add it with: python -m harness envs flags {self.name}=={releases.base_version(version)} --write")
+
+    def index_note(self, version: str) -> ReleaseNote | None:
+        """An error when the release is not on the package index; a warning when the index cannot be asked."""
+        if releases.base_version(version) in self.known_releases():
+            return None
+        found = releases.index_versions(self.index_name())
+        if found is None:
+            return ReleaseNote("warning", f"{self.name} {version}: could not ask the package index whether "
+                                          f"{self.index_name()} {version} exists")
+        if releases.base_version(version) in {releases.base_version(v) for v in found}:
+            return None
+        newest = releases.newest(found)
+        return ReleaseNote("error", f"{self.name} {version} is not a release of {self.index_name()} on the package "
+                                    f"index" + (f" (newest: {newest})" if newest else ""))
+
+    def release_note(self, version: str, host_has_gpu: bool) -> str | None:
+        """One line when this host cannot run the release at all (no build for it here), else None."""
+        if host_has_gpu or self.cpu_distribution is None:
+            return None
+        found = releases.index_versions(self.cpu_distribution)
+        if found is None or releases.base_version(version) in {releases.base_version(v) for v in found}:
+            return None
+        newest = releases.newest(found)
+        return (f"{self.name} {version}: no {self.cpu_distribution} build of this release (newest "
+                f"{self.cpu_distribution}: {newest or 'none'}); {self.name} {version} needs a GPU host")
+
+    def predictor_note(self, version: str | None) -> str | None:
+        """One line when the budget formulas are not sourced for this release (predict prints no numbers)."""
+        if version is None or self.predicted_releases is None or version in self.predicted_releases:
+            return None
+        return (f"{self.name} {version}: the predictor models {self.name} {self.predicted_releases.describe()} "
+                "only; no numbers for this release")
+
+    def release_notes(self, version: str | None, *, predicting: bool = False,
+                      host_has_gpu: bool | None = None) -> list[ReleaseNote]:
+        """Everything to say about the release a scenario asks for, errors first.
+
+        The index is asked only for releases without bundled data; `host_has_gpu=False` adds the
+        no-build line; `predicting` adds the predictor's range.
+        """
+        if not version:
+            return []
+        notes = [n for n in [self.index_note(version)] if n is not None]
+        if host_has_gpu is not None:
+            line = self.release_note(version, host_has_gpu)
+            if line:
+                notes.append(ReleaseNote("error", line))
+        line = self.flag_list_note(version)
+        if line:
+            notes.append(ReleaseNote("warning", line))
+        if predicting:
+            line = self.predictor_note(version)
+            if line:
+                notes.append(ReleaseNote("warning", line))
+        return sorted(notes, key=lambda n: not n.is_error)
+
+    def resolved_release(self, version: str | None) -> dict[str, Any]:
+        """What a requested release resolves to: the flag list used, whether the formulas hold, its distributions."""
+        return {
+            "engine": self.name,
+            "requested": version,
+            "flag_list": self.flag_list_version(version),
+            "predicted": version is None or self.predicted_releases is None or version in self.predicted_releases,
+            "distribution": self.index_name(),
+            "cpu_distribution": self.cpu_distribution or self.index_name(),
+        }
+
+    def flag_distribution(self, version: str) -> str:
+        """The wheel `envs flags` reads a release's CLI from (the GPU wheel has the same CLI)."""
+        return self.index_name()
+
+    def prepare_flag_overlay(self, site: Path, version: str) -> None:
+        """Adjust an unpacked wheel before its CLI runs over another env (e.g. force the CPU platform)."""
+
     # ---- launching --------------------------------------------------------------------------
 
     @abstractmethod
-    def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any]) -> list[str]:
-        """The server's argv: its own interpreter or console script, bound to 127.0.0.1:port."""
+    def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any],
+                version: str | None = None) -> list[str]:
+        """The server's argv: its own interpreter or console script, bound to 127.0.0.1:port.
+
+        `version` is the release it runs (its flag spellings; None: the newest bundled list)."""
 
     def help_command(self, python: str) -> list[str]:
         """argv printing every server flag (read by `envs flags`)."""

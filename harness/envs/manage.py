@@ -171,6 +171,7 @@ def install_env(engine: str, version: str, cache_dir: Path | None = None, *, cpu
     check_version(version)
     progress = progress or _log_progress
     cpu = host_is_cpu_only() if cpu is None else cpu
+    check_release_buildable(engine, version, cpu)
     recipe = get_engine(engine).recipe(version, cpu)
     root = envs_dir(cache_dir)
     name = env_name(engine, version, cpu)
@@ -203,6 +204,16 @@ def install_env(engine: str, version: str, cache_dir: Path | None = None, *, cpu
         progress(f"{name}: {engine} {info['engine_version']}, torch {info['torch_version']}, "
                  f"{info['size_bytes'] / 2**30:.1f} GiB, {info['install_seconds']:.0f} s")
         return env_from_marker(env_dir, read_marker(env_dir))
+
+
+def check_release_buildable(engine: str, version: str, cpu: bool) -> None:
+    """Refuse, in one line, a release the index lacks or this host has no build of (before the installer does)."""
+    note = get_engine(engine).index_note(version)
+    if note is not None and note.is_error:
+        raise InputError(note.text)
+    line = get_engine(engine).release_note(version, host_has_gpu=not cpu)
+    if line:
+        raise InputError(line)
 
 
 def _base_interpreter() -> str:
@@ -307,4 +318,4 @@ def remove_env_named(name: str, cache_dir: Path | None = None, *, progress: Prog
 
 
 __all__ = ["install_env", "resolve_env", "list_envs", "incomplete_envs", "remove_env", "remove_env_named",
-           "install_command", "check_disk", "dir_size", "env_info", "MARKER"]
+           "install_command", "check_disk", "check_release_buildable", "dir_size", "env_info", "MARKER"]

@@ -75,6 +75,8 @@ class Prediction:
     context_len: int | None = None
     will_start: bool | None = None
     reason: str = ""
+    engine_version: str | None = None  # the release asked for (None: the newest the formulas model)
+    modelled: bool = True  # False: the formulas are not sourced for this release, no numbers
     estimates: dict[str, Estimate] = field(default_factory=dict)
     graph_sizes: dict[str, list[int]] = field(default_factory=dict)  # captured batch sizes per graph kind
     notes: list[str] = field(default_factory=list)
@@ -95,7 +97,7 @@ class Prediction:
 def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescription, gpu_total_mib: float | None,
             tp: int | None = None, device: str = "cuda", env: dict[str, str] | None = None,
             point_id: str | None = None, knobs: dict[str, Any] | None = None,
-            calibration: Calibration | None = None) -> Prediction:
+            calibration: Calibration | None = None, engine_version: str | None = None) -> Prediction:
     """The engine's budget formulas for these settings (raw scenario values are typed here once)."""
     eng = get_engine(engine)
     try:
@@ -106,7 +108,11 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
     device = str(settings.get("device") or device)
     tp_eff = int(tp) if tp is not None else eng.tp_size(settings.raw)
     p = Prediction(engine=engine, point_id=point_id, args=dict(knobs if knobs is not None else settings.raw),
-                   device=device, gpu_total_mib=gpu_total_mib, tp=tp_eff)
+                   device=device, gpu_total_mib=gpu_total_mib, tp=tp_eff, engine_version=engine_version)
+    unmodelled = eng.predictor_note(engine_version)
+    if unmodelled:
+        p.modelled, p.reason = False, unmodelled
+        return p
     env = {k: str(v) for k, v in (env or {}).items()}
     return eng.predict(p, settings, env, model, calibration)
 
@@ -115,7 +121,8 @@ def predict_point(point: Point, model: ModelDescription, gpu_total_mib: float | 
                   device: str = "cuda", calibration: Calibration | None = None) -> Prediction:
     """Prediction for one sweep point."""
     return predict(point.engine, point.settings, model, gpu_total_mib, tp=tp, device=device, env=point.env,
-                   point_id=point.point_id, knobs=point.knobs, calibration=calibration)
+                   point_id=point.point_id, knobs=point.knobs, calibration=calibration,
+                   engine_version=point.engine_version)
 
 
 def prediction_error_pct(predicted: float | None, measured: float | None) -> float | None:

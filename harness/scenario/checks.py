@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.engines import engine_names, get_engine
+from harness.engines.cli_flags import is_opposite, spellings, switch
 from harness.scenario.problems import Problem, nearest
 from harness.scenario.schema import Scenario
 
@@ -22,9 +23,19 @@ def _check_flag(engine: str, key: str, where: str, versions: dict[str, str | Non
         return Problem(where, f"is a {owners[0]} flag, not a {engine} flag")
     list_version = eng.flag_list_version(versions.get(engine))
     what = f"{engine} {list_version}" if list_version else engine
-    hint = nearest(key, known)
-    return Problem(where, f"unknown {what} flag" + (f"; did you mean '{hint}'?" if hint else "")
+    return Problem(where, f"unknown {what} flag" + _hint(key, known, what)
                    + " (prefix a flag the harness does not know with '--' in args to pass it verbatim)")
+
+
+def _hint(key: str, known: frozenset[str], what: str) -> str:
+    """A spelling of the same switch the release does accept, else the nearest name that is not its opposite."""
+    same = spellings(key, known)
+    if same:
+        return f"; {what} spells it '{same[0]}'"
+    # A typo keeps its meaning: `disable_prefix_cachin` is never offered `enable_prefix_caching`.
+    sense = switch(key)[1]
+    hint = nearest(key, [name for name in known if switch(name)[1] == sense and not is_opposite(name, key)])
+    return f"; did you mean '{hint}'?" if hint else ""
 
 
 def _check_value(engine: str, key: str, value: Any, where: str) -> Problem | None:
@@ -33,6 +44,23 @@ def _check_value(engine: str, key: str, value: Any, where: str) -> Problem | Non
     knob = get_engine(engine).knob_for(key)
     error = knob.check(value) if knob else None
     return Problem(where, error) if error else None
+
+
+def release_notes(scenario: Scenario, *, predicting: bool = False,
+                  host_has_gpu: bool | None = None) -> tuple[list[Problem], list[Problem]]:
+    """(errors, warnings) about the releases the scenario asks for, located at `engines.<e>.version`.
+
+    A release missing from the package index is an error; one without bundled data is a warning
+    naming what stands in for it. The index is asked only for releases without bundled data.
+    """
+    errors: list[Problem] = []
+    warnings: list[Problem] = []
+    for engine, spec in scenario.engines.items():
+        if engine not in engine_names() or not spec.version:
+            continue
+        for note in get_engine(engine).release_notes(spec.version, predicting=predicting, host_has_gpu=host_has_gpu):
+            (errors if note.is_error else warnings).append(Problem(f"engines.{engine}.version", note.text))
+    return errors, warnings
 
 
 def check_knobs(scenario: Scenario) -> list[Problem]:
@@ -71,4 +99,5 @@ def check_knobs(scenario: Scenario) -> list[Problem]:
                     problems.append(Problem(where, "empty list: give at least one value (null = engine default)"))
                 for i, value in enumerate(values):
                     problems.append(_check_value(engine, key, value, f"{where}[{i}]"))
+    problems.extend(release_notes(scenario)[0])  # a release missing from the index: error before any launch
     return [p for p in problems if p is not None]

@@ -8,6 +8,7 @@ from typing import Any
 
 from harness.engines import knobs
 from harness.engines.base import Column, Engine
+from harness.engines.sglang.releases import PREDICTED_RELEASES
 
 # `sglang.launch_server` flags (ServerArgs) that a memory sweep plausibly names.
 CURATED_FLAGS = frozenset(
@@ -55,16 +56,20 @@ class SglangEngine(Engine):
     dp_flags = ("dp_size", "data_parallel_size", "dp")
     module = "sglang"
     probe_dists = ("sglang", "torch", "sglang-kernel", "torchvision", "torchaudio", "torchcodec")
+    index_distribution = "sglang"
+    predicted_releases = PREDICTED_RELEASES
+    help_entry = ("sglang.launch_server", ("sglang.launch_server", "--help"))
     effective_columns = ("mem_fraction_static_effective", "chunked_prefill_size_effective", "max_running_requests")
     prediction_settings_columns = (Column("fraction", "mem_fraction_static", 3), Column("chunk", "chunked_prefill_size"),
                                    Column("max_bs", "cuda_graph_max_bs"), Column("reserved MiB", "reserved_mib", 0))
     prediction_result_columns = (Column("max_running", "max_running_requests"), Column("max_req_len", "max_req_len"))
 
-    def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any]) -> list[str]:
+    def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any],
+                version: str | None = None) -> list[str]:
         return [
             python, "-m", "sglang.launch_server",
             "--model-path", model, "--host", "127.0.0.1", "--port", str(port),
-            *self.render_flags(args),
+            *self.render_flags(args, version),
         ]
 
     def help_command(self, python: str) -> list[str]:

