@@ -14,7 +14,7 @@ os.umask(_UMASK)
 _MODE = 0o666 & ~_UMASK
 
 
-def write_text(path: str | Path, text: str) -> Path:
+def write_text(path: str | Path, text: str, fsync: bool = False) -> Path:
     """Replace `path` with `text` atomically (readers see the old file or the new one, never a part)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -23,6 +23,9 @@ def write_text(path: str | Path, text: str) -> Path:
         os.fchmod(fd, _MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+            if fsync:  # on disk before the rename makes it the file
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

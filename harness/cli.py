@@ -11,10 +11,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 from harness import __version__
-from harness.errors import EXIT_HARNESS, HarnessError
+from harness.errors import EXIT_HARNESS, HarnessError, Interrupted
 
 # Order is the order shown in --help.
 COMMANDS = ("run", "plan", "validate", "predict", "parse", "compare", "report", "envs")
@@ -42,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         return int(args.func(args) or 0)
+    except Interrupted as exc:
+        print(exc, file=sys.stderr)
+        return exc.exit_code
     except HarnessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -49,6 +53,11 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        # stdout closed early (`| head`): nothing more to say, and no traceback at exit either
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
         return 0
     except Exception as exc:  # noqa: BLE001 - last resort: one line, exit 3, traceback only with -v
         if args.verbose:

@@ -21,3 +21,14 @@ class InputError(HarnessError):
     """Bad user input: a file, a flag or a scenario value."""
 
     exit_code = EXIT_USAGE
+
+
+class Interrupted(HarnessError):
+    """Ctrl-C or a signal ended a run: the rows written are kept; the message says how to go on."""
+
+    exit_code = 130
+
+    def __init__(self, run_dir, scenario_path, rows: int):
+        self.run_dir = run_dir
+        super().__init__(f"interrupted; {rows} new row(s) kept in {run_dir}/results.csv; complete the run with:\n"
+                         f"  python -m harness run {scenario_path} --resume {run_dir}")

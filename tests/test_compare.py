@@ -12,9 +12,8 @@ from harness.analysis.compare import (
     Mark,
     compare_results,
     parse_threshold,
-    render_markdown,
-    render_text,
 )
+from harness.analysis.compare_render import render_markdown, render_text
 from harness.results.columns import COLUMNS
 from harness.results.io import FORMAT_LINE, parse_results, read_results
 from tests.results_from_logs import (
@@ -219,16 +218,16 @@ def _exit_and_error(capsys, argv):
 
 def test_missing_columns(tmp_path, capsys):
     frame = pd.DataFrame(rows(), columns=list(COLUMNS)).drop(columns=["kv_tokens", "status"])
-    bad = _csv(tmp_path, "bad.csv", FORMAT_LINE + "\n" + frame.to_csv(index=False))
+    bad = _csv(tmp_path, "bad.csv", frame.to_csv(index=False))
     code, err = _exit_and_error(capsys, ["compare", _good(tmp_path), bad])
     assert code == 2 and err == f"error: {bad}: missing columns: status, kv_tokens"
 
 
 def test_not_a_results_csv(tmp_path, capsys):
     good = _good(tmp_path)
-    plain = _csv(tmp_path, "plain.csv", pd.DataFrame(rows()).to_csv(index=False))  # no format line
-    code, err = _exit_and_error(capsys, ["compare", plain, good])
-    assert code == 2 and err.startswith(f"error: {plain}: not a kv-budget-harness results CSV (first line should be")
+    other = _csv(tmp_path, "other.csv", "a,b\n1,2\n")  # some other table
+    code, err = _exit_and_error(capsys, ["compare", other, good])
+    assert code == 2 and err.startswith(f"error: {other}: not a kv-budget-harness results CSV (its first line should be")
 
     engine_log = str(LOGS / OK_VLLM.log)
     code, err = _exit_and_error(capsys, ["compare", good, engine_log])
@@ -242,9 +241,12 @@ def test_not_a_results_csv(tmp_path, capsys):
 
 def test_other_format_version_is_refused_with_what_to_do(tmp_path, capsys):
     good = write(tmp_path, "good", rows())
-    newer = _csv(tmp_path, "v2.csv", good.read_text().replace(FORMAT_LINE, "# kv-budget-harness results v2", 1))
-    code, err = _exit_and_error(capsys, ["compare", str(good), newer])
-    assert code == 2 and err == f"error: {newer}: results format v2, this harness reads v1: upgrade kv-budget-harness to read it"
+    newer = tmp_path / "v3" / "results.csv"
+    newer.parent.mkdir()
+    newer.write_text(good.read_text())
+    (newer.parent / "run.json").write_text('{"results_format": 3}')
+    code, err = _exit_and_error(capsys, ["compare", str(good), str(newer)])
+    assert code == 2 and err == f"error: {newer}: results format v3, this harness reads up to v2: upgrade kv-budget-harness to read it"
 
 
 def test_different_scenarios(tmp_path, capsys):
@@ -264,14 +266,14 @@ def test_corrupt_values_name_the_line(tmp_path, capsys, column, value, reason):
     table[2][column] = value
     bad = write(tmp_path, "bad", table)
     code, err = _exit_and_error(capsys, ["compare", _good(tmp_path), str(bad)])
-    assert code == 2 and err == f"error: {bad}: line 5: {reason}"  # format line, header, rows 0-1, then row 2
+    assert code == 2 and err == f"error: {bad}: line 4: {reason}"  # header, rows 0-1, then row 2
 
 
 def test_duplicate_point_and_repeat(tmp_path, capsys):
     table = rows()
     bad = write(tmp_path, "dup", table + [dict(table[0])])
     code, err = _exit_and_error(capsys, ["compare", str(bad), _good(tmp_path)])
-    assert code == 2 and err == f"error: {bad}: line {len(table) + 3}: point {table[0]['point_id']} repeat 0 appears twice"
+    assert code == 2 and err == f"error: {bad}: line {len(table) + 2}: point {table[0]['point_id']} repeat 0 appears twice"
 
 
 def test_bad_threshold_syntax_is_refused_when_arguments_are_parsed(capsys):
@@ -332,11 +334,11 @@ base.csv: scenario cpu_tiny, run base, vllm 0.32.0; {machine}
 new.csv: scenario cpu_tiny, run new, vllm 0.32.0; {machine}
 tolerance: kv_tokens:1%, block_size:1%, max_concurrency:1%, mem_fraction_static_effective:1%, chunked_prefill_size_effective:1%, max_running_requests:1%
 
-mark           point                                                               base kv_tokens                        new kv_tokens                         delta    %       ratio   outcome / settings
-less KV        vllm 77b54a67f0 (max_model_len=512, kv_cache_memory_bytes=default)  2,097,152                             2,034,237                             -62,915  -3.00%  0.9700
-still failing  vllm 199d894d50 (max_model_len=2048, kv_cache_memory_bytes=262144)  engine_error/max_model_len_too_large  engine_error/max_model_len_too_large  -        -       -       engine_error/max_model_len_too_large
+mark           point                                                                     base kv_tokens                        new kv_tokens                         delta    %       ratio   outcome / settings
+less KV        vllm 77b54a67f02f64cc (max_model_len=512, kv_cache_memory_bytes=default)  2,097,152                             2,034,237                             -62,915  -3.00%  0.9700
+still failing  vllm 199d894d50dbed7e (max_model_len=2048, kv_cache_memory_bytes=262144)  engine_error/max_model_len_too_large  engine_error/max_model_len_too_large  -        -       -       engine_error/max_model_len_too_large
 
-changed: vllm 77b54a67f0 (max_model_len=512, kv_cache_memory_bytes=default): kv_tokens 2,097,152 -> 2,034,237 (-3.00%), beyond the 1% tolerance
+changed: vllm 77b54a67f02f64cc (max_model_len=512, kv_cache_memory_bytes=default): kv_tokens 2,097,152 -> 2,034,237 (-3.00%), beyond the 1% tolerance
 
 1 of 2 points changed (1 less KV)
 """

@@ -52,8 +52,21 @@ def _cell(value, thousands: bool = False) -> str:
 
 
 def _sigterm_as_interrupt(*_):
-    # The launcher stops the engine's process group on KeyboardInterrupt; make SIGTERM do the same.
+    # The launcher stops the engine's process group on KeyboardInterrupt; make SIGTERM and
+    # SIGHUP (the terminal closed) do the same.
     raise KeyboardInterrupt
+
+
+def _seconds(minimum: float, strict: bool):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        if value != value or value in (float("inf"), float("-inf")) or value < minimum or (strict and value == minimum):
+            raise argparse.ArgumentTypeError(f"{text}: must be {'more than' if strict else 'at least'} {minimum:g} seconds")
+        return value
+    return parse
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -71,11 +84,12 @@ def _run(args: argparse.Namespace) -> int:
         points=args.points.split(",") if args.points else None,
         out=args.out, resume=args.resume, stop_after=args.stop_after, timeout_s=args.timeout,
         install_missing=args.install_missing, wait_for_idle_gpu_s=args.wait_for_idle_gpu,
-        keep_work_dirs=args.keep_work_dirs,
+        keep_work_dirs=args.keep_work_dirs, resume_changed=args.resume_changed,
         executor=make_executor(args.executor, args.gpus, args.ray_address),
     )
     console = Console(stderr=True)
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+    signal.signal(signal.SIGHUP, _sigterm_as_interrupt)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         TimeRemainingColumn(), console=console, transient=False)
     overall = progress.add_task("sweep", total=None)
@@ -109,12 +123,15 @@ def _run(args: argparse.Namespace) -> int:
     try:
         result = run_scenario(args.scenario, options, on_point_start=on_start, on_point_end=on_end)
     finally:
-        progress.stop()
+        if progress.live.is_started:  # stopping a display never shown prints a blank line
+            progress.stop()
     out = output_console()
     for table in summary_tables(result.results):
         out.print(table)
     for warning in result.warnings:
         console.print(f"[yellow]warning:[/] {warning}")
+    for note in result.notes:
+        console.print(f"note: {note}", markup=False, highlight=False)
     if result.skipped:
         console.print(f"resumed: {result.skipped} points already had a row")
     out.print(f"results: {result.csv_path}")
@@ -144,10 +161,12 @@ def register(subparsers) -> None:
     parser.add_argument("--out", type=Path, help="run folder (default results/<scenario>/<run_id>)")
     parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="complete an earlier run: only points without a row")
     parser.add_argument("--stop-after", choices=("kv", "ready"), help="override the scenario's run.stop_after")
-    parser.add_argument("--timeout", type=float, metavar="S", help="override the scenario's run.timeout_s")
+    parser.add_argument("--resume-changed", action="store_true",
+                        help="with --resume: continue although the scenario or options changed (recorded in run.json)")
+    parser.add_argument("--timeout", type=_seconds(0, strict=True), metavar="S", help="override the scenario's run.timeout_s")
     parser.add_argument("--dry-run", action="store_true", help="show the plan, launch nothing")
     parser.add_argument("--install-missing", action="store_true", help="install missing engine environments first")
-    parser.add_argument("--wait-for-idle-gpu", type=float, default=0.0, metavar="S",
+    parser.add_argument("--wait-for-idle-gpu", type=_seconds(0, strict=False), default=0.0, metavar="S",
                         help="wait up to S seconds for a busy GPU to become idle (default: refuse at once)")
     parser.add_argument("--engine-version", action="append", metavar="ENGINE==VERSION",
                         help="run another engine release than the scenario names "

@@ -25,8 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from harness.childproc import die_with_parent
-from harness.execute.procs import stop_group
+import os
+import shutil
+import sys
+
+from harness.execute import signals
+from harness.execute.procs import process_start_ticks, stop_group
+
+SUPERVISOR = Path(__file__).with_name("supervisor.py")
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +54,9 @@ class LaunchSpec:
     probe_interval_s: float = 0.5
     probe_timeout_s: float = 2.0
     on_phase: Callable[[str], None] | None = None  # progress display: starting, loading, ..., ready
+    # Where the live process group is recorded (one file per group) while it runs, so that a
+    # later run can reap what a killed harness left behind.
+    groups_dir: Path | None = None
 
 
 @dataclass
@@ -177,16 +186,35 @@ def _decide(w: _Watch, lines: queue.Queue) -> tuple[str, str | None, str | None,
             return "timeout", "timeout", f"{reached} within {spec.timeout_s:g} s", now
 
 
+def _record_group(groups_dir: Path | None, pid: int) -> Path | None:
+    if groups_dir is None:
+        return None
+    groups_dir.mkdir(parents=True, exist_ok=True)
+    path = groups_dir / str(pid)
+    path.write_text(f"{pid} {process_start_ticks(pid) or 0}\n")
+    return path
+
+
 def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> LaunchOutcome:
-    """Run one server to its stop condition and stop its whole process group."""
+    """Run one server to its stop condition and stop its whole process group.
+
+    Returns with SIGINT/SIGTERM/SIGHUP held (see `signals`): the caller writes the row, then
+    calls `signals.release()`, so a signal during the stop never costs a measured row.
+    """
     spec.log_path.parent.mkdir(parents=True, exist_ok=True)
     t0 = clock()
     with open(spec.log_path, "wb") as log_file:
+        program = shutil.which(spec.argv[0], path=spec.env.get("PATH", os.defpath)) if spec.argv else None
+        if program is None:  # the supervisor would start and fail: say so as the launch failure it is
+            message = f"cannot start {spec.argv[0] if spec.argv else '(empty argv)'}: No such file or directory"
+            log_file.write((message + "\n").encode())
+            return LaunchOutcome("harness_error", "launch_failed", message, None, None, None, None, 0.0, clock() - t0)
         try:
+            # The supervisor leads the engine's session and kills all of it if this process vanishes.
+            argv = [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()), str(spec.grace_s), "--", *spec.argv]
             proc = subprocess.Popen(
-                spec.argv, env=spec.env, cwd=spec.cwd, stdin=subprocess.DEVNULL,
+                argv, env=spec.env, cwd=spec.cwd, stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                preexec_fn=die_with_parent,
             )
         except OSError as exc:
             message = f"cannot start {spec.argv[0]}: {exc.strerror or exc}"
@@ -198,19 +226,31 @@ def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> Lau
         for reader in readers:
             reader.start()
         watch = _Watch(spec, proc, log_file, clock)
+        record = _record_group(spec.groups_dir, proc.pid)
         survivors = []
+        decided = False
         try:
             status, kind, message, engine_s = _decide(watch, lines)
+            decided = True
             watch.deciding = False
         finally:
-            # Also on Ctrl-C: the engine's group goes before the harness does.
-            t_stop = clock()
-            survivors = stop_group(proc.pid, spec.grace_s, reap=proc.poll)
-            stop_s = clock() - t_stop
-            for reader in readers:
-                reader.join(timeout=5)
-            watch.deciding = False
-            watch.drain(lines, block_s=0)
+            # Also on Ctrl-C: the engine's group goes before the harness does. Signals wait
+            # until the stop is complete, and after a decision until the row is written
+            # (the caller releases them then).
+            signals.hold()
+            try:
+                t_stop = clock()
+                survivors = stop_group(proc.pid, spec.grace_s, reap=proc.poll)
+                stop_s = clock() - t_stop
+                for reader in readers:
+                    reader.join(timeout=5)
+                watch.deciding = False
+                watch.drain(lines, block_s=0)
+                if record is not None and not survivors:
+                    record.unlink(missing_ok=True)
+            finally:
+                if not decided:
+                    signals.release()
         if survivors:
             log.warning("processes survived SIGKILL: %s", ", ".join(map(str, survivors)))
         return LaunchOutcome(

@@ -20,6 +20,8 @@ from harness.scenario.point import Point
 
 log = logging.getLogger(__name__)
 
+GROUPS_DIR = "procs"  # in the run folder: one file per engine process group running now
+
 
 @dataclass
 class PointJob:
@@ -109,6 +111,7 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
 
     spec = launch_spec(engine, point, ctx, job.run_dir / log_rel, job.stop_after, job.timeout_s)
     spec.on_phase = on_phase
+    spec.groups_dir = job.run_dir / GROUPS_DIR
     outcome = launch(spec)
     if baseline is not None:
         note = wait_for_release(gpu_read, baseline)

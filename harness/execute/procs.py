@@ -77,3 +77,32 @@ def stop_group(leader: int, grace_s: float = 10.0, reap=None, poll_s: float = 0.
     if reap:
         reap()
     return group_members(leader)
+
+
+def process_start_ticks(pid: int) -> int | None:
+    """When a process started (clock ticks since boot): with the pid, names it uniquely."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(raw[raw.rindex(")") + 2:].split()[19])
+
+
+def reap_recorded_groups(groups_dir: Path, grace_s: float = 5.0) -> list[str]:
+    """Stop every process group recorded in groups_dir that still runs; returns what was stopped."""
+    reaped = []
+    for record in sorted(groups_dir.glob("[0-9]*")) if groups_dir.is_dir() else []:
+        try:
+            pid, ticks = (int(x) for x in record.read_text().split()[:2])
+        except (OSError, ValueError):
+            record.unlink(missing_ok=True)
+            continue
+        alive = process_start_ticks(pid)
+        # Another process now has that pid: not ours. A dead leader's group keeps its pgid, so
+        # members found under it are the leftovers (Linux does not reuse a live group's id).
+        members = group_members(pid) if alive is None or alive == ticks else []
+        if members:
+            reaped.extend(str(m) for m in members)
+            stop_group(pid, grace_s)
+        record.unlink(missing_ok=True)
+    return reaped

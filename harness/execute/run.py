@@ -8,8 +8,12 @@ engine_error / timeout / crashed). Only bad input (exit 2) or a harness failure
 from __future__ import annotations
 
 import datetime as dt
+import errno
+import fcntl
+import hashlib
 import json
 import logging
+import secrets
 import os
 import platform
 import shutil
@@ -21,13 +25,15 @@ from pathlib import Path
 from harness import __version__
 from harness.atomic import write_json
 from harness.clock import utc_now, utc_now_iso
-from harness.errors import InputError
+from harness.errors import HarnessError, InputError, Interrupted
+from harness.execute import signals
+from harness.execute.procs import reap_recorded_groups
 from harness.execute.executors.protocol import Executor
 from harness.execute.executors.sequential import SequentialExecutor
 from harness.execute.gpu import NO_GPU_NOTE, nvml_reader
 from harness.execute.models import resolve_model
-from harness.execute.point_run import PointJob, PointResult
-from harness.results.columns import RESULTS_FORMAT_VERSION
+from harness.execute.point_run import GROUPS_DIR, PointJob, PointResult
+from harness.results.runinfo import RunInfo
 from harness.results.writer import ResultsWriter
 from harness.scenario import Point, Scenario, expand, load_scenario
 
@@ -50,6 +56,7 @@ class RunOptions:
     results_root: Path = Path("results")
     keep_work_dirs: bool = False
     executor: Executor | None = None  # SequentialExecutor unless a parallel one is given
+    resume_changed: bool = False  # continue a run although its scenario or options changed
 
 
 @dataclass
@@ -59,11 +66,53 @@ class RunResult:
     results: list[PointResult] = field(default_factory=list)
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the run repaired or cleaned up
 
 
 def new_run_id(now: dt.datetime | None = None) -> str:
+    """Time, then 6 random hex digits: sortable, and unique when two runs start in one second."""
     now = now or utc_now()
-    return now.strftime("%Y%m%dT%H%M%SZ")
+    return now.strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+LOCK_NAME = ".lock"
+
+
+def lock_run_dir(run_dir: Path) -> int:
+    """Hold the run folder's lock for this process's life; a second run there is refused."""
+    try:
+        fd = os.open(run_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise InputError(f"{run_dir}: cannot write there: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+        os.close(fd)
+        raise InputError(f"{run_dir}: another run is using this folder (pid {holder or '?'}); "
+                         "wait for it, or give another --out") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
+def _make_dir(path: Path, exclusive: bool) -> bool:
+    """Create path (and parents); False when exclusive and it exists already."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.mkdir(exist_ok=not exclusive)
+        return True
+    except FileExistsError:
+        if not exclusive and not path.is_dir():
+            raise InputError(f"{path}: exists and is not a folder") from None
+        return False
+    except OSError as exc:
+        raise InputError(f"{path}: cannot create the run folder: {exc.strerror or exc}") from None
+
+
+def scenario_digest(scenario: Scenario) -> str:
+    blob = json.dumps(scenario.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def select_points(points: list[Point], engines: list[str] | None, ids: list[str] | None) -> list[Point]:
@@ -82,22 +131,89 @@ def select_points(points: list[Point], engines: list[str] | None, ids: list[str]
     return points
 
 
-def _resolve_run_dir(scenario: Scenario, options: RunOptions) -> tuple[Path, str]:
+def _resolve_run_dir(scenario: Scenario, options: RunOptions) -> tuple[Path, str, int, RunInfo | None]:
+    """(run folder, run id, its lock, the earlier run's record on resume), the folder created and locked."""
     if options.resume:
         run_dir = Path(options.resume)
-        info_path = run_dir / "run.json"
-        if not info_path.is_file():
+        if not (run_dir / "run.json").is_file():
             raise InputError(f"--resume {run_dir}: no run.json there; not a run folder")
-        info = json.loads(info_path.read_text())
-        if info.get("scenario", {}).get("name") != scenario.name:
-            raise InputError(f"--resume {run_dir}: that run is of scenario {info.get('scenario', {}).get('name')!r}, "
-                             f"not {scenario.name!r}")
-        return run_dir, info["run_id"]
-    run_id = new_run_id()
-    run_dir = Path(options.out) if options.out else options.results_root / scenario.name / run_id
+        lock = lock_run_dir(run_dir)
+        info = RunInfo.read(run_dir / "run.json")
+        name = info.scenario.get("name") if isinstance(info.scenario, dict) else None
+        if name != scenario.name:
+            os.close(lock)
+            raise InputError(f"--resume {run_dir}: that run is of scenario {name!r}, not {scenario.name!r}")
+        return run_dir, info.run_id, lock, info
+    if options.out:
+        run_dir = Path(options.out)
+        _make_dir(run_dir, exclusive=False)
+        run_id = new_run_id()
+    else:
+        for _ in range(100):
+            run_id = new_run_id()
+            run_dir = options.results_root / scenario.name / run_id
+            if _make_dir(run_dir, exclusive=True):
+                break
+        else:
+            raise HarnessError(f"{options.results_root / scenario.name}: no free run id", exit_code=3)
+    lock = lock_run_dir(run_dir)
     if (run_dir / "results.csv").exists() or (run_dir / "run.json").exists():
+        os.close(lock)
         raise InputError(f"{run_dir}: a run is already there; pass --resume {run_dir} to complete it, or another --out")
-    return run_dir, run_id
+    return run_dir, run_id, lock, None
+
+
+def _resume_changes(info: RunInfo, digest: str, run_options: dict) -> list[str]:
+    changes = []
+    if info.scenario_digest is not None and info.scenario_digest != digest:
+        changes.append("the scenario")
+    elif info.scenario_digest is None and info.scenario.get("engines") is not None:
+        pass  # an older run.json records no digest: the scenario name was checked
+    before = info.options or {}
+    for key, value in run_options.items():
+        if key in before and before[key] != value:
+            changes.append(f"{key} ({before[key]!r} -> {value!r})")
+    return changes
+
+
+def _reap_leftovers(run_dir: Path) -> list[str]:
+    """Engines a killed run left behind, here and in sibling run folders no live run holds."""
+    reaped = reap_recorded_groups(run_dir / GROUPS_DIR)
+    parent = run_dir.parent
+    for sibling in parent.iterdir() if parent.is_dir() else []:
+        if sibling == run_dir or not (sibling / GROUPS_DIR).is_dir():
+            continue
+        try:
+            fd = os.open(sibling / LOCK_NAME, os.O_RDWR | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            continue  # a live run owns it
+        finally:
+            os.close(fd)
+        reaped += reap_recorded_groups(sibling / GROUPS_DIR)
+    return reaped
+
+
+def check_engine_cli(envs: dict, scenario: Scenario) -> None:
+    """Each engine's server program must exist where its interpreter says (a shim has none beside it)."""
+    from harness.engines import get_engine
+
+    for engine, env in envs.items():
+        program = get_engine(engine).command(str(env.python), "MODEL", 0, {})[0]
+        if os.sep in program and not (os.path.isfile(program) and os.access(program, os.X_OK)):
+            raise InputError(f"engines.{engine}: {program} does not exist, so {engine} cannot start from the "
+                             f"interpreter {env.python} (a shim or wrapper?); set engines.{engine}.python to the "
+                             "engine environment's own bin/python")
+
+
+def check_model_path(model: str) -> None:
+    """A model named by a local path must exist; otherwise the engine takes it for a hub id and fails late."""
+    if model.startswith(("/", "./", "../", "~")) and not Path(model).expanduser().exists():
+        raise InputError(f"model: {model}: no such directory (a local model path must exist; a hub id has "
+                         "no leading / . or ~)")
 
 
 def _engine_envs(points: list[Point], scenario: Scenario, install_missing: bool) -> dict:
@@ -141,9 +257,13 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
     executor = options.executor or SequentialExecutor()
     # A parallel executor refuses what it cannot place (a TP point wider than --gpus) before anything is written.
     executor_warnings = executor.check(points)
-    run_dir, run_id = _resolve_run_dir(scenario, options)
     stop_after = options.stop_after or scenario.run.stop_after
-    timeout_s = options.timeout_s or scenario.run.timeout_s
+    timeout_s = options.timeout_s if options.timeout_s is not None else scenario.run.timeout_s
+    if timeout_s <= 0:
+        raise InputError(f"--timeout {timeout_s:g}: must be more than 0 seconds")
+    if options.wait_for_idle_gpu_s < 0:
+        raise InputError(f"--wait-for-idle-gpu {options.wait_for_idle_gpu_s:g}: must be 0 or more seconds")
+    check_model_path(scenario.model)
 
     gpu_read = nvml_reader()
     device = "cuda" if gpu_read else "cpu"
@@ -153,10 +273,33 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
                          "but this host has no NVIDIA GPU (NVML unavailable); run it on a GPU host, or set "
                          "gpu: {memory_gib: null} to measure the CPU engines")
     envs = _engine_envs(points, scenario, options.install_missing)
+    check_engine_cli(envs, scenario)
+    digest = scenario_digest(scenario)
+    run_options = {"stop_after": stop_after, "timeout_s": timeout_s}
+    run_dir, run_id, lock, earlier = _resolve_run_dir(scenario, options)
+    try:
+        return _run_locked(scenario, scenario_path, options, points, executor, executor_warnings, run_dir, run_id,
+                           earlier, envs, gpu_read, device, digest, run_options, on_point_start, on_point_end)
+    finally:
+        os.close(lock)
+
+
+def _run_locked(scenario, scenario_path, options, points, executor, executor_warnings, run_dir, run_id, earlier,
+                envs, gpu_read, device, digest, run_options, on_point_start, on_point_end) -> RunResult:
+    stop_after, timeout_s = run_options["stop_after"], run_options["timeout_s"]
+    result = RunResult(run_dir=run_dir, csv_path=run_dir / "results.csv")
+    if earlier is not None:
+        changes = _resume_changes(earlier, digest, run_options)
+        if changes and not options.resume_changed:
+            raise InputError(f"--resume {run_dir}: {' and '.join(changes)} changed since that run; its rows would "
+                             "not describe one sweep. Start a new run, or pass --resume-changed to continue anyway")
+    reaped = _reap_leftovers(run_dir)
+    if reaped:
+        result.notes.append(f"stopped {len(reaped)} engine processes an earlier, killed run left running: "
+                            + ", ".join(reaped[:5]) + (" ..." if len(reaped) > 5 else ""))
     model_path = resolve_model(scenario.model)
     machine = _machine(gpu_read)
 
-    result = RunResult(run_dir=run_dir, csv_path=run_dir / "results.csv")
     result.warnings.extend(filter(None, (env.version_mismatch() for env in envs.values())))
     card_gib = machine["gpu"]["total_mib"] / 1024 if machine.get("gpu") else None
     if scenario.gpu.memory_gib and card_gib and abs(card_gib - scenario.gpu.memory_gib) / scenario.gpu.memory_gib * 100 > GPU_MISMATCH_PCT:
@@ -166,22 +309,31 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
     for warning in result.warnings:
         log.warning(warning)
 
-    (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+    try:
+        (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{run_dir / 'logs'}: cannot create: {exc.strerror or exc}") from None
     writer = ResultsWriter(result.csv_path)
+    result.notes.extend(writer.notes)
     info_path = run_dir / "run.json"
-    info = json.loads(info_path.read_text()) if info_path.exists() else {
-        "run_id": run_id, "results_format_version": RESULTS_FORMAT_VERSION, "harness_version": __version__,
-        "scenario": scenario.model_dump(mode="json"), "scenario_file": str(scenario_path),
-        "started_at": utc_now_iso(),
-    }
-    info.update({
-        "engines": {e: {"expected_version": scenario.engines[e].version, "engine_version": env.engine_version,
-                        "torch_version": env.torch_version, "python": str(env.python)} for e, env in envs.items()},
-        "machine": machine, "scenario_gpu_memory_gib": scenario.gpu.memory_gib, "measured_gpu_memory_gib": card_gib,
-        "warnings": result.warnings, "stop_after": stop_after, "timeout_s": timeout_s, "finished_at": None,
-        "executor": executor.describe(),
-    })
-    write_json(info_path, info)
+    if earlier is not None:
+        info = earlier
+        info.resumes.append({"at": utc_now_iso(), "changed": _resume_changes(earlier, digest, run_options),
+                             "resume_changed": options.resume_changed})
+        info.scenario, info.scenario_digest, info.options = scenario.model_dump(mode="json"), digest, run_options
+        from harness.results.columns import RESULTS_FORMAT_VERSION
+
+        info.results_format = RESULTS_FORMAT_VERSION  # the writer has rewritten an older file
+    else:
+        info = RunInfo(run_id=run_id, scenario=scenario.model_dump(mode="json"), scenario_file=str(scenario_path),
+                       started_at=utc_now_iso(), harness_version=__version__, scenario_digest=digest,
+                       options=run_options)
+    info.engines = {e: {"expected_version": scenario.engines[e].version, "engine_version": env.engine_version,
+                        "torch_version": env.torch_version, "python": str(env.python)} for e, env in envs.items()}
+    info.machine, info.scenario_gpu_memory_gib, info.measured_gpu_memory_gib = machine, scenario.gpu.memory_gib, card_gib
+    info.warnings, info.stop_after, info.timeout_s, info.finished_at = result.warnings, stop_after, timeout_s, None
+    info.executor = executor.describe()
+    _write_info(info_path, info)
 
     done = writer.done()
     todo = [p for p in points if (p.point_id, p.repeat) not in done]
@@ -189,17 +341,35 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
     job = PointJob(run_id=run_id, run_dir=run_dir, envs=envs, model_path=model_path, stop_after=stop_after,
                    timeout_s=timeout_s, wait_for_idle_gpu_s=options.wait_for_idle_gpu_s,
                    keep_work_dirs=options.keep_work_dirs, device=device, compile_cache=scenario.run.compile_cache)
-    # One writer, in this thread, appends rows in the order they finish.
-    for point_result in executor.run(todo, job, on_point_start):
-        writer.add(point_result.row)
-        result.results.append(point_result)
-        if on_point_end:
-            on_point_end(point_result)
+    try:
+        # One writer, in this thread, appends rows in the order they finish.
+        for point_result in executor.run(todo, job, on_point_start):
+            try:
+                writer.add(point_result.row)
+                result.results.append(point_result)
+            finally:
+                signals.release()  # held since the point's stop began: its row is on disk now
+            if on_point_end:
+                on_point_end(point_result)
+    except KeyboardInterrupt:
+        while signals.holding():
+            signals.release()
+        if not options.keep_work_dirs:
+            shutil.rmtree(run_dir / "work", ignore_errors=True)
+        raise Interrupted(run_dir, scenario_path, len(result.results)) from None
+    finally:
+        while signals.holding():
+            signals.release()
 
     if not options.keep_work_dirs:
         shutil.rmtree(run_dir / "work", ignore_errors=True)
-    info["finished_at"] = utc_now_iso()
-    write_json(info_path, info)
+    info.finished_at = utc_now_iso()
+    _write_info(info_path, info)
     return result
 
 
+def _write_info(path: Path, info: RunInfo) -> None:
+    try:
+        write_json(path, info.to_dict())
+    except OSError as exc:
+        raise HarnessError(f"{path}: cannot write: {exc.strerror or exc}", exit_code=3) from None

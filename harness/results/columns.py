@@ -1,10 +1,12 @@
 """The results-CSV contract: column names, in order.
 
 Other tools read these files, so the order and names only change together with
-RESULTS_FORMAT_VERSION.
+RESULTS_FORMAT_VERSION (recorded in run.json as `results_format`).
 """
 
-RESULTS_FORMAT_VERSION = 1
+# v1: a `# kv-budget-harness results v1` line above the header, 10-digit point ids.
+# v2: a plain CSV (the header is the first line), 16-digit point ids.
+RESULTS_FORMAT_VERSION = 2
 
 IDENTITY = ("run_id", "scenario", "point_id", "repeat", "engine", "engine_version", "model", "started_at")
 MACHINE = ("device_name", "device_total_mib", "driver_version", "torch_version", "compile_cache", "gpu_busy_before_mib")

@@ -1,10 +1,11 @@
-"""Reading and checking a results CSV, and the format-version line.
+"""Reading and checking a results CSV, and migrating older formats to the current one.
 
-A results file starts with one comment line naming its format version,
-`# kv-budget-harness results v1`, then a CSV header with exactly `COLUMNS`. A file of
-another version, a file without that line, or one missing a column is refused with a
-one-line `InputError`: a misread table would make `compare` report changes that are
-not there.
+A results file is a plain CSV whose first line is the header, with exactly `COLUMNS`.
+Its format version lives in the run.json beside it (`results_format`); a file without
+run.json (another tool wrote it to the DESIGN contract) is read as the current format.
+A newer format is refused; an older one is migrated step by step (`MIGRATIONS`). A file
+missing a column, or with a bad value, is refused with a one-line `InputError`: a misread
+table would make `compare` report changes that are not there.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import logging
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -23,6 +24,7 @@ import pandas as pd
 from harness.errors import InputError
 from harness.results.columns import (
     COLUMNS,
+    IDENTITY,
     KNOBS,
     LATE_COLUMNS,
     MACHINE,
@@ -35,9 +37,11 @@ from harness.results.columns import (
 
 log = logging.getLogger(__name__)
 
+# The first line of a v1 file; read (and migrated) by every command, never written.
 FORMAT_PREFIX = "# kv-budget-harness results v"
-FORMAT_LINE = f"{FORMAT_PREFIX}{RESULTS_FORMAT_VERSION}"
+FORMAT_LINE = f"{FORMAT_PREFIX}1"
 _FORMAT_RE = re.compile(r"^# kv-budget-harness results v(\d+)\s*$")
+MAX_RESULTS_BYTES = 1 << 30
 
 # Columns holding numbers; an unparsable value there is a corrupt file, not a zero.
 NUMERIC_COLUMNS = ("repeat", "device_total_mib", "gpu_busy_before_mib") + MEASURED + PREDICTED + TIMING
@@ -46,44 +50,141 @@ _TEXT_KNOBS = ("kv_cache_dtype", "extra_args")
 
 
 def format_version(first_line: str) -> int | None:
-    """The version a first line declares, or None when it is not our format line."""
+    """The version a v1-style first line declares, or None when it is not such a line."""
     match = _FORMAT_RE.match(first_line.strip("\ufeff\r\n"))
     return int(match.group(1)) if match else None
 
 
-def read_results(path: str | Path) -> pd.DataFrame:
-    """Load and check one results CSV; raises InputError naming the file and the cause."""
-    path = Path(path)
+def declared_version(csv_path: Path) -> int | None:
+    """`results_format` from the run.json beside a results file (None: no readable run.json)."""
+    info_path = csv_path.parent / "run.json"
     try:
-        text = path.read_text(encoding="utf-8")
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(info, dict):
+        return None
+    version = info.get("results_format", info.get("results_format_version"))
+    return version if isinstance(version, int) else None
+
+
+def _v1_to_v2(text: str, context: dict) -> str:
+    """Drop the format line; lengthen 10-digit point ids where run.json's scenario gives the full ones."""
+    first, _, body = text.partition("\n")
+    if format_version(first) is not None:
+        text = body
+    full_ids = context.get("full_ids")
+    if full_ids:
+        text = _lengthen_ids(text, full_ids)
+    return text
+
+
+def _lengthen_ids(text: str, full_ids: Iterable[str]) -> str:
+    by_prefix: dict[str, str | None] = {}
+    for pid in full_ids:
+        short = pid[:10]
+        by_prefix[short] = None if by_prefix.get(short, pid) != pid else pid  # ambiguous prefix: keep the old id
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or "point_id" not in rows[0]:
+        return text
+    column = rows[0].index("point_id")
+    for row in rows[1:]:
+        if len(row) > column and by_prefix.get(row[column]):
+            row[column] = by_prefix[row[column]]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue()
+
+
+# version -> the step to the next version (text in, text out), applied in turn.
+MIGRATIONS: dict[int, Callable[[str, dict], str]] = {1: _v1_to_v2}
+
+
+def migrate(text: str, version: int, source: str, context: dict | None = None) -> str:
+    """The text of a results file of `version`, as the current format."""
+    if version > RESULTS_FORMAT_VERSION:
+        raise InputError(
+            f"{source}: results format v{version}, this harness reads up to v{RESULTS_FORMAT_VERSION}: "
+            "upgrade kv-budget-harness to read it")
+    while version < RESULTS_FORMAT_VERSION:
+        step = MIGRATIONS.get(version)
+        if step is None:
+            raise InputError(f"{source}: results format v{version} is too old to migrate; re-run the scenario")
+        text = step(text, context or {})
+        version += 1
+    return text
+
+
+def file_version(text: str, csv_path: Path | None) -> int:
+    """The format a results file's text is in: its v1 line, else its run.json, else the current one."""
+    first = text.partition("\n")[0]
+    in_line = format_version(first)
+    if in_line is not None:
+        return in_line
+    declared = declared_version(csv_path) if csv_path is not None else None
+    return declared if declared is not None else RESULTS_FORMAT_VERSION
+
+
+def read_text(path: Path) -> str:
+    try:
+        size = path.stat().st_size
+        if size > MAX_RESULTS_BYTES:
+            raise InputError(f"{path}: {size:,} bytes; a results CSV is at most {MAX_RESULTS_BYTES:,}")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, expected a results CSV (results/<scenario>/<run_id>/results.csv)") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a results CSV (not UTF-8 text)") from None
-    return parse_results(text, source=str(path))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def current_text(path: str | Path, context: dict | None = None) -> str:
+    """A results file's text in the current format (migrated in memory when older)."""
+    path = Path(path)
+    text = read_text(path)
+    version = file_version(text, path)
+    if version != RESULTS_FORMAT_VERSION:
+        context = dict(context or {})
+        context.setdefault("full_ids", _scenario_ids(path))
+        text = migrate(text, version, str(path), context)
+    return text
+
+
+def _scenario_ids(csv_path: Path) -> list[str]:
+    """The current point ids of the scenario run.json records (empty when it cannot be expanded)."""
+    try:
+        info = json.loads((csv_path.parent / "run.json").read_text(encoding="utf-8"))
+        from harness.scenario import expand, parse_scenario
+
+        return [p.point_id for p in expand(parse_scenario(info["scenario"]))]
+    except Exception:  # noqa: BLE001 - migration of ids is best effort; the rows are still read
+        return []
+
+
+def read_results(path: str | Path) -> pd.DataFrame:
+    """Load and check one results CSV; raises InputError naming the file and the cause."""
+    return parse_results(current_text(path), source=str(path))
 
 
 def parse_results(text: str, source: str = "<results>") -> pd.DataFrame:
-    """Check and type the text of a results CSV; `source` names it in errors."""
-    first, _, body = text.partition("\n")
-    version = format_version(first)
-    if version is None:
+    """Check and type the text of a current-format results CSV; `source` names it in errors."""
+    first = text.partition("\n")[0]
+    legacy = format_version(first)
+    if legacy is not None:  # text handed over directly, not through read_results
+        text = migrate(text, legacy, source)
+        first = text.partition("\n")[0]
+    header = next(csv.reader([first.lstrip("\ufeff")]), [])
+    if not set(IDENTITY) & set(header):
         raise InputError(
-            f"{source}: not a kv-budget-harness results CSV (first line should be {FORMAT_LINE!r}, "
-            f"found {first.strip()[:60]!r})"
-        )
-    if version != RESULTS_FORMAT_VERSION:
-        newer = version > RESULTS_FORMAT_VERSION
-        raise InputError(
-            f"{source}: results format v{version}, this harness reads v{RESULTS_FORMAT_VERSION}: "
-            + ("upgrade kv-budget-harness to read it" if newer else "re-run the scenario with this harness to get a v1 file")
-        )
+            f"{source}: not a kv-budget-harness results CSV (its first line should be the header "
+            f"{','.join(COLUMNS[:4])},..., found {first.strip()[:60]!r})")
     try:
-        frame = pd.read_csv(io.StringIO(body), dtype=str, keep_default_na=False, na_values=[""])
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_values=[""])
     except pd.errors.EmptyDataError:
-        raise InputError(f"{source}: no CSV header after the format line") from None
+        raise InputError(f"{source}: empty, no CSV header") from None
     except (pd.errors.ParserError, csv.Error) as exc:
         raise InputError(f"{source}: malformed CSV: {str(exc).strip()}") from None
     for column in LATE_COLUMNS:  # a v1 file from before these columns existed
@@ -101,8 +202,8 @@ def parse_results(text: str, source: str = "<results>") -> pd.DataFrame:
 
 
 def _line(index: int) -> int:
-    # +3: the format line, the header, and 1-based numbering.
-    return index + 3
+    # +2: the header, and 1-based numbering.
+    return index + 2
 
 
 def _check_values(frame: pd.DataFrame, source: str) -> None:
@@ -161,13 +262,12 @@ def _text(value) -> str:
 
 
 def to_csv_text(rows: Iterable[Mapping]) -> str:
-    """A whole results file: the format line, then the header and one line per row.
+    """A whole results file: the header, then one line per row.
 
     Keys outside COLUMNS are an error (a typo would otherwise vanish silently); missing
     keys are written empty.
     """
     out = io.StringIO()
-    out.write(FORMAT_LINE + "\n")
     writer = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="raise", lineterminator="\n")
     writer.writeheader()
     for row in rows:
@@ -185,10 +285,9 @@ def _cell(value):
 
 def write_results(rows: Iterable[Mapping], path: str | Path) -> Path:
     """Write a complete results file (tests, tools); the run command appends row by row."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(to_csv_text(rows), encoding="utf-8")
-    return path
+    from harness.atomic import write_text
+
+    return write_text(path, to_csv_text(rows))
 
 
 def knob_values(frame: pd.DataFrame) -> pd.DataFrame:

@@ -2,34 +2,60 @@
 
 Write-then-rename means a crash, kill or Ctrl-C at any moment leaves either the old
 file or the new one, never a half row, and a finished point is on disk before the next
-one starts.
+one starts. An existing file (resume) is read through the same checks as `read_results`.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import os
+import logging
+import shutil
 from pathlib import Path
 from typing import Mapping
 
-from harness.results.io import FORMAT_LINE, format_version, to_csv_text
+from harness.atomic import write_text
+from harness.clock import utc_now
+from harness.errors import HarnessError
+from harness.results.columns import COLUMNS
+from harness.results.io import current_text, parse_results, read_text, to_csv_text
+
+log = logging.getLogger(__name__)
 
 
 class ResultsWriter:
     def __init__(self, path: Path):
         self.path = path
+        self.notes: list[str] = []  # what reading the existing file repaired (shown to the user)
         self.rows: list[dict[str, str]] = self._existing_rows()
 
     def _existing_rows(self) -> list[dict[str, str]]:
         if not self.path.exists():
             return []
-        first, _, body = self.path.read_text(encoding="utf-8").partition("\n")
-        if format_version(first) is None:
-            from harness.errors import InputError
-
-            raise InputError(f"{self.path}: not a results CSV (expected first line {FORMAT_LINE!r})")
-        return [dict(row) for row in csv.DictReader(io.StringIO(body))]
+        original = read_text(self.path)
+        text = current_text(self.path)
+        repaired = text
+        lines = text.split("\n")
+        # A row cut short (a copy or disk failure mid-write) is the last line: without its
+        # newline, or with fewer fields than the header. It is re-run, not trusted.
+        if lines and lines[-1] == "":
+            lines.pop()
+        if len(lines) > 1 and (not text.endswith("\n") or len(next(csv.reader([lines[-1]]), [])) < len(COLUMNS)):
+            cut = lines.pop()
+            repaired = "\n".join(lines) + "\n"
+            self.notes.append(f"{self.path}: last row was cut short ({cut[:40]!r}...); its point runs again")
+        parse_results(repaired, source=str(self.path))  # the reader's rules, or one InputError line
+        rows = [dict(row) for row in csv.DictReader(io.StringIO(repaired))]
+        if repaired != original:
+            backup = self.path.with_name(f"{self.path.name}.{utc_now().strftime('%Y%m%dT%H%M%S%fZ')}.bak")
+            shutil.copy2(self.path, backup)
+            if repaired == text:
+                self.notes.append(f"{self.path}: rewritten in the current results format (old file kept as {backup.name})")
+            else:
+                self.notes.append(f"{self.path}: repaired (old file kept as {backup.name})")
+            self.rows = rows
+            self._write()
+        return rows
 
     def done(self) -> set[tuple[str, int]]:
         """(point_id, repeat) of rows that need no re-run (everything but harness errors)."""
@@ -42,10 +68,8 @@ class ResultsWriter:
         self._write()
 
     def _write(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(to_csv_text(self.rows))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        try:
+            write_text(self.path, to_csv_text(self.rows), fsync=True)
+        except OSError as exc:
+            raise HarnessError(f"{self.path}: cannot write the results: {exc.strerror or exc}; "
+                               "rows written before are kept", exit_code=3) from None

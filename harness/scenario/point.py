@@ -9,12 +9,14 @@ from typing import Any
 
 from harness.scenario.settings import Settings
 
-# 40 bits of sha256 (ten hex digits): the ids committed results carry.
-POINT_ID_LENGTH = 10
+# 64 bits of sha256 (16 hex digits): among 10^7 points the chance of any two sharing an id
+# is about n^2 / 2^65 = 3e-6. Ids of results written with the 10-digit ids are prefixes of these.
+POINT_ID_LENGTH = 16
+LEGACY_POINT_ID_LENGTH = 10
 
 
-def point_id(engine: str, model: str, args: dict[str, Any], env: dict[str, str] | None = None) -> str:
-    """Short hash of what the engine is started with; key order and null args do not matter."""
+def point_digest(engine: str, model: str, args: dict[str, Any], env: dict[str, str] | None = None) -> bytes:
+    """sha256 of what the engine is started with; key order and null args do not matter."""
     identity: dict[str, Any] = {
         "engine": engine,
         "model": model,
@@ -23,7 +25,12 @@ def point_id(engine: str, model: str, args: dict[str, Any], env: dict[str, str] 
     if env:
         identity["env"] = env
     blob = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:POINT_ID_LENGTH]
+    return hashlib.sha256(blob.encode()).digest()
+
+
+def point_id(engine: str, model: str, args: dict[str, Any], env: dict[str, str] | None = None) -> str:
+    """The point's id: the start of its digest, POINT_ID_LENGTH hex digits."""
+    return point_digest(engine, model, args, env).hex()[:POINT_ID_LENGTH]
 
 
 def point_name(point_id_: str, repeat: int) -> str:

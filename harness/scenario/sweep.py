@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from harness.engines import get_engine
-from harness.scenario.point import Point, point_id
+from harness.scenario.point import POINT_ID_LENGTH, Point, point_digest
 from harness.scenario.problems import Problem
 from harness.scenario.schema import EngineSpec, Scenario
 from harness.scenario.settings import Settings
@@ -32,14 +32,15 @@ def _engine_combinations(scenario: Scenario, engine: str, spec: EngineSpec
     for combination in itertools.product(*_axes(spec)):
         knobs = dict(pair for setting in combination for pair in setting)
         args = {**base, **{eng.native_name(k): v for k, v in knobs.items()}}
-        yield knobs, args, point_id(engine, scenario.model, args, env), env
+        yield knobs, args, point_digest(engine, scenario.model, args, env), env
 
 
 def expand(scenario: Scenario) -> list[Point]:
     points = []
     for engine, spec in scenario.engines.items():
         knob_types = get_engine(engine).knobs
-        for knobs, args, pid, env in _engine_combinations(scenario, engine, spec):
+        for knobs, args, digest, env in _engine_combinations(scenario, engine, spec):
+            pid = digest.hex()[:POINT_ID_LENGTH]
             settings = Settings.parse(args, knob_types)
             for repeat in range(scenario.run.repeats):
                 points.append(Point(
@@ -51,15 +52,27 @@ def expand(scenario: Scenario) -> list[Point]:
 
 
 def duplicate_problems(scenario: Scenario) -> list[Problem]:
+    """Points whose resolved arguments are equal (same digest), and distinct points sharing an id."""
     problems = []
     for engine, spec in scenario.engines.items():
-        seen: Counter[str] = Counter()
-        knobs_of = {}
-        for knobs, _args, pid, _env in _engine_combinations(scenario, engine, spec):
-            seen[pid] += 1
-            knobs_of[pid] = knobs
-        for pid, count in seen.items():
-            if count > 1:
-                shown = ", ".join(f"{k}={v}" for k, v in knobs_of[pid].items())
-                problems.append(Problem(f"engines.{engine}", f"duplicate point {{{shown}}} appears {count} times (point_id {pid})"))
+        count: Counter[bytes] = Counter()
+        first_knobs: dict[bytes, dict] = {}
+        by_id: dict[bytes, bytes] = {}  # id prefix -> the digest first seen with it
+        for knobs, _args, digest, _env in _engine_combinations(scenario, engine, spec):
+            count[digest] += 1
+            if count[digest] > 1:
+                first_knobs.setdefault(digest, knobs)
+                continue
+            prefix = digest[:POINT_ID_LENGTH // 2]
+            other = by_id.setdefault(prefix, digest)
+            if other != digest:
+                problems.append(Problem(f"engines.{engine}", f"points {{{_shown(knobs)}}} and another share point_id "
+                                        f"{prefix.hex()} although their arguments differ; change a value slightly"))
+        for digest, knobs in first_knobs.items():
+            problems.append(Problem(f"engines.{engine}", f"duplicate point {{{_shown(knobs)}}} appears {count[digest]} "
+                                    f"times (point_id {digest.hex()[:POINT_ID_LENGTH]}): the same resolved arguments"))
     return problems
+
+
+def _shown(knobs: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in knobs.items())

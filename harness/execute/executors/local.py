@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_for
 
 from harness.childproc import die_with_parent
+from harness.execute import signals
 from harness.errors import InputError
 from harness.execute.point_run import run_point
 from harness.clock import utc_now_iso as now_iso
@@ -71,20 +72,33 @@ def _worker_main(conn, run_fn, point, job, gpus, extra_env, log_level: int, envi
     signal.signal(signal.SIGTERM, _raise_interrupt)
     signal.signal(signal.SIGINT, _raise_interrupt)
     die_with_parent()
+    def send(message) -> None:
+        try:
+            conn.send(message)
+        except (BrokenPipeError, EOFError, ConnectionError, OSError):
+            pass  # the harness is gone: nobody to tell; the engine is stopped all the same
+
     root = logging.getLogger()
-    root.handlers[:] = [_PipeLog(conn.send)]
+    root.handlers[:] = [_PipeLog(send)]
     root.setLevel(log_level)
     try:
-        result = run_fn(point, job, gpus=gpus, on_phase=lambda phase: conn.send(("phase", phase)), extra_env=extra_env)
-        conn.send(("result", result))
+        result = run_fn(point, job, gpus=gpus, on_phase=lambda phase: send(("phase", phase)), extra_env=extra_env)
+        send(("result", result))
+        try:
+            signals.release()  # the row is with the parent: a signal held during the stop acts now
+        except KeyboardInterrupt:
+            pass  # and this process ends anyway
     except GpuBusyError as exc:
-        conn.send(("busy", str(exc)))
+        send(("busy", str(exc)))
     except KeyboardInterrupt:
-        conn.send(("interrupted", None))
+        send(("interrupted", None))
     except BaseException as exc:  # noqa: BLE001 - reported as the point's harness_error row
-        conn.send(("error", f"{type(exc).__name__}: {exc}", traceback.format_exc()))
+        send(("error", f"{type(exc).__name__}: {exc}", traceback.format_exc()))
     finally:
-        conn.close()
+        try:
+            conn.close()
+        except OSError:
+            pass
 
 
 def _nvml_host_gpus() -> list[GpuState]:
