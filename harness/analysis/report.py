@@ -17,7 +17,8 @@ from typing import Any
 
 import pandas as pd
 
-from harness.analysis.compare import Comparison, compare_results, point_knobs, render_markdown
+from harness.analysis.compare import Comparison, compare_results, point_knobs
+from harness.analysis.compare_render import render_markdown
 from harness.errors import HarnessError
 from harness.results.io import knob_values, swept_knobs
 

@@ -12,9 +12,8 @@ from harness.analysis.compare import (
     Threshold,
     compare_results,
     parse_threshold,
-    render_markdown,
-    render_text,
 )
+from harness.analysis.compare_render import render_markdown, render_text
 from harness.results.io import read_results
 from harness.commands.common_args import add_json, add_tolerance
 
