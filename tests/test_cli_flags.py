@@ -32,9 +32,30 @@ def test_the_adapters_curated_flags_exist_in_the_real_cli(engine):
     assert sorted(get_engine(engine).curated_flags - real) == []
 
 
-def test_unbundled_version_falls_back_to_the_newest_list():
-    version, flags = get_engine("vllm").bundled_flags("9.9.9")
-    assert version == "0.32.0" and "gpu_memory_utilization" in flags
+def test_unbundled_version_falls_back_to_the_nearest_older_list():
+    vllm = get_engine("vllm")
+    newest, oldest = vllm.flag_releases()[-1], vllm.flag_releases()[0]
+    version, flags = vllm.bundled_flags("9.9.9")
+    assert version == newest and "gpu_memory_utilization" in flags
+    assert vllm.bundled_flags("0.32.5")[0] == "0.32.0"
+    assert vllm.bundled_flags("0.1.0")[0] == oldest
+
+
+def test_upgrade_releases_are_bundled():
+    assert {"0.31.0", "0.32.0", "0.33.0"} <= set(get_engine("vllm").flag_releases())
+    assert {"0.5.21", "0.5.22", "0.5.23"} <= set(get_engine("sglang").flag_releases())
+
+
+def test_renamed_negations_of_0_33_0():
+    flags = get_engine("vllm").bundled_flags("0.33.0")[1]
+    assert "disable_prefix_caching" in flags and "no_enable_prefix_caching" not in flags
+    assert "no_enable_prefix_caching" in get_engine("vllm").bundled_flags("0.32.0")[1]
+
+
+def test_sglang_0_5_23_dropped_a_flag_0_5_22_had(tmp_path):
+    sglang = get_engine("sglang")
+    assert "speculative_skip_dp_mlp_sync" in sglang.bundled_flags("0.5.22")[1]
+    assert "speculative_skip_dp_mlp_sync" not in sglang.bundled_flags("0.5.23")[1]
 
 
 @pytest.mark.engine

@@ -100,10 +100,13 @@ def test_index_answers_are_cached_on_disk(tmp_path, monkeypatch):
 
 
 def test_plan_names_the_release_it_falls_back_for(tmp_path, capsys):
-    assert main(["plan", str(scenario(tmp_path, sglang="0.5.23")), "--json"]) == 0 or True
-    err = capsys.readouterr().err
-    if get_engine("sglang").flag_list_version("0.5.23") != "0.5.23":
-        assert "sglang 0.5.23: no bundled flag list" in err
+    assert main(["plan", str(scenario(tmp_path, vllm="0.34.0")), "--json"]) == 0
+    assert "engines.vllm.version: vllm 0.34.0: no bundled flag list (newest" in capsys.readouterr().err
+
+
+def test_plan_refuses_a_release_missing_from_the_index(tmp_path, capsys):
+    assert main(["plan", str(scenario(tmp_path, sglang="0.5.99"))]) != 0
+    assert "sglang 0.5.99 is not a release of sglang on the package index (newest: 0.5.23)" in capsys.readouterr().err
 
 
 def test_predict_says_in_one_line_when_the_release_is_not_modelled(tmp_path, capsys):
