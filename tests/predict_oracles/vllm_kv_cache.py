@@ -20,7 +20,25 @@ os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
 import torch  # noqa: E402
 
 from vllm.config import CacheConfig, ModelConfig, VllmConfig  # noqa: E402
-from vllm.v1.core import kv_cache_utils as kcu  # noqa: E402
+from vllm.v1.core import kv_cache_utils as _utils  # noqa: E402
+
+try:  # 0.33.0 moved the KV planning functions to their own module (vllm/v1/core/kv_cache_planning.py)
+    from vllm.v1.core import kv_cache_planning as _planning  # noqa: E402
+except ImportError:
+    _planning = None
+
+
+class _KvCacheFunctions:
+    """The KV sizing functions wherever this release defines them (planning module first, then utils)."""
+
+    def __getattr__(self, name):
+        for module in (_planning, _utils):
+            if module is not None and hasattr(module, name):
+                return getattr(module, name)
+        raise AttributeError(f"vllm {name} not found in kv_cache_planning or kv_cache_utils")
+
+
+kcu = _KvCacheFunctions()
 from vllm.v1.kv_cache_interface import FullAttentionSpec  # noqa: E402
 
 DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}
