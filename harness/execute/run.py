@@ -100,6 +100,9 @@ def _make_dir(path: Path, exclusive: bool) -> bool:
     """Create path (and parents); False when exclusive and it exists already."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError, OSError) as exc:
+        raise InputError(f"{path}: cannot create the run folder: {exc.strerror or exc}") from None
+    try:
         path.mkdir(exist_ok=not exclusive)
         return True
     except FileExistsError:
@@ -257,8 +260,13 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
     executor = options.executor or SequentialExecutor()
     # A parallel executor refuses what it cannot place (a TP point wider than --gpus) before anything is written.
     executor_warnings = executor.check(points)
-    stop_after = options.stop_after or scenario.run.stop_after
-    timeout_s = options.timeout_s if options.timeout_s is not None else scenario.run.timeout_s
+    # On resume, options not given again are the run's own (only a different value is a change).
+    recorded = {}
+    if options.resume and (Path(options.resume) / "run.json").is_file():
+        recorded = RunInfo.read(Path(options.resume) / "run.json").options or {}
+    stop_after = options.stop_after or recorded.get("stop_after") or scenario.run.stop_after
+    timeout_s = options.timeout_s if options.timeout_s is not None else (
+        recorded.get("timeout_s") if recorded.get("timeout_s") is not None else scenario.run.timeout_s)
     if timeout_s <= 0:
         raise InputError(f"--timeout {timeout_s:g}: must be more than 0 seconds")
     if options.wait_for_idle_gpu_s < 0:
