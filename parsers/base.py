@@ -349,7 +349,10 @@ class LogParser:
                 setattr(record, name, value)
         if (f := self._later.failure) is not None:
             record.later_failure_kind, record.later_failure = f.kind, f.message
-        record.status = STATUS_ENGINE_ERROR if self.seen_error else STATUS_OK if self.seen_kv else None
+        # A server that came up is a healthy start even when its KV line was worded in a way
+        # no rule knows: never let it read as a crash or a timeout.
+        healthy = self.seen_kv or self.seen_ready
+        record.status = STATUS_ENGINE_ERROR if self.seen_error else STATUS_OK if healthy else None
 
     # --- state changes the tables' actions call ---------------------------------------------
 
@@ -383,6 +386,7 @@ class LogParser:
         self.advance("ready", line)
         self.seen_ready = True
         self.record.t_ready_s = line.t
+        self._sync()
         self._emit(ev.READY, {}, line)
 
     def mark_stopping(self, signal: str, line: Line) -> None:

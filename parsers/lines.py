@@ -32,8 +32,9 @@ def clean_segments(raw: str | bytes) -> list[str]:
 # What capture tools put before a line, outermost first. Each is removed at most once, in
 # this order: `docker logs -t` (RFC 3339 with nanoseconds), compose/`kubectl --prefix`
 # service names, then `docker logs -t` again (compose puts its name first).
-_DOCKER_TS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+"
-_COMPOSE = r"(?:[A-Za-z0-9][\w.\-/]*\s*\|\s?|\[pod/[^\]]+\]\s)"
+# Exactly one separating space is theirs: a traceback's indentation after it is the engine's.
+_DOCKER_TS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? "
+_COMPOSE = r"(?:[A-Za-z0-9][\w.\-/]*\s*\| ?|\[pod/[^\]]+\] )"
 WRAPPER = re.compile(rf"^(?:{_DOCKER_TS})?(?:{_COMPOSE})?(?:{_DOCKER_TS})?")
 LEVEL_NAMES = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL"
 # A Python-logging prefix of a program that wraps the engine (or of an engine whose own

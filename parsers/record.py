@@ -38,7 +38,7 @@ STATUS_ENGINE_ERROR = "engine_error"
 class StartupRecord:
     """Every memory-sizing fact one startup log states; None where the log is silent.
 
-    `status` is "ok" once the KV sizing line was logged with no startup error,
+    `status` is "ok" once the KV sizing line was logged (or the server came up) with no startup error,
     "engine_error" once a startup error was, and None otherwise (the log ended before
     either: the launcher decides between crashed and timeout). GiB figures are as the
     engine printed them (SGLang's "GB" is GiB).

@@ -202,7 +202,7 @@ class SglangLogParser(LogParser):
               r"(?P<minimum_mem_fraction_static>-?[\d.]+)\)"),
         error("not_enough_memory",
               r"Not enough memory\. Please try to increase --mem-fraction-static\."
-              r"(?: Current value: mem_fraction_static=(?P<mem_fraction_static_effective>[\d.]+))?"),
+              r"(?: Current value: [\w.]*?mem_fraction_static=(?P<mem_fraction_static_effective>[\d.]+))?"),
         error("pool_too_small", r"Memory pool size is too small"),
         error("max_running_requests_zero", r"max_running_request is zero"),
         error("memory_unbalanced",
@@ -224,8 +224,10 @@ class SglangLogParser(LogParser):
     def split_prefix(self, text: str, t: float | None) -> Line:
         match = PREFIX.search(text)
         if match is None:
+            # A wrapping program's logging prefix: its level counts, but it is not the engine's own
+            # prefix (a traceback under it is still an uncaught one).
             level, msg = strip_python_logging(text)
-            return Line(text=msg, raw=text, level=level, prefixed=level is not None, t=t)
+            return Line(text=msg, raw=text, level=level, t=t)
         ranks = match.group("ranks")
         return Line(
             text=match.group("msg") or "",

@@ -308,8 +308,10 @@ class VllmLogParser(LogParser):
             if proc is not None:  # a child process's raw output (print, uncaught traceback)
                 return Line(text=proc.group("msg"), raw=text, source=f"{proc.group('proc')}:{proc.group('pid')}",
                             primary=_primary(proc.group("proc")), t=t)
+            # A wrapping program's logging prefix: its level counts, but it is not the engine's own
+            # prefix (a traceback under it is still an uncaught one).
             level, msg = strip_python_logging(text)
-            return Line(text=msg, raw=text, level=level, prefixed=level is not None, t=t)
+            return Line(text=msg, raw=text, level=level, t=t)
         proc = match.group("proc")
         return Line(
             text=match.group("msg") or "",
@@ -332,7 +334,7 @@ class VllmLogParser(LogParser):
     def score(cls, text: str) -> int:
         lines = text.splitlines()[:2000]
         prefixed = sum(1 for line in lines if PREFIX.search(strip_wrappers(line)))
-        hints = len(re.findall(r"(?:site|dist)-packages/vllm/|bin/vllm\b|vllm\.entrypoints|\bvLLM\b|\bvllm\b", text))
+        hints = len(re.findall(r"(?:site|dist)-packages/vllm/|bin/vllm\b|vllm\.entrypoints|\bvLLM\b", text))
         return 10 * prefixed + hints
 
 

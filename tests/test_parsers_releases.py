@@ -274,3 +274,52 @@ def test_release_wording_is_read(engine, version, row, table):
             want = expected_value(field, text) if isinstance(text, str) else text
             got = actual_value(record, field)
             assert got == want, f"{field} ({variant}): got {got!r}, expected {want!r} from {message!r}"
+
+
+# --- how the two-line KV statement of older vLLM releases is completed ----------------------------
+
+OLD_KV = "(EngineCore_0 pid=7) INFO 05-01 10:00:00 [kv_cache_utils.py:634] GPU KV cache size: 1,234,567 tokens"
+OLD_CONCURRENCY = ("(EngineCore_0 pid=7) INFO 05-01 10:00:00 [kv_cache_utils.py:637] Maximum concurrency for 8,192 "
+                   "tokens per request: 150.70x")
+
+
+def test_two_line_kv_statement_is_one_kv_event_with_both_figures():
+    # vllm 0.8.5 vllm/v1/core/kv_cache_utils.py:634 and :637 log these one after the other.
+    parser = make_parser("vllm")
+    assert [e.kind for e in parser.feed(OLD_KV)] == []
+    events = parser.feed(OLD_CONCURRENCY)
+    kv = [e for e in events if e.kind == "kv_sized"]
+    assert len(kv) == 1
+    assert kv[0].data["kv_tokens"] == 1_234_567 and kv[0].data["max_concurrency"] == 150.7
+    assert kv[0].data["max_model_len"] == 8192
+    assert parser.record.status == "ok"
+
+
+def test_kv_size_line_alone_is_completed_by_the_next_line_or_the_end():
+    parser = make_parser("vllm")
+    parser.feed(OLD_KV)
+    events = parser.feed("(EngineCore_0 pid=7) INFO 05-01 10:00:01 [core.py:1] something else")
+    assert [e.data["kv_tokens"] for e in events if e.kind == "kv_sized"] == [1_234_567]
+    parser = make_parser("vllm")
+    parser.feed(OLD_KV)
+    assert parser.record.status is None
+    assert [e.kind for e in parser.close()] == ["phase", "kv_sized"]
+    assert parser.record.status == "ok"
+
+
+def test_a_server_that_came_up_is_ok_even_if_its_kv_line_was_not_read():
+    record = read("vllm", ["(APIServer pid=1) INFO 05-01 10:00:00 [api_server.py:1] some future KV wording: 12 tokens",
+                           "(APIServer pid=1) INFO:     Application startup complete."])
+    assert record.status == "ok" and record.kv_tokens is None and record.phase == "ready"
+    record = read("sglang", ["[2026-01-01 10:00:00] The server is fired up and ready to roll!"])
+    assert record.status == "ok" and record.kv_tokens is None
+
+
+def test_a_speculative_draft_pool_does_not_overwrite_the_target_pool():
+    record = read("sglang", [
+        "[2026-01-01 10:00:00] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 500000, K size: 3.00 GB, "
+        "V size: 3.00 GB",
+        "[2026-01-01 10:00:01] Draft KV Cache is allocated. dtype: torch.bfloat16, #tokens: 500000, K size: 0.10 GB, "
+        "V size: 0.10 GB",
+    ])
+    assert record.pool_tokens == 500_000 and record.kv_gib == 6.0
