@@ -23,7 +23,7 @@ class InputError(HarnessError):
     exit_code = EXIT_USAGE
 
 
-class Interrupted(HarnessError):
+class Interrupted(HarnessError, KeyboardInterrupt):
     """Ctrl-C or a signal ended a run: the rows written are kept; the message says how to go on."""
 
     exit_code = 130

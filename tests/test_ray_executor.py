@@ -38,11 +38,13 @@ def models_in_tmp(tmp_path, monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def ray_cluster():
+def ray_cluster(tmp_path_factory):
     ray = pytest.importorskip("ray")
+    # address="local": always a new cluster of our own, whatever /tmp/ray/ray_current_cluster or
+    # RAY_ADDRESS name (a killed earlier head leaves them behind). Its files in a private temp dir.
     # Small on purpose: two cores shared with other work. The object store minimum is 75 MiB.
-    ray.init(num_cpus=2, num_gpus=2, include_dashboard=False, object_store_memory=80 * 2**20,
-             log_to_driver=False, configure_logging=False)
+    ray.init(address="local", num_cpus=2, num_gpus=2, include_dashboard=False, object_store_memory=80 * 2**20,
+             log_to_driver=False, configure_logging=False, _temp_dir=str(tmp_path_factory.mktemp("ray")))
     yield ray
     ray.shutdown()
 
@@ -81,7 +83,9 @@ def test_killed_task_gives_harness_error_and_resume_completes(ray_cluster, tmp_p
         while time.monotonic() < deadline:
             started = list((seen / "2").glob("[0-9]*.json"))
             if started:
-                os.kill(json.loads(started[0].read_text())["ppid"], signal.SIGKILL)  # the Ray worker running it
+                supervisor = json.loads(started[0].read_text())["ppid"]  # the engine's session leader
+                stat = Path(f"/proc/{supervisor}/stat").read_text()
+                os.kill(int(stat[stat.rindex(")") + 2:].split()[1]), signal.SIGKILL)  # the Ray worker running it
                 return
             time.sleep(0.05)
 
@@ -97,7 +101,7 @@ def test_killed_task_gives_harness_error_and_resume_completes(ray_cluster, tmp_p
     assert row["error_message"].startswith("Ray: WorkerCrashedError: ")
     assert row["node"] == socket.gethostname() and row["gpu_indices"] in ("0", "1")
     assert [frame.loc[v, "status"] for v in (1, 3)] == ["ok", "ok"]
-    assert wait_gone(engine_saw(seen)[2][0]["pid"])  # the dead worker's engine got its parent-death signal
+    assert wait_gone(engine_saw(seen)[2][0]["pid"])  # the dead worker's engine: its supervisor killed it
 
     run_scenario(scenario, RunOptions(resume=run_dir, executor=RayExecutor()))
     after = read_results(run_dir / "results.csv").set_index("max_num_batched_tokens")
@@ -158,3 +162,19 @@ def test_interrupted_driver_cancels_tasks_and_their_engines_stop(ray_cluster, tm
     assert len(engines()) == 2
     assert all(wait_gone(e["pid"]) for e in engines())  # the cancelled tasks' launchers stopped them
     assert not (tmp_path / "run" / "results.csv").exists()  # interrupted points leave no row: resume runs them
+
+
+def test_stale_cluster_files_do_not_capture_the_test_cluster(ray_cluster, tmp_path):
+    # A dead head's address left in RAY_ADDRESS would make a plain ray.init() connect there; ours is local.
+    context = ray_cluster.get_runtime_context()
+    assert context.gcs_address and ray_cluster.cluster_resources().get("GPU") == 2
+
+
+def test_connect_failure_names_token_authentication(monkeypatch):
+    from harness.execute.executors.ray_executor import auth_hint
+
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    line = auth_hint("127.0.0.1:6390", "Failed to connect to Ray cluster at 10.0.0.1:6379")
+    assert "set RAY_AUTH_MODE=token" in line and "RAY_AUTH_TOKEN" in line and "\n" not in line
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    assert "refused the token" in auth_hint("127.0.0.1:6390", "Unauthenticated: invalid auth token")

@@ -147,6 +147,19 @@ def _reason(exc: BaseException) -> tuple[str, str]:
     return kind, f"Ray: {name}: {text}"[:1000]
 
 
+def auth_hint(address: str | None, reason: str) -> str:
+    """One line for a failed connect; a cluster with token authentication says what to set."""
+    reason = reason.strip().splitlines()[0] if reason.strip() else "no reason given"
+    if os.environ.get("RAY_AUTH_MODE") != "token":
+        return (f"--ray-address {address}: cannot connect ({reason}); if the cluster uses token authentication "
+                "(the default of `ray start --head` in current Ray), set RAY_AUTH_MODE=token and the cluster's "
+                "token in RAY_AUTH_TOKEN (or ~/.ray/auth_token)")
+    if "token" in reason.lower() or "auth" in reason.lower():
+        return (f"--ray-address {address}: Ray refused the token ({reason}); set RAY_AUTH_TOKEN (or "
+                "~/.ray/auth_token) to the token the cluster was started with")
+    return f"--ray-address {address}: no Ray cluster there ({reason})"
+
+
 class RayExecutor:
     """Each point a Ray task requesting num_gpus = its GPU count; rows and logs come back to this process."""
 
@@ -167,7 +180,11 @@ class RayExecutor:
             try:
                 ray.init(address=self.address, **self.init_kwargs)
             except ConnectionError as exc:
-                raise HarnessError(f"--ray-address {self.address}: no Ray cluster there ({exc})", exit_code=3) from None
+                raise HarnessError(auth_hint(self.address, str(exc)), exit_code=3) from None
+            except Exception as exc:  # noqa: BLE001 - Ray raises its own types for auth failures
+                if "auth" not in str(exc).lower() and "token" not in str(exc).lower():
+                    raise
+                raise HarnessError(auth_hint(self.address, str(exc)), exit_code=3) from None
             self._started = True
         return ray
 
