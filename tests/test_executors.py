@@ -221,7 +221,9 @@ def test_killed_worker_gives_harness_error_and_resume_completes(tmp_path, record
             if started:
                 import json
 
-                os.kill(json.loads(started[0].read_text())["ppid"], signal.SIGKILL)  # the engine's parent: the worker
+                supervisor = json.loads(started[0].read_text())["ppid"]  # the engine's session leader
+                stat = Path(f"/proc/{supervisor}/stat").read_text()
+                os.kill(int(stat[stat.rindex(")") + 2:].split()[1]), signal.SIGKILL)  # its parent: the worker
                 return
             time.sleep(0.05)
 
