@@ -106,17 +106,30 @@ def classifier(facts: tuple[Fact, ...]):
 
 
 def field_mapper():
-    """`field_for(fact, expression)`: the field a placeholder feeds, by its expression (first match)."""
+    """`fields_for(fact, expressions)`: per placeholder, the field it feeds.
+
+    Each (regex, field) pair feeds at most one placeholder, the first whose expression it
+    matches, so that `(".", a), (".", b)` reads positionally; "-" pairs may match many.
+    """
     cache: dict[str, re.Pattern] = {}
 
-    def field_for(fact: Fact, expression: str) -> str:
-        for regex, name in fact.fields:
-            pattern = cache.setdefault(regex, re.compile(regex))
-            if pattern.search(expression):
-                return name
-        return "-"
+    def fields_for(fact: Fact, expressions: tuple[str, ...]) -> tuple[str, ...]:
+        used: set[int] = set()
+        out = []
+        for expression in expressions:
+            name = "-"
+            for i, (regex, field) in enumerate(fact.fields):
+                if i in used:
+                    continue
+                if cache.setdefault(regex, re.compile(regex)).search(expression):
+                    name = field
+                    if field != "-":
+                        used.add(i)
+                    break
+            out.append(name)
+        return tuple(out)
 
-    return field_for
+    return fields_for
 
 
 # --- escaping for a one-line-per-row table -----------------------------------------------------
@@ -334,7 +347,7 @@ def build_rows(messages: Iterable[Message], spec: ModuleType) -> list[Row]:
         if key in rows and not rows[key].source.startswith(preferred) and message.file.startswith(preferred):
             del rows[key]  # the same wording in a module the engine really runs (V1, not V0)
         if key not in rows:
-            fields = tuple(spec.field_for(fact, expr) for expr in message.args)
+            fields = spec.fields_for(fact, message.args)
             rows[key] = Row(fact.name, fields, message.style, message.template, message.args,
                             f"{message.file}:{message.line}")
     order = {name: i for i, name in enumerate(spec.FACT_ORDER)}

@@ -37,7 +37,7 @@ FACTS = (
     # --- loading
     Fact("load_weight_begin", r"^Load weight begin\. avail mem=\{", ((r".", "avail_mem_before_load_gib"),)),
     Fact("load_weight_end", r"^Load weight end\. (?!Committed)",
-         ((r"weight_load_time|elapsed", "weights_load_seconds"), (r"type\(", "-"), (r"dtype", "-"),
+         ((r"weight_load_time|elapsed|tic|perf_counter|time\.time", "weights_load_seconds"), (r"type\(", "-"), (r"dtype", "-"),
           (r"quant_str", "-"), (r"mem_usage|before_avail_memory - after_avail_memory", "weights_gib"),
           (r"avail", "avail_mem_after_load_gib"), (r".", "-")),
          samples=((r"type\(", "LlamaForCausalLM"), (r"dtype", "torch.bfloat16"), (r"quant_str", ""))),
@@ -86,4 +86,4 @@ FACTS = (
 )
 FACT_ORDER = tuple(f.name for f in FACTS)
 classify = classifier(FACTS)
-field_for = field_mapper()
+fields_for = field_mapper()

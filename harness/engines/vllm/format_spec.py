@@ -93,7 +93,8 @@ FACTS = (
     Fact("cuda_graph_capture", r"^Graph capturing finished in %\.0f secs?, took %\.2f GiB$",
          ((r"elapsed|time|secs", "graph_capture_seconds"), (r".", "cuda_graph_gib")), after_kv=True),
     Fact("cuda_graph_pool", r"^CUDA graph pool memory: %s GiB \(actual\), %s GiB \(estimated\)",
-         ((r"actual", "cuda_graph_gib"), (r"estimate", "cuda_graph_estimate_gib"), (r".", "-")), after_kv=True),
+         ((r"estimate", "cuda_graph_estimate_gib"), (r"diff", "-"), (r".", "cuda_graph_gib"), (r".", "-")),
+         after_kv=True),
     Fact("kv_cache_memory_suggestion", r"Replace gpu_memory_utilization config with `--kv-cache-memory=",
          ((r"init_snapshot\.free|baseline_snapshot\.free|free_memory", "initial_free_gib"),
           (r"total_memory", "total_memory_gib"), (r"gpu_memory_utilization", "gpu_memory_utilization"),
@@ -101,10 +102,10 @@ FACTS = (
           (r"^kv_cache_memory_bytes_to_requested_limit$", "suggested_kv_cache_memory_bytes"),
           (r"^kv_cache_memory_bytes_to_gpu_limit$", "suggested_kv_cache_memory_bytes_gpu_limit"),
           (r"model_memory_usage", "weights_gib"), (r"peak_activation", "peak_activation_gib"),
-          (r"consumed|non_kv", "non_kv_gib"),
+          (r"consumed|non_kv", "non_kv_gib"), (r"available_kv_cache", "-"), (r"cuda_graph", "-"),
           (r".", "-"))),
     Fact("init_engine", r"^init engine \(profile, create kv cache, warmup model\) took %\.2f s",
-         ((r"elapsed|time", "init_engine_seconds"), (r"compil", "compilation_seconds"), (r".", "-"))),
+         ((r"compil", "compilation_seconds"), (r"elapsed|time", "init_engine_seconds"), (r".", "-"))),
     # --- startup errors
     Fact("error:no_kv_cache_memory", r"^No available memory for the cache blocks\.", ()),
     Fact("error:max_model_len_too_large", r"^To serve at least one request with the models?'s max seq len \(",
@@ -126,4 +127,4 @@ FACTS = (
 )
 FACT_ORDER = tuple(f.name for f in FACTS)
 classify = classifier(FACTS)
-field_for = field_mapper()
+fields_for = field_mapper()
