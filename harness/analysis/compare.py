@@ -20,6 +20,8 @@ from typing import Any
 
 import pandas as pd
 
+from harness.analysis.numbers import _num, _pct
+
 from harness.engines import engine_names, get_engine
 from harness.errors import EXIT_FINDING, EXIT_OK, InputError
 from harness.results.columns import COLUMNS
@@ -508,24 +510,6 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "item"):  # numpy scalar
         return _plain(value.item())
     return value
-
-
-# Number formatting shared by Change.text and the renderers.
-def _num(value: float | None) -> str:
-    if value is None:
-        return "-"
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.1f}"
-
-
-def _pct(value: float | None) -> str:
-    if value is None:
-        return "-"
-    if math.isinf(value):
-        return "+inf%"
-    return f"{value:+.2f}%"
-
 
 
 _RENDERERS = ("render_text", "render_markdown", "table_rows", "TABLE_HEADER")

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import math
 
-from harness.analysis.compare import Comparison, Side, _num, _pct
+from typing import TYPE_CHECKING
+
+from harness.analysis.numbers import _num, _pct
+
+if TYPE_CHECKING:
+    from harness.analysis.compare import Comparison, Side
 
 def _ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
