@@ -190,8 +190,9 @@ def sglang_lines(message: str) -> list[str]:
 
 def traceback_lines(message: str) -> list[str]:
     first, *rest = message.split("\n")
-    return ["Traceback (most recent call last):", '  File "/venv/lib/python3.11/site-packages/pkg/mod.py", line 10, in f',
-            "    call()", f"ValueError: {first}", *rest]
+    return ["Traceback (most recent call last):",
+            '  File "/venv/lib/python3.11/site-packages/pkg/mod.py", line 10, in f', "    call()",
+            f"ValueError: {first}", *rest]
 
 
 def preamble(engine: str, fact, table: list, spec_module) -> list[str]:

@@ -74,6 +74,9 @@ class Fact:
     (regex on the placeholder's expression, field) pairs, the first that matches wins and
     "-" means the placeholder is not read; `literal` is a regex whose named groups are
     values spelled out in the template itself (a fixed block size, a wording variant).
+    Field names: a StartupRecord field; `error_data.<key>` (a startup error's number);
+    `<field>+` (one of several printed figures the field holds the sum of, SGLang's K and V
+    sizes); `@<fact>` (the placeholder holds that fact's own message, vLLM's `estimated_msg`).
     """
 
     name: str
@@ -432,7 +435,8 @@ def extract(engine: str, version: str, cache: Path | None = None) -> tuple[str, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.engines.release_formats", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m harness.engines.release_formats",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("releases", nargs="+", metavar="ENGINE==VERSION")
     parser.add_argument("--write", action="store_true", help="store the tables under harness/engines/<engine>/formats/")
     parser.add_argument("--cache", type=Path, help="keep each release's scanned messages here and reuse them")

