@@ -105,6 +105,42 @@ EXPECTED.update({
     ),
 })
 
+# SGLang-CPU 0.5.14 (SGLANG_USE_CPU_ENGINE=1, `--device cpu --attention-backend torch_native --disable-cuda-graph
+# --max-total-tokens 4096 --chunked-prefill-size 256 --context-length 512 --dtype float16`). Its server arguments are
+# the dataclass repr: "server_args=ServerArgs(model_path='/root/.cache/kv-budget-harness/models/tiny-llama', ...,
+# dtype='float16', ... device='cpu', ... tp_size=1, ... page_size=1, ...)"; "mem usage=-0.00 GB" is printed negative.
+SGLANG_0514 = dict(
+    engine="sglang", model="/root/.cache/kv-budget-harness/models/tiny-llama", device="cpu", dtype="float16",
+    tp_size=1, block_size=1, max_total_tokens=4096, chunked_prefill_size_effective=256, max_prefill_tokens=16384,
+    weights_gib=-0.0,
+)
+EXPECTED.update({
+    # "mem_fraction_static=0.831", "Load weight begin. avail mem=20.15 GB", "Load weight end. elapsed=0.10 s,
+    # type=LlamaForCausalLM, avail mem=20.15 GB, mem usage=-0.00 GB.", "KV Cache is allocated. dtype: torch.float16,
+    # #tokens: 4096, K size: 0.00 GB, V size: 0.00 GB", "Memory pool end. avail mem=20.14 GB",
+    # "max_total_num_tokens=4096, chunked_prefill_size=256, max_prefill_tokens=16384, max_running_requests=2048,
+    # context_len=512, available_cpu_mem=20.14 GB", "The server is fired up and ready to roll!"
+    "sglang-0.5.14-cpu/serve-chunked256-maxtotal4096.log": dict(
+        SGLANG_0514, status="ok", mem_fraction_static_effective=0.831, weights_load_seconds=0.1,
+        avail_mem_before_load_gib=20.15, avail_mem_after_load_gib=20.15, kv_dtype="torch.float16", pool_tokens=4096,
+        kv_gib=0.0, avail_mem_after_pool_gib=20.14, kv_tokens=4096, num_blocks=4096, max_running_requests=2048,
+        context_len=512, max_model_len=512, available_mem_gib=20.14, phase="ready",
+    ),
+    # `--mem-fraction-static 0.001`: "Load weight begin. avail mem=18.40 GB", "Load weight end. elapsed=0.06 s, ...
+    # avail mem=18.41 GB, mem usage=-0.00 GB.", then the scheduler's "ValueError: Loaded weights leave no GPU memory
+    # for the KV cache under --mem-fraction-static=0.001. Raise --mem-fraction-static above 0.012 (minimum viable = 1
+    # - available/pre = 0.0113). ..."
+    "sglang-0.5.14-cpu/err-memfrac0.001-weights-leave-no-memory.log": dict(
+        SGLANG_0514, status="engine_error", error_kind="weights_leave_no_memory", mem_fraction_static_effective=0.001,
+        weights_load_seconds=0.06, avail_mem_before_load_gib=18.4, avail_mem_after_load_gib=18.41, phase="profiling",
+        error_data=dict(mem_fraction_static_effective=0.001, suggested_mem_fraction_static=0.012,
+                        minimum_mem_fraction_static=0.0113),
+        error_message="ValueError: Loaded weights leave no GPU memory for the KV cache under "
+                      "--mem-fraction-static=0.001. Raise --mem-fraction-static above 0.012 (minimum viable = 1 - "
+                      "available/pre = 0.0113). If using speculative decoding, draft weights are now counted.",
+    ),
+})
+
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_recorded_older_release_log(name):
