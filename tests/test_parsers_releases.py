@@ -180,6 +180,8 @@ def render(row, table: list, spec_module, variant: str, depth: int = 0) -> tuple
 
 
 def vllm_lines(message: str, level: str = "INFO") -> list[str]:
+    # The logo's colour slots (${w}, ${o}, ${b}, ${r}) are empty in a monochrome log.
+    message = re.sub(r"\$\{[a-z]\}", "", message)
     return [f"(EngineCore pid=200) {level} 11-29 20:00:00 [x.py:1] {line}" for line in message.split("\n")]
 
 
@@ -270,7 +272,8 @@ def test_release_wording_is_read(engine, version, row, table):
         record = read(engine, lines)
         if is_error:
             assert record.error_kind == row.fact.split(":", 1)[1], (variant, message)
-        assert expected or is_error or fact.literal or not row.fields, f"{row.fact}: nothing to check in {message!r}"
+        # A row whose placeholders feed nothing would pass without checking anything.
+        assert expected or is_error or not placeholders(row), f"{row.fact}: nothing read from {message!r}"
         for field, text in expected.items():
             want = expected_value(field, text) if isinstance(text, str) else text
             got = actual_value(record, field)

@@ -35,6 +35,7 @@ COLUMNS = ("fact", "fields", "style", "format", "args", "source")
 # Styles of a template: an f-string, a %-format string with separate arguments, str.format(),
 # or a plain string with no placeholders.
 F_STRING, PERCENT, FORMAT, PLAIN = "f", "%", "format", "str"
+PRINTF = re.compile(r"%(?:\(\w+\))?[-+ #0]*(?:\d+)?(?:\.\d+)?[diouxXeEfFgGrs]")
 
 
 @dataclass(frozen=True)
@@ -350,9 +351,14 @@ def build_rows(messages: Iterable[Message], spec: ModuleType) -> list[Row]:
         if key in rows and not rows[key].source.startswith(preferred) and message.file.startswith(preferred):
             del rows[key]  # the same wording in a module the engine really runs (V1, not V0)
         if key not in rows:
-            fields = spec.fields_for(fact, message.args)
-            rows[key] = Row(fact.name, fields, message.style, message.template, message.args,
-                            f"{message.file}:{message.line}")
+            style, args = message.style, message.args
+            if style == PLAIN and PRINTF.search(message.template):
+                # A %-format kept in a variable and passed to the logger later: its arguments
+                # are not at hand, so placeholders are named by position ($1, $2, ...).
+                style = PERCENT
+                args = tuple(f"${i + 1}" for i in range(len(PRINTF.findall(message.template))))
+            fields = spec.fields_for(fact, args)
+            rows[key] = Row(fact.name, fields, style, message.template, args, f"{message.file}:{message.line}")
     order = {name: i for i, name in enumerate(spec.FACT_ORDER)}
     return sorted(rows.values(), key=lambda r: (order.get(r.fact, len(order)), r.source))
 

@@ -34,7 +34,7 @@ FACTS = (
     # --- version and configuration
     Fact("version", r"^Initializing a V1 LLM engine \(v%s\) with config: %s$|^vLLM (?:API )?server version %s"
          r"|version \$\{w\}%s|^Initializing a V1 LLM engine \(v\{",
-         ((r"version|VLLM_VERSION", "engine_version"), (r".", "-"))),
+         ((r"version|VLLM_VERSION|^\$1$", "engine_version"), (r".", "-"))),
     Fact("non_default_args", r"^non-default args: %s$", (), unread=True),
     Fact("max_model_len_used", r"^Using max model len %s$", ((r".", "max_model_len"),)),
     Fact("chunked_prefill", r"^Chunked prefill is enabled with max_num_batched_tokens=%d\.?$",
