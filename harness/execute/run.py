@@ -285,6 +285,7 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
     digest = scenario_digest(scenario)
     run_options = {"stop_after": stop_after, "timeout_s": timeout_s}
     run_dir, run_id, lock, earlier = _resolve_run_dir(scenario, options)
+    signals.enable()
     try:
         return _run_locked(scenario, scenario_path, options, points, executor, executor_warnings, run_dir, run_id,
                            earlier, envs, gpu_read, device, digest, run_options, on_point_start, on_point_end)

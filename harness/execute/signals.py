@@ -8,6 +8,7 @@ from contextlib import contextmanager
 
 HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
+_enabled = False  # set by the processes that write rows (the run, a local worker); not in a Ray task
 _depth = 0
 _pending: list[int] = []
 _saved: dict[int, object] = {}
@@ -17,10 +18,16 @@ def _record(signum, _frame) -> None:
     _pending.append(signum)
 
 
+def enable() -> None:
+    """Holding applies in this process from now on (Ray cancels a task by interrupting it: no hold there)."""
+    global _enabled
+    _enabled = True
+
+
 def hold() -> None:
     """From now on a held signal is recorded, not acted on (nested holds count)."""
     global _depth
-    if threading.current_thread() is not threading.main_thread():
+    if not _enabled or threading.current_thread() is not threading.main_thread():
         return  # only the main thread receives signals in Python
     _depth += 1
     if _depth == 1:
