@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from rich.console import Console
 from rich.table import Table
 
 from harness.commands.console import output_console
 from harness.execute.launch_plan import PlannedLaunch, plan_launch
-from harness.scenario import load_scenario
-from harness.scenario import expand
+from harness.execute.run import selected_points
 from harness.scenario.point import knob_label
-from harness.commands.common_args import add_json, warn_releases
+from harness.commands.common_args import add_json
 
 
-def build_plan(scenario_path: str) -> list[PlannedLaunch]:
-    scenario = load_scenario(scenario_path)
-    warn_releases(scenario_path, scenario)
-    return [plan_launch(point) for point in expand(scenario)]
+def build_plan(scenario_path: str, engine_versions: dict[str, str] | None = None, engines: list[str] | None = None,
+               points: list[str] | None = None) -> list[PlannedLaunch]:
+    """The launches a run with these options would make (`run --dry-run` passes its own)."""
+    _, selected, warnings = selected_points(scenario_path, engine_versions, engines, points)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return [plan_launch(point) for point in selected]
 
 
 def render_table(launches: list[PlannedLaunch], console: Console) -> None:
@@ -39,7 +42,8 @@ def render_table(launches: list[PlannedLaunch], console: Console) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    launches = build_plan(args.scenario)
+    launches = build_plan(args.scenario, getattr(args, "engine_versions", None), getattr(args, "engines", None),
+                          getattr(args, "points", None))
     if args.json:
         print(json.dumps([launch.to_json() for launch in launches], indent=2))
     else:

@@ -18,7 +18,9 @@ from harness.execute.point_run import PointResult
 from harness.execute.run import RunOptions, run_scenario
 from harness.scenario import Point
 from harness.scenario.point import knob_label
-from harness.analysis.compare import DEFAULT_TOLERANCE_PCT
+from harness.analysis.compare import DEFAULT_TOLERANCE_PCT, compare_results
+from harness.analysis.compare_render import render_text
+from harness.results.io import read_results
 
 def _knob_text(point: Point) -> str:
     return knob_label(point.knobs, empty="")
@@ -69,19 +71,41 @@ def _seconds(minimum: float, strict: bool):
     return parse
 
 
+def compare_selection(base_path: Path, new_path: Path, tolerance_pct: float, engines: list[str] | None,
+                      points: list[str] | None):
+    """The baseline check of a run: only the engines and points this run selected are compared, and
+    (comparison, a line saying so when the selection left baseline points out)."""
+    base, new = read_results(base_path), read_results(new_path)
+    kept = base
+    if engines:
+        kept = kept[kept["engine"].isin(engines)]
+    if points:
+        kept = kept[kept["point_id"].isin(points)]
+    said = ""
+    if len(kept) != len(base):
+        what = ", ".join(filter(None, [f"engines {','.join(engines)}" if engines else "",
+                                       f"points {','.join(points)}" if points else ""]))
+        said = (f"baseline: compared {kept['point_id'].nunique()} of its {base['point_id'].nunique()} points "
+                f"(this run selected {what})")
+    comparison = compare_results(kept, new, tolerance_pct=tolerance_pct, base_name=str(base_path),
+                                 new_name=str(new_path))
+    return comparison, said
+
+
 def _run(args: argparse.Namespace) -> int:
+    selection = dict(engine_versions=engine_versions(args.engine_version),
+                     engines=args.engines.split(",") if args.engines else None,
+                     points=args.points.split(",") if args.points else None)
     if args.dry_run:
         from harness.commands.plan import _run as plan
 
-        return plan(argparse.Namespace(scenario=args.scenario, json=False))
+        return plan(argparse.Namespace(scenario=args.scenario, json=False, **selection))
     if args.baseline:
         from harness.results.io import read_results
 
         read_results(args.baseline)  # a bad baseline is bad input: say so before hours of sweeping
     options = RunOptions(
-        engine_versions=engine_versions(args.engine_version),
-        engines=args.engines.split(",") if args.engines else None,
-        points=args.points.split(",") if args.points else None,
+        **selection,
         out=args.out, resume=args.resume, stop_after=args.stop_after, timeout_s=args.timeout,
         install_missing=args.install_missing, wait_for_idle_gpu_s=args.wait_for_idle_gpu,
         keep_work_dirs=args.keep_work_dirs, resume_changed=args.resume_changed,
@@ -136,10 +160,10 @@ def _run(args: argparse.Namespace) -> int:
         console.print(f"resumed: {result.skipped} points already had a row")
     out.print(f"results: {result.csv_path}")
     if args.baseline:
-        from harness.commands.compare import compare_files
-        from harness.analysis.compare import render_text
-
-        comparison = compare_files(str(args.baseline), str(result.csv_path), args.tolerance_pct)
+        comparison, said = compare_selection(args.baseline, result.csv_path, args.tolerance_pct, options.engines,
+                                             options.points)
+        if said:
+            out.print(said, markup=False, highlight=False)
         out.print(render_text(comparison), markup=False, highlight=False)
         return comparison.exit_code
     return 0

@@ -41,7 +41,7 @@ def process_env(engine: Engine, point_env: dict[str, str], ctx: LaunchContext) -
 def launch_spec(engine: Engine, point: Point, ctx: LaunchContext, log_path: Path, stop_after: str,
                 timeout_s: float) -> LaunchSpec:
     return LaunchSpec(
-        argv=engine.command(ctx.python, ctx.model_path, ctx.port, point.args),
+        argv=engine.command(ctx.python, ctx.model_path, ctx.port, point.args, version=point.engine_version),
         env=process_env(engine, point.env, ctx),
         log_path=log_path,
         make_parser=engine.make_parser,

