@@ -178,3 +178,7 @@ def test_connect_failure_names_token_authentication(monkeypatch):
     assert "set RAY_AUTH_MODE=token" in line and "RAY_AUTH_TOKEN" in line and "\n" not in line
     monkeypatch.setenv("RAY_AUTH_MODE", "token")
     assert "refused the token" in auth_hint("127.0.0.1:6390", "Unauthenticated: invalid auth token")
+    # Ray reports a refused token as a plain connect failure: a listening GCS port tells them apart
+    failed = "Failed to connect to Ray cluster at 192.0.2.2:6390"
+    assert "refused the token" in auth_hint("127.0.0.1:6390", failed, listening=lambda address: True)
+    assert "no Ray cluster there" in auth_hint("127.0.0.1:6390", failed, listening=lambda address: False)

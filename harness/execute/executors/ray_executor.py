@@ -147,17 +147,31 @@ def _reason(exc: BaseException) -> tuple[str, str]:
     return kind, f"Ray: {name}: {text}"[:1000]
 
 
-def auth_hint(address: str | None, reason: str) -> str:
+def auth_hint(address: str | None, reason: str, listening: Callable[[str | None], bool] | None = None) -> str:
     """One line for a failed connect; a cluster with token authentication says what to set."""
     reason = reason.strip().splitlines()[0] if reason.strip() else "no reason given"
     if os.environ.get("RAY_AUTH_MODE") != "token":
         return (f"--ray-address {address}: cannot connect ({reason}); if the cluster uses token authentication "
                 "(the default of `ray start --head` in current Ray), set RAY_AUTH_MODE=token and the cluster's "
                 "token in RAY_AUTH_TOKEN (or ~/.ray/auth_token)")
-    if "token" in reason.lower() or "auth" in reason.lower():
+    # Ray 2.60 reports a refused token as "Failed to connect to Ray cluster at <address>" (the
+    # InvalidAuthToken reason goes to its log only), so something listening there is the tell.
+    if "token" in reason.lower() or "auth" in reason.lower() or (listening or _listening)(address):
         return (f"--ray-address {address}: Ray refused the token ({reason}); set RAY_AUTH_TOKEN (or "
                 "~/.ray/auth_token) to the token the cluster was started with")
     return f"--ray-address {address}: no Ray cluster there ({reason})"
+
+
+def _listening(address: str | None, timeout_s: float = 2.0) -> bool:
+    """Whether something accepts TCP connections at HOST:PORT (the cluster's GCS port)."""
+    host, _, port = (address or "").rpartition(":")
+    if not host or not port.isdigit():
+        return False
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
 
 
 class RayExecutor:
