@@ -197,6 +197,84 @@ def test_sglang_max_running_requests_default():
     assert sg.resolve_max_num_reqs(100_000, 2048, max_running_requests=64) == 64
 
 
+# ---- SGLang per release: the CPU "device" size, the short-pool warning, free memory before load --
+
+KIB, MIB = 1024, 1 << 20
+# Two NUMA nodes, 256 GiB in /proc/meminfo, nodes of 130 and 126 million kB, a 64 GiB container limit.
+TWO_NODES_IN_A_CONTAINER = sg.HostMemory(meminfo_total_bytes=256 << 30, numa_nodes=2,
+                                         node_total_kib=(130_000_000, 126_000_000), cgroup_max_bytes=64 << 30)
+
+
+def test_sglang_cpu_memory_per_release_differs_for_the_same_host_reading():
+    host = TWO_NODES_IN_A_CONTAINER
+    # 0.5.22 (common.py:862): the smallest node's MemTotal, kB -> MiB; the container limit unread
+    assert sg.cpu_memory_capacity_mib(host, "0.5.22") == 126_000_000 // KIB == 123_046.0
+    # 0.5.23 (common.py:911): min(MemTotal, memory.max) / nodes, bytes -> MiB
+    assert sg.cpu_memory_capacity_mib(host, "0.5.23") == (64 << 30) / 2 // MIB == 32_768.0
+    assert sg.cpu_memory_capacity_mib(host) == 32_768.0  # no release named: the newest modelled
+    # no container limit ("max"): 0.5.23 halves MemTotal, 0.5.22 still reads the node files
+    free = sg.HostMemory(256 << 30, 2, (130_000_000, 126_000_000))
+    assert (sg.cpu_memory_capacity_mib(free, "0.5.22"), sg.cpu_memory_capacity_mib(free, "0.5.23")) == (
+        123_046.0, 131_072.0)
+
+
+def test_sglang_cpu_memory_fallbacks_per_release():
+    one = sg.HostMemory(16 << 30, 1, (16_000_000,))
+    assert (sg.cpu_memory_capacity_mib(one, "0.5.22"), sg.cpu_memory_capacity_mib(one, "0.5.23")) == (
+        15_625.0, 16_384.0)
+    unreadable = sg.HostMemory(16 << 30, 2)  # no node meminfo files: 0.5.22 splits MemTotal too
+    assert sg.cpu_memory_capacity_mib(unreadable, "0.5.22") == sg.cpu_memory_capacity_mib(unreadable, "0.5.23") == 8192.0
+    unknown = sg.HostMemory(16 << 30, 0, cgroup_max_bytes=4 << 30)  # NUMA layout unknown
+    assert (sg.cpu_memory_capacity_mib(unknown, "0.5.22"), sg.cpu_memory_capacity_mib(unknown, "0.5.23")) == (
+        16_384.0, 4096.0)
+    bound = sg.HostMemory(16 << 30, 1, (16_000_000,), omp_threads_bind=True)
+    assert sg.cpu_memory_capacity_mib(bound, "0.5.22") is sg.cpu_memory_capacity_mib(bound, "0.5.23") is None
+
+
+def test_sglang_pool_shorter_than_context_warns_from_0_5_23(llama8b):
+    args = {"max_total_tokens": 5000, "page_size": 64, "context_length": 8192}
+    old = predict("sglang", args, llama8b, 80 * 1024, engine_version="0.5.22")
+    new = predict("sglang", args, llama8b, 80 * 1024, engine_version="0.5.23")
+    newest = predict("sglang", args, llama8b, 80 * 1024)
+    assert old.kv_tokens == new.kv_tokens == 4992 and old.max_req_len == new.max_req_len == 4991
+    assert any("requests are silently limited to 4991 tokens" in n for n in old.notes)
+    assert not any("SGLang warns" in n for n in old.notes)
+    warning = 'SGLang warns "KV pool holds 4992 tokens, fewer than --context-length 8192"'
+    assert any(warning in n for n in new.notes) and any(warning in n for n in newest.notes)
+    roomy = predict("sglang", {"context_length": 8192}, llama8b, 80 * 1024, engine_version="0.5.23")
+    assert not any("smaller than the context" in n for n in roomy.notes)
+
+
+def test_sglang_cpu_short_pool_warning_with_an_explicit_pool():
+    tiny = load_model_description("builtin:tiny-llama")
+    p = predict("sglang", {"max_total_tokens": 64, "device": "cpu"}, tiny, None, device="cpu",
+                engine_version="0.5.23")
+    assert p.kv_tokens == 64 and p.context_len > 64
+    assert any(f"KV pool holds 64 tokens, fewer than --context-length {p.context_len}" in n for n in p.notes)
+
+
+def test_sglang_notes_name_the_release_s_cpu_memory_reading():
+    tiny = load_model_description("builtin:tiny-llama")
+    new = predict("sglang", {"device": "cpu"}, tiny, None, device="cpu", engine_version="0.5.23")
+    old = predict("sglang", {"device": "cpu"}, tiny, None, device="cpu", engine_version="0.5.22")
+    assert any("/proc/meminfo" in n and "container" in n for n in new.notes)
+    assert any("smallest NUMA node" in n for n in old.notes)
+
+
+def test_sglang_pool_from_free_memory_before_load(llama8b):
+    card = predict("sglang", {}, llama8b, 81559)
+    free = predict("sglang", {}, llama8b, 81559, gpu_free_mib=70_000)
+    # the default fraction still comes from the card total; the pool from the free memory
+    assert free.mem_fraction_static == card.mem_fraction_static == 0.83
+    f = card.mem_fraction_static
+    assert free.kv_gib_upper_bound == pytest.approx(70_000 / 1024 * f - free.weights_gib)
+    assert card.kv_gib_upper_bound == pytest.approx(81559 / 1024 * f - card.weights_gib)
+    assert free.kv_tokens < card.kv_tokens
+    assert any("70000 MiB free before loading" in n for n in free.notes)
+    assert sg.rest_memory_gib(0.9, 15.0, 80.0) == (80.0, 80.0 * 0.9 - 15.0)
+    assert sg.rest_memory_gib(0.9, 15.0, 80.0, free_before_load_gib=60.0) == (60.0, 60.0 * 0.9 - 15.0)
+
+
 # ---- vLLM defaults and modes ------------------------------------------------------------------
 
 

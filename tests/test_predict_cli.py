@@ -96,6 +96,22 @@ def test_unknown_model_is_one_line_exit_2(tmp_path, capsys, monkeypatch):
 def test_bad_overrides_exit_2(capsys):
     assert main(["predict", str(GPU_SCENARIO), "--gpu-memory-mib", "-5"]) == 2
     assert main(["predict", str(GPU_SCENARIO), "--tp", "0"]) == 2
+    assert main(["predict", str(GPU_SCENARIO), "--gpu-free-mib", "0"]) == 2
+    assert main(["predict", str(GPU_SCENARIO), "--gpu-memory-mib", "24564", "--gpu-free-mib", "30000"]) == 2
+    assert "more than the device's 24564 MiB" in capsys.readouterr().err
+
+
+def test_gpu_free_mib_sizes_the_sglang_pool(capsys):
+    card = {p.point_id: p for p in predict_scenario(str(GPU_SCENARIO), gpu_memory_mib=24564).predictions}
+    free = predict_scenario(str(GPU_SCENARIO), gpu_memory_mib=24564, gpu_free_mib=23000).predictions
+    for p in free:
+        assert p.gpu_free_mib == 23000
+        if p.engine == "sglang" and p.will_start:
+            assert p.mem_fraction_static == card[p.point_id].mem_fraction_static
+            assert p.kv_tokens < card[p.point_id].kv_tokens
+    assert main(["predict", str(GPU_SCENARIO), "--gpu-memory-mib", "24564", "--gpu-free-mib", "23000",
+                 "--json"]) == 0
+    assert all(o["gpu_free_mib"] == 23000 for o in json.loads(capsys.readouterr().out))
 
 
 # ---- calibration ------------------------------------------------------------------------------

@@ -62,20 +62,32 @@ def _card_mib(scenario, gpu_memory_mib: float | None) -> float | None:
     return None if gib is None else gib * 1024
 
 
+def _free_mib(gpu_free_mib: float | None, card: float | None) -> float | None:
+    if gpu_free_mib is None:
+        return None
+    if gpu_free_mib <= 0:
+        raise InputError(f"--gpu-free-mib must be positive, got {gpu_free_mib:g}")
+    if card is not None and gpu_free_mib > card:
+        raise InputError(f"--gpu-free-mib {gpu_free_mib:g} is more than the device's {card:g} MiB")
+    return float(gpu_free_mib)
+
+
 def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp: int | None = None,
-                     device: str | None = None, calibrate_from: str | None = None) -> PredictReport:
+                     device: str | None = None, calibrate_from: str | None = None,
+                     gpu_free_mib: float | None = None) -> PredictReport:
     """One prediction per point (repeats collapse: the formulas give them the same numbers)."""
     if tp is not None and tp < 1:
         raise InputError(f"--tp must be a positive integer, got {tp}")
     scenario = load_scenario(scenario_path)
     warn_releases(scenario_path, scenario, predicting=True)
     card = _card_mib(scenario, gpu_memory_mib)
+    free = _free_mib(gpu_free_mib, card)
     # A scenario about no card is a CPU run (cpu_tiny): KV sizes are explicit there.
     device = device or ("cuda" if card is not None else "cpu")
     model = load_model_description(scenario.model)
     points = [p for p in expand(scenario) if p.repeat == 0]
     if calibrate_from is None:
-        return PredictReport([predict_point(p, model, card, tp=tp, device=device) for p in points])
+        return PredictReport([predict_point(p, model, card, tp=tp, device=device, gpu_free_mib=free) for p in points])
 
     from harness.results.io import read_results
 
@@ -89,7 +101,7 @@ def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp
         fit = choose_fit(fits, point.engine, point.engine_version, card)
         if fit is None:
             log.warning("no calibration for %s %s: formulas' own estimates used", point.engine, point.point_id)
-            predictions.append(predict_point(point, model, card, tp=tp, device=device))
+            predictions.append(predict_point(point, model, card, tp=tp, device=device, gpu_free_mib=free))
         else:
             # The fit holds on the card it was measured on, so predict on that card.
             predictions.append(predict_point(point, model, fit.device_total_mib, tp=tp, device=device,
@@ -170,7 +182,7 @@ def _card(p: Prediction) -> str:
 
 def _run(args: argparse.Namespace) -> int:
     report = predict_scenario(args.scenario, gpu_memory_mib=args.gpu_memory_mib, tp=args.tp, device=args.device,
-                              calibrate_from=args.calibrate_from)
+                              calibrate_from=args.calibrate_from, gpu_free_mib=args.gpu_free_mib)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
@@ -193,6 +205,9 @@ def register(subparsers) -> None:
     parser.add_argument("scenario", help="scenario YAML file")
     parser.add_argument("--gpu-memory-mib", type=float, default=None,
                         help="device total memory in MiB (overrides the scenario's gpu.memory_gib)")
+    parser.add_argument("--gpu-free-mib", type=float, default=None,
+                        help="device memory free before the engine loads, in MiB (an engine that sizes its pool "
+                             "from it, rather than from the total, uses it; the total still sets default fractions)")
     parser.add_argument("--tp", type=int, default=None, help="tensor-parallel size (overrides the points' own)")
     parser.add_argument("--device", choices=("cuda", "cpu"), default=None,
                         help="platform formulas to use (default: cuda when a card size is known, else cpu)")

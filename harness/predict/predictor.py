@@ -51,6 +51,7 @@ class Prediction:
     device: str
     gpu_total_mib: float | None
     tp: int
+    gpu_free_mib: float | None = None  # free device memory before the engine loads (None: not measured)
     mem_fraction_static: float | None = None
     chunked_prefill_size: int | None = None
     cuda_graph_max_bs: int | None = None
@@ -97,7 +98,8 @@ class Prediction:
 def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescription, gpu_total_mib: float | None,
             tp: int | None = None, device: str = "cuda", env: dict[str, str] | None = None,
             point_id: str | None = None, knobs: dict[str, Any] | None = None,
-            calibration: Calibration | None = None, engine_version: str | None = None) -> Prediction:
+            calibration: Calibration | None = None, engine_version: str | None = None,
+            gpu_free_mib: float | None = None) -> Prediction:
     """The engine's budget formulas for these settings (raw scenario values are typed here once)."""
     eng = get_engine(engine)
     try:
@@ -108,7 +110,8 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
     device = str(settings.get("device") or device)
     tp_eff = int(tp) if tp is not None else eng.tp_size(settings.raw)
     p = Prediction(engine=engine, point_id=point_id, args=dict(knobs if knobs is not None else settings.raw),
-                   device=device, gpu_total_mib=gpu_total_mib, tp=tp_eff, engine_version=engine_version)
+                   device=device, gpu_total_mib=gpu_total_mib, tp=tp_eff, engine_version=engine_version,
+                   gpu_free_mib=gpu_free_mib)
     unmodelled = eng.predictor_note(engine_version)
     if unmodelled:
         p.modelled, p.reason = False, unmodelled
@@ -118,11 +121,12 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
 
 
 def predict_point(point: Point, model: ModelDescription, gpu_total_mib: float | None, tp: int | None = None,
-                  device: str = "cuda", calibration: Calibration | None = None) -> Prediction:
+                  device: str = "cuda", calibration: Calibration | None = None,
+                  gpu_free_mib: float | None = None) -> Prediction:
     """Prediction for one sweep point."""
     return predict(point.engine, point.settings, model, gpu_total_mib, tp=tp, device=device, env=point.env,
                    point_id=point.point_id, knobs=point.knobs, calibration=calibration,
-                   engine_version=point.engine_version)
+                   engine_version=point.engine_version, gpu_free_mib=gpu_free_mib)
 
 
 def prediction_error_pct(predicted: float | None, measured: float | None) -> float | None:

@@ -1,4 +1,4 @@
-"""SGLang 0.5.22 KV budget formulas (pure arithmetic), sourced from sglang/srt.
+"""SGLang 0.5.22-0.5.23 KV budget formulas (pure arithmetic), sourced from sglang/srt.
 
 SGLang *computes*: mem_fraction_static comes from a reserve formula over the card size
 (`handle_gpu_memory_settings`, sglang/srt/arg_groups/memory_hook.py:47), and the KV pool is
@@ -11,6 +11,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from harness.engines.sglang.releases import (
+    CPU_MEMORY_FROM_MEMINFO_CAPPED,
+    POOL_SHORTER_THAN_CONTEXT_WARNS,
+    modelled_release,
+)
 from harness.predict.model import GiB
 
 # A documented estimate, not engine code: memory gone before SGLang's "pre model load"
@@ -70,6 +75,61 @@ def prefill_graph_bs(max_bs: int) -> list[int]:
     sizes = (list(range(4, 33, 4)) + list(range(48, 257, 16)) + list(range(288, 513, 32))
              + list(range(576, 1025, 64)) + list(range(1280, 4097, 256)) + list(range(4608, max_bs + 1, 512)))
     return [s for s in sizes if s <= max_bs]
+
+
+@dataclass(frozen=True)
+class HostMemory:
+    """What SGLang's CPU backend reads to size its "device": one host's memory figures."""
+
+    meminfo_total_bytes: int  # /proc/meminfo MemTotal (psutil.virtual_memory().total)
+    numa_nodes: int  # NUMA nodes that have CPUs (len(get_cpu_ids_by_node())); 0 = unknown
+    node_total_kib: tuple[int, ...] = ()  # /sys/devices/system/node/node<i>/meminfo MemTotal (kB); () = unreadable
+    cgroup_max_bytes: int | None = None  # /sys/fs/cgroup/memory.max; None for "max" or unreadable
+    omp_threads_bind: bool = False  # SGLANG_CPU_OMP_THREADS_BIND set: no per-rank size at all
+
+
+def cpu_memory_capacity_mib(host: HostMemory, release: str | None = None) -> float | None:
+    """get_cpu_memory_capacity for `release` (None: the newest modelled), MiB; None when SGLang has no size."""
+    if host.omp_threads_bind:
+        return None  # both releases return None (0.5.22 common.py:864, 0.5.23 common.py:913)
+    if modelled_release(release) in CPU_MEMORY_FROM_MEMINFO_CAPPED:
+        # 0.5.23 sglang/srt/utils/common.py:920-927: the container limit caps MemTotal
+        # (get_instance_memory_status skips a non-numeric memory.max, common.py:883), then per node.
+        total = host.meminfo_total_bytes
+        if host.cgroup_max_bytes is not None:
+            total = min(total, host.cgroup_max_bytes)
+        return float(total / (host.numa_nodes or 1) // (1 << 20))
+    # 0.5.22 sglang/srt/utils/common.py:866-890: the smallest node's MemTotal; the container
+    # limit is not read.
+    if host.numa_nodes == 0:
+        return float(host.meminfo_total_bytes // (1 << 20))
+    if len(host.node_total_kib) >= host.numa_nodes:
+        return float(min(host.node_total_kib[:host.numa_nodes]) // 1024)
+    return float(host.meminfo_total_bytes / host.numa_nodes // (1 << 20))
+
+
+def rest_memory_gib(fraction: float, weights_gib: float, total_gib: float,
+                    free_before_load_gib: float | None = None) -> tuple[float, float]:
+    """(pre-load free memory, KV budget before other load allocations), GiB.
+
+    0.5.23 sglang/srt/mem_cache/kv_cache_configurator.py:2990 `_profile_available_bytes`: the pool
+    is what is free after loading minus pre_model_load_memory x (1 - mem_fraction_static), i.e.
+    free-before-load x fraction - weights. The base is the free memory SGLang measured before
+    loading, not the card total (which only sets the default fraction); without a reading the
+    total stands in for it."""
+    base = total_gib if free_before_load_gib is None else free_before_load_gib
+    return base, base * fraction - weights_gib
+
+
+def pool_shorter_than_context_note(tokens: int, context_len: int, max_req_len: int, release: str | None) -> str:
+    """What the release does when the pool is smaller than the context: 0.5.23 warns
+    (sglang/srt/managers/tp_worker.py:558), 0.5.22 limits requests without a word."""
+    if modelled_release(release) in POOL_SHORTER_THAN_CONTEXT_WARNS:
+        return (f"pool ({tokens} tokens) is smaller than the context ({context_len}): SGLang warns \"KV pool holds "
+                f"{tokens} tokens, fewer than --context-length {context_len}\"; requests are limited to "
+                f"{max_req_len} tokens")
+    return (f"pool ({tokens} tokens) is smaller than the context ({context_len}): requests are silently "
+            f"limited to {max_req_len} tokens")
 
 
 @dataclass
@@ -200,7 +260,7 @@ def resolve_max_num_reqs(tokens: int, context_len: int, max_running_requests: in
 def size_pool(rest_gib: float, cell_size: int, context_len: int, page_size: int = 1,
               max_total_tokens: int | None = None, max_running_requests: int | None = None,
               pre_model_load_gib: float | None = None, mem_fraction_static: float | None = None,
-              available_after_load_gib: float | None = None) -> Pool:
+              available_after_load_gib: float | None = None, release: str | None = None) -> Pool:
     """rest_memory (GiB) -> pool. rest <= 0 is G1, 0 tokens is G2, a pool of <=1 token is G3."""
     notes: list[str] = []
     if rest_gib <= 0:
@@ -232,8 +292,7 @@ def size_pool(rest_gib: float, cell_size: int, context_len: int, page_size: int 
         error = "G4: max_running_request is zero"
     elif max_req_len <= 0:
         error = "G3: Memory pool size is too small"
-    if max_req_len < context_len - 1 and error is None:
-        notes.append(f"pool ({tokens} tokens) is smaller than the context ({context_len}): requests are silently "
-                     f"limited to {max_req_len} tokens")
+    if tokens < context_len and error is None:
+        notes.append(pool_shorter_than_context_note(tokens, context_len, max_req_len, release))
     return Pool(budget, tokens, mrr, max_req_len, max_req_len - 5, error=error, notes=notes)
 

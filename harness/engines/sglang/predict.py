@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from harness.engines.sglang import formulas as sg
+from harness.engines.sglang.releases import CPU_MEMORY_FROM_MEMINFO_CAPPED, modelled_release
 from harness.predict.model import GiB, ModelDescription, resolve_dtype
 from harness.predict.predictor import Calibration, Estimate, Prediction
 from harness.scenario.settings import Settings
@@ -52,8 +53,11 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
     if p.gpu_total_mib is not None or settings.mem_fraction_static_given or device == "cuda":
         p.mem_fraction_static = f
         p.reserved_mib = settings.reserved_mib if p.gpu_total_mib is not None else None
+    elif modelled_release(p.engine_version) in CPU_MEMORY_FROM_MEMINFO_CAPPED:
+        p.notes.append("mem_fraction_static depends on /proc/meminfo's MemTotal capped by the container's memory "
+                       "limit, per NUMA node (give --gpu-memory-mib)")
     else:
-        p.notes.append("mem_fraction_static depends on the node's MemTotal (give --gpu-memory-mib)")
+        p.notes.append("mem_fraction_static depends on the smallest NUMA node's MemTotal (give --gpu-memory-mib)")
     p.graph_sizes = {"decode": settings.decode_bs if decode_backend != sg.BACKEND_DISABLED else [],
                      "prefill": settings.prefill_bs if prefill_backend != sg.BACKEND_DISABLED else []}
     cell = model.kv_bytes_per_token(kv_dtype, tp, dtype)
@@ -83,7 +87,8 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
         return p
 
     total_gib = p.gpu_total_mib / 1024
-    upper_rest = total_gib * f - weights / GiB
+    free_gib = None if p.gpu_free_mib is None else p.gpu_free_mib / 1024
+    base_gib, upper_rest = sg.rest_memory_gib(f, weights / GiB, total_gib, free_gib)
     if calibration is not None:
         other = calibration.other_gib
         p.estimates["fitted"] = Estimate(other, f"{calibration.source}: other memory {other:.3f} GiB")
@@ -91,8 +96,11 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
         other = sg.OTHER_GIB_ESTIMATE
         p.estimates["O"] = Estimate(other, "estimate: CUDA context + non-torch allocations during load (constant)")
     best_rest = upper_rest - other
-    # G1 text: pre = free before load (card minus context), available = pre - weights - other
-    pre = total_gib - other
+    # G1 text: pre = free before load (measured, else card minus context), available = pre - weights - other
+    pre = base_gib if free_gib is not None else total_gib - other
+    if free_gib is not None:
+        p.notes.append(f"pool sized from {p.gpu_free_mib:.0f} MiB free before loading (default fraction from the "
+                       f"{p.gpu_total_mib:.0f} MiB total)")
     return _pool(p, upper_rest, best_rest, cell, context_len, page, max_total, mrr_arg, f,
                         (pre, pre - weights / GiB - other))
 
@@ -105,11 +113,14 @@ def _pool(p: Prediction, upper_rest: float, best_rest: float, cell: int, context
         up = best = sg.Pool(tokens * cell, tokens, mrr,
                             min(context_len - 1, tokens - 1), min(context_len - 1, tokens - 1) - 5,
                             error=None if tokens > 0 else "G2: Not enough memory.")
+        if 0 < tokens < context_len:
+            best.notes.append(sg.pool_shorter_than_context_note(tokens, context_len, best.max_req_len,
+                                                                p.engine_version))
     else:
         pre, avail = g1 if g1 else (None, None)
-        up = sg.size_pool(upper_rest, cell, context_len, page, max_total, mrr_arg)
+        up = sg.size_pool(upper_rest, cell, context_len, page, max_total, mrr_arg, release=p.engine_version)
         best = sg.size_pool(best_rest, cell, context_len, page, max_total, mrr_arg, pre_model_load_gib=pre,
-                            mem_fraction_static=f, available_after_load_gib=avail)
+                            mem_fraction_static=f, available_after_load_gib=avail, release=p.engine_version)
     p.kv_tokens_upper_bound = up.max_total_num_tokens if up.error is None else 0
     p.kv_gib_upper_bound = max(0.0, upper_rest) if not math.isinf(upper_rest) else up.max_total_num_tokens * cell / GiB
     p.kv_tokens = best.max_total_num_tokens if best.error is None else 0
