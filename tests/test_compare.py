@@ -273,7 +273,9 @@ def test_duplicate_point_and_repeat(tmp_path, capsys):
     table = rows()
     bad = write(tmp_path, "dup", table + [dict(table[0])])
     code, err = _exit_and_error(capsys, ["compare", str(bad), _good(tmp_path)])
-    assert code == 2 and err == f"error: {bad}: line {len(table) + 2}: point {table[0]['point_id']} repeat 0 appears twice"
+    # A row is (point, release, repeat): the message names the release the duplicate is on.
+    assert code == 2 and err == (f"error: {bad}: line {len(table) + 2}: point {table[0]['point_id']} on "
+                                 f"{table[0]['engine_version']} repeat 0 appears twice")
 
 
 def test_bad_threshold_syntax_is_refused_when_arguments_are_parsed(capsys):

@@ -19,10 +19,12 @@ import pandas as pd
 
 from harness.analysis.compare import Comparison, compare_results, point_knobs
 from harness.analysis.compare_render import render_markdown
+from harness.analysis.release_history import has_release_axis, releases_in, rows_of
 from harness.errors import HarnessError
-from harness.results.io import knob_values, swept_knobs
+from harness.results.io import knob_values, release_key, swept_knobs
 
 log = logging.getLogger(__name__)
+
 
 DPI = 100
 FAILED_COLOR = "tab:red"
@@ -411,6 +413,40 @@ def _area(a, b) -> float:
     return max(width, 0.0) * max(height, 0.0)
 
 
+def release_figure(frame: pd.DataFrame, engine: str, column: str, ylabel: str, title: str):
+    """`column` (median over repeats) against the release, a line per point; failures marked at the bottom."""
+    releases = releases_in(frame)[engine]
+    rows = frame[frame["engine"] == engine]
+    knobs = point_knobs(rows)
+    fig = _new_figure(9.0, 5.6)
+    ax = fig.add_subplot()
+    fig.suptitle(title)
+    failed_x = []
+    for pid in dict.fromkeys(rows["point_id"]):
+        xs, ys = [], []
+        for i, release in enumerate(releases):
+            mine = rows_of(rows[rows["point_id"] == pid], engine, release)
+            ok = mine[mine["status"] == "ok"][column].dropna()
+            if len(ok):
+                xs.append(float(i))
+                ys.append(float(ok.median()))
+            elif len(mine):
+                failed_x.append(float(i))
+        label = f"{pid[:10]} " + ", ".join(f"{k}={v}" for k, v in knobs.get(pid, {}).items())
+        if xs:
+            ax.plot(xs, ys, marker="o", label=label.strip())
+    if failed_x:
+        ax.plot(failed_x, [0.0] * len(failed_x), linestyle="none", marker="X", markersize=10, color=FAILED_COLOR,
+                clip_on=False, zorder=3, transform=ax.get_xaxis_transform(), label="failed to start")
+    ax.set_xticks([float(i) for i in range(len(releases))], releases)
+    ax.xaxis.set_gid(CATEGORIES)
+    ax.set_xlabel(f"{engine} release")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    _legend(fig, [ax])
+    return fig
+
+
 def _save(fig, name: str, title: str, out_dir: Path) -> Plot:
     path = out_dir / f"{name}.png"
     series, categories = read_back(fig)
@@ -449,6 +485,29 @@ def knob_plots(frame: pd.DataFrame, out_dir: Path) -> tuple[list[Plot], list[str
     return plots, notes
 
 
+def newest_releases(frame: pd.DataFrame) -> pd.DataFrame:
+    """Only each engine's newest release's rows."""
+    keep = [rows_of(frame, engine, releases[-1]) for engine, releases in releases_in(frame).items() if releases]
+    rest = frame[frame["engine_version"].map(release_key) == ""]
+    return pd.concat(keep + [rest]).sort_index() if keep else frame
+
+
+def release_plots(frame: pd.DataFrame, out_dir: Path) -> tuple[list[Plot], list[str]]:
+    """Per engine run on several releases: KV tokens and time to the KV line against the release, per point."""
+    plots, notes = [], []
+    for engine, releases in releases_in(frame).items():
+        if len(releases) < 2:
+            continue
+        span = f"{releases[0]} to {releases[-1]}"
+        for column, ylabel, what in (("kv_tokens", "KV cache (tokens)", "KV cache tokens"),
+                                     ("t_kv_s", "time to the KV line (s)", "time to KV")):
+            title = f"{engine}: {what} per release ({span})"
+            fig = release_figure(frame, engine, column, ylabel, title)
+            plots.append(_save(fig, _slug(f"{column}_vs_release_{engine}"), title, out_dir))
+        notes.append(f"{engine}: the knob plots show its newest release in the file, {releases[-1]}")
+    return plots, notes
+
+
 def make_report(frames: list[pd.DataFrame], names: list[str], out_dir: str | Path) -> Report:
     """Plots and `report.md` into `out_dir`, for one results table or two (base, new).
 
@@ -462,7 +521,13 @@ def make_report(frames: list[pd.DataFrame], names: list[str], out_dir: str | Pat
     frame, name = frames[-1], names[-1]
     comparison = compare_results(frames[0], frames[1], base_name=names[0], new_name=names[1]) if len(frames) == 2 else None
 
-    plots, notes = knob_plots(frame, out_dir)
+    plots, notes = [], []
+    if has_release_axis(frame):
+        plots, notes = release_plots(frame, out_dir)
+        # The knob plots are of one release each: the newest, so a point is not drawn twice.
+        frame = newest_releases(frame)
+    more_plots, more_notes = knob_plots(frame, out_dir)
+    plots, notes = plots + more_plots, notes + more_notes
     has_prediction = frame["predicted_kv_tokens"].notna() & frame["kv_tokens"].notna() & (frame["status"] == "ok")
     if has_prediction.any():
         title = "Measured vs predicted KV cache"

@@ -56,5 +56,18 @@ def engine_release(text: str) -> tuple[str, str]:
     return engine, version
 
 
-def engine_versions(items: list[str] | None) -> dict[str, str]:
-    return dict(engine_release(item) for item in items or [])
+def engine_versions(items: list[str] | None) -> dict[str, str | list[str]]:
+    """Each engine's release, or its releases in order for `ENGINE==A,B,C` (the release as a sweep axis)."""
+    out: dict[str, str | list[str]] = {}
+    for item in items or []:
+        first, *rest = item.split(",")
+        engine, version = engine_release(first)
+        releases = [version]
+        for more in rest:
+            if not more.strip():
+                raise InputError(f"--engine-version {item!r}: an empty release in the list; write ENGINE==A,B,C")
+            releases.append(engine_release(f"{engine}=={more.strip()}")[1])
+        if len(set(releases)) < len(releases):
+            raise InputError(f"--engine-version {item!r}: a release is listed twice")
+        out[engine] = releases if len(releases) > 1 else releases[0]
+    return out

@@ -32,7 +32,43 @@ def _threshold(text: str) -> Threshold:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _by_release(args: argparse.Namespace) -> int:
+    """Each engine's neighbouring releases within one file; exit 1 when any step changed something."""
+    from harness.analysis.release_history import release_steps, releases_in
+    from harness.errors import InputError
+
+    frame = read_results(args.base)
+    steps = release_steps(frame, str(args.base), args.tolerance_pct, args.threshold or [])
+    if not steps:
+        held = ", ".join(f"{e} {'/'.join(r) or '?'}" for e, r in releases_in(frame).items())
+        raise InputError(f"{args.base}: --by-release needs an engine with two releases or more in the file "
+                         f"(it holds {held})")
+    if args.json:
+        sys.stdout.write(json.dumps([{"engine": s.engine, "before": s.before, "after": s.after,
+                                      **s.comparison.to_json()} for s in steps], indent=2) + "\n")
+    else:
+        render = render_markdown if args.markdown else render_text
+        for step in steps:
+            sys.stdout.write(f"== {step.engine} {step.before} -> {step.after}\n")
+            sys.stdout.write(render(step.comparison) + "\n")
+        changed = [f"{s.engine} {s.before} -> {s.after}: {', '.join(p.engine + ' ' + p.point_id for p in s.comparison.changed)}"
+                   for s in steps if s.comparison.exit_code]
+        sys.stdout.write("changed: " + "; ".join(changed) + "\n" if changed
+                         else f"no change beyond tolerance across {len(steps)} release steps\n")
+    return max(s.comparison.exit_code for s in steps)
+
+
 def _run(args: argparse.Namespace) -> int:
+    if args.by_release:
+        if args.new:
+            from harness.errors import InputError
+
+            raise InputError("compare --by-release takes one results CSV (its releases are compared in turn)")
+        return _by_release(args)
+    if not args.new:
+        from harness.errors import InputError
+
+        raise InputError("compare takes two results CSVs (base, new), or one with --by-release")
     comparison = compare_files(args.base, args.new, args.tolerance_pct, args.threshold or [])
     if args.json:
         text = json.dumps(comparison.to_json(), indent=2) + "\n"
@@ -56,12 +92,16 @@ def register(subparsers) -> None:
         epilog=(
             "examples:\n"
             "  python -m harness compare results/cpu_tiny/old/results.csv results/cpu_tiny/new/results.csv\n"
-            "  python -m harness compare base.csv new.csv --tolerance-pct 0.5 --threshold block_size:0% --markdown"
+            "  python -m harness compare base.csv new.csv --tolerance-pct 0.5 --threshold block_size:0% --markdown\n"
+            "  python -m harness compare --by-release results/history/RUN/results.csv   (a release-axis run)"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("base", help="results CSV of the baseline run (e.g. the old engine version)")
-    parser.add_argument("new", help="results CSV of the run to check")
+    parser.add_argument("new", nargs="?", help="results CSV of the run to check (not with --by-release)")
+    parser.add_argument("--by-release", action="store_true",
+                        help="one CSV holding several releases of an engine (a release axis): compare each release "
+                             "with the next, point by point; exit 1 on a change")
     add_tolerance(parser, DEFAULT_TOLERANCE_PCT, "relative change (in %%) that still counts as unchanged, for "
                   f"every compared number (default {DEFAULT_TOLERANCE_PCT:g})")
     parser.add_argument("--threshold", type=_threshold, action="append", metavar="COLUMN:P%",

@@ -107,7 +107,7 @@ def _run(args: argparse.Namespace) -> int:
     options = RunOptions(
         **selection,
         out=args.out, resume=args.resume, stop_after=args.stop_after, timeout_s=args.timeout,
-        install_missing=args.install_missing, wait_for_idle_gpu_s=args.wait_for_idle_gpu,
+        install_missing=args.install_missing, remove_after=args.remove_after, wait_for_idle_gpu_s=args.wait_for_idle_gpu,
         keep_work_dirs=args.keep_work_dirs, resume_changed=args.resume_changed,
         executor=make_executor(args.executor, args.gpus, args.ray_address),
     )
@@ -117,16 +117,17 @@ def _run(args: argparse.Namespace) -> int:
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         TimeRemainingColumn(), console=console, transient=False)
     overall = progress.add_task("sweep", total=None)
-    tasks: dict[tuple[str, int], tuple] = {}  # (point_id, repeat) -> (task id, label); points may overlap
+    tasks: dict[str, tuple] = {}  # point name -> (task id, label); points may overlap
 
     def on_start(point: Point, index: int, total: int):
         # Shown from the first launch on, so bad input before it is just its one error line.
         progress.start()
         if total is not None:
             progress.update(overall, total=total)
-        label = f"{point.engine} {point.point_id}#{point.repeat} {_knob_text(point)}"
+        release = f" {point.engine_version}" if point.release_axis else ""
+        label = f"{point.engine}{release} {point.point_id}#{point.repeat} {_knob_text(point)}"
         task = progress.add_task(f"  {label} · starting", total=None)
-        tasks[(point.point_id, point.repeat)] = (task, label)
+        tasks[point.name] = (task, label)
 
         def on_phase(phase: str) -> None:
             progress.update(task, description=f"  {label} · {phase}")
@@ -136,7 +137,7 @@ def _run(args: argparse.Namespace) -> int:
         row = result.row
         kv = f"{int(row['kv_tokens']):,} KV tokens" if row.get("kv_tokens") is not None else row.get("error_kind") or ""
         where = f" [GPU {row['gpu_indices']}]" if row.get("gpu_indices") else ""
-        key = (result.point.point_id, result.point.repeat)
+        key = result.point.name
         if key not in tasks:  # a point that never reported its start (a Ray task lost early)
             on_start(result.point, 0, None)
         task, label = tasks.pop(key)
@@ -190,11 +191,15 @@ def register(subparsers) -> None:
     parser.add_argument("--timeout", type=_seconds(0, strict=True), metavar="S", help="override the scenario's run.timeout_s")
     parser.add_argument("--dry-run", action="store_true", help="show the plan, launch nothing")
     parser.add_argument("--install-missing", action="store_true", help="install missing engine environments first")
+    parser.add_argument("--remove-after", action="store_true",
+                        help="on a release axis: delete each release's environment once its points are done "
+                             "(saves disk; a later run installs it again)")
     parser.add_argument("--wait-for-idle-gpu", type=_seconds(0, strict=False), default=0.0, metavar="S",
                         help="wait up to S seconds for a busy GPU to become idle (default: refuse at once)")
     parser.add_argument("--engine-version", action="append", metavar="ENGINE==VERSION",
                         help="run another engine release than the scenario names "
-                             f"(ENGINE==VERSION, e.g. {example_releases()[0]}); repeatable")
+                             f"(ENGINE==VERSION, e.g. {example_releases()[0]}), or several in turn, the same "
+                             "points on each into one results CSV (ENGINE==A,B,C); repeatable")
     parser.add_argument("--baseline", type=Path, metavar="BASE_CSV",
                         help="after the sweep, compare with this results CSV; exit 1 on a change (a CI gate)")
     add_tolerance(parser, DEFAULT_TOLERANCE_PCT, "with --baseline: relative change (in %%) that still counts "

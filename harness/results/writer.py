@@ -18,9 +18,14 @@ from harness.atomic import write_text
 from harness.clock import utc_now
 from harness.errors import HarnessError
 from harness.results.columns import COLUMNS
-from harness.results.io import current_text, parse_results, read_text, to_csv_text
+from harness.results.io import current_text, parse_results, read_text, release_key, to_csv_text
 
 log = logging.getLogger(__name__)
+
+
+def _key(row: Mapping) -> tuple[str, str, int]:
+    # The release is part of a row's identity: a release axis runs each point once per release.
+    return str(row["point_id"]), release_key(row.get("engine_version")), int(row["repeat"])
 
 
 class ResultsWriter:
@@ -57,13 +62,13 @@ class ResultsWriter:
             self._write()
         return rows
 
-    def done(self) -> set[tuple[str, int]]:
-        """(point_id, repeat) of rows that need no re-run (everything but harness errors)."""
-        return {(r["point_id"], int(r["repeat"])) for r in self.rows if r.get("status") != "harness_error"}
+    def done(self) -> set[tuple[str, str, int]]:
+        """(point_id, release, repeat) of rows that need no re-run (everything but harness errors)."""
+        return {_key(r) for r in self.rows if r.get("status") != "harness_error"}
 
     def add(self, row: Mapping) -> None:
-        key = (str(row["point_id"]), str(row["repeat"]))
-        self.rows = [r for r in self.rows if (r["point_id"], str(r["repeat"])) != key]
+        key = _key(row)
+        self.rows = [r for r in self.rows if _key(r) != key]
         self.rows.append(dict(row))
         self._write()
 

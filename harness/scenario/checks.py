@@ -56,14 +56,32 @@ def release_notes(scenario: Scenario, *, predicting: bool = False,
     errors: list[Problem] = []
     warnings: list[Problem] = []
     for engine, spec in scenario.engines.items():
-        if engine not in engine_names() or not spec.version:
+        if engine not in engine_names():
             continue
-        for note in get_engine(engine).release_notes(spec.version, predicting=predicting, host_has_gpu=host_has_gpu):
-            (errors if note.is_error else warnings).append(Problem(f"engines.{engine}.version", note.text))
+        for i, version in enumerate(spec.versions()):
+            if not version:
+                continue
+            where = f"engines.{engine}.version" + (f"[{i}]" if spec.release_axis else "")
+            for note in get_engine(engine).release_notes(version, predicting=predicting, host_has_gpu=host_has_gpu):
+                (errors if note.is_error else warnings).append(Problem(where, note.text))
     return errors, warnings
 
 
 def check_knobs(scenario: Scenario) -> list[Problem]:
+    """Every flag and value, checked against each release the scenario runs (a release axis: each of them)."""
+    problems: list[Problem] = []
+    for single in scenario.single_releases():
+        problems.extend(p for p in _check_knobs_one(single) if p not in problems)
+    for engine, spec in scenario.engines.items():
+        if spec.release_axis and spec.python:
+            # One interpreter is one release; each release of an axis runs from its own env.
+            problems.append(Problem(f"engines.{engine}.python", "a release axis (a list of versions) runs each release "
+                                    "from its own env; remove python, or give one version"))
+    problems.extend(release_notes(scenario)[0])  # a release missing from the index: error before any launch
+    return problems
+
+
+def _check_knobs_one(scenario: Scenario) -> list[Problem]:
     problems: list[Problem | None] = []
     versions = {name: spec.version for name, spec in scenario.engines.items()}
     for engine, spec in scenario.engines.items():
@@ -99,5 +117,4 @@ def check_knobs(scenario: Scenario) -> list[Problem]:
                     problems.append(Problem(where, "empty list: give at least one value (null = engine default)"))
                 for i, value in enumerate(values):
                     problems.append(_check_value(engine, key, value, f"{where}[{i}]"))
-    problems.extend(release_notes(scenario)[0])  # a release missing from the index: error before any launch
     return [p for p in problems if p is not None]

@@ -33,9 +33,10 @@ def point_id(engine: str, model: str, args: dict[str, Any], env: dict[str, str] 
     return point_digest(engine, model, args, env).hex()[:POINT_ID_LENGTH]
 
 
-def point_name(point_id_: str, repeat: int) -> str:
-    """The name of one (point, repeat): its log file, work dir and process names use it."""
-    return f"{point_id_}-{repeat}"
+def point_name(point_id_: str, repeat: int, release: str | None = None) -> str:
+    """The name of one (point, repeat): its log file, work dir and process names use it.
+    On a release axis the release is part of it, since one point runs once per release."""
+    return f"{point_id_}-{release}-{repeat}" if release else f"{point_id_}-{repeat}"
 
 
 def knob_label(knobs: dict[str, Any], sep: str = " ", empty: str = "(defaults)") -> str:
@@ -57,6 +58,9 @@ class Point:
     knobs: dict[str, Any]  # only the swept keys, as the scenario names them (raw values)
     env: dict[str, str] = field(default_factory=dict)
     python: str | None = None
+    # True when the scenario runs this engine on several releases: the point_id is the same on
+    # each (so results line up across releases), the row's release tells them apart.
+    release_axis: bool = False
 
     @classmethod
     def of(cls, *, engine: str, args: dict[str, Any], **fields: Any) -> "Point":
@@ -75,7 +79,7 @@ class Point:
 
     @property
     def name(self) -> str:
-        return point_name(self.point_id, self.repeat)
+        return point_name(self.point_id, self.repeat, self.engine_version if self.release_axis else None)
 
     @property
     def label(self) -> str:

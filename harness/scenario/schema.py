@@ -32,7 +32,8 @@ class RunSpec(_Strict):
 
 
 class EngineSpec(_Strict):
-    version: str | None = None
+    # A list makes the release a sweep axis: the same points run on each release, in this order.
+    version: str | list[str] | None = None
     python: str | None = None
     sweep: dict[str, list[Any]] = Field(default_factory=dict)
     # Each zip group pairs its lists element-wise and acts as one axis of the product.
@@ -44,7 +45,26 @@ class EngineSpec(_Strict):
     @classmethod
     def _version_as_text(cls, value: Any) -> Any:
         # `version: 0.5` in YAML is a float; a version is text.
-        return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+        def text(item: Any) -> Any:
+            return str(item) if isinstance(item, (int, float)) and not isinstance(item, bool) else item
+
+        if isinstance(value, list):
+            items = [text(item) for item in value]
+            if not items:
+                raise ValueError("empty list: name at least one release")
+            repeated = sorted({i for i in items if isinstance(i, str) and items.count(i) > 1})
+            if repeated:
+                raise ValueError(f"release {', '.join(repeated)} is listed twice")
+            return items[0] if len(items) == 1 else items
+        return text(value)
+
+    def versions(self) -> list[str | None]:
+        """The releases this engine runs on, in order (one, or None for the env's own)."""
+        return list(self.version) if isinstance(self.version, list) else [self.version]
+
+    @property
+    def release_axis(self) -> bool:
+        return isinstance(self.version, list)
 
     @field_validator("zip", mode="before")
     @classmethod
@@ -83,6 +103,19 @@ class Scenario(_Strict):
         if not value:
             raise ValueError(f"name at least one engine ({', '.join(engine_names())})")
         return value
+
+    def single_releases(self) -> list["Scenario"]:
+        """The scenario once per release of a release axis, each naming one release per engine
+        (what the per-release checks run on); the scenario itself when no engine has a list."""
+        if not any(spec.release_axis for spec in self.engines.values()):
+            return [self]
+        longest = max(len(spec.versions()) for spec in self.engines.values())
+        out = []
+        for i in range(longest):
+            engines = {name: spec.model_copy(update={"version": spec.versions()[min(i, len(spec.versions()) - 1)]})
+                       for name, spec in self.engines.items()}
+            out.append(self.model_copy(update={"engines": engines}))
+        return out
 
 
 def _model_class(annotation: Any) -> type[BaseModel] | None:

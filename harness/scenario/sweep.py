@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections import Counter
 from collections.abc import Iterator
@@ -38,16 +39,20 @@ def _engine_combinations(scenario: Scenario, engine: str, spec: EngineSpec
 def expand(scenario: Scenario) -> list[Point]:
     points = []
     for engine, spec in scenario.engines.items():
+        start = len(points)
         knob_types = get_engine(engine).knobs
         for knobs, args, digest, env in _engine_combinations(scenario, engine, spec):
             pid = digest.hex()[:POINT_ID_LENGTH]
             settings = Settings.parse(args, knob_types)
             for repeat in range(scenario.run.repeats):
                 points.append(Point(
-                    scenario=scenario.name, engine=engine, engine_version=spec.version,
+                    scenario=scenario.name, engine=engine, engine_version=None,
                     model=scenario.model, point_id=pid, repeat=repeat, settings=settings,
-                    knobs=dict(knobs), env=dict(env), python=spec.python,
+                    knobs=dict(knobs), env=dict(env), python=spec.python, release_axis=spec.release_axis,
                 ))
+        # Release by release, every point on each: one release's env is needed at a time.
+        points[start:] = [dataclasses.replace(p, engine_version=version)
+                          for version in spec.versions() for p in points[start:]]
     return points
 
 
