@@ -166,6 +166,25 @@ EXPECTED.update({
     ),
 })
 
+# SGLang-CPU 0.5.19, the same flags as 0.5.14 above; its server arguments are a dict: "server_args={'model_path':
+# '/root/.cache/kv-budget-harness/models/tiny-llama', ... 'dtype': 'float16', ... 'mem_fraction_static': 0.846, ...
+# 'cuda_graph_config': {'decode': {'backend': 'disabled', 'max_bs': 32, ...}, 'prefill': {'backend': 'disabled',
+# 'max_bs': 256, ...}}, ...}"
+EXPECTED.update({
+    # "Load weight begin. avail mem=18.63 GB", "Load weight end. elapsed=0.10 s, type=LlamaForCausalLM, avail
+    # mem=18.64 GB, mem usage=-0.00 GB.", "KV Cache is allocated. dtype: torch.float16, #tokens: 4096, K size: 0.00 GB,
+    # V size: 0.00 GB", "Memory pool end. avail mem=18.64 GB", "max_total_num_tokens=4096, chunked_prefill_size=256,
+    # max_prefill_tokens=16384, max_running_requests=2048, context_len=512, available_cpu_mem=18.64 GB"
+    "sglang-0.5.19-cpu/serve-chunked256-maxtotal4096.log": dict(
+        SGLANG_0514, status="ok", mem_fraction_static_effective=0.846, weights_load_seconds=0.1,
+        avail_mem_before_load_gib=18.63, avail_mem_after_load_gib=18.64, kv_dtype="torch.float16", pool_tokens=4096,
+        kv_gib=0.0, avail_mem_after_pool_gib=18.64, kv_tokens=4096, num_blocks=4096, max_running_requests=2048,
+        context_len=512, max_model_len=512, available_mem_gib=18.64, cuda_graph_decode_backend="disabled",
+        cuda_graph_decode_max_bs=32, cuda_graph_prefill_backend="disabled", cuda_graph_prefill_max_bs=256,
+        phase="ready",
+    ),
+})
+
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_recorded_older_release_log(name):
