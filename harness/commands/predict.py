@@ -138,38 +138,41 @@ def render(report: PredictReport, console: Console) -> None:
         console.print("every point has a measurement; nothing left to predict")
         return
     for engine in engine_names():
-        rows = [p for p in report.predictions if p.engine == engine]
-        if not rows:
-            continue
-        eng = get_engine(engine)
-        unmodelled = sorted({p.reason for p in rows if not p.modelled})
-        for line in unmodelled:
-            console.print(line)
-        rows = [p for p in rows if p.modelled]
-        if not rows:
-            continue
-        first = rows[0]
-        release = f" {first.engine_version}" if first.engine_version else ""
-        title = (f"{engine}{release}: {_card(first)}, tp={first.tp}, weights {_fmt(first.weights_gib)} GiB/rank, "
-                 f"{_fmt(first.kv_bytes_per_token)} B KV per token")
-        table = Table(title=title, show_lines=False)
-        settings_cols, result_cols = eng.prediction_settings_columns, eng.prediction_result_columns
-        columns = ["point_id", "knobs", *(c.header for c in settings_cols),
-                   "KV GiB ≤", "tokens ≤", "KV GiB est", "tokens est", *(c.header for c in result_cols),
-                   "starts", "why not"]
-        for column in columns:
-            table.add_column(column, overflow="fold", justify="left" if column in ("knobs", "why not") else "right")
-        for p in rows:
-            knobs = knob_label(p.args, sep=", ", empty="-")
-            cells = [p.point_id or "-", knobs, *(_fmt(getattr(p, c.attr), c.digits) for c in settings_cols),
-                     _fmt(p.kv_gib_upper_bound), _fmt(p.kv_tokens_upper_bound), _fmt(p.kv_gib), _fmt(p.kv_tokens),
-                     *(_fmt(getattr(p, c.attr), c.digits) for c in result_cols),
-                     _fmt(p.will_start), "" if p.will_start else p.reason]
-            table.add_row(*cells)
-        console.print(table)
-        if first.estimates:
-            console.print("  est = ≤ minus " + "; ".join(
-                f"{name} {e.gib:.3f} GiB ({e.basis})" for name, e in first.estimates.items()) + " [first point]")
+        # One table per release: on a release axis the same points appear once per release.
+        every = [p for p in report.predictions if p.engine == engine]
+        for version in dict.fromkeys(p.engine_version for p in every):
+            rows = [p for p in every if p.engine_version == version]
+            if not rows:
+                continue
+            eng = get_engine(engine)
+            unmodelled = sorted({p.reason for p in rows if not p.modelled})
+            for line in unmodelled:
+                console.print(line)
+            rows = [p for p in rows if p.modelled]
+            if not rows:
+                continue
+            first = rows[0]
+            release = f" {first.engine_version}" if first.engine_version else ""
+            title = (f"{engine}{release}: {_card(first)}, tp={first.tp}, weights {_fmt(first.weights_gib)} GiB/rank, "
+                     f"{_fmt(first.kv_bytes_per_token)} B KV per token")
+            table = Table(title=title, show_lines=False)
+            settings_cols, result_cols = eng.prediction_settings_columns, eng.prediction_result_columns
+            columns = ["point_id", "knobs", *(c.header for c in settings_cols),
+                       "KV GiB ≤", "tokens ≤", "KV GiB est", "tokens est", *(c.header for c in result_cols),
+                       "starts", "why not"]
+            for column in columns:
+                table.add_column(column, overflow="fold", justify="left" if column in ("knobs", "why not") else "right")
+            for p in rows:
+                knobs = knob_label(p.args, sep=", ", empty="-")
+                cells = [p.point_id or "-", knobs, *(_fmt(getattr(p, c.attr), c.digits) for c in settings_cols),
+                         _fmt(p.kv_gib_upper_bound), _fmt(p.kv_tokens_upper_bound), _fmt(p.kv_gib), _fmt(p.kv_tokens),
+                         *(_fmt(getattr(p, c.attr), c.digits) for c in result_cols),
+                         _fmt(p.will_start), "" if p.will_start else p.reason]
+                table.add_row(*cells)
+            console.print(table)
+            if first.estimates:
+                console.print("  est = ≤ minus " + "; ".join(
+                    f"{name} {e.gib:.3f} GiB ({e.basis})" for name, e in first.estimates.items()) + " [first point]")
     console.print("≤ : exact terms only (budget minus weights, whole blocks/cells); "
                   "--json has every field, the estimates and notes")
 
