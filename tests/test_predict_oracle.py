@@ -22,7 +22,14 @@ from harness.predict.model import GiB, MiB, bundled_cards
 
 engine_envs = pytest.importorskip("tests.engine_envs", reason="engine environments (tests/engine_envs.py) not present")
 vllm_env = engine_envs.vllm_env
-sglang_env = engine_envs.sglang_env
+
+# The SGLang releases the formulas model, each checked against its own code.
+SGLANG_RELEASES = ("0.5.22", "0.5.23")
+
+
+@pytest.fixture(scope="module", params=SGLANG_RELEASES)
+def sglang_env(request):
+    return engine_envs.ensure_env("sglang", request.param)
 
 pytestmark = pytest.mark.engine
 
@@ -110,6 +117,22 @@ def test_sglang_memory_settings_match_the_engine(sglang_env, tmp_path):
     # the worked example, read from the engine itself
     first24 = next(g for c, g in zip(cases, engine) if c["gpu_mem_mib"] == 24 * 1024 and c["tp"] == 1 and not c["args"])
     assert first24["mem_fraction_static"] == 0.704
+
+
+def test_sglang_cpu_memory_reading_matches_the_engine(sglang_env, tmp_path):
+    hosts = [sg.HostMemory(256 << 30, 2, (130_000_000, 126_000_000), 64 << 30),
+             sg.HostMemory(256 << 30, 2, (130_000_000, 126_000_000)),
+             sg.HostMemory(16 << 30, 1, (16_000_000,)),
+             sg.HostMemory(16 << 30, 1, (16_000_000,), 4 << 30),
+             sg.HostMemory(16 << 30, 2),
+             sg.HostMemory(16 << 30, 0, (), 4 << 30),
+             sg.HostMemory(16 << 30, 1, (16_000_000,), omp_threads_bind=True)]
+    cases = [{"meminfo_total_bytes": h.meminfo_total_bytes, "numa_nodes": h.numa_nodes,
+              "node_total_kib": list(h.node_total_kib), "cgroup_max_bytes": h.cgroup_max_bytes,
+              "omp_threads_bind": h.omp_threads_bind} for h in hosts]
+    engine = run_oracle(sglang_env, "sglang_cpu_memory.py", cases, tmp_path, timeout=300)
+    release = sglang_env.engine_version.split("+", 1)[0]
+    assert [sg.cpu_memory_capacity_mib(h, release) for h in hosts] == engine
 
 
 # ---- vLLM -------------------------------------------------------------------------------------

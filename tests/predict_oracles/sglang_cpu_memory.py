@@ -1,0 +1,51 @@
+"""Oracle: SGLang's own get_cpu_memory_capacity over a described host, run in the SGLang environment.
+
+stdin: JSON list of hosts {"meminfo_total_bytes", "numa_nodes", "node_total_kib", "cgroup_max_bytes",
+"omp_threads_bind"}; stdout: JSON list of the MiB the release reads (null for none), one per host.
+The host's files, psutil and the NUMA layout are replaced by the description; nothing else is patched.
+"""
+
+import builtins
+import io
+import json
+import logging
+import os
+import sys
+import types
+
+logging.disable(logging.WARNING)
+
+import sglang.srt.utils.common as common  # noqa: E402
+
+REAL_OPEN = builtins.open
+
+
+def run(host: dict):
+    files = {f"/sys/devices/system/node/node{i}/meminfo": f"Node {i} MemTotal:       {kib} kB\n"
+             for i, kib in enumerate(host["node_total_kib"])}
+    cgroup = host["cgroup_max_bytes"]
+    files["/sys/fs/cgroup/memory.max"] = "max\n" if cgroup is None else f"{cgroup}\n"
+
+    def fake_open(path, *args, **kwargs):
+        path = os.fspath(path)
+        if path in files:
+            return io.StringIO(files[path])
+        if path.startswith("/sys/devices/system/node/") or path.startswith("/sys/fs/cgroup/"):
+            raise FileNotFoundError(path)
+        return REAL_OPEN(path, *args, **kwargs)
+
+    common.psutil = types.SimpleNamespace(
+        virtual_memory=lambda: types.SimpleNamespace(total=host["meminfo_total_bytes"]))
+    common.get_cpu_ids_by_node = lambda: [str(i) for i in range(host["numa_nodes"])]
+    if host["omp_threads_bind"]:
+        os.environ["SGLANG_CPU_OMP_THREADS_BIND"] = "0-1"
+    else:
+        os.environ.pop("SGLANG_CPU_OMP_THREADS_BIND", None)
+    builtins.open = fake_open
+    try:
+        return common.get_cpu_memory_capacity()
+    finally:
+        builtins.open = REAL_OPEN
+
+
+print(json.dumps([run(h) for h in json.load(sys.stdin)]))
