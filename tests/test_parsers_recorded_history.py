@@ -183,6 +183,21 @@ EXPECTED.update({
         cuda_graph_decode_max_bs=32, cuda_graph_prefill_backend="disabled", cuda_graph_prefill_max_bs=256,
         phase="ready",
     ),
+    # `--mem-fraction-static 0.001`: "Load weight begin. avail mem=18.65 GB", "Load weight end. elapsed=0.13 s, ...
+    # avail mem=18.65 GB, mem usage=0.00 GB.", "ValueError: Loaded weights leave no GPU memory for the KV cache under
+    # --mem-fraction-static=0.001. Raise --mem-fraction-static above 0.010 (minimum viable = 1 - available/pre =
+    # 0.0095). ..."
+    "sglang-0.5.19-cpu/err-memfrac0.001-weights-leave-no-memory.log": dict(
+        SGLANG_0514, weights_gib=0.0, status="engine_error", error_kind="weights_leave_no_memory",
+        mem_fraction_static_effective=0.001, weights_load_seconds=0.13, avail_mem_before_load_gib=18.65,
+        avail_mem_after_load_gib=18.65, cuda_graph_decode_backend="disabled", cuda_graph_decode_max_bs=32,
+        cuda_graph_prefill_backend="disabled", cuda_graph_prefill_max_bs=256, phase="profiling",
+        error_data=dict(mem_fraction_static_effective=0.001, suggested_mem_fraction_static=0.01,
+                        minimum_mem_fraction_static=0.0095),
+        error_message="ValueError: Loaded weights leave no GPU memory for the KV cache under "
+                      "--mem-fraction-static=0.001. Raise --mem-fraction-static above 0.010 (minimum viable = 1 - "
+                      "available/pre = 0.0095). If using speculative decoding, draft weights are now counted.",
+    ),
 })
 
 
