@@ -136,3 +136,31 @@ def test_release_list_is_checked(tmp_path, capsys):
         "    env:", "    python: /usr/bin/python3\n    env:"))
     assert main(["validate", str(path)]) == 1
     assert "engines.vllm.python: a release axis" in capsys.readouterr().err
+
+
+def test_baseline_of_a_release_axis_run_is_its_newest_release(tmp_path, capsys):
+    _stand_in_releases(tmp_path)
+    one = tmp_path / "one"
+    assert main(["run", _scenario(tmp_path, f'"{NEW}"'), "--out", str(one)]) == 0
+    capsys.readouterr()
+    axis = tmp_path / "axis"
+    code = main(["run", _scenario(tmp_path, f'["{OLD}", "{NEW}"]'), "--out", str(axis),
+                 "--baseline", str(one / "results.csv"), "--threshold", "kv_tokens:0%"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "baseline: compared with this run's newest release of each engine" in out
+    # two files, one of them with several releases: pointed to --by-release
+    assert main(["compare", str(one / "results.csv"), str(axis / "results.csv")]) == 2
+    assert f"compare --by-release {axis / 'results.csv'}" in capsys.readouterr().err
+
+
+def test_report_engines_keeps_only_their_rows(tmp_path, capsys):
+    from harness.commands.report import report_files
+    from harness.errors import InputError
+
+    base = "results/cpu_tiny/baseline-vllm0.32.0-sglang0.5.22/results.csv"
+    report = report_files([base, base], str(tmp_path / "r"), engines=["sglang"])
+    assert report.comparison is not None and {p.engine for p in report.comparison.points} == {"sglang"}
+    assert "only in base" not in report.markdown
+    with pytest.raises(InputError, match="no rows of that engine"):
+        report_files([base], str(tmp_path / "r2"), engines=["nosuch"])

@@ -21,7 +21,16 @@ from harness.commands.common_args import add_json, add_tolerance
 def compare_files(base_path: str, new_path: str, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
                   thresholds: list[Threshold] = ()) -> Comparison:
     """Read, check and compare two results CSVs; InputError (exit 2) names a bad file."""
+    from harness.analysis.release_history import releases_in
+    from harness.errors import InputError
+
     base, new = read_results(base_path), read_results(new_path)
+    for path, frame in ((base_path, base), (new_path, new)):
+        several = {e: r for e, r in releases_in(frame).items() if len(r) > 1}
+        if several:
+            held = "; ".join(f"{e} {', '.join(r)}" for e, r in several.items())
+            raise InputError(f"{path}: holds several releases ({held}), whose rows share point ids; compare them "
+                             f"with each other: compare --by-release {path}")
     return compare_results(base, new, tolerance_pct, thresholds, base_name=str(base_path), new_name=str(new_path))
 
 

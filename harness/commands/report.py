@@ -10,17 +10,25 @@ from harness.analysis.report import Report, make_report
 from harness.results.io import read_results
 
 
-def report_files(paths: list[str], out_dir: str | None = None) -> Report:
-    """Read and check the CSVs, then write the plots and report.md (default: report/ beside the last CSV)."""
+def report_files(paths: list[str], out_dir: str | None = None, engines: list[str] | None = None) -> Report:
+    """Read and check the CSVs, then write the plots and report.md (default: report/ beside the last CSV).
+    With `engines`, only their rows (a run of one engine against a baseline of both)."""
     if not 1 <= len(paths) <= 2:
         raise InputError(f"report takes one results CSV or two (base, new), got {len(paths)}")
     frames = [read_results(p) for p in paths]
+    if engines:
+        for path, frame in zip(paths, frames):
+            missing = [e for e in engines if e not in set(frame["engine"])]
+            if missing:
+                raise InputError(f"{path}: --engines {','.join(missing)}: no rows of that engine "
+                                 f"(it has {', '.join(sorted(set(frame['engine'])))})")
+        frames = [frame[frame["engine"].isin(engines)] for frame in frames]
     target = Path(out_dir) if out_dir else Path(paths[-1]).parent / "report"
     return make_report(frames, [str(p) for p in paths], target)
 
 
 def _run(args: argparse.Namespace) -> int:
-    report = report_files(args.results, args.out)
+    report = report_files(args.results, args.out, args.engines.split(",") if args.engines else None)
     print(report.markdown_path)
     for plot in report.plots:
         print(plot.path)
@@ -44,6 +52,7 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("results", nargs="+", metavar="RESULTS.csv", help="one results CSV, or two: base then new")
+    parser.add_argument("--engines", help="comma-separated engines whose rows to report (default: all)")
     parser.add_argument("--out", metavar="DIR", help="output folder (default: report/ beside the last CSV)")
     parser.set_defaults(func=_run)
 

@@ -71,11 +71,25 @@ def _seconds(minimum: float, strict: bool):
     return parse
 
 
+def _threshold(text: str):
+    from harness.commands.compare import _threshold as parse
+
+    return parse(text)
+
+
 def compare_selection(base_path: Path, new_path: Path, tolerance_pct: float, engines: list[str] | None,
-                      points: list[str] | None):
+                      points: list[str] | None, thresholds: list | None = None):
     """The baseline check of a run: only the engines and points this run selected are compared, and
-    (comparison, a line saying so when the selection left baseline points out)."""
+    (comparison, a line saying so when the selection left baseline points out). A release-axis run is
+    compared by its newest release (`compare --by-release` compares its releases with each other)."""
+    from harness.analysis.release_history import has_release_axis
+    from harness.analysis.report import newest_releases
+
     base, new = read_results(base_path), read_results(new_path)
+    newest = ""
+    if has_release_axis(new):
+        new = newest_releases(new)
+        newest = "baseline: compared with this run's newest release of each engine"
     kept = base
     if engines:
         kept = kept[kept["engine"].isin(engines)]
@@ -87,9 +101,9 @@ def compare_selection(base_path: Path, new_path: Path, tolerance_pct: float, eng
                                        f"points {','.join(points)}" if points else ""]))
         said = (f"baseline: compared {kept['point_id'].nunique()} of its {base['point_id'].nunique()} points "
                 f"(this run selected {what})")
-    comparison = compare_results(kept, new, tolerance_pct=tolerance_pct, base_name=str(base_path),
-                                 new_name=str(new_path))
-    return comparison, said
+    comparison = compare_results(kept, new, tolerance_pct=tolerance_pct, thresholds=thresholds or [],
+                                 base_name=str(base_path), new_name=str(new_path))
+    return comparison, "\n".join(filter(None, [said, newest]))
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -162,7 +176,7 @@ def _run(args: argparse.Namespace) -> int:
     out.print(f"results: {result.csv_path}")
     if args.baseline:
         comparison, said = compare_selection(args.baseline, result.csv_path, args.tolerance_pct, options.engines,
-                                             options.points)
+                                             options.points, args.threshold)
         if said:
             out.print(said, markup=False, highlight=False)
         out.print(render_text(comparison), markup=False, highlight=False)
@@ -204,6 +218,9 @@ def register(subparsers) -> None:
                         help="after the sweep, compare with this results CSV; exit 1 on a change (a CI gate)")
     add_tolerance(parser, DEFAULT_TOLERANCE_PCT, "with --baseline: relative change (in %%) that still counts "
                   f"as unchanged (default {DEFAULT_TOLERANCE_PCT:g})")
+    parser.add_argument("--threshold", type=_threshold, action="append", metavar="COLUMN:P%",
+                        help="with --baseline: tolerance for one column, overriding --tolerance-pct (repeatable), "
+                             "e.g. mem_fraction_static_effective:0.5%%")
     parser.add_argument("--keep-work-dirs", action="store_true", help="keep each point's TMPDIR and caches")
     parser.add_argument("--gpus", metavar="LIST",
                         help="GPUs to run points on in parallel, one engine per GPU, e.g. 0,1,2,3 or 0-3 "
