@@ -1,7 +1,8 @@
 """The predictor against the engines' own code (DESIGN.md §8.5), run in the engines' interpreters.
 
-SGLang: `handle_gpu_memory_settings` with its device-capacity reader patched (ENGINES.md §2.8),
-over card sizes 16-192 GiB x tp {1,2,4,8} x chunked_prefill_size overrides.
+SGLang (0.5.22 and 0.5.23, each in its own env): `handle_gpu_memory_settings` with its
+device-capacity reader patched (ENGINES.md §2.8), over card sizes 16-192 GiB x tp {1,2,4,8} x
+chunked_prefill_size overrides; `get_cpu_memory_capacity` over described hosts.
 vLLM: `kv_cache_utils` block count, logged tokens, max concurrency and estimated / auto-fit
 max model length over several models and KV sizes (ENGINES.md §1.5, §1.7).
 The harness process never imports either engine: each oracle is a script fed JSON on stdin.

@@ -1,4 +1,4 @@
-"""Oracle: SGLang 0.5.22's own handle_gpu_memory_settings, run without a GPU (ENGINES.md §2.8).
+"""Oracle: SGLang's own handle_gpu_memory_settings (0.5.22, 0.5.23), run without a GPU (ENGINES.md §2.8).
 
 Runs in the SGLang environment's interpreter, never in the harness process.
 stdin: JSON list of cases {"gpu_mem_mib", "tp", "args": {ServerArgs fields}, "config": {HF config.json}}.
