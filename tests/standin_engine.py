@@ -55,6 +55,7 @@ def main() -> int:
     p.add_argument("--stream", choices=("stdout", "stderr"), default="stdout")
     p.add_argument("--port", type=int)
     p.add_argument("--serve-after-kv", action="store_true", help="answer /health once the KV line is out")
+    p.add_argument("--serve-at-start", action="store_true", help="answer /health from the start")
     p.add_argument("--crash-before-kv", action="store_true")
     p.add_argument("--exit-early", action="store_true", help="exit 0 before the KV line")
     p.add_argument("--die-after-kv", action="store_true")
@@ -67,6 +68,8 @@ def main() -> int:
     p.add_argument("--then-sleep", type=float, default=3600.0, help="after the replay, stay up this long")
     p.add_argument("--record-env", metavar="DIR", help="write DIR/<pid>.json: pid, parent, GPU env, start time")
     args = p.parse_args()
+    if args.serve_at_start and args.port:
+        serve_health(args.port)
 
     if args.record_env:
         seen = {"pid": os.getpid(), "ppid": os.getppid(), "t_start": time.time(), "port": args.port,

@@ -209,3 +209,28 @@ def _cmdline(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
     except (FileNotFoundError, ProcessLookupError):
         return ""
+
+
+def test_a_server_that_comes_up_without_a_readable_kv_line_is_ok_and_says_so(tmp_path):
+    # A release whose KV line the parser does not read must not turn a healthy start into a timeout.
+    garbled = tmp_path / "garbled.log"
+    garbled.write_text(VLLM_OK.read_text().replace("KV cache size", "KV kache size"))
+    port = free_port()
+    outcome = launch(spec_for(tmp_path, garbled, "--serve-at-start", stop_after="ready", timeout_s=20, port=port))
+    assert outcome.status == "ok" and outcome.error_kind is None
+    assert "no KV sizing line was recognised" in outcome.error_message
+    assert outcome.record.kv_tokens is None and outcome.t_ready_s is not None and outcome.t_ready_s < 20
+
+
+def test_a_kv_statement_that_ends_the_log_is_completed_when_the_output_ends(tmp_path):
+    # vLLM before 0.28 states the KV size and the concurrency on two lines; a log cut after the first
+    # still has its KV figure once the stream closes.
+    lines = [line for line in VLLM_OK.read_text().splitlines() if "KV cache size" in line]
+    short = tmp_path / "short.log"
+    first_half = lines[0].replace("CPU KV cache size", "GPU KV cache size").split(", Maximum concurrency")[0]
+    short.write_text(first_half + "\n")
+    parser = make_parser("vllm")
+    # not announced yet: the concurrency line may still follow
+    assert [e.kind for e in parser.feed(first_half) if e.kind == "kv_sized"] == []
+    outcome = launch(spec_for(tmp_path, short, "--then-sleep", "0", stop_after="kv", timeout_s=20))
+    assert outcome.status == "ok" and outcome.record.kv_tokens == 4_194_304

@@ -5,7 +5,8 @@ Engine-agnostic: everything engine-specific arrives in a `LaunchSpec` built by t
 engine's adapter. Stop conditions, first one wins:
   startup error seen -> engine_error (after a short wait for the traceback to finish)
   stop_after=kv and the KV sizing line seen -> ok
-  stop_after=ready and the readiness URL answers 200 after the KV line -> ok
+  the readiness URL answers 200 (stop_after=ready; or before any KV line) -> ok; without a
+    recognised KV line the row says so instead of calling a healthy start a timeout
   the process exited -> crashed (unless an error or, for stop_after=kv, the KV line was seen)
   the timeout -> timeout
 """
@@ -115,7 +116,10 @@ class _Watch:
             self.tail.append(text.rstrip("\r\n"))
         if not self.deciding:
             return
-        for event in self.parser.feed(text):
+        self.handle(self.parser.feed(text))
+
+    def handle(self, events) -> None:
+        for event in events:
             now = self.clock() - self.t0
             if event.kind == "phase":
                 self.set_phase(event.data.get("phase", self.phase))
@@ -140,6 +144,9 @@ class _Watch:
             _name, raw = item
             if raw is None:
                 self.open_streams -= 1
+                if self.open_streams == 0 and self.deciding:
+                    # A fact stated over several lines (vLLM's KV size, then its concurrency) may end the log.
+                    self.handle(self.parser.close())
             else:
                 self.take(raw)
             try:
@@ -152,6 +159,10 @@ class _Watch:
 
     def tail_text(self) -> str:
         return "\n".join(self.tail)
+
+
+NO_KV_LINE = ("the server came up, but no KV sizing line was recognised in its log: the KV columns are "
+              "empty; `python -m harness parse LOG` shows what was read")
 
 
 def _error_fields(record: Any) -> tuple[str | None, str | None]:
@@ -171,10 +182,15 @@ def _decide(w: _Watch, lines: queue.Queue) -> tuple[str, str | None, str | None,
                 return "engine_error", kind, message, now
         elif w.t_kv is not None and spec.stop_after == "kv":
             return "ok", None, None, w.t_kv
-        elif w.t_kv is not None and spec.readiness_url and now >= next_probe:
+        elif spec.readiness_url and now >= next_probe:
+            # Probed before the KV line too: a server that answers is a healthy start even when its
+            # release words the KV line in a way the parser does not read (the row then says so).
             if probe(spec.readiness_url, spec.probe_timeout_s):
                 w.t_ready = w.clock() - w.t0
                 w.set_phase("ready")
+                w.drain(lines, block_s=0)
+                if w.t_kv is None:
+                    return "ok", None, NO_KV_LINE, w.t_ready
                 return "ok", None, None, w.t_ready
             next_probe = w.clock() - w.t0 + spec.probe_interval_s
         if w.exited():
