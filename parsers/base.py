@@ -10,12 +10,22 @@ Conventions that keep the tables short:
 from __future__ import annotations
 
 import re
+import re._constants as sre_constants
+import re._parser as sre_parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from parsers import events as ev
-from parsers.lines import NUM, clean_segments, coerce, split_relative_time, strip_wrappers, to_number
+from parsers.lines import (
+    NUM,
+    clean_segments,
+    coerce,
+    split_relative_time,
+    strip_python_logging,
+    strip_wrappers,
+    to_number,
+)
 from parsers.record import FIELD_KINDS, STATUS_ENGINE_ERROR, STATUS_OK, StartupRecord
 from parsers.tracebacks import STEP_DETAIL, STEP_EXCEPTION, Step, TracebackTracker
 
@@ -25,6 +35,7 @@ GENERIC = 1  # an exception with no known meaning, a process that died
 SPECIFIC = 2  # a known engine error with its numbers
 
 OTHER = "other"
+MAX_DEFERRED = 10_000  # other ranks' lines kept for an excerpt without rank 0 (bounded memory)
 LEVELS_THAT_FAIL = ("ERROR", "CRITICAL")
 # A line that states an exception outright, e.g. "ValueError: ..." or "torch.OutOfMemoryError: ...".
 EXCEPTION_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b:?")
@@ -43,6 +54,7 @@ class Line:
     level: str | None = None
     prefixed: bool = False
     primary: bool = True  # from the first rank (facts logged once per rank are taken from it)
+    rank: str = ""  # which rank wrote it, as the prefix names it ("" if it names none)
     t: float | None = None  # seconds since start, in a timestamped capture
 
 
@@ -54,11 +66,28 @@ class Rule:
     pattern: re.Pattern
     actions: tuple[Action, ...] = ()
     primary_only: bool = False  # facts every rank logs: take rank 0's
+    keyword: str | None = None  # text every match contains: a cheap `in` test skips most lines
+
+
+def required_literal(pattern: re.Pattern) -> str | None:
+    """The longest run of plain characters that every match of `pattern` must contain."""
+    if pattern.flags & re.IGNORECASE:
+        return None
+    best, run = "", []
+    # Only the top-level sequence: every item of it takes part in every match.
+    for op, value in sre_parse.parse(pattern.pattern, pattern.flags):
+        if op is sre_constants.LITERAL:
+            run.append(chr(value))
+            continue
+        best, run = max(best, "".join(run), key=len), []
+    best = max(best, "".join(run), key=len)
+    return best if len(best) >= 3 else None
 
 
 def rule(regex: str, *actions: Action, primary_only: bool = False) -> Rule:
     """A table row; `{NUM}` in the regex stands for a printed number."""
-    return Rule(re.compile(regex.replace("{NUM}", NUM)), actions, primary_only)
+    pattern = re.compile(regex.replace("{NUM}", NUM))
+    return Rule(pattern, actions, primary_only, required_literal(pattern))
 
 
 @dataclass(frozen=True)
@@ -191,6 +220,10 @@ class LogParser:
         self._fatal_blocks: set[int] = set()
         self._ignore_next_block: set[str] = set()
         self._events: list[ev.Event] = []
+        self.rules_fired = 0  # lines a rule or an error rule read
+        self._primary_seen: set[int] = set()  # primary_only rules rank 0 has stated
+        self._rank_kv: dict[str, int] = {}  # each rank's KV token count
+        self._deferred: list[tuple[int, Line]] = []  # other ranks' lines of rules rank 0 has not stated
 
     # --- engine hooks ---------------------------------------------------------------------
 
@@ -209,6 +242,16 @@ class LogParser:
     def score(cls, text: str) -> int:
         """How sure we are that `text` is this engine's log (0: not at all)."""
         raise NotImplementedError
+
+    @classmethod
+    def wording_hits(cls, lines: Iterable[str]) -> int:
+        """Lines whose message is this engine's own wording: a bare excerpt, with no prefix, still names it."""
+        hits = 0
+        for line in lines:
+            _, text = strip_python_logging(strip_wrappers(line.rstrip()))
+            if any((r.keyword is None or r.keyword in text) and r.pattern.search(text) for r in cls.rules):
+                hits += 1
+        return hits
 
     # --- feeding --------------------------------------------------------------------------
 
@@ -231,6 +274,8 @@ class LogParser:
         """The log ended: settle what was waiting for a following line."""
         self._events = []
         self.flush_pending(Line(text="", raw=""))
+        self._replay_other_ranks()
+        self.flush_pending(Line(text="", raw=""))
         self.finalize()
         return self._events
 
@@ -240,16 +285,62 @@ class LogParser:
     def _feed_line(self, line: Line) -> None:
         self.flush_pending(line)
         self._check_failures(line)
-        for r in self.rules:
-            match = r.pattern.search(line.text)
+        text = line.text
+        for index, r in enumerate(self.rules):
+            if r.keyword is not None and r.keyword not in text:
+                continue
+            match = r.pattern.search(text)
             if match is None:
                 continue
+            self.rules_fired += 1
             if r.primary_only and not line.primary:
+                # The row keeps rank 0's figures, the record the smallest KV count. Another
+                # rank's lines stand in only when the log never states rank 0's (an excerpt of
+                # other ranks): they are replayed at close, so they never add to rank 0's.
+                self._note_rank_kv(match, line)
+                if index not in self._primary_seen and len(self._deferred) < MAX_DEFERRED:
+                    self._deferred.append((index, line))
                 return
-            values = self._apply(match, store=True)
-            for action in r.actions:
-                action(self, values, line)
+            if r.primary_only:
+                self._primary_seen.add(index)
+            self._run_rule(r, match, line)
             return
+
+    def _run_rule(self, r: Rule, match: re.Match, line: Line) -> None:
+        values = self._apply(match, store=True)
+        self._note_rank_kv(match, line)
+        for action in r.actions:
+            action(self, values, line)
+
+    def _replay_other_ranks(self) -> None:
+        """Rules rank 0 never stated: the first other rank's lines supply them."""
+        deferred = [(i, line) for i, line in self._deferred if i not in self._primary_seen]
+        self._deferred = []
+        if not deferred:
+            return
+        rank = deferred[0][1].rank
+        for index, line in deferred:
+            if line.rank != rank:
+                continue
+            self.flush_pending(line)
+            r = self.rules[index]
+            self._run_rule(r, r.pattern.search(line.text), line)
+        states_kv = [i for i, _ in deferred if "kv_tokens" in self.rules[i].pattern.groupindex]
+        if states_kv:
+            self.record.rank_note = f"figures from rank {rank or '?'}: the log holds no rank 0 line for them"
+
+    def _note_rank_kv(self, match: re.Match, line: Line) -> None:
+        """Each rank's KV token count: where ranks differ, the record names the smallest."""
+        tokens = match.groupdict().get("kv_tokens")
+        if tokens is None:
+            return
+        self._rank_kv[line.rank] = coerce(int, tokens)
+        if len(set(self._rank_kv.values())) < 2:
+            return
+        rank, smallest = min(self._rank_kv.items(), key=lambda item: item[1])
+        self.record.kv_tokens_min_rank = smallest
+        self.record.rank_note = (f"KV tokens differ across {len(self._rank_kv)} ranks: the row has rank 0's, "
+                                 f"the smallest is {smallest} (rank {rank or '?'})")
 
     def _apply(self, match: re.Match, store: bool) -> dict:
         values = {}
@@ -285,6 +376,7 @@ class LogParser:
                 continue
             match = err.pattern.search(line.text)
             if match:
+                self.rules_fired += 1
                 token = step.block if in_exception else None
                 self._offer(err.kind, line.text.strip(), self._apply(match, store=False), err.rank, token, line,
                             fields=_record_fields(match))

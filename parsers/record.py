@@ -74,6 +74,9 @@ class StartupRecord:
     phase: str | None = None  # last startup phase reached
     t_kv_s: float | None = None  # seconds to the KV line / to ready, when lines carry relative times
     t_ready_s: float | None = None
+    format_release: str | None = None  # the release whose format table read this log (nearest known one)
+    rank_note: str | None = None  # how ranks' figures were combined, when more than one rank stated them
+    kv_tokens_min_rank: int | None = None  # the smallest rank's KV tokens, where ranks differ (kv_tokens is rank 0's)
 
     # --- model and parallelism ----------------------------------------------------------
     model: str | None = None
@@ -113,6 +116,8 @@ class StartupRecord:
     avail_mem_after_load_gib: float | None = None
     avail_mem_after_pool_gib: float | None = None
     pool_tokens: int | None = None  # "#tokens" of the KV pool (per rank)
+    draft_kv_gib: float | None = None  # a speculative-decoding draft model's own KV pool
+    draft_pool_tokens: int | None = None
     max_total_tokens: int | None = None  # --max-total-tokens as given
     profiled_max_total_tokens: int | None = None  # when --max-total-tokens was above what fits
     max_running_requests_requested: int | None = None  # when the engine reduced it

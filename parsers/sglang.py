@@ -19,6 +19,7 @@ from parsers.base import (
     rule,
     set_fields,
     stopping,
+    version,
 )
 from parsers.lines import NUM, coerce, strip_python_logging, strip_wrappers
 from parsers.record import FIELD_KINDS
@@ -67,6 +68,8 @@ def _server_args(parser: LogParser, values: dict, line: Line) -> None:
     if (match := re.search(rf"(?:'device': |[(,]\s*device=){_SCALAR}", text)) and match.group(1) != "None":
         device = match.group(1).strip("'\"")
         record.device = "gpu" if device == "cuda" else device
+    spec = re.search(rf"(?:'speculative_algorithm': |[(,]\s*speculative_algorithm=){_SCALAR}", text)
+    parser.speculative = spec is not None and spec.group(1) != "None"
     for stage in ("decode", "prefill"):
         match = re.search(_GRAPH.format(stage=stage), text)
         if match:
@@ -97,19 +100,30 @@ _POOL_FIGURES = (
 
 
 def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
-    # The target pool's line; a speculative draft pool's own line must not overwrite it.
-    if re.search(r"draft", str(values.get("label") or ""), re.IGNORECASE):
-        return
+    # A speculative draft model's pool is its own field and never overwrites the target's:
+    # it is labelled "draft", or, with speculation on, it is the second pool a rank builds
+    # before its scheduler summary (the draft worker is built after the target worker, and
+    # both pools print the same wording).
     found = {name: m.group(1) for regex, name in _POOL_FIGURES if (m := regex.search(line.text))}
+    label = str(values.get("label") or "")
+    draft = bool(re.search(r"draft", label, re.IGNORECASE))
+    if not draft and parser.speculative and not parser.seen_kv and line.text.startswith(("KV Cache", "KV cache")):
+        draft = parser.target_pools.get(line.rank, 0) >= 1
+        parser.target_pools[line.rank] = parser.target_pools.get(line.rank, 0) + 1
     record = parser.record
+    gib = (float(found["kv"]) if "kv" in found else
+           round(float(found["k"]) + float(found["v"]), 2) if "k" in found and "v" in found else None)
+    tokens = coerce(int, found["tokens"]) if "tokens" in found else None
+    if draft:
+        record.draft_kv_gib = gib if gib is not None else record.draft_kv_gib
+        record.draft_pool_tokens = tokens if tokens is not None else record.draft_pool_tokens
+        return
     if "dtype" in found:
         record.kv_dtype = found["dtype"]
-    if "tokens" in found:
-        record.pool_tokens = coerce(int, found["tokens"])
-    if "kv" in found:
-        record.kv_gib = float(found["kv"])
-    elif "k" in found and "v" in found:
-        record.kv_gib = round(float(found["k"]) + float(found["v"]), 2)
+    if tokens is not None:
+        record.pool_tokens = tokens
+    if gib is not None:
+        record.kv_gib = gib
 
 
 def _kv_dtype_set(parser: LogParser, values: dict, line: Line) -> None:
@@ -189,10 +203,18 @@ class SglangLogParser(LogParser):
         rule(r"^Capture \w+ \w+ .+ begin\. ", phase("capturing")),
         rule(r"^Capture \w+ \w+ .+ end\. ", _graph_captured, primary_only=True),
         # the scheduler summary: every KV figure is final here
-        rule(r"^max_total_num_tokens=(?P<kv_tokens>-?[\d,]+)(?:,|$)", _scheduler_summary),
+        # every rank prints its own (sglang 0.4.0 sglang/srt/managers/scheduler.py): rank 0's is the row's
+        rule(r"^max_total_num_tokens=(?P<kv_tokens>-?[\d,]+)(?:,|$)", _scheduler_summary, primary_only=True),
+        # the engine's own version, where a line states it (pip, check_env, launch wrappers)
+        rule(r"\b(?:sglang|SGLang)(?: version)?(?:==|: | )v?(?P<version>\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)\b", version),
         rule(r"The server is fired up and ready to roll!", ready),
         rule(r"(?P<signal>SIGTERM|SIGINT) received\.", stopping),
     )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.speculative = False
+        self.target_pools: dict[str, int] = {}
 
     error_rules = (
         error("weights_leave_no_memory",
@@ -237,6 +259,7 @@ class SglangLogParser(LogParser):
             level=match.group("level"),
             prefixed=True,
             primary=all(int(n) == 0 for n in re.findall(r"\d+", ranks)),
+            rank=ranks.strip(),
             t=t,
         )
 
@@ -251,4 +274,4 @@ class SglangLogParser(LogParser):
         prefixed = sum(1 for line in lines if PREFIX.search(strip_wrappers(line)))
         hints = len(re.findall(r"(?:site|dist)-packages/sglang/|sglang\.launch_server|\bsglang serve\b|sgl_kernel"
                                r"|ServerArgs\(", text))
-        return 10 * prefixed + hints
+        return 10 * prefixed + hints + 5 * cls.wording_hits(lines)

@@ -311,7 +311,8 @@ class VllmLogParser(LogParser):
             proc = PROC_ONLY.match(msg)
             if proc is not None:  # a child process's raw output (print, uncaught traceback)
                 return Line(text=proc.group("msg"), raw=text, source=f"{proc.group('proc')}:{proc.group('pid')}",
-                            level=level, primary=_primary(proc.group("proc")), t=t)
+                            level=level, primary=_primary(proc.group("proc")),
+                            rank=proc.group("proc"), t=t)
             return Line(text=msg, raw=text, level=level, t=t)
         proc = match.group("proc")
         return Line(
@@ -321,6 +322,7 @@ class VllmLogParser(LogParser):
             level=match.group("level"),
             prefixed=True,
             primary=_primary(proc),
+            rank=proc or "",
             t=t,
         )
 
@@ -336,7 +338,7 @@ class VllmLogParser(LogParser):
         lines = text.splitlines()[:2000]
         prefixed = sum(1 for line in lines if PREFIX.search(strip_wrappers(line)))
         hints = len(re.findall(r"(?:site|dist)-packages/vllm/|bin/vllm\b|vllm\.entrypoints|\bvLLM\b", text))
-        return 10 * prefixed + hints
+        return 10 * prefixed + hints + 5 * cls.wording_hits(lines)
 
 
 def _primary(proc: str | None) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.engines.logs import format_release, table_releases
 from parsers import StartupRecord
 from tests.test_parsers_recorded import SGLANG, VLLM
 
@@ -47,10 +49,64 @@ def test_error_log_table(capsys):
 
 
 def test_engine_can_be_forced(capsys):
-    code, out, _ = run(capsys, str(VLLM / "serve-kvspace2-maxlen512.log"), "--engine", "sglang", "--json")
+    code, out, _ = run(capsys, str(SGLANG / "a4_small_pool.log"), "--engine", "sglang", "--json")
     assert code == 0
+    assert (json.loads(out)["engine"], json.loads(out)["kv_tokens"]) == ("sglang", 8192)
+
+
+def test_no_rule_fired_says_so_in_one_line_and_exits_1(capsys, tmp_path):
+    # The start of a vLLM log read as SGLang's: not one line is SGLang wording.
+    path = tmp_path / "start.log"
+    lines = (VLLM / "serve-kvspace2-maxlen512.log").read_text().splitlines()
+    path.write_text("\n".join(line for line in lines[:40] if "ERROR" not in line) + "\n")
+    code, out, err = run(capsys, str(path), "--engine", "sglang", "--json")
+    assert (code, out) == (1, "")
+    assert err.count("\n") == 1
+    assert "no KV sizing line and no startup error found; last phase starting" in err
+
+
+def test_excerpt_of_unknown_wording_exits_1(capsys, tmp_path):
+    path = tmp_path / "excerpt.log"
+    path.write_text("INFO 12-01 08:50:26 [api_server.py:1] something vLLM never said\n")
+    code, out, err = run(capsys, str(path))
+    assert (code, out) == (1, "") and "last phase starting" in err and err.count("\n") == 1
+
+
+def test_release_outside_the_tables_reads_with_the_nearest_and_says_which(capsys, tmp_path):
+    text = (VLLM / "serve-kvspace2-maxlen512.log").read_text()
+    newer = tmp_path / "newer.log"
+    newer.write_text(re.sub(r"version \d+\.\d+\.\d+", "version 9.1.0", text))
+    code, out, _ = run(capsys, str(newer), "--json")
     data = json.loads(out)
-    assert (data["engine"], data["kv_tokens"], data["engine_version"]) == ("sglang", None, None)
+    assert code == 0 and data["engine_version"] == "9.1.0" and data["kv_tokens"] == 4194304
+    assert data["format_release"] == table_releases("vllm")[-1]
+    code, out, _ = run(capsys, str(VLLM / "serve-kvspace2-maxlen512.log"), "--json")
+    data = json.loads(out)
+    assert data["format_release"] == data["engine_version"].split("+")[0]
+    code, out, _ = run(capsys, str(newer))
+    assert "format_release" in out
+
+
+@pytest.mark.parametrize(("version", "expected"), [
+    ("0.8.5", "0.8.5"), ("0.11.0+cpu", "0.11.0"), ("0.10.1.5", "0.10.1.1"), ("0.5.0", "0.8.5"), ("1.0.0", "0.33.0"),
+])
+def test_format_release_is_the_nearest_older_table(version, expected):
+    assert format_release("vllm", version) == expected
+
+
+def test_parse_streams_the_file(monkeypatch, capsys):
+    # The CLI never holds the whole file: it reads line by line.
+    log = SGLANG / "a4_small_pool.log"
+    for method in ("read_bytes", "read_text"):
+        original = getattr(Path, method)
+
+        def guarded(self, *a, _original=original, **k):
+            assert self != log, "whole-file read of the log"
+            return _original(self, *a, **k)
+
+        monkeypatch.setattr(Path, method, guarded)
+    code, out, _ = run(capsys, str(log), "--json")
+    assert code == 0 and json.loads(out)["kv_tokens"] == 8192
 
 
 def test_not_an_engine_log_exits_1(capsys, tmp_path):

@@ -10,28 +10,37 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.engines import engine_names
-from harness.engines.logs import AUTO, parse_engine_log
+from harness.engines.logs import AUTO, parse_engine_file
 from harness.errors import EXIT_FINDING, HarnessError, InputError
 from harness.commands.common_args import add_json
-from parsers import CSV_FIELDS, NotAnEngineLog, StartupRecord, read_log
+from parsers import CSV_FIELDS, LogParser, NotAnEngineLog, StartupRecord
 
 
 def parse_file(path: str | Path, engine: str = AUTO) -> StartupRecord:
-    """Parse one log file. Missing file: InputError (exit 2); not an engine log: exit 1."""
-    path = Path(path)
+    """Parse one log file, streamed. Missing file: InputError (exit 2); not an engine log: exit 1."""
+    return _parse_stream(Path(path), engine).record
+
+
+def _parse_stream(path: Path, engine: str) -> LogParser:
     try:
-        text = read_log(path)
+        return parse_engine_file(path, engine)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a log file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        return parse_engine_log(text, engine)
     except NotAnEngineLog:
         raise HarnessError(f"{path}: not a log of any known engine ({', '.join(engine_names())}); "
                            f"pass --engine to parse it anyway", exit_code=EXIT_FINDING) from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def nothing_found(parser: LogParser) -> str | None:
+    """One line when no rule read anything: the log holds no KV sizing line and no startup error."""
+    record = parser.record
+    if parser.rules_fired or record.error_kind is not None or record.status is not None:
+        return None
+    return f"no KV sizing line and no startup error found; last phase {record.phase}"
 
 
 def render_table(record: StartupRecord, console: Console) -> None:
@@ -58,7 +67,10 @@ def _show(value) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    record = parse_file(args.logfile, args.engine)
+    parser = _parse_stream(Path(args.logfile), args.engine)
+    if (note := nothing_found(parser)) is not None:
+        raise HarnessError(f"{args.logfile}: {note}", exit_code=EXIT_FINDING)
+    record = parser.record
     if args.json:
         print(json.dumps(record.to_dict()))
     else:

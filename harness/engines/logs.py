@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from itertools import chain
+from pathlib import Path
+from typing import BinaryIO
+
 from parsers import NotAnEngineLog, StartupRecord
+from parsers.base import LogParser
 
 from harness.engines.registry import engine_names, get_engine
+from harness.engines.release_formats import table_paths, version_key
 
 AUTO = "auto"
+# How much of a log detection reads: the engines' first lines name them; the rest streams.
+DETECT_LINES = 2000
+DETECT_BYTES = 1 << 20
+# A line longer than this is fed in pieces: a file without line ends must not fill memory.
+MAX_LINE_BYTES = 1 << 20
 
 
 def detect_engine(text: str) -> str | None:
@@ -16,14 +28,80 @@ def detect_engine(text: str) -> str | None:
     return best if best is not None and scores[best] > 0 else None
 
 
-def parse_engine_log(text: str, engine: str = AUTO) -> StartupRecord:
-    """Parse a whole log with its engine's parser. Raises NotAnEngineLog when `engine` is auto and none matches."""
+def table_releases(engine: str) -> list[str]:
+    """The releases with a committed format table, oldest first."""
+    return [path.stem.split("-", 1)[1] for path in table_paths(engine)]
+
+
+def format_release(engine: str, version: str | None) -> str | None:
+    """The release whose format table reads a log of `version`: itself, else the nearest known one.
+
+    A release between two tables reads with the older one (wording changes come with
+    releases); one newer than every table with the newest, one older with the oldest.
+    """
+    releases = table_releases(engine)
+    if not releases or not version:
+        return None
+    base = version.split("+", 1)[0]  # a local build tag (0.11.0+cpu) names the same release
+    if base in releases:
+        return base
+    try:
+        key = version_key(base)
+        older = [r for r in releases if version_key(r) <= key]
+    except TypeError:  # a version whose pieces do not compare with the tables' (a git hash)
+        return releases[-1]
+    return older[-1] if older else releases[0]
+
+
+def read_lines(stream: BinaryIO) -> Iterator[bytes]:
+    """The lines of an open binary file, one at a time (bounded: long lines come in pieces)."""
+    while True:
+        line = stream.readline(MAX_LINE_BYTES)
+        if not line:
+            return
+        yield line
+
+
+def _head(lines: Iterator[bytes]) -> list[bytes]:
+    head, size = [], 0
+    for line in lines:
+        head.append(line)
+        size += len(line)
+        if len(head) >= DETECT_LINES or size >= DETECT_BYTES:
+            break
+    return head
+
+
+def parse_engine_lines(lines: Iterable[str | bytes], engine: str = AUTO) -> LogParser:
+    """Feed a log's lines, as they come, to its engine's parser; the closed parser.
+
+    Raises NotAnEngineLog when `engine` is auto and the log's first lines match none.
+    """
+    lines = iter(lines)
+    head: list = []
     if engine == AUTO:
+        head = _head(lines)
+        text = "".join(line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line for line in head)
         detected = detect_engine(text)
         if detected is None:
             raise NotAnEngineLog(f"no log lines of any known engine ({', '.join(engine_names())}) found")
         engine = detected
     parser = get_engine(engine).make_parser()
+    for line in chain(head, lines):
+        parser.feed(line)
+    parser.close()
+    record = parser.record
+    record.format_release = format_release(engine, record.engine_version)
+    return parser
+
+
+def parse_engine_file(path: str | Path, engine: str = AUTO) -> LogParser:
+    """Stream one log file through its engine's parser (memory stays flat whatever its size)."""
+    with open(path, "rb") as stream:
+        return parse_engine_lines(read_lines(stream), engine)
+
+
+def parse_engine_log(text: str, engine: str = AUTO) -> StartupRecord:
+    """Parse a whole log held in memory. Raises NotAnEngineLog when `engine` is auto and none matches."""
     # Not splitlines(): it would also split on characters such as \x0c that can appear inside a line.
-    parser.feed_lines(text.split("\n"))
-    return parser.record
+    return parse_engine_lines((line + "\n" for line in text.split("\n")), engine).record
