@@ -44,7 +44,8 @@ class ToyEngine(Engine):
     effective_columns = ("num_blocks",)
     prediction_result_columns = (Column("blocks", "num_blocks"),)
 
-    def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any]) -> list[str]:
+    def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any],
+                version: str | None = None) -> list[str]:
         return [python, str(SERVER), "--model", model, "--host", "127.0.0.1", "--port", str(port),
                 *self.render_flags(args)]
 
