@@ -521,7 +521,7 @@ def make_report(frames: list[pd.DataFrame], names: list[str], out_dir: str | Pat
     frame, name = frames[-1], names[-1]
     comparison = compare_results(frames[0], frames[1], base_name=names[0], new_name=names[1]) if len(frames) == 2 else None
 
-    plots, notes = [], []
+    plots, notes, every_release = [], [], frame
     if has_release_axis(frame):
         plots, notes = release_plots(frame, out_dir)
         # The knob plots are of one release each: the newest, so a point is not drawn twice.
@@ -541,7 +541,7 @@ def make_report(frames: list[pd.DataFrame], names: list[str], out_dir: str | Pat
         fig = before_after_figure(comparison, base_label, new_label, title)
         plots.append(_save(fig, "before_after", title, out_dir))
 
-    markdown = render_report_markdown(frame, name, plots, notes, comparison)
+    markdown = render_report_markdown(every_release, name, plots, notes, comparison)
     path = out_dir / "report.md"
     path.write_text(markdown, encoding="utf-8")
     return Report(out_dir, path, markdown, plots, comparison)
@@ -582,11 +582,14 @@ def render_report_markdown(frame: pd.DataFrame, name: str, plots: list[Plot], no
     header = ("engine", "point_id", "repeat", "knobs", "status", "kv_tokens", "kv_gib", "predicted_kv_tokens",
               "predicted_kv_gib", "prediction_error_pct")
     out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    several = has_release_axis(frame)
     for _, row in frame.iterrows():
+        # On a release axis a point has a row per release: the engine cell names it.
+        engine = f"{row['engine']} {row['engine_version']}" if several else row["engine"]
         knobs = ", ".join(f"{k}={_value_text(v)}" for k, v in labels.get(row["point_id"], {}).items())
         status = _outcome(row["status"], row["error_kind"])
         out.append("| " + " | ".join((
-            _cell(row["engine"]), _cell(row["point_id"]), _cell(row["repeat"]), _cell(knobs), _cell(status),
+            _cell(engine), _cell(row["point_id"]), _cell(row["repeat"]), _cell(knobs), _cell(status),
             _cell(row["kv_tokens"]), _fixed(row["kv_gib"], "{:.3f}"), _cell(row["predicted_kv_tokens"]),
             _fixed(row["predicted_kv_gib"], "{:.3f}"), _fixed(row["prediction_error_pct"], "{:+.2f}%"))) + " |")
     out += ["", "## Plots", ""]
