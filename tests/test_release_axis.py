@@ -164,3 +164,23 @@ def test_report_engines_keeps_only_their_rows(tmp_path, capsys):
     assert "only in base" not in report.markdown
     with pytest.raises(InputError, match="no rows of that engine"):
         report_files([base], str(tmp_path / "r2"), engines=["nosuch"])
+
+
+def test_each_release_of_the_axis_checks_the_flags(tmp_path, capsys):
+    # 0.33.0 spells the negation --disable-dbo; 0.32.0 only --no-enable-dbo: the list is checked per release.
+    path = tmp_path / "per_release.yaml"
+    path.write_text("name: r\nmodel: {builtin: tiny-llama}\nengines:\n  vllm:\n"
+                    "    version: [\"0.32.0\", \"0.33.0\"]\n    args: {disable_dbo: true}\n")
+    assert main(["validate", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "engines.vllm.args.disable_dbo: unknown vllm 0.32.0 flag; vllm 0.32.0 spells it 'no_enable_dbo'" in err
+    assert "0.33.0 flag" not in err
+    path.write_text(path.read_text().replace('["0.32.0", "0.33.0"]', '"0.33.0"'))
+    assert main(["validate", str(path)]) == 0
+
+
+def test_run_summary_names_the_release(tmp_path, capsys):
+    _stand_in_releases(tmp_path)
+    assert main(["run", _scenario(tmp_path, f'["{OLD}", "{NEW}"]'), "--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    assert "release" in out and OLD in out and NEW in out

@@ -93,7 +93,7 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "compare", help="what changed between two results CSVs (engine upgrade check); exit 1 on a change",
         description=(
-            "Join two results CSVs of one scenario on (point_id, repeat) and report, per point:\n"
+            "Join two results CSVs of one scenario on (point_id, repeat) and report, per point (one file of several releases: --by-release):\n"
             "KV tokens before/after, outcome changes (always, whatever the tolerance), changed\n"
             "effective settings, and points present in one file only. Repeats compare by median.\n"
             "Exit 0: nothing beyond tolerance; 1: something is; 2: bad input."

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from harness.commands.common_args import add_tolerance, engine_versions, example_releases
 from harness.engines import engine_names
+from harness.formatting import MISSING, count, is_missing
 from harness.commands.console import output_console
 from harness.execute.executors import EXECUTORS, make_executor
 from harness.execute.point_run import PointResult
@@ -32,12 +33,15 @@ def summary_tables(results: list[PointResult]) -> list[Table]:
         table = Table(title=f"{engine}: {sum(r.point.engine == engine for r in results)} points")
         # the knobs this sweep varied for the engine, in scenario order
         knobs = list(dict.fromkeys(k for r in results if r.point.engine == engine for k in r.point.knobs))
-        for column in ("point_id", *knobs, "status", "kv_tokens", "max_concurrency", "predicted", "error"):
+        # A release axis runs each point once per release: a column says which row is which.
+        release = ("release",) if any(r.point.release_axis for r in results if r.point.engine == engine) else ()
+        for column in ("point_id", *release, *knobs, "status", "kv_tokens", "max_concurrency", "predicted", "error"):
             table.add_column(column, justify="right" if column in ("kv_tokens", "predicted", "max_concurrency") else "left")
         for r in (r for r in results if r.point.engine == engine):
             row = r.row
             table.add_row(
-                row["point_id"], *(_cell(r.point.knobs.get(k, "default")) for k in knobs), row["status"],
+                row["point_id"], *((_cell(r.point.engine_version),) if release else ()),
+                *(_cell(r.point.knobs.get(k, "default")) for k in knobs), row["status"],
                 _cell(row.get("kv_tokens"), thousands=True), _cell(row.get("max_concurrency")),
                 _cell(row.get("predicted_kv_tokens"), thousands=True), _cell(row.get("error_kind")),
             )
@@ -46,11 +50,9 @@ def summary_tables(results: list[PointResult]) -> list[Table]:
 
 
 def _cell(value, thousands: bool = False) -> str:
-    if value is None or value == "":
-        return "-"
-    if thousands and isinstance(value, (int, float)):
-        return f"{int(value):,}"
-    return str(value)
+    if is_missing(value):
+        return MISSING
+    return count(value) if thousands and isinstance(value, (int, float)) else str(value)
 
 
 def _sigterm_as_interrupt(*_):
