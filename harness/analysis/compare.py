@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.analysis.numbers import _num, _pct
+from harness.formatting import number as _num, pct as _pct
 
 from harness.engines import engine_names, get_engine
 from harness.errors import EXIT_FINDING, EXIT_OK, InputError

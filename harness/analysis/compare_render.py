@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harness.analysis.numbers import _num, _pct
+from harness.formatting import number as _num, pct as _pct
 
 if TYPE_CHECKING:
     from harness.analysis.compare import Comparison, Side

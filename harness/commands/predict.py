@@ -18,6 +18,7 @@ from rich.table import Table
 
 from harness.commands.console import output_console
 from harness.engines import engine_names, get_engine
+from harness.formatting import fixed
 from harness.errors import InputError
 from harness.predict import Prediction, load_model_description, predict_point
 from harness.predict.calibrate import GroupFit, choose_fit, fit_calibrations
@@ -110,15 +111,7 @@ def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp
 
 
 def _fmt(value: Any, digits: int = 2) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "NO"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
+    return fixed(value, digits)
 
 
 def render(report: PredictReport, console: Console) -> None:
