@@ -9,6 +9,7 @@ Conventions that keep the tables short:
 
 from __future__ import annotations
 
+import heapq
 import re
 import re._constants as sre_constants
 import re._parser as sre_parse
@@ -18,6 +19,7 @@ from typing import ClassVar
 
 from parsers import events as ev
 from parsers.lines import (
+    ANSI,
     NUM,
     clean_segments,
     coerce,
@@ -44,7 +46,7 @@ NON_FATAL_HEADERS = re.compile(r"^(?:Exception ignored in|Exception in thread)\b
 INTERRUPTS = re.compile(r"^(?:KeyboardInterrupt|SystemExit)\b")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ costs a microsecond a line
 class Line:
     """One log line split into its parts."""
 
@@ -67,27 +69,123 @@ class Rule:
     actions: tuple[Action, ...] = ()
     primary_only: bool = False  # facts every rank logs: take rank 0's
     keyword: str | None = None  # text every match contains: a cheap `in` test skips most lines
+    any_of: tuple[str, ...] | None = None  # texts one of which every match contains
 
 
 def required_literal(pattern: re.Pattern) -> str | None:
     """The longest run of plain characters that every match of `pattern` must contain."""
+    found = _required(pattern)
+    return found[0] if found is not None and len(found) == 1 else None
+
+
+def required_texts(pattern: re.Pattern) -> tuple[str, ...] | None:
+    """Texts one of which every match of `pattern` contains (None: no such set is known)."""
+    return _required(pattern)
+
+
+def _required(pattern: re.Pattern) -> tuple[str, ...] | None:
     if pattern.flags & re.IGNORECASE:
         return None
-    best, run = "", []
-    # Only the top-level sequence: every item of it takes part in every match.
-    for op, value in sre_parse.parse(pattern.pattern, pattern.flags):
+    return _sequence(sre_parse.parse(pattern.pattern, pattern.flags))
+
+
+def _distinct(text: str) -> int:
+    """How well a literal tells a rule's lines from others: longer is better, a symbol best (vLLM's banner █)."""
+    return len(text) + (100 if not text.isascii() else 0)
+
+
+def _sequence(items) -> tuple[str, ...] | None:
+    # Only items every match takes part in: the top-level sequence, a group in it, every
+    # branch of an alternation in it.
+    best, run, alternatives = "", [], None
+    for op, value in items:
         if op is sre_constants.LITERAL:
             run.append(chr(value))
             continue
-        best, run = max(best, "".join(run), key=len), []
-    best = max(best, "".join(run), key=len)
-    return best if len(best) >= 3 else None
+        best, run = max(best, "".join(run), key=_distinct), []
+        if op is sre_constants.SUBPATTERN:
+            inner = _sequence(value[-1])
+        elif op is sre_constants.BRANCH:
+            branches = [_sequence(branch) for branch in value[1]]
+            inner = None if any(b is None for b in branches) else tuple(t for b in branches for t in b)
+        else:
+            continue
+        if inner is not None and (alternatives is None or min(map(len, inner)) > min(map(len, alternatives))):
+            alternatives = inner
+    best = max(best, "".join(run), key=_distinct)
+    if len(best) >= 3 or not best.isascii():
+        return (best,)
+    if alternatives is not None and min(map(len, alternatives)) >= 3:
+        return alternatives
+    return None
+
+
+# Words too frequent in engine logs to tell a rule's line from others: a rule whose keyword
+# has no other whole word is screened by its whole keyword instead.
+COMMON_WORDS = frozenset({"a", "an", "and", "for", "in", "is", "of", "on", "the", "to", "with", "model", "Model",
+                          "engine", "cache", "runner", "memory", "GPU", "KV", "version", "took", "set", "size",
+                          "up", "max", "using", "from", "by", "at", "as"})
+
+
+def _word_index(rules: tuple[Rule, ...]) -> tuple[dict[str, list[int]], list[int], dict]:
+    """word -> the rules whose keyword holds it as a whole word; and the rules with no such word.
+
+    A word with a space on both sides inside the keyword is a whitespace-separated token of
+    every line the rule matches, so a line without any rule's word needs only the others.
+    """
+    words: dict[str, list[int]] = {}
+    always = []
+    for i, r in enumerate(rules):
+        pieces = (r.keyword or "").split(" ")
+        inner = [w for w in pieces[1:-1] if w and w not in COMMON_WORDS and not any(ch.isspace() for ch in w)]
+        if not inner:
+            always.append(i)
+            continue
+        words.setdefault(max(inner, key=len), []).append(i)
+    return words, always, {}
+
+
+# What makes a line an error or part of one whatever its wording: a level that fails, an
+# exception's name, a traceback (EXCEPTION_LINE, LEVELS_THAT_FAIL, NON_FATAL_HEADERS, INTERRUPTS).
+ERROR_TEXTS = ("ERROR", "CRITICAL", "FATAL", "Error", "Exception", "Traceback", "KeyboardInterrupt", "SystemExit")
+
+
+def _screen(cls) -> tuple[frozenset[str], tuple[str, ...]] | bool:
+    """The words and texts one of which every line that any table can read holds (True: unknown)."""
+    words, always, _ = _word_index(cls.rules)
+    texts = list(ERROR_TEXTS)
+    for i in always:
+        found = (cls.rules[i].keyword,) if cls.rules[i].keyword else cls.rules[i].any_of
+        if found is None:
+            return True
+        texts.extend(found)
+    for pattern in [cls.failure_markers, *(e.pattern for e in cls.error_rules if e.standalone)]:
+        found = required_texts(pattern)
+        if found is None:
+            return True
+        texts.extend(found)
+    return frozenset(words), tuple(dict.fromkeys(texts))
+
+
+def _block_texts(cls) -> tuple[str, ...] | None:
+    texts = list(ERROR_TEXTS)
+    for r in cls.rules:
+        found = (r.keyword,) if r.keyword else r.any_of
+        if found is None:
+            return None
+        texts.extend(found)
+    for pattern in [cls.failure_markers, *(e.pattern for e in cls.error_rules if e.standalone)]:
+        found = required_texts(pattern)
+        if found is None:
+            return None
+        texts.extend(found)
+    return tuple(dict.fromkeys(texts))
 
 
 def rule(regex: str, *actions: Action, primary_only: bool = False) -> Rule:
     """A table row; `{NUM}` in the regex stands for a printed number."""
     pattern = re.compile(regex.replace("{NUM}", NUM))
-    return Rule(pattern, actions, primary_only, required_literal(pattern))
+    return Rule(pattern, actions, primary_only, required_literal(pattern), required_texts(pattern))
 
 
 @dataclass(frozen=True)
@@ -256,13 +354,77 @@ class LogParser:
     # --- feeding --------------------------------------------------------------------------
 
     def feed(self, raw: str | bytes) -> list[ev.Event]:
+        if isinstance(raw, bytes):
+            raw = raw.decode("utf-8", errors="replace")
+        if not (self.has_pending() or self.may_matter(raw) or any(
+                self.may_be_from(raw, source) for source in self._tracebacks.open_sources)):
+            return []  # most lines: no rule's text, no error, no traceback open
+        return self._feed_text(raw)
+
+    def _feed_text(self, raw: str) -> list[ev.Event]:
         self._events = []
+        fired = self.rules_fired
         for segment in clean_segments(raw):
             t, segment = split_relative_time(segment)
             # Trailing spaces go only after the capture's "<seconds>\t" is split off.
             self._feed_line(self.split_prefix(strip_wrappers(segment.rstrip()), t))
-        self.finalize()
+        if self.rules_fired != fired or self._events:  # only a rule or an error changes what it derives
+            self.finalize()
         return self._events
+
+    def feed_block(self, text: str) -> list[ev.Event]:
+        """Many whole lines at once (a file read in chunks): the lines no table can read are
+        skipped by `str.find` instead of one by one, which keeps a large log at tens of MB/s."""
+        texts = self.block_texts()
+        if texts is None:
+            return self.feed_lines(text.split("\n"))
+        if "\x1b" in text:
+            text = ANSI.sub("", text)
+        out: list[ev.Event] = []
+        n = len(text)
+        # The next place each text occurs, nearest first.
+        heap = [(i, t) for t in texts if (i := text.find(t)) >= 0]
+        heapq.heapify(heap)
+        marks: dict[str, int] = {}  # where the next line of a process with an open traceback starts
+        pos = 0
+        while pos < n:
+            while heap and heap[0][0] < pos:
+                _, t = heapq.heappop(heap)
+                if (i := text.find(t, pos)) >= 0:
+                    heapq.heappush(heap, (i, t))
+            hit = heap[0][0] if heap else n
+            if self.has_pending():
+                hit = pos
+            for source in self._tracebacks.open_sources:
+                # A process with a traceback under way: its next line must be seen.
+                mark = self.source_text(source)
+                if mark is None:
+                    hit = pos
+                    break
+                found = marks.get(mark, -1)
+                if found < pos:
+                    found = marks[mark] = text.find(mark, pos) % (n + 1)  # not found: n
+                hit = min(hit, found)
+            if hit >= n:
+                break
+            start = (text.rfind("\n", pos, hit) + 1) or pos
+            end = text.find("\n", hit)
+            end = n if end < 0 else end + 1
+            out.extend(self._feed_text(text[start:end]))
+            pos = end
+        return out
+
+    def source_text(self, source: str) -> str | None:
+        """Hook: a text every line of process `source` holds (None: unknown, see every line)."""
+        return None
+
+    @classmethod
+    def block_texts(cls) -> tuple[str, ...] | None:
+        """Texts one of which every line any table can read holds (None: unknown)."""
+        texts = cls.__dict__.get("_block_texts")
+        if texts is None:
+            texts = cls._block_texts = _block_texts(cls) or ()
+        return texts or None
 
     def feed_lines(self, lines: Iterable[str | bytes]) -> list[ev.Event]:
         out: list[ev.Event] = []
@@ -279,6 +441,27 @@ class LogParser:
         self.finalize()
         return self._events
 
+    def has_pending(self) -> bool:
+        """Hook: a fact announced over several lines waits for its next line (which must be seen)."""
+        return False
+
+    def may_be_from(self, raw: str, source: str) -> bool:
+        """Hook: False only when `raw` cannot be a line of process `source`."""
+        return True
+
+    @classmethod
+    def may_matter(cls, raw: str) -> bool:
+        """False only for a line no rule, error rule, failure marker or exception test can read."""
+        screen = cls.__dict__.get("_screen")
+        if screen is None:
+            screen = cls._screen = _screen(cls)
+        if screen is True:
+            return True
+        words, texts = screen
+        if "\x1b" in raw or any(text in raw for text in texts):
+            return True
+        return not words.isdisjoint(raw.split())
+
     def flush_pending(self, line: Line) -> None:
         """Hook: a fact announced over several lines is complete (called before each line)."""
 
@@ -286,7 +469,9 @@ class LogParser:
         self.flush_pending(line)
         self._check_failures(line)
         text = line.text
-        for index, r in enumerate(self.rules):
+        rules = self.rules
+        for index in self._candidates(text):
+            r = rules[index]
             if r.keyword is not None and r.keyword not in text:
                 continue
             match = r.pattern.search(text)
@@ -305,6 +490,21 @@ class LogParser:
                 self._primary_seen.add(index)
             self._run_rule(r, match, line)
             return
+
+    @classmethod
+    def _candidates(cls, text: str) -> list[int]:
+        """The rules that may match `text`, in table order: most lines hold no rule's word."""
+        index = cls.__dict__.get("_word_index")
+        if index is None:
+            index = cls._word_index = _word_index(cls.rules)
+        words, always, memo = index
+        found = words.keys() & text.split()
+        if not found:
+            return always
+        key = frozenset(found)
+        if (hit := memo.get(key)) is None:
+            hit = memo[key] = sorted({*always, *(i for word in found for i in words[word])})
+        return hit
 
     def _run_rule(self, r: Rule, match: re.Match, line: Line) -> None:
         values = self._apply(match, store=True)

@@ -25,7 +25,7 @@ def clean_segments(raw: str | bytes) -> list[str]:
     """One raw line -> the text lines it holds (a `\\r` inside a line starts a new one)."""
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8", errors="replace")
-    text = ANSI.sub("", raw).rstrip("\r\n")
+    text = (ANSI.sub("", raw) if "\x1b" in raw else raw).rstrip("\r\n")
     return text.split("\r") if "\r" in text else [text]
 
 
@@ -63,7 +63,7 @@ def strip_python_logging(text: str) -> tuple[str | None, str]:
 
 
 def split_relative_time(line: str) -> tuple[float | None, str]:
-    match = RELATIVE_TIME.match(line)
+    match = RELATIVE_TIME.match(line) if "\t" in line else None
     if match is None:
         return None, line
     return float(match.group(1)), line[match.end():]

@@ -45,6 +45,11 @@ class TracebackTracker:
     _blocks: dict[str, _Block] = field(default_factory=dict)
     _next_id: int = 0
 
+    @property
+    def open_sources(self) -> list[str]:
+        """The processes with a traceback under way: their next lines must be seen."""
+        return list(self._blocks)
+
     def feed(self, source: str, text: str) -> Step | None:
         """Classify `text` (a message without its log prefix) from process `source`."""
         block = self._blocks.get(source)

@@ -40,6 +40,17 @@ PREFIX = re.compile(
     r"(?:(?P<ts>\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)\s+)?"
     r"\[(?P<file>[^\]\s]+?\.py):(?P<lineno>\d+)\](?: (?P<msg>.*))?$"
 )
+PREFIX_AT_START = re.compile(PREFIX.pattern)
+
+
+def find_prefix(text: str) -> re.Match | None:
+    """The engine prefix in `text`: tried at the start first (the common case), searched only if
+    the line holds the `.py:` every prefix has."""
+    if ".py:" not in text:
+        return None
+    return PREFIX_AT_START.match(text) or PREFIX.search(text)
+
+
 # Exactly one space is the wrapper's: a traceback's indentation after it is the child's own.
 PROC_ONLY = re.compile(r"^\((?P<proc>[^()]*?) pid=(?P<pid>\d+)\) ?(?P<msg>.*)$")
 # Rank numbers in a process name: Worker_PP1_TP0, EngineCore_DP1, VllmWorker-3, VllmWorker rank=1.
@@ -296,6 +307,18 @@ class VllmLogParser(LogParser):
         super().__init__()
         self.pending_kv: Line | None = None
 
+    def may_be_from(self, raw: str, source: str) -> bool:
+        # A child's source is "<proc>:<pid>", and each of its lines carries "pid=<pid>)".
+        proc, _, pid = source.rpartition(":")
+        return not (proc and pid.isdigit()) or f"pid={pid})" in raw
+
+    def source_text(self, source: str) -> str | None:
+        proc, _, pid = source.rpartition(":")
+        return f"pid={pid})" if proc and pid.isdigit() else None
+
+    def has_pending(self) -> bool:
+        return self.pending_kv is not None
+
     def flush_pending(self, line: Line) -> None:
         # The two-line KV statement: anything but its concurrency line completes it.
         if self.pending_kv is not None and not line.text.lstrip().startswith("Maximum concurrency for"):
@@ -303,7 +326,7 @@ class VllmLogParser(LogParser):
             kv_sized(self, {}, pending)
 
     def split_prefix(self, text: str, t: float | None) -> Line:
-        match = PREFIX.search(text)
+        match = find_prefix(text)
         if match is None:
             # A wrapping program's logging prefix: its level counts, but it is not the engine's own
             # prefix (a traceback under it is still an uncaught one).
@@ -336,7 +359,7 @@ class VllmLogParser(LogParser):
     @classmethod
     def score(cls, text: str) -> int:
         lines = text.splitlines()[:2000]
-        prefixed = sum(1 for line in lines if PREFIX.search(strip_wrappers(line)))
+        prefixed = sum(1 for line in lines if find_prefix(strip_wrappers(line)))
         hints = len(re.findall(r"(?:site|dist)-packages/vllm/|bin/vllm\b|vllm\.entrypoints|\bvLLM\b", text))
         return 10 * prefixed + hints + 5 * cls.wording_hits(lines)
 

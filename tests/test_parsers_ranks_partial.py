@@ -153,3 +153,25 @@ def test_bare_excerpts_without_any_prefix(text, engine):
 def test_the_engine_version_line(line, engine, version):
     record = parse_log(line, engine)
     assert record.engine_version == version
+
+
+# --- streamed blocks read exactly as line by line -----------------------------------------------
+
+from pathlib import Path  # noqa: E402
+
+from harness.engines.logs import parse_engine_file  # noqa: E402
+from parsers import read_log  # noqa: E402
+
+RECORDED = sorted((Path(__file__).parent / "fixtures" / "logs").glob("*/*.log"))
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_file_streamed_in_blocks_reads_as_line_by_line(path, monkeypatch):
+    import harness.engines.logs as logs
+
+    expected = parse_log(read_log(path)).to_dict()
+    for block in (1 << 20, 997, 64):  # blocks cut anywhere, lines longer than a block included
+        monkeypatch.setattr(logs, "BLOCK_BYTES", block)
+        got = parse_engine_file(path).record.to_dict()
+        got["format_release"] = None
+        assert got == expected, f"block size {block}"

@@ -17,8 +17,10 @@ AUTO = "auto"
 # How much of a log detection reads: the engines' first lines name them; the rest streams.
 DETECT_LINES = 2000
 DETECT_BYTES = 1 << 20
-# A line longer than this is fed in pieces: a file without line ends must not fill memory.
-MAX_LINE_BYTES = 1 << 20
+# A file is read in blocks of whole lines; a line longer than MAX_LINE_BYTES comes in pieces
+# (a file without line ends must not fill memory).
+BLOCK_BYTES = 1 << 20
+MAX_LINE_BYTES = 4 << 20
 
 
 def detect_engine(text: str) -> str | None:
@@ -53,13 +55,23 @@ def format_release(engine: str, version: str | None) -> str | None:
     return older[-1] if older else releases[0]
 
 
-def read_lines(stream: BinaryIO) -> Iterator[bytes]:
-    """The lines of an open binary file, one at a time (bounded: long lines come in pieces)."""
+def read_blocks(stream: BinaryIO) -> Iterator[str]:
+    """An open binary file as text blocks of whole lines, BLOCK_BYTES or so each (memory stays flat)."""
+    rest = b""
     while True:
-        line = stream.readline(MAX_LINE_BYTES)
-        if not line:
+        chunk = stream.read(BLOCK_BYTES)
+        if not chunk:
+            if rest:
+                yield rest.decode("utf-8", errors="replace")
             return
-        yield line
+        chunk = rest + chunk
+        cut = chunk.rfind(b"\n") + 1
+        if cut == 0 and len(chunk) < MAX_LINE_BYTES:
+            rest = chunk  # one line longer than a block: wait for its end
+            continue
+        cut = cut or len(chunk)  # a line past MAX_LINE_BYTES comes in pieces
+        rest = chunk[cut:]
+        yield chunk[:cut].decode("utf-8", errors="replace")
 
 
 def _head(lines: Iterator[bytes]) -> list[bytes]:
@@ -98,7 +110,26 @@ def parse_engine_lines(lines: Iterable[str | bytes], engine: str = AUTO) -> LogP
 def parse_engine_file(path: str | Path, engine: str = AUTO) -> LogParser:
     """Stream one log file through its engine's parser (memory stays flat whatever its size)."""
     with open(path, "rb") as stream:
-        return parse_engine_lines(read_lines(stream), engine)
+        blocks = read_blocks(stream)
+        head: list[str] = []
+        if engine == AUTO:
+            size = lines = 0
+            for block in blocks:  # the first lines only, however the blocks fall
+                head.append(block)
+                size, lines = size + len(block), lines + block.count("\n")
+                if size >= DETECT_BYTES or lines >= DETECT_LINES:
+                    break
+            text = "".join(head)
+            detected = detect_engine("\n".join(text.split("\n", DETECT_LINES)[:DETECT_LINES]))
+            if detected is None:
+                raise NotAnEngineLog(f"no log lines of any known engine ({', '.join(engine_names())}) found")
+            engine = detected
+        parser = get_engine(engine).make_parser()
+        for block in chain(head, blocks):
+            parser.feed_block(block)
+    parser.close()
+    parser.record.format_release = format_release(engine, parser.record.engine_version)
+    return parser
 
 
 def parse_engine_log(text: str, engine: str = AUTO) -> StartupRecord:
