@@ -177,3 +177,67 @@ def test_interleaving_keeps_the_known_error(lines):
 def test_interleaving_keeps_an_unknown_exception(lines):
     record = vllm_parse(*lines)
     assert (record.error_kind, record.error_message) == ("other", "OSError: [Errno 28] No space left on device")
+
+
+# --- round trips of recorded logs: wrapper styles, ranks, line endings, streamed or line by line ---
+
+import re as _re  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from hypothesis import HealthCheck  # noqa: E402
+
+from harness.engines.logs import parse_engine_file  # noqa: E402
+from parsers import parse_log, read_log  # noqa: E402
+from tests.test_parsers_wrappers import LOSSY, RECORDED, WRAPPERS  # noqa: E402
+
+FAITHFUL = sorted(set(WRAPPERS) - LOSSY)
+ENDINGS = ("\n", "\r\n")
+# vLLM's per-rank KV statement (one line, or the older first of two): the engine core's name carries the rank.
+KV_STATEMENT = _re.compile(r"^(.*?)\((EngineCore[^()]*?) pid=(\d+)\)(.*KV cache size: )([\d,]+)( tokens.*)$")
+
+
+def _with_other_rank(lines: list[str], other_tokens: int) -> tuple[list[str], int | None]:
+    """Every vLLM KV statement also printed by a second data-parallel rank, with `other_tokens`."""
+    out, rank0 = [], None
+    for line in lines:
+        match = KV_STATEMENT.match(line)
+        if match is None:
+            out.append(line)
+            continue
+        head, _, pid, mid, tokens, tail = match.groups()
+        rank0 = int(tokens.replace(",", ""))
+        out.append(f"{head}(EngineCore_DP0 pid={pid}){mid}{tokens}{tail}")
+        out.append(f"{head}(EngineCore_DP1 pid={int(pid) + 1}){mid}{other_tokens:,}{tail}")
+    return out, rank0
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(RECORDED), st.lists(st.sampled_from(FAITHFUL), min_size=1, max_size=3),
+       st.sampled_from(ENDINGS), st.integers(min_value=1, max_value=10**8), st.booleans())
+def test_recorded_log_round_trips(path, wrappers, ending, other_tokens, add_rank):
+    text = read_log(path)
+    bare = parse_log(text).to_dict()
+    lines = text.split("\n")
+    rank0 = None
+    if add_rank and bare["engine"] == "vllm":
+        lines, rank0 = _with_other_rank(lines, other_tokens)
+    # a different wrapper style line by line, as when several capture tools' output is merged
+    wrapped = ending.join(WRAPPERS[wrappers[i % len(wrappers)]](i, line) if line else line
+                          for i, line in enumerate(lines))
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "wrapped.log"
+        log.write_bytes(wrapped.encode())
+        streamed = parse_engine_file(log, bare["engine"]).record.to_dict()
+    by_line = parse_log(wrapped, bare["engine"]).to_dict()
+    streamed["format_release"] = None
+    assert streamed == by_line
+    rank_fields = {"rank_note", "kv_tokens_min_rank"}
+    for key, value in bare.items():
+        if key in rank_fields:
+            continue
+        assert by_line[key] == value, f"{key}: {by_line[key]!r} != {value!r}"
+    if rank0 is not None:
+        assert by_line["kv_tokens"] == rank0
+        assert by_line["kv_tokens_min_rank"] == (min(other_tokens, rank0) if other_tokens != rank0 else None)
+        assert (by_line["rank_note"] is not None) == (other_tokens != rank0)
