@@ -19,7 +19,7 @@ DETECT_LINES = 2000
 DETECT_BYTES = 1 << 20
 # A file is read in blocks of whole lines; a line longer than MAX_LINE_BYTES comes in pieces
 # (a file without line ends must not fill memory).
-BLOCK_BYTES = 1 << 20
+BLOCK_BYTES = 256 << 10
 MAX_LINE_BYTES = 4 << 20
 
 
