@@ -194,10 +194,12 @@ class ErrorRule:
     pattern: re.Pattern
     rank: int = SPECIFIC
     standalone: bool = False  # a plain log line (no traceback, no ERROR level) is enough
+    keyword: str | None = None  # text every match contains
 
 
 def error(kind: str, regex: str, rank: int = SPECIFIC, standalone: bool = False) -> ErrorRule:
-    return ErrorRule(kind, re.compile(regex.replace("{NUM}", NUM)), rank, standalone)
+    pattern = re.compile(regex.replace("{NUM}", NUM))
+    return ErrorRule(kind, pattern, rank, standalone, required_literal(pattern))
 
 
 def _record_fields(match: re.Match) -> dict:
@@ -572,7 +574,7 @@ class LogParser:
         in_exception = step is not None and step.kind in (STEP_EXCEPTION, STEP_DETAIL)
         explicit = in_exception or line.level in LEVELS_THAT_FAIL or EXCEPTION_LINE.match(line.text) is not None
         for err in self.error_rules:
-            if not (explicit or err.standalone):
+            if not (explicit or err.standalone) or (err.keyword is not None and err.keyword not in line.text):
                 continue
             match = err.pattern.search(line.text)
             if match:
