@@ -6,6 +6,7 @@ uvicorn's own lines and Python's uncaught tracebacks come without it.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from parsers.base import (
@@ -312,7 +313,9 @@ class VllmLogParser(LogParser):
         proc, _, pid = source.rpartition(":")
         return not (proc and pid.isdigit()) or f"pid={pid})" in raw
 
-    def source_text(self, source: str) -> str | None:
+    @staticmethod
+    @functools.lru_cache(maxsize=1024)
+    def source_text(source: str) -> str | None:
         proc, _, pid = source.rpartition(":")
         return f"pid={pid})" if proc and pid.isdigit() else None
 
@@ -364,5 +367,6 @@ class VllmLogParser(LogParser):
         return 10 * prefixed + hints + 5 * cls.wording_hits(lines)
 
 
+@functools.lru_cache(maxsize=1024)  # a log names few processes, on every line
 def _primary(proc: str | None) -> bool:
     return proc is None or all(int(n) == 0 for n in RANK.findall(proc))
