@@ -34,7 +34,14 @@ def read_lines(path: str) -> list[tuple[float, bytes]]:
     return [(0.0, line + b"\n") for line in raw]
 
 
+_SERVING: list[int] = []
+
+
 def serve_health(port: int) -> None:
+    if port in _SERVING:  # an engine has several KV lines (SGLang: the pool, then the summary): serve once
+        return
+    _SERVING.append(port)
+
     class Health(http.server.BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802 - http.server's naming
             self.send_response(200 if self.path in ("/health", "/model_info", "/server_info", "/version") else 404)

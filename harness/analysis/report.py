@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness.formatting import count, is_missing
 from harness.analysis.compare import Comparison, compare_results, point_knobs
 from harness.analysis.compare_render import render_markdown
 from harness.analysis.release_history import has_release_axis, releases_in, rows_of
@@ -553,10 +554,10 @@ def _side_label(frame: pd.DataFrame, name: str) -> str:
 
 
 def _cell(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if is_missing(value):
         return ""
     if isinstance(value, float):
-        return f"{int(value):,}" if value.is_integer() else f"{value:.4g}"
+        return count(value) if value.is_integer() else f"{value:.4g}"
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 

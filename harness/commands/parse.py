@@ -11,6 +11,7 @@ from rich.table import Table
 
 from harness.engines import engine_names
 from harness.engines.logs import AUTO, parse_engine_file
+from harness.formatting import MISSING, is_missing
 from harness.errors import EXIT_FINDING, HarnessError, InputError
 from harness.commands.common_args import add_json
 from parsers import CSV_FIELDS, LogParser, NotAnEngineLog, StartupRecord
@@ -59,8 +60,8 @@ def render_table(record: StartupRecord, console: Console) -> None:
 
 
 def _show(value) -> str:
-    if value is None:
-        return "-"
+    if is_missing(value):
+        return MISSING
     if isinstance(value, dict):
         return ", ".join(f"{k}={v}" for k, v in value.items())
     return str(value)
