@@ -248,6 +248,20 @@ def copy_field(target: str, source: str) -> Action:
     return copy
 
 
+def store_pairs(*pairs: tuple[str, str]) -> Action:
+    """Store every `label NUM` piece a many-figure line holds (each piece is optional): (regex, field) pairs,
+    `{NUM}` standing for the printed number the regex's first group captures."""
+    compiled = [(re.compile(regex.replace("{NUM}", NUM)), name) for regex, name in pairs]
+
+    def store(parser: LogParser, values: dict, line: Line) -> None:
+        for regex, name in compiled:
+            match = regex.search(line.text)
+            if match:
+                setattr(parser.record, name, coerce(FIELD_KINDS[name], match.group(1)))
+
+    return store
+
+
 def set_fields(**constants) -> Action:
     def assign(parser: LogParser, values: dict, line: Line) -> None:
         for name, value in constants.items():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from parsers.base import (
+    store_pairs,
     GENERIC,
     Line,
     LogParser,
@@ -75,19 +76,6 @@ def _server_args(parser: LogParser, values: dict, line: Line) -> None:
         if match:
             setattr(record, f"cuda_graph_{stage}_backend", match.group("backend"))
             setattr(record, f"cuda_graph_{stage}_max_bs", coerce(int, match.group("max_bs")))
-
-
-def _pairs(*pairs: tuple[str, str]):
-    """Store every `label=NUM` piece a many-figure line holds (each piece is optional)."""
-    compiled = [(re.compile(regex.replace("{NUM}", NUM)), field) for regex, field in pairs]
-
-    def store(parser: LogParser, values: dict, line: Line) -> None:
-        for regex, field in compiled:
-            match = regex.search(line.text)
-            if match:
-                setattr(parser.record, field, coerce(FIELD_KINDS[field], match.group(1)))
-
-    return store
 
 
 _POOL_FIGURES = (
@@ -182,7 +170,7 @@ class SglangLogParser(LogParser):
         rule(r"Load weight begin\. avail mem=(?P<avail_mem_before_load_gib>{NUM}) GB", phase("loading"),
              primary_only=True),
         rule(r"Load weight end\. (?!Committed)",
-             _pairs((r"elapsed=({NUM}) s", "weights_load_seconds"),
+             store_pairs((r"elapsed=({NUM}) s", "weights_load_seconds"),
                     (r"avail mem=({NUM}) GB", "avail_mem_after_load_gib"),
                     (r"mem usage=({NUM}) GB", "weights_gib")),
              phase("profiling"), primary_only=True),

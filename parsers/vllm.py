@@ -10,6 +10,7 @@ import functools
 import re
 
 from parsers.base import (
+    store_pairs,
     GENERIC,
     Line,
     LogParser,
@@ -24,8 +25,7 @@ from parsers.base import (
     stopping,
     version,
 )
-from parsers.lines import NUM, coerce, strip_python_logging, strip_wrappers
-from parsers.record import FIELD_KINDS
+from parsers.lines import strip_python_logging, strip_wrappers
 
 # The engine's own prefix, found wherever it starts (wrappers are removed before; a
 # VLLM_LOGGING_PREFIX may stand before it). Since vllm 0.8.5 the logging format is
@@ -92,19 +92,6 @@ def _non_default_args(parser: LogParser, values: dict, line: Line) -> None:
         match = re.search(rf"'{key}': ('[^']*'|-?[\d.]+)", args)
         if match and getattr(record, field) is None:
             setattr(record, field, kind(match.group(1).strip("'")))
-
-
-def _pairs(*pairs: tuple[str, str]):
-    """Store every `label NUM` piece a many-figure line holds (each piece is optional)."""
-    compiled = [(re.compile(regex.replace("{NUM}", NUM)), field) for regex, field in pairs]
-
-    def store(parser: LogParser, values: dict, line: Line) -> None:
-        for regex, field in compiled:
-            match = regex.search(line.text)
-            if match:
-                setattr(parser.record, field, coerce(FIELD_KINDS[field], match.group(1)))
-
-    return store
 
 
 def _device(parser: LogParser, pools: str | None) -> None:
@@ -206,14 +193,14 @@ class VllmLogParser(LogParser):
         # the memory-profiling summary: one line (vllm 0.9.1 vllm/utils.py), or a multi-line
         # message whose lines each carry the prefix (vllm 0.8.5 vllm/worker/worker.py)
         rule(r"Memory profiling takes {NUM} seconds",
-             _pairs((r"Total non KV cache memory: ({NUM})" + GIB, "non_kv_gib"),
+             store_pairs((r"Total non KV cache memory: ({NUM})" + GIB, "non_kv_gib"),
                     (r"weights memory: ({NUM})" + GIB, "weights_gib")), primary_only=True),
         rule(r"total_gpu_memory \(({NUM})" + GIB + r"\) x gpu_memory_utilization",
-             _pairs((r"total_gpu_memory \(({NUM})", "total_memory_gib"),
+             store_pairs((r"total_gpu_memory \(({NUM})", "total_memory_gib"),
                     (r"gpu_memory_utilization \(({NUM})\)", "gpu_memory_utilization"),
                     (r"\) = ({NUM})" + GIB, "requested_memory_gib")), primary_only=True),
         rule(r"model weights take ({NUM})" + GIB + r";",
-             _pairs((r"model weights take ({NUM})", "weights_gib"),
+             store_pairs((r"model weights take ({NUM})", "weights_gib"),
                     (r"reserved for KV Cache is ({NUM})", "kv_gib")), primary_only=True),
         rule(r"Overriding num_gpu_blocks=-?[\d,]+ with num_gpu_blocks_override=(?P<num_gpu_blocks_override>[\d,]+)",
              copy_field("num_blocks", "num_gpu_blocks_override")),
@@ -238,7 +225,7 @@ class VllmLogParser(LogParser):
              + GIB + r" \(estimated\)", _cuda_graph_pool, primary_only=True),
         # the --kv-cache-memory suggestion: its figures changed from release to release
         rule(r"Replace gpu_memory_utilization config with `--kv-cache-memory=",
-             _pairs((r"Free memory on device \(({NUM})/", "initial_free_gib"),
+             store_pairs((r"Free memory on device \(({NUM})/", "initial_free_gib"),
                     (r"Free memory on device \({NUM}/({NUM})" + GIB, "total_memory_gib"),
                     (r"Desired GPU memory utilization is \(({NUM}),", "gpu_memory_utilization"),
                     (r"Desired GPU memory utilization is \({NUM}, ({NUM})" + GIB, "requested_memory_gib"),

@@ -20,7 +20,6 @@ import importlib
 import importlib.util
 import json
 import re
-import subprocess
 import sys
 import tempfile
 import zipfile
@@ -377,15 +376,10 @@ def render_table(engine: str, version: str, wheel_name: str, rows: list[Row], sp
 
 
 def download(distribution: str, version: str, dest: Path) -> Path:
-    """The release's wheel, fetched by pip into `dest`."""
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-q",
-           "-d", str(dest), f"{distribution}=={version}"]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    wheels = sorted(dest.glob("*.whl"))
-    if done.returncode != 0 or not wheels:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no wheel"]
-        raise RuntimeError(f"pip download {distribution}=={version}: {tail[0]}")
-    return wheels[0]
+    """The release's wheel, fetched by pip into `dest` (the same fetch `envs flags` uses)."""
+    from harness.envs.flags import download_release_wheel
+
+    return download_release_wheel(distribution, version, dest)
 
 
 def _candidates(messages: Iterable[Message], spec: ModuleType) -> list[Message]:
