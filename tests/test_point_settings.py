@@ -56,3 +56,16 @@ def test_cold_cache_is_per_point_and_warm_is_shared_and_recorded(tmp_path, monke
     assert state == "cold" and shared == tmp_path / "cache" / "compile-cache" / "vllm-0.32.0"
     (shared / "inductor").mkdir()
     assert compile_cache_dir(job, "vllm", "0.32.0", Path("other")) == (shared, "warm")
+
+
+def test_a_runs_gpu_baseline_reading_feeds_the_sglang_prediction():
+    # SGLang sizes its pool from the free memory it finds before loading, so a card already holding
+    # 4 GiB gives a smaller predicted pool than the empty card; vLLM's budget is the card total's.
+    from harness.execute.point_run import _predict
+    from harness.scenario import Point
+
+    point = Point.of(scenario="s", engine="sglang", engine_version="0.5.22", model="Llama-3.1-8B-Instruct",
+                     point_id="p", repeat=0, args={"mem_fraction_static": 0.8}, knobs={})
+    empty = _predict(point, "Llama-3.1-8B-Instruct", 24576, "cuda", None, gpu_free_mib=24576)
+    busy = _predict(point, "Llama-3.1-8B-Instruct", 24576, "cuda", None, gpu_free_mib=20480)
+    assert busy["predicted_kv_tokens"] < empty["predicted_kv_tokens"]

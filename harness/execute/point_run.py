@@ -63,14 +63,16 @@ def compile_cache_dir(job: "PointJob", engine: str, engine_version: str | None, 
     return shared, state
 
 
-def _predict(point: Point, model_path: str, device_total_mib: float | None, device: str, record) -> dict:
-    """The prediction columns; a predictor failure must never cost the measurement."""
+def _predict(point: Point, model_path: str, device_total_mib: float | None, device: str, record,
+             gpu_free_mib: float | None = None) -> dict:
+    """The prediction columns; a predictor failure must never cost the measurement. `gpu_free_mib` is the
+    GPU protocol's baseline reading (free memory before launch): SGLang sizes its pool from it."""
     try:
         from harness.predict import load_model_description, predict_point
         from harness.predict.predictor import prediction_error_pct
 
         description = load_model_description(model_path)
-        prediction = predict_point(point, description, device_total_mib, device=device)
+        prediction = predict_point(point, description, device_total_mib, device=device, gpu_free_mib=gpu_free_mib)
     except Exception as exc:  # noqa: BLE001
         log.warning("no prediction for %s: %s", point.point_id, exc)
         return {}
@@ -122,6 +124,10 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
                                                          "processes survived the stop: " + ", ".join(outcome.survivors)]))
     if not job.keep_work_dirs:
         shutil.rmtree(work_dir, ignore_errors=True)
-    prediction = _predict(point, job.model_path, row_ctx.device_total_mib, job.device, outcome.record)
+    free_mib = None
+    if baseline is not None:
+        state = next(iter(baseline.values()))
+        free_mib = state.total_mib - state.used_mib
+    prediction = _predict(point, job.model_path, row_ctx.device_total_mib, job.device, outcome.record, free_mib)
     row = make_row(point, outcome, row_ctx, started_at, log_rel, prediction)
     return PointResult(point=point, row=row, outcome=outcome)
