@@ -252,3 +252,24 @@ def test_missing_module_is_fetched_as_the_releases_own_pin():
     assert _requirement_for("orjson", reqs) == "orjson>=3.11.6"
     assert _requirement_for("torch.cuda", reqs) == "torch==2.14.0"
     assert _requirement_for("yaml", reqs) == "yaml"
+
+
+def test_vllm_0_33_refuses_a_16_bit_kv_dtype_other_than_the_models_and_the_log_says_why():
+    from harness.predict import load_model_description, predict
+    from parsers import parse_log
+
+    model = load_model_description("Llama-3.1-8B-Instruct")  # bfloat16
+    def run(kv_dtype: str, release: str):
+        return predict("vllm", {"kv_cache_dtype": kv_dtype, "max_model_len": 8192}, model, 24576,
+                       engine_version=release)
+
+    refused = run("float16", "0.33.0")
+    assert refused.will_start is False and 'kv_cache_dtype="float16" is incompatible with dtype="bfloat16"' in refused.reason
+    assert run("fp8", "0.33.0").will_start is True  # fp8 stays allowed
+    assert run("float16", "0.32.0").will_start is True  # the older release starts with it
+    # the engine's own words (0.33.0 vllm/config/vllm.py:1504), as the API server prints them
+    line = ('ValueError: kv_cache_dtype="float16" is incompatible with dtype="bfloat16". '
+            "Please set `--kv-cache-dtype` to `auto` or `bfloat16`.")
+    record = parse_log("(APIServer pid=1) INFO 01-01 00:00:00 [utils.py:1] vLLM API server version 0.33.0\n" + line + "\n",
+                       "vllm")
+    assert record.error_kind == "kv_cache_dtype_incompatible" and record.kv_dtype == "float16"

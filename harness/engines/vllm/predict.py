@@ -39,10 +39,15 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
     p.weights_gib = weights / GiB
     p.context_len = length
 
-    if (p.engine_version and p.engine_version in KV_DTYPE_MUST_MATCH and kv_dtype not in (None, "auto")
-            and kv_dtype != dtype and dtype in ("float16", "bfloat16")):
-        p.notes.append(f"vllm {p.engine_version} refuses a KV cache dtype ({kv_dtype}) other than the model's "
-                       f"16-bit dtype ({dtype}) at startup")
+    if (p.engine_version and p.engine_version in KV_DTYPE_MUST_MATCH and kv_dtype in ("float16", "bfloat16")
+            and kv_dtype != dtype):
+        # 0.33.0 vllm/config/vllm.py:1492-1507 (_reject_mismatched_float_kv_cache, called from
+        # __post_init__ at :1540): an explicit 16-bit KV dtype must be the model's; fp8 stays allowed.
+        allowed = f"`auto` or `{dtype}`" if dtype in ("float16", "bfloat16") else "`auto`"
+        p.will_start = False
+        p.reason = (f'kv_cache_dtype="{kv_dtype}" is incompatible with dtype="{dtype}" (vllm {p.engine_version} '
+                    f"refuses it at startup); set --kv-cache-dtype to {allowed}")
+        return p
     if p.engine_version and p.engine_version in KV_DTYPE_MUST_MATCH:
         p.notes.append("cuBLAS handles are created before the startup snapshot (0.33.0 gpu_worker.py:519): "
                        "not in O; a sampler pass is part of profiling (gpu_worker.py:1090)")

@@ -13,7 +13,8 @@ PREDICTED_RELEASES = ReleaseRange("0.32.0", "0.34.0")
 # 0.33.0 (:215).
 GPU_MEMORY_UTILIZATION_DEFAULTS = ((ReleaseRange("0.28.0"), 0.92),)
 
-# 0.33.0 refuses a KV cache dtype other than the model's 16-bit dtype at startup.
+# 0.33.0 refuses an explicit float16/bfloat16 KV cache dtype other than the model's dtype at startup
+# (vllm/config/vllm.py:1492); fp8 KV caches stay allowed.
 KV_DTYPE_MUST_MATCH = ReleaseRange("0.33.0")
 
 
