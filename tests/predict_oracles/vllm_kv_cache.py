@@ -1,5 +1,5 @@
-"""Oracle: vLLM 0.32.0's own kv_cache_utils (block count, max concurrency, logged tokens,
-estimated / auto-fit max model length), run on the CPU build (ENGINES.md §1.7, DESIGN.md §8.5).
+"""Oracle: vLLM's own KV planning code (block count, max concurrency, logged tokens, estimated /
+auto-fit max model length) of the release installed in the interpreter it runs in.
 
 Runs in the vLLM environment's interpreter, never in the harness process.
 stdin: JSON list of cases {"config": HF config.json, "dtype", "block_size", "available_bytes",
@@ -75,7 +75,13 @@ def run(case: dict, dirs: dict) -> dict:
         for i in range(cfg["num_hidden_layers"])
     }
     try:
-        configs = kcu.get_kv_cache_configs(vllm_config, [spec], [case["available_bytes"]])
+        if hasattr(kcu, "get_global_kv_cache_groups"):
+            # 0.33.0 (vllm/v1/core/kv_cache_planning.py:1461, called as in vllm/v1/engine/core.py:321):
+            # the engine core groups the layers first and hands the groups in.
+            groups = kcu.get_global_kv_cache_groups(vllm_config, [spec])
+            configs = kcu.get_kv_cache_configs(vllm_config, [spec], [case["available_bytes"]], groups)
+        else:
+            configs = kcu.get_kv_cache_configs(vllm_config, [spec], [case["available_bytes"]])
     except ValueError as exc:
         text = str(exc)
         est = re.search(r"estimated maximum model length is (\d+)", text)
