@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -50,3 +51,18 @@ def test_baseline_compares_only_the_selected_points(tmp_path, capsys):
     assert code == 0, out
     assert "baseline: compared 1 of its 2 points (this run selected points " + one + ")" in out
     assert "only in base" not in out
+
+
+def test_the_engines_tmpdir_is_short_whatever_the_run_folders_path(tmp_path):
+    # Engines put Unix sockets in TMPDIR (vLLM's ZMQ IPC paths may not exceed 107 bytes); a run folder
+    # deep in a long path must not make every point fail.
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    python = make_fake_env(tmp_path / "env", {1: ["--log", str(OK_LOG), "--record-env", str(seen)]})
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(scenario_yaml(python, [1], timeout_s=20))
+    out = tmp_path / ("a-rather-long-folder-name-" * 6) / "run"
+    assert main(["run", str(scenario), "--out", str(out)]) == 0
+    (record,) = [json.loads(p.read_text()) for p in seen.glob("*.json")]
+    assert len(record["TMPDIR"]) < 40 and not str(record["TMPDIR"]).startswith(str(tmp_path))
+    assert not Path(record["TMPDIR"]).exists()  # removed with the point's work dir

@@ -21,12 +21,16 @@ class LaunchContext:
     port: int
     work_dir: Path  # per-point TMPDIR and, for a cold compile cache, the caches
     cache_dir: Path  # the engine's compile caches: per point (cold) or shared by the run's points (warm)
+    # The engine's TMPDIR. Engines put Unix sockets there (vLLM's ZMQ IPC paths), whose paths may not
+    # exceed 107 bytes, so it is a short directory of its own rather than one deep in the run folder.
+    tmp_dir: Path | None = None
 
 
 def process_env(engine: Engine, point_env: dict[str, str], ctx: LaunchContext) -> dict[str, str]:
     """The engine process environment: ours, minus what would leak into the engine's interpreter."""
     env = child_environ(ctx.env_vars)
-    tmp = ctx.work_dir / "tmp"
+    ctx.work_dir.mkdir(parents=True, exist_ok=True)  # the engine's working directory
+    tmp = ctx.tmp_dir or ctx.work_dir / "tmp"
     tmp.mkdir(parents=True, exist_ok=True)
     env["TMPDIR"] = str(tmp)
     env.update(engine.cache_env(ctx.cache_dir))

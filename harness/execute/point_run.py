@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import os
 import platform
 import shutil
+import tempfile
 import socket
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +54,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def short_tmp_dir(name: str) -> Path:
+    """A fresh per-point TMPDIR with a short path (/tmp when writable): a socket path under it must fit
+    in sockaddr_un's 108 bytes whatever the run folder's path is."""
+    root = "/tmp" if os.access("/tmp", os.W_OK) else tempfile.gettempdir()
+    return Path(tempfile.mkdtemp(prefix=f"kvh-{name[:8]}-", dir=root))
+
+
 def compile_cache_dir(job: "PointJob", engine: str, engine_version: str | None, work_dir: Path) -> tuple[Path, str]:
     """(cache dir, cold|warm): cold = a fresh one per point; warm = one per engine release, kept across
     points and runs, so only its first launch compiles (that one is recorded cold)."""
@@ -93,8 +102,10 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
     log_rel = f"logs/{point.name}.log"
     started_at = utc_now_iso()
     cache_dir, cache_state = compile_cache_dir(job, point.engine, engine_env.engine_version, work_dir)
+    tmp_dir = short_tmp_dir(point.name)
     ctx = LaunchContext(python=str(engine_env.python), env_vars={**engine_env.env_vars, **(extra_env or {})},
-                        model_path=job.model_path, port=free_port(), work_dir=work_dir, cache_dir=cache_dir)
+                        model_path=job.model_path, port=free_port(), work_dir=work_dir, cache_dir=cache_dir,
+                        tmp_dir=tmp_dir)
     held = gpus if gpus is not None else ([0] if job.device == "cuda" else None)
     row_ctx = RowContext(run_id=job.run_id, engine_version=engine_env.engine_version,
                          torch_version=engine_env.torch_version, device_name=None, device_total_mib=None,
@@ -124,6 +135,10 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
                                                          "processes survived the stop: " + ", ".join(outcome.survivors)]))
     if not job.keep_work_dirs:
         shutil.rmtree(work_dir, ignore_errors=True)
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+    else:
+        work_dir.mkdir(parents=True, exist_ok=True)
+        (work_dir / "TMPDIR").write_text(f"{tmp_dir}\n")  # where the engine's temporary files were kept
     free_mib = None
     if baseline is not None:
         state = next(iter(baseline.values()))
