@@ -11,7 +11,7 @@ from harness.engines import get_engine
 from harness.execute.engine_process import LaunchContext, launch_spec
 from harness.execute.launcher import launch
 from harness.execute.models import BUILTINS, resolve_model
-from harness.execute.point_run import free_port
+from harness.execute.point_run import free_port, short_tmp_dir
 from harness.scenario import Point, point_id
 
 pytestmark = pytest.mark.engine
@@ -29,7 +29,7 @@ def point(engine: str, args: dict, env: dict | None = None) -> Point:
 def run(engine_env, p: Point, tmp_path: Path, stop_after: str = "ready", timeout_s: float = 600):
     ctx = LaunchContext(python=str(engine_env.python), env_vars=dict(engine_env.env_vars),
                         model_path=resolve_model(p.model), port=free_port(), work_dir=tmp_path / "work",
-                        cache_dir=tmp_path / "work" / "cache")
+                        cache_dir=tmp_path / "work" / "cache", tmp_dir=short_tmp_dir(p.name))
     spec = launch_spec(get_engine(p.engine), p, ctx, tmp_path / "engine.log", stop_after, timeout_s)
     return launch(spec)
 
