@@ -248,7 +248,7 @@ class VllmLogParser(LogParser):
     error_rules = (
         # 0.33.0 vllm/config/vllm.py:1504: an explicit 16-bit KV dtype that is not the model's
         error("kv_cache_dtype_incompatible",
-              r'kv_cache_dtype="(?P<kv_dtype>[\w.]+)" is incompatible with dtype="(?P<dtype>[\w.]+)"'),
+              r'kv_cache_dtype="(?P<cache_dtype>[\w.]+)" is incompatible with dtype="(?P<model_dtype>[\w.]+)"'),
         error("free_memory_below_requested",
               r"Free memory on device(?: (?P<device_id>\S+))? \((?P<free_gib>{NUM})/(?P<total_gib>{NUM}) GiB\) on "
               r"startup is less than desired GPU memory utilization \((?P<utilization>{NUM}), "
