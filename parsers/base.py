@@ -153,23 +153,19 @@ ERROR_TEXTS = ("ERROR", "CRITICAL", "FATAL", "Error", "Exception", "Traceback", 
 def _screen(cls) -> tuple[frozenset[str], tuple[str, ...]] | bool:
     """The words and texts one of which every line that any table can read holds (True: unknown)."""
     words, always, _ = _word_index(cls.rules)
-    texts = list(ERROR_TEXTS)
-    for i in always:
-        found = (cls.rules[i].keyword,) if cls.rules[i].keyword else cls.rules[i].any_of
-        if found is None:
-            return True
-        texts.extend(found)
-    for pattern in [cls.failure_markers, *(e.pattern for e in cls.error_rules if e.standalone)]:
-        found = required_texts(pattern)
-        if found is None:
-            return True
-        texts.extend(found)
-    return frozenset(words), tuple(dict.fromkeys(texts))
+    texts = _required_texts(cls, [cls.rules[i] for i in always])
+    return True if texts is None else (frozenset(words), texts)
 
 
 def _block_texts(cls) -> tuple[str, ...] | None:
+    return _required_texts(cls, cls.rules)
+
+
+def _required_texts(cls, rules) -> tuple[str, ...] | None:
+    """Texts one of which a line must hold to be read by `rules`, the failure markers or a standalone
+    error rule (the error texts always count); None when one of them can match without any fixed text."""
     texts = list(ERROR_TEXTS)
-    for r in cls.rules:
+    for r in rules:
         found = (r.keyword,) if r.keyword else r.any_of
         if found is None:
             return None
