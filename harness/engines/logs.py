@@ -94,10 +94,7 @@ def parse_engine_lines(lines: Iterable[str | bytes], engine: str = AUTO) -> LogP
     if engine == AUTO:
         head = _head(lines)
         text = "".join(line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line for line in head)
-        detected = detect_engine(text)
-        if detected is None:
-            raise NotAnEngineLog(f"no log lines of any known engine ({', '.join(engine_names())}) found")
-        engine = detected
+        engine = _detected(text)
     parser = get_engine(engine).make_parser()
     for line in chain(head, lines):
         parser.feed(line)
@@ -105,6 +102,14 @@ def parse_engine_lines(lines: Iterable[str | bytes], engine: str = AUTO) -> LogP
     record = parser.record
     record.format_release = format_release(engine, record.engine_version)
     return parser
+
+
+def _detected(text: str) -> str:
+    """The engine that wrote `text`; NotAnEngineLog when none of the registered ones did."""
+    detected = detect_engine(text)
+    if detected is None:
+        raise NotAnEngineLog(f"no log lines of any known engine ({', '.join(engine_names())}) found")
+    return detected
 
 
 def parse_engine_file(path: str | Path, engine: str = AUTO) -> LogParser:
@@ -120,10 +125,7 @@ def parse_engine_file(path: str | Path, engine: str = AUTO) -> LogParser:
                 if size >= DETECT_BYTES or lines >= DETECT_LINES:
                     break
             text = "".join(head)
-            detected = detect_engine("\n".join(text.split("\n", DETECT_LINES)[:DETECT_LINES]))
-            if detected is None:
-                raise NotAnEngineLog(f"no log lines of any known engine ({', '.join(engine_names())}) found")
-            engine = detected
+            engine = _detected("\n".join(text.split("\n", DETECT_LINES)[:DETECT_LINES]))
         parser = get_engine(engine).make_parser()
         for block in chain(head, blocks):
             parser.feed_block(block)
