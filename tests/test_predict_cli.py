@@ -161,7 +161,7 @@ def test_calibration_recovers_the_hidden_terms(tmp_path):
     assert v.device_total_mib == CARD_MIB and v.engine_version == "0.32.0"
     # kv_gib is logged to 0.01 GiB, so the fit is good to about that
     assert math.isclose(v.calibration.other_gib, OTHER_GIB, abs_tol=0.01)
-    assert math.isclose(v.calibration.per_batched_token_gib, PER_TOKEN_GIB, rel_tol=0.05)
+    assert math.isclose(v.calibration.per_axis_gib, PER_TOKEN_GIB, rel_tol=0.05)
     assert math.isclose(s.calibration.other_gib, SGLANG_OTHER_GIB, abs_tol=0.001)
     assert all(abs(r.residual_gib) < 0.01 and abs(r.error_pct) < 0.5 for f in report.fits for r in f.rows)
     # the rest are predicted on the measured card with the fitted terms

@@ -221,3 +221,75 @@ def test_vllm_kv_cache_utils_match_the_engine(release, vllm_env, request, tmp_pa
                                 p.estimated_max_model_len, p.reason)))
     assert not mismatches, mismatches[:5]
     assert {g["error"] for g in engine} == {None, "E2", "E3", "E4"}
+
+
+# ---- CPU budgets: the host memory each engine reads ---------------------------------------------
+
+from harness.engines.vllm import formulas as vf  # noqa: E402
+from harness.predict.host import HostMemory  # noqa: E402
+
+KIB = 1024
+# (node MemTotal, MemFree, Active(file), Inactive(file), SReclaimable) in kB; cgroup files as text
+_VLLM_CPU_HOSTS = [
+    ((24_683_584, 17_000_000, 2_000_000, 3_000_000, 300_000), {}),  # this project's VM, no container
+    ((24_683_584, 17_000_000, 2_000_000, 3_000_000, 300_000),
+     {"/sys/fs/cgroup/memory.max": "8589934592\n", "/sys/fs/cgroup/memory.current": "1073741824\n"}),
+    ((24_683_584, 17_000_000, 2_000_000, 3_000_000, 300_000),
+     {"/sys/fs/cgroup/memory.max": "max\n", "/sys/fs/cgroup/memory.current": "1073741824\n"}),
+    ((130_000_000, 90_000_000, 10_000_000, 5_000_000, 1_000_000),  # cgroup v1 with a limit
+     {"/sys/fs/cgroup/memory/memory.limit_in_bytes": "17179869184\n",
+      "/sys/fs/cgroup/memory/memory.usage_in_bytes": "16106127360\n"}),
+    ((130_000_000, 90_000_000, 10_000_000, 5_000_000, 1_000_000),  # cgroup v1 "unlimited" sentinel
+     {"/sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n"}),
+    (None, {}),  # no node files: psutil's figures
+]
+
+
+def _host_from(node, cgroup: dict) -> HostMemory:
+    def number(name):
+        text = cgroup.get(f"/sys/fs/cgroup/{name}", "").strip()
+        return int(text) if text.isdigit() else None
+
+    return HostMemory(
+        meminfo_total_bytes=32 << 30, numa_nodes=1 if node else 0,
+        node_total_kib=(node[0],) if node else (), cgroup_max_bytes=number("memory.max"),
+        meminfo_available_bytes=30 << 30,
+        node_available_bytes=(sum(node[1:]) * KIB,) if node else (),
+        cgroup_current_bytes=number("memory.current"),
+        cgroup_v1_limit_bytes=number("memory/memory.limit_in_bytes"),
+        cgroup_v1_usage_bytes=number("memory/memory.usage_in_bytes"))
+
+
+@pytest.mark.parametrize("release", ["0.32.0", "0.33.0"])
+def test_vllm_cpu_memory_and_request_match_the_engine(release, vllm_env, request, tmp_path):
+    env = vllm_env if release == "0.32.0" else request.getfixturevalue("vllm_0_33_code")
+    keys = ("MemTotal", "MemFree", "Active(file)", "Inactive(file)", "SReclaimable")
+    cases, hosts = [], []
+    for node, cgroup in _VLLM_CPU_HOSTS:
+        for util in (0.06, 0.1, 0.5, 0.92):
+            cases.append({"node_meminfo": dict(zip(keys, node)) if node else None, "cgroup": cgroup,
+                          "meminfo_total_bytes": 32 << 30, "meminfo_available_bytes": 30 << 30,
+                          "utilization": util})
+            hosts.append((_host_from(node, cgroup), util))
+    engine = run_oracle(env, "vllm_cpu_memory.py", cases, tmp_path, timeout=300)
+    ours = []
+    for host, util in hosts:
+        mem = vf.cpu_node_memory(host)
+        ours.append([round(mem.total_mib * MiB), round(mem.free_mib * MiB), vf.budget_bytes(mem.total_mib * MiB, util)])
+    assert ours == engine
+
+
+def test_sglang_cpu_free_memory_matches_the_engine(sglang_env, tmp_path):
+    hosts = [HostMemory(24 << 30, 1, (24_000_000,), meminfo_available_bytes=22 << 30),
+             HostMemory(256 << 30, 2, (130_000_000, 126_000_000), 64 << 30, meminfo_available_bytes=200 << 30,
+                        cgroup_current_bytes=10 << 30),
+             HostMemory(256 << 30, 2, (130_000_000, 126_000_000), meminfo_available_bytes=200 << 30),
+             HostMemory(16 << 30, 1, (16_000_000,), 4 << 30, meminfo_available_bytes=15 << 30,
+                        cgroup_current_bytes=3 << 30)]
+    cases = [{"meminfo_total_bytes": h.meminfo_total_bytes, "numa_nodes": h.numa_nodes,
+              "node_total_kib": list(h.node_total_kib), "cgroup_max_bytes": h.cgroup_max_bytes,
+              "omp_threads_bind": False, "meminfo_available_bytes": h.meminfo_available_bytes,
+              "cgroup_current_bytes": h.cgroup_current_bytes, "free": True} for h in hosts]
+    engine = run_oracle(sglang_env, "sglang_cpu_memory.py", cases, tmp_path, timeout=300)
+    release = sglang_env.engine_version.split("+", 1)[0]
+    assert [round(sg.cpu_free_memory_mib(h, release) / 1024, 6) for h in hosts] == [round(g, 6) for g in engine]

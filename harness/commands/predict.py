@@ -43,7 +43,7 @@ class PredictReport:
             "calibrations": [
                 {"engine": f.engine, "engine_version": f.engine_version, "model": f.model,
                  "device_total_mib": f.device_total_mib, "other_gib": round(f.calibration.other_gib, 4),
-                 "per_batched_token_gib": f.calibration.per_batched_token_gib,
+                 "per_axis_gib": f.calibration.per_axis_gib, "axis": get_engine(f.engine).calibration_axis,
                  "rows": [{"point_id": r.point_id, "repeat": r.repeat, "measured_kv_gib": round(r.measured_kv_gib, 4),
                            "measured_kv_tokens": r.measured_kv_tokens, "calibrated_kv_tokens": r.calibrated_kv_tokens,
                            "residual_gib": None if r.residual_gib is None else round(r.residual_gib, 4),

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from parsers.base import LogParser
 
     from harness.envs.recipes import InstallSteps, Recipe
+    from harness.predict.host import DeviceMemory, HostMemory
     from harness.predict.model import ModelDescription
     from harness.predict.predictor import Calibration, Prediction
     from harness.scenario.settings import Settings
@@ -322,6 +323,10 @@ class Engine(ABC):
     def derived_context_len(self, model: "ModelDescription") -> int:
         """The context length the engine derives from the model config."""
         return int(model.max_position_embeddings or 2048)
+
+    def cpu_memory(self, host: "HostMemory", version: str | None) -> "DeviceMemory | None":
+        """The host memory this release sizes its KV pool from when it runs on the CPU (None: not known)."""
+        return None
 
     def predict(self, prediction: "Prediction", settings: "Settings", env: dict[str, str],
                 model: "ModelDescription", calibration: "Calibration | None") -> "Prediction":

@@ -16,6 +16,7 @@ from harness.engines import get_engine
 from harness.envs import default_cache_dir
 from harness.execute.engine_process import LaunchContext, launch_spec
 from harness.execute.gpu import nvml_reader, wait_for_release, wait_until_idle
+from harness.execute.host import read_host_memory
 from harness.execute.launcher import LaunchOutcome, launch
 from harness.results.rows import RowContext, make_row
 from harness.scenario.point import Point
@@ -121,6 +122,16 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
         row_ctx.gpu_busy_before_mib = round(sum(s.used_mib for s in baseline.values()))
     else:
         row_ctx.device_name = f"cpu ({platform.machine()})"
+    host_memory = None
+    if job.device == "cpu":
+        # The CPU backends size their pool from host memory: read it the engine's way, now, as the
+        # GPU protocol reads the card's baseline.
+        host_memory = engine.cpu_memory(read_host_memory({**ctx.env_vars, **point.env}),
+                                        engine_env.engine_version)
+        if host_memory is not None:
+            row_ctx.device_total_mib = round(host_memory.total_mib)
+            if host_memory.free_mib is not None:
+                row_ctx.gpu_busy_before_mib = round(host_memory.total_mib - host_memory.free_mib)
 
     spec = launch_spec(engine, point, ctx, job.run_dir / log_rel, job.stop_after, job.timeout_s)
     spec.on_phase = on_phase
@@ -139,10 +150,12 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
     else:
         work_dir.mkdir(parents=True, exist_ok=True)
         (work_dir / "TMPDIR").write_text(f"{tmp_dir}\n")  # where the engine's temporary files were kept
-    free_mib = None
+    total_mib, free_mib = row_ctx.device_total_mib, None
     if baseline is not None:
         state = next(iter(baseline.values()))
         free_mib = state.total_mib - state.used_mib
-    prediction = _predict(point, job.model_path, row_ctx.device_total_mib, job.device, outcome.record, free_mib)
+    elif host_memory is not None:
+        total_mib, free_mib = host_memory.total_mib, host_memory.free_mib
+    prediction = _predict(point, job.model_path, total_mib, job.device, outcome.record, free_mib)
     row = make_row(point, outcome, row_ctx, started_at, log_rel, prediction)
     return PointResult(point=point, row=row, outcome=outcome)

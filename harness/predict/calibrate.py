@@ -6,7 +6,8 @@ version, model, card) from rows that started:
 
 * vLLM:   upper_bound - measured KV = other + per_token x max_num_batched_tokens
   (least squares; a constant when the rows have one max_num_batched_tokens);
-* SGLang: T x f - W - measured KV = other (mean).
+* SGLang: free x f - W - measured KV = other + per_fraction x mem_fraction_static (the memory
+  gone before SGLang's own pre-load reading is scaled by the fraction; a constant for one fraction).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ class GroupFit:
         terms = f"other {c.other_gib:.3f} GiB"
         axis = get_engine(self.engine).calibration_axis
         if axis:
-            terms += f" + {c.per_batched_token_gib * 1024 * 1024:.1f} KiB x {axis}"
+            terms += f" + {c.per_axis_gib * 1024 * 1024:.1f} KiB x {axis}" if abs(c.per_axis_gib) < 1 / 1024 else \
+                f" + {c.per_axis_gib:.3f} GiB x {axis}"
         rms = math.sqrt(sum((r.residual_gib or 0) ** 2 for r in self.rows) / len(self.rows)) if self.rows else 0.0
         return (f"{self.engine} {self.engine_version} on {self.device_total_mib:.0f} MiB ({self.model}): {terms}; "
                 f"{len(self.rows)} rows, RMS residual {rms * 1024:.1f} MiB")
@@ -98,7 +100,7 @@ def _fit(engine: str, rows: list[FittedRow]) -> Calibration:
         mx, my = sum(xs) / n, sum(ys) / n
         sxx = sum((x - mx) ** 2 for x in xs)
         slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
-        return Calibration(other_gib=my - slope * mx, per_batched_token_gib=slope, source="fitted")
+        return Calibration(other_gib=my - slope * mx, per_axis_gib=slope, source="fitted")
     return Calibration(other_gib=sum(ys) / len(ys), source="fitted")
 
 

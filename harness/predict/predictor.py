@@ -34,12 +34,14 @@ class Estimate:
 class Calibration:
     """Fitted replacement for the estimated terms (see harness.predict.calibrate).
 
-    vLLM: O+A+G = other_gib + per_batched_token_gib x max_num_batched_tokens.
-    SGLang: other = other_gib.
+    The estimated terms = other_gib + per_axis_gib x the engine's calibration axis:
+    vLLM: O+A+G (GPU) or the worker's RSS beyond the weights (CPU) over max_num_batched_tokens;
+    SGLang: the memory gone before its pre-load reading (scaled by the fraction) plus what loading
+    takes beyond the weights, over mem_fraction_static.
     """
 
     other_gib: float
-    per_batched_token_gib: float = 0.0
+    per_axis_gib: float = 0.0
     source: str = "calibration"
 
 

@@ -60,6 +60,9 @@ class SglangEngine(Engine):
     predicted_releases = PREDICTED_RELEASES
     help_entry = ("sglang.launch_server", ("sglang.launch_server", "--help"))
     effective_columns = ("mem_fraction_static_effective", "chunked_prefill_size_effective", "max_running_requests")
+    # What is gone before SGLang's own pre-load reading (CUDA context; on CPU its processes) is
+    # scaled by the fraction in the pool (kv_cache_configurator.py:2671), so the fit has a slope in it.
+    calibration_axis = "mem_fraction_static"
     prediction_settings_columns = (Column("fraction", "mem_fraction_static", 3), Column("chunk", "chunked_prefill_size"),
                                    Column("max_bs", "cuda_graph_max_bs"), Column("reserved MiB", "reserved_mib", 0))
     prediction_result_columns = (Column("max_running", "max_running_requests"), Column("max_req_len", "max_req_len"))
@@ -133,6 +136,11 @@ class SglangEngine(Engine):
         from harness.engines.sglang.model_len import derived_context_len
 
         return derived_context_len(model.config)
+
+    def cpu_memory(self, host, version):
+        from harness.engines.sglang.formulas import cpu_device_memory
+
+        return cpu_device_memory(host, version)
 
     def predict(self, prediction, settings, env, model, calibration):
         from harness.engines.sglang.predict import predict

@@ -16,12 +16,23 @@ from harness.engines.sglang.releases import (
     POOL_SHORTER_THAN_CONTEXT_WARNS,
     modelled_release,
 )
+from harness.predict.host import DeviceMemory, HostMemory
 from harness.predict.model import GiB
 
 # A documented estimate, not engine code: memory gone before SGLang's "pre model load"
 # snapshot (CUDA context, NCCL) plus non-torch allocations during weight load. Both come
 # out of the KV pool (kv_cache_configurator.py:2671 counts them as used), so the best estimate subtracts it; calibration replaces it.
 OTHER_GIB_ESTIMATE = 0.5
+
+# The CPU backend measures twice, system-wide: psutil's available memory before loading (after
+# its three processes have started and imported torch) and again before sizing the pool
+# (0.5.22 kv_cache_configurator.py:2671). Pool = f x pre - (pre - now), so two terms are ours to estimate,
+# both measured on this project's CPU runs of the tiny model and replaced by calibration:
+# S: memory the engine's processes take between the harness's reading at launch and SGLang's
+#    pre-load reading (it reaches the pool scaled by f);
+CPU_STARTUP_GIB_ESTIMATE = 2.0
+# L: memory taken between the two readings beyond the weights (pool-sizing allocations).
+CPU_LOAD_EXTRA_GIB_ESTIMATE = 0.15
 
 DEFAULT_MAX_PREFILL_TOKENS = 16384
 TORCH_COMPILE_MAX_BS_DEFAULT = 32  # sglang/srt/arg_groups/fields/exec_.py:636
@@ -77,17 +88,6 @@ def prefill_graph_bs(max_bs: int) -> list[int]:
     return [s for s in sizes if s <= max_bs]
 
 
-@dataclass(frozen=True)
-class HostMemory:
-    """What SGLang's CPU backend reads to size its "device": one host's memory figures."""
-
-    meminfo_total_bytes: int  # /proc/meminfo MemTotal (psutil.virtual_memory().total)
-    numa_nodes: int  # NUMA nodes that have CPUs (len(get_cpu_ids_by_node())); 0 = unknown
-    node_total_kib: tuple[int, ...] = ()  # /sys/devices/system/node/node<i>/meminfo MemTotal (kB); () = unreadable
-    cgroup_max_bytes: int | None = None  # /sys/fs/cgroup/memory.max; None for "max" or unreadable
-    omp_threads_bind: bool = False  # SGLANG_CPU_OMP_THREADS_BIND set: no per-rank size at all
-
-
 def cpu_memory_capacity_mib(host: HostMemory, release: str | None = None) -> float | None:
     """get_cpu_memory_capacity for `release` (None: the newest modelled), MiB; None when SGLang has no size."""
     if host.omp_threads_bind:
@@ -106,6 +106,32 @@ def cpu_memory_capacity_mib(host: HostMemory, release: str | None = None) -> flo
     if len(host.node_total_kib) >= host.numa_nodes:
         return float(min(host.node_total_kib[:host.numa_nodes]) // 1024)
     return float(host.meminfo_total_bytes / host.numa_nodes // (1 << 20))
+
+
+def cpu_free_memory_mib(host: HostMemory, release: str | None = None) -> float | None:
+    """get_available_gpu_memory(device="cpu") for `release`, MiB: the pool's base (free memory per NUMA node).
+
+    0.5.22 sglang/srt/utils/common.py:495-499: psutil's available / nodes; 0.5.23 common.py:490-494 and
+    get_free_cpu_memory (:897): the same, capped by the container's memory.max - memory.current."""
+    if host.meminfo_available_bytes is None:
+        return None
+    free = host.meminfo_available_bytes
+    if (modelled_release(release) in CPU_MEMORY_FROM_MEMINFO_CAPPED and host.cgroup_max_bytes is not None
+            and host.cgroup_current_bytes is not None):
+        free = min(free, max(0, host.cgroup_max_bytes - host.cgroup_current_bytes))
+    return free / (host.numa_nodes or 1) / (1 << 20)
+
+
+def cpu_device_memory(host: HostMemory, release: str | None = None) -> DeviceMemory | None:
+    """The CPU backend's "device": capacity (sets the default fraction) and free memory (sizes the pool)."""
+    total = cpu_memory_capacity_mib(host, release)
+    if total is None:
+        return None
+    if modelled_release(release) in CPU_MEMORY_FROM_MEMINFO_CAPPED:
+        basis = "/proc/meminfo MemTotal capped by memory.max, per NUMA node"
+    else:
+        basis = "smallest NUMA node MemTotal"
+    return DeviceMemory(total, cpu_free_memory_mib(host, release), basis)
 
 
 def rest_memory_gib(fraction: float, weights_gib: float, total_gib: float,

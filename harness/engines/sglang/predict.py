@@ -90,8 +90,17 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
     free_gib = None if p.gpu_free_mib is None else p.gpu_free_mib / 1024
     base_gib, upper_rest = sg.rest_memory_gib(f, weights / GiB, total_gib, free_gib)
     if calibration is not None:
-        other = calibration.other_gib
-        p.estimates["fitted"] = Estimate(other, f"{calibration.source}: other memory {other:.3f} GiB")
+        other = calibration.other_gib + calibration.per_axis_gib * f
+        p.estimates["fitted"] = Estimate(other, f"{calibration.source}: other memory {calibration.other_gib:.3f} GiB"
+                                         + (f" + {calibration.per_axis_gib:.3f} GiB x mem_fraction_static"
+                                            if calibration.per_axis_gib else ""))
+    elif device == "cpu":
+        startup = f * sg.CPU_STARTUP_GIB_ESTIMATE
+        p.estimates["S"] = Estimate(startup, f"estimate: the engine's processes take ~{sg.CPU_STARTUP_GIB_ESTIMATE} GiB "
+                                             f"before SGLang's pre-load reading, x fraction {f}")
+        p.estimates["L"] = Estimate(sg.CPU_LOAD_EXTRA_GIB_ESTIMATE, "estimate: taken between SGLang's two readings "
+                                                                    "beyond the weights")
+        other = startup + sg.CPU_LOAD_EXTRA_GIB_ESTIMATE
     else:
         other = sg.OTHER_GIB_ESTIMATE
         p.estimates["O"] = Estimate(other, "estimate: CUDA context + non-torch allocations during load (constant)")

@@ -118,6 +118,11 @@ class VllmEngine(Engine):
 
         return derived_max_model_len(model.config)
 
+    def cpu_memory(self, host, version):
+        from harness.engines.vllm.formulas import cpu_node_memory
+
+        return cpu_node_memory(host)
+
     def predict(self, prediction, settings, env, model, calibration):
         from harness.engines.vllm.predict import predict
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from harness.predict.host import DeviceMemory, HostMemory
 from harness.predict.model import GiB, MiB, ModelDescription
 
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.92  # vllm/config/cache.py:102
@@ -28,6 +29,45 @@ GRAPH_MIB_PER_SIZE_ESTIMATE = 5.0
 ACTIVATION_HIDDEN_COPIES = 4
 # E1 check: memory the CUDA context and NCCL take before vLLM's snapshot on an empty card.
 CUDA_CONTEXT_GIB_ESTIMATE = 0.5
+# R (CPU): the worker's resident memory after its warm-up forward, which vLLM-CPU subtracts from
+# its request (psutil rss, 0.32.0 vllm/v1/worker/cpu_worker.py:236): python + torch + the
+# weights + what the warm-up left allocated. Measured on this project's CPU runs (tiny model):
+# 0.60 GiB at 256 batched tokens; calibration replaces it.
+CPU_WORKER_RSS_GIB_ESTIMATE = 0.60
+
+
+def cpu_node_memory(host: HostMemory) -> DeviceMemory:
+    """The worker's NUMA node as vLLM-CPU reads it (0.32.0 and 0.33.0 vllm/utils/cpu_resource_utils.py:189-241).
+
+    Total = the node's MemTotal, available = MemFree + Active(file) + Inactive(file) +
+    SReclaimable; a container limit below the total replaces it, and caps available at
+    limit - usage. Without node files: /proc/meminfo (psutil)."""
+    node = host.first_cpu_node
+    if node < len(host.node_total_kib) and node < len(host.node_available_bytes):
+        total = host.node_total_kib[node] * 1024
+        available: float | None = host.node_available_bytes[node]
+        basis = f"NUMA node {node} MemTotal"
+    else:
+        total, available = host.meminfo_total_bytes, host.meminfo_available_bytes
+        basis = "/proc/meminfo MemTotal"
+    limit, usage = _cgroup_limit_and_usage(host)
+    if limit is not None and limit < total:
+        total = limit
+        if available is not None:
+            available = max(0, min(available, limit - (usage or 0)))
+        basis += " capped by the container's memory limit"
+    return DeviceMemory(total / MiB, None if available is None else available / MiB, basis)
+
+
+def _cgroup_limit_and_usage(host: HostMemory) -> tuple[int | None, int | None]:
+    """get_cgroup_memory_limit / _usage (cpu_resource_utils.py:70-115): cgroup v2, else v1 below its
+    "unlimited" sentinel (>= 2**62)."""
+    if host.cgroup_max_bytes is not None:
+        return host.cgroup_max_bytes, host.cgroup_current_bytes
+    v1 = host.cgroup_v1_limit_bytes
+    if v1 is not None and v1 < (1 << 62):
+        return v1, host.cgroup_v1_usage_bytes
+    return None, None
 
 
 def cdiv(a: int, b: int) -> int:

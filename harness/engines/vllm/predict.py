@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from harness.engines.cli_flags import switch_value
 from harness.engines.vllm import formulas as vf
-from harness.engines.vllm.releases import KV_DTYPE_MUST_MATCH, default_gpu_memory_utilization
+from harness.engines.vllm.releases import (
+    CPU_STARTUP_REQUEST_CHECK,
+    KV_DTYPE_MUST_MATCH,
+    NEWEST_PREDICTED,
+    default_gpu_memory_utilization,
+)
 from harness.predict.model import DTYPE_BYTES, GiB, MiB, ModelDescription, resolve_dtype
 from harness.predict.predictor import Calibration, Estimate, Prediction
 from harness.scenario.settings import Settings
@@ -52,6 +57,13 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
         p.notes.append("cuBLAS handles are created before the startup snapshot (0.33.0 gpu_worker.py:519): "
                        "not in O; a sampler pass is part of profiling (gpu_worker.py:1090)")
 
+    if requested_len is not None and requested_len > derived and env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN") != "1":
+        # vllm/config/model.py:2662, raised by the API server before any memory is touched
+        p.will_start = False
+        p.reason = (f"E7: User-specified max_model_len ({requested_len}) is greater than the derived max_model_len "
+                    f"({derived}); set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 to allow it")
+        return p
+
     explicit_kv = s.get("kv_cache_memory_bytes")
     if device == "cpu" and env.get("VLLM_CPU_KVCACHE_SPACE", "") != "":
         # platforms/cpu.py:324-327: the env var, when set, replaces the flag
@@ -74,15 +86,20 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
     elif total is None:
         p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
         return _blocks_only(p, s, bpb, block_size, requested_len, derived)
+    elif device == "cpu":
+        sized = _cpu_kv_bytes(p, util, total, weights, mnbt, calibration)
+        if sized is None:
+            return p
+        upper, best = sized
     else:
         budget = vf.budget_bytes(total, util)
         p.budget_gib = budget / GiB
         upper = budget - weights
         if calibration is not None:
-            overhead = (calibration.other_gib + calibration.per_batched_token_gib * mnbt) * GiB
+            overhead = (calibration.other_gib + calibration.per_axis_gib * mnbt) * GiB
             p.estimates["fitted"] = Estimate(overhead / GiB, f"{calibration.source}: "
                                              f"{calibration.other_gib:.3f} GiB + "
-                                             f"{calibration.per_batched_token_gib * 1024:.4f} MiB "
+                                             f"{calibration.per_axis_gib * 1024:.4f} MiB "
                                              "x max_num_batched_tokens")
         else:
             other = vf.OTHER_GIB_ESTIMATE * GiB
@@ -110,12 +127,6 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
             p.reason = (f"E1 likely: requested {budget / GiB:.2f} GiB exceeds free memory on an empty card "
                         f"(~{(total - ctx) / GiB:.2f} GiB after a ~{vf.CUDA_CONTEXT_GIB_ESTIMATE} GiB CUDA context)")
 
-    if requested_len is not None and requested_len > derived and env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN") != "1":
-        # vllm/config/model.py:2662, raised by the API server before any memory is touched
-        p.will_start = False
-        p.reason = (f"E7: User-specified max_model_len ({requested_len}) is greater than the derived max_model_len "
-                    f"({derived}); set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 to allow it")
-        return p
     num_override = s.get("num_gpu_blocks_override")
     target_len = requested_len if requested_len is not None else derived
     up = vf.size_kv(upper, bpb, block_size, target_len, derived, num_override)
@@ -142,6 +153,55 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
             p.reason = (f"{kv.num_blocks} blocks of {block_size} tokens; "
                         f"{kv.max_concurrency:.2f}x requests of {kv.max_model_len} tokens")
     return p
+
+
+def _cpu_kv_bytes(p: Prediction, util: float, total: float, weights: int, mnbt: int,
+                  calibration: Calibration | None) -> tuple[int, int] | None:
+    """vLLM-CPU's pool: (upper bound, best estimate) in bytes, or None when it will not start (p says why).
+
+    The worker reserves ceil(node total x gpu_memory_utilization) (0.32.0 vllm/v1/worker/cpu_worker.py:72-75)
+    and gives the KV cache that reservation minus its own resident memory after the warm-up forward
+    (cpu_worker.py:236-262): the RSS is measured by the engine, so it is the estimated term here."""
+    requested = vf.budget_bytes(total, util)
+    p.budget_gib = requested / GiB
+    free = p.gpu_free_mib * MiB if p.gpu_free_mib is not None else None
+    node = f"{p.gpu_total_mib / 1024:.2f} GiB node"
+    release = p.engine_version or NEWEST_PREDICTED
+    if free is not None and release in CPU_STARTUP_REQUEST_CHECK and requested > free:
+        p.will_start = False
+        p.kv_tokens = 0
+        p.reason = (f"cpu_memory_below_requested: available memory on the {node} ({free / GiB:.2f} GiB) is less than "
+                    f"gpu_memory_utilization {util} of it ({requested / GiB:.2f} GiB requested); vllm {release} "
+                    "refuses at startup (cpu_worker.py:78)")
+        return None
+    upper = requested - weights
+    if calibration is not None:
+        overhead = (calibration.other_gib + calibration.per_axis_gib * mnbt) * GiB
+        p.estimates["fitted"] = Estimate(overhead / GiB, f"{calibration.source}: worker RSS beyond the weights "
+                                                         f"{calibration.other_gib:.3f} GiB + "
+                                                         f"{calibration.per_axis_gib * 1024:.4f} MiB "
+                                                         "x max_num_batched_tokens")
+        rss = overhead + weights
+    else:
+        rss = vf.CPU_WORKER_RSS_GIB_ESTIMATE * GiB
+        overhead = rss - weights
+        p.estimates["R"] = Estimate(overhead / GiB, f"estimate: worker resident memory after warm-up "
+                                                    f"({vf.CPU_WORKER_RSS_GIB_ESTIMATE:.2f} GiB) beyond the weights")
+    best = int(requested - rss)
+    p.notes.append(f"KV = ceil({p.gpu_total_mib:.0f} MiB x {util}) - worker RSS; {node} is the CPU backend's device")
+    if best <= 0:
+        p.will_start = False
+        p.kv_tokens = 0
+        p.reason = (f"cpu_kv_cache_above_available: the worker's ~{rss / GiB:.2f} GiB resident memory fills the "
+                    f"{requested / GiB:.2f} GiB reserved (gpu_memory_utilization {util}): no KV cache")
+        return None
+    if free is not None and best > free - rss:
+        p.will_start = False
+        p.kv_tokens = 0
+        p.reason = (f"cpu_kv_cache_above_available: {best / GiB:.2f} GiB of KV exceeds the ~{(free - rss) / GiB:.2f} GiB "
+                    "left available once the worker has loaded (cpu_worker.py:240)")
+        return None
+    return upper, best
 
 
 def _blocks_only(p: Prediction, s: Settings, bpb: int, block_size: int, requested_len: int | None,

