@@ -366,3 +366,13 @@ def test_disk_full_names_the_results_file(tmp_path, monkeypatch):
     w = writer_module.ResultsWriter(tmp_path / "results.csv")
     with pytest.raises(HarnessError, match=f"{tmp_path / 'results.csv'}: cannot write the results: No space left"):
         w.add({"point_id": "a", "repeat": 0})
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_the_supervisor_ends_as_its_engine_ended_even_by_sigkill(sig):
+    # An engine killed by SIGKILL once made the supervisor itself die of a traceback (no handler can
+    # be set for SIGKILL), which then sat in the point's log.
+    proc = subprocess.run([sys.executable, "-m", "harness.execute.supervisor", str(os.getpid()), "1", "--",
+                           "sh", "-c", f"kill -{int(sig)} $$"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == -int(sig)
+    assert "Traceback" not in proc.stderr

@@ -32,6 +32,8 @@ PRIMARY = "kv_tokens"
 DEFAULT_TOLERANCE_PCT = 1.0
 # A different card, memory size, driver or compile-cache state changes KV sizes by itself.
 MACHINE_WARNINGS = ("device_name", "device_total_mib", "driver_version", "compile_cache")
+# Host memory sizes closer than this are the same host (memory hot-plug moves MemTotal a little).
+HOST_MEMORY_TOLERANCE_PCT = 0.5
 
 
 class Mark(str, enum.Enum):
@@ -115,6 +117,8 @@ class Side:
     # Repeats the harness itself failed (busy GPU, no engine env): they say nothing about
     # the engine, so they are left out of `repeats` and `outcomes`.
     harness_errors: list[str] = field(default_factory=list)
+    # On a CPU host: the memory the engine sized its pool from (device_total_mib), None elsewhere.
+    host_memory_mib: float | None = None
 
     @property
     def measured(self) -> bool:
@@ -290,10 +294,12 @@ class Comparison:
         return counts
 
     def summary(self) -> str:
+        host = sum(1 for p in self.points if p.mark is Mark.NOT_COMPARABLE and not p.findings)
+        unjudged = f"; {host} not comparable (other host memory)" if host else ""
         if not self.findings:
-            return f"no change beyond tolerance in {len(self.points)} points"
+            return f"no change beyond tolerance in {len(self.points)} points{unjudged}"
         marks = ", ".join(f"{n} {m}" for m, n in self.counts().items() if Mark(m) not in QUIET_MARKS)
-        return f"{len(self.changed)} of {len(self.points)} points changed ({marks})"
+        return f"{len(self.changed)} of {len(self.points)} points changed ({marks}){unjudged}"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -397,8 +403,29 @@ def _sides(frame: pd.DataFrame) -> dict[str, Side]:
             engine_version=", ".join(versions) or None,
             harness_errors=[f"r{int(r)}: {m if isinstance(m, str) and m else 'harness_error'}"
                             for r, m in zip(harness["repeat"], harness["error_message"])],
+            host_memory_mib=_host_memory(rows),
         )
     return sides
+
+
+def _host_memory(rows: pd.DataFrame) -> float | None:
+    cpu = rows[rows["device_name"].astype(str).str.startswith("cpu")]
+    return _median(pd.to_numeric(cpu["device_total_mib"], errors="coerce"))
+
+
+def _host_memory_differs(base: Side, new: Side) -> bool:
+    a, b = base.host_memory_mib, new.host_memory_mib
+    return a is not None and b is not None and abs(a - b) > HOST_MEMORY_TOLERANCE_PCT / 100 * max(a, b)
+
+
+def _not_comparable_host(point: PointComparison, base: Side, new: Side) -> None:
+    """A CPU engine sizes its pool from host memory: on a host with other memory, a KV or outcome change
+    says nothing about the engine. The point is marked, with the two sizes, and is not a finding."""
+    point.mark = Mark.NOT_COMPARABLE
+    point.findings.clear()
+    point.notes.append(f"not comparable: host memory {base.host_memory_mib:,.0f} MiB vs "
+                       f"{new.host_memory_mib:,.0f} MiB (the CPU backend sizes KV from it)"
+                       + (f"; {point.kv.text()}" if point.kv and point.kv.changed else ""))
 
 
 def _outcome(status: str, error_kind: Any) -> str:
@@ -433,9 +460,11 @@ def _compare_point(pid, engine, knobs, base: Side | None, new: Side | None, limi
             point.notes.append(f"{name}: repeats left out after a harness error: {'; '.join(side.harness_errors)}")
     if base.failed or new.failed:
         _compare_outcomes(point, base, new)
-        return point
-    _compare_kv(point)
-    _compare_settings(point, base, new, limits)
+    else:
+        _compare_kv(point)
+        _compare_settings(point, base, new, limits)
+    if point.findings and _host_memory_differs(base, new):
+        _not_comparable_host(point, base, new)
     return point
 
 

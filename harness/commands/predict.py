@@ -73,6 +73,19 @@ def _free_mib(gpu_free_mib: float | None, card: float | None) -> float | None:
     return float(gpu_free_mib)
 
 
+def _device_for(point, card: float | None, free: float | None, device: str) -> tuple[float | None, float | None]:
+    """(total, free) MiB for a point: the given card; on a CPU without one, this host's memory as the
+    point's engine release reads it (what a run here would record)."""
+    if card is not None or device != "cpu":
+        return card, free
+    from harness.execute.host import read_host_memory
+
+    memory = get_engine(point.engine).cpu_memory(read_host_memory(point.env), point.engine_version)
+    if memory is None:
+        return None, None
+    return memory.total_mib, memory.free_mib if free is None else free
+
+
 def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp: int | None = None,
                      device: str | None = None, calibrate_from: str | None = None,
                      gpu_free_mib: float | None = None) -> PredictReport:
@@ -83,12 +96,13 @@ def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp
     warn_releases(scenario_path, scenario, predicting=True)
     card = _card_mib(scenario, gpu_memory_mib)
     free = _free_mib(gpu_free_mib, card)
-    # A scenario about no card is a CPU run (cpu_tiny): KV sizes are explicit there.
+    # A scenario about no card is a CPU run: the host's memory, read per engine release, is the device.
     device = device or ("cuda" if card is not None else "cpu")
     model = load_model_description(scenario.model)
     points = [p for p in expand(scenario) if p.repeat == 0]
     if calibrate_from is None:
-        return PredictReport([predict_point(p, model, card, tp=tp, device=device, gpu_free_mib=free) for p in points])
+        return PredictReport([predict_point(p, model, *_device_for(p, card, free, device), tp=tp, device=device)
+                              for p in points])
 
     from harness.results.io import read_results
 
@@ -102,11 +116,12 @@ def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp
         fit = choose_fit(fits, point.engine, point.engine_version, card)
         if fit is None:
             log.warning("no calibration for %s %s: formulas' own estimates used", point.engine, point.point_id)
-            predictions.append(predict_point(point, model, card, tp=tp, device=device, gpu_free_mib=free))
+            predictions.append(predict_point(point, model, *_device_for(point, card, free, device), tp=tp,
+                                             device=device))
         else:
-            # The fit holds on the card it was measured on, so predict on that card.
+            # The fit holds on the device it was measured on, so predict on that device.
             predictions.append(predict_point(point, model, fit.device_total_mib, tp=tp, device=device,
-                                             calibration=fit.calibration))
+                                             calibration=fit.calibration, gpu_free_mib=fit.device_free_mib))
     return PredictReport(predictions, fits, measured)
 
 

@@ -74,7 +74,9 @@ def main(argv: list[str]) -> int:
     if _session_members(os.getpid()):
         _kill_session(min(grace_s, 2.0))
     if code < 0:
-        signal.signal(-code, signal.SIG_DFL)
+        # End as the engine ended. SIGKILL and SIGSTOP take no handler (setting one is EINVAL).
+        if -code not in (signal.SIGKILL, signal.SIGSTOP):
+            signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
     return code
 

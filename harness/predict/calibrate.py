@@ -45,6 +45,8 @@ class GroupFit:
     device_total_mib: float
     calibration: Calibration
     rows: list[FittedRow] = field(default_factory=list)
+    device: str = "cuda"
+    device_free_mib: float | None = None  # median free reading before launch over the rows (None: not recorded)
 
     @property
     def key(self) -> tuple[str, str, str, float]:
@@ -74,6 +76,16 @@ def _number(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return None if math.isnan(out) else out
+
+
+def _row_device(row: pd.Series) -> str:
+    return "cpu" if str(row.get("device_name") or "").startswith("cpu") else "cuda"
+
+
+def _row_free(row: pd.Series) -> float | None:
+    """Free device memory before the launch: the total less what was in use (the baseline reading)."""
+    total, busy = _number(row.get("device_total_mib")), _number(row.get("gpu_busy_before_mib"))
+    return None if total is None or busy is None else total - busy
 
 
 def _measured_bytes(engine: str, row: pd.Series, prediction: Prediction) -> float | None:
@@ -118,14 +130,15 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
             continue
         if _number(row.get("kv_tokens")) is None and _number(row.get("kv_gib")) is None:
             continue
-        key = (point.engine, _base_version(row.get("engine_version")), str(row.get("model") or point.model), total)
+        key = (point.engine, _base_version(row.get("engine_version")), str(row.get("model") or point.model), total,
+               _row_device(row))
         groups.setdefault(key, []).append((point, row))
 
     fits = []
-    for (engine, version, model_name, total), members in sorted(groups.items(), key=lambda kv: kv[0]):
+    for (engine, version, model_name, total, device), members in sorted(groups.items(), key=lambda kv: kv[0]):
         fitted: list[FittedRow] = []
         for point, row in members:
-            prediction = predict_point(point, model, total, tp=tp)
+            prediction = predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=_row_free(row))
             if prediction.kv_gib_upper_bound is None or any(n.startswith("KV size given explicitly")
                                                             for n in prediction.notes):
                 continue  # an explicit KV size has nothing to fit
@@ -140,10 +153,14 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
                                     overhead_gib=prediction.kv_gib_upper_bound - measured / GiB))
         if not fitted:
             continue
-        fit = GroupFit(engine, version, model_name, total, _fit(engine, fitted), fitted)
+        frees = [f for f in (_row_free(row) for _, row in members) if f is not None]
+        fit = GroupFit(engine, version, model_name, total, _fit(engine, fitted), fitted, device=device,
+                       device_free_mib=float(pd.Series(frees).median()) if frees else None)
         by_point = {p.point_id: p for p, _ in members}
+        free_of = {(p.point_id, int(row["repeat"])): _row_free(row) for p, row in members}
         for r in fitted:
-            again = predict_point(by_point[r.point_id], model, total, tp=tp, calibration=fit.calibration)
+            again = predict_point(by_point[r.point_id], model, total, tp=tp, calibration=fit.calibration,
+                                  device=device, gpu_free_mib=free_of.get((r.point_id, r.repeat)))
             r.calibrated_kv_tokens = again.kv_tokens
             r.residual_gib = (again.kv_gib or 0) - r.measured_kv_gib
             r.error_pct = prediction_error_pct(again.kv_tokens, r.measured_kv_tokens)

@@ -31,9 +31,10 @@ ACTIVATION_HIDDEN_COPIES = 4
 CUDA_CONTEXT_GIB_ESTIMATE = 0.5
 # R (CPU): the worker's resident memory after its warm-up forward, which vLLM-CPU subtracts from
 # its request (psutil rss, 0.32.0 vllm/v1/worker/cpu_worker.py:236): python + torch + the
-# weights + what the warm-up left allocated. Measured on this project's CPU runs (tiny model):
-# 0.60 GiB at 256 batched tokens; calibration replaces it.
-CPU_WORKER_RSS_GIB_ESTIMATE = 0.60
+# weights + what the warm-up left allocated. Measured on this project's CPU runs (tiny model,
+# 0.32.0): 0.604 GiB at 256 and at 2048 batched tokens (ceil(node x util) - logged blocks x block
+# bytes); calibration replaces it.
+CPU_WORKER_RSS_GIB_ESTIMATE = 0.604
 
 
 def cpu_node_memory(host: HostMemory) -> DeviceMemory:

@@ -1,0 +1,180 @@
+"""CPU budgets: the host memory each engine reads, its pool predicted from it, and compare across hosts.
+
+The arithmetic is checked against the engines' own code in test_predict_oracle.py (their
+host-memory readers) and against real runs in test_cpu_budget_e2e.py; here each formula is
+recomputed from the engine's source lines independently of the predictor, and the committed
+baseline's real rows drive compare and calibration.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from harness.analysis.compare import Mark, compare_results
+from harness.engines import get_engine
+from harness.engines.sglang import formulas as sg
+from harness.engines.vllm import formulas as vf
+from harness.execute.host import read_host_memory
+from harness.predict import load_model_description, predict
+from harness.predict.calibrate import fit_calibrations
+from harness.predict.host import HostMemory
+from harness.predict.model import GiB, MiB
+from harness.results.io import read_results
+from harness.scenario import expand, load_scenario
+
+REPO = Path(__file__).resolve().parents[1]
+SCENARIO = REPO / "scenarios" / "cpu_budget.yaml"
+BASELINE_DIR = REPO / "results" / "cpu_budget"
+MODEL = load_model_description("builtin:tiny-llama")
+NODE_KIB = 24_683_584  # this project's VM: NUMA node 0 MemTotal
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def _fake_host(root: Path, cgroup_max: str = "max\n") -> tuple[Path, Path, Path]:
+    nodes, cgroup, meminfo = root / "node", root / "cgroup", root / "meminfo"
+    _write(nodes / "node0" / "cpulist", "0-1\n")
+    _write(nodes / "node0" / "meminfo",
+           f"Node 0 MemTotal:       {NODE_KIB} kB\nNode 0 MemFree:        17000000 kB\n"
+           "Node 0 MemUsed:         7683584 kB\nNode 0 Active(file):     2000000 kB\n"
+           "Node 0 Inactive(file):   3000000 kB\nNode 0 SReclaimable:     300000 kB\n")
+    _write(nodes / "node1" / "cpulist", "\n")  # a memory-only node: SGLang and vLLM count nodes with CPUs
+    _write(nodes / "node1" / "meminfo", "Node 1 MemTotal:       1000000 kB\n")
+    _write(cgroup / "memory.max", cgroup_max)
+    _write(cgroup / "memory.current", "2147483648\n")
+    _write(meminfo, "MemTotal:       24683584 kB\nMemFree:        17000000 kB\nMemAvailable:   22000000 kB\n")
+    return nodes, cgroup, meminfo
+
+
+def test_the_host_is_read_as_the_engines_read_it(tmp_path):
+    nodes, cgroup, meminfo = _fake_host(tmp_path)
+    host = read_host_memory({}, node_dir=nodes, cgroup=cgroup, meminfo=meminfo)
+    assert (host.numa_nodes, host.node_total_kib, host.cgroup_max_bytes) == (1, (NODE_KIB,), None)
+    assert host.node_available_bytes == ((17_000_000 + 2_000_000 + 3_000_000 + 300_000) * 1024,)
+    assert host.meminfo_available_bytes == 22_000_000 * 1024 and host.cgroup_current_bytes == 2 << 30
+
+    vllm = get_engine("vllm").cpu_memory(host, "0.32.0")
+    assert vllm.total_mib == NODE_KIB / 1024 and vllm.free_mib == 22_300_000 / 1024
+    old, new = (get_engine("sglang").cpu_memory(host, v) for v in ("0.5.22", "0.5.23"))
+    assert old.total_mib == NODE_KIB // 1024 == new.total_mib  # one node: both releases read 24105 MiB
+    assert old.free_mib == new.free_mib == 22_000_000 / 1024
+
+
+def test_a_container_limit_caps_what_vllm_and_sglang_0_5_23_read(tmp_path):
+    nodes, cgroup, meminfo = _fake_host(tmp_path, cgroup_max=f"{8 << 30}\n")
+    host = read_host_memory({}, node_dir=nodes, cgroup=cgroup, meminfo=meminfo)
+    vllm = get_engine("vllm").cpu_memory(host, "0.32.0")
+    assert vllm.total_mib == 8192 and vllm.free_mib == 6144  # limit - usage
+    assert "container" in vllm.basis
+    assert get_engine("sglang").cpu_memory(host, "0.5.22").total_mib == NODE_KIB // 1024  # 0.5.22 ignores it
+    capped = get_engine("sglang").cpu_memory(host, "0.5.23")
+    assert (capped.total_mib, capped.free_mib) == (8192, 6144)
+
+
+def test_sglang_omp_binding_leaves_no_device_size(tmp_path):
+    nodes, cgroup, meminfo = _fake_host(tmp_path)
+    host = read_host_memory({"SGLANG_CPU_OMP_THREADS_BIND": "0|1"}, node_dir=nodes, cgroup=cgroup, meminfo=meminfo)
+    assert get_engine("sglang").cpu_memory(host, "0.5.22") is None
+
+
+# ---- vLLM-CPU ---------------------------------------------------------------------------------
+
+TOTAL_MIB = NODE_KIB / 1024
+FREE_MIB = 22_000.0
+
+
+def _vllm(util, mnbt=256, version="0.32.0", free=FREE_MIB, **extra):
+    args = {"gpu_memory_utilization": util, "max_num_batched_tokens": mnbt, "max_model_len": 512,
+            "dtype": "float16", "enforce_eager": True, **extra}
+    return predict("vllm", args, MODEL, TOTAL_MIB, device="cpu", engine_version=version, gpu_free_mib=free)
+
+
+@pytest.mark.parametrize("util", [0.06, 0.1, 0.25])
+def test_vllm_cpu_pool_is_the_reservation_less_the_worker_rss(util):
+    p = _vllm(util)
+    # cpu_worker.py:74 and :236-237, then 128-token blocks of 2 layers x 2 x 2 heads x 32 x 2 bytes
+    requested = math.ceil(NODE_KIB * 1024 * util)
+    kv = int(requested - vf.CPU_WORKER_RSS_GIB_ESTIMATE * GiB)
+    blocks = kv // (128 * 512)
+    assert p.will_start and p.block_size == 128
+    assert p.num_blocks == blocks and p.kv_tokens == blocks * 128
+    assert p.budget_gib == requested / GiB
+    assert "R" in p.estimates  # the RSS is the engine's measurement: labelled as an estimate
+
+
+def test_vllm_cpu_batched_tokens_do_not_change_the_estimate_but_calibration_can():
+    assert _vllm(0.1, 256).kv_tokens == _vllm(0.1, 2048).kv_tokens
+
+
+def test_vllm_0_32_refuses_a_reservation_above_free_memory_at_startup():
+    p = _vllm(0.99)
+    assert p.will_start is False and p.reason.startswith("cpu_memory_below_requested")
+    assert "0.32.0" in p.reason
+
+
+def test_vllm_0_33_drops_the_startup_check_and_fails_at_allocation_instead():
+    p = _vllm(0.99, version="0.33.0")
+    assert p.will_start is False and p.reason.startswith("cpu_kv_cache_above_available")
+
+
+def test_vllm_cpu_explicit_kv_space_is_not_the_budget():
+    p = _vllm(0.99, kv_cache_memory_bytes=1 << 30)
+    assert p.will_start and p.kv_tokens == (1 << 30) // 512
+
+
+# ---- SGLang-CPU -------------------------------------------------------------------------------
+
+SG_ARGS = {"device": "cpu", "attention_backend": "torch_native", "disable_cuda_graph": True, "max_model_len": 512,
+           "dtype": "float16"}
+
+
+def _sglang(fraction, chunk=2048, version="0.5.22", total=TOTAL_MIB // 1, free=FREE_MIB):
+    args = {**SG_ARGS, "mem_fraction_static": fraction, "chunked_prefill_size": chunk}
+    return predict("sglang", args, MODEL, total, device="cpu", engine_version=version, gpu_free_mib=free)
+
+
+@pytest.mark.parametrize("fraction", [0.05, 0.1])
+def test_sglang_cpu_pool_is_the_fraction_of_free_memory_less_what_loading_takes(fraction):
+    p = _sglang(fraction)
+    # kv_cache_configurator.py:2671: rest = free_now - free_before x (1 - f); free_before is our reading
+    # less what the engine's processes took (S), free_now is free_before less the weights and L
+    weights = MODEL.weight_bytes_per_rank(1, "float16") / GiB
+    before = FREE_MIB / 1024 - sg.CPU_STARTUP_GIB_ESTIMATE
+    rest = (before - weights - sg.CPU_LOAD_EXTRA_GIB_ESTIMATE) - before * (1 - fraction)
+    assert p.will_start and p.mem_fraction_static == fraction
+    assert p.kv_tokens == int(rest * GiB) // 512
+    assert set(p.estimates) == {"S", "L"}
+
+
+def test_sglang_cpu_default_fraction_comes_from_host_memory_and_the_chunk():
+    # memory_hook.py: (M - 512 - 1.5 x max(chunk, 2048) - tp*pp/8 x 1024) / M, rounded to 3 places; no graphs
+    for chunk, want in ((12288, round((24105 - 512 - 12288 * 1.5 - 128) / 24105, 3)),
+                        (13312, round((24105 - 512 - 13312 * 1.5 - 128) / 24105, 3))):
+        p = _sglang(None, chunk)
+        assert p.mem_fraction_static == want
+    assert _sglang(None, 12288).kv_tokens > _sglang(None, 13312).kv_tokens
+    # an explicit fraction ignores the chunk
+    assert _sglang(0.1, 2048).kv_tokens == _sglang(0.1, 8192).kv_tokens
+
+
+def test_sglang_cpu_a_tiny_fraction_leaves_no_pool():
+    p = _sglang(0.001)
+    assert p.will_start is False and p.kv_tokens == 0
+
+
+def test_sglang_0_5_23_reads_the_capped_total_for_its_default_fraction():
+    host = HostMemory(NODE_KIB * 1024, 1, (NODE_KIB,), 16 << 30, meminfo_available_bytes=22 << 30,
+                      cgroup_current_bytes=2 << 30)
+    old, new = (get_engine("sglang").cpu_memory(host, v) for v in ("0.5.22", "0.5.23"))
+    a = _sglang(None, 12288, "0.5.22", old.total_mib, old.free_mib)
+    b = _sglang(None, 12288, "0.5.23", new.total_mib, new.free_mib)
+    assert a.mem_fraction_static == round((24105 - 19072) / 24105, 3)
+    assert b.mem_fraction_static == round((16384 - 19072) / 16384, 3) < 0  # the reserve exceeds the limit
+    assert b.will_start is False

