@@ -86,6 +86,11 @@ def _device_for(point, card: float | None, free: float | None, device: str) -> t
     return memory.total_mib, memory.free_mib if free is None else free
 
 
+def _predict_here(point, model, card: float | None, free: float | None, device: str, tp: int | None):
+    total, free = _device_for(point, card, free, device)
+    return predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=free)
+
+
 def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp: int | None = None,
                      device: str | None = None, calibrate_from: str | None = None,
                      gpu_free_mib: float | None = None) -> PredictReport:
@@ -101,8 +106,7 @@ def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp
     model = load_model_description(scenario.model)
     points = [p for p in expand(scenario) if p.repeat == 0]
     if calibrate_from is None:
-        return PredictReport([predict_point(p, model, *_device_for(p, card, free, device), tp=tp, device=device)
-                              for p in points])
+        return PredictReport([_predict_here(p, model, card, free, device, tp) for p in points])
 
     from harness.results.io import read_results
 
@@ -116,8 +120,7 @@ def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp
         fit = choose_fit(fits, point.engine, point.engine_version, card)
         if fit is None:
             log.warning("no calibration for %s %s: formulas' own estimates used", point.engine, point.point_id)
-            predictions.append(predict_point(point, model, *_device_for(point, card, free, device), tp=tp,
-                                             device=device))
+            predictions.append(_predict_here(point, model, card, free, device, tp))
         else:
             # The fit holds on the device it was measured on, so predict on that device.
             predictions.append(predict_point(point, model, fit.device_total_mib, tp=tp, device=device,

@@ -78,6 +78,17 @@ class Engine(ABC):
     # The server's CLI entry point for reading its flags: "module:function" or a module run as
     # __main__, and the argv it sees.
     help_entry: ClassVar[tuple[str, tuple[str, ...]]] = ("", ())
+    # `advise`: the knob that sizes the pool (a fraction of the device), the batch knob whose
+    # activation reserve competes with it, the highest fraction it will propose without a
+    # headroom given, and the startup errors that mean "too little KV" (raise the fraction; any
+    # other failure means the setting asked for too much).
+    fraction_knob: ClassVar[str | None] = None
+    batch_knob: ClassVar[str | None] = None
+    batch_steps: ClassVar[tuple[int, ...]] = ()
+    fraction_ceiling: ClassVar[float] = 0.98
+    # the engine's own default fraction keeps back what its activations need: never propose above it
+    default_fraction_is_safe: ClassVar[bool] = False
+    kv_shortfall_errors: ClassVar[frozenset[str]] = frozenset()
 
     # ---- flags ------------------------------------------------------------------------------
 

@@ -63,6 +63,13 @@ class SglangEngine(Engine):
     # What is gone before SGLang's own pre-load reading (CUDA context; on CPU its processes) is
     # scaled by the fraction in the pool (kv_cache_configurator.py:2671), so the fit has a slope in it.
     calibration_axis = "mem_fraction_static"
+    fraction_knob = "mem_fraction_static"
+    # 1.5 MiB of activation reserve per chunk token: a smaller chunk lets a higher fraction be safe
+    batch_knob, batch_steps = "chunked_prefill_size", (8192, 4096, 2048, 1024, 512)
+    fraction_ceiling = 0.95
+    default_fraction_is_safe = True  # memory_hook.py's reserve formula: activations + graphs + a margin
+    kv_shortfall_errors = frozenset({"weights_leave_no_memory", "not_enough_memory", "pool_too_small",
+                                     "max_running_requests_zero", "swa_pool_too_small"})
     prediction_settings_columns = (Column("fraction", "mem_fraction_static", 3), Column("chunk", "chunked_prefill_size"),
                                    Column("max_bs", "cuda_graph_max_bs"), Column("reserved MiB", "reserved_mib", 0))
     prediction_result_columns = (Column("max_running", "max_running_requests"), Column("max_req_len", "max_req_len"))

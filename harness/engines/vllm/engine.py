@@ -66,6 +66,12 @@ class VllmEngine(Engine):
     predicted_releases = PREDICTED_RELEASES
     help_entry = ("vllm.entrypoints.cli.main:main", ("vllm", "serve", "--help"))
     measured_kv_from_gib = True  # "Available KV cache memory" is logged; tokens are rounded to blocks
+    fraction_knob = "gpu_memory_utilization"
+    # a smaller dummy-forward peak leaves more of the budget to KV (tried largest first)
+    batch_knob, batch_steps = "max_num_batched_tokens", (8192, 4096, 2048, 1024, 512)
+    fraction_ceiling = 0.98  # where vLLM's own auto-tune script starts stepping down
+    kv_shortfall_errors = frozenset({"max_model_len_too_large", "no_kv_cache_memory", "autofit_impossible",
+                                     "external_weights_exceed_budget"})
 
     def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any],
                 version: str | None = None) -> list[str]:

