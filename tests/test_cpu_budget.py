@@ -178,3 +178,80 @@ def test_sglang_0_5_23_reads_the_capped_total_for_its_default_fraction():
     assert a.mem_fraction_static == round((24105 - 19072) / 24105, 3)
     assert b.mem_fraction_static == round((16384 - 19072) / 16384, 3) < 0  # the reserve exceeds the limit
     assert b.will_start is False
+
+
+# ---- the committed baseline: real rows --------------------------------------------------------
+
+BASELINE = BASELINE_DIR / "baseline-vllm0.32.0-sglang0.5.22-0.5.23" / "results.csv"
+
+
+@pytest.fixture(scope="module")
+def baseline() -> pd.DataFrame:
+    return read_results(BASELINE)
+
+
+def test_the_baseline_rows_record_the_host_memory_each_engine_read(baseline):
+    assert baseline["device_name"].str.startswith("cpu").all()
+    assert baseline["device_total_mib"].notna().all() and baseline["gpu_busy_before_mib"].notna().all()
+    ok = baseline[baseline["status"] == "ok"]
+    assert len(ok) == 4 * 2 + 3  # vLLM: 3 of 4 start; SGLang: 5 of 6 on each release
+    assert ok["prediction_error_pct"].abs().max() <= 2.0, ok[["point_id", "engine_version", "prediction_error_pct"]]
+
+
+def test_calibration_on_the_baseline_reproduces_each_row(baseline):
+    fits = fit_calibrations(expand(load_scenario(SCENARIO)), baseline, MODEL)
+    assert {(f.engine, f.engine_version, f.device) for f in fits} == {
+        ("vllm", "0.32.0", "cpu"), ("sglang", "0.5.22", "cpu"), ("sglang", "0.5.23", "cpu")}
+    for fit in fits:
+        assert all(abs(r.error_pct) <= 0.2 for r in fit.rows), fit.describe()
+    vllm = next(f for f in fits if f.engine == "vllm")
+    # the worker's RSS beyond the weights, fitted: within 10 MiB of the logged "0.6 GiB ... non-kv usages"
+    assert abs(vllm.calibration.other_gib + MODEL.weight_bytes_per_rank(1, "float16") / GiB - 0.6) < 0.01
+
+
+def _one_release(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[frame["engine_version"] != "0.5.23"].reset_index(drop=True)  # release rows share point ids
+
+
+def _on_other_host(frame: pd.DataFrame, total_mib: float, kv_factor: float) -> pd.DataFrame:
+    moved = frame.copy()
+    moved["run_id"] = "elsewhere"
+    moved["device_total_mib"] = total_mib
+    moved["kv_tokens"] = (moved["kv_tokens"] * kv_factor).round()
+    return moved
+
+
+def test_compare_on_a_host_with_other_memory_says_not_comparable_instead_of_a_regression(baseline):
+    baseline = _one_release(baseline)
+    smaller = _on_other_host(baseline, 16_000, 0.6)
+    comparison = compare_results(baseline, smaller)
+    ok = set(baseline[baseline["status"] == "ok"]["point_id"])
+    marks = {p.point_id: p for p in comparison.points}
+    assert all(marks[pid].mark is Mark.NOT_COMPARABLE for pid in ok)
+    assert comparison.exit_code == 0 and comparison.regressions == []
+    note = next(n for n in marks[next(iter(ok))].notes if n.startswith("not comparable"))
+    assert "host memory" in note and "16,000 MiB" in note
+    assert "not comparable (other host memory)" in comparison.summary()
+
+
+def test_compare_on_the_same_host_still_finds_a_kv_change(baseline):
+    baseline = _one_release(baseline)
+    same = _on_other_host(baseline, baseline["device_total_mib"].iloc[0], 0.9)
+    comparison = compare_results(baseline, same)
+    assert comparison.exit_code == 1 and any(p.mark is Mark.WORSE for p in comparison.points)
+
+
+def test_the_host_is_read_once_the_last_point_has_given_its_memory_back():
+    # A point that just ended frees its pool over a second or two: read only once it stops moving.
+    freeing = iter([18_000, 19_500, 20_800, 20_806, 20_806])
+    clock = iter(range(100))
+    reads = []
+
+    def read(env):
+        reads.append(1)
+        return HostMemory(24 << 30, 1, meminfo_available_bytes=next(freeing) << 20)
+
+    from harness.execute.host import settled_host_memory
+
+    host = settled_host_memory({}, read=read, clock=lambda: next(clock), sleep=lambda s: None)
+    assert host.meminfo_available_bytes == 20_806 << 20 and len(reads) == 4

@@ -8,6 +8,7 @@ Files that cannot be read leave their fields empty (the engines fall back the sa
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Mapping
 
@@ -93,3 +94,25 @@ def read_host_memory(env: Mapping[str, str] | None = None, node_dir: Path = _NOD
         cgroup_v1_usage_bytes=_cgroup_number("memory/memory.usage_in_bytes", cgroup),
     )
 
+
+
+SETTLE_TOLERANCE_MIB = 16.0
+SETTLE_WINDOW_S = 1.0
+SETTLE_TIMEOUT_S = 20.0
+
+
+def settled_host_memory(env: Mapping[str, str] | None = None, read=read_host_memory, clock=time.monotonic,
+                        sleep=time.sleep, tolerance_mib: float = SETTLE_TOLERANCE_MIB, window_s: float = SETTLE_WINDOW_S,
+                        timeout_s: float = SETTLE_TIMEOUT_S) -> HostMemory:
+    """A reading once available memory has stopped moving (the CPU analogue of waiting for a card's
+    memory to come back): a point that just ended frees its gigabytes over a second or two after its
+    processes are gone, and a reading taken meanwhile would understate what the next engine finds."""
+    deadline = clock() + timeout_s
+    last = read(env)
+    while True:
+        sleep(window_s)
+        now = read(env)
+        before, after = last.meminfo_available_bytes, now.meminfo_available_bytes
+        if before is None or after is None or abs(after - before) <= tolerance_mib * (1 << 20) or clock() >= deadline:
+            return now
+        last = now

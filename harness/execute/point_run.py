@@ -16,7 +16,7 @@ from harness.engines import get_engine
 from harness.envs import default_cache_dir
 from harness.execute.engine_process import LaunchContext, launch_spec
 from harness.execute.gpu import nvml_reader, wait_for_release, wait_until_idle
-from harness.execute.host import read_host_memory
+from harness.execute.host import settled_host_memory
 from harness.execute.launcher import LaunchOutcome, launch
 from harness.results.rows import RowContext, make_row
 from harness.scenario.point import Point
@@ -126,7 +126,7 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
     if job.device == "cpu":
         # The CPU backends size their pool from host memory: read it the engine's way, now, as the
         # GPU protocol reads the card's baseline.
-        host_memory = engine.cpu_memory(read_host_memory({**ctx.env_vars, **point.env}),
+        host_memory = engine.cpu_memory(settled_host_memory({**ctx.env_vars, **point.env}),
                                         engine_env.engine_version)
         if host_memory is not None:
             row_ctx.device_total_mib = round(host_memory.total_mib)

@@ -29,12 +29,12 @@ OTHER_GIB_ESTIMATE = 0.5
 # (0.5.22 kv_cache_configurator.py:2671). Pool = f x pre - (pre - now), so two terms are ours to estimate,
 # both measured on this project's CPU runs of the tiny model and replaced by calibration:
 # S: memory the engine's processes take between the harness's reading at launch and SGLang's
-#    pre-load reading (it reaches the pool scaled by f): 1.43 GiB measured (22.21 GiB free at
-#    launch, "Load weight begin. avail mem=20.78 GB");
-CPU_STARTUP_GIB_ESTIMATE = 1.43
+#    pre-load reading (it reaches the pool scaled by f): 2.07 GiB measured on a quiet host
+#    (22.87 GiB free at launch, "Load weight begin. avail mem=20.80 GB", 0.5.22);
+CPU_STARTUP_GIB_ESTIMATE = 2.07
 # L: memory taken between the two readings beyond the weights (pool-sizing allocations):
-#    0.041-0.049 GiB measured (f x 20.78 GiB - the logged pool, f = 0.1 and 0.209).
-CPU_LOAD_EXTRA_GIB_ESTIMATE = 0.045
+#    0.041-0.052 GiB measured (f x the logged pre-load memory - the logged pool, f = 0.1, 0.209).
+CPU_LOAD_EXTRA_GIB_ESTIMATE = 0.05
 
 DEFAULT_MAX_PREFILL_TOKENS = 16384
 TORCH_COMPILE_MAX_BS_DEFAULT = 32  # sglang/srt/arg_groups/fields/exec_.py:636
