@@ -22,7 +22,7 @@ from harness.execute.host import read_host_memory
 from harness.predict import load_model_description, predict
 from harness.predict.calibrate import fit_calibrations
 from harness.predict.host import HostMemory
-from harness.predict.model import GiB, MiB
+from harness.predict.model import GiB
 from harness.results.io import read_results
 from harness.scenario import expand, load_scenario
 

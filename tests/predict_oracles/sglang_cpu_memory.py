@@ -6,8 +6,6 @@ list of the MiB the release reads (null for none), or with "free" the GiB get_av
 The host's files, psutil and the NUMA layout are replaced by the description; nothing else is patched.
 """
 
-import builtins
-import io
 import json
 import logging
 import os
@@ -17,8 +15,7 @@ import types
 logging.disable(logging.WARNING)
 
 import sglang.srt.utils.common as common  # noqa: E402
-
-REAL_OPEN = builtins.open
+from fake_files import FakeFiles  # noqa: E402
 
 
 def run(host: dict):
@@ -29,14 +26,6 @@ def run(host: dict):
     if host.get("cgroup_current_bytes") is not None:
         files["/sys/fs/cgroup/memory.current"] = f"{host['cgroup_current_bytes']}\n"
 
-    def fake_open(path, *args, **kwargs):
-        path = os.fspath(path)
-        if path in files:
-            return io.StringIO(files[path])
-        if path.startswith("/sys/devices/system/node/") or path.startswith("/sys/fs/cgroup/"):
-            raise FileNotFoundError(path)
-        return REAL_OPEN(path, *args, **kwargs)
-
     common.psutil = types.SimpleNamespace(
         virtual_memory=lambda: types.SimpleNamespace(total=host["meminfo_total_bytes"],
                                                      available=host.get("meminfo_available_bytes")))
@@ -45,14 +34,11 @@ def run(host: dict):
         os.environ["SGLANG_CPU_OMP_THREADS_BIND"] = "0-1"
     else:
         os.environ.pop("SGLANG_CPU_OMP_THREADS_BIND", None)
-    builtins.open = fake_open
-    try:
+    with FakeFiles(files):
         if host.get("free"):
             # the pool's base: get_available_gpu_memory(device="cpu"), GiB
             return common.get_available_gpu_memory("cpu", 0)
         return common.get_cpu_memory_capacity()
-    finally:
-        builtins.open = REAL_OPEN
 
 
 print(json.dumps([run(h) for h in json.load(sys.stdin)]))

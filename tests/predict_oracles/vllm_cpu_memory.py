@@ -6,21 +6,17 @@ stdin: JSON list of hosts {"node_meminfo": {"MemTotal": kB, "MemFree": kB, ...} 
 psutil are replaced by the description; the request is cpu_worker's ceil(total x utilization).
 """
 
-import builtins
-import io
 import json
 import logging
 import math
-import os
 import sys
 import types
 
 logging.disable(logging.WARNING)
 
 import vllm.utils.cpu_resource_utils as cru  # noqa: E402
+from fake_files import FakeFiles  # noqa: E402
 
-REAL_OPEN = builtins.open
-REAL_EXISTS = os.path.exists
 NODE = "/sys/devices/system/node/node0/meminfo"
 
 
@@ -29,28 +25,16 @@ def run(host: dict):
     if host["node_meminfo"] is not None:
         files[NODE] = "".join(f"Node 0 {key}:    {kib} kB\n" for key, kib in host["node_meminfo"].items())
 
-    def fake_open(path, *args, **kwargs):
-        path = os.fspath(path)
-        if path in files:
-            return io.StringIO(files[path])
-        if path.startswith("/sys/devices/system/node/") or path.startswith("/sys/fs/cgroup"):
-            raise FileNotFoundError(path)
-        return REAL_OPEN(path, *args, **kwargs)
-
-    def fake_exists(path):
-        path = os.fspath(path)
-        if path.startswith("/sys/devices/system/node/") or path.startswith("/sys/fs/cgroup"):
-            return path in files
-        return REAL_EXISTS(path)
-
     cru.psutil = types.SimpleNamespace(virtual_memory=lambda: types.SimpleNamespace(
         total=host["meminfo_total_bytes"], available=host["meminfo_available_bytes"]))
     cru.get_cgroup_memory_limit.cache_clear()
-    builtins.open, cru.os.path.exists = fake_open, fake_exists
+    fake = FakeFiles(files)
+    real_exists, cru.os.path.exists = cru.os.path.exists, fake.exists
     try:
-        info = cru.get_memory_node_info(0)
+        with fake:
+            info = cru.get_memory_node_info(0)
     finally:
-        builtins.open, cru.os.path.exists = REAL_OPEN, REAL_EXISTS
+        cru.os.path.exists = real_exists
     # vllm/v1/worker/cpu_worker.py:72-75 (0.32.0): the worker's reservation
     requested = math.ceil(info.total_memory * host["utilization"])
     return [info.total_memory, info.available_memory, requested]

@@ -96,11 +96,7 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
         p.budget_gib = budget / GiB
         upper = budget - weights
         if calibration is not None:
-            overhead = (calibration.other_gib + calibration.per_axis_gib * mnbt) * GiB
-            p.estimates["fitted"] = Estimate(overhead / GiB, f"{calibration.source}: "
-                                             f"{calibration.other_gib:.3f} GiB + "
-                                             f"{calibration.per_axis_gib * 1024:.4f} MiB "
-                                             "x max_num_batched_tokens")
+            overhead = _fitted(p, calibration, mnbt, "")
         else:
             other = vf.OTHER_GIB_ESTIMATE * GiB
             act = vf.activation_estimate_bytes(model, mnbt, min(mns, mnbt), tp, DTYPE_BYTES[dtype])
@@ -155,6 +151,14 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
     return p
 
 
+def _fitted(p: Prediction, calibration: Calibration, mnbt: int, what: str) -> float:
+    """The fitted estimated terms, in bytes, recorded on the prediction with their basis."""
+    overhead = (calibration.other_gib + calibration.per_axis_gib * mnbt) * GiB
+    p.estimates["fitted"] = Estimate(overhead / GiB, f"{calibration.source}: {what}{calibration.other_gib:.3f} GiB + "
+                                                     f"{calibration.per_axis_gib * 1024:.4f} MiB x max_num_batched_tokens")
+    return overhead
+
+
 def _cpu_kv_bytes(p: Prediction, util: float, total: float, weights: int, mnbt: int,
                   calibration: Calibration | None) -> tuple[int, int] | None:
     """vLLM-CPU's pool: (upper bound, best estimate) in bytes, or None when it will not start (p says why).
@@ -176,12 +180,7 @@ def _cpu_kv_bytes(p: Prediction, util: float, total: float, weights: int, mnbt: 
         return None
     upper = requested - weights
     if calibration is not None:
-        overhead = (calibration.other_gib + calibration.per_axis_gib * mnbt) * GiB
-        p.estimates["fitted"] = Estimate(overhead / GiB, f"{calibration.source}: worker RSS beyond the weights "
-                                                         f"{calibration.other_gib:.3f} GiB + "
-                                                         f"{calibration.per_axis_gib * 1024:.4f} MiB "
-                                                         "x max_num_batched_tokens")
-        rss = overhead + weights
+        rss = _fitted(p, calibration, mnbt, "worker RSS beyond the weights ") + weights
     else:
         rss = vf.CPU_WORKER_RSS_GIB_ESTIMATE * GiB
         overhead = rss - weights
