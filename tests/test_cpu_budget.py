@@ -203,7 +203,8 @@ def test_calibration_on_the_baseline_reproduces_each_row(baseline):
     assert {(f.engine, f.engine_version, f.device) for f in fits} == {
         ("vllm", "0.32.0", "cpu"), ("sglang", "0.5.22", "cpu"), ("sglang", "0.5.23", "cpu")}
     for fit in fits:
-        assert all(abs(r.error_pct) <= 0.2 for r in fit.rows), fit.describe()
+        # vLLM: within a few 64 KiB blocks; SGLang: within the noise of the free-memory reading at launch
+        assert all(abs(r.error_pct) <= (0.05 if fit.engine == "vllm" else 1.0) for r in fit.rows), fit.describe()
     vllm = next(f for f in fits if f.engine == "vllm")
     # the worker's RSS beyond the weights, fitted: within 10 MiB of the logged "0.6 GiB ... non-kv usages"
     assert abs(vllm.calibration.other_gib + MODEL.weight_bytes_per_rank(1, "float16") / GiB - 0.6) < 0.01
@@ -255,3 +256,17 @@ def test_the_host_is_read_once_the_last_point_has_given_its_memory_back():
 
     host = settled_host_memory({}, read=read, clock=lambda: next(clock), sleep=lambda s: None)
     assert host.meminfo_available_bytes == 20_806 << 20 and len(reads) == 4
+
+
+def test_after_a_cpu_point_the_harness_waits_until_host_memory_is_back():
+    from harness.execute.host import wait_for_host_release
+
+    before = HostMemory(24 << 30, 1, meminfo_available_bytes=22_000 << 20)
+    coming_back = iter([21_000, 21_500, 21_800, 21_950])
+    clock = iter(range(100))
+    read = lambda env: HostMemory(24 << 30, 1, meminfo_available_bytes=next(coming_back) << 20)  # noqa: E731
+    assert wait_for_host_release(before, read=read, clock=lambda: next(clock), sleep=lambda s: None) is None
+    stuck = lambda env: HostMemory(24 << 30, 1, meminfo_available_bytes=20_000 << 20)  # noqa: E731
+    ticks = iter([0, 0, 100])
+    note = wait_for_host_release(before, read=stuck, timeout_s=90, clock=lambda: next(ticks), sleep=lambda s: None)
+    assert note == "host memory not back within 90 s: 2000 MiB less available than before the launch"

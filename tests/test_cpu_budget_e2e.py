@@ -29,6 +29,10 @@ BASELINE = REPO / "results" / "cpu_budget" / "baseline-vllm0.32.0-sglang0.5.22-0
 # The measured terms (vLLM's worker RSS, SGLang's startup and load memory) move from launch to
 # launch by a few MiB; 1% of the smallest pool here (0.8 GiB) is 8 MiB.
 MEASURED_TERMS_PCT = 1.0
+# After calibration: vLLM's RSS is one term per release (left: a few 64 KiB blocks of launch-to-launch
+# RSS noise); SGLang's pool moves with the harness's free-memory reading at launch, which wanders by
+# about 0.15 GiB of 20.8 while SGLang's own pre-load reading does not: about 0.7 % of any pool.
+CALIBRATED_PCT = {"vllm": 0.05, "sglang": 1.0}
 
 
 @pytest.fixture(scope="module")
@@ -105,8 +109,7 @@ def test_calibration_from_the_rows_reproduces_them(budget_run):
                                                             ("sglang", "0.5.23")}
     for fit in fits:
         for row in fit.rows:
-            # vLLM: one 128-token block of 64 KiB is the grain; SGLang: tokens
-            assert abs(row.error_pct) <= 0.2, (fit.describe(), row)
+            assert abs(row.error_pct) <= CALIBRATED_PCT[fit.engine], (fit.describe(), row)
 
 
 def _tolerance_pct(base: pd.DataFrame, new: pd.DataFrame) -> float:

@@ -116,3 +116,30 @@ def settled_host_memory(env: Mapping[str, str] | None = None, read=read_host_mem
         if before is None or after is None or abs(after - before) <= tolerance_mib * (1 << 20) or clock() >= deadline:
             return now
         last = now
+
+
+HOST_RELEASE_TOLERANCE_MIB = 128.0
+HOST_RELEASE_TIMEOUT_S = 90.0
+
+
+def wait_for_host_release(before: HostMemory, env: Mapping[str, str] | None = None, read=read_host_memory,
+                          timeout_s: float = HOST_RELEASE_TIMEOUT_S, poll_s: float = 1.0,
+                          tolerance_mib: float = HOST_RELEASE_TOLERANCE_MIB, clock=time.monotonic,
+                          sleep=time.sleep) -> str | None:
+    """After a point on a CPU: wait until available memory is back at its reading before the launch.
+
+    An engine's memory comes back slowly after its processes are gone (measured here: about 0.5 GiB over
+    40 s after an SGLang-CPU point), and the next point's reading would take it as used. None when back;
+    else a note for the row (the next point still runs: its own reading says what it found)."""
+    if before.meminfo_available_bytes is None:
+        return None
+    want = before.meminfo_available_bytes - tolerance_mib * (1 << 20)
+    deadline = clock() + timeout_s
+    while True:
+        now = read(env).meminfo_available_bytes
+        if now is None or now >= want:
+            return None
+        if clock() >= deadline:
+            return (f"host memory not back within {timeout_s:.0f} s: {(want - now) / (1 << 20) + tolerance_mib:.0f} MiB "
+                    "less available than before the launch")
+        sleep(poll_s)

@@ -16,7 +16,7 @@ from harness.engines import get_engine
 from harness.envs import default_cache_dir
 from harness.execute.engine_process import LaunchContext, launch_spec
 from harness.execute.gpu import nvml_reader, wait_for_release, wait_until_idle
-from harness.execute.host import settled_host_memory
+from harness.execute.host import settled_host_memory, wait_for_host_release
 from harness.execute.launcher import LaunchOutcome, launch
 from harness.results.rows import RowContext, make_row
 from harness.scenario.point import Point
@@ -122,12 +122,13 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
         row_ctx.gpu_busy_before_mib = round(sum(s.used_mib for s in baseline.values()))
     else:
         row_ctx.device_name = f"cpu ({platform.machine()})"
-    host_memory = None
+    host_memory = host_before = None
+    host_env = {**ctx.env_vars, **point.env}
     if job.device == "cpu":
         # The CPU backends size their pool from host memory: read it the engine's way, now, as the
         # GPU protocol reads the card's baseline.
-        host_memory = engine.cpu_memory(settled_host_memory({**ctx.env_vars, **point.env}),
-                                        engine_env.engine_version)
+        host_before = settled_host_memory(host_env)
+        host_memory = engine.cpu_memory(host_before, engine_env.engine_version)
         if host_memory is not None:
             row_ctx.device_total_mib = round(host_memory.total_mib)
             if host_memory.free_mib is not None:
@@ -141,6 +142,10 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
         note = wait_for_release(gpu_read, baseline)
         if note:
             outcome.error_message = "; ".join(filter(None, [outcome.error_message, note]))
+    elif host_before is not None:
+        note = wait_for_host_release(host_before, host_env)
+        if note:
+            log.warning("%s: %s", point.name, note)
     if outcome.survivors:
         outcome.error_message = "; ".join(filter(None, [outcome.error_message,
                                                          "processes survived the stop: " + ", ".join(outcome.survivors)]))
