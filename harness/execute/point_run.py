@@ -16,7 +16,7 @@ from harness.engines import get_engine
 from harness.envs import default_cache_dir
 from harness.execute.engine_process import LaunchContext, launch_spec
 from harness.execute.gpu import nvml_reader, wait_for_release, wait_until_idle
-from harness.execute.host import settled_host_memory, wait_for_host_release
+from harness.execute.host import read_host_memory, settled_host_memory, wait_for_host_release
 from harness.execute.launcher import LaunchOutcome, launch
 from harness.results.rows import RowContext, make_row
 from harness.scenario.point import Point
@@ -127,7 +127,9 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
     if job.device == "cpu":
         # The CPU backends size their pool from host memory: read it the engine's way, now, as the
         # GPU protocol reads the card's baseline.
-        host_before = settled_host_memory(host_env)
+        # Alone on the host (the sequential executor passes no GPUs), wait for the memory to settle first
+        # and for it to come back afterwards; beside other points, host memory is theirs too.
+        host_before = settled_host_memory(host_env) if gpus is None else read_host_memory(host_env)
         host_memory = engine.cpu_memory(host_before, engine_env.engine_version)
         if host_memory is not None:
             row_ctx.device_total_mib = round(host_memory.total_mib)
@@ -142,7 +144,7 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
         note = wait_for_release(gpu_read, baseline)
         if note:
             outcome.error_message = "; ".join(filter(None, [outcome.error_message, note]))
-    elif host_before is not None:
+    elif host_before is not None and gpus is None:
         note = wait_for_host_release(host_before, host_env)
         if note:
             log.warning("%s: %s", point.name, note)
