@@ -96,8 +96,8 @@ def read_host_memory(env: Mapping[str, str] | None = None, node_dir: Path = _NOD
 
 
 
-SETTLE_TOLERANCE_MIB = 16.0
-SETTLE_WINDOW_S = 1.0
+SETTLE_TOLERANCE_MIB = 4.0
+SETTLE_WINDOW_S = 0.25
 SETTLE_TIMEOUT_S = 20.0
 
 
