@@ -255,18 +255,25 @@ def test_the_host_is_read_once_the_last_point_has_given_its_memory_back():
     from harness.execute.host import settled_host_memory
 
     host = settled_host_memory({}, read=read, clock=lambda: next(clock), sleep=lambda s: None)
-    assert host.meminfo_available_bytes == 20_806 << 20 and len(reads) == 4
+    assert host.meminfo_available_bytes == 20_806 << 20 and len(reads) == 5
 
 
 def test_after_a_cpu_point_the_harness_waits_until_host_memory_is_back():
     from harness.execute.host import wait_for_host_release
 
     before = HostMemory(24 << 30, 1, meminfo_available_bytes=22_000 << 20)
-    coming_back = iter([21_000, 21_500, 21_800, 21_950])
+    coming_back = iter([21_000, 21_500, 21_800, 21_990])
     clock = iter(range(100))
     read = lambda env: HostMemory(24 << 30, 1, meminfo_available_bytes=next(coming_back) << 20)  # noqa: E731
     assert wait_for_host_release(before, read=read, clock=lambda: next(clock), sleep=lambda s: None) is None
-    stuck = lambda env: HostMemory(24 << 30, 1, meminfo_available_bytes=20_000 << 20)  # noqa: E731
+    # memory that stops coming back (another process took it): a plateau ends the wait, without a note
+    plateau = iter([20_000, 20_500, 20_502, 20_503, 20_503, 20_503])
+    read = lambda env: HostMemory(24 << 30, 1, meminfo_available_bytes=next(plateau) << 20)  # noqa: E731
+    clock = iter(range(100))
+    assert wait_for_host_release(before, read=read, clock=lambda: next(clock), sleep=lambda s: None) is None
+    # still coming back at the timeout: a note for the row
+    rising = iter(range(10_000, 20_000, 100))
+    read = lambda env: HostMemory(24 << 30, 1, meminfo_available_bytes=next(rising) << 20)  # noqa: E731
     ticks = iter([0, 0, 100])
-    note = wait_for_host_release(before, read=stuck, timeout_s=90, clock=lambda: next(ticks), sleep=lambda s: None)
-    assert note == "host memory not back within 90 s: 2000 MiB less available than before the launch"
+    note = wait_for_host_release(before, read=read, timeout_s=90, clock=lambda: next(ticks), sleep=lambda s: None)
+    assert note == "host memory not back within 90 s: 11900 MiB less available than before the launch"

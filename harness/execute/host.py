@@ -96,8 +96,8 @@ def read_host_memory(env: Mapping[str, str] | None = None, node_dir: Path = _NOD
 
 
 
-SETTLE_TOLERANCE_MIB = 4.0
-SETTLE_WINDOW_S = 0.25
+SETTLE_TOLERANCE_MIB = 2.0
+SETTLE_WINDOW_S = 0.5
 SETTLE_TIMEOUT_S = 20.0
 
 
@@ -118,7 +118,9 @@ def settled_host_memory(env: Mapping[str, str] | None = None, read=read_host_mem
         last = now
 
 
-HOST_RELEASE_TOLERANCE_MIB = 128.0
+HOST_RELEASE_TOLERANCE_MIB = 16.0
+HOST_RELEASE_PLATEAU_MIB = 4.0  # a rise below this per poll, for PLATEAU_POLLS polls: nothing more is coming back
+HOST_RELEASE_PLATEAU_POLLS = 3
 HOST_RELEASE_TIMEOUT_S = 90.0
 
 
@@ -126,20 +128,26 @@ def wait_for_host_release(before: HostMemory, env: Mapping[str, str] | None = No
                           timeout_s: float = HOST_RELEASE_TIMEOUT_S, poll_s: float = 1.0,
                           tolerance_mib: float = HOST_RELEASE_TOLERANCE_MIB, clock=time.monotonic,
                           sleep=time.sleep) -> str | None:
-    """After a point on a CPU: wait until available memory is back at its reading before the launch.
+    """After a point on a CPU: wait until available memory is back at its reading before the launch, or has
+    stopped coming back.
 
-    An engine's memory comes back slowly after its processes are gone (measured here: about 0.5 GiB over
-    40 s after an SGLang-CPU point), and the next point's reading would take it as used. None when back;
-    else a note for the row (the next point still runs: its own reading says what it found)."""
+    An engine's memory returns slowly after its processes are gone (measured on this VM: about 0.5 GiB
+    over 40 s after an SGLang-CPU point, some 15 MiB/s), and a reading meanwhile would count it as used:
+    SGLang's own reading a minute later does not. None when back (or at a plateau); a note at the timeout."""
     if before.meminfo_available_bytes is None:
         return None
     want = before.meminfo_available_bytes - tolerance_mib * (1 << 20)
     deadline = clock() + timeout_s
+    last, flat = None, 0
     while True:
         now = read(env).meminfo_available_bytes
         if now is None or now >= want:
             return None
+        flat = flat + 1 if last is not None and now - last < HOST_RELEASE_PLATEAU_MIB * (1 << 20) else 0
+        if flat >= HOST_RELEASE_PLATEAU_POLLS:
+            return None
         if clock() >= deadline:
             return (f"host memory not back within {timeout_s:.0f} s: {(want - now) / (1 << 20) + tolerance_mib:.0f} MiB "
                     "less available than before the launch")
+        last = now
         sleep(poll_s)
