@@ -121,7 +121,7 @@ def settled_host_memory(env: Mapping[str, str] | None = None, read=read_host_mem
 HOST_RELEASE_TOLERANCE_MIB = 16.0
 HOST_RELEASE_PLATEAU_MIB = 4.0  # a rise below this per poll, for PLATEAU_POLLS polls: nothing more is coming back
 HOST_RELEASE_PLATEAU_POLLS = 3
-HOST_RELEASE_TIMEOUT_S = 90.0
+HOST_RELEASE_TIMEOUT_S = 20.0
 
 
 def wait_for_host_release(before: HostMemory, env: Mapping[str, str] | None = None, read=read_host_memory,
@@ -133,7 +133,10 @@ def wait_for_host_release(before: HostMemory, env: Mapping[str, str] | None = No
 
     An engine's memory returns slowly after its processes are gone (measured on this VM: about 0.5 GiB
     over 40 s after an SGLang-CPU point, some 15 MiB/s), and a reading meanwhile would count it as used:
-    SGLang's own reading a minute later does not. None when back (or at a plateau); a note at the timeout."""
+    SGLang's own reading a minute later does not. Part of it comes back for minutes on this VM, so the
+    wait is bounded (20 s: the fast part); what is still missing then stays in the next reading, and in
+    the SGLang-CPU prediction error (README: "What the knobs do on CPU"). None when back (or at a
+    plateau); a note at the timeout."""
     if before.meminfo_available_bytes is None:
         return None
     want = before.meminfo_available_bytes - tolerance_mib * (1 << 20)

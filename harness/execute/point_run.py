@@ -147,7 +147,7 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
     elif host_before is not None and gpus is None:
         note = wait_for_host_release(host_before, host_env)
         if note:
-            log.warning("%s: %s", point.name, note)
+            log.info("%s: %s", point.name, note)
     if outcome.survivors:
         outcome.error_message = "; ".join(filter(None, [outcome.error_message,
                                                          "processes survived the stop: " + ", ".join(outcome.survivors)]))
