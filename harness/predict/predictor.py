@@ -54,6 +54,9 @@ class Prediction:
     gpu_total_mib: float | None
     tp: int
     gpu_free_mib: float | None = None  # free device memory before the engine loads (None: not measured)
+    # True: gpu_free_mib was read as the engine began loading (its own processes already in it), not
+    # before the launch; nothing of the engine's start-up is then left to estimate
+    free_at_load: bool = False
     mem_fraction_static: float | None = None
     chunked_prefill_size: int | None = None
     cuda_graph_max_bs: int | None = None
@@ -101,7 +104,7 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
             tp: int | None = None, device: str = "cuda", env: dict[str, str] | None = None,
             point_id: str | None = None, knobs: dict[str, Any] | None = None,
             calibration: Calibration | None = None, engine_version: str | None = None,
-            gpu_free_mib: float | None = None) -> Prediction:
+            gpu_free_mib: float | None = None, free_at_load: bool = False) -> Prediction:
     """The engine's budget formulas for these settings (raw scenario values are typed here once)."""
     eng = get_engine(engine)
     try:
@@ -113,7 +116,7 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
     tp_eff = int(tp) if tp is not None else eng.tp_size(settings.raw)
     p = Prediction(engine=engine, point_id=point_id, args=dict(knobs if knobs is not None else settings.raw),
                    device=device, gpu_total_mib=gpu_total_mib, tp=tp_eff, engine_version=engine_version,
-                   gpu_free_mib=gpu_free_mib)
+                   gpu_free_mib=gpu_free_mib, free_at_load=free_at_load)
     unmodelled = eng.predictor_note(engine_version)
     if unmodelled:
         p.modelled, p.reason = False, unmodelled
@@ -124,11 +127,11 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
 
 def predict_point(point: Point, model: ModelDescription, gpu_total_mib: float | None, tp: int | None = None,
                   device: str = "cuda", calibration: Calibration | None = None,
-                  gpu_free_mib: float | None = None) -> Prediction:
+                  gpu_free_mib: float | None = None, free_at_load: bool = False) -> Prediction:
     """Prediction for one sweep point."""
     return predict(point.engine, point.settings, model, gpu_total_mib, tp=tp, device=device, env=point.env,
                    point_id=point.point_id, knobs=point.knobs, calibration=calibration,
-                   engine_version=point.engine_version, gpu_free_mib=gpu_free_mib)
+                   engine_version=point.engine_version, gpu_free_mib=gpu_free_mib, free_at_load=free_at_load)
 
 
 def prediction_error_pct(predicted: float | None, measured: float | None) -> float | None:

@@ -95,9 +95,12 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
                                          + (f" + {calibration.per_axis_gib:.3f} GiB x mem_fraction_static"
                                             if calibration.per_axis_gib else ""))
     elif device == "cpu":
-        startup = f * sg.CPU_STARTUP_GIB_ESTIMATE
-        p.estimates["S"] = Estimate(startup, f"estimate: the engine's processes take ~{sg.CPU_STARTUP_GIB_ESTIMATE} GiB "
-                                             f"before SGLang's pre-load reading, x fraction {f}")
+        # Read as SGLang began loading, the free memory already holds its processes; read before the
+        # launch, they are to come (S).
+        startup = 0.0 if p.free_at_load else f * sg.CPU_STARTUP_GIB_ESTIMATE
+        if not p.free_at_load:
+            p.estimates["S"] = Estimate(startup, f"estimate: the engine's processes take ~{sg.CPU_STARTUP_GIB_ESTIMATE} "
+                                                 f"GiB before SGLang's pre-load reading, x fraction {f}")
         p.estimates["L"] = Estimate(sg.CPU_LOAD_EXTRA_GIB_ESTIMATE, "estimate: taken between SGLang's two readings "
                                                                     "beyond the weights")
         other = startup + sg.CPU_LOAD_EXTRA_GIB_ESTIMATE
