@@ -194,7 +194,7 @@ def test_the_baseline_rows_record_the_host_memory_each_engine_read(baseline):
     assert baseline["device_name"].str.startswith("cpu").all()
     assert baseline["device_total_mib"].notna().all() and baseline["gpu_busy_before_mib"].notna().all()
     ok = baseline[baseline["status"] == "ok"]
-    assert len(ok) == 4 * 2 + 3  # vLLM: 3 of 4 start; SGLang: 5 of 6 on each release
+    assert len(ok) == 3 + 5 * 2  # vLLM: 3 of 4 start; SGLang: 5 of 6 on each release
     for engine, limit in (("vllm", 0.1), ("sglang", 3.0)):  # why these: tests/test_cpu_budget_e2e.py PREDICTED_PCT
         rows = ok[ok["engine"] == engine]
         assert rows["prediction_error_pct"].abs().max() <= limit, rows[["point_id", "engine_version",
@@ -206,8 +206,9 @@ def test_calibration_on_the_baseline_reproduces_each_row(baseline):
     assert {(f.engine, f.engine_version, f.device) for f in fits} == {
         ("vllm", "0.32.0", "cpu"), ("sglang", "0.5.22", "cpu"), ("sglang", "0.5.23", "cpu")}
     for fit in fits:
-        # vLLM: within a few 64 KiB blocks; SGLang: within the noise of the free-memory reading at launch
-        assert all(abs(r.error_pct) <= (0.05 if fit.engine == "vllm" else 2.0) for r in fit.rows), fit.describe()
+        # vLLM: within a few 64 KiB blocks; SGLang: within the wander of the free-memory reading at launch
+        # (tests/test_cpu_budget_e2e.py CALIBRATED_PCT says why)
+        assert all(abs(r.error_pct) <= (0.05 if fit.engine == "vllm" else 6.0) for r in fit.rows), fit.describe()
     vllm = next(f for f in fits if f.engine == "vllm")
     # the worker's RSS beyond the weights, fitted: within 10 MiB of the logged "0.6 GiB ... non-kv usages"
     assert abs(vllm.calibration.other_gib + MODEL.weight_bytes_per_rank(1, "float16") / GiB - 0.6) < 0.01

@@ -93,6 +93,11 @@ def _measured_bytes(engine: str, row: pd.Series, prediction: Prediction) -> floa
     kv_gib = _number(row.get("kv_gib"))
     tokens = _number(row.get("kv_tokens"))
     if get_engine(engine).measured_kv_from_gib and kv_gib is not None:
+        # The logged GiB has two decimals (5 MiB); tokens x bytes per token is exact to a block, and when
+        # the two agree to that rounding (one uniform KV group), the tokens are the finer measurement.
+        if tokens is not None and prediction.kv_bytes_per_token and \
+                abs(tokens * prediction.kv_bytes_per_token / GiB - kv_gib) <= 0.005 + 1e-9:
+            return tokens * prediction.kv_bytes_per_token
         return kv_gib * GiB
     if tokens is not None and prediction.kv_bytes_per_token:
         return tokens * prediction.kv_bytes_per_token
