@@ -292,23 +292,26 @@ def test_pandas_reads_every_committed_results_file_with_no_options(path):
     assert json.loads((path.parent / "run.json").read_text())["results_format"] == 2
 
 
+ONE_RELEASE = REPO / "results" / "cpu_tiny" / "baseline-vllm0.32.0-sglang0.5.22" / "results.csv"
+
+
 def test_a_design_contract_csv_from_another_tool_is_accepted_by_compare_and_report(tmp_path, capsys):
-    frame = pd.read_csv(COMMITTED[0])
+    frame = pd.read_csv(ONE_RELEASE)
     other = tmp_path / "other.csv"  # no run.json beside it
     frame.to_csv(other, index=False)
-    assert main(["compare", str(COMMITTED[0]), str(other)]) == 0
+    assert main(["compare", str(ONE_RELEASE), str(other)]) == 0
     assert main(["report", str(other), "--out", str(tmp_path / "report")]) == 0
 
 
 def _legacy_copy(tmp_path) -> Path:
     run_dir = tmp_path / "legacy"
     run_dir.mkdir()
-    info = json.loads((COMMITTED[0].parent / "run.json").read_text())
+    info = json.loads((ONE_RELEASE.parent / "run.json").read_text())
     info.pop("run_format"), info.pop("results_format")
     info["results_format_version"] = 1
     (run_dir / "run.json").write_text(json.dumps(info))
-    text = COMMITTED[0].read_text()
-    for pid in pd.read_csv(COMMITTED[0])["point_id"]:
+    text = ONE_RELEASE.read_text()
+    for pid in pd.read_csv(ONE_RELEASE)["point_id"]:
         text = text.replace(pid, pid[:10])  # as written before 64-bit ids
     (run_dir / "results.csv").write_text(FORMAT_LINE + "\n" + text)
     return run_dir / "results.csv"
@@ -317,14 +320,14 @@ def _legacy_copy(tmp_path) -> Path:
 def test_old_format_files_are_read_by_every_command(tmp_path, capsys):
     legacy = _legacy_copy(tmp_path)
     frame = read_results(legacy)
-    assert frame["point_id"].tolist() == pd.read_csv(COMMITTED[0])["point_id"].tolist()  # ids lengthened
-    assert main(["compare", str(legacy), str(COMMITTED[0])]) == 0
+    assert frame["point_id"].tolist() == pd.read_csv(ONE_RELEASE)["point_id"].tolist()  # ids lengthened
+    assert main(["compare", str(legacy), str(ONE_RELEASE)]) == 0
     assert main(["report", str(legacy), "--out", str(tmp_path / "report")]) == 0
     capsys.readouterr()
     # read like the plain file: the same verdict (these CPU rows hold nothing to calibrate on)
     code = main(["predict", "scenarios/cpu_tiny.yaml", "--calibrate-from", str(legacy)])
     legacy_err = capsys.readouterr().err
-    assert (code, legacy_err) == (main(["predict", "scenarios/cpu_tiny.yaml", "--calibrate-from", str(COMMITTED[0])]),
+    assert (code, legacy_err) == (main(["predict", "scenarios/cpu_tiny.yaml", "--calibrate-from", str(ONE_RELEASE)]),
                                   capsys.readouterr().err)
     assert str(legacy) not in legacy_err
 
