@@ -144,10 +144,15 @@ def test_ctrl_c_keeps_the_rows_and_resume_continues_the_search(scenario, tmp_pat
     proc = subprocess.Popen(argv[:-2] + ["--resume", str(out)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=HERE.parent,
                             env={**os.environ, "STANDIN_HANG_AT": "0.06"}, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(json.loads((out / "advise.json").read_text())["settings"]) < 2:
+    # interrupt once the second launch's engine is hanging (its log says so), not while the run starts
+    deadline = time.monotonic() + 180
+
+    def hanging() -> bool:
+        return any("hanging before the KV sizing" in log.read_text() for log in (out / "logs").glob("*.log"))
+
+    while time.monotonic() < deadline and not hanging():
         time.sleep(0.5)
-    time.sleep(3)
+    assert hanging(), "the second launch never reached its hang"
     os.killpg(proc.pid, signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
