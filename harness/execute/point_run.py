@@ -128,9 +128,9 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
     host_env = {**ctx.env_vars, **point.env}
     if job.device == "cpu":
         # The CPU backends size their pool from host memory: read it the engine's way, now, as the
-        # GPU protocol reads the card's baseline.
-        # Alone on the host (the sequential executor passes no GPUs), wait for the memory to settle first
-        # and for it to come back afterwards; beside other points, host memory is theirs too.
+        # GPU protocol reads the card's baseline. Alone on the host (the sequential executor passes no
+        # GPUs), wait for the memory to settle first and to come back afterwards; beside other points,
+        # host memory is theirs too.
         host_before = settled_host_memory(host_env) if gpus is None else read_host_memory(host_env)
         host_memory = engine.cpu_memory(host_before, engine_env.engine_version)
         if host_memory is not None:
@@ -176,10 +176,11 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
         free_mib = state.total_mib - state.used_mib
     elif host_memory is not None:
         total_mib, free_mib = host_memory.total_mib, host_memory.free_mib
-    loading = at_load[0] if at_load and at_load[0] is not None else None
-    if loading is not None and loading.free_mib is not None:
+    loading = at_load[0] if at_load else None
+    read_at_load = loading is not None and loading.free_mib is not None
+    if read_at_load:
         free_mib = loading.free_mib
     prediction = _predict(point, job.model_path, total_mib, job.device, outcome.record, free_mib,
-                          free_at_load=loading is not None)
+                          free_at_load=read_at_load)
     row = make_row(point, outcome, row_ctx, started_at, log_rel, prediction)
     return PointResult(point=point, row=row, outcome=outcome)
