@@ -196,20 +196,19 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
         write_json(state_path, {"request": request.identity(), "settings": [
             {"fraction": s.fraction, "batch": s.batch} for s in settings]})
 
-    def ids() -> dict[str, Setting]:
-        if not settings:
-            return {}
-        points = _points(_scenario_for(raw, request.engine, args, settings), scenario_file)
+    def launched_points() -> list[Point]:
+        return _points(_scenario_for(raw, request.engine, args, settings), scenario_file) if settings else []
+
+    def ids(points: list[Point]) -> dict[str, Setting]:
         return {p.point_id: s for p, s in zip(points, settings)}
 
-    def calibration_from(launches: list[Launch]):
+    def calibration_from(launches: list[Launch], points: list[Point]):
         ok = [l for l in launches if l.status == "ok" and l.kv_tokens is not None]
         if not ok:
             return None
         from harness.results.io import read_results
 
         frame = read_results(out / "results.csv")
-        points = _points(_scenario_for(raw, request.engine, args, settings), scenario_file)
         try:
             fits = fit_calibrations(points, frame, model)
         except InputError:
@@ -217,8 +216,8 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
         fit = choose_fit(fits, request.engine, version, device.total_mib)
         return None if fit is None else fit.calibration
 
-    def forecaster(launches: list[Launch]):
-        calibration = calibration_from(launches)
+    def forecaster(launches: list[Launch], points: list[Point]):
+        calibration = calibration_from(launches, points)
         cache: dict[tuple, Forecast] = {}
 
         def predict(setting: Setting) -> Forecast:
@@ -234,8 +233,9 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
     ceilings = {b: _ceiling(raw, request, args, b, model, device, scenario_file) for b in batches}
     retried: set[Setting] = set()
     while True:
-        launches = _launches(out / "results.csv", ids())
-        predict = forecaster(launches)
+        points = launched_points()  # one parse per round serves the row lookup and the calibration
+        launches = _launches(out / "results.csv", ids(points))
+        predict = forecaster(launches, points)
         step = next_step(request.target, launches, predict, batches, ceilings, eng.kv_shortfall_errors,
                          request.max_launches)
         if step.done:
@@ -257,9 +257,9 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
         try:
             run_scenario(scenario_file, options)
         except Interrupted:
-            raise AdviseInterrupted(request, len(_launches(out / "results.csv", ids())), argv) from None
+            raise AdviseInterrupted(request, len(_launches(out / "results.csv", ids(launched_points()))),
+                                    argv) from None
 
-    launches = _launches(out / "results.csv", ids())
     advice = Advice(request, version, device, step,
                     [(l, predictions.get(l.setting.key()), why.get(l.setting.key(), "launched by an earlier session"))
                      for l in launches], args)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -40,7 +41,7 @@ def _advise(args: argparse.Namespace) -> int:
         raise InputError("--concurrency and --kv-tokens both given: the target is one of them")
     if args.headroom_gib is not None and args.headroom_gib < 0:
         raise InputError(f"--headroom-gib {args.headroom_gib:g}: must be 0 or more")
-    tokens = args.kv_tokens if args.kv_tokens is not None else int(-(-args.concurrency * args.max_model_len // 1))
+    tokens = args.kv_tokens if args.kv_tokens is not None else math.ceil(args.concurrency * args.max_model_len)
     target = Target(args.max_model_len, int(tokens), args.concurrency)
     versions = {}
     if args.engine_version:

@@ -142,8 +142,10 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
     fits = []
     for (engine, version, model_name, total, device), members in sorted(groups.items(), key=lambda kv: kv[0]):
         fitted: list[FittedRow] = []
+        free_of = {(p.point_id, int(row["repeat"])): _row_free(row) for p, row in members}
         for point, row in members:
-            prediction = predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=_row_free(row))
+            prediction = predict_point(point, model, total, tp=tp, device=device,
+                                       gpu_free_mib=free_of[(point.point_id, int(row["repeat"]))])
             if prediction.kv_gib_upper_bound is None or any(n.startswith("KV size given explicitly")
                                                             for n in prediction.notes):
                 continue  # an explicit KV size has nothing to fit
@@ -158,11 +160,10 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
                                     overhead_gib=prediction.kv_gib_upper_bound - measured / GiB))
         if not fitted:
             continue
-        frees = [f for f in (_row_free(row) for _, row in members) if f is not None]
+        frees = [f for f in free_of.values() if f is not None]
         fit = GroupFit(engine, version, model_name, total, _fit(engine, fitted), fitted, device=device,
                        device_free_mib=float(pd.Series(frees).median()) if frees else None)
         by_point = {p.point_id: p for p, _ in members}
-        free_of = {(p.point_id, int(row["repeat"])): _row_free(row) for p, row in members}
         for r in fitted:
             again = predict_point(by_point[r.point_id], model, total, tp=tp, calibration=fit.calibration,
                                   device=device, gpu_free_mib=free_of.get((r.point_id, r.repeat)))
