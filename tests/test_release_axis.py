@@ -109,12 +109,29 @@ def test_compare_by_release_of_one_release_is_bad_input(tmp_path, capsys):
     assert "needs an engine with two releases" in capsys.readouterr().err
 
 
-def test_remove_after_deletes_each_release_env_once_its_points_are_done(tmp_path, capsys):
+def test_remove_after_deletes_the_envs_this_run_installed_and_keeps_the_others(tmp_path, monkeypatch, capsys):
+    import harness.envs
+
     _stand_in_releases(tmp_path)
+    old_env = tmp_path / "cache" / "envs" / f"vllm-{OLD}-cpu"
+    parked = tmp_path / "parked"
+    old_env.rename(parked)  # OLD is missing: the run installs it just before its points
+    installed = []
+
+    def install_env(engine, version, *args, **kwargs):
+        installed.append((engine, version))
+        parked.rename(old_env)
+        return harness.envs.resolve_env(engine, version)
+
+    monkeypatch.setattr(harness.envs, "install_env", install_env)
     out = tmp_path / "run"
-    assert main(["run", _scenario(tmp_path, f'["{OLD}", "{NEW}"]'), "--out", str(out), "--remove-after"]) == 0
+    assert main(["run", _scenario(tmp_path, f'["{OLD}", "{NEW}"]'), "--out", str(out),
+                 "--install-missing", "--remove-after"]) == 0
+    assert installed == [("vllm", OLD)]
     assert len(read_results(out / "results.csv")) == 4
-    assert not list((tmp_path / "cache" / "envs").glob("vllm-*-cpu"))
+    assert not old_env.exists()  # installed by this run: removed after its points
+    assert (tmp_path / "cache" / "envs" / f"vllm-{NEW}-cpu").is_dir()  # was there before: kept
+    assert f"removed the vllm {OLD} environment" in capsys.readouterr().err
 
 
 def test_engine_version_list_spelling():

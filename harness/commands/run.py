@@ -208,8 +208,8 @@ def register(subparsers) -> None:
     parser.add_argument("--dry-run", action="store_true", help="show the plan, launch nothing")
     parser.add_argument("--install-missing", action="store_true", help="install missing engine environments first")
     parser.add_argument("--remove-after", action="store_true",
-                        help="on a release axis: delete each release's environment once its points are done "
-                             "(saves disk; a later run installs it again)")
+                        help="on a release axis with --install-missing: delete each environment this run installed "
+                             "once its points are done (saves disk; environments there before are kept)")
     parser.add_argument("--wait-for-idle-gpu", type=_seconds(0, strict=False), default=0.0, metavar="S",
                         help="wait up to S seconds for a busy GPU to become idle (default: refuse at once)")
     parser.add_argument("--engine-version", action="append", metavar="ENGINE==VERSION",

@@ -233,8 +233,9 @@ def _build(recipe: Recipe, env_dir: Path, inst: Installer, base_python: str, log
     progress(f"{name}: fetching {recipe.requirement}")
     download = env_dir / ".kv-harness-download"
     wheel = download_wheel(recipe.requirement, download, py_version, inst.sources, log_path)
-    engine.install(InstallSteps(recipe=recipe, env_dir=env_dir, python=python, wheel=wheel, download_dir=download,
-                                installer=inst, log_path=log_path, progress=progress))
+    steps = InstallSteps(recipe=recipe, env_dir=env_dir, python=python, wheel=wheel, download_dir=download,
+                         installer=inst, log_path=log_path, progress=progress)
+    engine.install(steps)
     shutil.rmtree(download, ignore_errors=True)
 
     progress(f"{name}: asking the env for its {recipe.engine} and torch versions")
@@ -254,7 +255,7 @@ def _build(recipe: Recipe, env_dir: Path, inst: Installer, base_python: str, log
         "torch_version": found["torch_version"],
         "python_version": found["python_version"],
         "dists": found["dists"],
-        "workarounds": list(recipe.workarounds),
+        "workarounds": [*recipe.workarounds, *steps.applied],
         "created_utc": utc_now().strftime("%Y-%m-%dT%H:%M:%SZ"),
         "harness_version": harness_version,
     }

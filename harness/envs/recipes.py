@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -47,6 +47,8 @@ class InstallSteps:
     installer: "Installer"
     log_path: Path
     progress: Callable[[str], None]
+    # Workarounds this install turned out to need (the recipe's own list holds the unconditional ones).
+    applied: list[str] = field(default_factory=list)
 
     def install(self, args: list[str]) -> None:
         self.installer.install(self.python, args, self.log_path)

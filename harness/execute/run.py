@@ -426,7 +426,8 @@ def _run_locked(scenario, scenario_path, options, points, executor, executor_war
                     signals.release()  # held since the point's stop began: its row is on disk now
                 if on_point_end:
                     on_point_end(point_result)
-            if options.remove_after and scenario.engines[key[0]].release_axis and getattr(envs[key], "managed", False):
+            # Only an env this run installed: one that was there before may be what other runs use.
+            if options.remove_after and key in later and getattr(envs[key], "managed", False):
                 from harness.envs import remove_env
 
                 remove_env(key[0], key[1], cpu=envs[key].cpu)

