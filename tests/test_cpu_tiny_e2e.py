@@ -12,6 +12,7 @@ import pytest
 
 from harness.results.io import read_results
 from parsers import parse_log, read_log
+from tests.test_launcher_real import _alive_in
 
 pytestmark = pytest.mark.engine
 
@@ -35,6 +36,12 @@ def test_run_exits_0_and_writes_a_row_per_point(cpu_tiny_run):
     assert (run_dir / "run.json").is_file()
     # the summary table is printed
     assert "kv_tokens" in proc.stdout and "results:" in proc.stdout
+
+
+def test_no_engine_process_outlives_the_run(cpu_tiny_run):
+    # Every engine process got paths under the run folder (its compile caches) in its environment.
+    _, run_dir = cpu_tiny_run
+    assert _alive_in(run_dir) == []
 
 
 def test_kv_figures_match_the_engine_logs(cpu_tiny_run):

@@ -201,3 +201,17 @@ def test_run_summary_names_the_release(tmp_path, capsys):
     assert main(["run", _scenario(tmp_path, f'["{OLD}", "{NEW}"]'), "--out", str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out
     assert "release" in out and OLD in out and NEW in out
+
+
+def test_points_at_a_release_select_that_releases_point_only(tmp_path, capsys):
+    from harness.execute.run import selected_points
+
+    path = _scenario(tmp_path, f'["{OLD}", "{NEW}"]')
+    _, points, _ = selected_points(path)
+    pid = points[0].point_id
+    _, chosen, _ = selected_points(path, ids=[f"{pid}@{NEW}"])
+    assert [(p.point_id, p.engine_version) for p in chosen] == [(pid, NEW)]
+    _, both, _ = selected_points(path, ids=[pid])
+    assert sorted(p.engine_version for p in both) == [OLD, NEW]
+    assert main(["run", path, "--dry-run", "--points", f"{pid}@0.1.0"]) == 2
+    assert f"--points: unknown point id {pid}@0.1.0" in capsys.readouterr().err

@@ -96,7 +96,7 @@ def compare_selection(base_path: Path, new_path: Path, tolerance_pct: float, eng
     if engines:
         kept = kept[kept["engine"].isin(engines)]
     if points:
-        kept = kept[kept["point_id"].isin(points)]
+        kept = kept[kept["point_id"].isin([p.split("@", 1)[0] for p in points])]
     said = ""
     if len(kept) != len(base):
         what = ", ".join(filter(None, [f"engines {','.join(engines)}" if engines else "",
@@ -198,7 +198,8 @@ def register(subparsers) -> None:
     )
     parser.add_argument("scenario", help="scenario YAML file")
     parser.add_argument("--engines", help="comma-separated engines to run (default: all in the scenario)")
-    parser.add_argument("--points", help="comma-separated point ids to run (see `plan`)")
+    parser.add_argument("--points", help="comma-separated point ids to run (see `plan`); ID@RELEASE: that release's point "
+                             "only (on a release axis the releases share ids)")
     parser.add_argument("--out", type=Path, help="run folder (default results/<scenario>/<run_id>)")
     parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="complete an earlier run: only points without a row")
     parser.add_argument("--stop-after", choices=("kv", "ready"), help="override the scenario's run.stop_after")

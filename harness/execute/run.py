@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import errno
 import fcntl
 import hashlib
 import json
@@ -141,11 +140,14 @@ def select_points(points: list[Point], engines: list[str] | None, ids: list[str]
             raise InputError(f"--engines: {', '.join(unknown)} not in this scenario (it has {', '.join(known)})")
         points = [p for p in points if p.engine in engines]
     if ids:
-        known_ids = {p.point_id for p in points}
-        unknown = [i for i in ids if i not in known_ids]
+        # On a release axis the releases share point ids: ID@RELEASE picks one release's point.
+        wanted = [tuple(i.split("@", 1)) if "@" in i else (i, None) for i in ids]
+        unknown = [i for i, (pid, release) in zip(ids, wanted)
+                   if not any(p.point_id == pid and release in (None, p.engine_version) for p in points)]
         if unknown:
             raise InputError(f"--points: unknown point id {', '.join(unknown)} (see `python -m harness plan`)")
-        points = [p for p in points if p.point_id in ids]
+        points = [p for p in points if any(p.point_id == pid and release in (None, p.engine_version)
+                                           for pid, release in wanted)]
     return points
 
 
