@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from harness.cli import main
@@ -28,7 +30,8 @@ def _release_env(tmp_path, version: str, log) -> None:
     make_fake_env(env_dir, {1: ["--log", str(log)], 2: ["--log", str(log)]}, version=version)
     write_marker(env_dir, {"engine": "vllm", "requested_version": version, "cpu": True,
                            "package": f"vllm=={version}", "engine_version": version,
-                           "torch_version": "2.0.0+standin", "workarounds": []})
+                           "torch_version": "2.0.0+standin", "workarounds": [], "install_seconds": 12.5,
+                           "size_bytes": 3 << 30})
 
 
 def _scenario(tmp_path, versions: str) -> str:
@@ -129,6 +132,10 @@ def test_remove_after_deletes_the_envs_this_run_installed_and_keeps_the_others(t
                  "--install-missing", "--remove-after"]) == 0
     assert installed == [("vllm", OLD)]
     assert len(read_results(out / "results.csv")) == 4
+    # run.json keeps what each release's install took, also for the env that is gone now
+    releases = json.loads((out / "run.json").read_text())["engines"]["vllm"]["releases"]
+    assert {v: (r["install_seconds"], r["size_bytes"]) for v, r in releases.items()} == {
+        OLD: (12.5, 3 << 30), NEW: (12.5, 3 << 30)}
     assert not old_env.exists()  # installed by this run: removed after its points
     assert (tmp_path / "cache" / "envs" / f"vllm-{NEW}-cpu").is_dir()  # was there before: kept
     assert f"removed the vllm {OLD} environment" in capsys.readouterr().err

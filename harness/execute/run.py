@@ -274,7 +274,13 @@ def _engine_envs(points: list[Point], scenario: Scenario, install_missing: bool
 
 
 def _release_entry(env) -> dict:
-    return {"engine_version": env.engine_version, "torch_version": env.torch_version, "python": str(env.python)}
+    from harness.envs.manage import env_info
+
+    entry = {"engine_version": env.engine_version, "torch_version": env.torch_version, "python": str(env.python)}
+    # What the install took, from the env's marker (a --remove-after run deletes the env itself).
+    marker = env_info(env) if getattr(env, "managed", False) else {}
+    entry.update({k: marker[k] for k in ("install_seconds", "size_bytes", "installer", "workarounds") if k in marker})
+    return entry
 
 
 def _record_envs(info: RunInfo, scenario: Scenario, envs: dict[ReleaseKey, object]) -> None:
