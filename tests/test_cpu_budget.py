@@ -76,6 +76,10 @@ def test_a_container_limit_caps_what_vllm_and_sglang_0_5_23_read(tmp_path):
     assert get_engine("sglang").cpu_memory(host, "0.5.22").total_mib == NODE_KIB // 1024  # 0.5.22 ignores it
     capped = get_engine("sglang").cpu_memory(host, "0.5.23")
     assert (capped.total_mib, capped.free_mib) == (8192, 6144)
+    # vLLM-CPU caps by the container from 0.24.0 (cpu_resource_utils.py:65); 0.20-0.23 read the node alone
+    assert get_engine("vllm").cpu_memory(host, "0.24.0").total_mib == 8192
+    older = get_engine("vllm").cpu_memory(host, "0.23.0")
+    assert older.total_mib == NODE_KIB / 1024 and "container" not in older.basis
 
 
 def test_sglang_omp_binding_leaves_no_device_size(tmp_path):

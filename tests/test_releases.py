@@ -110,17 +110,33 @@ def test_plan_refuses_a_release_missing_from_the_index(tmp_path, capsys):
 
 
 def test_predict_says_in_one_line_when_the_release_is_not_modelled(tmp_path, capsys):
-    assert main(["predict", str(scenario(tmp_path, vllm="0.30.0"))]) == 0
+    assert main(["predict", str(scenario(tmp_path, vllm="0.10.1.1"))]) == 0
     out = capsys.readouterr()
-    assert "vllm 0.30.0: the predictor models vllm 0.32.0 up to 0.34.0 (excluded) only; no numbers" in out.out
-    assert "the predictor models vllm" in out.err  # and the warning up front
+    assert "vllm 0.10.1.1: the predictor models vllm 0.20.0 up to 0.34.0 (excluded) on CPU only; no numbers" in out.out
+    # and the warning up front, which cannot know the device
+    assert ("vllm 0.10.1.1: the predictor models vllm 0.31.0 up to 0.34.0 (excluded) on a GPU, 0.20.0 up to 0.34.0 "
+            "(excluded) on CPU only; no numbers for this release") in out.err
     assert "sglang 0.5.22" in out.out  # the other engine's table still prints
+
+
+def test_the_cpu_formulas_hold_for_more_releases_than_the_gpu_ones(tmp_path, capsys):
+    import json
+
+    # vLLM-CPU's pool is 0.32.0's scheme from 0.20.0 (cpu_worker.py); on a GPU 0.30.0 profiles otherwise
+    path = scenario(tmp_path, vllm="0.30.0")
+    assert main(["predict", str(path), "--json"]) == 0
+    assert all(r["modelled"] for r in json.loads(capsys.readouterr().out) if r["engine"] == "vllm")
+    assert main(["predict", str(path), "--json", "--gpu-memory-mib", "81920", "--device", "cuda"]) == 0
+    rows = [r for r in json.loads(capsys.readouterr().out) if r["engine"] == "vllm"]
+    assert rows and all(not r["modelled"] for r in rows)
+    assert all(r["reason"] == "vllm 0.30.0: the predictor models vllm 0.31.0 up to 0.34.0 (excluded) only; "
+                              "no numbers for this release" for r in rows)
 
 
 def test_predict_json_marks_unmodelled_points(tmp_path, capsys):
     import json
 
-    assert main(["predict", str(scenario(tmp_path, vllm="0.30.0")), "--json"]) == 0
+    assert main(["predict", str(scenario(tmp_path, vllm="0.10.1.1")), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     vllm_rows = [r for r in rows if r["engine"] == "vllm"]
     assert vllm_rows and all(not r["modelled"] and r["kv_tokens"] is None for r in vllm_rows)
@@ -148,7 +164,7 @@ def test_envs_install_refuses_a_release_without_a_cpu_build_before_downloading(t
 def test_resolved_release_says_what_a_release_resolves_to():
     got = get_engine("vllm").resolved_release("0.34.0")
     assert got["flag_list"] == get_engine("vllm").flag_releases()[-1] and got["cpu_distribution"] == "vllm-cpu"
-    assert get_engine("vllm").resolved_release("0.30.0")["predicted"] is False
+    assert get_engine("vllm").resolved_release("0.10.1.1")["predicted"] is False
 
 
 # ---- booleans ---------------------------------------------------------------------------------
@@ -273,3 +289,21 @@ def test_vllm_0_33_refuses_a_16_bit_kv_dtype_other_than_the_models_and_the_log_s
     record = parse_log("(APIServer pid=1) INFO 01-01 00:00:00 [utils.py:1] vLLM API server version 0.33.0\n" + line + "\n",
                        "vllm")
     assert record.error_kind == "kv_cache_dtype_incompatible" and "float16" in record.error_message
+
+
+def test_sglang_0_5_21_reserves_for_the_tiers_decode_graphs_that_0_5_22_caps_at_max_running_requests(tmp_path, capsys):
+    import json
+
+    fractions = {}
+    for release in ("0.5.21", "0.5.22"):
+        assert main(["predict", str(scenario(tmp_path, sglang=release)), "--json", "--gpu-memory-mib", "81920",
+                     "--device", "cuda"]) == 0
+        (row,) = [r for r in json.loads(capsys.readouterr().out) if r["engine"] == "sglang"]
+        assert row["modelled"], row["reason"]
+        fractions[release] = row["mem_fraction_static"]
+    # max_running_requests 4: 0.5.22 captures decode graphs up to 4 (memory_hook.py:182-188), 0.5.21 up to
+    # the 80 GiB tier's max_bs, so 0.5.21 reserves more and keeps a smaller default fraction
+    assert fractions["0.5.21"] < fractions["0.5.22"], fractions
+    assert main(["predict", str(scenario(tmp_path, sglang="0.4.6")), "--json"]) == 0
+    (old,) = [r for r in json.loads(capsys.readouterr().out) if r["engine"] == "sglang"]
+    assert not old["modelled"] and old["reason"].startswith("sglang 0.4.6: the predictor models sglang 0.5.20 up to")

@@ -75,6 +75,8 @@ class Engine(ABC):
     index_distribution: ClassVar[str | None] = None
     cpu_distribution: ClassVar[str | None] = None
     predicted_releases: ClassVar[ReleaseRange | None] = None
+    # Where the CPU backend's formulas hold for other releases than the GPU's (None: the same).
+    predicted_releases_cpu: ClassVar[ReleaseRange | None] = None
     # The server's CLI entry point for reading its flags: "module:function" or a module run as
     # __main__, and the argv it sees.
     help_entry: ClassVar[tuple[str, tuple[str, ...]]] = ("", ())
@@ -216,12 +218,28 @@ class Engine(ABC):
         return (f"{self.name} {version}: no {self.cpu_distribution} build of this release (newest "
                 f"{self.cpu_distribution}: {newest or 'none'}); {self.name} {version} needs a GPU host")
 
-    def predictor_note(self, version: str | None) -> str | None:
+    def predicted_range(self, device: str | None) -> ReleaseRange | None:
+        """The releases the formulas hold for on `device` (None: on any device the engine runs on)."""
+        cpu = self.predicted_releases_cpu
+        if device == "cpu" and cpu is not None:
+            return cpu
+        gpu = self.predicted_releases
+        if device is None and cpu is not None and gpu is not None and cpu.first and gpu.first:
+            # the union, for a note that cannot know the device (the two ranges end alike)
+            return ReleaseRange(min(cpu.first, gpu.first, key=releases.version_key), gpu.before)
+        return self.predicted_releases
+
+    def predictor_note(self, version: str | None, device: str | None = None) -> str | None:
         """One line when the budget formulas are not sourced for this release (predict prints no numbers)."""
-        if version is None or self.predicted_releases is None or version in self.predicted_releases:
+        releases = self.predicted_range(device)
+        if version is None or releases is None or version in releases:
             return None
-        return (f"{self.name} {version}: the predictor models {self.name} {self.predicted_releases.describe()} "
-                "only; no numbers for this release")
+        if device is None and self.predicted_releases_cpu is not None and self.predicted_releases is not None:
+            models = (f"{self.predicted_releases.describe()} on a GPU, {self.predicted_releases_cpu.describe()} "
+                      "on CPU")
+        else:
+            models = releases.describe() + (" on CPU" if device == "cpu" and self.predicted_releases_cpu else "")
+        return f"{self.name} {version}: the predictor models {self.name} {models} only; no numbers for this release"
 
     def release_notes(self, version: str | None, *, predicting: bool = False,
                       host_has_gpu: bool | None = None) -> list[ReleaseNote]:
@@ -252,7 +270,7 @@ class Engine(ABC):
             "engine": self.name,
             "requested": version,
             "flag_list": self.flag_list_version(version),
-            "predicted": version is None or self.predicted_releases is None or version in self.predicted_releases,
+            "predicted": self.predictor_note(version) is None,
             "distribution": self.index_name(),
             "cpu_distribution": self.cpu_distribution or self.index_name(),
         }

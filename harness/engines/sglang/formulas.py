@@ -207,13 +207,18 @@ def memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *, devi
                     max_total_tokens: int | None = None, cuda_graph_max_bs_decode: int | None = None,
                     cuda_graph_max_bs_prefill: int | None = None, decode_backend: str = "full",
                     prefill_backend: str = "breakable", disable_cuda_graph_padding: bool = False,
-                    torch_compile_max_bs: int | None = None, model_path: str = "") -> MemorySettings:
-    """handle_gpu_memory_settings (memory_hook.py:47-356) for a dense MHA text model."""
+                    torch_compile_max_bs: int | None = None, model_path: str = "",
+                    decode_max_bs_capped: bool = True) -> MemorySettings:
+    """handle_gpu_memory_settings (memory_hook.py:47-356) for a dense MHA text model.
+
+    `decode_max_bs_capped`: the default decode max_bs is capped at max_running_requests (releases
+    that do: releases.DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING)."""
     t = tier(gpu_mem_mib, tp)
     cps = t.chunked_prefill_size if chunked_prefill_size is None else int(chunked_prefill_size)
     max_bs_default = cuda_graph_max_bs_decode is None
     decode_max_bs = t.decode_max_bs if max_bs_default else int(cuda_graph_max_bs_decode)
-    if max_bs_default and max_running_requests is not None and decode_max_bs > max_running_requests:
+    if (decode_max_bs_capped and max_bs_default and max_running_requests is not None
+            and decode_max_bs > max_running_requests):
         decode_max_bs = int(max_running_requests)
     if device == "cpu":
         # memory_hook.py:207-230: the CPU graph reuses torch_compile_max_bs (default 32) as decode max_bs

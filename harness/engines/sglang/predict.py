@@ -5,7 +5,11 @@ from __future__ import annotations
 import math
 
 from harness.engines.sglang import formulas as sg
-from harness.engines.sglang.releases import CPU_MEMORY_FROM_MEMINFO_CAPPED, modelled_release
+from harness.engines.sglang.releases import (
+    CPU_MEMORY_FROM_MEMINFO_CAPPED,
+    DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING,
+    modelled_release,
+)
 from harness.predict.model import GiB, ModelDescription, resolve_dtype
 from harness.predict.predictor import Calibration, Estimate, Prediction
 from harness.scenario.settings import Settings
@@ -46,6 +50,7 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
         disable_cuda_graph_padding=_on(s, "disable_cuda_graph_padding"),
         torch_compile_max_bs=s.get("torch_compile_max_bs"),
         model_path=model.name,
+        decode_max_bs_capped=modelled_release(p.engine_version) in DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING,
     )
     f = settings.mem_fraction_static
     p.chunked_prefill_size = settings.chunked_prefill_size

