@@ -17,7 +17,8 @@ def models_in_tmp(tmp_path, monkeypatch):
     monkeypatch.setenv("KV_HARNESS_MODELS_DIR", str(tmp_path / "models"))
 
 
-def test_dry_run_honours_engines_points_and_engine_version(capsys):
+def test_dry_run_honours_engines_points_and_engine_version(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("KV_HARNESS_CACHE_DIR", str(tmp_path / "cache"))  # no env installed: shown as placeholders
     assert main(["plan", "scenarios/cpu_tiny.yaml", "--json"]) == 0
     every = json.loads(capsys.readouterr().out)
     first_vllm = next(p["point_id"] for p in every if p["engine"] == "vllm")
