@@ -214,6 +214,11 @@ class SglangLogParser(LogParser):
               r"Not enough memory\. Please try to increase --mem-fraction-static\."
               r"(?: Current value: [\w.]*?mem_fraction_static=(?P<mem_fraction_static_effective>[\d.]+))?"),
         error("pool_too_small", r"Memory pool size is too small"),
+        # --context-length above what the model config allows (0.5.22 sglang/srt/configs/model_config.py:1205
+        # _derive_context_length); the same meaning, and kind, as vLLM's --max-model-len check.
+        error("max_model_len_exceeds_derived",
+              r"User-specified context_length \((?P<max_model_len>\d+)\) is greater than the derived context_length "
+              r"\((?P<derived_max_model_len>\d+)\)"),
         error("max_running_requests_zero", r"max_running_request is zero"),
         error("memory_unbalanced",
               r"The memory capacity is unbalanced\. Some GPUs may be occupied by other processes\."

@@ -501,6 +501,11 @@ G_CASES = [
     ("G9", "ValueError: SWA pool (1024 tokens) cannot hold even one request: the prefill admission floor is "
            "sliding_window_size (4096) + page_size (1). Increase --swa-full-tokens-ratio or the total KV budget.",
      "swa_pool_too_small", dict(swa_tokens=1024, sliding_window_size=4096, page_size=1)),
+    ("CTX", "ValueError: Warning: User-specified context_length (131072) is greater than the derived context_length "
+            "(32768). This may lead to incorrect model outputs or CUDA errors. Note that the derived context_length may "
+            "differ from max_position_embeddings in the model's config. To allow overriding this maximum, set the env "
+            "var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1", "max_model_len_exceeds_derived",
+     dict(max_model_len=131072, derived_max_model_len=32768)),
     ("OOM", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.", "cuda_oom",
      dict(tried=512.0, unit="MiB")),
 ]

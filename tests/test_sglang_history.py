@@ -1,0 +1,67 @@
+"""The history data set's SGLang side: the same three SGLang-CPU startups on each release, recorded by
+the harness on this CPU host (`run scenarios/sglang_history.yaml`, committed under results/).
+
+Each row against its own log; the releases the predictor models give the rows' effective
+mem_fraction_static; `compare --by-release` as committed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.engines import get_engine
+from harness.engines.sglang import formulas as sg
+from harness.results.io import read_results
+from parsers import parse_log, read_log
+
+REPO = Path(__file__).resolve().parents[1]
+RUN = REPO / "results" / "sglang_history" / "releases-0.5.11-0.5.22"
+SERVE, TOO_LONG, NO_MEMORY = "05a0ffd82601a862", "bb41d1d801676a0a", "3740450cea67ecba"
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return read_results(RUN / "results.csv")
+
+
+def test_three_startups_on_each_release(rows):
+    assert rows.groupby("engine_version").size().min() == 3
+    by = rows.set_index(["engine_version", "point_id"])
+    for release in rows["engine_version"].unique():
+        assert by.loc[(release, SERVE), "status"] == "ok" and by.loc[(release, SERVE), "kv_tokens"] == 4096
+        assert by.loc[(release, TOO_LONG), "status"] == "engine_error"
+        assert by.loc[(release, NO_MEMORY), "status"] == "engine_error"
+        assert by.loc[(release, NO_MEMORY), "error_kind"] == "weights_leave_no_memory", release
+
+
+def test_every_row_is_what_its_log_says(rows):
+    for _, row in rows.iterrows():
+        record = parse_log(read_log(RUN / row["log_path"]), "sglang")
+        assert record.status == row["status"] and (record.error_kind or "") == (row["error_kind"] or "")
+        assert record.kv_tokens == (row["kv_tokens"] if row["kv_tokens"] == row["kv_tokens"] else None)
+        assert record.mem_fraction_static_effective == row["mem_fraction_static_effective"] or (
+            record.mem_fraction_static_effective is None and row["mem_fraction_static_effective"] != row[
+                "mem_fraction_static_effective"])
+
+
+def test_modelled_releases_give_the_default_fraction_each_row_ran_with(rows):
+    engine = get_engine("sglang")
+    served = rows[(rows["point_id"] == SERVE)]
+    modelled = [r for _, r in served.iterrows() if engine.predictor_note(r["engine_version"], "cpu") is None]
+    assert modelled
+    for row in modelled:
+        settings = sg.memory_settings(row["device_total_mib"], device="cpu", decode_backend=sg.BACKEND_DISABLED,
+                                      prefill_backend=sg.BACKEND_DISABLED, chunked_prefill_size=256,
+                                      max_total_tokens=4096)
+        assert row["mem_fraction_static_effective"] == settings.mem_fraction_static, row["engine_version"]
+
+
+def test_compare_by_release_is_the_committed_output():
+    csv = str((RUN / "results.csv").relative_to(REPO))
+    proc = subprocess.run([sys.executable, "-m", "harness", "compare", "--by-release", csv],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert (RUN / "compare-by-release.txt").read_text() == proc.stdout
