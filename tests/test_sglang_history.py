@@ -18,7 +18,7 @@ from harness.results.io import read_results
 from parsers import parse_log, read_log
 
 REPO = Path(__file__).resolve().parents[1]
-RUN = REPO / "results" / "sglang_history" / "releases-0.5.11-0.5.22"
+RUN = REPO / "results" / "sglang_history" / "releases-0.5.16-0.5.22"
 SERVE, TOO_LONG, NO_MEMORY = "05a0ffd82601a862", "bb41d1d801676a0a", "3740450cea67ecba"
 
 
@@ -33,14 +33,22 @@ def test_three_startups_on_each_release(rows):
     for release in rows["engine_version"].unique():
         assert by.loc[(release, SERVE), "status"] == "ok" and by.loc[(release, SERVE), "kv_tokens"] == 4096
         assert by.loc[(release, TOO_LONG), "status"] == "engine_error"
-        assert by.loc[(release, NO_MEMORY), "status"] == "engine_error"
-        assert by.loc[(release, NO_MEMORY), "error_kind"] == "weights_leave_no_memory", release
+        assert by.loc[(release, TOO_LONG), "error_kind"] == "max_model_len_exceeds_derived", release
+        # f = 0.001 of ~20.7 GB is ~21 MB: the pool is f x pre - (pre - now), so whether it is left depends on
+        # what the host's memory did during loading (0.5.22 here: -50 MB, "minimum viable = ... 0.0024";
+        # 0.5.20: +1 MB, a 43,124-token pool). Either outcome is a real one; a large pool would not be.
+        no_memory = by.loc[(release, NO_MEMORY)]
+        if no_memory["status"] == "ok":
+            assert no_memory["kv_gib"] < 0.002 * no_memory["device_total_mib"] / 1024, release
+        else:
+            assert no_memory["error_kind"] in ("weights_leave_no_memory", "not_enough_memory"), release
 
 
 def test_every_row_is_what_its_log_says(rows):
     for _, row in rows.iterrows():
         record = parse_log(read_log(RUN / row["log_path"]), "sglang")
-        assert record.status == row["status"] and (record.error_kind or "") == (row["error_kind"] or "")
+        kind = row["error_kind"] if isinstance(row["error_kind"], str) else None
+        assert (record.status, record.error_kind) == (row["status"], kind), row["log_path"]
         assert record.kv_tokens == (row["kv_tokens"] if row["kv_tokens"] == row["kv_tokens"] else None)
         assert record.mem_fraction_static_effective == row["mem_fraction_static_effective"] or (
             record.mem_fraction_static_effective is None and row["mem_fraction_static_effective"] != row[
