@@ -294,3 +294,96 @@ def test_recorded_history_log(name):
     text = read_log(HISTORY_LOGS / name)
     assert detect_engine(text) == "vllm"
     assert_record(parse_log(text), HISTORY_EXPECTED[name])
+
+
+# ---- the history data set, SGLang side: results/sglang_history/releases-0.5.16-0.5.22/logs ------------------
+# `run scenarios/sglang_history.yaml` (SGLANG_USE_CPU_ENGINE=1, `--device cpu --attention-backend torch_native
+# --disable-cuda-graph --chunked-prefill-size 256 --dtype float16`): 05a0ffd82601a862 `--max-total-tokens 4096
+# --context-length 512`, bb41d1d801676a0a `--max-total-tokens 4096 --context-length 4096`, 3740450cea67ecba
+# `--mem-fraction-static 0.001 --context-length 512`. 0.5.16 prints "server_args=ServerArgs(model_path=
+# '/root/.cache/kv-budget-harness/models/tiny-llama', ... dtype='float16', ... device='cpu', ... tp_size=1, ...
+# page_size=1, ...)"; 0.5.20 and 0.5.22 a dict with "'cuda_graph_config': {'decode': {'backend': 'disabled',
+# 'max_bs': 32, ...}, 'prefill': {'backend': 'disabled', 'max_bs': 256, ...}}".
+SGLANG_HISTORY_LOGS = HISTORY_LOGS.parents[2] / "sglang_history" / "releases-0.5.16-0.5.22" / "logs"
+CONTEXT_ERROR = ("ValueError: Warning: User-specified context_length (4096) is greater than the derived context_length "
+                 "(2048). This may lead to incorrect model outputs or CUDA errors. Note that the derived context_length "
+                 "may differ from max_position_embeddings in the model's config. To allow overriding this maximum, set "
+                 "the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")
+NO_POOL_ERROR = ("ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.001. "
+                 "Raise --mem-fraction-static above {s} (minimum viable = 1 - available/pre = {m}). If using "
+                 "speculative decoding, draft weights are now counted.")
+SG_GRAPHS = dict(cuda_graph_decode_backend="disabled", cuda_graph_decode_max_bs=32, cuda_graph_prefill_backend="disabled",
+                 cuda_graph_prefill_max_bs=256)
+SG_STARTED = dict(engine="sglang", model="/root/.cache/kv-budget-harness/models/tiny-llama", device="cpu",
+                  dtype="float16", tp_size=1, block_size=1, chunked_prefill_size_effective=256, max_prefill_tokens=16384)
+
+
+def _sg_serve(graphs: dict, loaded: float, begin: float, after_load: float, usage: float, pool_end: float, **more):
+    # "Load weight begin. avail mem=B GB", "Load weight end. elapsed=S s, type=LlamaForCausalLM, avail mem=A GB, mem
+    # usage=U GB.", "KV Cache is allocated. dtype: torch.float16, #tokens: N, K size: K GB, V size: K GB", "Memory
+    # pool end. avail mem=P GB", "max_total_num_tokens=N, chunked_prefill_size=256, max_prefill_tokens=16384,
+    # max_running_requests=R, context_len=512, available_cpu_mem=P GB", "The server is fired up and ready to roll!"
+    tokens = more.pop("tokens", 4096)
+    return dict(SG_STARTED, **graphs, status="ok", weights_load_seconds=loaded, avail_mem_before_load_gib=begin,
+                avail_mem_after_load_gib=after_load, weights_gib=usage, kv_dtype="torch.float16", pool_tokens=tokens,
+                avail_mem_after_pool_gib=pool_end, kv_tokens=tokens, num_blocks=tokens, context_len=512,
+                max_model_len=512, available_mem_gib=pool_end, phase="ready", **more)
+
+
+def _sg_no_pool(graphs: dict, loaded: float, mem: float, suggested: float, minimum: float):
+    # "Load weight begin. avail mem=M GB", "Load weight end. elapsed=S s, ... avail mem=M GB, mem usage=-0.00 GB.",
+    # then the scheduler's "ValueError: Loaded weights leave no GPU memory ... above X (minimum viable = ... = Y)"
+    return dict(SG_STARTED, **graphs, status="engine_error", error_kind="weights_leave_no_memory",
+                mem_fraction_static_effective=0.001, weights_load_seconds=loaded, avail_mem_before_load_gib=mem,
+                avail_mem_after_load_gib=mem, weights_gib=-0.0, phase="profiling",
+                error_data=dict(mem_fraction_static_effective=0.001, suggested_mem_fraction_static=suggested,
+                                minimum_mem_fraction_static=minimum),
+                error_message=NO_POOL_ERROR.format(s=f"{suggested:.3f}", m=f"{minimum:.4f}"))
+
+
+# "ValueError: Warning: User-specified context_length (4096) is greater than the derived context_length (2048).
+# ...", raised while the server arguments are read (0.5.22 sglang/srt/configs/model_config.py:1205): nothing else.
+SG_CONTEXT = dict(engine="sglang", status="engine_error", error_kind="max_model_len_exceeds_derived",
+                  max_model_len=4096, error_data=dict(max_model_len=4096, derived_max_model_len=2048),
+                  error_message=CONTEXT_ERROR, phase="starting")
+
+SGLANG_HISTORY_EXPECTED: dict[str, dict] = {
+    # "mem_fraction_static=0.846", "avail mem=20.75 GB" -> "elapsed=0.10 s, ... avail mem=20.74 GB, mem usage=0.00
+    # GB", "Memory pool end. avail mem=20.74 GB", "max_running_requests=2048"
+    "05a0ffd82601a862-0.5.16-0.log": _sg_serve({}, 0.1, 20.75, 20.74, 0.0, 20.74, mem_fraction_static_effective=0.846,
+                                               max_total_tokens=4096, max_running_requests=2048),
+    # "'mem_fraction_static': 0.846", "avail mem=20.74 GB" -> "elapsed=0.10 s, ... avail mem=20.80 GB, mem
+    # usage=-0.06 GB", "Memory pool end. avail mem=20.76 GB"
+    "05a0ffd82601a862-0.5.20-0.log": _sg_serve(SG_GRAPHS, 0.1, 20.74, 20.8, -0.06, 20.76,
+                                               mem_fraction_static_effective=0.846, max_total_tokens=4096,
+                                               max_running_requests=2048),
+    # "avail mem=20.79 GB" -> "elapsed=0.14 s, ... avail mem=20.80 GB, mem usage=-0.00 GB", "pool end ... 20.79 GB"
+    "05a0ffd82601a862-0.5.22-0.log": _sg_serve(SG_GRAPHS, 0.14, 20.79, 20.8, -0.0, 20.79,
+                                               mem_fraction_static_effective=0.846, max_total_tokens=4096,
+                                               max_running_requests=2048),
+    "bb41d1d801676a0a-0.5.16-0.log": SG_CONTEXT,
+    "bb41d1d801676a0a-0.5.20-0.log": SG_CONTEXT,
+    "bb41d1d801676a0a-0.5.22-0.log": SG_CONTEXT,
+    # "mem_fraction_static=0.001", "avail mem=20.70 GB", "elapsed=0.08 s", "above 0.004 (... = 0.0030)"
+    "3740450cea67ecba-0.5.16-0.log": _sg_no_pool({}, 0.08, 20.7, 0.004, 0.003),
+    # 0.5.20 starts: "avail mem=20.70 GB" -> "elapsed=0.08 s, ... avail mem=20.70 GB, mem usage=0.00 GB", "KV Cache is
+    # allocated. dtype: torch.float16, #tokens: 43124, K size: 0.01 GB, V size: 0.01 GB", "Memory pool end. avail
+    # mem=20.65 GB", "max_total_num_tokens=43124, ... max_running_requests=4096, context_len=512"
+    "3740450cea67ecba-0.5.20-0.log": _sg_serve(SG_GRAPHS, 0.08, 20.7, 20.7, 0.0, 20.65, tokens=43124, kv_gib=0.02,
+                                               mem_fraction_static_effective=0.001, max_running_requests=4096),
+    # "avail mem=20.78 GB", "elapsed=0.05 s", "above 0.003 (... = 0.0024)"
+    "3740450cea67ecba-0.5.22-0.log": _sg_no_pool(SG_GRAPHS, 0.05, 20.78, 0.003, 0.0024),
+}
+
+
+def test_every_sglang_history_log_has_expectations():
+    assert {p.name for p in SGLANG_HISTORY_LOGS.glob("*.log")} == set(SGLANG_HISTORY_EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(SGLANG_HISTORY_EXPECTED))
+def test_recorded_sglang_history_log(name):
+    expected = dict(SGLANG_HISTORY_EXPECTED[name])
+    expected.setdefault("kv_gib", 0.0 if expected.get("status") == "ok" else None)
+    text = read_log(SGLANG_HISTORY_LOGS / name)
+    assert detect_engine(text) == "sglang"
+    assert_record(parse_log(text), {k: v for k, v in expected.items() if v is not None})
