@@ -16,7 +16,7 @@ from harness.formatting import MISSING, count, is_missing
 from harness.commands.console import output_console
 from harness.execute.executors import EXECUTORS, make_executor
 from harness.execute.point_run import PointResult
-from harness.execute.run import RunOptions, run_scenario
+from harness.execute.run import RunOptions, point_ref, run_scenario
 from harness.scenario import Point
 from harness.scenario.point import knob_label
 from harness.analysis.compare import DEFAULT_TOLERANCE_PCT, compare_results
@@ -96,7 +96,7 @@ def compare_selection(base_path: Path, new_path: Path, tolerance_pct: float, eng
     if engines:
         kept = kept[kept["engine"].isin(engines)]
     if points:
-        kept = kept[kept["point_id"].isin([p.split("@", 1)[0] for p in points])]
+        kept = kept[kept["point_id"].isin([point_ref(p)[0] for p in points])]
     said = ""
     if len(kept) != len(base):
         what = ", ".join(filter(None, [f"engines {','.join(engines)}" if engines else "",

@@ -227,18 +227,20 @@ class Engine(ABC):
         if device is None and cpu is not None and gpu is not None and cpu.first and gpu.first:
             # the union, for a note that cannot know the device (the two ranges end alike)
             return ReleaseRange(min(cpu.first, gpu.first, key=releases.version_key), gpu.before)
-        return self.predicted_releases
+        return gpu
 
     def predictor_note(self, version: str | None, device: str | None = None) -> str | None:
         """One line when the budget formulas are not sourced for this release (predict prints no numbers)."""
         releases = self.predicted_range(device)
         if version is None or releases is None or version in releases:
             return None
-        if device is None and self.predicted_releases_cpu is not None and self.predicted_releases is not None:
-            models = (f"{self.predicted_releases.describe()} on a GPU, {self.predicted_releases_cpu.describe()} "
-                      "on CPU")
+        cpu, gpu = self.predicted_releases_cpu, self.predicted_releases
+        if cpu is not None and gpu is not None and device is None:
+            models = f"{gpu.describe()} on a GPU, {cpu.describe()} on CPU"
+        elif cpu is not None and device == "cpu":
+            models = f"{cpu.describe()} on CPU"
         else:
-            models = releases.describe() + (" on CPU" if device == "cpu" and self.predicted_releases_cpu else "")
+            models = releases.describe()
         return f"{self.name} {version}: the predictor models {self.name} {models} only; no numbers for this release"
 
     def release_notes(self, version: str | None, *, predicting: bool = False,

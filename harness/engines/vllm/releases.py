@@ -39,6 +39,11 @@ KV_DTYPE_MUST_MATCH = ReleaseRange("0.33.0")
 NEWEST_PREDICTED = "0.33.0"
 
 
+def modelled_release(version: str | None) -> str:
+    """The release whose rules apply: the one asked for, else the newest modelled."""
+    return version or NEWEST_PREDICTED
+
+
 def default_gpu_memory_utilization(version: str | None) -> float | None:
     """The release's default, None for a release it is not sourced for (None version: the newest)."""
     for releases, value in GPU_MEMORY_UTILIZATION_DEFAULTS:
