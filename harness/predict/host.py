@@ -30,6 +30,8 @@ class HostMemory:
     first_cpu_node: int = 0  # the NUMA node of the first CPU the process may run on
     cgroup_v1_limit_bytes: int | None = None  # /sys/fs/cgroup/memory/memory.limit_in_bytes (cgroup v1)
     cgroup_v1_usage_bytes: int | None = None  # /sys/fs/cgroup/memory/memory.usage_in_bytes
+    # entries of /sys/devices/system/node named node* (with or without CPUs); 0 = unreadable
+    numa_node_dirs: int = 0
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from harness.engines import knobs
 from harness.engines.base import Column, Engine
 from harness.engines.vllm.releases import (
     CPU_CONTAINER_CAP,
+    CPU_KV_SPACE_FROM_ENV,
     PREDICTED_RELEASES,
     PREDICTED_RELEASES_CPU,
     modelled_release,
@@ -131,9 +132,12 @@ class VllmEngine(Engine):
         return derived_max_model_len(model.config)
 
     def cpu_memory(self, host, version):
-        from harness.engines.vllm.formulas import cpu_node_memory
+        from harness.engines.vllm.formulas import cpu_memory_per_node_entry, cpu_node_memory
 
-        return cpu_node_memory(host, container_cap=modelled_release(version) in CPU_CONTAINER_CAP)
+        release = modelled_release(version)
+        if release in CPU_KV_SPACE_FROM_ENV:
+            return cpu_memory_per_node_entry(host)
+        return cpu_node_memory(host, container_cap=release in CPU_CONTAINER_CAP)
 
     def predict(self, prediction, settings, env, model, calibration):
         from harness.engines.vllm.predict import predict

@@ -72,17 +72,48 @@ def _cgroup_limit_and_usage(host: HostMemory) -> tuple[int | None, int | None]:
     return None, None
 
 
+CPU_KV_SPACE_DEFAULT_BYTES_BEFORE_0_13 = 4 * GiB  # 0.11.0 vllm/platforms/cpu.py:116
+
+
+def cpu_kv_space_bytes(env_value: str | None, half_memory_by_default: bool,
+                       per_node_total_bytes: float | None) -> tuple[int | None, str]:
+    """vLLM-CPU before 0.20.0: (KV cache bytes, where they came from) - get_device_total_memory.
+
+    Set, VLLM_CPU_KVCACHE_SPACE is int(value) GiB (envs.py: int(os.getenv(...)); "0" gives 0 and the
+    engine's no-memory error). Unset: 4 GiB (0.10-0.12), or from 0.13.0 int(0.5 x (psutil total //
+    node* entries)) (0.17.1 vllm/platforms/cpu.py:143-166), None when that size is unknown. Raises
+    ValueError for a non-integer value."""
+    if env_value is not None:
+        return int(env_value) * GiB, f"VLLM_CPU_KVCACHE_SPACE={env_value} GiB"
+    if not half_memory_by_default:
+        return CPU_KV_SPACE_DEFAULT_BYTES_BEFORE_0_13, "VLLM_CPU_KVCACHE_SPACE unset: 4 GiB"
+    if per_node_total_bytes is None:
+        return None, "VLLM_CPU_KVCACHE_SPACE unset: half the memory per NUMA node"
+    space = int(round(per_node_total_bytes) * 0.5)
+    return space, f"VLLM_CPU_KVCACHE_SPACE unset: half of {per_node_total_bytes / GiB:.2f} GiB = {space / GiB:.2f} GiB"
+
+
+def cpu_memory_per_node_entry(host: HostMemory) -> DeviceMemory:
+    """What vLLM-CPU 0.13-0.19 halve: psutil's total // the node* entries (0.17.1 vllm/platforms/cpu.py:150-156)."""
+    nodes = host.numa_node_dirs or 1
+    free = None if host.meminfo_available_bytes is None else host.meminfo_available_bytes / nodes / MiB
+    return DeviceMemory(host.meminfo_total_bytes // nodes / MiB, free,
+                        f"/proc/meminfo MemTotal // {nodes} NUMA node entr{'y' if nodes == 1 else 'ies'}")
+
+
 def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
 def batch_defaults(total_bytes: float | None, device: str = "cuda", device_name: str = "",
-                   world_size: int = 1) -> tuple[int, int]:
-    """(max_num_batched_tokens, max_num_seqs) for `vllm serve` (EngineArgs.get_batch_defaults, arg_utils.py:2894)."""
+                   world_size: int = 1, tier_160_gib: bool = True) -> tuple[int, int]:
+    """(max_num_batched_tokens, max_num_seqs) for `vllm serve` (EngineArgs.get_batch_defaults, arg_utils.py:2894).
+
+    `tier_160_gib`: the release has the >= 160 GiB tier (releases.BATCH_DEFAULTS_160_GIB_TIER)."""
     if device == "cpu":
         return 2048 * world_size, 128 * world_size
     mem = total_bytes or 0
-    if mem >= 160 * GiB:
+    if tier_160_gib and mem >= 160 * GiB:
         return 16384, 1024
     if mem >= 70 * GiB and "a100" not in device_name.lower():
         return 8192, 1024
@@ -108,12 +139,15 @@ def resolve_batch(max_num_batched_tokens: int | None, max_num_seqs: int | None, 
 
 
 def cudagraph_capture_sizes(max_num_seqs: int, max_num_batched_tokens: int,
-                            max_capture_size: int | None = None, default_max: int = 512) -> list[int]:
-    """config/vllm.py:2346-2495 for decode_query_len 1 (no speculative decoding)."""
+                            max_capture_size: int | None = None, default_max: int = 512,
+                            capture_max_num_seqs: bool = True) -> list[int]:
+    """config/vllm.py:2346-2495 for decode_query_len 1 (no speculative decoding).
+
+    `capture_max_num_seqs`: the release adds max_num_seqs off the stride (releases.MAX_NUM_SEQS_CAPTURED)."""
     uniform_decode: list[int] = []
     if max_capture_size is None:
         max_capture_size = min(max_num_seqs * 2, default_max)
-        if max_num_seqs <= max_capture_size:
+        if capture_max_num_seqs and max_num_seqs <= max_capture_size:
             uniform_decode = [max_num_seqs]
     cap = min(max_num_batched_tokens, max_capture_size)
     sizes = [i for i in (1, 2, 4) if i <= cap]
@@ -178,15 +212,24 @@ class VllmKV:
 
 def size_kv(available_bytes: int, bytes_per_block: int, block_size: int, max_model_len: int,
             derived_max_model_len: int, num_gpu_blocks_override: int | None = None,
-            device_label: str = "GPU", null_block_held_back: bool = True) -> VllmKV:
-    """get_kv_cache_configs (kv_cache_utils.py:2531) for one uniform full-attention group, one worker."""
+            device_label: str = "GPU", null_block_held_back: bool = True,
+            override_before_checks: bool = True) -> VllmKV:
+    """get_kv_cache_configs (kv_cache_utils.py:2531) for one uniform full-attention group, one worker.
+
+    `override_before_checks`: the length checks see num_gpu_blocks_override's blocks, not the profiled
+    memory (releases.BLOCK_OVERRIDE_BEFORE_CHECKS)."""
     notes: list[str] = []
     avail = int(available_bytes)
+    checked = avail
     if num_gpu_blocks_override is not None:
         notes.append(f"num_gpu_blocks_override={num_gpu_blocks_override} replaces {avail // bytes_per_block} blocks")
         avail = int(num_gpu_blocks_override) * bytes_per_block
+        if override_before_checks:
+            checked = avail
+        else:
+            notes.append("the length checks use the profiled memory, not the override (before 0.20.1)")
     # the null block BlockPool holds back (checked from 0.29.0: releases.NULL_BLOCK_HELD_BACK)
-    check = avail - bytes_per_block if null_block_held_back else avail
+    check = checked - bytes_per_block if null_block_held_back else checked
     autofit_from = None
     estimated = None
     error = None

@@ -5,7 +5,12 @@ from __future__ import annotations
 from harness.engines.cli_flags import switch_value
 from harness.engines.vllm import formulas as vf
 from harness.engines.vllm.releases import (
+    BATCH_DEFAULTS_160_GIB_TIER,
+    BLOCK_OVERRIDE_BEFORE_CHECKS,
+    CPU_KV_SPACE_FROM_ENV,
+    CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
     CPU_STARTUP_REQUEST_CHECK,
+    MAX_NUM_SEQS_CAPTURED,
     KV_DTYPE_MUST_MATCH,
     NULL_BLOCK_HELD_BACK,
     default_gpu_memory_utilization,
@@ -20,6 +25,7 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
             calibration: Calibration | None, derived: int) -> Prediction:
     """`s` holds typed settings: numbers are numbers, flags booleans, max_model_len auto is -1."""
     tp, device = p.tp, p.device
+    release = modelled_release(p.engine_version)
     dtype = resolve_dtype(s.get("dtype"), model.dtype)
     kv_dtype = s.get("kv_cache_dtype")
     block_size = s.get("block_size") or (vf.DEFAULT_BLOCK_SIZE_CPU if device == "cpu" else vf.DEFAULT_BLOCK_SIZE_CUDA)
@@ -31,7 +37,8 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
     world = tp * (s.get("pipeline_parallel_size") or 1)
     mnbt, mns = vf.resolve_batch(
         s.get("max_num_batched_tokens"), s.get("max_num_seqs"), length,
-        vf.batch_defaults(total, device=device, world_size=world),
+        vf.batch_defaults(total, device=device, world_size=world,
+                          tier_160_gib=release in BATCH_DEFAULTS_160_GIB_TIER),
         # any spelling: enable_chunked_prefill: false, no_enable_chunked_prefill / disable_chunked_prefill: true
         enable_chunked_prefill=switch_value(s, "enable_chunked_prefill") is not False,
         performance_mode=str(s.get("performance_mode") or "balanced"),
@@ -66,7 +73,24 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
         return p
 
     explicit_kv = s.get("kv_cache_memory_bytes")
-    if device == "cpu" and env.get("VLLM_CPU_KVCACHE_SPACE", "") != "":
+    kv_from_env = device == "cpu" and release in CPU_KV_SPACE_FROM_ENV
+    if kv_from_env:
+        raw = env.get("VLLM_CPU_KVCACHE_SPACE")
+        try:
+            space, basis = vf.cpu_kv_space_bytes(raw, release in CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT, total)
+        except ValueError:
+            p.will_start = False
+            p.reason = f"VLLM_CPU_KVCACHE_SPACE={raw!r} is not an integer: vLLM's int() fails at startup"
+            return p
+        if explicit_kv is not None:
+            p.notes.append(f"--kv-cache-memory-bytes is not read by vLLM-CPU {release} (before 0.20.0; "
+                           "0.17.1 vllm/v1/worker/cpu_worker.py:118)")
+        p.notes.append(f"KV space from {basis}; gpu_memory_utilization is not read by the CPU worker before 0.20.0")
+        if space is None:
+            p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
+            return _blocks_only(p, s, bpb, block_size, requested_len, derived)
+        explicit_kv = space
+    elif device == "cpu" and env.get("VLLM_CPU_KVCACHE_SPACE", "") != "":
         # platforms/cpu.py:324-327: the env var, when set, replaces the flag
         raw = env["VLLM_CPU_KVCACHE_SPACE"]
         try:
@@ -83,7 +107,8 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
 
     if explicit_kv is not None:
         upper = best = explicit_kv
-        p.notes.append("KV size given explicitly: no profiling, gpu_memory_utilization ignored")
+        if not kv_from_env:
+            p.notes.append("KV size given explicitly: no profiling, gpu_memory_utilization ignored")
     elif total is None:
         p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
         return _blocks_only(p, s, bpb, block_size, requested_len, derived)
@@ -102,7 +127,8 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
             other = vf.OTHER_GIB_ESTIMATE * GiB
             act = vf.activation_estimate_bytes(model, mnbt, min(mns, mnbt), tp, DTYPE_BYTES[dtype])
             eager = s.get("enforce_eager") is True or device != "cuda"
-            sizes = [] if eager else vf.cudagraph_capture_sizes(mns, mnbt, s.get("max_cudagraph_capture_size"))
+            sizes = [] if eager else vf.cudagraph_capture_sizes(
+                mns, mnbt, s.get("max_cudagraph_capture_size"), capture_max_num_seqs=release in MAX_NUM_SEQS_CAPTURED)
             full = vf.full_decode_sizes(mns, sizes)
             n_graphs = len(sizes) + len(full)
             if sizes:
@@ -126,9 +152,10 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
 
     num_override = s.get("num_gpu_blocks_override")
     target_len = requested_len if requested_len is not None else derived
-    held_back = _null_block_held_back(p)
-    up = vf.size_kv(upper, bpb, block_size, target_len, derived, num_override, null_block_held_back=held_back)
-    kv = vf.size_kv(best, bpb, block_size, target_len, derived, num_override, null_block_held_back=held_back)
+    rules = {"null_block_held_back": _null_block_held_back(p),
+             "override_before_checks": release in BLOCK_OVERRIDE_BEFORE_CHECKS}
+    up = vf.size_kv(upper, bpb, block_size, target_len, derived, num_override, **rules)
+    kv = vf.size_kv(best, bpb, block_size, target_len, derived, num_override, **rules)
     p.kv_gib_upper_bound = up.available_bytes / GiB
     p.kv_tokens_upper_bound = up.kv_tokens if up.error is None else 0
     p.kv_gib = kv.available_bytes / GiB

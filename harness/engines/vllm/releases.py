@@ -5,16 +5,35 @@ from __future__ import annotations
 from harness.engines.releases import ReleaseRange
 
 # The formulas (harness/engines/vllm/formulas.py) are read from 0.32.0's code, and 0.33.0's
-# differences are modelled. On a GPU, 0.31.0's determine_available_memory is 0.32.0's arithmetic
-# (0.31.0 vllm/v1/worker/gpu_worker.py:571-677); 0.27-0.30 profile without 0.31.0's allocator split
-# scope and older releases measured other terms (0.20.0 gpu_worker.py:363-425), so `predict` says so
+# differences are modelled. On a GPU, determine_available_memory has 0.32.0's arithmetic from 0.27.0
+# (non_kv = total_consumed + transient peak headroom, the CUDA-graph estimate subtracted: 0.27.0
+# vllm/v1/worker/gpu_worker.py determine_available_memory; 0.28.0-0.30.0 differ from 0.31.0 only by
+# its allocator split scope and the XPU/ROCm branches); the batch defaults and capture sizes that
+# changed since are tagged below. 0.20.0-0.26.0 measured other terms (non_torch_increase + the peak
+# increase, the graph estimate inside the profile: 0.20.0 gpu_worker.py:363-425), so `predict` says so
 # instead of printing 0.32.0's numbers for them.
-PREDICTED_RELEASES = ReleaseRange("0.31.0", "0.34.0")
+PREDICTED_RELEASES = ReleaseRange("0.27.0", "0.34.0")
 # On a CPU, 0.20.0 is the first release with 0.32.0's scheme: ceil(node MemTotal x utilization) minus
 # the worker's RSS, the startup request check, --kv-cache-memory-bytes honoured (0.20.0
-# vllm/v1/worker/cpu_worker.py:53-73, :153-210). Before it the pool is VLLM_CPU_KVCACHE_SPACE or half
-# the memory per NUMA node, and the flag is ignored (0.19.1 vllm/platforms/cpu.py:124-137).
-PREDICTED_RELEASES_CPU = ReleaseRange("0.20.0", "0.34.0")
+# vllm/v1/worker/cpu_worker.py:53-73, :153-210). 0.10.0-0.19.1 size the cache from
+# VLLM_CPU_KVCACHE_SPACE alone (CPU_KV_SPACE_FROM_ENV); 0.9.x counted "0" as unset and 0.8.5 ran
+# the V0 worker, which the predictor does not model.
+PREDICTED_RELEASES_CPU = ReleaseRange("0.10.0", "0.34.0")
+
+# vLLM-CPU before 0.20.0: the KV cache is VLLM_CPU_KVCACHE_SPACE GiB (any integer, "0" included),
+# gpu_memory_utilization and --kv-cache-memory-bytes are not read (0.17.1 vllm/v1/worker/cpu_worker.py:118
+# returns cache_config.cpu_kvcache_space_bytes, set at vllm/platforms/cpu.py:215). Unset: 4 GiB up to
+# 0.12.0 (0.11.0 vllm/platforms/cpu.py:114-123), half of MemTotal per NUMA node entry from 0.13.0
+# (0.17.1 vllm/platforms/cpu.py:143-166: psutil total // len(node* dirs) x 0.5).
+CPU_KV_SPACE_FROM_ENV = ReleaseRange(None, "0.20.0")
+CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT = ReleaseRange("0.13.0")
+
+# The >= 160 GiB tier of the batch defaults (16384 tokens, 1024 sequences) from 0.28.0 (0.28.0
+# vllm/engine/arg_utils.py:2582); 0.27.0 tops out at the >= 70 GiB tier (0.27.0 arg_utils.py:2515).
+BATCH_DEFAULTS_160_GIB_TIER = ReleaseRange("0.28.0")
+# From 0.31.0 max_num_seqs is captured as a decode graph size although off the 8/16 stride (0.31.0
+# vllm/config/vllm.py:2540, 0.32.0 :2444); 0.27.0-0.30.0 capture the stride only.
+MAX_NUM_SEQS_CAPTURED = ReleaseRange("0.31.0")
 
 # --gpu-memory-utilization default: 0.9 up to 0.19.1 (0.19.1 vllm/config/cache.py:41, 0.8.5
 # vllm/config.py:1308), 0.92 from 0.20.0 (0.20.0 vllm/config/cache.py:66; 0.28.0 :69, 0.32.0 :102,
@@ -30,6 +49,12 @@ CPU_CONTAINER_CAP = ReleaseRange("0.24.0")
 # (4 blocks of the tiny model in 256 KiB: "estimated maximum model length is 512" on 0.22.0 and
 # 0.28.0, 384 from 0.29.0).
 NULL_BLOCK_HELD_BACK = ReleaseRange("0.29.0")
+
+# From 0.20.1 num_gpu_blocks_override replaces the profiled memory before the max-model-len check and
+# auto-fit (0.20.1 vllm/v1/core/kv_cache_utils.py:2001, 0.32.0 :2611-2625); up to 0.20.0 the checks
+# read the profiled memory and the override only sets the pool (0.20.0 kv_cache_utils.py:895-905, 0.11.0
+# :800-808: 2 blocks of 128 served 512-token requests on 0.11.0).
+BLOCK_OVERRIDE_BEFORE_CHECKS = ReleaseRange("0.20.1")
 
 # 0.33.0 refuses an explicit float16/bfloat16 KV cache dtype other than the model's dtype at startup
 # (vllm/config/vllm.py:1492); fp8 KV caches stay allowed.
