@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.engines import get_engine
+from harness.engines.releases import version_key
 from harness.engines.vllm import formulas as vf
 from harness.predict import load_model_description, predict
 from harness.predict.host import HostMemory
@@ -121,3 +122,121 @@ def test_vllm_capture_sizes_take_max_num_seqs_off_the_stride_from_0_31(tiny):
 def test_vllm_gpu_before_0_27_is_not_modelled(tiny):
     p = predict("vllm", {"max_model_len": 4096}, tiny, 81920, engine_version="0.26.0")
     assert not p.modelled and p.kv_tokens is None
+
+
+# ---- SGLang: the default mem_fraction_static and the pool, per release (0.5.3 on) ----------------
+
+from harness.engines.sglang import formulas as sg  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def llama8b():
+    return load_model_description("meta-llama/Llama-3.1-8B-Instruct")
+
+
+@pytest.mark.parametrize("release, expected", [
+    ("0.5.3", (2048, 16)), ("0.5.4", (2048, 16)),  # 0.5.3 sglang/srt/server_args.py:574-586
+    ("0.5.4.post1", (2048, 24)), ("0.5.14", (2048, 24)), ("0.5.19", (2048, 24)),  # 0.5.19 memory_hook.py:74-87
+    ("0.5.20", (4096, 48)), ("0.5.23", (4096, 48)),
+])
+def test_sglang_tier_below_35_gib_per_release(release, expected):
+    t = sg.tier(24 * 1024, 1, release)
+    assert (t.chunked_prefill_size, t.decode_max_bs) == expected
+    assert sg.tier(24 * 1024, 4, release).decode_max_bs == (80 if version_key(release) < version_key("0.5.20") else 160)
+
+
+def test_sglang_fraction_without_a_card_size_is_088_before_0_5_20():
+    assert sg.memory_settings(None, release="0.5.19").mem_fraction_static == 0.88  # 0.5.19 memory_hook.py:266
+    assert sg.memory_settings(None, release="0.5.20").mem_fraction_static == 0.95
+
+
+def _cpu_fraction(release: str, **args) -> float:
+    tiny = load_model_description("builtin:tiny-llama")
+    base = {"device": "cpu", "attention_backend": "torch_native", "disable_cuda_graph": True,
+            "chunked_prefill_size": 256, "max_total_tokens": 4096, "context_length": 512}
+    p = predict("sglang", {**base, **args}, tiny, 24105, device="cpu", env={"SGLANG_USE_CPU_ENGINE": "1"},
+                engine_version=release)
+    assert p.modelled, p.reason
+    return p.mem_fraction_static
+
+
+def test_sglang_decode_reserve_follows_the_graph_from_0_5_15():
+    # 512 + 2048 x 1.5 + 1/8 GiB = 3712 MiB; before 0.5.15 the CPU decode graph's 32 x 2 MiB is reserved
+    # although --disable-cuda-graph turns it off (0.5.14 server_args.py:3285, 0.5.15 :3639)
+    assert _cpu_fraction("0.5.15") == round((24105 - 3712) / 24105, 3) == 0.846
+    assert _cpu_fraction("0.5.14") == _cpu_fraction("0.5.10") == round((24105 - 3776) / 24105, 3) == 0.843
+    # before 0.5.10 the CPU decode max_bs is the RAM tier's (24 below 35 GiB), not torch_compile_max_bs
+    assert _cpu_fraction("0.5.9") == round((24105 - 3712 - 48) / 24105, 3)
+
+
+def _gpu(release: str, model, **args):
+    return sg.memory_settings(24 * 1024, 1, release=release, model_path=model.name, **args)
+
+
+def test_sglang_prefill_reserve_per_release(llama8b):
+    def backends(release, **flags):
+        return sg.graph_backends("cuda", release=release, **flags)
+
+    assert backends("0.5.9") == ("full", sg.BACKEND_DISABLED)  # opt-in only (0.5.9 server_args.py:1043)
+    assert backends("0.5.12")[1] == "piecewise"  # on by default from 0.5.10 (0.5.10 :1305-1308)
+    # --disable-cuda-graph leaves 0.5.10-0.5.13's piecewise graph on (no rule ties them), not 0.5.14's
+    assert backends("0.5.13", disable_cuda_graph=True) == (sg.BACKEND_DISABLED, "piecewise")
+    assert backends("0.5.14", disable_cuda_graph=True) == (sg.BACKEND_DISABLED, sg.BACKEND_DISABLED)
+    assert backends("0.5.13", disable_piecewise_cuda_graph=True)[1] == sg.BACKEND_DISABLED
+    # pp > 1 turns it off in 0.5.10-0.5.14 and from 0.5.19, not in 0.5.15-0.5.18 (0.5.15 :3341-3377)
+    assert backends("0.5.14", pp_size=2)[1] == sg.BACKEND_DISABLED
+    assert backends("0.5.17", pp_size=2)[1] == "breakable"
+    assert backends("0.5.19", pp_size=2)[1] == sg.BACKEND_DISABLED
+    # a CPU host without SGLANG_USE_CPU_ENGINE=1 is not is_cpu() before 0.5.20: the default prefill graph stays
+    assert sg.graph_backends("cpu", release="0.5.19", cpu_engine=False)[1] == "piecewise"
+    assert sg.graph_backends("cpu", release="0.5.19", cpu_engine=True)[1] == sg.BACKEND_DISABLED
+    assert sg.graph_backends("cpu", release="0.5.22", cpu_engine=False)[1] == sg.BACKEND_DISABLED
+    # the prefill buckets stop at --context-length in 0.5.13-0.5.16 only (0.5.13 :1582-1585)
+    capped = _gpu("0.5.16", llama8b, prefill_backend="breakable", context_length=512)
+    free = _gpu("0.5.17", llama8b, prefill_backend="breakable", context_length=512)
+    assert (capped.prefill_max_bs, free.prefill_max_bs) == (512, 2048)
+    assert capped.graph_reserve_mib == 24 * 2 + len(sg.prefill_graph_bs(512)) * 8
+
+
+def test_sglang_default_fraction_on_24_gib_per_release(llama8b):
+    # 0.5.19: cps 2048, decode 24 x 2, 42 prefill buckets x 8: 512 + 3072 + 128 + 48 + 336 = 4096 MiB
+    assert _gpu("0.5.19", llama8b).mem_fraction_static == round((24576 - 4096) / 24576, 3) == 0.833
+    # 0.5.22: cps 4096, decode 48 x 2, 50 buckets x 8: 512 + 6144 + 128 + 96 + 400 = 7280 MiB
+    assert _gpu("0.5.22", llama8b).mem_fraction_static == round((24576 - 7280) / 24576, 3) == 0.704
+    # 0.5.9: no prefill term, decode 24 x 2: 512 + 3072 + 128 + 48 = 3760 MiB
+    assert _gpu("0.5.9", llama8b, prefill_backend=sg.BACKEND_DISABLED).mem_fraction_static == 0.847
+
+
+def test_sglang_max_running_requests_per_release():
+    # given 5000 with a pool of 100,000 tokens at context 8192: est = max(min(6250, 4096), 2048) = 4096
+    assert sg.resolve_max_num_reqs(100_000, 8192, 5000, release="0.5.9") == 5000  # used as is
+    assert sg.resolve_max_num_reqs(100_000, 8192, 5000, release="0.5.12") == 4096  # capped at est
+    assert sg.resolve_max_num_reqs(100_000, 8192, 5000, release="0.5.14") == 5000  # capped at tokens // 2
+    assert sg.resolve_max_num_reqs(6000, 8192, 5000, release="0.5.14") == 3000
+    # before 0.5.10 the estimate comes from the pool before --max-total-tokens (0.5.3 model_runner.py:1431)
+    assert sg.resolve_max_num_reqs(10_000, 512, release="0.5.9", profiled_tokens=1_000_000) == 4096
+    assert sg.resolve_max_num_reqs(10_000, 512, release="0.5.10", profiled_tokens=1_000_000) == 4096
+    assert sg.resolve_max_num_reqs(5_000, 512, release="0.5.10", profiled_tokens=1_000_000) == 2500
+
+
+def test_sglang_no_memory_errors_per_release():
+    # weights leaving nothing are their own error from 0.5.14; before, "Not enough memory" with the
+    # fraction appended up to 0.5.11 (0.5.3 model_runner.py:1495-1499, 0.5.10 mixin:55-60)
+    assert sg.size_pool(-0.1, 512, 512, mem_fraction_static=0.1, release="0.5.14").error.startswith("G1")
+    assert sg.size_pool(-0.1, 512, 512, mem_fraction_static=0.1, release="0.5.9").error == (
+        "G2: Not enough memory. Please try to increase --mem-fraction-static. "
+        "Current value: self.server_args.mem_fraction_static=0.1")
+    assert sg.size_pool(-0.1, 512, 512, mem_fraction_static=0.1, release="0.5.10").error.endswith(
+        "Current value: mem_fraction_static=0.1")
+    assert sg.size_pool(-0.1, 512, 512, mem_fraction_static=0.1, release="0.5.13").error == (
+        "G2: Not enough memory. Please try to increase --mem-fraction-static.")
+    # a 4-token pool: max_req_input_len = 3 - 5 < 0 is "too small" up to 0.5.13 (0.5.13 tp_worker.py:309-311)
+    tiny_pool = 4 * 512 / (1 << 30)
+    assert sg.size_pool(tiny_pool, 512, 512, release="0.5.13").error == "G3: Memory pool size is too small"
+    assert sg.size_pool(tiny_pool, 512, 512, release="0.5.14").error is None
+
+
+def test_sglang_before_0_5_3_is_not_modelled(llama8b):
+    p = predict("sglang", {}, llama8b, 24 * 1024, engine_version="0.5.2")
+    assert not p.modelled and p.kv_tokens is None
+    assert "models sglang 0.5.3 up to 0.5.24 (excluded)" in p.reason

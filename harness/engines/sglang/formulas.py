@@ -12,9 +12,28 @@ import math
 from dataclasses import dataclass, field
 
 from harness.engines.sglang.releases import (
+    CPU_DECODE_MAX_BS_FROM_TORCH_COMPILE,
+    DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING,
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
+    DECODE_RESERVE_FOLLOWS_GRAPH,
+    MRR_ESTIMATE_FROM_CAPPED_POOL,
+    MRR_GIVEN_CAPPED_AT_ESTIMATE,
+    MRR_GIVEN_CAPPED_AT_HALF_POOL,
+    NO_SIZE_FALLBACK_095,
     POOL_SHORTER_THAN_CONTEXT_WARNS,
+    PREFILL_CAP_CONTEXT_LENGTH,
+    PREFILL_CAPS_TOTAL_TOKENS,
+    PREFILL_FOLLOWS_DISABLE_CUDA_GRAPH,
+    PREFILL_OFF_ON_EVERY_NON_CUDA_DEVICE,
+    PREFILL_PP_CAP_8192,
+    PREFILL_RESERVE_BY_DEFAULT,
+    TOO_SMALL_CHECKS_INPUT_LEN,
+    WEIGHTS_LEAVE_NO_MEMORY_ERROR,
+    XPU_RESERVE,
     modelled_release,
+    not_enough_memory_suffix,
+    prefill_off_with_pp,
+    tier_below_35_gib,
 )
 from harness.predict.host import DeviceMemory, HostMemory
 from harness.predict.model import GiB
@@ -47,14 +66,16 @@ class Tier:
     decode_max_bs: int
 
 
-def tier(gpu_mem_mib: float | None, tp: int) -> Tier:
-    """memory_hook.py:86-187: defaults by card size (MiB, min over all GPUs nvidia-smi lists)."""
+def tier(gpu_mem_mib: float | None, tp: int, release: str | None = None) -> Tier:
+    """memory_hook.py:86-187: defaults by card size (MiB, min over all GPUs nvidia-smi lists); the < 35 GiB
+    tier per release (releases.TIER_BELOW_35_GIB)."""
     if gpu_mem_mib is None:
         return Tier(4096, 160)
     if gpu_mem_mib < 20 * 1024:
         return Tier(2048, 8)
     if gpu_mem_mib < 35 * 1024:
-        return Tier(4096, 48 if tp < 4 else 160)
+        cps, small_tp, large_tp = tier_below_35_gib(release)
+        return Tier(cps, small_tp if tp < 4 else large_tp)
     if gpu_mem_mib < 60 * 1024:
         return Tier(4096, 32 if tp < 4 else 160)
     if gpu_mem_mib < 160 * 1024:  # 60-90 and 90-160 GiB tiers have the same values
@@ -179,14 +200,30 @@ class MemorySettings:
 
 def graph_backends(device: str = "cuda", disable_cuda_graph: bool = False, disable_prefill_cuda_graph: bool = False,
                    disable_decode_cuda_graph: bool = False, cuda_graph_backend_decode: str | None = None,
-                   cuda_graph_backend_prefill: str | None = None, pp_size: int = 1) -> tuple[str, str]:
-    """parse_cuda_graph_config precedence; prefill default is `breakable` on CUDA only (cuda_graph_config.py:119)."""
+                   cuda_graph_backend_prefill: str | None = None, pp_size: int = 1, release: str | None = None,
+                   cpu_engine: bool = True, disable_piecewise_cuda_graph: bool = False) -> tuple[str, str]:
+    """parse_cuda_graph_config precedence, per release (the prefill rules: releases.PREFILL_*).
+
+    From 0.5.20 the default prefill graph is `breakable` on CUDA only (0.5.22 cuda_graph_config.py:119);
+    0.5.10-0.5.19 also default one on a CPU host unless SGLANG_USE_CPU_ENGINE=1 (`cpu_engine`) makes it
+    is_cpu(); before 0.5.10 there is none by default."""
+    release = modelled_release(release)
     decode = "full"
-    prefill = "breakable" if device == "cuda" else BACKEND_DISABLED
+    if release not in PREFILL_RESERVE_BY_DEFAULT:
+        prefill = BACKEND_DISABLED
+    elif device == "cuda":
+        prefill = "breakable" if release in DECODE_RESERVE_FOLLOWS_GRAPH else "piecewise"
+    elif release in PREFILL_OFF_ON_EVERY_NON_CUDA_DEVICE or device != "cpu" or cpu_engine:
+        prefill = BACKEND_DISABLED
+    else:
+        prefill = "piecewise"
     prefill_locked = False
+    if disable_piecewise_cuda_graph and release not in PREFILL_FOLLOWS_DISABLE_CUDA_GRAPH:
+        prefill, prefill_locked = BACKEND_DISABLED, True  # 0.5.10-0.5.13's own switch
     if disable_cuda_graph:
-        decode = prefill = BACKEND_DISABLED
-        prefill_locked = True
+        decode = BACKEND_DISABLED
+        if release in PREFILL_FOLLOWS_DISABLE_CUDA_GRAPH:  # 0.5.10-0.5.13 keep the prefill graph
+            prefill, prefill_locked = BACKEND_DISABLED, True
     if disable_prefill_cuda_graph:
         prefill, prefill_locked = BACKEND_DISABLED, True
     if disable_decode_cuda_graph:
@@ -195,8 +232,8 @@ def graph_backends(device: str = "cuda", disable_cuda_graph: bool = False, disab
         decode = cuda_graph_backend_decode
     if cuda_graph_backend_prefill is not None:
         prefill, prefill_locked = cuda_graph_backend_prefill, True
-    # apply_cuda_graph_compatibility: PP>1 turns the default breakable prefill graph off
-    if not prefill_locked and pp_size > 1 and prefill == "breakable":
+    # apply_cuda_graph_compatibility: PP>1 turns the default prefill graph off (not in 0.5.15-0.5.18)
+    if not prefill_locked and pp_size > 1 and prefill != BACKEND_DISABLED and prefill_off_with_pp(release):
         prefill = BACKEND_DISABLED
     return decode, prefill
 
@@ -208,19 +245,18 @@ def memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *, devi
                     cuda_graph_max_bs_prefill: int | None = None, decode_backend: str = "full",
                     prefill_backend: str = "breakable", disable_cuda_graph_padding: bool = False,
                     torch_compile_max_bs: int | None = None, model_path: str = "",
-                    decode_max_bs_capped: bool = True) -> MemorySettings:
-    """handle_gpu_memory_settings (memory_hook.py:47-356) for a dense MHA text model.
-
-    `decode_max_bs_capped`: the default decode max_bs is capped at max_running_requests (releases
-    that do: releases.DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING)."""
-    t = tier(gpu_mem_mib, tp)
+                    context_length: int | None = None, release: str | None = None) -> MemorySettings:
+    """handle_gpu_memory_settings (0.5.22 memory_hook.py:47-356) for a dense MHA text model, per release
+    (`release`, None: the newest modelled; the rules are releases.py's)."""
+    release = modelled_release(release)
+    t = tier(gpu_mem_mib, tp, release)
     cps = t.chunked_prefill_size if chunked_prefill_size is None else int(chunked_prefill_size)
     max_bs_default = cuda_graph_max_bs_decode is None
     decode_max_bs = t.decode_max_bs if max_bs_default else int(cuda_graph_max_bs_decode)
-    if (decode_max_bs_capped and max_bs_default and max_running_requests is not None
+    if (release in DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING and max_bs_default and max_running_requests is not None
             and decode_max_bs > max_running_requests):
         decode_max_bs = int(max_running_requests)
-    if device == "cpu":
+    if device == "cpu" and release in CPU_DECODE_MAX_BS_FROM_TORCH_COMPILE:
         # memory_hook.py:207-230: the CPU graph reuses torch_compile_max_bs (default 32) as decode max_bs
         decode_max_bs = torch_compile_max_bs or TORCH_COMPILE_MAX_BS_DEFAULT
         decode_bs = cpu_graph_bs(decode_max_bs, disable_cuda_graph_padding)
@@ -229,19 +265,24 @@ def memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *, devi
 
     if cuda_graph_max_bs_prefill is None:
         prefill_max_bs = cps  # non-MLA: prefill buckets go up to the chunk size
-        if pp > 1 and prefill_backend == "breakable" and prefill_max_bs > 8192:
+        if (release in PREFILL_PP_CAP_8192 and pp > 1 and prefill_backend == "breakable"
+                and prefill_max_bs > 8192):
             prefill_max_bs = 8192
-        if max_total_tokens is not None:
-            prefill_max_bs = min(prefill_max_bs, int(max_total_tokens))
-        if "llama-2" in model_path.lower():
-            prefill_max_bs = min(prefill_max_bs, 4096)
+        if release in PREFILL_CAPS_TOTAL_TOKENS:
+            if max_total_tokens is not None:
+                prefill_max_bs = min(prefill_max_bs, int(max_total_tokens))
+            if "llama-2" in model_path.lower():
+                prefill_max_bs = min(prefill_max_bs, 4096)
     else:
         prefill_max_bs = int(cuda_graph_max_bs_prefill)
+    if release in PREFILL_CAP_CONTEXT_LENGTH and context_length is not None:
+        prefill_max_bs = min(prefill_max_bs, int(context_length))  # 0.5.13 server_args.py:1582-1585
     prefill_bs = prefill_graph_bs(prefill_max_bs)
 
-    # reserve_for_graph_mb (memory_hook.py:359)
+    # reserve_for_graph_mb (memory_hook.py:359); before 0.5.15 the decode term is reserved even
+    # with the decode graph off
     graph = 0.0
-    if decode_backend != BACKEND_DISABLED:
+    if decode_backend != BACKEND_DISABLED or release not in DECODE_RESERVE_FOLLOWS_GRAPH:
         graph += decode_max_bs * 2
     if prefill_backend != BACKEND_DISABLED:
         graph += len(prefill_bs) * 8
@@ -258,9 +299,12 @@ def memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *, devi
         reserved = 512 + activation_tokens * 1.5 + tp * pp / 8 * 1024 + graph
         if gpu_mem_mib is not None and gpu_mem_mib > 60 * 1024:
             reserved = max(reserved, 10 * 1024)  # the >60 GiB floor
-        if device == "xpu":
+        if device == "xpu" and release in XPU_RESERVE:
             reserved += 2 * 1024
-        fraction = round((gpu_mem_mib - reserved) / gpu_mem_mib, 3) if gpu_mem_mib is not None else 0.95
+        if gpu_mem_mib is not None:
+            fraction = round((gpu_mem_mib - reserved) / gpu_mem_mib, 3)
+        else:
+            fraction = 0.95 if release in NO_SIZE_FALLBACK_095 else 0.88
     return MemorySettings(chunked_prefill_size=cps, decode_backend=decode_backend, decode_max_bs=decode_max_bs,
                           decode_bs=decode_bs, prefill_backend=prefill_backend, prefill_max_bs=prefill_max_bs,
                           prefill_bs=prefill_bs, graph_reserve_mib=graph, reserved_mib=reserved,
@@ -281,12 +325,23 @@ class Pool:
 
 
 def resolve_max_num_reqs(tokens: int, context_len: int, max_running_requests: int | None = None,
-                         attn_dp_size: int = 1) -> int:
-    """kv_cache_configurator.py:2800 resolve_max_num_reqs (non-Mamba)."""
-    estimated = int(tokens / context_len * 512)
+                         attn_dp_size: int = 1, release: str | None = None,
+                         profiled_tokens: int | None = None) -> int:
+    """kv_cache_configurator.py:2800 resolve_max_num_reqs (non-Mamba), per release (releases.MRR_*).
+
+    `profiled_tokens`: the pool before the --max-total-tokens cap and page rounding, which releases
+    before 0.5.10 estimate from (0.5.3 model_runner.py:1431-1441)."""
+    release = modelled_release(release)
+    basis = tokens if release in MRR_ESTIMATE_FROM_CAPPED_POOL or profiled_tokens is None else profiled_tokens
+    estimated = int(basis / context_len * 512)
     estimated = max(min(estimated, 4096), 2048)
     if max_running_requests is not None:
-        return min(max_running_requests // attn_dp_size, tokens // 2)
+        given = max_running_requests // attn_dp_size
+        if release in MRR_GIVEN_CAPPED_AT_HALF_POOL:
+            return min(given, tokens // 2)
+        if release in MRR_GIVEN_CAPPED_AT_ESTIMATE:
+            return min(given, estimated)
+        return given
     return min(estimated, tokens // 2)
 
 
@@ -294,9 +349,12 @@ def size_pool(rest_gib: float, cell_size: int, context_len: int, page_size: int 
               max_total_tokens: int | None = None, max_running_requests: int | None = None,
               pre_model_load_gib: float | None = None, mem_fraction_static: float | None = None,
               available_after_load_gib: float | None = None, release: str | None = None) -> Pool:
-    """rest_memory (GiB) -> pool. rest <= 0 is G1, 0 tokens is G2, a pool of <=1 token is G3."""
+    """rest_memory (GiB) -> pool. rest <= 0 is G1 (from 0.5.14; before, G2), 0 tokens is G2, a pool of
+    <= 1 token is G3."""
     notes: list[str] = []
-    if rest_gib <= 0:
+    not_enough = ("G2: Not enough memory. Please try to increase --mem-fraction-static."
+                  + not_enough_memory_suffix(release, mem_fraction_static))
+    if rest_gib <= 0 and modelled_release(release) in WEIGHTS_LEAVE_NO_MEMORY_ERROR:
         msg = "G1: Loaded weights leave no GPU memory for the KV cache"
         if pre_model_load_gib and available_after_load_gib is not None:
             minimum = 1 - available_after_load_gib / pre_model_load_gib
@@ -304,9 +362,11 @@ def size_pool(rest_gib: float, cell_size: int, context_len: int, page_size: int 
             msg += (f" under --mem-fraction-static={mem_fraction_static}. Raise --mem-fraction-static above "
                     f"{suggested:.3f} (minimum viable = 1 - available/pre = {minimum:.4f})")
         return Pool(0, 0, 0, 0, 0, error=msg)
+    if rest_gib <= 0:
+        return Pool(0, 0, 0, 0, 0, error=not_enough)
     budget = int(rest_gib * (1 << 30))
-    tokens = budget // cell_size
-    tokens = tokens // page_size * page_size
+    profiled = budget // cell_size
+    tokens = profiled // page_size * page_size
     if max_total_tokens is not None:
         if max_total_tokens > tokens:
             notes.append(f"max_total_tokens={max_total_tokens} is larger than the profiled value {tokens}; "
@@ -315,17 +375,14 @@ def size_pool(rest_gib: float, cell_size: int, context_len: int, page_size: int 
         if capped != tokens:
             tokens = capped // page_size * page_size
     if tokens <= 0:
-        return Pool(budget, tokens, 0, 0, 0,
-                    error="G2: Not enough memory. Please try to increase --mem-fraction-static.",
-                    notes=notes)
-    mrr = resolve_max_num_reqs(tokens, context_len, max_running_requests)
+        return Pool(budget, tokens, 0, 0, 0, error=not_enough, notes=notes)
+    mrr = resolve_max_num_reqs(tokens, context_len, max_running_requests, release=release, profiled_tokens=profiled)
     max_req_len = min(context_len - 1, tokens - 1)  # tp_worker.py:545-553
     error = None
     if mrr <= 0:
         error = "G4: max_running_request is zero"
-    elif max_req_len <= 0:
+    elif max_req_len <= 0 or (max_req_len - 5 <= 0 and modelled_release(release) in TOO_SMALL_CHECKS_INPUT_LEN):
         error = "G3: Memory pool size is too small"
     if tokens < context_len and error is None:
         notes.append(pool_shorter_than_context_note(tokens, context_len, max_req_len, release))
     return Pool(budget, tokens, mrr, max_req_len, max_req_len - 5, error=error, notes=notes)
-

