@@ -234,3 +234,20 @@ def test_a_kv_statement_that_ends_the_log_is_completed_when_the_output_ends(tmp_
     assert [e.kind for e in parser.feed(first_half) if e.kind == "kv_sized"] == []
     outcome = launch(spec_for(tmp_path, short, "--then-sleep", "0", stop_after="kv", timeout_s=20))
     assert outcome.status == "ok" and outcome.record.kv_tokens == 4_194_304
+
+
+def test_point_ports_stay_within_the_engines_limit():
+    # SGLang 0.5.14 refuses a --port above 55535 (its gRPC port is --port + 10000, checked against
+    # 65535): a history recording drew 57659 and failed with "SGLANG_GRPC_PORT (67659) must be between
+    # 1 and 65535". Linux's ephemeral ports start at 32768, so a limit of 30000 forces the fallback.
+    from harness.engines import get_engine
+    from harness.execute.point_run import free_port as point_port
+
+    assert get_engine("sglang").highest_port + 10000 <= 65535
+    assert get_engine("vllm").highest_port == 65535
+    ports = {point_port(30000) for _ in range(20)}
+    assert all(20000 <= p <= 30000 for p in ports)
+    for port in ports:  # each one was free when handed out
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", port))
+    assert point_port(get_engine("sglang").highest_port) <= 55535

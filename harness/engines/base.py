@@ -53,6 +53,8 @@ class Engine(ABC):
     # Flags the harness sets itself; a scenario that names one is refused.
     owned_flags: ClassVar[frozenset[str]] = HARNESS_OWNED_FLAGS
     readiness_path: ClassVar[str] = "/health"
+    # The highest --port the engine accepts: some derive other ports from it (port + offset).
+    highest_port: ClassVar[int] = 65535
     # Flags that multiply the GPUs one launch takes (tensor, pipeline, data parallel), by native name.
     tp_flags: ClassVar[tuple[str, ...]] = ()
     pp_flags: ClassVar[tuple[str, ...]] = ()

@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 import os
 import platform
+import random
 import shutil
-import tempfile
 import socket
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,10 +50,23 @@ class PointResult:
     outcome: LaunchOutcome
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_port(highest: int = 65535, tries: int = 200) -> int:
+    """A free local port no higher than `highest` (the engine's limit; the kernel's ephemeral range
+    reaches 60999 on Linux)."""
+    for _ in range(tries):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port <= highest:
+            return port
+    for port in random.sample(range(20000, highest + 1), min(tries, highest + 1 - 20000)):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise OSError(f"no free local port at or below {highest}")
 
 
 def short_tmp_dir(name: str) -> Path:
@@ -107,8 +121,8 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
     cache_dir, cache_state = compile_cache_dir(job, point.engine, engine_env.engine_version, work_dir)
     tmp_dir = short_tmp_dir(point.name)
     ctx = LaunchContext(python=str(engine_env.python), env_vars={**engine_env.env_vars, **(extra_env or {})},
-                        model_path=job.model_path, port=free_port(), work_dir=work_dir, cache_dir=cache_dir,
-                        tmp_dir=tmp_dir)
+                        model_path=job.model_path, port=free_port(engine.highest_port), work_dir=work_dir,
+                        cache_dir=cache_dir, tmp_dir=tmp_dir)
     held = gpus if gpus is not None else ([0] if job.device == "cuda" else None)
     row_ctx = RowContext(run_id=job.run_id, engine_version=engine_env.engine_version,
                          torch_version=engine_env.torch_version, device_name=None, device_total_mib=None,

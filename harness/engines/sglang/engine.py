@@ -58,6 +58,10 @@ class SglangEngine(Engine):
     probe_dists = ("sglang", "torch", "sglang-kernel", "torchvision", "torchaudio", "torchcodec")
     index_distribution = "sglang"
     predicted_releases = PREDICTED_RELEASES
+    # SGLang 0.5.14 derives a gRPC port as --port + 10000 at startup and refuses one above 65535
+    # ("SGLANG_GRPC_PORT (67659) must be between 1 and 65535", 0.5.14 sglang/srt/server_args.py:2761-2768);
+    # 0.5.22 derives it only in gRPC mode (sglang/srt/arg_groups/serving_hook.py:342-360).
+    highest_port = 65535 - 10000
     help_entry = ("sglang.launch_server", ("sglang.launch_server", "--help"))
     effective_columns = ("mem_fraction_static_effective", "chunked_prefill_size_effective", "max_running_requests")
     # What is gone before SGLang's own pre-load reading (CUDA context; on CPU its processes) is
