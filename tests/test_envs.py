@@ -253,6 +253,36 @@ def test_stub_libcuda_answers_no_device_everywhere(tmp_path):
     assert "SONAME               libcuda.so.1" in soname
 
 
+# The driver symbols sglang-kernel 0.4.1-0.4.3 (SGLang 0.5.10-0.5.13) link directly, as
+# `nm -D --undefined-only` lists them for sgl_kernel/sm90/common_ops.abi3.so, sm100/common_ops.abi3.so
+# and spatial_ops.abi3.so; without one of them the loader refuses common_ops ("undefined symbol:
+# cuMemAddressFree") and `import sglang` fails on a CPU host.
+SGLANG_KERNEL_0_4_DRIVER_SYMBOLS = (
+    "cuGetErrorString cuMemAddressFree cuMemGetAddressRange_v2 cuMemRelease cuMemRetainAllocationHandle "
+    "cuMemSetAccess cuMemUnmap cuPointerGetAttribute cuCtxFromGreenCtx cuCtxPopCurrent_v2 cuCtxPushCurrent_v2 "
+    "cuDevResourceGenerateDesc cuDevSmResourceSplitByCount cuDeviceGetDevResource cuDriverGetVersion "
+    "cuGetProcAddress_v2 cuGreenCtxCreate cuGreenCtxDestroy cuGreenCtxGetDevResource cuStreamCreate").split()
+
+
+def test_stub_libcuda_defines_what_older_sglang_kernels_link(tmp_path):
+    lib_path = build_stub(tmp_path)
+    defined = subprocess.run(["nm", "-D", "--defined-only", str(lib_path)], capture_output=True, text=True).stdout
+    names = {line.split()[-1] for line in defined.splitlines() if line.strip()}
+    assert set(SGLANG_KERNEL_0_4_DRIVER_SYMBOLS) <= names
+    lib = ctypes.CDLL(str(lib_path))
+    assert all(getattr(lib, name)() == 100 for name in ("cuMemAddressFree", "cuGreenCtxCreate", "cuStreamCreate"))
+
+
+def test_an_unbounded_kernels_requirement_gets_sglang_0_5_13s_bound():
+    from harness.engines.sglang.recipe import bound_kernels
+
+    # sglang 0.5.11/0.5.12 METADATA: "Requires-Dist: kernels" beside "transformers==5.6.0"; 0.5.13: "kernels<0.15,>=0.14.1"
+    assert bound_kernels(["transformers==5.6.0", "kernels", "quack-kernels>=0.3.0"]) == (
+        ["transformers==5.6.0", "kernels<0.15", "quack-kernels>=0.3.0"], True)
+    assert bound_kernels(["kernels<0.15,>=0.14.1"]) == (["kernels<0.15,>=0.14.1"], False)
+    assert bound_kernels(['kernels ; sys_platform == "linux"'])[0] == ['kernels<0.15; sys_platform == "linux"']
+
+
 # --- registry messages, network, disk --------------------------------------------------------------
 
 def test_registry_messages_are_one_line():

@@ -69,3 +69,26 @@ CUresult cuGetErrorName(CUresult error, const char **name) {
     if (name) *name = no_device_name;
     return CUDA_ERROR_NO_DEVICE;
 }
+
+/* Driver entry points that older sglang-kernel builds (0.4.1-0.4.3, pinned by SGLang 0.5.10-0.5.13)
+ * link directly (nm -D --undefined-only sgl_kernel/sm90/common_ops.abi3.so, spatial_ops.abi3.so):
+ * without them the loader refuses common_ops ("undefined symbol: cuMemAddressFree") and SGLang never
+ * reaches its CPU engine. They are only resolved at load time, never called on a CPU host; each
+ * answers "no device" whatever its arguments (the caller owns the stack under the x86-64 ABI). */
+#define NO_DEVICE_ENTRY(name) CUresult name(void) { return CUDA_ERROR_NO_DEVICE; }
+NO_DEVICE_ENTRY(cuMemAddressFree)
+NO_DEVICE_ENTRY(cuMemGetAddressRange_v2)
+NO_DEVICE_ENTRY(cuMemRelease)
+NO_DEVICE_ENTRY(cuMemRetainAllocationHandle)
+NO_DEVICE_ENTRY(cuMemSetAccess)
+NO_DEVICE_ENTRY(cuMemUnmap)
+NO_DEVICE_ENTRY(cuCtxFromGreenCtx)
+NO_DEVICE_ENTRY(cuCtxPopCurrent_v2)
+NO_DEVICE_ENTRY(cuCtxPushCurrent_v2)
+NO_DEVICE_ENTRY(cuDevResourceGenerateDesc)
+NO_DEVICE_ENTRY(cuDevSmResourceSplitByCount)
+NO_DEVICE_ENTRY(cuDeviceGetDevResource)
+NO_DEVICE_ENTRY(cuGreenCtxCreate)
+NO_DEVICE_ENTRY(cuGreenCtxDestroy)
+NO_DEVICE_ENTRY(cuGreenCtxGetDevResource)
+NO_DEVICE_ENTRY(cuStreamCreate)
