@@ -49,7 +49,11 @@ SERVER_ARGS = {
     "kv_cache_dtype": "kv_dtype",
 }
 _SCALAR = r"(None|True|False|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|'[^']*'|\"[^\"]*\")"
-_GRAPH = r"'{stage}': \{{'backend': '(?P<backend>\w+)', 'max_bs': (?P<max_bs>\d+|None)"
+# The CUDA-graph phases inside the server arguments: a dict from 0.5.19 ("'decode': {'backend': 'disabled',
+# 'max_bs': 32, ..."), the dataclass repr in 0.5.14-0.5.18 ("cuda_graph_config=CudaGraphConfig(decode=
+# PhaseConfig(backend='disabled', max_bs=32, ..."; 0.5.14 sglang/srt/server_args.py cuda_graph_config).
+_GRAPH = (r"'{stage}': \{{'backend': '(?P<backend>\w+)', 'max_bs': (?P<max_bs>\d+|None)",
+          r"\b{stage}=PhaseConfig\(backend='(?P<backend>\w+)', max_bs=(?P<max_bs>\d+|None)")
 
 
 # --- actions ---------------------------------------------------------------------------------
@@ -72,7 +76,7 @@ def _server_args(parser: LogParser, values: dict, line: Line) -> None:
     spec = re.search(rf"(?:'speculative_algorithm': |[(,]\s*speculative_algorithm=){_SCALAR}", text)
     parser.speculative = spec is not None and spec.group(1) != "None"
     for stage in ("decode", "prefill"):
-        match = re.search(_GRAPH.format(stage=stage), text)
+        match = next((m for form in _GRAPH if (m := re.search(form.format(stage=stage), text))), None)
         if match:
             setattr(record, f"cuda_graph_{stage}_backend", match.group("backend"))
             setattr(record, f"cuda_graph_{stage}_max_bs", coerce(int, match.group("max_bs")))

@@ -113,6 +113,10 @@ SGLANG_0514 = dict(
     engine="sglang", model="/root/.cache/kv-budget-harness/models/tiny-llama", device="cpu", dtype="float16",
     tp_size=1, block_size=1, max_total_tokens=4096, chunked_prefill_size_effective=256, max_prefill_tokens=16384,
     weights_gib=-0.0,
+    # "cuda_graph_config=CudaGraphConfig(decode=PhaseConfig(backend='disabled', max_bs=32, ...),
+    # prefill=PhaseConfig(backend='disabled', max_bs=256, ...))"
+    cuda_graph_decode_backend="disabled", cuda_graph_decode_max_bs=32, cuda_graph_prefill_backend="disabled",
+    cuda_graph_prefill_max_bs=256,
 )
 EXPECTED.update({
     # "mem_fraction_static=0.831", "Load weight begin. avail mem=20.15 GB", "Load weight end. elapsed=0.10 s,
@@ -302,7 +306,8 @@ def test_recorded_history_log(name):
 # --context-length 512`, bb41d1d801676a0a `--max-total-tokens 4096 --context-length 4096`, 3740450cea67ecba
 # `--mem-fraction-static 0.001 --context-length 512`. 0.5.16 prints "server_args=ServerArgs(model_path=
 # '/root/.cache/kv-budget-harness/models/tiny-llama', ... dtype='float16', ... device='cpu', ... tp_size=1, ...
-# page_size=1, ...)"; 0.5.20 and 0.5.22 a dict with "'cuda_graph_config': {'decode': {'backend': 'disabled',
+# page_size=1, ... cuda_graph_config=CudaGraphConfig(decode=PhaseConfig(backend='disabled', max_bs=32, ...),
+# prefill=PhaseConfig(backend='disabled', max_bs=256, ...)) ...)"; 0.5.20 and 0.5.22 a dict with "'cuda_graph_config': {'decode': {'backend': 'disabled',
 # 'max_bs': 32, ...}, 'prefill': {'backend': 'disabled', 'max_bs': 256, ...}}".
 SGLANG_HISTORY_LOGS = HISTORY_LOGS.parents[2] / "sglang_history" / "releases-0.5.16-0.5.22" / "logs"
 CONTEXT_ERROR = ("ValueError: Warning: User-specified context_length (4096) is greater than the derived context_length "
@@ -350,7 +355,7 @@ SG_CONTEXT = dict(engine="sglang", status="engine_error", error_kind="max_model_
 SGLANG_HISTORY_EXPECTED: dict[str, dict] = {
     # "mem_fraction_static=0.846", "avail mem=20.75 GB" -> "elapsed=0.10 s, ... avail mem=20.74 GB, mem usage=0.00
     # GB", "Memory pool end. avail mem=20.74 GB", "max_running_requests=2048"
-    "05a0ffd82601a862-0.5.16-0.log": _sg_serve({}, 0.1, 20.75, 20.74, 0.0, 20.74, mem_fraction_static_effective=0.846,
+    "05a0ffd82601a862-0.5.16-0.log": _sg_serve(SG_GRAPHS, 0.1, 20.75, 20.74, 0.0, 20.74, mem_fraction_static_effective=0.846,
                                                max_total_tokens=4096, max_running_requests=2048),
     # "'mem_fraction_static': 0.846", "avail mem=20.74 GB" -> "elapsed=0.10 s, ... avail mem=20.80 GB, mem
     # usage=-0.06 GB", "Memory pool end. avail mem=20.76 GB"
@@ -365,7 +370,7 @@ SGLANG_HISTORY_EXPECTED: dict[str, dict] = {
     "bb41d1d801676a0a-0.5.20-0.log": SG_CONTEXT,
     "bb41d1d801676a0a-0.5.22-0.log": SG_CONTEXT,
     # "mem_fraction_static=0.001", "avail mem=20.70 GB", "elapsed=0.08 s", "above 0.004 (... = 0.0030)"
-    "3740450cea67ecba-0.5.16-0.log": _sg_no_pool({}, 0.08, 20.7, 0.004, 0.003),
+    "3740450cea67ecba-0.5.16-0.log": _sg_no_pool(SG_GRAPHS, 0.08, 20.7, 0.004, 0.003),
     # 0.5.20 starts: "avail mem=20.70 GB" -> "elapsed=0.08 s, ... avail mem=20.70 GB, mem usage=0.00 GB", "KV Cache is
     # allocated. dtype: torch.float16, #tokens: 43124, K size: 0.01 GB, V size: 0.01 GB", "Memory pool end. avail
     # mem=20.65 GB", "max_total_num_tokens=43124, ... max_running_requests=4096, context_len=512"
