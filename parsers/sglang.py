@@ -47,6 +47,10 @@ SERVER_ARGS = {
     "tp_size": "tp_size",
     "dtype": "dtype",
     "kv_cache_dtype": "kv_dtype",
+    # up to 0.5.13 the graph sizes are flat fields (0.5.13: "cuda_graph_max_bs=32, ...
+    # piecewise_cuda_graph_max_tokens=256"); from 0.5.14 they live in the phases read below (_GRAPH)
+    "cuda_graph_max_bs": "cuda_graph_decode_max_bs",
+    "piecewise_cuda_graph_max_tokens": "cuda_graph_prefill_max_bs",
 }
 _SCALAR = r"(None|True|False|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|'[^']*'|\"[^\"]*\")"
 # The CUDA-graph phases inside the server arguments: a dict from 0.5.19 ("'decode': {'backend': 'disabled',
