@@ -300,7 +300,7 @@ def test_recorded_history_log(name):
     assert_record(parse_log(text), HISTORY_EXPECTED[name])
 
 
-# ---- the history data set, SGLang side: results/sglang_history/releases-0.5.16-0.5.22/logs ------------------
+# ---- the history data set, SGLang side: results/sglang_history/releases-0.5.8-0.5.23/logs ------------------
 # `run scenarios/sglang_history.yaml` (SGLANG_USE_CPU_ENGINE=1, `--device cpu --attention-backend torch_native
 # --disable-cuda-graph --chunked-prefill-size 256 --dtype float16`): 05a0ffd82601a862 `--max-total-tokens 4096
 # --context-length 512`, bb41d1d801676a0a `--max-total-tokens 4096 --context-length 4096`, 3740450cea67ecba
@@ -309,7 +309,7 @@ def test_recorded_history_log(name):
 # page_size=1, ... cuda_graph_config=CudaGraphConfig(decode=PhaseConfig(backend='disabled', max_bs=32, ...),
 # prefill=PhaseConfig(backend='disabled', max_bs=256, ...)) ...)"; 0.5.20 and 0.5.22 a dict with "'cuda_graph_config': {'decode': {'backend': 'disabled',
 # 'max_bs': 32, ...}, 'prefill': {'backend': 'disabled', 'max_bs': 256, ...}}".
-SGLANG_HISTORY_LOGS = HISTORY_LOGS.parents[2] / "sglang_history" / "releases-0.5.16-0.5.22" / "logs"
+SGLANG_HISTORY_LOGS = HISTORY_LOGS.parents[2] / "sglang_history" / "releases-0.5.8-0.5.23" / "logs"
 CONTEXT_ERROR = ("ValueError: Warning: User-specified context_length (4096) is greater than the derived context_length "
                  "(2048). This may lead to incorrect model outputs or CUDA errors. Note that the derived context_length "
                  "may differ from max_position_embeddings in the model's config. To allow overriding this maximum, set "
@@ -319,6 +319,12 @@ NO_POOL_ERROR = ("ValueError: Loaded weights leave no GPU memory for the KV cach
                  "speculative decoding, draft weights are now counted.")
 SG_GRAPHS = dict(cuda_graph_decode_backend="disabled", cuda_graph_decode_max_bs=32, cuda_graph_prefill_backend="disabled",
                  cuda_graph_prefill_max_bs=256)
+# up to 0.5.13 the server arguments carry only the graph sizes: "cuda_graph_max_bs=32, ...,
+# piecewise_cuda_graph_max_tokens=256" (with disable_cuda_graph=True, disable_piecewise_cuda_graph=True)
+SG_GRAPH_SIZES = dict(cuda_graph_decode_max_bs=32, cuda_graph_prefill_max_bs=256)
+# 0.5.8 and 0.5.9 set no CPU value: "cuda_graph_max_bs=24" is the < 35 GiB tier's, of the RAM size
+SG_GRAPH_SIZES_RAM_TIER = dict(cuda_graph_decode_max_bs=24, cuda_graph_prefill_max_bs=256)
+NOT_ENOUGH = "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
 SG_STARTED = dict(engine="sglang", model="/root/.cache/kv-budget-harness/models/tiny-llama", device="cpu",
                   dtype="float16", tp_size=1, block_size=1, chunked_prefill_size_effective=256, max_prefill_tokens=16384)
 
@@ -329,21 +335,33 @@ def _sg_serve(graphs: dict, loaded: float, begin: float, after_load: float, usag
     # pool end. avail mem=P GB", "max_total_num_tokens=N, chunked_prefill_size=256, max_prefill_tokens=16384,
     # max_running_requests=R, context_len=512, available_cpu_mem=P GB", "The server is fired up and ready to roll!"
     tokens = more.pop("tokens", 4096)
+    kv_dtype = more.pop("kv_dtype", "torch.float16")  # 0.5.9-0.5.12 print no dtype: "KV Cache is allocated. #tokens: ..."
     return dict(SG_STARTED, **graphs, status="ok", weights_load_seconds=loaded, avail_mem_before_load_gib=begin,
-                avail_mem_after_load_gib=after_load, weights_gib=usage, kv_dtype="torch.float16", pool_tokens=tokens,
+                avail_mem_after_load_gib=after_load, weights_gib=usage, kv_dtype=kv_dtype, pool_tokens=tokens,
                 avail_mem_after_pool_gib=pool_end, kv_tokens=tokens, num_blocks=tokens, context_len=512,
                 max_model_len=512, available_mem_gib=pool_end, phase="ready", **more)
 
 
-def _sg_no_pool(graphs: dict, loaded: float, mem: float, suggested: float, minimum: float):
+def _sg_no_pool(graphs: dict, loaded: float, mem: float, suggested: float, minimum: float, after_load: float | None = None,
+                usage: float = -0.0):
     # "Load weight begin. avail mem=M GB", "Load weight end. elapsed=S s, ... avail mem=M GB, mem usage=-0.00 GB.",
     # then the scheduler's "ValueError: Loaded weights leave no GPU memory ... above X (minimum viable = ... = Y)"
     return dict(SG_STARTED, **graphs, status="engine_error", error_kind="weights_leave_no_memory",
                 mem_fraction_static_effective=0.001, weights_load_seconds=loaded, avail_mem_before_load_gib=mem,
-                avail_mem_after_load_gib=mem, weights_gib=-0.0, phase="profiling",
+                avail_mem_after_load_gib=mem if after_load is None else after_load, weights_gib=usage, phase="profiling",
                 error_data=dict(mem_fraction_static_effective=0.001, suggested_mem_fraction_static=suggested,
                                 minimum_mem_fraction_static=minimum),
                 error_message=NO_POOL_ERROR.format(s=f"{suggested:.3f}", m=f"{minimum:.4f}"))
+
+
+def _sg_not_enough(graphs: dict, loaded: float, begin: float, after_load: float, usage: float, message: str,
+                   error_data: dict | None = None):
+    # before 0.5.14 a fraction that leaves nothing is "RuntimeError: Not enough memory. Please try to increase
+    # --mem-fraction-static." (with " Current value: ..." appended up to 0.5.11), raised once the weights are in
+    return dict(SG_STARTED, **graphs, status="engine_error", error_kind="not_enough_memory",
+                mem_fraction_static_effective=0.001, weights_load_seconds=loaded, avail_mem_before_load_gib=begin,
+                avail_mem_after_load_gib=after_load, weights_gib=usage, phase="profiling", error_data=error_data or {},
+                error_message=message)
 
 
 # "ValueError: Warning: User-specified context_length (4096) is greater than the derived context_length (2048).
@@ -378,6 +396,54 @@ SGLANG_HISTORY_EXPECTED: dict[str, dict] = {
                                                mem_fraction_static_effective=0.001, max_running_requests=4096),
     # "avail mem=20.78 GB", "elapsed=0.05 s", "above 0.003 (... = 0.0024)"
     "3740450cea67ecba-0.5.22-0.log": _sg_no_pool(SG_GRAPHS, 0.05, 20.78, 0.003, 0.0024),
+    # The other 13 releases of the data set, read from each log's lines: "mem_fraction_static=F" (the dict's
+    # "'mem_fraction_static': F" from 0.5.19), "Load weight begin. avail mem=B GB", "Load weight end. elapsed=S s,
+    # type=LlamaForCausalLM, [dtype=torch.float16, ]avail mem=A GB, mem usage=U GB." (no elapsed in 0.5.8; the dtype in
+    # 0.5.8/0.5.9), "KV Cache is allocated. [dtype: torch.float16, ]#tokens: 4096, ..." (no dtype up to 0.5.12),
+    # "Memory pool end. avail mem=P GB", "max_total_num_tokens=4096, chunked_prefill_size=256, max_prefill_tokens=16384,
+    # max_running_requests=2048, context_len=512"; the no-pool point's last error line; the context error.
+    "05a0ffd82601a862-0.5.8-0.log": _sg_serve(SG_GRAPH_SIZES_RAM_TIER, None, 21.18, 21.18, 0.0, 21.17, mem_fraction_static_effective=0.844, max_running_requests=2048, max_total_tokens=4096, kv_dtype=None),
+    "3740450cea67ecba-0.5.8-0.log": _sg_not_enough(SG_GRAPH_SIZES_RAM_TIER, None, 21.22, 21.22, 0.0, NOT_ENOUGH + " Current value: self.server_args.mem_fraction_static=0.001",
+                                                  error_data=dict(mem_fraction_static_effective=0.001)),
+    "bb41d1d801676a0a-0.5.8-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.9-0.log": _sg_serve(SG_GRAPH_SIZES_RAM_TIER, 0.05, 21.17, 21.17, 0.0, 21.16, mem_fraction_static_effective=0.844, max_running_requests=2048, max_total_tokens=4096, kv_dtype=None),
+    "3740450cea67ecba-0.5.9-0.log": _sg_not_enough(SG_GRAPH_SIZES_RAM_TIER, 0.03, 21.16, 21.16, 0.0, NOT_ENOUGH + " Current value: self.server_args.mem_fraction_static=0.001",
+                                                  error_data=dict(mem_fraction_static_effective=0.001)),
+    "bb41d1d801676a0a-0.5.9-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.10-0.log": _sg_serve(SG_GRAPH_SIZES, 0.09, 21.08, 21.08, 0.0, 21.07, mem_fraction_static_effective=0.843, max_running_requests=2048, max_total_tokens=4096, kv_dtype=None),
+    "3740450cea67ecba-0.5.10-0.log": _sg_not_enough(SG_GRAPH_SIZES, 0.05, 21.09, 21.1, -0.0, NOT_ENOUGH + " Current value: mem_fraction_static=0.001",
+                                                  error_data=dict(mem_fraction_static_effective=0.001)),
+    "bb41d1d801676a0a-0.5.10-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.11-0.log": _sg_serve(SG_GRAPH_SIZES, 0.06, 21.07, 21.07, -0.0, 21.07, mem_fraction_static_effective=0.843, max_running_requests=2048, max_total_tokens=4096, kv_dtype=None),
+    "3740450cea67ecba-0.5.11-0.log": _sg_not_enough(SG_GRAPH_SIZES, 0.06, 21.09, 21.09, -0.0, NOT_ENOUGH),
+    "bb41d1d801676a0a-0.5.11-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.12-0.log": _sg_serve(SG_GRAPH_SIZES, 0.04, 21.05, 21.05, -0.0, 21.05, mem_fraction_static_effective=0.843, max_running_requests=2048, max_total_tokens=4096, kv_dtype=None),
+    "3740450cea67ecba-0.5.12-0.log": _sg_not_enough(SG_GRAPH_SIZES, 0.05, 21.04, 21.04, 0.0, NOT_ENOUGH),
+    "bb41d1d801676a0a-0.5.12-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.13-0.log": _sg_serve(SG_GRAPH_SIZES, 0.06, 21.02, 21.02, 0.0, 21.01, mem_fraction_static_effective=0.843, max_running_requests=2048, max_total_tokens=4096),
+    "3740450cea67ecba-0.5.13-0.log": _sg_not_enough(SG_GRAPH_SIZES, 0.1, 21.02, 21.02, 0.0, NOT_ENOUGH),
+    "bb41d1d801676a0a-0.5.13-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.14-0.log": _sg_serve(SG_GRAPHS, 0.13, 21.04, 21.04, 0.0, 21.04, mem_fraction_static_effective=0.843, max_running_requests=2048, max_total_tokens=4096),
+    "3740450cea67ecba-0.5.14-0.log": _sg_no_pool(SG_GRAPHS, 0.13, 21.02, 0.003, 0.0022, usage=-0.01),
+    "bb41d1d801676a0a-0.5.14-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.15-0.log": _sg_serve(SG_GRAPHS, 0.05, 21.06, 21.06, -0.0, 21.06, mem_fraction_static_effective=0.846, max_running_requests=2048, max_total_tokens=4096),
+    "3740450cea67ecba-0.5.15-0.log": _sg_no_pool(SG_GRAPHS, 0.03, 21.04, 0.004, 0.0031),
+    "bb41d1d801676a0a-0.5.15-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.17-0.log": _sg_serve(SG_GRAPHS, 0.07, 20.8, 20.8, -0.0, 20.79, mem_fraction_static_effective=0.846, max_running_requests=2048, max_total_tokens=4096),
+    "3740450cea67ecba-0.5.17-0.log": _sg_no_pool(SG_GRAPHS, 0.05, 20.82, 0.004, 0.0035),
+    "bb41d1d801676a0a-0.5.17-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.18-0.log": _sg_serve(SG_GRAPHS, 0.05, 20.79, 20.79, 0.0, 20.79, mem_fraction_static_effective=0.846, max_running_requests=2048, max_total_tokens=4096),
+    "3740450cea67ecba-0.5.18-0.log": _sg_no_pool(SG_GRAPHS, 0.03, 20.95, 0.003, 0.0028),
+    "bb41d1d801676a0a-0.5.18-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.19-0.log": _sg_serve(SG_GRAPHS, 0.06, 20.94, 20.94, -0.0, 20.93, mem_fraction_static_effective=0.846, max_running_requests=2048, max_total_tokens=4096),
+    "3740450cea67ecba-0.5.19-0.log": _sg_no_pool(SG_GRAPHS, 0.05, 20.96, 0.004, 0.003),
+    "bb41d1d801676a0a-0.5.19-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.21-0.log": _sg_serve(SG_GRAPHS, 0.05, 20.91, 20.91, -0.0, 20.9, mem_fraction_static_effective=0.846, max_running_requests=2048, max_total_tokens=4096),
+    "3740450cea67ecba-0.5.21-0.log": _sg_no_pool(SG_GRAPHS, 0.07, 20.92, 0.003, 0.0027),
+    "bb41d1d801676a0a-0.5.21-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.23-0.log": _sg_serve(SG_GRAPHS, 0.1, 20.82, 20.82, 0.0, 20.81, mem_fraction_static_effective=0.846, max_running_requests=2048, max_total_tokens=4096),
+    "3740450cea67ecba-0.5.23-0.log": _sg_no_pool(SG_GRAPHS, 0.04, 20.79, 0.003, 0.003),
+    "bb41d1d801676a0a-0.5.23-0.log": SG_CONTEXT,
 }
 
 
