@@ -240,3 +240,21 @@ def test_sglang_before_0_5_3_is_not_modelled(llama8b):
     p = predict("sglang", {}, llama8b, 24 * 1024, engine_version="0.5.2")
     assert not p.modelled and p.kv_tokens is None
     assert "models sglang 0.5.3 up to 0.5.24 (excluded)" in p.reason
+
+
+def test_vllm_0_33_counts_the_cublas_handles_in_the_baseline(llama8b):
+    # 0.33.0 creates cuBLAS/cuBLASLt handles before the startup snapshot (0.33.0 gpu_worker.py:519-531):
+    # the estimated O shrinks by them and the empty-card check grows by them; 0.32.0 is unchanged
+    settings = {"max_model_len": 8192, "gpu_memory_utilization": 0.9}
+    old = predict("vllm", settings, llama8b, 80 * 1024, engine_version="0.32.0")
+    new = predict("vllm", settings, llama8b, 80 * 1024, engine_version="0.33.0")
+    assert old.estimates["O"].gib == vf.OTHER_GIB_ESTIMATE
+    assert new.estimates["O"].gib == pytest.approx(vf.OTHER_GIB_ESTIMATE - vf.CUBLAS_HANDLES_GIB_ESTIMATE)
+    assert "cuBLAS handles" in new.estimates["O"].basis and "cuBLAS" not in old.estimates["O"].basis
+    assert new.kv_gib > old.kv_gib and new.kv_gib_upper_bound == old.kv_gib_upper_bound
+    # a utilization just below what an empty 80 GiB card leaves after a 0.5 GiB context: 0.33.0 needs
+    # the handles' memory too
+    edge = {"max_model_len": 8192, "gpu_memory_utilization": round(1 - 0.52 / 80, 4)}
+    assert predict("vllm", edge, llama8b, 80 * 1024, engine_version="0.32.0").will_start is True
+    refused = predict("vllm", edge, llama8b, 80 * 1024, engine_version="0.33.0")
+    assert refused.will_start is False and refused.reason.startswith("E1 likely") and "cuBLAS" in refused.reason

@@ -29,6 +29,13 @@ GRAPH_MIB_PER_SIZE_ESTIMATE = 5.0
 ACTIVATION_HIDDEN_COPIES = 4
 # E1 check: memory the CUDA context and NCCL take before vLLM's snapshot on an empty card.
 CUDA_CONTEXT_GIB_ESTIMATE = 0.5
+# cuBLAS and cuBLASLt handles with their workspaces, created by the first matmul: 0.33.0 creates them
+# before the startup snapshot (0.33.0 vllm/v1/worker/gpu_worker.py:519-531, a 16x16 mm and a linear
+# with a bias), so they leave O (counted since the snapshot) and join the baseline that the free-memory
+# check sees. Its size is torch's, not vLLM's, and depends on the card: torch's default cuBLAS
+# workspace is 4 MiB x 8 on sm90+ or 2 x 4 MiB + 8 x 16 KiB before, its cuBLASLt workspace a few MiB,
+# plus the handles' own state; 0.04 GiB is our estimate, not a measurement (no GPU run has sized it).
+CUBLAS_HANDLES_GIB_ESTIMATE = 0.04
 # R (CPU): the worker's resident memory after its warm-up forward, which vLLM-CPU subtracts from
 # its request (psutil rss, 0.32.0 vllm/v1/worker/cpu_worker.py:236): python + torch + the
 # weights + what the warm-up left allocated. Measured on this project's CPU runs (tiny model,

@@ -11,6 +11,7 @@ from harness.engines.vllm.releases import (
     CPU_KV_SPACE_FROM_ENV,
     CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
     CPU_STARTUP_REQUEST_CHECK,
+    CUBLAS_BEFORE_SNAPSHOT,
     MAX_NUM_SEQS_CAPTURED,
     KV_DTYPE_MUST_MATCH,
     NULL_BLOCK_HELD_BACK,
@@ -65,9 +66,6 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
         p.reason = (f'kv_cache_dtype="{kv_dtype}" is incompatible with dtype="{dtype}" (vllm {p.engine_version} '
                     f"refuses it at startup); set --kv-cache-dtype to {allowed}")
         return p
-    if p.engine_version and p.engine_version in KV_DTYPE_MUST_MATCH:
-        p.notes.append("cuBLAS handles are created before the startup snapshot (0.33.0 gpu_worker.py:519): "
-                       "not in O; a sampler pass is part of profiling (gpu_worker.py:1090)")
 
     if requested_len is not None and requested_len > derived and env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN") != "1":
         # vllm/config/model.py:2662, raised by the API server before any memory is touched
@@ -124,11 +122,14 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
     else:
         budget = vf.budget_bytes(total, util)
         p.budget_gib = budget / GiB
+        cublas_in_baseline = release in CUBLAS_BEFORE_SNAPSHOT
         upper = budget - weights
         if calibration is not None:
             overhead = _fitted(p, calibration, mnbt, "")
         else:
             other = vf.OTHER_GIB_ESTIMATE * GiB
+            if cublas_in_baseline:
+                other -= vf.CUBLAS_HANDLES_GIB_ESTIMATE * GiB
             act = vf.activation_estimate_bytes(model, mnbt, min(mns, mnbt), tp, DTYPE_BYTES[dtype])
             eager = s.get("enforce_eager") is True or device != "cuda"
             sizes = [] if eager else vf.cudagraph_capture_sizes(
@@ -140,7 +141,9 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
             graphs = n_graphs * vf.GRAPH_MIB_PER_SIZE_ESTIMATE * MiB
             if env.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "1") == "0":
                 graphs = 0.0
-            p.estimates["O"] = Estimate(other / GiB, "estimate: non-torch memory after the snapshot (constant)")
+            p.estimates["O"] = Estimate(other / GiB, "estimate: non-torch memory after the snapshot (constant)"
+                                        + (f", less ~{vf.CUBLAS_HANDLES_GIB_ESTIMATE} GiB of cuBLAS handles that "
+                                           f"vllm {release} creates before it" if cublas_in_baseline else ""))
             p.estimates["A"] = Estimate(act / GiB, f"estimate: dummy-forward peak for {mnbt} tokens, "
                                                    f"{min(mns, mnbt)} sampled rows")
             p.estimates["G"] = Estimate(graphs / GiB, f"estimate: {n_graphs} CUDA graphs x "
@@ -148,11 +151,12 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
                                         "no CUDA graphs (eager, CPU, or estimate disabled)")
             overhead = other + act + graphs
         best = int(upper - overhead)
-        ctx = vf.CUDA_CONTEXT_GIB_ESTIMATE * GiB
+        ctx = (vf.CUDA_CONTEXT_GIB_ESTIMATE + (vf.CUBLAS_HANDLES_GIB_ESTIMATE if cublas_in_baseline else 0.0)) * GiB
         if device == "cuda" and budget > total - ctx:
             p.will_start = False
             p.reason = (f"E1 likely: requested {budget / GiB:.2f} GiB exceeds free memory on an empty card "
-                        f"(~{(total - ctx) / GiB:.2f} GiB after a ~{vf.CUDA_CONTEXT_GIB_ESTIMATE} GiB CUDA context)")
+                        f"(~{(total - ctx) / GiB:.2f} GiB after a ~{ctx / GiB:.2f} GiB CUDA context"
+                        + (" and cuBLAS handles" if cublas_in_baseline else "") + ")")
 
     num_override = s.get("num_gpu_blocks_override")
     target_len = requested_len if requested_len is not None else derived

@@ -60,6 +60,12 @@ NULL_BLOCK_HELD_BACK = ReleaseRange("0.29.0")
 # :800-808: 2 blocks of 128 served 512-token requests on 0.11.0).
 BLOCK_OVERRIDE_BEFORE_CHECKS = ReleaseRange("0.20.1")
 
+# 0.33.0 creates the cuBLAS/cuBLASLt handles before the startup snapshot (0.33.0
+# vllm/v1/worker/gpu_worker.py:519-531): their memory moves from what profiling counts (O) to the
+# baseline. The sampler warm-up at gpu_worker.py:1090 runs after the KV cache is allocated, as in
+# 0.32.0 (:1058), and profile_run is 0.32.0's: no KV term there.
+CUBLAS_BEFORE_SNAPSHOT = ReleaseRange("0.33.0")
+
 # 0.33.0 refuses an explicit float16/bfloat16 KV cache dtype other than the model's dtype at startup
 # (vllm/config/vllm.py:1492); fp8 KV caches stay allowed.
 KV_DTYPE_MUST_MATCH = ReleaseRange("0.33.0")
