@@ -546,3 +546,20 @@ def test_engine_env_is_a_plain_value():
     env = EngineEnv(engine="vllm", requested_version="0.32.0", path=Path("/e"), python=Path("/e/bin/python"),
                     engine_version="0.32.0+cpu", torch_version="2.13.0+cpu", cpu=True)
     assert env.name == "e" and env.version_mismatch() is None and env.env_vars == {}
+
+
+def test_probe_names_the_loader_error_behind_a_fallback(tmp_path):
+    # sgl_kernel 0.4.3 on a host whose stand-in libcuda lacked a symbol: its loader tries the sm100 build,
+    # then a flat one, and the last line hides the cause (the message a history recording got)
+    from harness.envs.probe import probe
+
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\ncat >&2 <<'EOF'\nError details from previous import attempts:\n"
+                    "- ImportError: /env/sgl_kernel/sm100/common_ops.abi3.so: undefined symbol: cuMemAddressFree\n"
+                    "- ModuleNotFoundError: No module named 'common_ops'\nEOF\nexit 1\n")
+    fake.chmod(0o755)
+    with pytest.raises(HarnessError) as err:
+        probe(fake, "sglang")
+    assert str(err.value) == (f"{fake} cannot import sglang: - ModuleNotFoundError: No module named 'common_ops' "
+                              "(first: ImportError: /env/sgl_kernel/sm100/common_ops.abi3.so: undefined symbol: "
+                              "cuMemAddressFree)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -61,4 +62,13 @@ def probe(python: Path, engine: str, env_vars: dict[str, str] | None = None, che
             return json.loads(line[len(TAG):])
     lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
     why = lines[-1].strip() if lines else f"exit code {proc.returncode}"
+    # A package that tries several builds (sgl_kernel's load_utils) ends on its last fallback's error
+    # ("No module named 'common_ops'"); the dynamic loader's refusal before it is the cause.
+    loader = next((ln.strip().lstrip("- ") for ln in lines if _LOADER_ERROR.search(ln)), None)
+    if loader and loader not in why:
+        why += f" (first: {loader})"
     raise HarnessError(f"{python} cannot import {module}: {why}")
+
+
+_LOADER_ERROR = re.compile(r"(ImportError|OSError): .*(undefined symbol|cannot open shared object file|"
+                           r"version `[A-Z]+_[\d.]+' not found)")
