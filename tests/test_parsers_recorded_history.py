@@ -119,6 +119,8 @@ SGLANG_0514 = dict(
     cuda_graph_prefill_max_bs=256,
 )
 EXPECTED.update({
+    # (0.831 is what this log says; the history run's 0.5.14 log of the same flags says 0.843 = 1 - 3,776/24,105, the
+    # predictor's figure. 1 - 3,776/G = 0.831 needs a node of ~22.3 GiB: this log does not say what the node held then.)
     # "mem_fraction_static=0.831", "Load weight begin. avail mem=20.15 GB", "Load weight end. elapsed=0.10 s,
     # type=LlamaForCausalLM, avail mem=20.15 GB, mem usage=-0.00 GB.", "KV Cache is allocated. dtype: torch.float16,
     # #tokens: 4096, K size: 0.00 GB, V size: 0.00 GB", "Memory pool end. avail mem=20.14 GB",
