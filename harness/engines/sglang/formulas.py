@@ -21,6 +21,7 @@ from harness.engines.sglang.releases import (
     MRR_GIVEN_CAPPED_AT_HALF_POOL,
     NO_SIZE_FALLBACK_095,
     POOL_SHORTER_THAN_CONTEXT_WARNS,
+    PREFILL_BREAKABLE_ON_CUDA,
     PREFILL_CAP_CONTEXT_LENGTH,
     PREFILL_CAPS_TOTAL_TOKENS,
     PREFILL_FOLLOWS_DISABLE_CUDA_GRAPH,
@@ -212,7 +213,7 @@ def graph_backends(device: str = "cuda", disable_cuda_graph: bool = False, disab
     if release not in PREFILL_RESERVE_BY_DEFAULT:
         prefill = BACKEND_DISABLED
     elif device == "cuda":
-        prefill = "breakable" if release in DECODE_RESERVE_FOLLOWS_GRAPH else "piecewise"
+        prefill = "breakable" if release in PREFILL_BREAKABLE_ON_CUDA else "piecewise"
     elif release in PREFILL_OFF_ON_EVERY_NON_CUDA_DEVICE or device != "cpu" or cpu_engine:
         prefill = BACKEND_DISABLED
     else:

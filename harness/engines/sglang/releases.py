@@ -37,7 +37,10 @@ DECODE_RESERVE_FOLLOWS_GRAPH = ReleaseRange("0.5.15")
 # and an explicit one is capped at 8192 tokens (memory_hook.py:196-204).
 PREFILL_RESERVE_BY_DEFAULT = ReleaseRange("0.5.10")
 PREFILL_FOLLOWS_DISABLE_CUDA_GRAPH = ReleaseRange("0.5.14")
-PREFILL_OFF_WITH_PP = ((ReleaseRange("0.5.10", "0.5.15")), ReleaseRange("0.5.19"))
+PREFILL_OFF_WITH_PP = (ReleaseRange("0.5.10", "0.5.15"), ReleaseRange("0.5.19"))
+# The default CUDA prefill graph is `breakable` from 0.5.15 (0.5.15 cuda_graph_config.py:95-101); 0.5.10-0.5.14
+# capture piecewise (torch.compile) graphs.
+PREFILL_BREAKABLE_ON_CUDA = ReleaseRange("0.5.15")
 PREFILL_PP_CAP_8192 = ReleaseRange("0.5.19")
 # A non-CUDA host's default prefill graph: off only for SGLANG_USE_CPU_ENGINE=1 (is_cpu()) up to 0.5.19
 # (0.5.19 cuda_graph_hook.py:169-190, 0.5.10 server_args.py:1101); 0.5.22 defaults it to disabled on
