@@ -123,8 +123,9 @@ def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
 
 
 def _kv_dtype_set(parser: LogParser, values: dict, line: Line) -> None:
+    # The group is not named `dtype`: a field of that name is the model's dtype, stored from any match.
     if parser.record.kv_dtype is None:
-        parser.record.kv_dtype = str(values["dtype"])
+        parser.record.kv_dtype = str(values["kv_cache_dtype"])
 
 
 def _graph_captured(parser: LogParser, values: dict, line: Line) -> None:
@@ -185,7 +186,9 @@ class SglangLogParser(LogParser):
         rule(r"^(?:(?P<label>.+?) )?(?:KV Cache|KV cache|Cache) (?:is allocated|VA upper bound)\. ", _kv_pool,
              primary_only=True),
         rule(r"Post-capture KV sizing: (?P<label>draft )?KV cache allocated\.", _kv_pool, primary_only=True),
-        rule(r"Setting KV cache dtype to (?P<dtype>\S+?)\.? for ", _kv_dtype_set),
+        rule(r"Setting KV cache dtype to (?P<kv_cache_dtype>\S+?)\.? for ", _kv_dtype_set),
+        # 0.5.3-0.5.12 say it once before the pool (0.5.8 sglang/srt/model_executor/model_runner.py:1585)
+        rule(r"Using KV cache dtype: (?P<kv_cache_dtype>\S+)", _kv_dtype_set),
         rule(r"Memory pool end\. avail mem=(?P<avail_mem_after_pool_gib>{NUM}) GB", primary_only=True),
         rule(r"max_total_tokens=(?P<max_total_tokens>[\d,]+) is larger than the profiled value "
              r"(?P<profiled_max_total_tokens>-?[\d,]+)\."),

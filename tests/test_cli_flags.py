@@ -46,6 +46,18 @@ def test_upgrade_releases_are_bundled():
     assert {"0.5.21", "0.5.22", "0.5.23"} <= set(get_engine("sglang").flag_releases())
 
 
+def test_sglang_flag_lists_of_the_recorded_history_releases():
+    sglang = get_engine("sglang")
+    assert {f"0.5.{n}" for n in range(1, 13)} <= set(sglang.flag_releases())
+    flags = {release: sglang.bundled_flags(release)[1] for release in ("0.5.2", "0.5.3", "0.5.12", "0.5.21")}
+    # each list is the release's own: n-gram drafting arrives in 0.5.3, cuda_graph_max_bs is gone by 0.5.21
+    assert "speculative_ngram_capacity" in flags["0.5.3"] and "speculative_ngram_capacity" not in flags["0.5.2"]
+    assert "cuda_graph_max_bs" in flags["0.5.12"] and "cuda_graph_max_bs" not in flags["0.5.21"]
+    assert all({"mem_fraction_static", "chunked_prefill_size", "max_total_tokens", "context_length"} <= f
+               for f in flags.values())
+    assert sglang.bundled_flags("0.5.13")[0] == "0.5.12"  # not bundled: the nearest older list, said by validate
+
+
 def test_renamed_negations_of_0_33_0():
     flags = get_engine("vllm").bundled_flags("0.33.0")[1]
     assert "disable_prefix_caching" in flags and "no_enable_prefix_caching" not in flags

@@ -337,7 +337,9 @@ def _sg_serve(graphs: dict, loaded: float, begin: float, after_load: float, usag
     # pool end. avail mem=P GB", "max_total_num_tokens=N, chunked_prefill_size=256, max_prefill_tokens=16384,
     # max_running_requests=R, context_len=512, available_cpu_mem=P GB", "The server is fired up and ready to roll!"
     tokens = more.pop("tokens", 4096)
-    kv_dtype = more.pop("kv_dtype", "torch.float16")  # 0.5.9-0.5.12 print no dtype: "KV Cache is allocated. #tokens: ..."
+    # up to 0.5.12 the pool line has no dtype ("KV Cache is allocated. #tokens: ..."): from 0.5.3 it is said before,
+    # "Using KV cache dtype: torch.float16"
+    kv_dtype = more.pop("kv_dtype", "torch.float16")
     return dict(SG_STARTED, **graphs, status="ok", weights_load_seconds=loaded, avail_mem_before_load_gib=begin,
                 avail_mem_after_load_gib=after_load, weights_gib=usage, kv_dtype=kv_dtype, pool_tokens=tokens,
                 avail_mem_after_pool_gib=pool_end, kv_tokens=tokens, num_blocks=tokens, context_len=512,
@@ -357,13 +359,13 @@ def _sg_no_pool(graphs: dict, loaded: float, mem: float, suggested: float, minim
 
 
 def _sg_not_enough(graphs: dict, loaded: float, begin: float, after_load: float, usage: float, message: str,
-                   error_data: dict | None = None):
+                   error_data: dict | None = None, kv_dtype: str | None = "torch.float16"):
     # before 0.5.14 a fraction that leaves nothing is "RuntimeError: Not enough memory. Please try to increase
     # --mem-fraction-static." (with " Current value: ..." appended up to 0.5.11), raised once the weights are in
     return dict(SG_STARTED, **graphs, status="engine_error", error_kind="not_enough_memory",
                 mem_fraction_static_effective=0.001, weights_load_seconds=loaded, avail_mem_before_load_gib=begin,
                 avail_mem_after_load_gib=after_load, weights_gib=usage, phase="profiling", error_data=error_data or {},
-                error_message=message)
+                error_message=message, kv_dtype=kv_dtype)
 
 
 # "ValueError: Warning: User-specified context_length (4096) is greater than the derived context_length (2048).
@@ -401,29 +403,29 @@ SGLANG_HISTORY_EXPECTED: dict[str, dict] = {
     # The other 13 releases of the data set, read from each log's lines: "mem_fraction_static=F" (the dict's
     # "'mem_fraction_static': F" from 0.5.19), "Load weight begin. avail mem=B GB", "Load weight end. elapsed=S s,
     # type=LlamaForCausalLM, [dtype=torch.float16, ]avail mem=A GB, mem usage=U GB." (no elapsed in 0.5.8; the dtype in
-    # 0.5.8/0.5.9), "KV Cache is allocated. [dtype: torch.float16, ]#tokens: 4096, ..." (no dtype up to 0.5.12),
+    # 0.5.8/0.5.9), "KV Cache is allocated. [dtype: torch.float16, ]#tokens: 4096, ..." (no dtype up to 0.5.12, which say "Using KV cache dtype: torch.float16" before it),
     # "Memory pool end. avail mem=P GB", "max_total_num_tokens=4096, chunked_prefill_size=256, max_prefill_tokens=16384,
     # max_running_requests=2048, context_len=512"; the no-pool point's last error line; the context error.
-    "05a0ffd82601a862-0.5.8-0.log": _sg_serve(SG_GRAPH_SIZES_RAM_TIER, None, 21.18, 21.18, 0.0, 21.17, mem_fraction_static_effective=0.844, max_running_requests=2048, max_total_tokens=4096, kv_dtype=None),
+    "05a0ffd82601a862-0.5.8-0.log": _sg_serve(SG_GRAPH_SIZES_RAM_TIER, None, 21.18, 21.18, 0.0, 21.17, mem_fraction_static_effective=0.844, max_running_requests=2048, max_total_tokens=4096),
     "3740450cea67ecba-0.5.8-0.log": _sg_not_enough(SG_GRAPH_SIZES_RAM_TIER, None, 21.22, 21.22, 0.0, NOT_ENOUGH + " Current value: self.server_args.mem_fraction_static=0.001",
                                                   error_data=dict(mem_fraction_static_effective=0.001)),
     "bb41d1d801676a0a-0.5.8-0.log": SG_CONTEXT,
-    "05a0ffd82601a862-0.5.9-0.log": _sg_serve(SG_GRAPH_SIZES_RAM_TIER, 0.05, 21.17, 21.17, 0.0, 21.16, mem_fraction_static_effective=0.844, max_running_requests=2048, max_total_tokens=4096, kv_dtype=None),
+    "05a0ffd82601a862-0.5.9-0.log": _sg_serve(SG_GRAPH_SIZES_RAM_TIER, 0.05, 21.17, 21.17, 0.0, 21.16, mem_fraction_static_effective=0.844, max_running_requests=2048, max_total_tokens=4096),
     "3740450cea67ecba-0.5.9-0.log": _sg_not_enough(SG_GRAPH_SIZES_RAM_TIER, 0.03, 21.16, 21.16, 0.0, NOT_ENOUGH + " Current value: self.server_args.mem_fraction_static=0.001",
                                                   error_data=dict(mem_fraction_static_effective=0.001)),
     "bb41d1d801676a0a-0.5.9-0.log": SG_CONTEXT,
-    "05a0ffd82601a862-0.5.10-0.log": _sg_serve(SG_GRAPH_SIZES, 0.09, 21.08, 21.08, 0.0, 21.07, mem_fraction_static_effective=0.843, max_running_requests=2048, max_total_tokens=4096, kv_dtype=None),
+    "05a0ffd82601a862-0.5.10-0.log": _sg_serve(SG_GRAPH_SIZES, 0.09, 21.08, 21.08, 0.0, 21.07, mem_fraction_static_effective=0.843, max_running_requests=2048, max_total_tokens=4096),
     "3740450cea67ecba-0.5.10-0.log": _sg_not_enough(SG_GRAPH_SIZES, 0.05, 21.09, 21.1, -0.0, NOT_ENOUGH + " Current value: mem_fraction_static=0.001",
                                                   error_data=dict(mem_fraction_static_effective=0.001)),
     "bb41d1d801676a0a-0.5.10-0.log": SG_CONTEXT,
-    "05a0ffd82601a862-0.5.11-0.log": _sg_serve(SG_GRAPH_SIZES, 0.06, 21.07, 21.07, -0.0, 21.07, mem_fraction_static_effective=0.843, max_running_requests=2048, max_total_tokens=4096, kv_dtype=None),
+    "05a0ffd82601a862-0.5.11-0.log": _sg_serve(SG_GRAPH_SIZES, 0.06, 21.07, 21.07, -0.0, 21.07, mem_fraction_static_effective=0.843, max_running_requests=2048, max_total_tokens=4096),
     "3740450cea67ecba-0.5.11-0.log": _sg_not_enough(SG_GRAPH_SIZES, 0.06, 21.09, 21.09, -0.0, NOT_ENOUGH),
     "bb41d1d801676a0a-0.5.11-0.log": SG_CONTEXT,
-    "05a0ffd82601a862-0.5.12-0.log": _sg_serve(SG_GRAPH_SIZES, 0.04, 21.05, 21.05, -0.0, 21.05, mem_fraction_static_effective=0.843, max_running_requests=2048, max_total_tokens=4096, kv_dtype=None),
+    "05a0ffd82601a862-0.5.12-0.log": _sg_serve(SG_GRAPH_SIZES, 0.04, 21.05, 21.05, -0.0, 21.05, mem_fraction_static_effective=0.843, max_running_requests=2048, max_total_tokens=4096),
     "3740450cea67ecba-0.5.12-0.log": _sg_not_enough(SG_GRAPH_SIZES, 0.05, 21.04, 21.04, 0.0, NOT_ENOUGH),
     "bb41d1d801676a0a-0.5.12-0.log": SG_CONTEXT,
     "05a0ffd82601a862-0.5.13-0.log": _sg_serve(SG_GRAPH_SIZES, 0.06, 21.02, 21.02, 0.0, 21.01, mem_fraction_static_effective=0.843, max_running_requests=2048, max_total_tokens=4096),
-    "3740450cea67ecba-0.5.13-0.log": _sg_not_enough(SG_GRAPH_SIZES, 0.1, 21.02, 21.02, 0.0, NOT_ENOUGH),
+    "3740450cea67ecba-0.5.13-0.log": _sg_not_enough(SG_GRAPH_SIZES, 0.1, 21.02, 21.02, 0.0, NOT_ENOUGH, kv_dtype=None),
     "bb41d1d801676a0a-0.5.13-0.log": SG_CONTEXT,
     "05a0ffd82601a862-0.5.14-0.log": _sg_serve(SG_GRAPHS, 0.13, 21.04, 21.04, 0.0, 21.04, mem_fraction_static_effective=0.843, max_running_requests=2048, max_total_tokens=4096),
     "3740450cea67ecba-0.5.14-0.log": _sg_no_pool(SG_GRAPHS, 0.13, 21.02, 0.003, 0.0022, usage=-0.01),

@@ -52,7 +52,7 @@ FACTS = (
          samples=((r"cache_name", "KV Cache"), (r"VA upper bound", "is allocated")), contexts=("log",)),
     Fact("kv_pool_post_capture", r"^Post-capture KV sizing: KV cache allocated\. ",
          ((r"dtype", "kv_dtype"), (r"tokens", "pool_tokens"), (r"backed_bytes", "kv_gib"), (r".", "-"))),
-    Fact("kv_dtype", r"^Setting KV cache dtype to \{", ((r"dtype", "kv_dtype"), (r".", "-")),
+    Fact("kv_dtype", r"^Setting KV cache dtype to \{|^Using KV cache dtype: \{", ((r"dtype", "kv_dtype"), (r".", "-")),
          samples=((r"arch", "DeepseekV3ForCausalLM"),)),
     Fact("memory_pool_end", r"^Memory pool end\. avail mem=\{", ((r".", "avail_mem_after_pool_gib"),)),
     Fact("profiled_max_total_tokens", r"^max_total_tokens=\{.*\} is larger than the profiled value \{",
