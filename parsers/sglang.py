@@ -276,6 +276,9 @@ class SglangLogParser(LogParser):
     def score(cls, text: str) -> int:
         lines = text.splitlines()[:2000]
         prefixed = sum(1 for line in lines if PREFIX.search(strip_wrappers(line)))
-        hints = len(re.findall(r"(?:site|dist)-packages/sglang/|sglang\.launch_server|\bsglang serve\b|sgl_kernel"
-                               r"|ServerArgs\(", text))
-        return 10 * prefixed + hints + 5 * cls.wording_hits(lines)
+        hints = len(re.findall(r"sglang\.launch_server|\bsglang serve\b|sgl_kernel|ServerArgs\(", text))
+        # A traceback through SGLang's own files weighs as much as a line of its own: SGLang up to 0.5.7
+        # imports vLLM's layers, whose import-time lines ("INFO 12-02 01:06:36 [__init__.py:216] Automatically
+        # detected platform cpu.") are all a short failing start prints besides; vLLM never imports SGLang.
+        frames = len(re.findall(r"(?:site|dist)-packages/sglang/", text))
+        return 10 * (prefixed + frames) + hints + 5 * cls.wording_hits(lines)

@@ -451,6 +451,87 @@ SGLANG_HISTORY_EXPECTED: dict[str, dict] = {
 }
 
 
+# ---- the same three startups on the releases before 0.5.8: results/sglang_history/releases-0.5.1-0.5.7/logs ---------
+# (0.5.4 cannot be installed any more). Their server arguments are the ServerArgs repr with flat graph sizes:
+# "cuda_graph_max_bs=8" (the < 20 GiB tier of the NUMA node's MemTotal), "piecewise_cuda_graph_max_tokens=4096" (0.5.5,
+# 0.5.6) or "=256" (0.5.7), and "cuda_graph_max_bs=None" with no piecewise field in 0.5.1/0.5.2, which give the CPU no
+# memory size and take "mem_fraction_static=0.88".
+SGLANG_OLD_HISTORY_LOGS = SGLANG_HISTORY_LOGS.parents[1] / "releases-0.5.1-0.5.7" / "logs"
+UINT64_CAT = "NotImplementedError: \"copy_kernel\" not implemented for 'UInt64'"
+PYARROW = "AttributeError: module 'pyarrow' has no attribute 'PyExtensionType'. Did you mean: 'ExtensionType'?"
+NOT_ENOUGH_WITH_VALUE = NOT_ENOUGH + " Current value: self.server_args.mem_fraction_static=0.001"
+
+
+def _sg_pool_failed(graphs: dict, begin: float, after_load: float, usage: float, fraction: float,
+                    kv_dtype: str | None, **more):
+    # torch 2.8.0 (0.5.1-0.5.5): the weights load ("Load weight end. type=LlamaForCausalLM, dtype=torch.float16, avail
+    # mem=A GB, mem usage=U GB."), then building the pool raises the last line of the traceback, before any KV line
+    return dict(SG_STARTED, **graphs, status="engine_error", error_kind="other", error_message=UINT64_CAT,
+                mem_fraction_static_effective=fraction, avail_mem_before_load_gib=begin, avail_mem_after_load_gib=after_load,
+                weights_gib=usage, kv_dtype=kv_dtype, kv_tokens=None, phase="profiling", **more)
+
+
+SG_OLD_GRAPHS = dict(cuda_graph_decode_max_bs=8)
+SGLANG_OLD_HISTORY_EXPECTED: dict[str, dict] = {
+    "05a0ffd82601a862-0.5.1-0.log": _sg_pool_failed(dict(cuda_graph_decode_max_bs=None), 20.9, 20.9, 0.0, 0.88, None,
+                                                    max_total_tokens=4096),
+    # 0.001 of the host still left a pool here: it stops where the serving point does
+    "3740450cea67ecba-0.5.1-0.log": _sg_pool_failed(dict(cuda_graph_decode_max_bs=None), 20.85, 20.85, 0.0, 0.001, None),
+    "bb41d1d801676a0a-0.5.1-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.2-0.log": _sg_pool_failed(dict(cuda_graph_decode_max_bs=None), 20.96, 20.96, -0.0, 0.88, None,
+                                                    max_total_tokens=4096),
+    # 0.5.2's message has no " Current value: ..." yet
+    "3740450cea67ecba-0.5.2-0.log": _sg_not_enough(dict(cuda_graph_decode_max_bs=None), None, 20.82, 20.82, -0.0, NOT_ENOUGH,
+                                                  kv_dtype=None),
+    "bb41d1d801676a0a-0.5.2-0.log": SG_CONTEXT,
+    # from 0.5.3 "Using KV cache dtype: torch.float16" comes before the pool is built
+    "05a0ffd82601a862-0.5.3-0.log": _sg_pool_failed(SG_OLD_GRAPHS, 20.98, 20.97, 0.0, 0.799, "torch.float16",
+                                                    max_total_tokens=4096),
+    "3740450cea67ecba-0.5.3-0.log": _sg_not_enough(SG_OLD_GRAPHS, None, 20.95, 20.94, 0.0, NOT_ENOUGH_WITH_VALUE,
+                                                  error_data=dict(mem_fraction_static_effective=0.001)),
+    "bb41d1d801676a0a-0.5.3-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.5-0.log": _sg_pool_failed(dict(SG_OLD_GRAPHS, cuda_graph_prefill_max_bs=4096), 19.98, 19.98, 0.0,
+                                                    0.774, "torch.float16", max_total_tokens=4096),
+    "3740450cea67ecba-0.5.5-0.log": _sg_not_enough(dict(SG_OLD_GRAPHS, cuda_graph_prefill_max_bs=4096), None, 20.43, 20.43,
+                                                  0.0, NOT_ENOUGH_WITH_VALUE,
+                                                  error_data=dict(mem_fraction_static_effective=0.001)),
+    # the context check imports `datasets` (is_in_ci), which this env's pyarrow breaks: that error, not the context's
+    "bb41d1d801676a0a-0.5.5-0.log": dict(engine="sglang", status="engine_error", error_kind="other",
+                                         error_message=PYARROW, phase="starting", kv_tokens=None),
+    "05a0ffd82601a862-0.5.6-0.log": _sg_serve(dict(SG_OLD_GRAPHS, cuda_graph_prefill_max_bs=4096), None, 21.28, 21.29, -0.01,
+                                              21.28, mem_fraction_static_effective=0.759, max_running_requests=2048,
+                                              max_total_tokens=4096),
+    "3740450cea67ecba-0.5.6-0.log": _sg_not_enough(dict(SG_OLD_GRAPHS, cuda_graph_prefill_max_bs=4096), None, 20.88, 20.87,
+                                                  0.01, NOT_ENOUGH_WITH_VALUE,
+                                                  error_data=dict(mem_fraction_static_effective=0.001)),
+    "bb41d1d801676a0a-0.5.6-0.log": SG_CONTEXT,
+    "05a0ffd82601a862-0.5.7-0.log": _sg_serve(dict(SG_OLD_GRAPHS, cuda_graph_prefill_max_bs=256), None, 21.34, 21.33, 0.01,
+                                              21.32, mem_fraction_static_effective=0.759, max_running_requests=2048,
+                                              max_total_tokens=4096),
+    "3740450cea67ecba-0.5.7-0.log": _sg_not_enough(dict(SG_OLD_GRAPHS, cuda_graph_prefill_max_bs=256), None, 21.3, 21.29,
+                                                  0.01, NOT_ENOUGH_WITH_VALUE,
+                                                  error_data=dict(mem_fraction_static_effective=0.001)),
+    "bb41d1d801676a0a-0.5.7-0.log": SG_CONTEXT,
+}
+
+
+def test_every_older_sglang_history_log_has_expectations():
+    assert {p.name for p in SGLANG_OLD_HISTORY_LOGS.glob("*.log")} == set(SGLANG_OLD_HISTORY_EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(SGLANG_OLD_HISTORY_EXPECTED))
+def test_recorded_older_sglang_history_log(name):
+    expected = dict(SGLANG_OLD_HISTORY_EXPECTED[name])
+    expected.setdefault("kv_gib", 0.0 if expected.get("status") == "ok" else None)
+    text = read_log(SGLANG_OLD_HISTORY_LOGS / name)
+    assert detect_engine(text) == "sglang"
+    record = parse_log(text)
+    assert_record(record, {k: v for k, v in expected.items() if v is not None})
+    for field in ("kv_tokens", "kv_dtype", "cuda_graph_decode_max_bs"):  # what the log does not say stays unset
+        if field in expected and expected[field] is None:
+            assert getattr(record, field) is None, field
+
+
 def test_every_sglang_history_log_has_expectations():
     assert {p.name for p in SGLANG_HISTORY_LOGS.glob("*.log")} == set(SGLANG_HISTORY_EXPECTED)
 
