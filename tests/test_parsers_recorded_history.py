@@ -515,31 +515,27 @@ SGLANG_OLD_HISTORY_EXPECTED: dict[str, dict] = {
 }
 
 
-def test_every_older_sglang_history_log_has_expectations():
-    assert {p.name for p in SGLANG_OLD_HISTORY_LOGS.glob("*.log")} == set(SGLANG_OLD_HISTORY_EXPECTED)
+# the two SGLang history runs: their logs folder and the expectations of every log in it
+SGLANG_HISTORY_RUNS = {"releases-0.5.8-0.5.23": (SGLANG_HISTORY_LOGS, SGLANG_HISTORY_EXPECTED),
+                       "releases-0.5.1-0.5.7": (SGLANG_OLD_HISTORY_LOGS, SGLANG_OLD_HISTORY_EXPECTED)}
 
 
-@pytest.mark.parametrize("name", sorted(SGLANG_OLD_HISTORY_EXPECTED))
-def test_recorded_older_sglang_history_log(name):
-    expected = dict(SGLANG_OLD_HISTORY_EXPECTED[name])
+@pytest.mark.parametrize("run", sorted(SGLANG_HISTORY_RUNS))
+def test_every_sglang_history_log_has_expectations(run):
+    logs, expectations = SGLANG_HISTORY_RUNS[run]
+    assert {p.name for p in logs.glob("*.log")} == set(expectations)
+
+
+@pytest.mark.parametrize(("run", "name"), sorted((run, name) for run, (_, expectations) in SGLANG_HISTORY_RUNS.items()
+                                                 for name in expectations))
+def test_recorded_sglang_history_log(run, name):
+    logs, expectations = SGLANG_HISTORY_RUNS[run]
+    expected = dict(expectations[name])
     expected.setdefault("kv_gib", 0.0 if expected.get("status") == "ok" else None)
-    text = read_log(SGLANG_OLD_HISTORY_LOGS / name)
+    text = read_log(logs / name)
     assert detect_engine(text) == "sglang"
     record = parse_log(text)
     assert_record(record, {k: v for k, v in expected.items() if v is not None})
     for field in ("kv_tokens", "kv_dtype", "cuda_graph_decode_max_bs"):  # what the log does not say stays unset
         if field in expected and expected[field] is None:
             assert getattr(record, field) is None, field
-
-
-def test_every_sglang_history_log_has_expectations():
-    assert {p.name for p in SGLANG_HISTORY_LOGS.glob("*.log")} == set(SGLANG_HISTORY_EXPECTED)
-
-
-@pytest.mark.parametrize("name", sorted(SGLANG_HISTORY_EXPECTED))
-def test_recorded_sglang_history_log(name):
-    expected = dict(SGLANG_HISTORY_EXPECTED[name])
-    expected.setdefault("kv_gib", 0.0 if expected.get("status") == "ok" else None)
-    text = read_log(SGLANG_HISTORY_LOGS / name)
-    assert detect_engine(text) == "sglang"
-    assert_record(parse_log(text), {k: v for k, v in expected.items() if v is not None})
