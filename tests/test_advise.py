@@ -1,11 +1,13 @@
 """`advise` against a stand-in vLLM-CPU whose KV follows vLLM-CPU's budget of its settings
 (tests/budget_standin.py): targets met in few launches, an unreachable target with its
-alternatives, a crash mid-search, Ctrl-C and --resume; the recommendation validates."""
+alternatives, a crash mid-search, Ctrl-C and --resume; the recommendation validates.
+
+Targets are pool sizes, the same on any host; what a launch should give is computed from the node
+total the stand-in itself read at that launch (its record), never from a reading of the test's own."""
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import signal
 import subprocess
@@ -20,35 +22,23 @@ from harness.advise.search import GRAIN, Forecast, Launch, Setting, Target, Verd
 from harness.cli import main
 from harness.results.io import read_results
 from tests.fake_env import make_fake_env
+from tests.support.engine_reading import BUDGET_STANDIN, StandinLaunch, standin_launches, standin_reading
 
 HERE = Path(__file__).resolve().parent
-STANDIN = HERE / "budget_standin.py"
-RSS_MIB = 512
-BYTES_PER_BLOCK = 128 * 512
+BLOCK_BYTES = 128 * 512  # a 128-token block of the builtin tiny-llama in float16
 
 
-def _node() -> tuple[int, int]:
-    info = {}
-    for line in Path("/sys/devices/system/node/node0/meminfo").read_text().splitlines():
-        parts = line.split()
-        info[parts[2].rstrip(":")] = int(parts[3]) * 1024
-    return info["MemTotal"], info["MemFree"] + info["Active(file)"] + info["Inactive(file)"] + info["SReclaimable"]
-
-
-def standin_tokens(util: float) -> int:
-    """What the stand-in logs at this utilization (its own formula, written out again)."""
-    total, _ = _node()
-    return (math.ceil(total * util) - (RSS_MIB << 20)) // BYTES_PER_BLOCK * 128
-
-
-pytestmark = pytest.mark.skipif(not Path("/sys/devices/system/node/node0/meminfo").is_file(),
-                                reason="the stand-in reads NUMA node 0 like vLLM-CPU")
+def pool_target(pool_gib: float) -> int:
+    """A KV target as a pool size: no host reading in it, so it means the same on any host."""
+    return int(pool_gib * (1 << 30)) // BLOCK_BYTES * 128
 
 
 @pytest.fixture
 def scenario(tmp_path):
     python = make_fake_env(tmp_path / "env", {})
-    (python.parent / "vllm").write_text(f"#!/bin/sh\nexec {sys.executable} {STANDIN} \"$@\"\n")
+    record = tmp_path / "standin-record.jsonl"
+    (python.parent / "vllm").write_text(f"#!/bin/sh\nexport STANDIN_RECORD={record}\n"
+                                        f"exec {sys.executable} {BUDGET_STANDIN} \"$@\"\n")
     path = tmp_path / "standin.yaml"
     path.write_text(f"""
 name: advise_standin
@@ -66,6 +56,10 @@ run: {{timeout_s: 30, stop_after: ready}}
     return path
 
 
+def _record(scenario: Path) -> list[StandinLaunch]:
+    return standin_launches(scenario.parent / "standin-record.jsonl")
+
+
 def _advise(scenario, out, *extra, env=None):
     argv = [sys.executable, "-m", "harness", "advise", str(scenario), "--engine", "vllm", "--max-model-len", "512",
             "--out", str(out), "--json", *extra]
@@ -74,24 +68,34 @@ def _advise(scenario, out, *extra, env=None):
     return proc, (json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else None)
 
 
-@pytest.mark.parametrize("util", [0.06, 0.10])
-def test_a_reachable_target_is_met_in_three_launches_or_fewer(scenario, tmp_path, util):
-    target = standin_tokens(util)
+def _launch_at(launches: list[StandinLaunch], utilization: float) -> StandinLaunch:
+    return [launch for launch in launches if launch.utilization == utilization][-1]
+
+
+@pytest.mark.parametrize("pool_gib", [0.75, 1.5])
+def test_a_reachable_target_is_met_in_three_launches_or_fewer(scenario, tmp_path, pool_gib):
+    target = pool_target(pool_gib)
     proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(target))
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert answer["met"] and len(answer["launches"]) <= 3, answer["launches"]
+    launches = _record(scenario)
+    assert [launch.utilization for launch in launches] == [launch["fraction"] for launch in answer["launches"]]
     rec = answer["recommended"]
-    # the lowest utilization on the 0.01 grid whose pool holds the target, and its measured tokens
-    assert rec["args"]["gpu_memory_utilization"] == util and rec["kv_tokens"] == target
-    assert rec["margin"]["fraction"] == round(util - GRAIN, 2) and rec["margin"]["kv_tokens"] < target
+    util = rec["args"]["gpu_memory_utilization"]
+    # the lowest utilization on the 0.01 grid whose pool holds the target, by the node total the engine
+    # read at that launch, and the tokens it logged
+    chosen = _launch_at(launches, util)
+    assert util == chosen.lowest_utilization_for(target) and rec["kv_tokens"] == chosen.kv_tokens >= target
+    margin = _launch_at(launches, rec["margin"]["fraction"])
+    assert rec["margin"]["fraction"] == round(util - GRAIN, 2) and rec["margin"]["kv_tokens"] == margin.kv_tokens < target
     # every launch is an ordinary row of the run folder
     frame = read_results(tmp_path / "out" / "results.csv")
     assert len(frame) == len(answer["launches"]) and set(frame["status"]) == {"ok"}
-    assert "--gpu-memory-utilization 0.0" in rec["command"] or "--gpu-memory-utilization 0.1" in rec["command"]
+    assert f"--gpu-memory-utilization {util}" in rec["command"]
 
 
 def test_the_recommendation_validates_for_the_scenarios_release(scenario, tmp_path):
-    proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(standin_tokens(0.08)))
+    proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(pool_target(1.0)))
     assert proc.returncode == 0, proc.stderr[-2000:]
     snippet = yaml.safe_load(answer["recommended"]["yaml"])
     data = yaml.safe_load(scenario.read_text())
@@ -104,8 +108,7 @@ def test_the_recommendation_validates_for_the_scenarios_release(scenario, tmp_pa
 
 
 def test_an_unreachable_target_says_so_with_its_alternatives(scenario, tmp_path):
-    total, free = _node()
-    impossible = 2 * free // 512  # twice the host's free memory in tokens
+    impossible = 2 * standin_reading().available_bytes // 512  # twice the memory the engine finds free, in tokens
     proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(impossible))
     assert proc.returncode == 1, proc.stderr[-2000:]
     assert not answer["met"] and len(answer["launches"]) <= 3
@@ -118,32 +121,32 @@ def test_an_unreachable_target_says_so_with_its_alternatives(scenario, tmp_path)
 
 
 def test_a_crash_mid_search_is_a_row_and_narrows_the_search(scenario, tmp_path):
-    target = standin_tokens(0.08)
-    # The predictor's RSS estimate (0.604 GiB; the stand-in holds 0.5) puts the first launch at 0.09;
-    # calibrated on it, the second at 0.08, which crashes: a crash is "asks too much", so the search
-    # ends with 0.09 and the crash as its margin instead of trying 0.08 again.
-    proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(target), env={"STANDIN_CRASH_AT": "0.08"})
+    # The predictor's RSS estimate (0.604 GiB; the stand-in holds 0.5) puts the first launch at or above
+    # the answer, so it meets; calibrated on it, the second goes lower, and crashes: a crash is "asks
+    # too much", so the search ends with the first and the crash as its margin instead of trying again.
+    proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(pool_target(1.0)),
+                           env={"STANDIN_CRASH_AT_LAUNCH": "2"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     frame = read_results(tmp_path / "out" / "results.csv")
     assert sorted(frame["status"]) == ["crashed", "ok"], frame[["status", "gpu_memory_utilization"]]
-    fractions = [l["fraction"] for l in answer["launches"]]
-    assert fractions == [0.09, 0.08]
+    first, crashed = [launch["fraction"] for launch in answer["launches"]]
+    assert crashed < first and [launch.outcome for launch in _record(scenario)] == ["ok", "crashed"]
     rec = answer["recommended"]
-    assert rec["args"]["gpu_memory_utilization"] == 0.09
-    assert rec["margin"] == {"fraction": 0.08, "status": "crashed", "kv_tokens": None}
+    assert rec["args"]["gpu_memory_utilization"] == first
+    assert rec["margin"] == {"fraction": crashed, "status": "crashed", "kv_tokens": None}
 
 
 def test_ctrl_c_keeps_the_rows_and_resume_continues_the_search(scenario, tmp_path):
-    target = standin_tokens(0.06)
+    target = pool_target(0.75)
     out = tmp_path / "out"
     argv = [sys.executable, "-m", "harness", "advise", str(scenario), "--engine", "vllm", "--max-model-len", "512",
             "--kv-tokens", str(target), "--out", str(out)]
-    # one launch (it meets), then a resumed search whose next launch (the calibrated answer, 0.06) hangs
+    # one launch (it meets), then a resumed search whose next launch hangs
     first = subprocess.run(argv + ["--max-launches", "1"], capture_output=True, text=True, timeout=300, cwd=HERE.parent)
     assert first.returncode == 0, first.stderr
-    proc = subprocess.Popen(argv[:-2] + ["--resume", str(out)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=HERE.parent,
-                            env={**os.environ, "STANDIN_HANG_AT": "0.06"}, start_new_session=True)
+    resume = argv[:-2] + ["--resume", str(out)]
+    proc = subprocess.Popen(resume, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=HERE.parent,
+                            env={**os.environ, "STANDIN_HANG_AT_LAUNCH": "2"}, start_new_session=True)
     # interrupt once the second launch's engine is hanging (its log says so), not while the run starts
     deadline = time.monotonic() + 180
 
@@ -158,11 +161,12 @@ def test_ctrl_c_keeps_the_rows_and_resume_continues_the_search(scenario, tmp_pat
     assert proc.returncode == 130, stderr
     assert "--resume" in stderr and str(out) in stderr
     rows_before = len(read_results(out / "results.csv"))
-    done = subprocess.run(argv[:-2] + ["--resume", str(out), "--json"], capture_output=True, text=True, timeout=300,
+    done = subprocess.run(resume + ["--json"], capture_output=True, text=True, timeout=300,
                           cwd=HERE.parent)
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
-    assert answer["recommended"]["args"]["gpu_memory_utilization"] == 0.06
+    util = answer["recommended"]["args"]["gpu_memory_utilization"]
+    assert util == _launch_at(_record(scenario), util).lowest_utilization_for(target)
     assert len(read_results(out / "results.csv")) >= rows_before
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -16,6 +16,7 @@ from harness.engines.releases import ReleaseNote, ReleaseRange
 
 if TYPE_CHECKING:
     from parsers.base import LogParser
+    from parsers.record import StartupRecord
 
     from harness.envs.recipes import InstallSteps, Recipe
     from harness.predict.host import DeviceMemory, HostMemory
@@ -360,6 +361,17 @@ class Engine(ABC):
     def cpu_memory(self, host: "HostMemory", version: str | None) -> "DeviceMemory | None":
         """The host memory this release sizes its KV pool from when it runs on the CPU (None: not known)."""
         return None
+
+    def memory_read(self, settings: "Settings", record: "StartupRecord | None", readings: "list[DeviceMemory]",
+                    predict: "Callable[[DeviceMemory], Prediction | None]") -> "DeviceMemory | None":
+        """The host memory this launch's engine sized its pool from, on a CPU: what its log says it read,
+        else the harness's reading before the launch.
+
+        `readings` are the harness's own, oldest first (before the launch, when the engine began
+        loading); `predict(reading)` is the point's prediction from one of them. An engine whose log
+        states its reading overrides this: on a host whose memory still moves (a VM settling after
+        boot, memory of the previous launch coming back) only the engine's own reading is right."""
+        return readings[0] if readings else None
 
     def predict(self, prediction: "Prediction", settings: "Settings", env: dict[str, str],
                 model: "ModelDescription", calibration: "Calibration | None") -> "Prediction":

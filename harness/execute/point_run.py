@@ -9,7 +9,7 @@ import random
 import shutil
 import socket
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness.clock import utc_now_iso
@@ -19,6 +19,7 @@ from harness.execute.engine_process import LaunchContext, launch_spec
 from harness.execute.gpu import nvml_reader, wait_for_release, wait_until_idle
 from harness.execute.host import read_host_memory, settled_host_memory, wait_for_host_release
 from harness.execute.launcher import LaunchOutcome, launch
+from harness.predict.host import DeviceMemory
 from harness.results.rows import RowContext, make_row
 from harness.scenario.point import Point
 
@@ -109,6 +110,22 @@ def _predict(point: Point, model_path: str, device_total_mib: float | None, devi
             "prediction_error_pct": None if error is None else round(error, 3)}
 
 
+def engine_memory_read(engine, point: Point, job: PointJob, record, readings: list[DeviceMemory]) -> DeviceMemory:
+    """The host memory the engine sized from (`Engine.memory_read`): what its log says it read, the
+    harness's readings (before the launch, as it began loading) standing in where the log is silent."""
+    from harness.predict import load_model_description, predict_point
+
+    def predict(reading):
+        try:
+            return predict_point(point, load_model_description(job.model_path), reading.total_mib,
+                                 device=job.device, gpu_free_mib=reading.free_mib, free_at_load=reading.free_at_load)
+        except Exception as exc:  # noqa: BLE001 - a predictor failure must never cost the measurement
+            log.warning("no prediction for %s: %s", point.point_id, exc)
+            return None
+
+    return engine.memory_read(point.settings, record, readings, predict) or readings[0]
+
+
 def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_phase=None,
               extra_env: dict[str, str] | None = None) -> PointResult:
     """Launch one point and build its row. `gpus` are NVML indices this point owns (default [0]);
@@ -160,7 +177,9 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
             # The moment the engine starts loading is when SGLang reads free memory itself; a reading
             # then leaves out what the previous point was still giving back at launch.
             if phase == "loading" and not at_load:
-                at_load.append(engine.cpu_memory(read_host_memory(host_env), engine_env.engine_version))
+                reading = engine.cpu_memory(read_host_memory(host_env), engine_env.engine_version)
+                if reading is not None:
+                    at_load.append(replace(reading, free_at_load=True))
             if on_phase:
                 on_phase(phase)
 
@@ -184,17 +203,18 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
     else:
         work_dir.mkdir(parents=True, exist_ok=True)
         (work_dir / "TMPDIR").write_text(f"{tmp_dir}\n")  # where the engine's temporary files were kept
-    total_mib, free_mib = row_ctx.device_total_mib, None
+    total_mib, free_mib, free_at_load = row_ctx.device_total_mib, None, False
     if baseline is not None:
         state = next(iter(baseline.values()))
         free_mib = state.total_mib - state.used_mib
     elif host_memory is not None:
-        total_mib, free_mib = host_memory.total_mib, host_memory.free_mib
-    loading = at_load[0] if at_load else None
-    read_at_load = loading is not None and loading.free_mib is not None
-    if read_at_load:
-        free_mib = loading.free_mib
+        read = engine_memory_read(engine, point, job, outcome.record, [host_memory, *at_load])
+        total_mib, free_mib, free_at_load = read.total_mib, read.free_mib, read.free_at_load
+        # the row says what the engine sized from, and keeps the free memory before the launch (total - busy)
+        row_ctx.device_total_mib = round(read.total_mib)
+        if host_memory.free_mib is not None:
+            row_ctx.gpu_busy_before_mib = round(read.total_mib - host_memory.free_mib)
     prediction = _predict(point, job.model_path, total_mib, job.device, outcome.record, free_mib,
-                          free_at_load=read_at_load)
+                          free_at_load=free_at_load)
     row = make_row(point, outcome, row_ctx, started_at, log_rel, prediction)
     return PointResult(point=point, row=row, outcome=outcome)

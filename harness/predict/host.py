@@ -41,7 +41,27 @@ class DeviceMemory:
     total_mib: float
     free_mib: float | None
     basis: str  # e.g. "NUMA node 0 MemTotal" - shown in notes and the README table
+    # free_mib is the engine's own reading as it began loading (logged, or the harness's then), not one
+    # taken before the launch: the engine's processes already hold their startup memory in it
+    free_at_load: bool = False
 
 
 def mib(value_bytes: float) -> float:
     return value_bytes / MiB
+
+
+# Engines print memory in GiB with two decimals: a logged figure stands for anything within half a step.
+LOGGED_GIB_HALF_STEP = 0.005
+
+
+def as_logged_mib(logged_gib: float | None, readings_mib: list[float | None]) -> float | None:
+    """What the engine read, in MiB, from the figure its log states (two-decimal GiB): the first of the
+    harness's own readings that rounds to it (exact to a kB), else the logged figure itself. A reading
+    that does not round to the engine's figure was taken at another moment than the engine's and is
+    not used: on a host whose memory is still moving, only the engine's own reading sized the pool."""
+    if logged_gib is None:
+        return None
+    for mib_read in readings_mib:
+        if mib_read is not None and abs(mib_read / 1024 - logged_gib) <= LOGGED_GIB_HALF_STEP + 1e-9:
+            return mib_read
+    return logged_gib * 1024

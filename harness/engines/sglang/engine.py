@@ -153,6 +153,19 @@ class SglangEngine(Engine):
 
         return cpu_device_memory(host, version)
 
+    def memory_read(self, settings, record, readings, predict):
+        from harness.engines.sglang.reading import host_memory_read
+
+        if record is None:
+            return super().memory_read(settings, record, readings, predict)
+        default = None if settings.get("mem_fraction_static") is not None else record.mem_fraction_static_effective
+
+        def fraction_for(reading):
+            prediction = predict(reading)
+            return None if prediction is None else prediction.mem_fraction_static
+
+        return host_memory_read(readings, record.avail_mem_before_load_gib, default, fraction_for)
+
     def predict(self, prediction, settings, env, model, calibration):
         from harness.engines.sglang.predict import predict
 

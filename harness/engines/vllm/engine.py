@@ -139,6 +139,19 @@ class VllmEngine(Engine):
             return cpu_memory_per_node_entry(host)
         return cpu_node_memory(host, container_cap=release in CPU_CONTAINER_CAP)
 
+    def memory_read(self, settings, record, readings, predict):
+        from harness.engines.vllm.formulas import DEFAULT_GPU_MEMORY_UTILIZATION
+        from harness.engines.vllm.reading import node_memory_read
+
+        if record is None:
+            return super().memory_read(settings, record, readings, predict)
+        data = record.error_data if record.error_kind == "cpu_memory_below_requested" else {}
+        utilization = settings.get("gpu_memory_utilization") or record.gpu_memory_utilization or \
+            DEFAULT_GPU_MEMORY_UTILIZATION
+        read = node_memory_read(readings, utilization, record.total_memory_gib or data.get("total_gib"),
+                                record.requested_memory_gib or data.get("requested_gib"), data.get("available_gib"))
+        return read or super().memory_read(settings, record, readings, predict)
+
     def predict(self, prediction, settings, env, model, calibration):
         from harness.engines.vllm.predict import predict
 

@@ -1,0 +1,1 @@
+"""Helpers the test modules share (one home for them; no test module imports another)."""

@@ -1,0 +1,79 @@
+"""The one place tests take host memory from: what the engine itself read.
+
+On these VMs NUMA node 0's MemTotal and free memory move for minutes after boot, and while the memory
+of an engine that just exited comes back. An expected figure computed from a reading of the test's own,
+taken at another moment than the engine's, fails on a healthy machine. So every figure that derives
+from host memory derives from the engine's reading: what its log states (parsed here), or what the
+budget stand-in writes it read (tests/budget_standin.py, STANDIN_RECORD). tests/test_structure.py
+fails when another test module reads /proc or /sys memory on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from parsers import parse_log, read_log
+from parsers.record import StartupRecord
+
+TESTS = Path(__file__).resolve().parents[1]
+BUDGET_STANDIN = TESTS / "budget_standin.py"
+sys.path.insert(0, str(TESTS))
+from budget_standin import pool_tokens  # noqa: E402 - the stand-in's own arithmetic, not a copy of it
+
+
+@dataclass(frozen=True)
+class StandinLaunch:
+    """One launch of the budget stand-in, as it recorded it: what it read and what it did."""
+
+    launch: int
+    utilization: float
+    max_model_len: int
+    total_bytes: int  # the node's MemTotal as the stand-in read it
+    available_bytes: int  # MemFree + Active(file) + Inactive(file) + SReclaimable, as read
+    rss_bytes: int
+    requested_bytes: int
+    kv_tokens: int | None
+    outcome: str  # ok | refused | too_small | crashed | hanging
+
+    def tokens_at(self, utilization: float) -> int:
+        """The stand-in's pool at another utilization on this same reading."""
+        return pool_tokens(self.total_bytes, utilization, self.rss_bytes)
+
+    def lowest_utilization_for(self, kv_tokens: int, grain: float = 0.01) -> float:
+        """The lowest utilization on the grain whose pool holds `kv_tokens`, on this reading."""
+        steps = 1
+        while self.tokens_at(round(steps * grain, 2)) < kv_tokens:
+            steps += 1
+            assert steps * grain <= 1, f"{kv_tokens} tokens do not fit this reading"
+        return round(steps * grain, 2)
+
+
+def standin_launches(record: Path) -> list[StandinLaunch]:
+    """Every launch the stand-in recorded into `record` (its STANDIN_RECORD file), in order."""
+    if not record.exists():
+        return []
+    return [StandinLaunch(**json.loads(line)) for line in record.read_text().splitlines() if line.strip()]
+
+
+def standin_reading(utilization: float = 0.5, max_model_len: int = 512) -> StandinLaunch:
+    """One short launch of the stand-in (no server) for its reading of the host now."""
+    record = Path(os.environ.get("TMPDIR", "/tmp")) / f"standin-reading-{os.getpid()}-{id(object())}.jsonl"
+    try:
+        subprocess.run([sys.executable, str(BUDGET_STANDIN), "serve", "model", "--gpu-memory-utilization",
+                        str(utilization), "--max-model-len", str(max_model_len)],
+                       env={**os.environ, "STANDIN_RECORD": str(record)}, capture_output=True, timeout=60)
+        (launch,) = standin_launches(record)
+        return launch
+    finally:
+        record.unlink(missing_ok=True)
+
+
+def logged_record(log: Path, engine: str) -> StartupRecord:
+    """The engine's log read by the harness's parser: its readings (vLLM-CPU's node total and request,
+    SGLang's free memory before loading and its fraction) are in the record's fields."""
+    return parse_log(read_log(log), engine)
