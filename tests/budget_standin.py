@@ -15,6 +15,8 @@ tests/support/engine_reading.py, never the host's files themselves.
 Faults on request, by launch number in that record: STANDIN_CRASH_AT_LAUNCH=<n> dies like a
 native crash before sizing; STANDIN_HANG_AT_LAUNCH=<n> hangs before sizing (a point to interrupt).
 Without --port it exits after sizing (a launch that only reads and reports).
+A host still settling: STANDIN_NODE_GROWN_MIB=<n> adds n MiB to the node's total and available memory
+as the stand-in reads them (memory hot-plugged between the harness's reading and the engine's).
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ def main() -> int:
     record_path = os.environ.get("STANDIN_RECORD")
     launch = 1 + (len(Path(record_path).read_text().splitlines()) if record_path and Path(record_path).exists() else 0)
     total, available = node_memory()
+    grown = int(os.environ.get("STANDIN_NODE_GROWN_MIB", "0")) << 20
+    total, available = total + grown, available + grown
     requested = math.ceil(total * util)
     seen = {"launch": launch, "utilization": util, "max_model_len": args.max_model_len, "total_bytes": total,
             "available_bytes": available, "rss_bytes": rss, "requested_bytes": requested, "kv_tokens": None}
