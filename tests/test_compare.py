@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from harness.cli import main
+from harness.results.columns import RESULTS_FORMAT_VERSION
 from harness.analysis.compare import (
     Mark,
     compare_results,
@@ -241,12 +242,14 @@ def test_not_a_results_csv(tmp_path, capsys):
 
 def test_other_format_version_is_refused_with_what_to_do(tmp_path, capsys):
     good = write(tmp_path, "good", rows())
-    newer = tmp_path / "v3" / "results.csv"
+    newer_version = RESULTS_FORMAT_VERSION + 1
+    newer = tmp_path / "newer" / "results.csv"
     newer.parent.mkdir()
     newer.write_text(good.read_text())
-    (newer.parent / "run.json").write_text('{"results_format": 3}')
+    (newer.parent / "run.json").write_text(f'{{"results_format": {newer_version}}}')
     code, err = _exit_and_error(capsys, ["compare", str(good), str(newer)])
-    assert code == 2 and err == f"error: {newer}: results format v3, this harness reads up to v2: upgrade kv-budget-harness to read it"
+    assert code == 2 and err == (f"error: {newer}: results format v{newer_version}, this harness reads up to "
+                                 f"v{RESULTS_FORMAT_VERSION}: upgrade kv-budget-harness to read it")
 
 
 def test_different_scenarios(tmp_path, capsys):

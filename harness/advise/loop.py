@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -56,6 +56,7 @@ class Device:
     free_mib: float | None
     kind: str  # "cuda" or "cpu"
     basis: str
+    free_at_load: bool = False  # free_mib is an engine's own reading as it began loading (a launch's log)
 
 
 @dataclass
@@ -213,16 +214,20 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
             fits = fit_calibrations(points, frame, model)
         except InputError:
             return None
-        fit = choose_fit(fits, request.engine, version, device.total_mib)
-        return None if fit is None else fit.calibration
+        return choose_fit(fits, request.engine, version, device.total_mib)
 
     def forecaster(launches: list[Launch], points: list[Point]):
-        calibration = calibration_from(launches, points)
+        fit = calibration_from(launches, points)
+        calibration = None if fit is None else fit.calibration
+        # Calibrated on the engines' own readings, the forecast uses the latest one: what the next launch
+        # will most likely see, on a host whose free memory is still settling.
+        here = device if fit is None or not fit.device_free_at_load else \
+            replace(device, total_mib=fit.device_total_mib, free_mib=fit.device_free_mib, free_at_load=True)
         cache: dict[tuple, Forecast] = {}
 
         def predict(setting: Setting) -> Forecast:
             if setting.key() not in cache:
-                p = _predict_setting(raw, request.engine, args, setting, model, device, calibration, scenario_file)
+                p = _predict_setting(raw, request.engine, args, setting, model, here, calibration, scenario_file)
                 predictions[setting.key()] = p
                 cache[setting.key()] = Forecast(int(p.kv_tokens or 0), bool(p.will_start))
             return cache[setting.key()]
@@ -277,7 +282,7 @@ def _predict_setting(raw, engine, args, setting: Setting, model, device: Device,
     data = _scenario_for(raw, engine, point_args, [setting])
     point = _points(data, path)[0]
     return predict_point(point, model, device.total_mib, tp=tp, device=device.kind, calibration=calibration,
-                         gpu_free_mib=device.free_mib)
+                         gpu_free_mib=device.free_mib, free_at_load=device.free_at_load)
 
 
 def _batches(eng, args: dict[str, Any], engine_args: dict[str, Any]) -> list[int | None]:

@@ -124,7 +124,8 @@ def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp
         else:
             # The fit holds on the device it was measured on, so predict on that device.
             predictions.append(predict_point(point, model, fit.device_total_mib, tp=tp, device=device,
-                                             calibration=fit.calibration, gpu_free_mib=fit.device_free_mib))
+                                             calibration=fit.calibration, gpu_free_mib=fit.device_free_mib,
+                                             free_at_load=fit.device_free_at_load))
     return PredictReport(predictions, fits, measured)
 
 

@@ -214,6 +214,7 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
         row_ctx.device_total_mib = round(read.total_mib)
         if host_memory.free_mib is not None:
             row_ctx.gpu_busy_before_mib = round(read.total_mib - host_memory.free_mib)
+        row_ctx.engine_free_mib = read.free_mib if read.free_at_load else None
     prediction = _predict(point, job.model_path, total_mib, job.device, outcome.record, free_mib,
                           free_at_load=free_at_load)
     row = make_row(point, outcome, row_ctx, started_at, log_rel, prediction)

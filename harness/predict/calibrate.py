@@ -46,7 +46,10 @@ class GroupFit:
     calibration: Calibration
     rows: list[FittedRow] = field(default_factory=list)
     device: str = "cuda"
-    device_free_mib: float | None = None  # median free reading before launch over the rows (None: not recorded)
+    # The free reading to predict with: the engines' own as they began loading (the latest launch's: what the
+    # next engine will most likely see on a host whose memory still moves), else the median before launch.
+    device_free_mib: float | None = None
+    device_free_at_load: bool = False
 
     @property
     def key(self) -> tuple[str, str, str, float]:
@@ -86,6 +89,16 @@ def _row_free(row: pd.Series) -> float | None:
     """Free device memory before the launch: the total less what was in use (the baseline reading)."""
     total, busy = _number(row.get("device_total_mib")), _number(row.get("gpu_busy_before_mib"))
     return None if total is None or busy is None else total - busy
+
+
+def _free_readings(members: list[tuple[Any, pd.Series]]) -> tuple[dict[tuple[str, int], float | None], bool]:
+    """Each row's free reading, and whether they are the engines' own as they began loading: the rows of a
+    group use one kind or the other (a fit over both would mix what the terms mean), the engines' own
+    where every row keeps one - the only readings taken when the pool was sized."""
+    engine_free = {(p.point_id, int(row["repeat"])): _number(row.get("engine_free_mib")) for p, row in members}
+    if all(free is not None for free in engine_free.values()):
+        return engine_free, True
+    return {(p.point_id, int(row["repeat"])): _row_free(row) for p, row in members}, False
 
 
 def _measured_bytes(engine: str, row: pd.Series, prediction: Prediction) -> float | None:
@@ -142,9 +155,9 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
     fits = []
     for (engine, version, model_name, total, device), members in sorted(groups.items(), key=lambda kv: kv[0]):
         fitted: list[FittedRow] = []
-        free_of = {(p.point_id, int(row["repeat"])): _row_free(row) for p, row in members}
+        free_of, at_load = _free_readings(members)
         for point, row in members:
-            prediction = predict_point(point, model, total, tp=tp, device=device,
+            prediction = predict_point(point, model, total, tp=tp, device=device, free_at_load=at_load,
                                        gpu_free_mib=free_of[(point.point_id, int(row["repeat"]))])
             if prediction.kv_gib_upper_bound is None or any(n.startswith("KV size given explicitly")
                                                             for n in prediction.notes):
@@ -161,12 +174,13 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
         if not fitted:
             continue
         frees = [f for f in free_of.values() if f is not None]
+        free = (frees[-1] if at_load else float(pd.Series(frees).median())) if frees else None
         fit = GroupFit(engine, version, model_name, total, _fit(engine, fitted), fitted, device=device,
-                       device_free_mib=float(pd.Series(frees).median()) if frees else None)
+                       device_free_mib=free, device_free_at_load=at_load)
         by_point = {p.point_id: p for p, _ in members}
         for r in fitted:
             again = predict_point(by_point[r.point_id], model, total, tp=tp, calibration=fit.calibration,
-                                  device=device, gpu_free_mib=free_of.get((r.point_id, r.repeat)))
+                                  device=device, gpu_free_mib=free_of.get((r.point_id, r.repeat)), free_at_load=at_load)
             r.calibrated_kv_tokens = again.kv_tokens
             r.residual_gib = (again.kv_gib or 0) - r.measured_kv_gib
             r.error_pct = prediction_error_pct(again.kv_tokens, r.measured_kv_tokens)

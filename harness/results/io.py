@@ -44,7 +44,7 @@ _FORMAT_RE = re.compile(r"^# kv-budget-harness results v(\d+)\s*$")
 MAX_RESULTS_BYTES = 1 << 30
 
 # Columns holding numbers; an unparsable value there is a corrupt file, not a zero.
-NUMERIC_COLUMNS = ("repeat", "device_total_mib", "gpu_busy_before_mib") + MEASURED + PREDICTED + TIMING
+NUMERIC_COLUMNS = ("repeat", "device_total_mib", "gpu_busy_before_mib", "engine_free_mib") + MEASURED + PREDICTED + TIMING
 # Knobs are numbers except where a scenario used an engine spelling ("auto", "32k").
 _TEXT_KNOBS = ("kv_cache_dtype", "extra_args")
 
@@ -96,8 +96,23 @@ def _lengthen_ids(text: str, full_ids: Iterable[str]) -> str:
     return out.getvalue()
 
 
+def _v2_to_v3(text: str, context: dict) -> str:
+    """An empty `engine_free_mib` after `gpu_busy_before_mib`: older rows kept no reading of the engine's."""
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or "gpu_busy_before_mib" not in rows[0] or "engine_free_mib" in rows[0]:
+        return text
+    at = rows[0].index("gpu_busy_before_mib") + 1
+    rows[0].insert(at, "engine_free_mib")
+    for row in rows[1:]:
+        if len(row) >= at:
+            row.insert(at, "")
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue()
+
+
 # version -> the step to the next version (text in, text out), applied in turn.
-MIGRATIONS: dict[int, Callable[[str, dict], str]] = {1: _v1_to_v2}
+MIGRATIONS: dict[int, Callable[[str, dict], str]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate(text: str, version: int, source: str, context: dict | None = None) -> str:
@@ -255,8 +270,8 @@ def scenario_of(frame: pd.DataFrame, source: str) -> str | None:
     return names[0] if names else None
 
 
-# What identifies the machine (gpu_busy_before_mib is a per-launch reading, not the machine).
-MACHINE_IDENTITY = tuple(c for c in MACHINE if c != "gpu_busy_before_mib")
+# What identifies the machine (gpu_busy_before_mib and engine_free_mib are per-launch readings, not the machine).
+MACHINE_IDENTITY = tuple(c for c in MACHINE if c not in ("gpu_busy_before_mib", "engine_free_mib"))
 
 
 def machine_of(frame: pd.DataFrame) -> dict[str, list[str]]:

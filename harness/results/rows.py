@@ -24,6 +24,7 @@ class RowContext:
     driver_version: str | None
     compile_cache: str  # cold | warm | unknown
     gpu_busy_before_mib: float | None = None
+    engine_free_mib: float | None = None  # the engine's own free-memory reading as it began loading, where logged
     gpu_indices: str | None = None  # "0,1": the GPUs the point held; None on a CPU host
     node: str | None = None  # host name of the machine the engine ran on
 
@@ -57,6 +58,7 @@ def make_row(point, outcome, ctx: RowContext, started_at: str, log_path: str,
         model=point.model, started_at=started_at,
         device_name=ctx.device_name, device_total_mib=ctx.device_total_mib, driver_version=ctx.driver_version,
         torch_version=ctx.torch_version, compile_cache=ctx.compile_cache, gpu_busy_before_mib=ctx.gpu_busy_before_mib,
+        engine_free_mib=_round(ctx.engine_free_mib, 1),
         status=outcome.status, error_kind=outcome.error_kind, error_message=outcome.error_message,
         t_kv_s=_round(outcome.t_kv_s), t_ready_s=_round(outcome.t_ready_s), wall_s=_round(outcome.wall_s),
         log_path=log_path, gpu_indices=ctx.gpu_indices, node=ctx.node,
