@@ -3,6 +3,7 @@
 import signal
 
 from tests.engine_envs import sglang_env, vllm_env  # noqa: F401 - session fixtures (install or reuse the engines)
+from tests.support.e2e_runs import cpu_budget_run, cpu_tiny_run  # noqa: F401 - the shared real-engine runs
 
 # Tests interrupt the harness with SIGINT as a terminal's Ctrl-C would. A suite started as a background
 # job of a non-interactive shell (`cmd &` in a script) inherits SIGINT ignored, and so would every

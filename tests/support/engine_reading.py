@@ -77,3 +77,25 @@ def logged_record(log: Path, engine: str) -> StartupRecord:
     """The engine's log read by the harness's parser: its readings (vLLM-CPU's node total and request,
     SGLang's free memory before loading and its fraction) are in the record's fields."""
     return parse_log(read_log(log), engine)
+
+
+GiB = 1 << 30
+# SGLang-CPU sizes its pool as f x its pre-load free reading less what its processes take between that
+# reading and the next (0.5.22 kv_cache_configurator.py:2671); the second reading is not logged. What it
+# took on the committed cpu_budget baseline's ten SGLang rows: 0.050-0.066 GiB (f x logged reading less
+# the logged pool). The harness predicts with 0.05 (harness/engines/sglang/formulas.py).
+SGLANG_UNLOGGED_SPREAD_GIB = 0.016
+
+
+def unlogged_gib(record: StartupRecord, engine: str, kv_bytes_per_token: int) -> float | None:
+    """What the engine took from its budget that its log does not state, GiB, from the figures it does:
+    vLLM-CPU: the request less the pool (its worker's RSS, which it logs rounded: non_kv_gib);
+    SGLang-CPU: f x its pre-load free reading less the pool."""
+    if record.kv_tokens is None:
+        return None
+    pool = record.kv_tokens * kv_bytes_per_token / GiB
+    if engine == "vllm" and record.requested_memory_gib is not None:
+        return record.requested_memory_gib - pool
+    if engine == "sglang" and record.avail_mem_before_load_gib is not None:
+        return record.mem_fraction_static_effective * record.avail_mem_before_load_gib - pool
+    return None

@@ -1,0 +1,108 @@
+"""The real-engine runs every end-to-end check shares: one `harness run` of each scenario per test
+session (session fixtures, registered in tests/conftest.py), so a launch serves every assertion on it
+and no test module launches the same engine with the same flags again.
+
+Each run launches a selection of its scenario's points (`--points`): every behaviour the checks read,
+once. Both fixtures need the engine envs (`vllm_env`, `sglang_env`): engine tests, marked `engine`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from harness.results.io import read_results
+from harness.scenario import Point, expand, load_scenario
+from tests.engine_envs import ensure_env
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class E2ERun:
+    """One `harness run` of a scenario's selected points: its folder, rows, and what it printed."""
+
+    run_dir: Path
+    frame: pd.DataFrame
+    selection: tuple[Point, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def in_selection(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The rows of another results file (a committed baseline) for the points this run launched."""
+        ids = {(p.point_id, p.engine_version) for p in self.selection}
+        return frame[[key in ids for key in zip(frame["point_id"], frame["engine_version"])]]
+
+
+def select(scenario: Path, wanted: dict[tuple[str, str], dict[str, list]]) -> tuple[Point, ...]:
+    """The scenario's points whose knobs all take one of the wanted values, per (engine, release)."""
+    def chosen(point: Point) -> bool:
+        knobs = wanted.get((point.engine, point.engine_version))
+        return knobs is not None and all(point.args.get(knob) in values for knob, values in knobs.items())
+
+    return tuple(p for p in expand(load_scenario(scenario)) if chosen(p))
+
+
+def run_selection(scenario: Path, selection: tuple[Point, ...], run_dir: Path) -> E2ERun:
+    points = ",".join(f"{p.point_id}@{p.engine_version}" for p in selection)
+    proc = subprocess.run([sys.executable, "-m", "harness", "run", str(scenario), "--out", str(run_dir),
+                           "--points", points], cwd=REPO, capture_output=True, text=True, env=dict(os.environ))
+    frame = read_results(run_dir / "results.csv") if (run_dir / "results.csv").is_file() else pd.DataFrame()
+    return E2ERun(run_dir, frame, selection, proc.returncode, proc.stdout, proc.stderr)
+
+
+CPU_TINY = REPO / "scenarios" / "cpu_tiny.yaml"
+# The main job on pinned pools, each behaviour once: vLLM's 1 GiB pool served, its 256 KiB pool refused
+# for 2048-token requests (a real startup error), SGLang's 4,096-token pool served. Left out: the
+# scenario's second vLLM 1 GiB point (max_num_batched_tokens 512) and second SGLang chunk (512): on a
+# pinned pool neither moves KV, and SGLang's default fraction takes max(chunk, 2048), the same for both.
+CPU_TINY_SELECTED = {
+    ("vllm", "0.32.0"): {"max_num_batched_tokens": [256]},
+    ("sglang", "0.5.22"): {"chunked_prefill_size": [256]},
+}
+
+CPU_BUDGET = REPO / "scenarios" / "cpu_budget.yaml"
+# Where the knobs move KV, each behaviour once (the committed baseline has all 16 points): vLLM's fraction
+# moving KV (0.06, 0.1) and its refusal (0.99); SGLang 0.5.22's default fraction at two chunk sizes, an
+# explicit fraction and the one too small to start; SGLang 0.5.23's default and explicit fraction, against
+# 0.5.22's. Left out: vLLM 0.1/2048 and SGLang 0.1/8192 (the batch knob does not move these pools),
+# SGLang 0.05 (an explicit fraction is one behaviour; 0.1 shows it) and 0.5.23's repeats of 0.5.22's points.
+CPU_BUDGET_SELECTED = {
+    ("vllm", "0.32.0"): {"gpu_memory_utilization": [0.06, 0.1, 0.99], "max_num_batched_tokens": [256]},
+    ("sglang", "0.5.22"): {"mem_fraction_static": [None, 0.1, 0.001], "chunked_prefill_size": [12288, 13312, 2048]},
+    ("sglang", "0.5.23"): {"mem_fraction_static": [None, 0.1], "chunked_prefill_size": [12288, 2048]},
+}
+
+
+@pytest.fixture(scope="session")
+def cpu_tiny_run(vllm_env, sglang_env, tmp_path_factory) -> E2ERun:
+    return run_selection(CPU_TINY, select(CPU_TINY, CPU_TINY_SELECTED), tmp_path_factory.mktemp("cpu_tiny") / "run")
+
+
+@pytest.fixture(scope="session")
+def cpu_budget_run(vllm_env, sglang_env, tmp_path_factory) -> E2ERun:
+    ensure_env("sglang", "0.5.23")
+    return run_selection(CPU_BUDGET, select(CPU_BUDGET, CPU_BUDGET_SELECTED),
+                         tmp_path_factory.mktemp("cpu_budget") / "run")
+
+
+def alive_in(path: Path) -> list[int]:
+    """Live processes whose environment names `path` (every engine process gets paths under its run folder)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if str(path) in (entry / "environ").read_bytes().decode(errors="replace"):
+                    state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                    if state != "Z":
+                        pids.append(int(entry.name))
+            except (FileNotFoundError, ProcessLookupError, PermissionError):
+                pass
+    return pids
