@@ -160,3 +160,54 @@ def test_comments_cite_sources_not_design_documents(name):
     text = MODULES[name].read_text()
     assert not re.search(r"(DESIGN|ENGINES)(\.md)?\s*§|(DESIGN|ENGINES)\.md\s*\d|§\s*\d", text), MODULES[name]
     assert not re.search(r"\bissue #?\d+|\(#\d+\)", text, re.IGNORECASE), MODULES[name]
+
+
+# ---- tests take host memory from the engine's reading --------------------------------------------------
+
+HOST_MEMORY_PATH = re.compile(r"^/proc/meminfo|^/sys/devices/system/node")
+# Readers of the real host in the harness: a test may call them on fake files (node_dir/meminfo/cgroup
+# paths, or a `read` function), never on the host itself.
+HOST_READERS = {"read_host_memory": {"node_dir", "meminfo"}, "settled_host_memory": {"read"},
+                "wait_for_host_release": {"read"}}
+# Not tests but engines: the budget stand-in reads the node as vLLM-CPU does and records what it read;
+# the oracles run in the engines' interpreters and replace those files with described hosts.
+HOST_READING_ENGINES = ("tests/budget_standin.py", "tests/predict_oracles/")
+
+
+def host_memory_reads(path: Path) -> list[str]:
+    """Where a test module reads the host's memory itself: a /proc or /sys memory path opened or made a
+    Path, psutil's virtual_memory, or one of the harness's host readers called on the real host."""
+    hits = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        first = node.args[0] if node.args else None
+        text = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else \
+            "".join(v.value for v in first.values if isinstance(v, ast.Constant)) if isinstance(first, ast.JoinedStr) else ""
+        keywords = {k.arg for k in node.keywords}
+        if (func in ("Path", "open") and HOST_MEMORY_PATH.search(text)) or func == "virtual_memory" or (
+                func in HOST_READERS and not HOST_READERS[func] <= keywords):
+            hits.append((node.lineno, f"{path.name}:{node.lineno}: {ast.unparse(node)[:80]}"))
+    return [hit for _, hit in sorted(hits)]
+
+
+def test_no_test_reads_host_memory_itself():
+    # On these VMs the NUMA node's MemTotal and free memory move for minutes after boot and while a
+    # finished engine's memory comes back: a figure from a reading of the test's own, at another moment
+    # than the engine's, fails on a healthy machine. Tests take the engine's (tests/support/engine_reading.py).
+    tests = [p for p in sorted((ROOT / "tests").rglob("*.py"))
+             if not str(p.relative_to(ROOT)).startswith(HOST_READING_ENGINES)]
+    assert len(tests) > 50
+    assert [hit for path in tests for hit in host_memory_reads(path)] == []
+
+
+def test_the_host_memory_check_sees_a_test_reading_the_host(tmp_path):
+    sample = tmp_path / "test_probe.py"
+    sample.write_text('from pathlib import Path\n'
+                      'T = Path("/sys/devices/system/node/node0/meminfo").read_text()\n'
+                      'N = open(f"/proc/meminfo").read()\n'
+                      'H = read_host_memory({})\n'
+                      'F = read_host_memory({}, node_dir=tmp, meminfo=tmp)\n'
+                      'NOTE = "/proc/meminfo" in "a note"\n')
+    assert [hit.split(":")[1] for hit in host_memory_reads(sample)] == ["2", "3", "4"]
