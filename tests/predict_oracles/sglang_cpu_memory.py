@@ -41,4 +41,9 @@ def run(host: dict):
         return common.get_cpu_memory_capacity()
 
 
-print(json.dumps([run(h) for h in json.load(sys.stdin)]))
+def answer(cases: list) -> list:
+    return [run(h) for h in cases]
+
+
+if __name__ == "__main__":
+    print(json.dumps(answer(json.load(sys.stdin))))

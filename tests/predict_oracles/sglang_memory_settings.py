@@ -62,5 +62,9 @@ def run(case: dict) -> dict:
     }
 
 
+def answer(cases: list) -> list:
+    return [run(case) for case in cases]
+
+
 if __name__ == "__main__":
-    json.dump([run(case) for case in json.load(sys.stdin)], sys.stdout)
+    json.dump(answer(json.load(sys.stdin)), sys.stdout)

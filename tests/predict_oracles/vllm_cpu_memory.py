@@ -40,4 +40,9 @@ def run(host: dict):
     return [info.total_memory, info.available_memory, requested]
 
 
-print(json.dumps([run(h) for h in json.load(sys.stdin)]))
+def answer(cases: list) -> list:
+    return [run(h) for h in cases]
+
+
+if __name__ == "__main__":
+    print(json.dumps(answer(json.load(sys.stdin))))

@@ -93,6 +93,10 @@ def run(case: dict, dirs: dict) -> dict:
             "max_concurrency": concurrency, "max_model_len": vllm_config.model_config.max_model_len}
 
 
-if __name__ == "__main__":
+def answer(cases: list) -> list:
     dirs: dict = {}
-    json.dump([run(case, dirs) for case in json.load(sys.stdin)], sys.stdout)
+    return [run(case, dirs) for case in cases]
+
+
+if __name__ == "__main__":
+    json.dump(answer(json.load(sys.stdin)), sys.stdout)
