@@ -3,7 +3,7 @@
 import signal
 
 from tests.engine_envs import sglang_env, vllm_env  # noqa: F401 - session fixtures (install or reuse the engines)
-from tests.support.e2e_runs import cpu_budget_run, cpu_tiny_run  # noqa: F401 - the shared real-engine runs
+from tests.support.e2e_runs import BACKGROUND, RUNS, cpu_budget_run, cpu_tiny_run  # noqa: F401 - the shared runs
 
 # Tests interrupt the harness with SIGINT as a terminal's Ctrl-C would. A suite started as a background
 # job of a non-interactive shell (`cmd &` in a script) inherits SIGINT ignored, and so would every
@@ -14,6 +14,26 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 
 def pytest_collection_modifyitems(config, items):
-    """The fast suite first, the engine tests (real installs and launches, most of the time) after it:
-    a failure of the fast suite shows in the first minutes. Stable: each part keeps its order."""
-    items.sort(key=lambda item: item.get_closest_marker("engine") is not None)
+    """The fast suite first; then the engine tests, those that read the shared real-engine runs last:
+    a failure of the fast suite shows in the first minutes, and the other engine tests (installs,
+    oracles, flag lists) overlap the runs going on in the background. Stable: each part keeps its order."""
+    def order(item) -> int:
+        if item.get_closest_marker("engine") is None:
+            return 0
+        uses = [i for i, name in enumerate(RUNS) if name in item.fixturenames]
+        return 2 + min(uses) if uses else 1  # in the order the runs finish
+
+    items.sort(key=order)
+
+
+def pytest_collection_finish(session):
+    """Start the shared real-engine runs the selected tests need, in the background (tests/support/e2e_runs.py)."""
+    if session.config.option.collectonly:
+        return
+    wanted = {name for item in session.items for name in RUNS if name in getattr(item, "fixturenames", ())}
+    if wanted:
+        BACKGROUND.start(wanted, session.config._tmp_path_factory)  # what the tmp_path_factory fixture returns
+
+
+def pytest_sessionfinish(session):
+    BACKGROUND.stop()

@@ -11,6 +11,7 @@ otherwise it is installed here, which is how CI gets it (about 1-3 min for vLLM-
 from __future__ import annotations
 
 import logging
+import threading
 
 import pytest
 
@@ -23,13 +24,22 @@ SGLANG_VERSION = "0.5.22"
 log = logging.getLogger(__name__)
 
 
+# The shared end-to-end runs ask for envs from a background thread (tests/support/e2e_runs.py): one
+# install per release, whoever asks first; the other waits for it.
+_INSTALLING: dict[tuple[str, str], threading.Lock] = {}
+_GUARD = threading.Lock()
+
+
 def ensure_env(engine: str, version: str):
     """The provisioned env for engine==version, installed first if missing (reused otherwise)."""
-    try:
-        return resolve_env(engine, version)
-    except HarnessError:
-        log.warning("installing %s==%s for the engine tests", engine, version)
-        return install_env(engine, version, progress=lambda msg: log.warning("%s", msg))
+    with _GUARD:
+        lock = _INSTALLING.setdefault((engine, version), threading.Lock())
+    with lock:
+        try:
+            return resolve_env(engine, version)
+        except HarnessError:
+            log.warning("installing %s==%s for the engine tests", engine, version)
+            return install_env(engine, version, progress=lambda msg: log.warning("%s", msg))
 
 
 @pytest.fixture(scope="session")

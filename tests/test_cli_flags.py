@@ -72,6 +72,11 @@ def test_sglang_0_5_23_dropped_a_flag_0_5_22_had(tmp_path):
 
 @pytest.mark.engine
 def test_bundled_lists_match_the_installed_engines(vllm_env, sglang_env):
+    # Each engine's server CLI runs to its --help from the env's interpreter (for SGLang: with the stub
+    # libcuda on the env's library path) and lists every option, the memory knobs among them.
+    knobs = {"vllm": {"gpu_memory_utilization", "max_num_batched_tokens"},
+             "sglang": {"mem_fraction_static", "max_total_tokens", "chunked_prefill_size"}}
     for env in (vllm_env, sglang_env):
         flags = read_engine_flags(env.engine, str(env.python), env.env_vars)
         assert flags == get_engine(env.engine).bundled_flags(env.engine_version)[1]
+        assert knobs[env.engine] <= flags

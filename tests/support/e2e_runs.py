@@ -1,16 +1,22 @@
 """The real-engine runs every end-to-end check shares: one `harness run` of each scenario per test
-session (session fixtures, registered in tests/conftest.py), so a launch serves every assertion on it
-and no test module launches the same engine with the same flags again.
+session, so a launch serves every assertion on it and no test module launches the same engine with
+the same flags again.
 
 Each run launches a selection of its scenario's points (`--points`): every behaviour the checks read,
-once. Both fixtures need the engine envs (`vllm_env`, `sglang_env`): engine tests, marked `engine`.
+once. The runs start in the background as soon as the session has collected a test that needs one
+(tests/conftest.py), one after the other, and overlap the fast suite: an engine start leaves one of the
+two cores idle most of the time. The session fixtures `cpu_tiny_run` and `cpu_budget_run` wait for them.
+Every figure the checks compare comes from the engines' own readings, so what else runs beside them
+cannot move a result (tests/support/engine_reading.py).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,12 +56,19 @@ def select(scenario: Path, wanted: dict[tuple[str, str], dict[str, list]]) -> tu
     return tuple(p for p in expand(load_scenario(scenario)) if chosen(p))
 
 
+RUNNING: set[subprocess.Popen] = set()
+
+
 def run_selection(scenario: Path, selection: tuple[Point, ...], run_dir: Path) -> E2ERun:
     points = ",".join(f"{p.point_id}@{p.engine_version}" for p in selection)
-    proc = subprocess.run([sys.executable, "-m", "harness", "run", str(scenario), "--out", str(run_dir),
-                           "--points", points], cwd=REPO, capture_output=True, text=True, env=dict(os.environ))
+    with subprocess.Popen([sys.executable, "-m", "harness", "run", str(scenario), "--out", str(run_dir),
+                           "--points", points], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env=dict(os.environ)) as proc:
+        RUNNING.add(proc)
+        stdout, stderr = proc.communicate()
+        RUNNING.discard(proc)
     frame = read_results(run_dir / "results.csv") if (run_dir / "results.csv").is_file() else pd.DataFrame()
-    return E2ERun(run_dir, frame, selection, proc.returncode, proc.stdout, proc.stderr)
+    return E2ERun(run_dir, frame, selection, proc.returncode, stdout, stderr)
 
 
 CPU_TINY = REPO / "scenarios" / "cpu_tiny.yaml"
@@ -81,16 +94,55 @@ CPU_BUDGET_SELECTED = {
 }
 
 
-@pytest.fixture(scope="session")
-def cpu_tiny_run(vllm_env, sglang_env, tmp_path_factory) -> E2ERun:
-    return run_selection(CPU_TINY, select(CPU_TINY, CPU_TINY_SELECTED), tmp_path_factory.mktemp("cpu_tiny") / "run")
+# name -> (scenario, selected knobs, the engine releases it needs), in the order they run
+RUNS = {
+    "cpu_tiny_run": (CPU_TINY, CPU_TINY_SELECTED),
+    "cpu_budget_run": (CPU_BUDGET, CPU_BUDGET_SELECTED),
+}
+
+
+class BackgroundRuns:
+    """The shared runs, one at a time on a worker thread, each started once and awaited by its fixture."""
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="e2e-run")
+        self.futures: dict[str, Future] = {}
+
+    def start(self, names, tmp_path_factory) -> None:
+        for name in RUNS:
+            if name in names and name not in self.futures:
+                self.futures[name] = self.pool.submit(self._run, name, tmp_path_factory)
+
+    @staticmethod
+    def _run(name: str, tmp_path_factory) -> E2ERun:
+        scenario, wanted = RUNS[name]
+        for engine, release in wanted:
+            ensure_env(engine, release)
+        return run_selection(scenario, select(scenario, wanted), tmp_path_factory.mktemp(scenario.stem) / "run")
+
+    def result(self, name: str, tmp_path_factory) -> E2ERun:
+        self.start({name}, tmp_path_factory)
+        return self.futures[name].result()
+
+    def stop(self) -> None:
+        """At the session's end: a run still going (the session was cut short) is interrupted like Ctrl-C."""
+        for proc in list(RUNNING):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+BACKGROUND = BackgroundRuns()
 
 
 @pytest.fixture(scope="session")
-def cpu_budget_run(vllm_env, sglang_env, tmp_path_factory) -> E2ERun:
-    ensure_env("sglang", "0.5.23")
-    return run_selection(CPU_BUDGET, select(CPU_BUDGET, CPU_BUDGET_SELECTED),
-                         tmp_path_factory.mktemp("cpu_budget") / "run")
+def cpu_tiny_run(tmp_path_factory) -> E2ERun:
+    return BACKGROUND.result("cpu_tiny_run", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def cpu_budget_run(tmp_path_factory) -> E2ERun:
+    return BACKGROUND.result("cpu_budget_run", tmp_path_factory)
 
 
 def alive_in(path: Path) -> list[int]:
