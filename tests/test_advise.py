@@ -21,8 +21,8 @@ import yaml
 from harness.advise.search import GRAIN, Forecast, Launch, Setting, Target, Verdict, next_step
 from harness.cli import main
 from harness.results.io import read_results
-from tests.fake_env import make_fake_env
-from tests.support.engine_reading import BUDGET_STANDIN, StandinLaunch, standin_launches, standin_reading
+from tests.support.engine_reading import (StandinLaunch, standin_launches, standin_reading, standin_record,
+                                          standin_scenario)
 
 HERE = Path(__file__).resolve().parent
 BLOCK_BYTES = 128 * 512  # a 128-token block of the builtin tiny-llama in float16
@@ -35,29 +35,11 @@ def pool_target(pool_gib: float) -> int:
 
 @pytest.fixture
 def scenario(tmp_path):
-    python = make_fake_env(tmp_path / "env", {})
-    record = tmp_path / "standin-record.jsonl"
-    (python.parent / "vllm").write_text(f"#!/bin/sh\nexport STANDIN_RECORD={record}\n"
-                                        f"exec {sys.executable} {BUDGET_STANDIN} \"$@\"\n")
-    path = tmp_path / "standin.yaml"
-    path.write_text(f"""
-name: advise_standin
-model: {{builtin: tiny-llama}}
-gpu: {{memory_gib: null}}
-defaults: {{max_model_len: 512, dtype: float16}}
-engines:
-  vllm:
-    version: "0.32.0"
-    python: {python}
-    args: {{enforce_eager: true}}
-    sweep: {{gpu_memory_utilization: [0.5]}}
-run: {{timeout_s: 30, stop_after: ready}}
-""")
-    return path
+    return standin_scenario(tmp_path)
 
 
 def _record(scenario: Path) -> list[StandinLaunch]:
-    return standin_launches(scenario.parent / "standin-record.jsonl")
+    return standin_launches(standin_record(scenario.parent))
 
 
 def _advise(scenario, out, *extra, env=None):

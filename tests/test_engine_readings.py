@@ -18,8 +18,7 @@ from harness.predict.calibrate import fit_calibrations
 from harness.predict.host import DeviceMemory, as_logged_mib
 from harness.results.io import read_results
 from harness.scenario import expand, load_scenario
-from tests.fake_env import make_fake_env
-from tests.support.engine_reading import BUDGET_STANDIN, logged_record, standin_launches
+from tests.support.engine_reading import logged_record, standin_launches, standin_record, standin_scenario
 
 REPO = Path(__file__).resolve().parents[1]
 BASELINE = next((REPO / "results" / "cpu_budget").glob("baseline-*"))
@@ -86,30 +85,13 @@ def test_sglang_cpu_with_a_given_fraction_keeps_the_launch_reading_and_takes_its
 
 
 def test_a_run_on_a_host_that_grew_after_the_harness_read_it_records_the_engines_reading(tmp_path):
-    python = make_fake_env(tmp_path / "env", {})
-    record = tmp_path / "record.jsonl"
-    (python.parent / "vllm").write_text(f"#!/bin/sh\nexport STANDIN_RECORD={record} STANDIN_NODE_GROWN_MIB=2048\n"
-                                        f"exec {sys.executable} {BUDGET_STANDIN} \"$@\"\n")
-    scenario = tmp_path / "grown.yaml"
-    scenario.write_text(f"""
-name: grown
-model: {{builtin: tiny-llama}}
-gpu: {{memory_gib: null}}
-defaults: {{max_model_len: 512, dtype: float16}}
-engines:
-  vllm:
-    version: "0.32.0"
-    python: {python}
-    args: {{enforce_eager: true}}
-    sweep: {{gpu_memory_utilization: [0.1]}}
-run: {{timeout_s: 30, stop_after: ready}}
-""")
+    scenario = standin_scenario(tmp_path, 0.1, {"STANDIN_NODE_GROWN_MIB": "2048"})
     out = tmp_path / "out"
     proc = subprocess.run([sys.executable, "-m", "harness", "run", str(scenario), "--out", str(out)],
                           capture_output=True, text=True, timeout=300, cwd=REPO)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     (row,) = read_results(out / "results.csv").to_dict("records")
-    (launch,) = standin_launches(record)
+    (launch,) = standin_launches(standin_record(tmp_path))
     # the row's node total is the engine's, 2 GiB above anything the harness read, to the log's 10 MiB
     assert abs(row["device_total_mib"] - launch.total_bytes / (1 << 20)) <= 0.005 * 1024 + 0.5
     # and the prediction is made from it: the estimated RSS against the stand-in's is all that is left

@@ -53,6 +53,35 @@ class StandinLaunch:
         return round(steps * grain, 2)
 
 
+def standin_scenario(root: Path, utilization: float = 0.5, env: dict[str, str] | None = None) -> Path:
+    """A scenario whose vLLM is the budget stand-in (a fake env under `root`), sweeping one utilization;
+    the stand-in records its launches into `standin_record(root)`, with `env` set for it."""
+    from tests.fake_env import make_fake_env
+
+    python = make_fake_env(root / "env", {})
+    exports = " ".join(f"{k}={v}" for k, v in {"STANDIN_RECORD": standin_record(root), **(env or {})}.items())
+    (python.parent / "vllm").write_text(f"#!/bin/sh\nexport {exports}\nexec {sys.executable} {BUDGET_STANDIN} \"$@\"\n")
+    path = root / "standin.yaml"
+    path.write_text(f"""
+name: standin
+model: {{builtin: tiny-llama}}
+gpu: {{memory_gib: null}}
+defaults: {{max_model_len: 512, dtype: float16}}
+engines:
+  vllm:
+    version: "0.32.0"
+    python: {python}
+    args: {{enforce_eager: true}}
+    sweep: {{gpu_memory_utilization: [{utilization}]}}
+run: {{timeout_s: 30, stop_after: ready}}
+""")
+    return path
+
+
+def standin_record(root: Path) -> Path:
+    return root / "standin-record.jsonl"
+
+
 def standin_launches(record: Path) -> list[StandinLaunch]:
     """Every launch the stand-in recorded into `record` (its STANDIN_RECORD file), in order."""
     if not record.exists():
