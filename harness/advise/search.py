@@ -142,10 +142,13 @@ def _search_batch(target: Target, measured: list[Launch], verdicts: dict, predic
     if meeting:
         f = meeting[0]
         why = f"predicted {forecasts[f].kv_tokens:,} KV tokens at {f:g}, the lowest fraction predicted to meet it"
-        if len(meeting) == len(candidates) and len(candidates) > 2 and here:
-            # the predictor puts the threshold at or below the bracket's bottom: bisect instead
+        wrong = _wrong_in_direction(target, here, verdicts, predict)
+        if len(meeting) == len(candidates) and len(candidates) > 2 and len(wrong) >= 2:
+            # Recalibrated on every launch, the predictor still calls launches that missed "meets" (or
+            # the reverse) twice: it cannot explain them, so its threshold is not to be trusted: bisect.
             f = candidates[(len(candidates) - 1) // 2]
-            why = f"bisecting ({low:g}, {top:g}): the predictor expects every fraction in it to meet the target"
+            why = (f"bisecting ({low:g}, {top:g}): the predictor, recalibrated, is still wrong about "
+                   f"{', '.join(f'{w:g}' for w in wrong)}")
         return Step(launch=Setting(f, batch), why=why)
     if best is not None:
         below = round(best.setting.fraction - GRAIN, 4)
@@ -161,6 +164,21 @@ def _search_batch(target: Target, measured: list[Launch], verdicts: dict, predic
     f = startable[-1]
     return Step(launch=Setting(f, batch),
                 why=f"predicted to miss even at {f:g}, the highest predicted to start: measuring the best reachable")
+
+
+def _wrong_in_direction(target: Target, launches: list[Launch], verdicts: dict, predict: Predictor) -> list[float]:
+    """The launched fractions the predictor, as calibrated now, puts on the wrong side of the target:
+    predicted to meet what measured short, or the reverse. A miss it explains (recalibrated on it, it
+    now predicts the miss) is not one: the next launch is then the lowest fraction it says meets."""
+    wrong = []
+    for launch in launches:
+        verdict = verdicts[launch.setting.key()]
+        if verdict not in (Verdict.MEETS, Verdict.SHORT):
+            continue
+        forecast = predict(launch.setting)
+        if (forecast.will_start and forecast.kv_tokens >= target.kv_tokens) != (verdict is Verdict.MEETS):
+            wrong.append(launch.setting.fraction)
+    return wrong
 
 
 def _out_of_launches(target: Target, measured: list[Launch], verdicts: dict, max_launches: int, step: Step) -> Step:
