@@ -224,15 +224,19 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
         here = device if fit is None or not fit.device_free_at_load else \
             replace(device, total_mib=fit.device_total_mib, free_mib=fit.device_free_mib, free_at_load=True)
         cache: dict[tuple, Forecast] = {}
+        launched = {l.setting.key() for l in launches}
 
         def predict(setting: Setting) -> Forecast:
             if setting.key() not in cache:
                 p = _predict_setting(raw, request.engine, args, setting, model, here, calibration, scenario_file)
-                predictions[setting.key()] = p
+                if setting.key() not in launched:  # a launch keeps the forecast it was chosen on
+                    predictions[setting.key()] = p
                 cache[setting.key()] = Forecast(int(p.kv_tokens or 0), bool(p.will_start))
             return cache[setting.key()]
 
-        return predict
+        said = "" if here is device else \
+            f"; forecast from the free memory the latest launch's engine read ({here.free_mib:,.0f} MiB)"
+        return predict, said
 
     batches = _batches(eng, args, spec.args)
     ceilings = {b: _ceiling(raw, request, args, b, model, device, scenario_file) for b in batches}
@@ -240,7 +244,7 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
     while True:
         points = launched_points()  # one parse per round serves the row lookup and the calibration
         launches = _launches(out / "results.csv", ids(points))
-        predict = forecaster(launches, points)
+        predict, basis = forecaster(launches, points)
         step = next_step(request.target, launches, predict, batches, ceilings, eng.kv_shortfall_errors,
                          request.max_launches)
         if step.done:
@@ -253,7 +257,7 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
             retried.add(step.launch)
         else:
             settings.append(step.launch)
-        why[step.launch.key()] = step.why
+        why[step.launch.key()] = step.why + basis
         predict(step.launch)  # keep the forecast the launch was chosen on
         save()
         if on_launch:
