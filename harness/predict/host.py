@@ -41,8 +41,8 @@ class DeviceMemory:
     total_mib: float
     free_mib: float | None
     basis: str  # e.g. "NUMA node 0 MemTotal" - shown in notes and the README table
-    # free_mib is the engine's own reading as it began loading (logged, or the harness's then), not one
-    # taken before the launch: the engine's processes already hold their startup memory in it
+    # free_mib is a reading as the engine began loading (the engine's own where it logs one), not one taken
+    # before the launch: the engine's processes already hold their startup memory in it
     free_at_load: bool = False
 
 

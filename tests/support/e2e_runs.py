@@ -5,9 +5,10 @@ the same flags again.
 Each run launches a selection of its scenario's points (`--points`): every behaviour the checks read,
 once. The runs start in the background as soon as the session has collected a test that needs one
 (tests/conftest.py), one after the other, and overlap the fast suite: an engine start leaves one of the
-two cores idle most of the time. The session fixtures `cpu_tiny_run` and `cpu_budget_run` wait for them.
-Every figure the checks compare comes from the engines' own readings, so what else runs beside them
-cannot move a result (tests/support/engine_reading.py).
+two cores idle most of the time. Every figure the checks compare comes from the engines' own readings
+(tests/support/engine_reading.py), so what else runs beside them cannot move a result, except where
+the engine's pool itself follows the host's free memory: those points wait for a quiet host (`Stage`).
+The session fixtures `cpu_tiny_run` and `cpu_budget_run` wait for them.
 """
 
 from __future__ import annotations
@@ -59,10 +60,12 @@ def select(scenario: Path, wanted: dict[tuple[str, str], dict[str, list]]) -> tu
 RUNNING: set[subprocess.Popen] = set()
 
 
-def run_selection(scenario: Path, selection: tuple[Point, ...], run_dir: Path) -> E2ERun:
+def run_selection(scenario: Path, selection: tuple[Point, ...], run_dir: Path, resume: bool = False) -> E2ERun:
+    """`harness run` of the selected points into `run_dir` (with `resume`: adding them to its rows)."""
     points = ",".join(f"{p.point_id}@{p.engine_version}" for p in selection)
-    with subprocess.Popen([sys.executable, "-m", "harness", "run", str(scenario), "--out", str(run_dir),
-                           "--points", points], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    where = ["--resume", str(run_dir)] if resume else ["--out", str(run_dir)]
+    with subprocess.Popen([sys.executable, "-m", "harness", "run", str(scenario), *where, "--points", points],
+                          cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           env=dict(os.environ)) as proc:
         RUNNING.add(proc)
         stdout, stderr = proc.communicate()
@@ -87,42 +90,68 @@ CPU_BUDGET = REPO / "scenarios" / "cpu_budget.yaml"
 # explicit fraction and the one too small to start; SGLang 0.5.23's default and explicit fraction, against
 # 0.5.22's. Left out: vLLM 0.1/2048 and SGLang 0.1/8192 (the batch knob does not move these pools),
 # SGLang 0.05 (an explicit fraction is one behaviour; 0.1 shows it) and 0.5.23's repeats of 0.5.22's points.
-CPU_BUDGET_SELECTED = {
+CPU_BUDGET_VLLM = {
     ("vllm", "0.32.0"): {"gpu_memory_utilization": [0.06, 0.1, 0.99], "max_num_batched_tokens": [256]},
+}
+CPU_BUDGET_SGLANG = {
     ("sglang", "0.5.22"): {"mem_fraction_static": [None, 0.1, 0.001], "chunked_prefill_size": [12288, 13312, 2048]},
     ("sglang", "0.5.23"): {"mem_fraction_static": [None, 0.1], "chunked_prefill_size": [12288, 2048]},
 }
 
 
-# name -> (scenario, selected knobs, the engine releases it needs), in the order they run
-RUNS = {
-    "cpu_tiny_run": (CPU_TINY, CPU_TINY_SELECTED),
-    "cpu_budget_run": (CPU_BUDGET, CPU_BUDGET_SELECTED),
+@dataclass(frozen=True)
+class Stage:
+    """Points of a run launched together. `quiet`: they need a host where nothing else runs. SGLang-CPU
+    sizes its pool from the host's system-wide free memory, read twice a few seconds apart (0.5.22
+    sglang/srt/distributed/bootstrap.py:187-217, then after loading), so memory another process takes or
+    frees in between moves its pool (seen: -0.17 to +0.13 GiB beside the predictor oracles' interpreters).
+    vLLM-CPU's pool is its node's MemTotal x utilization less its own RSS, and pinned pools (cpu_tiny) are
+    what they are: those overlap the rest of the suite."""
+
+    wanted: dict[tuple[str, str], dict[str, list]]
+    quiet: bool = False
+
+
+# name -> (scenario, stages in the order they run, into one run folder)
+RUNS: dict[str, tuple[Path, tuple[Stage, ...]]] = {
+    "cpu_tiny_run": (CPU_TINY, (Stage(CPU_TINY_SELECTED),)),
+    "cpu_budget_run": (CPU_BUDGET, (Stage(CPU_BUDGET_VLLM), Stage(CPU_BUDGET_SGLANG, quiet=True))),
 }
 
 
 class BackgroundRuns:
-    """The shared runs, one at a time on a worker thread, each started once and awaited by its fixture."""
+    """The shared runs' stages, one at a time on a worker thread. The stages that may overlap other tests
+    start as soon as the session is collected; a quiet one starts when its fixture asks for it (the
+    engine tests reading the runs come last, so the session then waits and nothing else runs)."""
 
     def __init__(self) -> None:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="e2e-run")
-        self.futures: dict[str, Future] = {}
+        self.futures: dict[tuple[str, int], Future] = {}
+        self.run_dirs: dict[str, Path] = {}
 
-    def start(self, names, tmp_path_factory) -> None:
-        for name in RUNS:
-            if name in names and name not in self.futures:
-                self.futures[name] = self.pool.submit(self._run, name, tmp_path_factory)
+    def start(self, names, tmp_path_factory, quiet: bool = False) -> None:
+        for name, (scenario, stages) in RUNS.items():
+            if name not in names:
+                continue
+            run_dir = self.run_dirs.setdefault(name, tmp_path_factory.mktemp(scenario.stem) / "run")
+            for i, stage in enumerate(stages):
+                if stage.quiet == quiet and (name, i) not in self.futures:
+                    self.futures[name, i] = self.pool.submit(self._stage, scenario, stage, run_dir, i > 0)
 
     @staticmethod
-    def _run(name: str, tmp_path_factory) -> E2ERun:
-        scenario, wanted = RUNS[name]
-        for engine, release in wanted:
+    def _stage(scenario: Path, stage: Stage, run_dir: Path, resume: bool) -> E2ERun:
+        for engine, release in stage.wanted:
             ensure_env(engine, release)
-        return run_selection(scenario, select(scenario, wanted), tmp_path_factory.mktemp(scenario.stem) / "run")
+        return run_selection(scenario, select(scenario, stage.wanted), run_dir, resume)
 
     def result(self, name: str, tmp_path_factory) -> E2ERun:
         self.start({name}, tmp_path_factory)
-        return self.futures[name].result()
+        self.start({name}, tmp_path_factory, quiet=True)
+        stages = [self.futures[name, i].result() for i in range(len(RUNS[name][1]))]
+        run_dir = self.run_dirs[name]
+        frame = read_results(run_dir / "results.csv") if (run_dir / "results.csv").is_file() else pd.DataFrame()
+        return E2ERun(run_dir, frame, tuple(p for s in stages for p in s.selection), max(s.returncode for s in stages),
+                      "\n".join(s.stdout for s in stages), "\n".join(s.stderr for s in stages))
 
     def stop(self) -> None:
         """At the session's end: a run still going (the session was cut short) is interrupted like Ctrl-C."""

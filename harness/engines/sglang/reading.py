@@ -41,7 +41,7 @@ def host_memory_read(readings: list[DeviceMemory], avail_before_load_gib: float 
         return None
     base = capacity_read(readings, logged_default_fraction, fraction_for) or readings[0]
     free = as_logged_mib(avail_before_load_gib, [r.free_mib for r in reversed(readings)])
-    if free is None:
-        return base
+    if free is None:  # it stopped before loading: no reading of its own, the one before the launch stands
+        return replace(base, free_mib=readings[0].free_mib, free_at_load=False)
     return replace(base, free_mib=free, free_at_load=True,
                    basis=base.basis + "; free memory as SGLang logged it before loading")

@@ -38,5 +38,5 @@ def node_memory_read(readings: list[DeviceMemory], utilization: float | None, to
     free = as_logged_mib(available_gib, [r.free_mib for r in readings])
     if free is not None:
         return DeviceMemory(total, free, basis, free_at_load=True)
-    last = readings[-1] if readings else None
-    return DeviceMemory(total, last and last.free_mib, basis, free_at_load=bool(last and last.free_at_load))
+    # No free reading in the log (it did not refuse): the harness's latest stands in, and is not the engine's.
+    return DeviceMemory(total, readings[-1].free_mib if readings else None, basis)
