@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -30,16 +31,17 @@ _INSTALLING: dict[tuple[str, str], threading.Lock] = {}
 _GUARD = threading.Lock()
 
 
-def ensure_env(engine: str, version: str):
-    """The provisioned env for engine==version, installed first if missing (reused otherwise)."""
+def ensure_env(engine: str, version: str, cache_dir: Path | None = None):
+    """The provisioned env for engine==version, installed first if missing (reused otherwise). `cache_dir`:
+    the cache to use (default: the one the environment names now)."""
     with _GUARD:
         lock = _INSTALLING.setdefault((engine, version), threading.Lock())
     with lock:
         try:
-            return resolve_env(engine, version)
+            return resolve_env(engine, version, cache_dir=cache_dir)
         except HarnessError:
             log.warning("installing %s==%s for the engine tests", engine, version)
-            return install_env(engine, version, progress=lambda msg: log.warning("%s", msg))
+            return install_env(engine, version, cache_dir, progress=lambda msg: log.warning("%s", msg))
 
 
 @pytest.fixture(scope="session")

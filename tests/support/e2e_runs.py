@@ -26,6 +26,7 @@ import pytest
 
 from harness.results.io import read_results
 from harness.scenario import Point, expand, load_scenario
+from harness.envs import default_cache_dir
 from tests.engine_envs import ensure_env
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,13 +61,15 @@ def select(scenario: Path, wanted: dict[tuple[str, str], dict[str, list]]) -> tu
 RUNNING: set[subprocess.Popen] = set()
 
 
-def run_selection(scenario: Path, selection: tuple[Point, ...], run_dir: Path, resume: bool = False) -> E2ERun:
-    """`harness run` of the selected points into `run_dir` (with `resume`: adding them to its rows)."""
+def run_selection(scenario: Path, selection: tuple[Point, ...], run_dir: Path, resume: bool = False,
+                  environ: dict[str, str] | None = None) -> E2ERun:
+    """`harness run` of the selected points into `run_dir` (with `resume`: adding them to its rows), in
+    `environ` (default: this process's environment now)."""
     points = ",".join(f"{p.point_id}@{p.engine_version}" for p in selection)
     where = ["--resume", str(run_dir)] if resume else ["--out", str(run_dir)]
     with subprocess.Popen([sys.executable, "-m", "harness", "run", str(scenario), *where, "--points", points],
                           cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          env=dict(os.environ)) as proc:
+                          env=dict(os.environ if environ is None else environ)) as proc:
         RUNNING.add(proc)
         stdout, stderr = proc.communicate()
         RUNNING.discard(proc)
@@ -128,8 +131,14 @@ class BackgroundRuns:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="e2e-run")
         self.futures: dict[tuple[str, int], Future] = {}
         self.run_dirs: dict[str, Path] = {}
+        self.environ: dict[str, str] | None = None
+        self.cache_dir: Path | None = None
 
     def start(self, names, tmp_path_factory, quiet: bool = False) -> None:
+        # The environment as the session began, before any test: tests that set variables while they run
+        # (KV_HARNESS_CACHE_DIR to a folder of fake envs, say) must not reach the runs going on beside them.
+        if self.environ is None:
+            self.environ, self.cache_dir = dict(os.environ), default_cache_dir()
         for name, (scenario, stages) in RUNS.items():
             if name not in names:
                 continue
@@ -138,11 +147,10 @@ class BackgroundRuns:
                 if stage.quiet == quiet and (name, i) not in self.futures:
                     self.futures[name, i] = self.pool.submit(self._stage, scenario, stage, run_dir, i > 0)
 
-    @staticmethod
-    def _stage(scenario: Path, stage: Stage, run_dir: Path, resume: bool) -> E2ERun:
+    def _stage(self, scenario: Path, stage: Stage, run_dir: Path, resume: bool) -> E2ERun:
         for engine, release in stage.wanted:
-            ensure_env(engine, release)
-        return run_selection(scenario, select(scenario, stage.wanted), run_dir, resume)
+            ensure_env(engine, release, self.cache_dir)
+        return run_selection(scenario, select(scenario, stage.wanted), run_dir, resume, self.environ)
 
     def result(self, name: str, tmp_path_factory) -> E2ERun:
         self.start({name}, tmp_path_factory)
