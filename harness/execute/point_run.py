@@ -115,10 +115,14 @@ def engine_memory_read(engine, point: Point, job: PointJob, record, readings: li
     harness's readings (before the launch, as it began loading) standing in where the log is silent."""
     from harness.predict import load_model_description, predict_point
 
+    description: list = []  # loaded once, on the first prediction an engine asks for
+
     def predict(reading):
         try:
-            return predict_point(point, load_model_description(job.model_path), reading.total_mib,
-                                 device=job.device, gpu_free_mib=reading.free_mib, free_at_load=reading.free_at_load)
+            if not description:
+                description.append(load_model_description(job.model_path))
+            return predict_point(point, description[0], reading.total_mib, device=job.device,
+                                 gpu_free_mib=reading.free_mib, free_at_load=reading.free_at_load)
         except Exception as exc:  # noqa: BLE001 - a predictor failure must never cost the measurement
             log.warning("no prediction for %s: %s", point.point_id, exc)
             return None
