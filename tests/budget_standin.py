@@ -15,8 +15,10 @@ tests/support/engine_reading.py, never the host's files themselves.
 Faults on request, by launch number in that record: STANDIN_CRASH_AT_LAUNCH=<n> dies like a
 native crash before sizing; STANDIN_HANG_AT_LAUNCH=<n> hangs before sizing (a point to interrupt).
 Without --port it exits after sizing (a launch that only reads and reports).
-A host still settling: STANDIN_NODE_GROWN_MIB=<n> adds n MiB to the node's total and available memory
-as the stand-in reads them (memory hot-plugged between the harness's reading and the engine's).
+A host still settling: STANDIN_NODE_GROWN_MIB=<n> adds n MiB (n may be negative) to the node's total and
+available memory as the stand-in reads them (memory hot-plugged between the harness's reading and the
+engine's); STANDIN_NODE_DRIFT_MIB=<d> adds d MiB more at each later launch (launch k: (k-1) x d), a node
+that keeps moving between launches as these VMs' do for minutes after boot.
 """
 
 from __future__ import annotations
@@ -79,7 +81,8 @@ def main() -> int:
     record_path = os.environ.get("STANDIN_RECORD")
     launch = 1 + (len(Path(record_path).read_text().splitlines()) if record_path and Path(record_path).exists() else 0)
     total, available = node_memory()
-    grown = int(os.environ.get("STANDIN_NODE_GROWN_MIB", "0")) << 20
+    grown = (int(os.environ.get("STANDIN_NODE_GROWN_MIB", "0"))
+             + (launch - 1) * int(os.environ.get("STANDIN_NODE_DRIFT_MIB", "0"))) * (1 << 20)
     total, available = total + grown, available + grown
     requested = math.ceil(total * util)
     seen = {"launch": launch, "utilization": util, "max_model_len": args.max_model_len, "total_bytes": total,

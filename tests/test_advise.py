@@ -20,6 +20,7 @@ import yaml
 
 from harness.advise.search import GRAIN, Forecast, Launch, Setting, Target, Verdict, next_step
 from harness.cli import main
+from harness.predict.host import LOGGED_GIB_HALF_STEP
 from harness.results.io import read_results
 from tests.support.engine_reading import (StandinLaunch, standin_launches, standin_reading, standin_record,
                                           standin_scenario)
@@ -150,6 +151,60 @@ def test_ctrl_c_keeps_the_rows_and_resume_continues_the_search(scenario, tmp_pat
     util = answer["recommended"]["args"]["gpu_memory_utilization"]
     assert util == _launch_at(_record(scenario), util).lowest_utilization_for(target)
     assert len(read_results(out / "results.csv")) >= rows_before
+
+
+def _forecast_bound_tokens(first: StandinLaunch, fraction: float) -> int:
+    """How far a forecast calibrated on `first` alone can be from a launch at `fraction` on the same
+    reading, by the engine's own arithmetic: its log states the request in two-decimal GiB, which fixes the
+    node total to within half a step / utilization; that error scales with the step in utilization; and
+    each of the two pools is whole blocks."""
+    total_error = LOGGED_GIB_HALF_STEP * (1 << 30) / first.utilization
+    return int(total_error * abs(fraction - first.utilization)) // 512 + 2 * 128
+
+
+def test_a_predictor_wrong_in_level_and_slope_is_corrected_after_one_launch(tmp_path):
+    # The engine reads a node 2 GiB smaller than the harness did before the search (the slope: its
+    # reservation is total x utilization) and keeps 512 MiB beside its pool where the predictor
+    # estimates vLLM-CPU's 0.604 GiB (the level).
+    grown_mib = -2048
+    scenario = standin_scenario(tmp_path, env={"STANDIN_NODE_GROWN_MIB": str(grown_mib)})
+    proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(pool_target(1.5)))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    launches = _record(scenario)
+    first, second = answer["launches"][:2]
+    assert [launch.utilization for launch in launches[:2]] == [first["fraction"], second["fraction"]]
+    assert second["fraction"] != first["fraction"]
+    # before any launch the predictor was wrong by more than the log's rounding could hide
+    assert abs(first["predicted_kv_tokens"] - first["kv_tokens"]) > _forecast_bound_tokens(launches[0],
+                                                                                           second["fraction"])
+    # one launch later the forecast is the engine's own arithmetic on what that launch logged
+    assert abs(second["predicted_kv_tokens"] - second["kv_tokens"]) <= _forecast_bound_tokens(launches[0],
+                                                                                             second["fraction"])
+    # a level-only correction would have kept the slope of the harness's reading: off by the 2 GiB x step
+    level_only = first["kv_tokens"] + (launches[0].tokens_at(second["fraction"]) - launches[0].kv_tokens) \
+        - int(grown_mib * (1 << 20) * (second["fraction"] - first["fraction"])) // 512
+    assert abs(level_only - second["kv_tokens"]) > _forecast_bound_tokens(launches[0], second["fraction"])
+    assert "forecast from the total the latest launch's engine read" in second["why"]
+
+
+def test_a_near_boundary_target_is_met_in_three_launches_on_a_node_that_moves_between_launches(tmp_path):
+    # Each launch's engine reads the node 64 MiB larger than the one before (memory still coming back),
+    # and the first 1 GiB smaller than the harness's reading before the search.
+    env = {"STANDIN_NODE_GROWN_MIB": "-1024", "STANDIN_NODE_DRIFT_MIB": "64"}
+    scenario = standin_scenario(tmp_path, env=env)
+    # 0.3 % above what 0.30 gives on the engine's reading now: 0.30 is a near miss, 0.31 meets
+    now = standin_reading(0.30, env=env)
+    target = int(now.tokens_at(0.30) * 1.003)
+    proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(target))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert answer["met"] and len(answer["launches"]) <= 3, answer["launches"]
+    launches = _record(scenario)
+    assert len({launch.total_bytes for launch in launches}) == len(launches)  # every launch read another node
+    rec = answer["recommended"]
+    chosen = _launch_at(launches, rec["args"]["gpu_memory_utilization"])
+    assert rec["kv_tokens"] == chosen.kv_tokens >= target
+    margin = _launch_at(launches, rec["margin"]["fraction"])
+    assert rec["margin"]["fraction"] == round(chosen.utilization - GRAIN, 2) and margin.kv_tokens < target
 
 
 # ---- the search alone ---------------------------------------------------------------------------

@@ -214,15 +214,23 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
             fits = fit_calibrations(points, frame, model)
         except InputError:
             return None
-        return choose_fit(fits, request.engine, version, device.total_mib)
+        # The group holding the latest launch: on a host whose memory still moves, each reading the engine
+        # logged is its own group, and the latest is what the next engine will most likely see.
+        latest = ok[-1].point_id
+        holding = [f for f in fits if any(r.point_id == latest for r in f.rows)]
+        return holding[0] if holding else choose_fit(fits, request.engine, version, device.total_mib)
 
     def forecaster(launches: list[Launch], points: list[Point]):
         fit = calibration_from(launches, points)
         calibration = None if fit is None else fit.calibration
-        # Calibrated on the engines' own readings, the forecast uses the latest one: what the next launch
-        # will most likely see, on a host whose free memory is still settling.
-        here = device if fit is None or not fit.device_free_at_load else \
-            replace(device, total_mib=fit.device_total_mib, free_mib=fit.device_free_mib, free_at_load=True)
+        # Calibrated, the forecast uses the device as the latest launch's engine read it (its rows' total, and
+        # its free memory where it logged one): what the next launch will most likely see on a host whose
+        # memory is still settling. The harness's own reading before the search sized no pool.
+        here = device
+        if fit is not None and fit.device_free_at_load:
+            here = replace(device, total_mib=fit.device_total_mib, free_mib=fit.device_free_mib, free_at_load=True)
+        elif fit is not None and fit.device_total_mib != device.total_mib:
+            here = replace(device, total_mib=fit.device_total_mib)
         cache: dict[tuple, Forecast] = {}
         launched = {l.setting.key() for l in launches}
 
@@ -235,7 +243,8 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
             return cache[setting.key()]
 
         said = "" if here is device else \
-            f"; forecast from the free memory the latest launch's engine read ({here.free_mib:,.0f} MiB)"
+            f"; forecast from the free memory the latest launch's engine read ({here.free_mib:,.0f} MiB)" \
+            if here.free_at_load else f"; forecast from the total the latest launch's engine read ({here.total_mib:,.0f} MiB)"
         return predict, said
 
     batches = _batches(eng, args, spec.args)

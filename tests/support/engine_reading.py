@@ -89,13 +89,14 @@ def standin_launches(record: Path) -> list[StandinLaunch]:
     return [StandinLaunch(**json.loads(line)) for line in record.read_text().splitlines() if line.strip()]
 
 
-def standin_reading(utilization: float = 0.5, max_model_len: int = 512) -> StandinLaunch:
-    """One short launch of the stand-in (no server) for its reading of the host now."""
+def standin_reading(utilization: float = 0.5, max_model_len: int = 512,
+                    env: dict[str, str] | None = None) -> StandinLaunch:
+    """One short launch of the stand-in (no server) for its reading of the host now, with `env` set for it."""
     record = Path(os.environ.get("TMPDIR", "/tmp")) / f"standin-reading-{os.getpid()}-{id(object())}.jsonl"
     try:
         subprocess.run([sys.executable, str(BUDGET_STANDIN), "serve", "model", "--gpu-memory-utilization",
                         str(utilization), "--max-model-len", str(max_model_len)],
-                       env={**os.environ, "STANDIN_RECORD": str(record)}, capture_output=True, timeout=60)
+                       env={**os.environ, **(env or {}), "STANDIN_RECORD": str(record)}, capture_output=True, timeout=60)
         (launch,) = standin_launches(record)
         return launch
     finally:
