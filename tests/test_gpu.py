@@ -1,10 +1,13 @@
-"""GPU protocol (DESIGN.md §7) driven by fake NVML readings and a fake clock."""
+"""GPU protocol (DESIGN.md §7) driven by fake NVML readings and a fake clock, and NVML's reader over the
+GPU host stand-in (tests/support/gpu_host: NVML's v1/v2 memory semantics, processes, display servers)."""
 
 from __future__ import annotations
 
 import pytest
 
+from harness.errors import EXIT_USAGE
 from harness.execute.gpu import GpuBusyError, GpuState, nvml_reader, wait_for_release, wait_until_idle
+from tests.support.gpu_host import GpuHost, install
 
 
 class FakeGpus:
@@ -38,7 +41,7 @@ def test_idle_gpu_gives_the_baseline():
 
 
 def test_busy_gpu_is_refused_at_once_naming_the_memory():
-    with pytest.raises(GpuBusyError, match=r"GPU 1 has 20480 MiB in use.*--wait-for-idle-gpu"):
+    with pytest.raises(GpuBusyError, match=r"GPU 1 has 20480 MiB in use by other processes.*--wait-for-idle-gpu"):
         wait_until_idle(FakeGpus({0: [0.0], 1: [20480.0]}), [0, 1])
 
 
@@ -78,4 +81,44 @@ def test_no_nvidia_gpu_here_means_protocol_skipped():
 
     if shutil.which("nvidia-smi"):
         pytest.skip("host has an NVIDIA driver")
+    assert nvml_reader() is None
+
+
+# ---- NVML's reader on the GPU host stand-in ----------------------------------------------------------
+
+def _reader(monkeypatch, tmp_path, host: GpuHost):
+    install(monkeypatch, host.write(tmp_path))
+    read = nvml_reader()
+    assert read is not None
+    return read
+
+
+@pytest.mark.parametrize("nvml_v2", [True, False], ids=["memory-info-v2", "driver-before-510"])
+def test_an_idle_datacenter_card_is_idle_though_its_driver_reserves_memory(monkeypatch, tmp_path, nvml_v2):
+    # NVML v1 counts the driver's ~870 MiB on an idle A100-80GB as used: above the 512 MiB threshold
+    read = _reader(monkeypatch, tmp_path, GpuHost.of("A100-80GB", nvml_v2=nvml_v2))
+    state = wait_until_idle(read, [0])[0]
+    assert (state.used_mib, state.reserved_mib, state.others_mib) == (870, 870, 0)
+    assert state.total_mib == 81920 and state.name == "NVIDIA A100-SXM4-80GB"
+
+
+def test_a_card_that_drives_a_desktop_is_idle_and_its_display_is_counted_in_use(monkeypatch, tmp_path):
+    read = _reader(monkeypatch, tmp_path, GpuHost.of("RTX4090-desktop"))
+    state = wait_until_idle(read, [0])[0]
+    assert (state.display_mib, state.others_mib) == (770, 0)
+    assert state.used_mib == 348 + 770  # the row's "busy before" keeps it: the engine cannot use it
+
+
+@pytest.mark.parametrize("nvml_v2", [True, False], ids=["memory-info-v2", "driver-before-510"])
+def test_another_job_on_the_card_is_busy_and_that_is_not_a_harness_failure(monkeypatch, tmp_path, nvml_v2):
+    read = _reader(monkeypatch, tmp_path, GpuHost.of("L4", "A100-80GB", nvml_v2=nvml_v2).busy(1, 4242, 3000))
+    assert wait_until_idle(read, [0])[0].others_mib == 0
+    with pytest.raises(GpuBusyError, match=r"^GPU busy before launch: GPU 1 has 3000 MiB in use by other processes;") as caught:
+        wait_until_idle(read, [0, 1])
+    assert caught.value.exit_code == EXIT_USAGE
+
+
+def test_a_reader_without_a_driver_is_none(monkeypatch, tmp_path):
+    install(monkeypatch, GpuHost.of("L4").write(tmp_path))
+    monkeypatch.setenv("KVH_FAKE_GPU_HOST", str(tmp_path / "no-such-host.json"))  # libnvidia-ml not found
     assert nvml_reader() is None

@@ -13,11 +13,13 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from harness.errors import HarnessError
+from harness.errors import EXIT_USAGE, HarnessError
 
 log = logging.getLogger(__name__)
 
-BUSY_THRESHOLD_MIB = 512  # a CUDA context of an idle display server is far below this
+# Memory other CUDA work holds above this is another job on the card. The driver's reservation and a
+# desktop's display server are apart (GpuState.others_mib): neither goes away, and both are on the row.
+BUSY_THRESHOLD_MIB = 512
 RELEASE_TOLERANCE_MIB = 64
 NO_GPU_NOTE = "no NVIDIA GPU (NVML unavailable): GPU idle/release checks skipped"
 
@@ -27,15 +29,24 @@ class GpuState:
     index: int
     name: str
     total_mib: float
-    used_mib: float
+    used_mib: float  # all in use, as NVML's v1 memory info counts it: the driver's reservation included
     driver_version: str
+    reserved_mib: float = 0.0  # what the driver reserves (v2 memory info; ~870 MiB on an idle A100-80GB)
+    display_mib: float = 0.0  # graphics processes (a display server) that run no CUDA work
+
+    @property
+    def others_mib(self) -> float:
+        """Memory other CUDA work holds: neither the driver's reservation nor a desktop's display."""
+        return max(0.0, self.used_mib - self.reserved_mib - self.display_mib)
 
 
 Reader = Callable[[int], GpuState]
 
 
 class GpuBusyError(HarnessError):
-    exit_code = 3
+    """The host is not ready (another process holds the card): not a failure of the harness."""
+
+    exit_code = EXIT_USAGE
 
 
 def nvml_reader() -> Reader | None:
@@ -55,12 +66,33 @@ def nvml_reader() -> Reader | None:
 
     def read(index: int) -> GpuState:
         handle = pynvml.nvmlDeviceGetHandleByIndex(index)
-        memory = pynvml.nvmlDeviceGetMemoryInfo(handle)
         name = pynvml.nvmlDeviceGetName(handle)
-        return GpuState(index, name.decode() if isinstance(name, bytes) else name,
-                        memory.total / 2**20, memory.used / 2**20, driver)
+        compute = _process_memory(pynvml, "nvmlDeviceGetComputeRunningProcesses", handle)
+        graphics = _process_memory(pynvml, "nvmlDeviceGetGraphicsRunningProcesses", handle)
+        display = sum(used for pid, used in graphics.items() if pid not in compute and used is not None)
+        try:
+            # v2 reports the driver's reservation apart (drivers >= 510); v1's used includes it
+            memory = pynvml.nvmlDeviceGetMemoryInfo(handle, version=pynvml.nvmlMemory_v2)
+            total, used, reserved = memory.total, memory.reserved + memory.used, memory.reserved
+        except (AttributeError, pynvml.NVMLError):
+            memory = pynvml.nvmlDeviceGetMemoryInfo(handle)
+            total, used = memory.total, memory.used
+            held = [u for u in {**graphics, **compute}.values()]
+            # without v2, what no process holds is the driver's (when every process's memory is known)
+            reserved = max(0, used - sum(held)) if None not in held else 0
+        return GpuState(index, name.decode() if isinstance(name, bytes) else name, total / 2**20, used / 2**20,
+                        driver, reserved / 2**20, display / 2**20)
 
     return read
+
+
+def _process_memory(pynvml, function: str, handle) -> dict[int, int | None]:
+    """pid -> bytes held (None where NVML cannot say: another container's process, say)."""
+    try:
+        processes = getattr(pynvml, function)(handle)
+    except (AttributeError, pynvml.NVMLError):
+        return {}
+    return {p.pid: p.usedGpuMemory for p in processes}
 
 
 def visible_gpu_count() -> int:
@@ -79,11 +111,11 @@ def wait_until_idle(read: Reader, indices: list[int], wait_s: float = 0.0, poll_
     deadline = clock() + wait_s
     while True:
         states = {i: read(i) for i in indices}
-        busy = {i: s for i, s in states.items() if s.used_mib > threshold_mib}
+        busy = {i: s for i, s in states.items() if s.others_mib > threshold_mib}
         if not busy:
             return states
         if clock() >= deadline:
-            shown = ", ".join(f"GPU {i} has {s.used_mib:.0f} MiB in use" for i, s in busy.items())
+            shown = ", ".join(f"GPU {i} has {s.others_mib:.0f} MiB in use by other processes" for i, s in busy.items())
             hint = "" if wait_s else " (free it, or pass --wait-for-idle-gpu SECONDS)"
             raise GpuBusyError(f"GPU busy before launch: {shown}; another process would change every number{hint}")
         sleep(poll_s)

@@ -1,0 +1,94 @@
+"""A GPU host for tests: a described set of cards behind a fake NVML (tests/support/gpu_host/pynvml.py).
+
+    host = GpuHost.one("A100-80GB").write(tmp_path)   # the host file; KVH_FAKE_GPU_HOST points at it
+    install(monkeypatch, host_file)                   # in-process: pynvml is the fake
+    subprocess_env(host_file)                         # for a child: PYTHONPATH and KVH_FAKE_GPU_HOST
+
+The cards' figures are what NVML reports for them on real hosts (nvidia-smi output in public issues):
+an idle A100-SXM4-80GB reserves ~870 MiB of its 81,920 MiB, an idle RTX 4090 that drives a desktop shows
+Xorg and a compositor as graphics processes (~770 MiB), an L4/A10G has 23,034 MiB.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+FOLDER = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Process:
+    pid: int
+    used_mib: int
+    kind: str = "compute"  # or "graphics" (a display server)
+
+
+@dataclass(frozen=True)
+class Card:
+    name: str
+    total_mib: int
+    reserved_mib: int
+    processes: tuple[Process, ...] = ()
+
+
+CARDS = {
+    "A100-80GB": Card("NVIDIA A100-SXM4-80GB", 81920, 870),
+    "H100-80GB": Card("NVIDIA H100 80GB HBM3", 81559, 552),
+    "RTX4090": Card("NVIDIA GeForce RTX 4090", 24564, 348),
+    "RTX4090-desktop": Card("NVIDIA GeForce RTX 4090", 24564, 348,
+                            (Process(1811, 612, "graphics"), Process(2290, 158, "graphics"))),
+    "L4": Card("NVIDIA L4", 23034, 327),
+    "A10G": Card("NVIDIA A10G", 23028, 331),
+}
+
+
+@dataclass(frozen=True)
+class GpuHost:
+    cards: tuple[Card, ...]
+    driver_version: str = "570.133.20"
+    cuda_driver_version: int = 12080  # CUDA 12.8
+    nvml_v2: bool = True  # False: a driver before 510, no memory info v2
+
+    @classmethod
+    def of(cls, *names: str, **kw) -> "GpuHost":
+        return cls(tuple(CARDS[n] for n in names), **kw)
+
+    def busy(self, index: int, pid: int, used_mib: int) -> "GpuHost":
+        """The same host with another process holding `used_mib` on card `index`."""
+        cards = list(self.cards)
+        cards[index] = replace(cards[index], processes=(*cards[index].processes, Process(pid, used_mib)))
+        return replace(self, cards=tuple(cards))
+
+    def write(self, folder: Path) -> Path:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "gpu-host.json"
+        data = {"driver_version": self.driver_version, "cuda_driver_version": self.cuda_driver_version,
+                "nvml_v2": self.nvml_v2, "held_dir": str(folder / "held"),
+                "devices": [{**asdict(c), "processes": [asdict(p) for p in c.processes]} for c in self.cards]}
+        path.write_text(json.dumps(data, indent=1))
+        return path
+
+
+def held_dir(host_file: Path) -> Path:
+    return Path(json.loads(host_file.read_text())["held_dir"])
+
+
+def install(monkeypatch, host_file: Path) -> None:
+    """This process's `import pynvml` is the fake, over `host_file`."""
+    monkeypatch.setenv("KVH_FAKE_GPU_HOST", str(host_file))
+    monkeypatch.syspath_prepend(str(FOLDER))
+    monkeypatch.delitem(sys.modules, "pynvml", raising=False)
+    import pynvml  # noqa: F401 - the fake, now first on the path
+
+    assert Path(sys.modules["pynvml"].__file__).parent == FOLDER
+
+
+def subprocess_env(host_file: Path, base: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    env["KVH_FAKE_GPU_HOST"] = str(host_file)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(FOLDER), env.get("PYTHONPATH", "")]))
+    return env
