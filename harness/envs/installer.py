@@ -243,15 +243,17 @@ def choose_installer(kind: str | None = None, sources: Sources | None = None) ->
 
 
 def download_wheel(requirement: str, dest: Path, python_version: str, sources: Sources, log_path: Path,
-                   run: Runner = run_logged) -> Path:
+                   run: Runner = run_logged, ignore_requires_python: bool = False) -> Path:
     """Fetch the engine's own wheel (no dependencies) with the host's pip.
 
     This is the step that tells whether the registry has the version at all, with the registry's
-    own message, before anything large is downloaded.
+    own message, before anything large is downloaded. `ignore_requires_python`: fetch it whatever Pythons
+    it accepts (its Requires-Python then chooses the env's interpreter).
     """
     dest.mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--progress-bar", "off",
             "--python-version", python_version, "--timeout", "60", "--retries", "2",
+            *(["--ignore-requires-python"] if ignore_requires_python else []),
             "--dest", str(dest), *sources.pip_args(), requirement]
     run(argv, PIP_ENV, log_path)
     wheels = sorted(dest.glob("*.whl"))

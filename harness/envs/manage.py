@@ -23,6 +23,7 @@ from typing import Callable, Iterator
 from harness import __version__ as harness_version
 from harness.engines import get_engine
 from harness.envs.installer import Installer, check_network, choose_installer, download_wheel
+from harness.envs.interpreters import interpreter_at, interpreter_for, wheel_requires_python
 from harness.envs.model import (
     MARKER,
     EngineEnv,
@@ -39,7 +40,7 @@ from harness.envs.model import (
     write_marker,
 )
 from harness.envs.probe import probe
-from harness.envs.recipes import InstallSteps, Recipe, run_py
+from harness.envs.recipes import InstallSteps, Recipe
 from harness.clock import utc_now
 from harness.errors import EXIT_HARNESS, HarnessError, InputError
 
@@ -225,14 +226,28 @@ def _build(recipe: Recipe, env_dir: Path, inst: Installer, base_python: str, log
            progress: Progress) -> dict:
     name = env_dir.name
     engine = get_engine(recipe.engine)
-    progress(f"{name}: creating venv ({inst.kind}) from {base_python}")
-    inst.create(env_dir, base_python, log_path)
-    python = env_python(env_dir)
-    py_version = run_py(python, "import sys; print('%d.%d' % sys.version_info[:2])")
-
+    # The engine's wheel first (whatever Pythons it accepts): its Requires-Python picks the interpreter.
     progress(f"{name}: fetching {recipe.requirement}")
-    download = env_dir / ".kv-harness-download"
-    wheel = download_wheel(recipe.requirement, download, py_version, inst.sources, log_path)
+    base = interpreter_at(base_python)
+    staged = env_dir.parent / f".{name}.download"
+    shutil.rmtree(staged, ignore_errors=True)
+    try:
+        wheel = download_wheel(recipe.requirement, staged, base.minor if base else "3.11", inst.sources, log_path,
+                               ignore_requires_python=True)
+        chosen = interpreter_for(recipe.requirement, wheel_requires_python(wheel), base_python)
+        if base is None or chosen.minor != base.minor:
+            progress(f"{name}: {recipe.requirement} needs Python {wheel_requires_python(wheel)}: using "
+                     f"{chosen.path} ({chosen.version})")
+            shutil.rmtree(staged)
+            wheel = download_wheel(recipe.requirement, staged, chosen.minor, inst.sources, log_path)
+        progress(f"{name}: creating venv ({inst.kind}) from {chosen.path}")
+        inst.create(env_dir, chosen.path, log_path)
+        python = env_python(env_dir)
+        download = env_dir / ".kv-harness-download"
+        shutil.move(str(staged), str(download))
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
+    wheel = download / wheel.name
     steps = InstallSteps(recipe=recipe, env_dir=env_dir, python=python, wheel=wheel, download_dir=download,
                          installer=inst, log_path=log_path, progress=progress)
     engine.install(steps)
