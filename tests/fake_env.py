@@ -28,12 +28,17 @@ os.execv({python!r}, [{python!r}, {standin!r}, "--port", port, "--serve-after-kv
 """
 
 
-def make_fake_env(root: Path, behaviours: dict[int, list[str]], version: str = "0.32.0") -> Path:
-    """Returns the fake interpreter path; behaviours map max_num_batched_tokens -> stand-in flags."""
+def make_fake_env(root: Path, behaviours: dict[int, list[str]], version: str = "0.32.0",
+                  torch_version: str = "2.0.0+standin", torch_cuda: str | None = None) -> Path:
+    """Returns the fake interpreter path; behaviours map max_num_batched_tokens -> stand-in flags.
+    `torch_cuda`: the CUDA its torch says it was built for (torch.version.cuda), None: a CPU build."""
     site = root / "site"
-    for package, pkg_version in (("vllm", version), ("torch", "2.0.0+standin")):
+    for package, pkg_version in (("vllm", version), ("torch", torch_version)):
         (site / package).mkdir(parents=True)
-        (site / package / "__init__.py").write_text(f"__version__ = {pkg_version!r}\n")
+        init = f"__version__ = {pkg_version!r}\n"
+        if package == "torch":
+            init += f"class version:\n    cuda = {torch_cuda!r}\n"
+        (site / package / "__init__.py").write_text(init)
         dist = site / f"{package}-{pkg_version}.dist-info"
         dist.mkdir()
         (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: {pkg_version}\n")

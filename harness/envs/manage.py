@@ -114,7 +114,7 @@ def _external_env(engine: str, version: str | None, python: Path, cache_dir: Pat
     return EngineEnv(
         engine=engine, requested_version=version, path=env_dir, python=python,
         engine_version=found["engine_version"], torch_version=found["torch_version"], cpu=cpu,
-        env_vars=env_vars, managed=False,
+        env_vars=env_vars, managed=False, torch_cuda=found.get("torch_cuda"),
     )
 
 
@@ -268,6 +268,7 @@ def _build(recipe: Recipe, env_dir: Path, inst: Installer, base_python: str, log
         "package": recipe.requirement,
         "engine_version": found["engine_version"],
         "torch_version": found["torch_version"],
+        "torch_cuda": found.get("torch_cuda"),
         "python_version": found["python_version"],
         "dists": found["dists"],
         "workarounds": [*recipe.workarounds, *steps.applied],

@@ -45,6 +45,7 @@ class EngineEnv:
     managed: bool = True  # False: an interpreter the scenario named (`engines.<e>.python`)
     package: str | None = None  # what was installed from the registry: `<distribution>==<version>`
     workarounds: tuple[str, ...] = ()  # CPU fixes applied at install (named by the engine's recipe)
+    torch_cuda: str | None = None  # the CUDA its torch was built for ("13.0"); None: a CPU build, or not known
 
     @property
     def name(self) -> str:
@@ -166,7 +167,18 @@ def env_from_marker(env_dir: Path, info: dict) -> EngineEnv:
         managed=True,
         package=info.get("package"),
         workarounds=tuple(info.get("workarounds", ())),
+        torch_cuda=info.get("torch_cuda") or cuda_of_local_tag(info["torch_version"]),
     )
+
+
+def cuda_of_local_tag(torch_version: str) -> str | None:
+    """The CUDA a torch build's local version names ("2.9.1+cu128" -> "12.8"); None without one (PyPI's
+    default build of a release has no tag: only the env's torch can say, and envs made before it was
+    asked do not)."""
+    tag = torch_version.partition("+")[2]
+    if not (tag.startswith("cu") and tag[2:].isdigit() and len(tag) >= 5):
+        return None
+    return f"{int(tag[2:-1])}.{tag[-1]}"
 
 
 def env_summary(env: EngineEnv) -> dict:

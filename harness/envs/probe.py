@@ -23,6 +23,7 @@ out["engine_version"] = str(getattr(mod, "__version__", ""))
 try:
     import torch
     out["torch_version"] = str(torch.__version__)
+    out["torch_cuda"] = getattr(getattr(torch, "version", None), "cuda", None)
 except ImportError:
     out["torch_version"] = ""
 dists = {}
@@ -40,7 +41,8 @@ print("KV-HARNESS-PROBE " + json.dumps(out), flush=True)
 
 def probe(python: Path, engine: str, env_vars: dict[str, str] | None = None, checks: tuple[str, ...] = (),
           timeout_s: float = 600.0) -> dict:
-    """{prefix, python_version, engine_version, torch_version, dists} as seen by `python`.
+    """{prefix, python_version, engine_version, torch_version, torch_cuda, dists} as seen by `python`
+    (torch_cuda: the CUDA its torch was built for, None for a CPU build).
 
     `checks` are extra modules that must import (e.g. sgl_kernel, which needs the libcuda stub).
     """

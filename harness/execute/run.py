@@ -18,7 +18,7 @@ import os
 import platform
 import shutil
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +30,7 @@ from harness.execute import signals
 from harness.execute.procs import reap_recorded_groups
 from harness.execute.executors.protocol import Executor
 from harness.execute.executors.sequential import SequentialExecutor
-from harness.execute.gpu import NO_GPU_NOTE, nvml_reader
+from harness.execute.gpu import NO_GPU_NOTE, driver_versions, nvml_reader
 from harness.execute.models import resolve_model
 from harness.execute.point_run import GROUPS_DIR, PointJob, PointResult
 from harness.results.io import release_key
@@ -281,6 +281,21 @@ def _engine_envs(points: list[Point], scenario: Scenario, install_missing: bool
     return envs, later
 
 
+def check_driver(envs: Iterable) -> None:
+    """Stop before the first launch when this host's driver cannot run an env's CUDA build."""
+    from harness.envs.cuda_driver import cuda_of_driver, driver_refusal
+
+    versions = driver_versions()
+    if versions is None:
+        return
+    driver, cuda = versions
+    for env in envs:
+        line = driver_refusal(f"{env.engine} {env.engine_version} env {env.path}", env.torch_version,
+                              getattr(env, "torch_cuda", None), driver, cuda_of_driver(cuda))
+        if line:
+            raise InputError(line)
+
+
 def _release_entry(env) -> dict:
     from harness.envs.manage import env_info
 
@@ -346,6 +361,8 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
         if note and not scenario.engines[engine].python:
             raise InputError(note)
     envs, later = _engine_envs(points, scenario, options.install_missing)
+    if gpu_read is not None:
+        check_driver(envs.values())
     check_engine_cli(envs, scenario)
     digest = scenario_digest(scenario)
     run_options = {"stop_after": stop_after, "timeout_s": timeout_s}
@@ -433,6 +450,8 @@ def _run_locked(scenario, scenario_path, options, points, executor, executor_war
                 from harness.envs import install_env
 
                 envs[key] = install_env(*key)
+                if gpu_read is not None:
+                    check_driver([envs[key]])
                 check_engine_cli({key[0]: envs[key]}, scenario)
                 _record_envs(info, scenario, {key: envs[key]})
                 _write_info(info_path, info)

@@ -1,0 +1,65 @@
+"""`run` on a GPU host, simulated: the GPU host stand-in (tests/support/gpu_host: a fake NVML with its
+driver and the CUDA it supports) and a fake engine env whose torch names its CUDA build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.envs.cuda_driver import cuda_of_driver, driver_refusal
+from tests.fake_env import OK_LOG, make_fake_env
+from tests.support.gpu_host import GpuHost, install
+
+
+def _scenario(tmp_path: Path, python: Path) -> Path:
+    path = tmp_path / "gpu.yaml"
+    path.write_text(f"""
+name: gpu
+model: {{builtin: tiny-llama}}
+gpu: {{memory_gib: 24}}
+engines:
+  vllm:
+    version: "0.32.0"
+    python: {python}
+    sweep: {{max_num_batched_tokens: [256]}}
+run: {{timeout_s: 20, stop_after: ready}}
+""")
+    return path
+
+
+def test_nvmls_cuda_driver_version_reads_as_major_dot_minor():
+    assert (cuda_of_driver(12080), cuda_of_driver(13000), cuda_of_driver(None)) == ("12.8", "13.0", None)
+
+
+@pytest.mark.parametrize("env_cuda, driver_cuda, refused", [
+    ("13.0", "12.8", True),   # PyPI's torch 2.13/2.14 on most clouds' drivers
+    ("12.8", "12.4", False),  # minor version compatibility within a major
+    ("12.8", "13.0", False),  # a newer driver runs older builds
+    (None, "12.4", False),    # a CPU build, or an env that cannot say: nothing to check
+])
+def test_a_driver_runs_builds_of_its_cuda_major_or_older(env_cuda, driver_cuda, refused):
+    line = driver_refusal("vllm 0.32.0 env /e", "2.13.0", env_cuda, "570.133.20", driver_cuda)
+    assert (line is not None) is refused
+
+
+def test_a_cuda_13_env_on_a_cuda_12_driver_stops_before_the_first_launch(tmp_path, monkeypatch, capsys):
+    install(monkeypatch, GpuHost.of("RTX4090", driver_version="570.133.20", cuda_driver_version=12080)
+            .write(tmp_path / "host"))
+    python = make_fake_env(tmp_path / "env", {256: ["--log", str(OK_LOG)]}, torch_version="2.13.0", torch_cuda="13.0")
+    out = tmp_path / "out"
+    assert main(["run", str(_scenario(tmp_path, python)), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "its torch 2.13.0 is a CUDA 13.0 build, which needs an NVIDIA driver for CUDA 13 " \
+        "(>= 580.65.06); this host's driver 570.133.20 supports CUDA 12.8" in err[0], err
+    assert not (out / "results.csv").exists()
+
+
+def test_the_same_env_on_a_cuda_13_driver_launches(tmp_path, monkeypatch):
+    install(monkeypatch, GpuHost.of("RTX4090", driver_version="580.82.07", cuda_driver_version=13000)
+            .write(tmp_path / "host"))
+    python = make_fake_env(tmp_path / "env", {256: ["--log", str(OK_LOG)]}, torch_version="2.13.0", torch_cuda="13.0")
+    out = tmp_path / "out"
+    assert main(["run", str(_scenario(tmp_path, python)), "--out", str(out)]) == 0
+    assert (out / "results.csv").is_file()
