@@ -63,3 +63,23 @@ def test_the_same_env_on_a_cuda_13_driver_launches(tmp_path, monkeypatch):
     out = tmp_path / "out"
     assert main(["run", str(_scenario(tmp_path, python)), "--out", str(out)]) == 0
     assert (out / "results.csv").is_file()
+
+
+def test_a_card_another_job_holds_stops_the_run_counting_every_point_left_and_leaving_nothing(tmp_path, monkeypatch,
+                                                                                               capsys):
+    from harness.scenario import load_scenario_with_releases, expand
+
+    install(monkeypatch, GpuHost.of("RTX4090").busy(0, 4242, 3000).write(tmp_path / "host"))
+    python = make_fake_env(tmp_path / "env", {n: ["--log", str(OK_LOG)] for n in (333, 444, 555)})
+    scenario = _scenario(tmp_path, python)
+    scenario.write_text(scenario.read_text().replace("[256]", "[333, 444, 555]"))
+    names = [p.name[:8] for p in expand(load_scenario_with_releases(scenario, None))]
+    tmp_root = Path("/tmp")
+    before = {d.name for d in tmp_root.glob("kvh-*")}
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out)]) == 2  # the host is not ready: not a harness failure
+    err = capsys.readouterr().err.strip().splitlines()[-1]  # after the progress lines, one line
+    assert err.startswith("error: GPU busy before launch: GPU 0 has 3000 MiB in use by other processes"), err
+    assert "3 point(s) of this run left unrun (0 measured" in err and f"--resume {out}" in err
+    left = {d.name for d in tmp_root.glob("kvh-*")} - before
+    assert not [d for d in left if any(d.startswith(f"kvh-{n}-") for n in names)]

@@ -16,7 +16,7 @@ from harness.clock import utc_now_iso
 from harness.engines import get_engine
 from harness.envs import default_cache_dir
 from harness.execute.engine_process import LaunchContext, launch_spec
-from harness.execute.gpu import nvml_reader, wait_for_release, wait_until_idle
+from harness.execute.gpu import GpuBusyError, nvml_reader, wait_for_release, wait_until_idle
 from harness.execute.host import read_host_memory, settled_host_memory, wait_for_host_release
 from harness.execute.launcher import LaunchOutcome, launch
 from harness.predict.host import DeviceMemory
@@ -152,7 +152,11 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
     gpu_read = nvml_reader() if job.device == "cuda" else None
     baseline = None
     if gpu_read is not None:
-        baseline = wait_until_idle(gpu_read, gpus or [0], wait_s=job.wait_for_idle_gpu_s)
+        try:
+            baseline = wait_until_idle(gpu_read, gpus or [0], wait_s=job.wait_for_idle_gpu_s)
+        except GpuBusyError:
+            shutil.rmtree(tmp_dir, ignore_errors=True)  # nothing launched: leave nothing behind
+            raise
         state = next(iter(baseline.values()))
         row_ctx.device_name, row_ctx.device_total_mib = state.name, round(state.total_mib)
         row_ctx.driver_version = state.driver_version

@@ -16,6 +16,7 @@ import logging
 import secrets
 import os
 import platform
+import re
 import shutil
 import socket
 from collections.abc import Callable, Iterable
@@ -30,7 +31,7 @@ from harness.execute import signals
 from harness.execute.procs import reap_recorded_groups
 from harness.execute.executors.protocol import Executor
 from harness.execute.executors.sequential import SequentialExecutor
-from harness.execute.gpu import NO_GPU_NOTE, driver_versions, nvml_reader
+from harness.execute.gpu import NO_GPU_NOTE, GpuBusyError, driver_versions, nvml_reader
 from harness.execute.models import resolve_model
 from harness.execute.point_run import GROUPS_DIR, PointJob, PointResult
 from harness.results.io import release_key
@@ -471,6 +472,13 @@ def _run_locked(scenario, scenario_path, options, points, executor, executor_war
 
                 remove_env(key[0], key[1], cpu=envs[key].cpu)
                 result.notes.append(f"removed the {key[0]} {key[1]} environment after its points (--remove-after)")
+    except GpuBusyError as exc:
+        # The whole run's count, not the release group's the executor saw; the rows so far are kept.
+        unrun = len(todo) - len(result.results)
+        said = re.sub(r"; \d+ points left unrun \(.*\)$", "", str(exc))  # the executor's count: one group's
+        raise GpuBusyError(f"{said}; {unrun} point(s) of this run "
+                           f"left unrun ({len(result.results)} measured, kept in {result.csv_path}); finish them "
+                           f"with: python -m harness run {scenario_path} --resume {run_dir}") from None
     except KeyboardInterrupt:
         while signals.holding():
             signals.release()
