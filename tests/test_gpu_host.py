@@ -83,3 +83,15 @@ def test_a_card_another_job_holds_stops_the_run_counting_every_point_left_and_le
     assert "3 point(s) of this run left unrun (0 measured" in err and f"--resume {out}" in err
     left = {d.name for d in tmp_root.glob("kvh-*")} - before
     assert not [d for d in left if any(d.startswith(f"kvh-{n}-") for n in names)]
+
+
+@pytest.mark.parametrize("card, comparable", [("L4", True), ("A10G", True), ("RTX4090", True), ("A100-80GB", False)])
+def test_a_24_gb_scenario_is_comparable_on_every_card_sold_as_24_gb(tmp_path, monkeypatch, card, comparable):
+    import json
+
+    install(monkeypatch, GpuHost.of(card).write(tmp_path / "host"))
+    python = make_fake_env(tmp_path / "env", {256: ["--log", str(OK_LOG)]})
+    out = tmp_path / "out"
+    assert main(["run", str(_scenario(tmp_path, python)), "--out", str(out)]) == 0
+    warnings = json.loads((out / "run.json").read_text())["warnings"]
+    assert any("not comparable with the scenario's" in w for w in warnings) is not comparable, warnings

@@ -95,6 +95,18 @@ def _process_memory(pynvml, function: str, handle) -> dict[int, int | None]:
     return {p.pid: p.usedGpuMemory for p in processes}
 
 
+# A card "sold as N GB" has a little less than N GiB usable to NVML: the L4 and A10G, cloud "24 GB" cards,
+# report 23,034 and 23,028 MiB (22.5 GiB), the RTX 3090/4090 24,576 MiB; an L40S "48 GB" 46,068 MiB (45.0
+# GiB); an H100 "80 GB" 81,559 MiB. A scenario's gpu.memory_gib names such a class.
+CARD_CLASS_LOW = 0.93  # the smallest card of a class, as a share of its size (L4: 22.49 / 24)
+CARD_CLASS_HIGH = 1.01
+
+
+def in_card_class(card_mib: float, class_gib: float) -> bool:
+    """Whether a card of `card_mib` (NVML's total) is one sold as `class_gib` GB."""
+    return CARD_CLASS_LOW <= card_mib / 1024 / class_gib <= CARD_CLASS_HIGH
+
+
 def driver_versions() -> tuple[str, int | None] | None:
     """(the driver's version, the CUDA version it supports as NVML says it: 12080 for 12.8), None without
     a driver; the CUDA version None when NVML cannot say (a driver before CUDA 10.1's NVML)."""

@@ -31,7 +31,7 @@ from harness.execute import signals
 from harness.execute.procs import reap_recorded_groups
 from harness.execute.executors.protocol import Executor
 from harness.execute.executors.sequential import SequentialExecutor
-from harness.execute.gpu import NO_GPU_NOTE, GpuBusyError, driver_versions, nvml_reader
+from harness.execute.gpu import NO_GPU_NOTE, GpuBusyError, driver_versions, in_card_class, nvml_reader
 from harness.execute.models import resolve_model
 from harness.execute.point_run import GROUPS_DIR, PointJob, PointResult
 from harness.results.io import release_key
@@ -43,7 +43,6 @@ from harness.scenario.checks import release_notes
 
 log = logging.getLogger(__name__)
 
-GPU_MISMATCH_PCT = 5.0
 
 
 @dataclass
@@ -394,9 +393,9 @@ def _run_locked(scenario, scenario_path, options, points, executor, executor_war
 
     result.warnings.extend(filter(None, (env.version_mismatch() for env in envs.values())))
     card_gib = machine["gpu"]["total_mib"] / 1024 if machine.get("gpu") else None
-    if scenario.gpu.memory_gib and card_gib and abs(card_gib - scenario.gpu.memory_gib) / scenario.gpu.memory_gib * 100 > GPU_MISMATCH_PCT:
-        result.warnings.append(f"scenario is about a {scenario.gpu.memory_gib:g} GiB card, this one has {card_gib:.1f} GiB: "
-                               "numbers are not comparable with the scenario's")
+    if scenario.gpu.memory_gib and card_gib and not in_card_class(card_gib * 1024, scenario.gpu.memory_gib):
+        result.warnings.append(f"scenario is about a {scenario.gpu.memory_gib:g} GB card, this one has {card_gib:.1f} GiB "
+                               "(not a card sold as that size): numbers are not comparable with the scenario's")
     result.warnings.extend(executor_warnings)
     for warning in result.warnings:
         log.warning(warning)
