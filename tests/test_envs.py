@@ -74,7 +74,7 @@ def test_default_cache_dir_env_overrides(monkeypatch, tmp_path):
     assert default_cache_dir() == tmp_path / "mine"
 
 
-def test_device_override(monkeypatch):
+def test_device_override(monkeypatch, tmp_path):
     monkeypatch.setenv("KV_HARNESS_DEVICE", "cpu")
     assert host_is_cpu_only() is True
     monkeypatch.setenv("KV_HARNESS_DEVICE", "gpu")
@@ -83,7 +83,13 @@ def test_device_override(monkeypatch):
     with pytest.raises(InputError, match="KV_HARNESS_DEVICE"):
         host_is_cpu_only()
     monkeypatch.delenv("KV_HARNESS_DEVICE")
-    assert host_is_cpu_only() is (not Path("/proc/driver/nvidia/version").exists())
+    # NVML decides, as it does the run's device: a GPU host (the stand-in) and one whose NVML finds none
+    from tests.support.gpu_host import GpuHost, install
+
+    install(monkeypatch, GpuHost.of("L4").write(tmp_path))
+    assert host_is_cpu_only() is False
+    monkeypatch.setenv("KVH_FAKE_GPU_HOST", str(tmp_path / "no-driver.json"))
+    assert host_is_cpu_only() is True
 
 
 def test_recipes_pick_the_cpu_build_only_on_cpu_hosts():

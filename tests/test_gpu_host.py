@@ -95,3 +95,21 @@ def test_a_24_gb_scenario_is_comparable_on_every_card_sold_as_24_gb(tmp_path, mo
     assert main(["run", str(_scenario(tmp_path, python)), "--out", str(out)]) == 0
     warnings = json.loads((out / "run.json").read_text())["warnings"]
     assert any("not comparable with the scenario's" in w for w in warnings) is not comparable, warnings
+
+
+def test_a_gpu_host_told_cpu_measures_the_cpu_engines_and_envs_follow_the_same_detector(tmp_path, monkeypatch):
+    from harness.envs import host_is_cpu_only
+
+    install(monkeypatch, GpuHost.of("A100-80GB").write(tmp_path / "host"))
+    assert host_is_cpu_only() is False
+    monkeypatch.setenv("KV_HARNESS_DEVICE", "cpu")
+    assert host_is_cpu_only() is True
+    python = make_fake_env(tmp_path / "env", {256: ["--log", str(OK_LOG)]})
+    scenario = _scenario(tmp_path, python)
+    scenario.write_text(scenario.read_text().replace("memory_gib: 24", "memory_gib: null"))
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out)]) == 0
+    from harness.results.io import read_results
+
+    row = read_results(out / "results.csv").iloc[0]
+    assert str(row["device_name"]).startswith("cpu (")  # not the A100 NVML sees

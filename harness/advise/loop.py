@@ -124,9 +124,10 @@ def _points(data: dict[str, Any], path: Path) -> list[Point]:
 
 def measure_device(engine: str, version: str | None, env: dict[str, str], scenario: Scenario) -> Device:
     """What a launch here would size from: the card (NVML), else host memory as the engine reads it."""
+    from harness.envs import host_is_cpu_only
     from harness.execute.gpu import nvml_reader
 
-    read = nvml_reader()
+    read = None if host_is_cpu_only() else nvml_reader()
     if read is not None:
         state = read(0)
         return Device(state.total_mib, state.total_mib - state.used_mib, "cuda", f"GPU 0 ({state.name})")

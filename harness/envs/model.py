@@ -10,6 +10,7 @@ from pathlib import Path
 
 from harness.atomic import write_json
 from harness.engines import engine_names, get_engine
+from harness.nvml import device_count
 from harness.errors import InputError
 
 # Written last by an install: a directory without it is half-built and never used.
@@ -108,14 +109,14 @@ def env_name(engine: str, version: str, cpu: bool) -> str:
 
 
 def host_is_cpu_only() -> bool:
-    """True when no NVIDIA driver is loaded ($KV_HARNESS_DEVICE=cpu|gpu overrides)."""
+    """True when NVML finds no NVIDIA GPU ($KV_HARNESS_DEVICE=cpu|gpu overrides: cpu measures the CPU
+    engines on a GPU host). The run's device follows the same answer."""
     forced = os.environ.get(DEVICE_ENV_VAR, "").strip().lower()
     if forced in ("cpu", "gpu", "cuda"):
         return forced == "cpu"
     if forced:
         raise InputError(f"${DEVICE_ENV_VAR}={forced!r}: expected cpu or gpu")
-    # The kernel driver publishes this file; a CUDA toolkit alone (nvcc, stub libs) does not.
-    return not Path("/proc/driver/nvidia/version").exists()
+    return device_count() == 0
 
 
 def env_python(env_dir: Path) -> Path:

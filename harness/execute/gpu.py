@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from harness.errors import EXIT_USAGE, HarnessError
+from harness.nvml import device_count
 
 log = logging.getLogger(__name__)
 
@@ -126,13 +127,7 @@ def driver_versions() -> tuple[str, int | None] | None:
 
 
 def visible_gpu_count() -> int:
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        return pynvml.nvmlDeviceGetCount()
-    except Exception:  # noqa: BLE001
-        return 0
+    return device_count()
 
 
 def wait_until_idle(read: Reader, indices: list[int], wait_s: float = 0.0, poll_s: float = 2.0,

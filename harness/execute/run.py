@@ -348,8 +348,12 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
         raise InputError(f"--wait-for-idle-gpu {options.wait_for_idle_gpu_s:g}: must be 0 or more seconds")
     check_model_path(scenario.model)
 
-    gpu_read = nvml_reader()
-    device = "cuda" if gpu_read else "cpu"
+    from harness.envs import host_is_cpu_only
+
+    device = "cpu" if host_is_cpu_only() else "cuda"  # the env flavour's answer too: one detector
+    gpu_read = nvml_reader() if device == "cuda" else None
+    if device == "cuda" and gpu_read is None:
+        raise InputError("$KV_HARNESS_DEVICE=gpu, but NVML finds no NVIDIA GPU on this host")
     if scenario.gpu.memory_gib and gpu_read is None:
         # Launching anyway would size KV from host RAM (vLLM-CPU) and call it a GPU result.
         raise InputError(f"{scenario_path}: gpu.memory_gib: the scenario is about a {scenario.gpu.memory_gib:g} GiB GPU, "

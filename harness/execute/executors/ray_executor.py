@@ -60,8 +60,6 @@ def _tell(progress, message) -> None:
 
 def _on_this_node(point, job, work_root: Path, node: str):
     """The job as this node sees it, or (kind, message) naming what the node lacks."""
-    from harness.execute.gpu import nvml_reader
-
     env = job.envs[point.engine]
     if not Path(env.python).exists():
         if not getattr(env, "managed", True):
@@ -77,7 +75,9 @@ def _on_this_node(point, job, work_root: Path, node: str):
     if model.is_absolute() and not model.exists():
         return None, ("model_missing", (f"node {node}: model files {model} are not on this node "
                                         "(put the models dir on a shared filesystem, or build/download it there)"))
-    device = "cuda" if nvml_reader() is not None else "cpu"
+    from harness.envs import host_is_cpu_only
+
+    device = "cpu" if host_is_cpu_only() else "cuda"  # the detector the driver's run and the envs use
     return dataclasses.replace(job, run_dir=work_root, envs={**job.envs, point.engine: env}, device=device), None
 
 
