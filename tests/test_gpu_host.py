@@ -113,3 +113,26 @@ def test_a_gpu_host_told_cpu_measures_the_cpu_engines_and_envs_follow_the_same_d
 
     row = read_results(out / "results.csv").iloc[0]
     assert str(row["device_name"]).startswith("cpu (")  # not the A100 NVML sees
+
+
+@pytest.mark.parametrize("card, cuda_total", [("RTX4090", 24564 - 348), ("A100-80GB", 81920 - 870)])
+def test_vllm_rows_and_predictions_take_the_total_cuda_reports_not_nvmls(tmp_path, monkeypatch, card, cuda_total):
+    from harness.predict import load_model_description, predict_point
+    from harness.results.io import read_results
+    from harness.scenario import expand, load_scenario_with_releases
+
+    install(monkeypatch, GpuHost.of(card).write(tmp_path / "host"))
+    python = make_fake_env(tmp_path / "env", {256: ["--log", str(OK_LOG)]}, torch_cuda="12.8")
+    scenario = _scenario(tmp_path, python)
+    scenario.write_text(scenario.read_text().replace("memory_gib: 24", "memory_gib: null"))
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out)]) == 0
+    row = read_results(out / "results.csv").iloc[0]
+    assert row["device_total_mib"] == cuda_total
+    point = expand(load_scenario_with_releases(scenario, None))[0]
+    free = GpuHost.of(card).cards[0].total_mib - GpuHost.of(card).cards[0].reserved_mib  # idle: NVML total - used
+    from harness.execute.models import resolve_model
+
+    expected = predict_point(point, load_model_description(resolve_model(point.model)), cuda_total, device="cuda",
+                             gpu_free_mib=free)
+    assert row["predicted_kv_tokens"] == expected.kv_tokens

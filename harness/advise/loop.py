@@ -130,7 +130,9 @@ def measure_device(engine: str, version: str | None, env: dict[str, str], scenar
     read = None if host_is_cpu_only() else nvml_reader()
     if read is not None:
         state = read(0)
-        return Device(state.total_mib, state.total_mib - state.used_mib, "cuda", f"GPU 0 ({state.name})")
+        total, basis = _engine_gpu_total(engine, version, scenario, read)
+        return Device(total or state.total_mib, state.total_mib - state.used_mib, "cuda",
+                      f"GPU 0 ({state.name}{basis if total else ''})")
     if scenario.gpu.memory_gib:
         raise InputError(f"the scenario is about a {scenario.gpu.memory_gib:g} GiB GPU, but this host has no NVIDIA "
                          "GPU (NVML unavailable): advise launches real engines, so run it on a GPU host")
@@ -140,6 +142,23 @@ def measure_device(engine: str, version: str | None, env: dict[str, str], scenar
     if memory is None:
         raise InputError(f"{engine} {version or ''}: no host memory size to tune against on this CPU host")
     return Device(memory.total_mib, memory.free_mib, "cpu", memory.basis)
+
+
+def _engine_gpu_total(engine: str, version: str | None, scenario: Scenario, read) -> tuple[float | None, str]:
+    """The total the engine sizes from on GPU 0 where it is not NVML's (vLLM: CUDA's, through its env)."""
+    from harness.envs import resolve_env
+    from harness.execute.cuda_reading import engine_gpu_total_mib
+    from harness.execute.gpu import visible_gpu_count
+
+    source = get_engine(engine).gpu_total_source
+    if source == "nvml":
+        return None, ""
+    try:
+        env = resolve_env(engine, version, python=scenario.engines[engine].python)
+    except HarnessError:
+        return None, ""
+    total = engine_gpu_total_mib(source, str(env.python), env.env_vars, read, [0], visible_gpu_count())
+    return total, "; CUDA's total" if source == "cuda" else "; the host's smallest card"
 
 
 def _launches(results_csv: Path, by_id: dict[str, Setting]) -> list[Launch]:

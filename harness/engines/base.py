@@ -324,6 +324,11 @@ class Engine(ABC):
     def dp_adds_gpus(self, args: Mapping[str, Any]) -> bool:
         return True
 
+    # The device total this engine sizes from on a GPU: "nvml" (the card's total as NVML reports it),
+    # "cuda" (cudaMemGetInfo's total through the env's own torch: NVML's less what the driver reserves),
+    # "nvml_min" (the smallest card NVML lists on the host, whichever card the engine runs on).
+    gpu_total_source: ClassVar[str] = "nvml"
+
     def host_gpu_warning(self, host_gpus: list) -> str | None:
         """A warning about this host's GPUs that matters for this engine's sizing, or None."""
         return None

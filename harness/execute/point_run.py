@@ -16,7 +16,8 @@ from harness.clock import utc_now_iso
 from harness.engines import get_engine
 from harness.envs import default_cache_dir
 from harness.execute.engine_process import LaunchContext, launch_spec
-from harness.execute.gpu import GpuBusyError, nvml_reader, wait_for_release, wait_until_idle
+from harness.execute.cuda_reading import engine_gpu_total_mib
+from harness.execute.gpu import GpuBusyError, nvml_reader, visible_gpu_count, wait_for_release, wait_until_idle
 from harness.execute.host import read_host_memory, settled_host_memory, wait_for_host_release
 from harness.execute.launcher import LaunchOutcome, launch
 from harness.predict.host import DeviceMemory
@@ -159,6 +160,11 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
             raise
         state = next(iter(baseline.values()))
         row_ctx.device_name, row_ctx.device_total_mib = state.name, round(state.total_mib)
+        # the total the engine itself sizes from (vLLM: CUDA's, SGLang: the host's smallest card), when not NVML's
+        engine_total = engine_gpu_total_mib(engine.gpu_total_source, ctx.python, ctx.env_vars, gpu_read, gpus or [0],
+                                            visible_gpu_count())
+        if engine_total:
+            row_ctx.device_total_mib = round(engine_total)
         row_ctx.driver_version = state.driver_version
         row_ctx.gpu_busy_before_mib = round(sum(s.used_mib for s in baseline.values()))
     else:

@@ -98,6 +98,10 @@ class SglangEngine(Engine):
         # With --enable-dp-attention the DP ranks live inside the TP group.
         return not args.get("enable_dp_attention")
 
+    # nvidia-smi's memory.total, the min over every GPU of the host (0.5.22 srt/utils/common.py:953
+    # get_device_memory_capacity; ENGINES.md 2.6)
+    gpu_total_source = "nvml_min"
+
     def host_gpu_warning(self, host_gpus: list) -> str | None:
         """SGLang sizes its defaults from the smallest GPU nvidia-smi lists, ignoring CUDA_VISIBLE_DEVICES
         (sglang/srt/utils/common.py get_nvgpu_memory_capacity, 0.5.22)."""

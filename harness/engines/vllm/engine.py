@@ -77,6 +77,9 @@ class VllmEngine(Engine):
     # a smaller dummy-forward peak leaves more of the budget to KV (tried largest first)
     batch_knob, batch_steps = "max_num_batched_tokens", (8192, 4096, 2048, 1024, 512)
     fraction_ceiling = 0.98  # where vLLM's own auto-tune script starts stepping down
+    # requested = ceil(total x utilization) of torch.accelerator.get_memory_info()'s total, i.e. cudaMemGetInfo
+    # (0.32.0 vllm/v1/worker/utils.py request_memory; vllm/utils/mem_utils.py MemorySnapshot)
+    gpu_total_source = "cuda"
     kv_shortfall_errors = frozenset({"max_model_len_too_large", "no_kv_cache_memory", "autofit_impossible",
                                      "external_weights_exceed_budget"})
 
