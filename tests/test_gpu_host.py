@@ -136,3 +136,23 @@ def test_vllm_rows_and_predictions_take_the_total_cuda_reports_not_nvmls(tmp_pat
     expected = predict_point(point, load_model_description(resolve_model(point.model)), cuda_total, device="cuda",
                              gpu_free_mib=free)
     assert row["predicted_kv_tokens"] == expected.kv_tokens
+
+
+def test_the_sequential_path_runs_on_the_card_cuda_visible_devices_names_and_describes_that_card(tmp_path,
+                                                                                                  monkeypatch):
+    # advise launches through the sequential executor: an 80 GB A100 must not be recorded for a run
+    # the user sent to the L4
+    import json
+
+    from harness.execute.run import RunOptions, run_scenario
+    from harness.results.io import read_results
+
+    install(monkeypatch, GpuHost.of("A100-80GB", "L4").write(tmp_path / "host"))
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    python = make_fake_env(tmp_path / "env", {256: ["--log", str(OK_LOG)]})
+    out = tmp_path / "out"
+    run_scenario(_scenario(tmp_path, python), RunOptions(out=out))
+    row = read_results(out / "results.csv").iloc[0]
+    assert (row["device_name"], str(row["gpu_indices"])) == ("NVIDIA L4", "1")
+    machine = json.loads((out / "run.json").read_text())["machine"]
+    assert machine["gpu"]["name"] == "NVIDIA L4" and [g["index"] for g in machine["gpus"]] == [1]

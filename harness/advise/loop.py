@@ -129,10 +129,14 @@ def measure_device(engine: str, version: str | None, env: dict[str, str], scenar
 
     read = None if host_is_cpu_only() else nvml_reader()
     if read is not None:
-        state = read(0)
-        total, basis = _engine_gpu_total(engine, version, scenario, read)
+        from harness.execute.executors.slots import default_gpus
+        from harness.execute.gpu import visible_gpu_count
+
+        index = default_gpus(visible_gpu_count())[0]  # where the launches go (the sequential executor's first)
+        state = read(index)
+        total, basis = _engine_gpu_total(engine, version, scenario, read, index)
         return Device(total or state.total_mib, state.total_mib - state.used_mib, "cuda",
-                      f"GPU 0 ({state.name}{basis if total else ''})")
+                      f"GPU {index} ({state.name}{basis if total else ''})")
     if scenario.gpu.memory_gib:
         raise InputError(f"the scenario is about a {scenario.gpu.memory_gib:g} GiB GPU, but this host has no NVIDIA "
                          "GPU (NVML unavailable): advise launches real engines, so run it on a GPU host")
@@ -144,8 +148,9 @@ def measure_device(engine: str, version: str | None, env: dict[str, str], scenar
     return Device(memory.total_mib, memory.free_mib, "cpu", memory.basis)
 
 
-def _engine_gpu_total(engine: str, version: str | None, scenario: Scenario, read) -> tuple[float | None, str]:
-    """The total the engine sizes from on GPU 0 where it is not NVML's (vLLM: CUDA's, through its env)."""
+def _engine_gpu_total(engine: str, version: str | None, scenario: Scenario, read,
+                      index: int) -> tuple[float | None, str]:
+    """The total the engine sizes from on GPU `index` where it is not NVML's (vLLM: CUDA's, through its env)."""
     from harness.envs import resolve_env
     from harness.execute.cuda_reading import engine_gpu_total_mib
     from harness.execute.gpu import visible_gpu_count
@@ -157,7 +162,7 @@ def _engine_gpu_total(engine: str, version: str | None, scenario: Scenario, read
         env = resolve_env(engine, version, python=scenario.engines[engine].python)
     except HarnessError:
         return None, ""
-    total = engine_gpu_total_mib(source, str(env.python), env.env_vars, read, [0], visible_gpu_count())
+    total = engine_gpu_total_mib(source, str(env.python), env.env_vars, read, [index], visible_gpu_count())
     return total, "; CUDA's total" if source == "cuda" else "; the host's smallest card"
 
 

@@ -315,16 +315,29 @@ def _record_envs(info: RunInfo, scenario: Scenario, envs: dict[ReleaseKey, objec
             entry.setdefault("releases", {})[version] = _release_entry(env)
 
 
-def _machine(gpu_read) -> dict:
+def _machine(gpu_read, gpus: list[int]) -> dict:
+    """The host, and the GPUs the points run on (`gpus`, NVML indices): the first is "gpu"."""
     info = {"hostname": socket.gethostname(), "platform": platform.platform(), "processor": platform.processor(),
             "cpu_count": os.cpu_count()}
-    if gpu_read is None:
+    if gpu_read is None or not gpus:
         info["gpu"] = None
         info["gpu_note"] = NO_GPU_NOTE
     else:
-        state = gpu_read(0)
-        info["gpu"] = {"name": state.name, "total_mib": state.total_mib, "driver_version": state.driver_version}
+        states = [gpu_read(i) for i in gpus]
+        info["gpus"] = [{"index": s.index, "name": s.name, "total_mib": s.total_mib} for s in states]
+        info["gpu"] = {"index": states[0].index, "name": states[0].name, "total_mib": states[0].total_mib,
+                       "driver_version": states[0].driver_version}
     return info
+
+
+def _used_gpus(executor, gpu_read) -> list[int]:
+    """The GPUs this run's points may run on: the executor's own list, else those the harness may use."""
+    if gpu_read is None:
+        return []
+    from harness.execute.executors.slots import default_gpus
+    from harness.execute.gpu import visible_gpu_count
+
+    return list(getattr(executor, "gpus", None) or default_gpus(visible_gpu_count()))
 
 
 def run_scenario(scenario_path: str | Path, options: RunOptions,
@@ -393,7 +406,7 @@ def _run_locked(scenario, scenario_path, options, points, executor, executor_war
         result.notes.append(f"stopped {len(reaped)} engine processes an earlier, killed run left running: "
                             + ", ".join(reaped[:5]) + (" ..." if len(reaped) > 5 else ""))
     model_path = resolve_model(scenario.model)
-    machine = _machine(gpu_read)
+    machine = _machine(gpu_read, _used_gpus(executor, gpu_read))
 
     result.warnings.extend(filter(None, (env.version_mismatch() for env in envs.values())))
     card_gib = machine["gpu"]["total_mib"] / 1024 if machine.get("gpu") else None
