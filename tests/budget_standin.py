@@ -15,6 +15,7 @@ tests/support/engine_reading.py, never the host's files themselves.
 Faults on request, by launch number in that record: STANDIN_CRASH_AT_LAUNCH=<n> dies like a
 native crash before sizing; STANDIN_HANG_AT_LAUNCH=<n> hangs before sizing (a point to interrupt).
 Without --port it exits after sizing (a launch that only reads and reports).
+A simulated host: STANDIN_NODE_MIB=<total>,<available> is what it reads instead of this host's node.
 A host still settling: STANDIN_NODE_GROWN_MIB=<n> adds n MiB (n may be negative) to the node's total and
 available memory as the stand-in reads them (memory hot-plugged between the harness's reading and the
 engine's); STANDIN_NODE_DRIFT_MIB=<d> adds d MiB more at each later launch (launch k: (k-1) x d), a node
@@ -42,7 +43,12 @@ GiB = 1 << 30
 
 def node_memory() -> tuple[int, int]:
     """(total, available) bytes of node 0; without node files, /proc/meminfo's (0.32.0
-    vllm/utils/cpu_resource_utils.py:189-241 falls back to psutil the same way)."""
+    vllm/utils/cpu_resource_utils.py:189-241 falls back to psutil the same way). STANDIN_NODE_MIB=TOTAL,AVAIL
+    pins them: a simulated host, the same whenever and wherever the stand-in runs."""
+    pinned = os.environ.get("STANDIN_NODE_MIB")
+    if pinned:
+        total_mib, available_mib = (int(v) for v in pinned.split(","))
+        return total_mib << 20, available_mib << 20
     node = Path("/sys/devices/system/node/node0/meminfo")
     if not node.is_file():
         info = {line.split()[0].rstrip(":"): int(line.split()[1]) * 1024

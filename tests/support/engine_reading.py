@@ -53,13 +53,22 @@ class StandinLaunch:
         return round(steps * grain, 2)
 
 
+# The simulated host the budget stand-in reads unless a test says otherwise: a node like this project's
+# 24 GiB VMs once settled. Pinned, because a search's launch count must not depend on when it runs: these
+# VMs' node grows from 3.6 to 20+ GiB over the first minutes after boot (the fast suite's minutes), and a
+# stand-in reading the live node would meet a target at another fraction at every launch.
+SIMULATED_NODE = {"STANDIN_NODE_MIB": "24105,22528"}
+
+
 def standin_scenario(root: Path, utilization: float = 0.5, env: dict[str, str] | None = None) -> Path:
     """A scenario whose vLLM is the budget stand-in (a fake env under `root`), sweeping one utilization;
-    the stand-in records its launches into `standin_record(root)`, with `env` set for it."""
+    the stand-in records its launches into `standin_record(root)`, with `env` set for it (over the
+    simulated node, SIMULATED_NODE)."""
     from tests.fake_env import make_fake_env
 
     python = make_fake_env(root / "env", {})
-    exports = " ".join(f"{k}={v}" for k, v in {"STANDIN_RECORD": standin_record(root), **(env or {})}.items())
+    exports = " ".join(f"{k}={v}" for k, v in {"STANDIN_RECORD": standin_record(root), **SIMULATED_NODE,
+                                                 **(env or {})}.items())
     (python.parent / "vllm").write_text(f"#!/bin/sh\nexport {exports}\nexec {sys.executable} {BUDGET_STANDIN} \"$@\"\n")
     path = root / "standin.yaml"
     path.write_text(f"""
@@ -91,12 +100,14 @@ def standin_launches(record: Path) -> list[StandinLaunch]:
 
 def standin_reading(utilization: float = 0.5, max_model_len: int = 512,
                     env: dict[str, str] | None = None) -> StandinLaunch:
-    """One short launch of the stand-in (no server) for its reading of the host now, with `env` set for it."""
+    """One short launch of the stand-in (no server) for what it reads, with `env` set for it (over the
+    simulated node, SIMULATED_NODE)."""
     record = Path(os.environ.get("TMPDIR", "/tmp")) / f"standin-reading-{os.getpid()}-{id(object())}.jsonl"
     try:
         subprocess.run([sys.executable, str(BUDGET_STANDIN), "serve", "model", "--gpu-memory-utilization",
                         str(utilization), "--max-model-len", str(max_model_len)],
-                       env={**os.environ, **(env or {}), "STANDIN_RECORD": str(record)}, capture_output=True, timeout=60)
+                       env={**os.environ, **SIMULATED_NODE, **(env or {}), "STANDIN_RECORD": str(record)},
+                       capture_output=True, timeout=60)
         (launch,) = standin_launches(record)
         return launch
     finally:
