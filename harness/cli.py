@@ -18,7 +18,7 @@ from harness import __version__
 from harness.errors import EXIT_HARNESS, HarnessError, Interrupted
 
 # Order is the order shown in --help.
-COMMANDS = ("run", "plan", "validate", "predict", "advise", "parse", "compare", "report", "envs")
+COMMANDS = ("run", "plan", "validate", "doctor", "predict", "advise", "parse", "compare", "report", "envs")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -234,6 +234,11 @@ def _hf_cache_dirs() -> list[Path]:
     return dirs
 
 
+def find_in_hf_cache(repo_id: str) -> Path | None:
+    """The config.json of `repo_id` in a local Hugging Face cache (its main snapshot first), else None."""
+    return _find_in_hf_cache(repo_id)
+
+
 def _find_in_hf_cache(repo_id: str) -> Path | None:
     folder = "models--" + repo_id.replace("/", "--")
     for hub in _hf_cache_dirs():
