@@ -165,3 +165,28 @@ def test_a_relative_out_reaches_the_engine_as_absolute_paths(tmp_path, monkeypat
     (recorded,) = [json.loads(p.read_text()) for p in seen.glob("*.json")]
     assert recorded["TORCHINDUCTOR_CACHE_DIR"].startswith(str(tmp_path / "rel" / "run" / "work")), recorded
     assert read_results(tmp_path / "rel" / "run" / "results.csv")["status"].tolist() == ["ok"]
+
+
+def test_resume_reruns_timeouts_with_a_longer_timeout_and_keeps_every_other_row(tmp_path, capsys):
+    import json
+
+    from harness.cli import main
+
+    python = make_fake_env(tmp_path / "env", {256: ["--log", str(OK_LOG), "--hang"], 384: ["--log", str(OK_LOG)]})
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(scenario_yaml(python, [256, 384], timeout_s=3))
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out)]) == 0
+    first = read_results(out / "results.csv").set_index("max_num_batched_tokens")
+    assert (first.loc[256, "status"], first.loc[384, "status"]) == ("timeout", "ok")
+    # the engine that hung comes up now (a cold cache, a slow download: what a longer timeout is for)
+    plan = python.parent.parent / "behaviours.json"
+    plan.write_text(json.dumps({"256": ["--log", str(OK_LOG)], "384": ["--log", str(OK_LOG)]}))
+    assert main(["run", str(scenario), "--resume", str(out), "--rerun", "timeout", "--timeout", "20"]) == 0
+    again = read_results(out / "results.csv").set_index("max_num_batched_tokens")
+    assert (again.loc[256, "status"], again.loc[384, "status"]) == ("ok", "ok")
+    assert again.loc[384, "started_at"] == first.loc[384, "started_at"]  # not launched again
+    capsys.readouterr()
+    assert main(["run", str(scenario), "--rerun", "timeout"]) == 2
+    assert capsys.readouterr().err.strip() == ("error: --rerun timeout: re-runs rows of an earlier run; give it with "
+                                              "--resume RUN_DIR")

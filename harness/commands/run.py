@@ -14,6 +14,7 @@ from harness.commands.common_args import add_tolerance, engine_versions, example
 from harness.engines import engine_names
 from harness.formatting import MISSING, count, is_missing
 from harness.commands.console import output_console
+from harness.errors import InputError
 from harness.execute.executors import EXECUTORS, make_executor
 from harness.execute.point_run import PointResult
 from harness.execute.run import RunOptions, point_ref, run_scenario
@@ -112,6 +113,8 @@ def _run(args: argparse.Namespace) -> int:
     selection = dict(engine_versions=engine_versions(args.engine_version),
                      engines=args.engines.split(",") if args.engines else None,
                      points=args.points.split(",") if args.points else None)
+    if args.rerun and not args.resume:
+        raise InputError(f"--rerun {args.rerun[0]}: re-runs rows of an earlier run; give it with --resume RUN_DIR")
     if args.dry_run:
         from harness.commands.plan import _run as plan
 
@@ -124,7 +127,7 @@ def _run(args: argparse.Namespace) -> int:
         **selection,
         out=args.out, resume=args.resume, stop_after=args.stop_after, timeout_s=args.timeout,
         install_missing=args.install_missing, remove_after=args.remove_after, wait_for_idle_gpu_s=args.wait_for_idle_gpu,
-        keep_work_dirs=args.keep_work_dirs, resume_changed=args.resume_changed,
+        keep_work_dirs=args.keep_work_dirs, resume_changed=args.resume_changed, rerun=tuple(args.rerun or ()),
         executor=make_executor(args.executor, args.gpus, args.ray_address),
     )
     console = Console(stderr=True)
@@ -202,6 +205,9 @@ def register(subparsers) -> None:
                              "only (on a release axis the releases share ids)")
     parser.add_argument("--out", type=Path, help="run folder (default results/<scenario>/<run_id>)")
     parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="complete an earlier run: only points without a row")
+    parser.add_argument("--rerun", action="append", choices=("timeout", "crashed", "engine_error"),
+                        help="with --resume: launch the points whose rows have this status again (repeatable; "
+                             "e.g. timeouts, with a longer --timeout)")
     parser.add_argument("--stop-after", choices=("kv", "ready"), help="override the scenario's run.stop_after")
     parser.add_argument("--resume-changed", action="store_true",
                         help="with --resume: continue although the scenario or options changed (recorded in run.json)")

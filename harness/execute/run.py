@@ -61,6 +61,7 @@ class RunOptions:
     keep_work_dirs: bool = False
     executor: Executor | None = None  # SequentialExecutor unless a parallel one is given
     resume_changed: bool = False  # continue a run although its scenario or options changed
+    rerun: tuple[str, ...] = ()  # with resume: statuses whose rows are launched again (e.g. "timeout")
 
 
 @dataclass
@@ -398,6 +399,9 @@ def _run_locked(scenario, scenario_path, options, points, executor, executor_war
     result = RunResult(run_dir=run_dir, csv_path=run_dir / "results.csv")
     if earlier is not None:
         changes = _resume_changes(earlier, digest, run_options)
+        if "timeout" in options.rerun:
+            # re-running timeouts with a longer --timeout is the point of it, not a change of the sweep
+            changes = [c for c in changes if not c.startswith("timeout_s ")]
         if changes and not options.resume_changed:
             raise InputError(f"--resume {run_dir}: {' and '.join(changes)} changed since that run; its rows would "
                              "not describe one sweep. Start a new run, or pass --resume-changed to continue anyway")
@@ -444,7 +448,7 @@ def _run_locked(scenario, scenario_path, options, points, executor, executor_war
     info.executor = executor.describe()
     _write_info(info_path, info)
 
-    done = writer.done()
+    done = writer.done(rerun=options.rerun)
     done_any_release = {(pid, repeat) for pid, _release, repeat in done}
 
     def has_row(p: Point) -> bool:

@@ -62,9 +62,10 @@ class ResultsWriter:
             self._write()
         return rows
 
-    def done(self) -> set[tuple[str, str, int]]:
-        """(point_id, release, repeat) of rows that need no re-run (everything but harness errors)."""
-        return {_key(r) for r in self.rows if r.get("status") != "harness_error"}
+    def done(self, rerun: tuple[str, ...] = ()) -> set[tuple[str, str, int]]:
+        """(point_id, release, repeat) of rows that need no re-run: everything but harness errors and the
+        statuses asked to run again (`rerun`: a timeout that a longer --timeout may turn into a measurement)."""
+        return {_key(r) for r in self.rows if r.get("status") not in ("harness_error", *rerun)}
 
     def add(self, row: Mapping) -> None:
         key = _key(row)
