@@ -12,6 +12,8 @@ import logging
 import os
 import shutil
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import InputError
@@ -116,3 +118,56 @@ def resolve_model(model: str) -> str:
         shutil.rmtree(staging, ignore_errors=True)
     log.info("built %s at %s", model, final)
     return str(final)
+
+
+# What the engines load from a hub repo: configs, tokenizers, safetensors weights; not the duplicate
+# formats some repos also carry (Llama's original/*.pth is another 16 GB).
+MODEL_FILES = ["*.json", "*.safetensors", "*.model", "*.txt", "*.tiktoken", "*.jinja", "*.py"]
+NOT_MODEL_FILES = ["original/*", "*.pth", "*.bin", "*.gguf", "*.onnx", "*.h5", "*.msgpack"]
+
+
+@dataclass(frozen=True)
+class ModelFetch:
+    model: str
+    path: str
+    seconds: float
+
+    def to_dict(self) -> dict:
+        return {"model": self.model, "path": self.path, "seconds": round(self.seconds, 1)}
+
+
+def is_hub_id(model: str) -> bool:
+    return not model.startswith((BUILTIN_PREFIX, "/", "./", "../", "~")) and not Path(model).exists()
+
+
+def fetch_model(model: str, clock=time.monotonic) -> ModelFetch | None:
+    """A hub model's files into the local Hugging Face cache before the first point, so no point's timeout
+    or t_kv_s carries the download; what is cached already is not fetched again. One line, before anything
+    launches, when the Hub refuses (a gated repo and no token or no access, a repo that is not there) or
+    cannot be reached with the model not cached. None for builtin and local models."""
+    if not is_hub_id(model):
+        return None
+    from huggingface_hub import get_token, snapshot_download
+    from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError
+
+    start = clock()
+    try:
+        path = snapshot_download(model, allow_patterns=MODEL_FILES, ignore_patterns=NOT_MODEL_FILES)
+    except GatedRepoError:
+        if get_token():
+            raise InputError(f"model {model}: gated on the Hugging Face Hub, and the token this host has (HF_TOKEN or "
+                             f"huggingface-cli login) has no access: accept its terms on https://huggingface.co/{model} "
+                             "with that account") from None
+        raise InputError(f"model {model}: gated on the Hugging Face Hub, and no token is set: set HF_TOKEN (or run "
+                         f"huggingface-cli login) for an account that accepted its terms on "
+                         f"https://huggingface.co/{model}") from None
+    except RepositoryNotFoundError:
+        raise InputError(f"model {model}: no such repository on the Hugging Face Hub (or a private one the token "
+                         "cannot see)") from None
+    except LocalEntryNotFoundError:
+        raise InputError(f"model {model}: not in the local Hugging Face cache and the Hub cannot be reached "
+                         "(offline, or HF_HUB_OFFLINE=1): download it where the Hub is reachable") from None
+    except HfHubHTTPError as exc:
+        raise InputError(f"model {model}: the Hugging Face Hub refused the download: "
+                         f"{str(exc).splitlines()[0]}") from None
+    return ModelFetch(model, str(path), clock() - start)

@@ -32,7 +32,7 @@ from harness.execute.procs import reap_recorded_groups
 from harness.execute.executors.protocol import Executor
 from harness.execute.executors.sequential import SequentialExecutor
 from harness.execute.gpu import NO_GPU_NOTE, GpuBusyError, driver_versions, in_card_class, nvml_reader
-from harness.execute.models import resolve_model
+from harness.execute.models import fetch_model, resolve_model
 from harness.execute.point_run import GROUPS_DIR, PointJob, PointResult
 from harness.results.io import release_key
 from harness.results.runinfo import RunInfo
@@ -382,19 +382,22 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
     if gpu_read is not None:
         check_driver(envs.values())
     check_engine_cli(envs, scenario)
+    fetched = fetch_model(scenario.model)  # before the first point: no point's timeout carries the download
     digest = scenario_digest(scenario)
     run_options = {"stop_after": stop_after, "timeout_s": timeout_s}
     run_dir, run_id, lock, earlier = _resolve_run_dir(scenario, options)
     signals.enable()
     try:
         return _run_locked(scenario, scenario_path, options, points, executor, executor_warnings, run_dir, run_id,
-                           earlier, envs, later, gpu_read, device, digest, run_options, on_point_start, on_point_end)
+                           earlier, envs, later, gpu_read, device, digest, run_options, on_point_start, on_point_end,
+                           fetched=fetched)
     finally:
         os.close(lock)
 
 
 def _run_locked(scenario, scenario_path, options, points, executor, executor_warnings, run_dir, run_id, earlier,
-                envs, later, gpu_read, device, digest, run_options, on_point_start, on_point_end) -> RunResult:
+                envs, later, gpu_read, device, digest, run_options, on_point_start, on_point_end,
+                fetched=None) -> RunResult:
     stop_after, timeout_s = run_options["stop_after"], run_options["timeout_s"]
     result = RunResult(run_dir=run_dir, csv_path=run_dir / "results.csv")
     if earlier is not None:
@@ -446,6 +449,8 @@ def _run_locked(scenario, scenario_path, options, points, executor, executor_war
     info.machine, info.scenario_gpu_memory_gib, info.measured_gpu_memory_gib = machine, scenario.gpu.memory_gib, card_gib
     info.warnings, info.stop_after, info.timeout_s, info.finished_at = result.warnings, stop_after, timeout_s, None
     info.executor = executor.describe()
+    if fetched is not None:
+        info.model_fetch = fetched.to_dict()
     _write_info(info_path, info)
 
     done = writer.done(rerun=options.rerun)

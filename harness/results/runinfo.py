@@ -40,6 +40,8 @@ class RunInfo:
     # Process groups of engines running now (pid, start-time ticks): a later run reaps what a killed one left.
     process_groups: list[dict[str, Any]] = field(default_factory=list)
     resumes: list[dict[str, Any]] = field(default_factory=list)  # each --resume: when, and what changed
+    # A hub model fetched before the first point: {"model", "path", "seconds", "downloaded"}; not in any t_kv_s
+    model_fetch: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # keys this harness does not know, kept as read
 
     def to_dict(self) -> dict[str, Any]:

@@ -99,7 +99,7 @@ class SglangEngine(Engine):
         return not args.get("enable_dp_attention")
 
     # nvidia-smi's memory.total, the min over every GPU of the host (0.5.22 srt/utils/common.py:953
-    # get_device_memory_capacity; ENGINES.md 2.6)
+    # get_device_memory_capacity)
     gpu_total_source = "nvml_min"
 
     def host_gpu_warning(self, host_gpus: list) -> str | None:
