@@ -81,7 +81,8 @@ def main() -> int:
     if args.record_env:
         seen = {"pid": os.getpid(), "ppid": os.getppid(), "t_start": time.time(), "port": args.port,
                 **{k: os.environ.get(k) for k in ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "OMP_NUM_THREADS", "TMPDIR",
-                                                 "TORCHINDUCTOR_CACHE_DIR")}}
+                                                 "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "CUDA_CACHE_PATH",
+                                                 "FLASHINFER_WORKSPACE_BASE", "VLLM_CACHE_ROOT")}}
         tmp = os.path.join(args.record_env, f".{os.getpid()}.json")
         with open(tmp, "w") as f:
             json.dump(seen, f)

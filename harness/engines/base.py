@@ -301,10 +301,16 @@ class Engine(ABC):
         return [*self.command(python, "MODEL", 0, {})[:2], "--help"]
 
     def cache_env(self, cache_root: Path) -> dict[str, str]:
-        """Env vars that point the engine's compile caches at cache_root."""
+        """Env vars that point the engine's compile and JIT caches at cache_root: torch.compile's (Inductor),
+        Triton's kernels, the CUDA driver's PTX JIT cache (CUDA_CACHE_PATH, ~/.nv/ComputeCache by default)
+        and FlashInfer's JIT kernels (FLASHINFER_WORKSPACE_BASE, read by the FlashInfer releases that have it;
+        older ones write ~/.cache/flashinfer whatever is set). Not covered: DeepGEMM's and other kernel
+        libraries' own JIT folders."""
         return {
             "TORCHINDUCTOR_CACHE_DIR": str(cache_root / "inductor"),
             "TRITON_CACHE_DIR": str(cache_root / "triton"),
+            "CUDA_CACHE_PATH": str(cache_root / "cuda"),
+            "FLASHINFER_WORKSPACE_BASE": str(cache_root / "flashinfer"),
         }
 
     @abstractmethod
