@@ -1,9 +1,15 @@
 """Fixtures every test module can use without importing them."""
 
+import os
 import signal
 
 from tests.engine_envs import sglang_env, vllm_env  # noqa: F401 - session fixtures (install or reuse the engines)
 from tests.support.e2e_runs import BACKGROUND, RUNS, cpu_budget_run, cpu_tiny_run  # noqa: F401 - the shared runs
+
+# The suite measures the CPU engines wherever it runs: on a GPU host too (KV_HARNESS_DEVICE=cpu: -cpu envs, host
+# memory as the device), so its engine tests check what holds there as here; the GPU path is tested against the
+# GPU host stand-in (tests/support/gpu_host), which clears this for its own tests.
+os.environ.setdefault("KV_HARNESS_DEVICE", "cpu")
 
 # Tests interrupt the harness with SIGINT as a terminal's Ctrl-C would. A suite started as a background
 # job of a non-interactive shell (`cmd &` in a script) inherits SIGINT ignored, and so would every

@@ -78,7 +78,9 @@ def held_dir(host_file: Path) -> Path:
 
 
 def install(monkeypatch, host_file: Path) -> None:
-    """This process's `import pynvml` is the fake, over `host_file`."""
+    """This process's `import pynvml` is the fake, over `host_file`; the device is NVML's to say (the suite's
+    KV_HARNESS_DEVICE=cpu, tests/conftest.py, cleared)."""
+    monkeypatch.delenv("KV_HARNESS_DEVICE", raising=False)
     monkeypatch.setenv("KVH_FAKE_GPU_HOST", str(host_file))
     monkeypatch.syspath_prepend(str(FOLDER))
     monkeypatch.delitem(sys.modules, "pynvml", raising=False)
@@ -89,6 +91,7 @@ def install(monkeypatch, host_file: Path) -> None:
 
 def subprocess_env(host_file: Path, base: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ if base is None else base)
+    env.pop("KV_HARNESS_DEVICE", None)
     env["KVH_FAKE_GPU_HOST"] = str(host_file)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(FOLDER), env.get("PYTHONPATH", "")]))
     return env
