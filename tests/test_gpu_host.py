@@ -10,7 +10,7 @@ import pytest
 from harness.cli import main
 from harness.envs.cuda_driver import cuda_of_driver, driver_refusal
 from tests.fake_env import OK_LOG, make_fake_env
-from tests.support.gpu_host import GpuHost, install
+from tests.support.gpu_host import GpuHost, gpu_vllm_env, install
 
 
 def _scenario(tmp_path: Path, python: Path) -> Path:
@@ -156,3 +156,134 @@ def test_the_sequential_path_runs_on_the_card_cuda_visible_devices_names_and_des
     assert (row["device_name"], str(row["gpu_indices"])) == ("NVIDIA L4", "1")
     machine = json.loads((out / "run.json").read_text())["machine"]
     assert machine["gpu"]["name"] == "NVIDIA L4" and [g["index"] for g in machine["gpus"]] == [1]
+
+
+# ---- the fake GPU vLLM (tests/support/gpu_host/vllm_gpu.py) on the stand-in's cards -------------------------
+
+GiB_ = 1 << 30
+
+
+def _gpu_scenario(tmp_path: Path, python: Path, zip_block: str, memory_gib="24") -> Path:
+    path = tmp_path / "gpu24.yaml"
+    path.write_text(f"""
+name: gpu24
+model: {{builtin: tiny-llama}}
+gpu: {{memory_gib: {memory_gib}}}
+defaults: {{max_model_len: 2048}}
+engines:
+  vllm:
+    version: "0.32.0"
+    python: {python}
+    zip:
+{zip_block}
+run: {{timeout_s: 30, stop_after: ready}}
+""")
+    return path
+
+
+def _expected_tokens(card_total_mib: int, reserved_mib: int, util: float, tp: int = 1) -> int:
+    """What vLLM 0.32.0's arithmetic gives with the fake's default terms (its docstring)."""
+    import math
+
+    requested = math.ceil((card_total_mib - reserved_mib) * (1 << 20) * util)
+    available = requested - (14.99 / tp + 0.30 + 0.58 + 0.41) * GiB_
+    return int(available // (131072 / tp * 16)) * 16
+
+
+def test_a_sweep_on_one_idle_24_gb_card_measures_what_vllm_sizes_and_waits_for_each_release(tmp_path, monkeypatch):
+    from harness.results.io import read_results
+
+    host = GpuHost.of("RTX4090")
+    install(monkeypatch, host.write(tmp_path / "host"))
+    python = gpu_vllm_env(tmp_path / "env", {"STANDIN_LINGER_S": "2"})
+    scenario = _gpu_scenario(tmp_path, python, "      gpu_memory_utilization: [0.8, 0.9, 0.99]\n"
+                                               "      max_num_batched_tokens: [2048, 2048, 2048]")
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out)]) == 0
+    rows = read_results(out / "results.csv").set_index("gpu_memory_utilization")
+    card = host.cards[0]
+    for util in (0.8, 0.9):
+        assert rows.loc[util, "status"] == "ok" and rows.loc[util, "kv_tokens"] == \
+            _expected_tokens(card.total_mib, card.reserved_mib, util), rows.loc[util].to_dict()
+        assert rows.loc[util, "device_total_mib"] == card.total_mib - card.reserved_mib
+    # 0.99 of 24,216 MiB is more than is free once its CUDA context is up: vLLM's E1
+    assert rows.loc[0.99, "status"] == "engine_error"
+    assert "on startup is less than desired GPU memory utilization" in rows.loc[0.99, "error_message"]
+    assert not rows["error_message"].fillna("").str.contains("not released").any()  # each release waited for
+
+
+def test_one_point_per_card_in_parallel_on_mixed_cards_each_row_describes_its_own_card(tmp_path, monkeypatch):
+    from harness.execute.executors import LocalGpuExecutor
+    from harness.execute.run import RunOptions, run_scenario
+    from harness.results.io import read_results
+
+    host = GpuHost.of("L4", "RTX4090")
+    install(monkeypatch, host.write(tmp_path / "host"))
+    python = gpu_vllm_env(tmp_path / "env")
+    scenario = _gpu_scenario(tmp_path, python, "      gpu_memory_utilization: [0.85, 0.9]\n"
+                                               "      max_num_batched_tokens: [2048, 2048]")
+    out = tmp_path / "out"
+    run_scenario(scenario, RunOptions(out=out, executor=LocalGpuExecutor([0, 1], real_gpus=True)))
+    rows = read_results(out / "results.csv")
+    assert sorted(rows["gpu_indices"].astype(str)) == ["0", "1"]
+    for _, row in rows.iterrows():
+        card = host.cards[int(row["gpu_indices"])]
+        assert row["device_name"] == card.name and row["status"] == "ok"
+        assert row["kv_tokens"] == _expected_tokens(card.total_mib, card.reserved_mib, row["gpu_memory_utilization"])
+
+
+def test_tensor_parallel_2_holds_two_cards_and_sizes_from_each_rank(tmp_path, monkeypatch):
+    from harness.execute.executors import LocalGpuExecutor
+    from harness.execute.run import RunOptions, run_scenario
+    from harness.results.io import read_results
+
+    host = GpuHost.of("A100-80GB", "A100-80GB")
+    install(monkeypatch, host.write(tmp_path / "host"))
+    python = gpu_vllm_env(tmp_path / "env", {"STANDIN_WEIGHTS_GIB": "120"})  # 60 GiB per rank: needs two cards
+    scenario = _gpu_scenario(tmp_path, python, "      gpu_memory_utilization: [0.9]\n"
+                                               "      tensor_parallel_size: [2]", memory_gib="80")
+    out = tmp_path / "out"
+    run_scenario(scenario, RunOptions(out=out, executor=LocalGpuExecutor([0, 1], real_gpus=True)))
+    (row,) = read_results(out / "results.csv").to_dict("records")
+    assert str(row["gpu_indices"]) == "0,1" and row["status"] == "ok"
+    card = host.cards[0]
+    import math
+
+    requested = math.ceil((card.total_mib - card.reserved_mib) * (1 << 20) * 0.9)
+    per_rank = int((requested - (120 / 2 + 0.30 + 0.58 + 0.41) * GiB_) // (131072 / 2 * 16)) * 16
+    assert row["kv_tokens"] == per_rank
+
+
+def test_advise_on_a_24_gb_card_meets_a_target_in_three_launches_from_cudas_total(tmp_path, monkeypatch):
+    import os
+    import subprocess
+    import sys
+
+    from tests.support.gpu_host import subprocess_env
+
+    host = GpuHost.of("RTX4090")
+    host_file = host.write(tmp_path / "host")
+    install(monkeypatch, host_file)
+    python = gpu_vllm_env(tmp_path / "env", {"STANDIN_WEIGHTS_GIB": "0.01", "STANDIN_KV_BYTES_PER_TOKEN": "512"})
+    scenario = _gpu_scenario(tmp_path, python, "      gpu_memory_utilization: [0.9]\n"
+                                               "      max_num_batched_tokens: [2048]")
+    card = host.cards[0]
+    import math
+
+    def tokens(util: float) -> int:  # the fake's arithmetic for the scenario's own model (tiny-llama)
+        requested = math.ceil((card.total_mib - card.reserved_mib) * (1 << 20) * util)
+        return int((requested - (0.01 + 0.30 + 0.58 + 0.41) * GiB_) // (512 * 16)) * 16
+
+    target = tokens(0.15) + 1  # 0.15 misses by a token, 0.16 meets
+    proc = subprocess.run([sys.executable, "-m", "harness", "advise", str(scenario), "--engine", "vllm",
+                           "--max-model-len", "2048", "--kv-tokens", str(target), "--out", str(tmp_path / "out"),
+                           "--json"], capture_output=True, text=True, timeout=600, env=subprocess_env(host_file),
+                          cwd=Path(__file__).resolve().parents[1])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    import json
+
+    answer = json.loads(proc.stdout)
+    assert answer["device"]["total_mib"] == card.total_mib - card.reserved_mib  # CUDA's total, through the env
+    assert answer["recommended"]["args"]["gpu_memory_utilization"] == 0.16
+    assert answer["recommended"]["margin"]["fraction"] == 0.15
+    assert len(answer["launches"]) <= 3, answer["launches"]

@@ -166,6 +166,20 @@ def _engine_gpu_total(engine: str, version: str | None, scenario: Scenario, read
     return total, "; CUDA's total" if source == "cuda" else "; the host's smallest card"
 
 
+def _latest_engine_reading(results_csv: Path) -> tuple[float, float] | None:
+    """(total, free) MiB the latest launch's engine logged it read, None when no launch logged one."""
+    if not results_csv.is_file():
+        return None
+    from harness.results.io import read_results
+
+    frame = read_results(results_csv)
+    read = frame[frame["engine_free_mib"].notna() & frame["device_total_mib"].notna()]
+    if read.empty:
+        return None
+    last = read.iloc[-1]
+    return float(last["device_total_mib"]), float(last["engine_free_mib"])
+
+
 def _launches(results_csv: Path, by_id: dict[str, Setting]) -> list[Launch]:
     if not results_csv.is_file():
         return []
@@ -256,6 +270,12 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
             here = replace(device, total_mib=fit.device_total_mib, free_mib=fit.device_free_mib, free_at_load=True)
         elif fit is not None and fit.device_total_mib != device.total_mib:
             here = replace(device, total_mib=fit.device_total_mib)
+        elif fit is None and launches:
+            # No pool measured yet, but a refusal states what the engine read (vLLM-CPU: "Available memory on
+            # node 0 (AVAIL/TOTAL GiB)"): which fractions start is the engine's reading's to say.
+            refused = _latest_engine_reading(out / "results.csv")
+            if refused is not None:
+                here = replace(device, total_mib=refused[0], free_mib=refused[1], free_at_load=True)
         cache: dict[tuple, Forecast] = {}
         launched = {l.setting.key() for l in launches}
 

@@ -139,6 +139,9 @@ def _search_batch(target: Target, measured: list[Launch], verdicts: dict, predic
         return None  # everything up to the cap (or the ceiling) is short at this batch value
     forecasts = {f: predict(Setting(f, batch)) for f in candidates}
     meeting = [f for f in candidates if forecasts[f].will_start and forecasts[f].kv_tokens >= target.kv_tokens]
+    secant = _measured_slope_step(target, here, predict, candidates)
+    if secant is not None and secant.launch.fraction not in meeting[:1]:
+        return secant
     if meeting:
         f = meeting[0]
         why = f"predicted {forecasts[f].kv_tokens:,} KV tokens at {f:g}, the lowest fraction predicted to meet it"
@@ -164,6 +167,39 @@ def _search_batch(target: Target, measured: list[Launch], verdicts: dict, predic
     f = startable[-1]
     return Step(launch=Setting(f, batch),
                 why=f"predicted to miss even at {f:g}, the highest predicted to start: measuring the best reachable")
+
+
+# The predictor's slope may differ from the measured one by the engines' own noise (SGLang-CPU's pool follows
+# free memory read twice: ~1 %); beyond this, the measured slope is the better guide.
+SLOPE_MISMATCH = 0.03
+
+
+def _measured_slope_step(target: Target, launches: list[Launch], predict: Predictor,
+                         candidates: list[float]) -> Step | None:
+    """Where the engine's own measured slope (the two measured launches nearest the target, KV > 0) reaches
+    the target, when the predictor's slope between the same two fractions is off by more than SLOPE_MISMATCH:
+    the predictor calibrated on a launch matches its level there, not how KV grows with the fraction."""
+    ok = sorted((l for l in launches if l.status == "ok" and l.kv_tokens and l.kv_tokens > 0),
+                key=lambda l: abs(l.kv_tokens - target.kv_tokens))
+    pair = next(((a, b) for i, a in enumerate(ok) for b in ok[i + 1:]
+                 if a.setting.fraction != b.setting.fraction), None)
+    if pair is None:
+        return None
+    a, b = sorted(pair, key=lambda l: l.setting.fraction)
+    measured = (b.kv_tokens - a.kv_tokens) / (b.setting.fraction - a.setting.fraction)
+    if measured <= 0:
+        return None
+    fa, fb = predict(a.setting), predict(b.setting)
+    predicted = (fb.kv_tokens - fa.kv_tokens) / (b.setting.fraction - a.setting.fraction)
+    if abs(predicted / measured - 1) <= SLOPE_MISMATCH:
+        return None
+    reach = b.setting.fraction + (target.kv_tokens - b.kv_tokens) / measured
+    ahead = [f for f in candidates if f >= reach - 1e-9]
+    if not ahead:
+        return None
+    return Step(launch=Setting(ahead[0], a.setting.batch),
+                why=(f"the measured slope, {measured:,.0f} KV tokens per unit of fraction between {a.setting.fraction:g} "
+                     f"and {b.setting.fraction:g} (predicted {predicted:,.0f}), reaches the target at {reach:.3f}"))
 
 
 def _wrong_in_direction(target: Target, launches: list[Launch], verdicts: dict, predict: Predictor) -> list[float]:

@@ -95,3 +95,16 @@ def subprocess_env(host_file: Path, base: dict[str, str] | None = None) -> dict[
     env["KVH_FAKE_GPU_HOST"] = str(host_file)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(FOLDER), env.get("PYTHONPATH", "")]))
     return env
+
+
+def gpu_vllm_env(root: Path, env: dict[str, str] | None = None, torch_cuda: str = "12.8") -> Path:
+    """A fake engine env whose `vllm` is the fake GPU vLLM (vllm_gpu.py), with `env` set for it; returns its
+    interpreter (engines.vllm.python)."""
+    from tests.fake_env import make_fake_env
+
+    python = make_fake_env(root, {}, torch_version="2.9.1", torch_cuda=torch_cuda)
+    exports = "".join(f"export {k}={v}\n" for k, v in (env or {}).items())
+    vllm = python.parent / "vllm"
+    vllm.write_text(f"#!/bin/sh\n{exports}exec {sys.executable} {FOLDER / 'vllm_gpu.py'} \"$@\"\n")
+    vllm.chmod(0o755)
+    return python

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""A fake vLLM 0.32.0 server on the GPU host stand-in: `vllm serve MODEL --port N ...` as the harness launches it.
+
+It sizes its KV cache the way vLLM 0.32.0 does on the cards CUDA_VISIBLE_DEVICES names (NVML indices; the
+harness sets CUDA_DEVICE_ORDER=PCI_BUS_ID): requested = ceil(CUDA total x --gpu-memory-utilization) (CUDA's
+total: NVML's less the driver's reservation), refused when the card's free memory is below it (E1, vllm/v1/
+worker/utils.py request_memory); else KV = requested - weights - non-torch - activation peak - CUDA graphs,
+in 16-token blocks. It prints vLLM's GPU lines for what it did (the wording of real 0.32-era GPU logs,
+../shared/gpu-logs and ENGINES.md V10/V13/V19/E1), holds `requested` MiB on each of its cards while it runs
+(a file the fake NVML counts: tests/support/gpu_host/pynvml.py), and answers /health.
+
+The model's terms come from the environment (defaults: Llama-3.1-8B in bf16 on one card): STANDIN_WEIGHTS_GIB
+(14.99, split over --tensor-parallel-size), STANDIN_KV_BYTES_PER_TOKEN (131072, likewise), STANDIN_NON_TORCH_GIB
+(0.30), STANDIN_ACTIVATION_GIB (0.58), STANDIN_GRAPH_GIB (0.41; 0 with --enforce-eager), STANDIN_CONTEXT_MIB
+(500: its CUDA context, taken before it reads free memory, outside the budget). Faults:
+STANDIN_LINGER_S=<s> keeps holding the memory that long after SIGTERM (a slow release).
+Not modelled: vLLM's profiling itself, hybrid/MLA/sliding-window pools, pipeline parallel, NCCL buffers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from standin_engine import serve_health  # noqa: E402 - tests/standin_engine.py
+
+MiB, GiB = 1 << 20, 1 << 30
+BLOCK = 16
+
+
+def say(text: str, level: str = "INFO", where: str = "gpu_worker.py:759") -> None:
+    stamp = time.strftime("%m-%d %H:%M:%S")
+    sys.stdout.write(f"(EngineCore pid={os.getpid()}) {level} {stamp} [{where}] {text}\n")
+    sys.stdout.flush()
+
+
+def _cards(host: dict) -> list[int]:
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    return [int(v) for v in visible.split(",") if v.strip()] if visible else list(range(len(host["devices"])))
+
+
+def _free_mib(host: dict, index: int) -> float:
+    card = host["devices"][index]
+    held_dir = Path(host["held_dir"]) / str(index)
+    held = 0.0
+    for entry in held_dir.glob("*") if held_dir.is_dir() else []:
+        try:
+            os.kill(int(entry.name), 0)
+            held += float(entry.read_text() or 0)
+        except (ValueError, OSError):
+            continue
+    used = sum(p["used_mib"] for p in card.get("processes", [])) + held
+    return card["total_mib"] - card.get("reserved_mib", 0) - used
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("serve")
+    p.add_argument("model")
+    p.add_argument("--port", type=int)
+    p.add_argument("--gpu-memory-utilization", type=float, default=0.92)
+    p.add_argument("--max-model-len", type=int, default=131072)
+    p.add_argument("--tensor-parallel-size", type=int, default=1)
+    p.add_argument("--enforce-eager", action="store_true")
+    args, _ = p.parse_known_args()
+    host = json.loads(Path(os.environ["KVH_FAKE_GPU_HOST"]).read_text())
+    cards = _cards(host)[:args.tensor_parallel_size]
+    env = lambda name, default: float(os.environ.get(name, default))  # noqa: E731
+    tp = args.tensor_parallel_size
+    weights = env("STANDIN_WEIGHTS_GIB", 14.99) / tp * GiB
+    per_token = env("STANDIN_KV_BYTES_PER_TOKEN", 131072) / tp
+    non_torch, activation = env("STANDIN_NON_TORCH_GIB", 0.30) * GiB, env("STANDIN_ACTIVATION_GIB", 0.58) * GiB
+    graph = 0.0 if args.enforce_eager else env("STANDIN_GRAPH_GIB", 0.41) * GiB
+    say(f"vLLM API server version 0.32.0", where="api_server.py:1")
+    util = args.gpu_memory_utilization
+    first = host["devices"][cards[0]]
+    total = (first["total_mib"] - first.get("reserved_mib", 0)) * MiB
+    requested = math.ceil(total * util)
+    # the worker's snapshot comes after its CUDA context is up: that much of the card is no longer free
+    context = env("STANDIN_CONTEXT_MIB", 500) * MiB
+    free = min(_free_mib(host, i) for i in cards) * MiB - context
+    if free < requested:
+        sys.stdout.write(f"ValueError: Free memory on device cuda:0 ({free / GiB:.2f}/{total / GiB:.2f} GiB) on startup "
+                         f"is less than desired GPU memory utilization ({util}, {requested / GiB:.2f} GiB). Decrease GPU "
+                         "memory utilization or reduce GPU memory used by other processes.\n")
+        return 1
+    for i in cards:  # what the worker holds from here on
+        folder = Path(host["held_dir"]) / str(i)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / str(os.getpid())).write_text(f"{(requested + context) / MiB:.0f}")
+    say(f"Model loading took {weights / GiB:.2f} GiB memory and 6.431207 seconds", where="gpu_model_runner.py:5149")
+    available = requested - weights - non_torch - activation - graph
+    say(f"Available KV cache memory: {available / GiB:.2f} GiB")
+    tokens = max(0, int(available // (per_token * BLOCK))) * BLOCK
+    say(f"GPU KV cache size: {tokens:,} tokens, Maximum concurrency for {args.max_model_len:,} tokens per request: "
+        f"{tokens / args.max_model_len:.2f}x", where="kv_cache_utils.py:2327")
+    linger = env("STANDIN_LINGER_S", 0)
+
+    def stop(*_):
+        time.sleep(linger)  # the memory comes back only when the process is gone
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    if args.port:
+        serve_health(args.port)
+    time.sleep(3600)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
