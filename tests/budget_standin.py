@@ -24,7 +24,6 @@ that keeps moving between launches as these VMs' do for minutes after boot.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -34,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from standin_engine import serve_health  # noqa: E402
+from standin_engine import serve_health, vllm_serve_parser  # noqa: E402
 
 BLOCK = 128
 BYTES_PER_TOKEN = 512  # builtin tiny-llama in float16: 2 layers x 2 x 2 KV heads x 32 x 2 bytes
@@ -75,13 +74,7 @@ def say(text: str) -> None:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser()
-    p.add_argument("serve")
-    p.add_argument("model")
-    p.add_argument("--port", type=int)
-    p.add_argument("--gpu-memory-utilization", type=float, default=0.92)
-    p.add_argument("--max-model-len", type=int, default=2048)
-    args, _ = p.parse_known_args()
+    args, _ = vllm_serve_parser(max_model_len=2048).parse_known_args()
     util = args.gpu_memory_utilization
     rss = int(os.environ.get("STANDIN_RSS_MIB", "512")) << 20
     record_path = os.environ.get("STANDIN_RECORD")

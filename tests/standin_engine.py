@@ -37,6 +37,17 @@ def read_lines(path: str) -> list[tuple[float, bytes]]:
 _SERVING: list[int] = []
 
 
+def vllm_serve_parser(max_model_len: int) -> argparse.ArgumentParser:
+    """`vllm serve MODEL` with the flags the budget stand-ins size from (the rest is theirs to add or ignore)."""
+    p = argparse.ArgumentParser()
+    p.add_argument("serve")
+    p.add_argument("model")
+    p.add_argument("--port", type=int)
+    p.add_argument("--gpu-memory-utilization", type=float, default=0.92)
+    p.add_argument("--max-model-len", type=int, default=max_model_len)
+    return p
+
+
 def serve_health(port: int) -> None:
     if port in _SERVING:  # an engine has several KV lines (SGLang: the pool, then the summary): serve once
         return

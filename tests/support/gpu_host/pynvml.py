@@ -72,7 +72,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _held(host: dict, index: int) -> list[tuple[int, int]]:
+def held(host: dict, index: int) -> list[tuple[int, int]]:
     """(pid, MiB) the fake engines hold on device `index`."""
     folder = Path(host.get("held_dir") or "/nonexistent") / str(index)
     out = []
@@ -146,8 +146,7 @@ def _processes(host: dict, device: dict, kind: str) -> list[SimpleNamespace]:
     listed = [SimpleNamespace(pid=p["pid"], usedGpuMemory=p["used_mib"] * MiB)
               for p in device.get("processes", []) if p.get("kind", "compute") == kind]
     if kind == "compute":
-        held = _held(host, device_index(device, host))
-        listed += [SimpleNamespace(pid=pid, usedGpuMemory=mib * MiB) for pid, mib in held]
+        listed += [SimpleNamespace(pid=pid, usedGpuMemory=mib * MiB) for pid, mib in held(host, device_index(device, host))]
     return listed
 
 
@@ -166,8 +165,8 @@ def nvmlDeviceGetGraphicsRunningProcesses(handle) -> list:  # noqa: N802
 
 
 def _used_by_processes(host: dict, device: dict) -> int:
-    held = sum(mib for _, mib in _held(host, device_index(device, host)))
-    return (held + sum(p["used_mib"] for p in device.get("processes", []))) * MiB
+    by_engines = sum(mib for _, mib in held(host, device_index(device, host)))
+    return (by_engines + sum(p["used_mib"] for p in device.get("processes", []))) * MiB
 
 
 def nvmlDeviceGetMemoryInfo(handle, version=None):  # noqa: N802

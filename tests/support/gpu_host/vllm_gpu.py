@@ -19,7 +19,6 @@ Not modelled: vLLM's profiling itself, hybrid/MLA/sliding-window pools, pipeline
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -30,7 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from standin_engine import serve_health  # noqa: E402 - tests/standin_engine.py
+from standin_engine import serve_health, vllm_serve_parser  # noqa: E402 - tests/standin_engine.py
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cuda_runtime import mem_get_info  # noqa: E402 - what its torch.cuda.mem_get_info would say
 
 MiB, GiB = 1 << 20, 1 << 30
 BLOCK = 16
@@ -47,27 +49,8 @@ def _cards(host: dict) -> list[int]:
     return [int(v) for v in visible.split(",") if v.strip()] if visible else list(range(len(host["devices"])))
 
 
-def _free_mib(host: dict, index: int) -> float:
-    card = host["devices"][index]
-    held_dir = Path(host["held_dir"]) / str(index)
-    held = 0.0
-    for entry in held_dir.glob("*") if held_dir.is_dir() else []:
-        try:
-            os.kill(int(entry.name), 0)
-            held += float(entry.read_text() or 0)
-        except (ValueError, OSError):
-            continue
-    used = sum(p["used_mib"] for p in card.get("processes", [])) + held
-    return card["total_mib"] - card.get("reserved_mib", 0) - used
-
-
 def main() -> int:
-    p = argparse.ArgumentParser()
-    p.add_argument("serve")
-    p.add_argument("model")
-    p.add_argument("--port", type=int)
-    p.add_argument("--gpu-memory-utilization", type=float, default=0.92)
-    p.add_argument("--max-model-len", type=int, default=131072)
+    p = vllm_serve_parser(max_model_len=131072)
     p.add_argument("--tensor-parallel-size", type=int, default=1)
     p.add_argument("--enforce-eager", action="store_true")
     args, _ = p.parse_known_args()
@@ -86,7 +69,7 @@ def main() -> int:
     requested = math.ceil(total * util)
     # the worker's snapshot comes after its CUDA context is up: that much of the card is no longer free
     context = env("STANDIN_CONTEXT_MIB", 500) * MiB
-    free = min(_free_mib(host, i) for i in cards) * MiB - context
+    free = min(mem_get_info(rank)[0] for rank in range(len(cards))) - context
     if free < requested:
         sys.stdout.write(f"ValueError: Free memory on device cuda:0 ({free / GiB:.2f}/{total / GiB:.2f} GiB) on startup "
                          f"is less than desired GPU memory utilization ({util}, {requested / GiB:.2f} GiB). Decrease GPU "
