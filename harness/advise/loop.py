@@ -129,10 +129,9 @@ def measure_device(engine: str, version: str | None, env: dict[str, str], scenar
 
     read = None if host_is_cpu_only() else nvml_reader()
     if read is not None:
-        from harness.execute.executors.slots import default_gpus
-        from harness.execute.gpu import visible_gpu_count
+        from harness.execute.executors.slots import usable_gpus
 
-        index = default_gpus(visible_gpu_count())[0]  # where the launches go (the sequential executor's first)
+        index = usable_gpus()[0]  # where the launches go (the sequential executor's first)
         state = read(index)
         total, basis = _engine_gpu_total(engine, version, scenario, read, index)
         return Device(total or state.total_mib, state.total_mib - state.used_mib, "cuda",

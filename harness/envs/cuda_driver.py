@@ -34,3 +34,9 @@ def driver_refusal(env_label: str, torch_version: str, env_cuda: str | None, dri
             f"CUDA {driver_cuda}: every point would fail at CUDA init. Update the driver, or use an env built for "
             f"CUDA {_major(driver_cuda)} (engines.<engine>.python: an interpreter whose torch is a cu{_major(driver_cuda)}x "
             "build)")
+
+
+def env_driver_refusal(env, driver_version: str, nvml_cuda: int | None) -> str | None:
+    """driver_refusal for an engine env (its torch's CUDA build) on a driver NVML describes."""
+    return driver_refusal(f"{env.engine} {env.engine_version} env {env.path}", env.torch_version,
+                          getattr(env, "torch_cuda", None), driver_version, cuda_of_driver(nvml_cuda))

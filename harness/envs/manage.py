@@ -234,9 +234,10 @@ def _build(recipe: Recipe, env_dir: Path, inst: Installer, base_python: str, log
     try:
         wheel = download_wheel(recipe.requirement, staged, base.minor if base else "3.11", inst.sources, log_path,
                                ignore_requires_python=True)
-        chosen = interpreter_for(recipe.requirement, wheel_requires_python(wheel), base_python)
+        requires = wheel_requires_python(wheel)
+        chosen = interpreter_for(recipe.requirement, requires, base_python)
         if base is None or chosen.minor != base.minor:
-            progress(f"{name}: {recipe.requirement} needs Python {wheel_requires_python(wheel)}: using "
+            progress(f"{name}: {recipe.requirement} needs Python {requires}: using "
                      f"{chosen.path} ({chosen.version})")
             shutil.rmtree(staged)
             wheel = download_wheel(recipe.requirement, staged, chosen.minor, inst.sources, log_path)

@@ -38,8 +38,8 @@ def _python() -> Check:
 
 def _device() -> tuple[Check, list, str]:
     from harness.envs import host_is_cpu_only
-    from harness.execute.executors.slots import default_gpus
-    from harness.execute.gpu import nvml_reader, visible_gpu_count
+    from harness.execute.executors.slots import usable_gpus
+    from harness.execute.gpu import nvml_reader
 
     try:
         cpu = host_is_cpu_only()
@@ -52,7 +52,7 @@ def _device() -> tuple[Check, list, str]:
     if read is None:
         return Check("device", False, "KV_HARNESS_DEVICE=gpu, but NVML finds no NVIDIA GPU"), [], "cuda"
     try:
-        indices = default_gpus(visible_gpu_count())
+        indices = usable_gpus()
     except InputError as exc:
         return Check("device", False, str(exc)), [], "cuda"
     states = [read(i) for i in indices]
@@ -89,7 +89,7 @@ def _gpu_checks(scenario: Scenario, points: list[Point], states: list) -> list[C
 
 def _env_checks(scenario: Scenario, points: list[Point], device: str) -> list[Check]:
     from harness.envs import install_command, resolve_env
-    from harness.envs.cuda_driver import cuda_of_driver, driver_refusal
+    from harness.envs.cuda_driver import cuda_of_driver, env_driver_refusal
     from harness.execute.gpu import driver_versions
 
     out = []
@@ -106,9 +106,9 @@ def _env_checks(scenario: Scenario, points: list[Point], device: str) -> list[Ch
         detail = f"{env.python}: {engine} {env.engine_version}, torch {env.torch_version}"
         refusal = None
         if versions is not None:
-            driver, cuda = versions
-            refusal = driver_refusal(f"{name} env", env.torch_version, env.torch_cuda, driver, cuda_of_driver(cuda))
-            detail += f" (CUDA {env.torch_cuda or 'not known'}; driver supports {cuda_of_driver(cuda) or 'not known'})"
+            refusal = env_driver_refusal(env, *versions)
+            detail += (f" (CUDA {env.torch_cuda or 'not known'}; driver supports "
+                       f"{cuda_of_driver(versions[1]) or 'not known'})")
         out.append(Check(f"env {name}", refusal is None, refusal or detail))
     return out
 

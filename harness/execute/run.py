@@ -284,15 +284,13 @@ def _engine_envs(points: list[Point], scenario: Scenario, install_missing: bool
 
 def check_driver(envs: Iterable) -> None:
     """Stop before the first launch when this host's driver cannot run an env's CUDA build."""
-    from harness.envs.cuda_driver import cuda_of_driver, driver_refusal
+    from harness.envs.cuda_driver import env_driver_refusal
 
     versions = driver_versions()
     if versions is None:
         return
-    driver, cuda = versions
     for env in envs:
-        line = driver_refusal(f"{env.engine} {env.engine_version} env {env.path}", env.torch_version,
-                              getattr(env, "torch_cuda", None), driver, cuda_of_driver(cuda))
+        line = env_driver_refusal(env, *versions)
         if line:
             raise InputError(line)
 
@@ -335,10 +333,9 @@ def _used_gpus(executor, gpu_read) -> list[int]:
     """The GPUs this run's points may run on: the executor's own list, else those the harness may use."""
     if gpu_read is None:
         return []
-    from harness.execute.executors.slots import default_gpus
-    from harness.execute.gpu import visible_gpu_count
+    from harness.execute.executors.slots import usable_gpus
 
-    return list(getattr(executor, "gpus", None) or default_gpus(visible_gpu_count()))
+    return list(getattr(executor, "gpus", None) or usable_gpus())
 
 
 def run_scenario(scenario_path: str | Path, options: RunOptions,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from harness.execute.executors.slots import default_gpus, gpu_env, gpus_needed
+from harness.execute.executors.slots import gpu_env, gpus_needed, usable_gpus
 from harness.execute.point_run import PointJob, PointResult, run_point
 from harness.scenario.point import Point
 
@@ -24,7 +24,7 @@ class SequentialExecutor:
     def run(self, points: list[Point], job: PointJob,
             on_point_start: Callable[[Point, int, int], Callable[[str], None] | None] | None = None
             ) -> Iterator[PointResult]:
-        usable = _usable_gpus() if job.device == "cuda" else []
+        usable = usable_gpus() if job.device == "cuda" else []
         for index, point in enumerate(points):
             on_phase = on_point_start(point, index, len(points)) if on_point_start else None
             if not usable:
@@ -33,9 +33,3 @@ class SequentialExecutor:
             held = usable[:gpus_needed(point)]
             yield run_point(point, job, gpus=held, on_phase=on_phase, extra_env=gpu_env(held))
 
-
-def _usable_gpus() -> list[int]:
-    from harness.execute.gpu import visible_gpu_count
-
-    count = visible_gpu_count()
-    return default_gpus(count) if count else []

@@ -71,6 +71,14 @@ def default_gpus(count: int, visible: str | None = None) -> list[int]:
     return indices
 
 
+def usable_gpus() -> list[int]:
+    """The GPUs of this host the harness may use (default_gpus over NVML's count); [] without any."""
+    from harness.execute.gpu import visible_gpu_count
+
+    count = visible_gpu_count()
+    return default_gpus(count) if count else []
+
+
 def gpu_env(gpus: Iterable) -> dict[str, str]:
     return {"CUDA_VISIBLE_DEVICES": ",".join(map(str, gpus)), "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
 
