@@ -62,7 +62,7 @@ def main() -> int:
     per_token = env("STANDIN_KV_BYTES_PER_TOKEN", 131072) / tp
     non_torch, activation = env("STANDIN_NON_TORCH_GIB", 0.30) * GiB, env("STANDIN_ACTIVATION_GIB", 0.58) * GiB
     graph = 0.0 if args.enforce_eager else env("STANDIN_GRAPH_GIB", 0.41) * GiB
-    say(f"vLLM API server version 0.32.0", where="api_server.py:1")
+    say("vLLM API server version 0.32.0", where="api_server.py:1")
     util = args.gpu_memory_utilization
     first = host["devices"][cards[0]]
     total = (first["total_mib"] - first.get("reserved_mib", 0)) * MiB
