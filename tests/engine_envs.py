@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.envs import install_env, resolve_env
+from harness.envs import ensure_bytecode, install_env, resolve_env
 from harness.errors import HarnessError
 
 VLLM_VERSION = "0.32.0"
@@ -38,7 +38,7 @@ def ensure_env(engine: str, version: str, cache_dir: Path | None = None):
         lock = _INSTALLING.setdefault((engine, version), threading.Lock())
     with lock:
         try:
-            return resolve_env(engine, version, cache_dir=cache_dir)
+            return ensure_bytecode(resolve_env(engine, version, cache_dir=cache_dir))
         except HarnessError:
             log.warning("installing %s==%s for the engine tests", engine, version)
             return install_env(engine, version, cache_dir, progress=lambda msg: log.warning("%s", msg))

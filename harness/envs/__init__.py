@@ -1,6 +1,7 @@
 """Isolated engine environments: one venv per engine release, started from its own interpreter.
 
     install_env(ENGINE, "0.32.0")        -> EngineEnv (built once, then reused)
+    ensure_bytecode(env)                 -> the env, its sources compiled (envs built before that was done)
     resolve_env(ENGINE, "0.32.0")        -> EngineEnv, or HarnessError naming `envs install`
     resolve_env(ENGINE, None, python=p)  -> EngineEnv for an existing interpreter
     list_envs(), remove_env(ENGINE, "0.32.0"), default_cache_dir()
@@ -11,6 +12,7 @@ else `~/.cache/kv-budget-harness`. `-cpu` envs are built on hosts without an NVI
 """
 
 from harness.envs.manage import (
+    ensure_bytecode,
     incomplete_envs,
     install_command,
     install_env,
@@ -31,7 +33,7 @@ from harness.envs.model import (
 )
 
 __all__ = [
-    "CACHE_ENV_VAR", "DEVICE_ENV_VAR", "EngineEnv", "default_cache_dir", "env_name", "envs_dir",
+    "CACHE_ENV_VAR", "DEVICE_ENV_VAR", "EngineEnv", "default_cache_dir", "ensure_bytecode", "env_name", "envs_dir",
     "host_is_cpu_only", "incomplete_envs", "install_command", "install_env", "list_envs", "parse_spec",
     "remove_env", "remove_env_named", "resolve_env",
 ]

@@ -22,6 +22,7 @@ from typing import Callable, Iterator
 
 from harness import __version__ as harness_version
 from harness.engines import get_engine
+from harness.envs.bytecode import BYTECODE_KEY, compile_bytecode
 from harness.envs.installer import Installer, check_network, choose_installer, download_wheel
 from harness.envs.interpreters import interpreter_at, interpreter_for, wheel_requires_python
 from harness.envs.model import (
@@ -181,7 +182,8 @@ def install_env(engine: str, version: str, cache_dir: Path | None = None, *, cpu
         info = read_marker(env_dir)
         if info is not None and not force and env_python(env_dir).exists():
             progress(f"{name}: already installed at {env_dir}")
-            return env_from_marker(env_dir, info)
+            _compile_once(env_dir, info, progress)
+            return env_from_marker(env_dir, read_marker(env_dir))
         if env_dir.exists():
             progress(f"{name}: removing {'the existing' if info else 'a half-built'} env at {env_dir}")
             _rmtree(env_dir)
@@ -194,6 +196,9 @@ def install_env(engine: str, version: str, cache_dir: Path | None = None, *, cpu
         started = time.monotonic()
         try:
             info = _build(recipe, env_dir, inst, base_python or _base_interpreter(), log_path, progress)
+            progress(f"{name}: compiling its Python sources to bytecode")
+            compile_bytecode(env_python(env_dir), log_path)
+            info[BYTECODE_KEY] = True
         except BaseException:
             # Never leave a half-built env behind, whatever stopped the build (error, Ctrl-C).
             _rmtree(env_dir)
@@ -205,6 +210,25 @@ def install_env(engine: str, version: str, cache_dir: Path | None = None, *, cpu
         progress(f"{name}: {engine} {info['engine_version']}, torch {info['torch_version']}, "
                  f"{info['size_bytes'] / 2**30:.1f} GiB, {info['install_seconds']:.0f} s")
         return env_from_marker(env_dir, read_marker(env_dir))
+
+
+def ensure_bytecode(env: EngineEnv, progress: Progress | None = None) -> EngineEnv:
+    """A managed env built before installs compiled bytecode, compiled now (once; under the env's lock).
+    Other envs (a scenario's own interpreter) are the user's and left as they are."""
+    info = read_marker(env.path) if env.managed else None
+    if info is None or info.get(BYTECODE_KEY):
+        return env
+    with _env_lock(env.path.parent, env.path.name, progress or _log_progress):
+        _compile_once(env.path, read_marker(env.path) or info, progress or _log_progress)
+    return env
+
+
+def _compile_once(env_dir: Path, info: dict, progress: Progress) -> None:
+    if info.get(BYTECODE_KEY):
+        return
+    progress(f"{env_dir.name}: compiling its Python sources to bytecode (once; launches then skip it)")
+    compile_bytecode(env_python(env_dir), env_dir.parent / f"{env_dir.name}.install.log")
+    write_marker(env_dir, {**info, BYTECODE_KEY: True})
 
 
 def check_release_buildable(engine: str, version: str, cpu: bool) -> None:

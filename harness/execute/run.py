@@ -264,14 +264,14 @@ def _engine_envs(points: list[Point], scenario: Scenario, install_missing: bool
 
     On a release axis a missing env is installed just before its points, so with --remove-after
     at most one of the releases' envs is on disk at a time."""
-    from harness.envs import install_env, resolve_env
+    from harness.envs import ensure_bytecode, install_env, resolve_env
     from harness.errors import HarnessError
 
     envs, later = {}, []
     for engine, version in _releases(points):
         spec = scenario.engines[engine]
         try:
-            envs[engine, version] = resolve_env(engine, version, python=spec.python)
+            envs[engine, version] = ensure_bytecode(resolve_env(engine, version, python=spec.python))
         except HarnessError:
             if not install_missing or spec.python:
                 raise
