@@ -22,9 +22,8 @@ BYTECODE_KEY = "bytecode"
 
 def site_packages(python: Path) -> list[str]:
     """The env's own package folders (purelib, platlib), as its interpreter names them."""
-    out = subprocess.run([str(python), "-c", "import json, sysconfig; p = sysconfig.get_paths();"
-                          " print(json.dumps(sorted({p['purelib'], p['platlib']})))"],
-                         capture_output=True, text=True, check=True).stdout
+    code = "import json, sysconfig; p = sysconfig.get_paths(); print(json.dumps(sorted({p['purelib'], p['platlib']})))"
+    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout
     return [d for d in json.loads(out) if Path(d).is_dir()]
 
 
