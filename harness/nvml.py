@@ -18,3 +18,21 @@ def device_count() -> int:
     except Exception as exc:  # noqa: BLE001 - ImportError, NVMLError_LibraryNotFound, driver errors
         log.debug("NVML unavailable: %s", exc)
         return 0
+
+
+def driver_versions() -> tuple[str, int | None] | None:
+    """(the driver's version, the CUDA version it supports as NVML says it: 12080 for 12.8), None without
+    a driver; the CUDA version None when NVML cannot say (a driver before CUDA 10.1's NVML)."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        driver = pynvml.nvmlSystemGetDriverVersion()
+    except Exception as exc:  # noqa: BLE001 - as device_count
+        log.debug("NVML unavailable: %s", exc)
+        return None
+    try:
+        cuda = int(pynvml.nvmlSystemGetCudaDriverVersion())
+    except Exception:  # noqa: BLE001
+        cuda = None
+    return (driver.decode() if isinstance(driver, bytes) else driver), cuda

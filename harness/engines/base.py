@@ -349,7 +349,16 @@ class Engine(ABC):
 
     def install(self, steps: "InstallSteps") -> None:
         """Install the downloaded wheel with its dependencies (engines with workarounds override)."""
-        steps.install([str(steps.wheel)])
+        steps.install_engine()
+
+    def cuda_variants(self, version: str) -> tuple[str, ...]:
+        """The CUDA versions (\"12.9\") the engine publishes `version` for besides PyPI's build, as
+        `<name>==<version>+cuXYZ` (harness/envs/cuda_build.py); none known by default."""
+        return ()
+
+    def cuda_variant_sources(self, version: str, cuda: str) -> tuple[str, ...]:
+        """Find-links pages that hold those builds."""
+        return ()
 
     def runtime_env(self, env_dir: Path, cpu: bool, cache_dir: Path | None, managed: bool) -> dict[str, str]:
         """What the engine process needs beyond PATH and VIRTUAL_ENV."""

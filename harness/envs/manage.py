@@ -23,6 +23,8 @@ from typing import Callable, Iterator
 from harness import __version__ as harness_version
 from harness.engines import get_engine
 from harness.envs.bytecode import BYTECODE_KEY, compile_bytecode
+from harness.envs.cuda_build import CudaBuild, plan_cuda_build
+from harness.envs.cuda_driver import cuda_of_driver
 from harness.envs.installer import Installer, check_network, choose_installer, download_wheel
 from harness.envs.interpreters import interpreter_at, interpreter_for, wheel_requires_python
 from harness.envs.model import (
@@ -41,9 +43,10 @@ from harness.envs.model import (
     write_marker,
 )
 from harness.envs.probe import probe
-from harness.envs.recipes import InstallSteps, Recipe
+from harness.envs.recipes import InstallSteps, Recipe, wheel_metadata
 from harness.clock import utc_now
 from harness.errors import EXIT_HARNESS, HarnessError, InputError
+from harness.nvml import driver_versions
 
 log = logging.getLogger(__name__)
 
@@ -265,6 +268,7 @@ def _build(recipe: Recipe, env_dir: Path, inst: Installer, base_python: str, log
                      f"{chosen.path} ({chosen.version})")
             shutil.rmtree(staged)
             wheel = download_wheel(recipe.requirement, staged, chosen.minor, inst.sources, log_path)
+        cuda = None if recipe.cpu else _cuda_build(engine, recipe.version, wheel, inst)
         progress(f"{name}: creating venv ({inst.kind}) from {chosen.path}")
         inst.create(env_dir, chosen.path, log_path)
         python = env_python(env_dir)
@@ -274,7 +278,7 @@ def _build(recipe: Recipe, env_dir: Path, inst: Installer, base_python: str, log
         shutil.rmtree(staged, ignore_errors=True)
     wheel = download / wheel.name
     steps = InstallSteps(recipe=recipe, env_dir=env_dir, python=python, wheel=wheel, download_dir=download,
-                         installer=inst, log_path=log_path, progress=progress)
+                         installer=inst, log_path=log_path, progress=progress, cuda_build=cuda)
     engine.install(steps)
     shutil.rmtree(download, ignore_errors=True)
 
@@ -297,9 +301,20 @@ def _build(recipe: Recipe, env_dir: Path, inst: Installer, base_python: str, log
         "python_version": found["python_version"],
         "dists": found["dists"],
         "workarounds": [*recipe.workarounds, *steps.applied],
+        "cuda_build": cuda.tag if cuda else None,  # a CUDA build installed for this host's driver, not PyPI's
         "created_utc": utc_now().strftime("%Y-%m-%dT%H:%M:%SZ"),
         "harness_version": harness_version,
     }
+
+
+def _cuda_build(engine, version: str, wheel: Path, inst: Installer) -> CudaBuild | None:
+    """On a GPU host: the CUDA build its driver runs when PyPI's does not (harness/envs/cuda_build.py);
+    a one-line refusal, before the venv and the ~20 GiB of dependencies, when the engine publishes none."""
+    versions = driver_versions()
+    if versions is None:
+        return None
+    driver, nvml_cuda = versions
+    return plan_cuda_build(engine, version, wheel_metadata(wheel), inst.sources, driver, cuda_of_driver(nvml_cuda))
 
 
 def _rmtree(path: Path) -> None:

@@ -6,6 +6,7 @@ every workaround is named in the environment's marker file.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import zipfile
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 from harness.errors import EXIT_HARNESS, HarnessError
 
 if TYPE_CHECKING:
+    from harness.envs.cuda_build import CudaBuild
     from harness.envs.installer import Installer
 
 GiB = 1 << 30
@@ -49,9 +51,21 @@ class InstallSteps:
     progress: Callable[[str], None]
     # Workarounds this install turned out to need (the recipe's own list holds the unconditional ones).
     applied: list[str] = field(default_factory=list)
+    # On a GPU host whose driver cannot run PyPI's CUDA build: the build that it runs (harness/envs/cuda_build.py).
+    cuda_build: "CudaBuild | None" = None
 
     def install(self, args: list[str]) -> None:
         self.installer.install(self.python, args, self.log_path)
+
+    def install_engine(self) -> None:
+        """The engine with its dependencies: the downloaded wheel, or the CUDA build this host's driver runs."""
+        if self.cuda_build is None:
+            self.install([str(self.wheel)])
+            return
+        self.progress(f"{self.env_dir.name}: installing the CUDA {self.cuda_build.cuda} build: "
+                      f"{' '.join(self.cuda_build.requirements)}")
+        installer = dataclasses.replace(self.installer, sources=self.cuda_build.sources)
+        installer.install(self.python, list(self.cuda_build.requirements), self.log_path)
 
     def uninstall(self, names: list[str]) -> None:
         self.installer.uninstall(self.python, names, self.log_path)

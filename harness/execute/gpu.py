@@ -108,24 +108,6 @@ def in_card_class(card_mib: float, class_gib: float) -> bool:
     return CARD_CLASS_LOW <= card_mib / 1024 / class_gib <= CARD_CLASS_HIGH
 
 
-def driver_versions() -> tuple[str, int | None] | None:
-    """(the driver's version, the CUDA version it supports as NVML says it: 12080 for 12.8), None without
-    a driver; the CUDA version None when NVML cannot say (a driver before CUDA 10.1's NVML)."""
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        driver = pynvml.nvmlSystemGetDriverVersion()
-    except Exception as exc:  # noqa: BLE001 - as nvml_reader
-        log.debug("NVML unavailable: %s", exc)
-        return None
-    try:
-        cuda = int(pynvml.nvmlSystemGetCudaDriverVersion())
-    except Exception:  # noqa: BLE001
-        cuda = None
-    return (driver.decode() if isinstance(driver, bytes) else driver), cuda
-
-
 def visible_gpu_count() -> int:
     return device_count()
 

@@ -90,7 +90,7 @@ def _gpu_checks(scenario: Scenario, points: list[Point], states: list) -> list[C
 def _env_checks(scenario: Scenario, points: list[Point], device: str) -> list[Check]:
     from harness.envs import install_command, resolve_env
     from harness.envs.cuda_driver import cuda_of_driver, env_driver_refusal
-    from harness.execute.gpu import driver_versions
+    from harness.nvml import driver_versions
 
     out = []
     versions = driver_versions() if device == "cuda" else None

@@ -31,7 +31,8 @@ from harness.execute import signals
 from harness.execute.procs import reap_recorded_groups
 from harness.execute.executors.protocol import Executor
 from harness.execute.executors.sequential import SequentialExecutor
-from harness.execute.gpu import NO_GPU_NOTE, GpuBusyError, driver_versions, in_card_class, nvml_reader
+from harness.execute.gpu import NO_GPU_NOTE, GpuBusyError, in_card_class, nvml_reader
+from harness.nvml import driver_versions
 from harness.execute.models import fetch_model, resolve_model
 from harness.execute.point_run import GROUPS_DIR, PointJob, PointResult
 from harness.results.io import release_key

@@ -124,6 +124,16 @@ class VllmEngine(Engine):
 
         recipe.install(steps)
 
+    def cuda_variants(self, version: str) -> tuple[str, ...]:
+        from harness.engines.vllm import recipe
+
+        return recipe.cuda_variants(version)
+
+    def cuda_variant_sources(self, version: str, cuda: str) -> tuple[str, ...]:
+        from harness.engines.vllm import recipe
+
+        return (recipe.release_assets_page(version),)
+
     def check_probe(self, found: dict, cpu: bool) -> str | None:
         if cpu and "cpu" not in found["dists"].get("vllm", ""):
             return "the `vllm` alias is not visible to the env's interpreter"

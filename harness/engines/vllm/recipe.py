@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -35,10 +36,27 @@ def cpu_torch_pin(metadata: str) -> str | None:
     return m.group(1) if m else None
 
 
+# Beside each GitHub release vLLM publishes its wheel built for other CUDA versions, vllm-X+cuXYZ-cp38-abi3-
+# manylinux_*.whl (vLLM docs, getting_started/installation/gpu.cuda.inc.md, "Install vLLM with a specific CUDA
+# version": 12.8 and 12.9 beside PyPI's since the 13.0 default); the release's asset page lists them, which
+# pip and uv read as a find-links page. $KV_HARNESS_VLLM_RELEASES: a mirror of those pages ({version} in it).
+RELEASES_ENV = "KV_HARNESS_VLLM_RELEASES"
+RELEASE_ASSETS = "https://github.com/vllm-project/vllm/releases/expanded_assets/v{version}"
+CUDA_VARIANTS = ("12.8", "12.9")
+
+
+def cuda_variants(version: str) -> tuple[str, ...]:
+    return CUDA_VARIANTS
+
+
+def release_assets_page(version: str) -> str:
+    return os.environ.get(RELEASES_ENV, RELEASE_ASSETS).format(version=version)
+
+
 def install(steps: InstallSteps) -> None:
     steps.progress(f"{steps.env_dir.name}: installing {steps.wheel.name} and its dependencies")
     try:
-        steps.install([str(steps.wheel)])
+        steps.install_engine()
     except HarnessError as exc:
         pin = cpu_torch_pin(wheel_metadata(steps.wheel)) if steps.recipe.cpu else None
         if pin is None or f"{pin}+cpu" not in str(exc):
