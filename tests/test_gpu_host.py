@@ -287,3 +287,54 @@ def test_advise_on_a_24_gb_card_meets_a_target_in_three_launches_from_cudas_tota
     assert answer["recommended"]["args"]["gpu_memory_utilization"] == 0.16
     assert answer["recommended"]["margin"]["fraction"] == 0.15
     assert len(answer["launches"]) <= 3, answer["launches"]
+
+
+def test_the_main_job_on_one_idle_24_gb_card_measures_both_engines_as_each_sizes(tmp_path, monkeypatch):
+    # scenarios/24g_8b.yaml's two engines on an RTX 4090 (a subset of its points): vLLM from CUDA's total x its
+    # utilization, SGLang from the free memory its ranks read before loading x its fraction, given or its own.
+    from harness.results.io import read_results
+    from tests.support.gpu_host import gpu_sglang_env
+
+    host = GpuHost.of("RTX4090")
+    install(monkeypatch, host.write(tmp_path / "host"))
+    vllm, sglang = gpu_vllm_env(tmp_path / "vllm-env"), gpu_sglang_env(tmp_path / "sglang-env")
+    scenario = tmp_path / "24g_8b.yaml"
+    scenario.write_text(f"""
+name: 24g_8b
+model: {{builtin: tiny-llama}}
+gpu: {{memory_gib: 24}}
+defaults: {{max_model_len: 2048, dtype: bfloat16}}
+engines:
+  vllm:
+    version: "0.32.0"
+    python: {vllm}
+    sweep: {{gpu_memory_utilization: [0.80, 0.90], max_num_batched_tokens: [2048]}}
+  sglang:
+    version: "0.5.22"
+    python: {sglang}
+    sweep: {{mem_fraction_static: [null, 0.62, 0.80], chunked_prefill_size: [2048, 8192]}}
+run: {{timeout_s: 30, stop_after: ready}}
+""")
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out)]) == 0
+    rows = read_results(out / "results.csv")
+    card = host.cards[0]
+    assert len(rows) == 8 and (rows["device_name"] == card.name).all()
+    for _, row in rows[rows["engine"] == "vllm"].iterrows():
+        assert row["kv_tokens"] == _expected_tokens(card.total_mib, card.reserved_mib, row["gpu_memory_utilization"])
+    sglang_rows = rows[rows["engine"] == "sglang"]
+    # SGLang's own total is the smallest card nvidia-smi lists; its pre-load reading is CUDA's free memory less
+    # its context (500 MiB), which the row keeps as the engine's free memory
+    assert (sglang_rows["device_total_mib"] == card.total_mib).all()
+    pre_gib = (card.total_mib - card.reserved_mib - 500) / 1024
+    for _, row in sglang_rows.iterrows():
+        fraction = row["mem_fraction_static_effective"]  # as SGLang logged it, given or its own
+        assert abs(row["engine_free_mib"] / 1024 - pre_gib) <= 0.005, row.to_dict()
+        budget = pre_gib * fraction - 14.99
+        if budget <= 0:
+            assert row["status"] == "engine_error" and "Loaded weights leave no GPU memory" in row["error_message"]
+        else:
+            assert row["status"] == "ok" and row["kv_tokens"] == int(budget * (1 << 30) // 131072), row.to_dict()
+    default = sglang_rows[sglang_rows["mem_fraction_static"].isna()].set_index("chunked_prefill_size")
+    assert default.loc[2048, "mem_fraction_static_effective"] > default.loc[8192, "mem_fraction_static_effective"]
+    assert set(sglang_rows[sglang_rows["mem_fraction_static"] == 0.62]["status"]) == {"engine_error"}

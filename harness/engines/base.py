@@ -384,8 +384,8 @@ class Engine(ABC):
 
     def memory_read(self, settings: "Settings", record: "StartupRecord | None", readings: "list[DeviceMemory]",
                     predict: "Callable[[DeviceMemory], Prediction | None]") -> "DeviceMemory | None":
-        """The host memory this launch's engine sized its pool from, on a CPU: what its log says it read,
-        else the harness's reading before the launch.
+        """The memory this launch's engine sized its pool from (host memory on a CPU, its card's on a GPU):
+        what its log says it read, else the harness's reading before the launch.
 
         `readings` are the harness's own, oldest first (before the launch, when the engine began
         loading); `predict(reading)` is the point's prediction from one of them. An engine whose log

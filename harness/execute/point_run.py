@@ -112,7 +112,7 @@ def _predict(point: Point, model_path: str, device_total_mib: float | None, devi
 
 
 def engine_memory_read(engine, point: Point, job: PointJob, record, readings: list[DeviceMemory]) -> DeviceMemory:
-    """The host memory the engine sized from (`Engine.memory_read`): what its log says it read, the
+    """The device memory the engine sized from (`Engine.memory_read`): what its log says it read, the
     harness's readings (before the launch, as it began loading) standing in where the log is silent."""
     from harness.predict import load_model_description, predict_point
 
@@ -219,8 +219,14 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
         (work_dir / "TMPDIR").write_text(f"{tmp_dir}\n")  # where the engine's temporary files were kept
     total_mib, free_mib, free_at_load = row_ctx.device_total_mib, None, False
     if baseline is not None:
+        # NVML's free memory before the launch; an engine that logs its own reading (SGLang's free memory
+        # before loading, its CUDA contexts already up) sized from that one
         state = next(iter(baseline.values()))
-        free_mib = state.total_mib - state.used_mib
+        before = DeviceMemory(total_mib=total_mib, free_mib=state.total_mib - state.used_mib,
+                              basis="NVML free memory before the launch")
+        read = engine_memory_read(engine, point, job, outcome.record, [before])
+        free_mib, free_at_load = read.free_mib, read.free_at_load
+        row_ctx.engine_free_mib = read.free_mib if read.free_at_load else None
     elif host_memory is not None:
         read = engine_memory_read(engine, point, job, outcome.record, [host_memory, *at_load])
         total_mib, free_mib, free_at_load = read.total_mib, read.free_mib, read.free_at_load

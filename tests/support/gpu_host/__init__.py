@@ -108,3 +108,21 @@ def gpu_vllm_env(root: Path, env: dict[str, str] | None = None, torch_cuda: str 
     vllm.write_text(f"#!/bin/sh\n{exports}exec {sys.executable} {FOLDER / 'vllm_gpu.py'} \"$@\"\n")
     vllm.chmod(0o755)
     return python
+
+
+def gpu_sglang_env(root: Path, env: dict[str, str] | None = None, torch_cuda: str = "12.8") -> Path:
+    """A fake engine env whose `python -m sglang.launch_server` is the fake GPU SGLang 0.5.22 (sglang_gpu.py),
+    with `env` set for it; returns its interpreter (engines.sglang.python)."""
+    from tests.fake_env import make_fake_env
+
+    python = make_fake_env(root, {}, torch_version="2.9.1", torch_cuda=torch_cuda)
+    site = root / "site"
+    (site / "sglang").mkdir()
+    (site / "sglang" / "__init__.py").write_text("__version__ = '0.5.22'\n")
+    (site / "sglang" / "launch_server.py").write_text(
+        f"import os, sys\nos.environ.update({dict(env or {})!r})\n"
+        f"os.execv({sys.executable!r}, [{sys.executable!r}, {str(FOLDER / 'sglang_gpu.py')!r}, *sys.argv[1:]])\n")
+    dist = site / "sglang-0.5.22.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: sglang\nVersion: 0.5.22\n")
+    return python
