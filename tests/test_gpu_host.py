@@ -255,7 +255,6 @@ def test_tensor_parallel_2_holds_two_cards_and_sizes_from_each_rank(tmp_path, mo
 
 
 def test_advise_on_a_24_gb_card_meets_a_target_in_three_launches_from_cudas_total(tmp_path, monkeypatch):
-    import os
     import subprocess
     import sys
 

@@ -14,7 +14,6 @@ import fcntl
 import logging
 import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import signal
 import subprocess
 import threading
 import time

@@ -37,7 +37,6 @@ from harness.engines.sglang.releases import (
     tier_below_35_gib,
 )
 from harness.predict.host import DeviceMemory, HostMemory
-from harness.predict.model import GiB
 
 # A documented estimate, not engine code: memory gone before SGLang's "pre model load"
 # snapshot (CUDA context, NCCL) plus non-torch allocations during weight load. Both come
