@@ -85,6 +85,25 @@ def test_a_card_another_job_holds_stops_the_run_counting_every_point_left_and_le
     assert not [d for d in left if any(d.startswith(f"kvh-{n}-") for n in names)]
 
 
+def test_on_a_shared_card_told_so_the_run_measures_beside_the_other_job_and_each_row_says_what_it_held(
+        tmp_path, monkeypatch):
+    from harness.results.io import read_results
+
+    host = GpuHost.of("RTX4090").busy(0, 4242, 3000)
+    install(monkeypatch, host.write(tmp_path / "host"))
+    python = gpu_vllm_env(tmp_path / "env")
+    scenario = _gpu_scenario(tmp_path, python, "      gpu_memory_utilization: [0.8, 0.9]\n"
+                                               "      max_num_batched_tokens: [2048, 2048]")
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out), "--shared-gpu"]) == 0
+    rows = read_results(out / "results.csv").set_index("gpu_memory_utilization")
+    card = host.cards[0]
+    assert (rows["gpu_busy_before_mib"] == card.reserved_mib + 3000).all()
+    # vLLM asks for 0.8 x CUDA's total: it fits beside the other job's 3,000 MiB; 0.9 does not (its E1)
+    assert rows.loc[0.8, "kv_tokens"] == _expected_tokens(card.total_mib, card.reserved_mib, 0.8)
+    assert rows.loc[0.9, "status"] == "engine_error"
+
+
 @pytest.mark.parametrize("card, comparable", [("L4", True), ("A10G", True), ("RTX4090", True), ("A100-80GB", False)])
 def test_a_24_gb_scenario_is_comparable_on_every_card_sold_as_24_gb(tmp_path, monkeypatch, card, comparable):
     import json

@@ -127,6 +127,7 @@ def _run(args: argparse.Namespace) -> int:
         **selection,
         out=args.out, resume=args.resume, stop_after=args.stop_after, timeout_s=args.timeout,
         install_missing=args.install_missing, remove_after=args.remove_after, wait_for_idle_gpu_s=args.wait_for_idle_gpu,
+        shared_gpu=args.shared_gpu,
         keep_work_dirs=args.keep_work_dirs, resume_changed=args.resume_changed, rerun=tuple(args.rerun or ()),
         executor=make_executor(args.executor, args.gpus, args.ray_address),
     )
@@ -219,6 +220,9 @@ def register(subparsers) -> None:
                              "once its points are done (saves disk; environments there before are kept)")
     parser.add_argument("--wait-for-idle-gpu", type=_seconds(0, strict=False), default=0.0, metavar="S",
                         help="wait up to S seconds for a busy GPU to become idle (default: refuse at once)")
+    parser.add_argument("--shared-gpu", action="store_true",
+                        help="launch on a card other processes hold memory on (a shared card): every row's "
+                             "gpu_busy_before_mib says how much they held; the numbers are then this card's today")
     parser.add_argument("--engine-version", action="append", metavar="ENGINE==VERSION",
                         help="run another engine release than the scenario names "
                              f"(ENGINE==VERSION, e.g. {example_releases()[0]}), or several in turn, the same "

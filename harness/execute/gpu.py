@@ -123,7 +123,8 @@ def wait_until_idle(read: Reader, indices: list[int], wait_s: float = 0.0, poll_
             return states
         if clock() >= deadline:
             shown = ", ".join(f"GPU {i} has {s.others_mib:.0f} MiB in use by other processes" for i, s in busy.items())
-            hint = "" if wait_s else " (free it, or pass --wait-for-idle-gpu SECONDS)"
+            hint = "" if wait_s else (" (free it, pass --wait-for-idle-gpu SECONDS, or --shared-gpu to measure "
+                                      "beside it)")
             raise GpuBusyError(f"GPU busy before launch: {shown}; another process would change every number{hint}")
         sleep(poll_s)
 

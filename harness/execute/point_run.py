@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import os
 import platform
 import random
@@ -17,7 +18,7 @@ from harness.engines import get_engine
 from harness.envs import default_cache_dir
 from harness.execute.engine_process import LaunchContext, launch_spec
 from harness.execute.cuda_reading import engine_gpu_total_mib
-from harness.execute.gpu import GpuBusyError, nvml_reader, visible_gpu_count, wait_for_release, wait_until_idle
+from harness.execute.gpu import BUSY_THRESHOLD_MIB, GpuBusyError, nvml_reader, visible_gpu_count, wait_for_release, wait_until_idle
 from harness.execute.host import read_host_memory, settled_host_memory, wait_for_host_release
 from harness.execute.launcher import LaunchOutcome, launch
 from harness.predict.host import DeviceMemory
@@ -43,6 +44,7 @@ class PointJob:
     keep_work_dirs: bool
     device: str
     compile_cache: str = "cold"  # cold | warm (the scenario's run.compile_cache)
+    shared_gpu: bool = False  # launch although other processes hold memory on the card
 
 
 @dataclass
@@ -154,7 +156,8 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
     baseline = None
     if gpu_read is not None:
         try:
-            baseline = wait_until_idle(gpu_read, gpus or [0], wait_s=job.wait_for_idle_gpu_s)
+            baseline = wait_until_idle(gpu_read, gpus or [0], wait_s=job.wait_for_idle_gpu_s,
+                                       threshold_mib=math.inf if job.shared_gpu else BUSY_THRESHOLD_MIB)
         except GpuBusyError:
             shutil.rmtree(tmp_dir, ignore_errors=True)  # nothing launched: leave nothing behind
             raise

@@ -58,6 +58,7 @@ class RunOptions:
     install_missing: bool = False
     remove_after: bool = False  # delete each release's env after its points (a release axis, to save disk)
     wait_for_idle_gpu_s: float = 0.0
+    shared_gpu: bool = False  # measure beside other processes on the card (each row's gpu_busy_before_mib says how much)
     results_root: Path = Path("results")
     keep_work_dirs: bool = False
     executor: Executor | None = None  # SequentialExecutor unless a parallel one is given
@@ -463,7 +464,7 @@ def _run_locked(scenario, scenario_path, options, points, executor, executor_war
     todo = [p for p in points if not has_row(p)]
     result.skipped = len(points) - len(todo)
     job = PointJob(run_id=run_id, run_dir=run_dir, envs={}, model_path=model_path, stop_after=stop_after,
-                   timeout_s=timeout_s, wait_for_idle_gpu_s=options.wait_for_idle_gpu_s,
+                   timeout_s=timeout_s, wait_for_idle_gpu_s=options.wait_for_idle_gpu_s, shared_gpu=options.shared_gpu,
                    keep_work_dirs=options.keep_work_dirs, device=device, compile_cache=scenario.run.compile_cache)
     try:
         # One release at a time, each job seeing that release's env as its engine's: the
