@@ -183,7 +183,13 @@ def _vllm_0_33_overlay(vllm_env, tmp_path_factory) -> dict[str, str]:
 
 @pytest.fixture(scope="module", params=["0.32.0", "0.33.0"])
 def vllm_oracle(request, vllm_env, tmp_path_factory):
+    from harness.envs import default_cache_dir
+
     env_vars = vllm_env.env_vars if request.param == "0.32.0" else _vllm_0_33_overlay(vllm_env, tmp_path_factory)
+    # vLLM caches what it learns of a model class in a subprocess (~15 s per architecture) under
+    # VLLM_CACHE_ROOT/modelinfos, keyed by the class's source: one root per release, or 0.32.0 and 0.33.0
+    # overwrite each other's entries and every session pays for all of them again.
+    env_vars = {**env_vars, "VLLM_CACHE_ROOT": str(default_cache_dir() / "oracle-cache" / f"vllm-{request.param}")}
     oracle = Oracle(request.param, OracleProcess(vllm_env.python, env_vars))
     yield oracle
     oracle.process.close()
