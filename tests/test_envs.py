@@ -296,10 +296,12 @@ def test_sglang_before_0_5_3_on_a_gpu_host_installs_the_wheel_with_its_srt_extra
     from harness.envs.recipes import InstallSteps, Recipe
 
     installed: list[list[str]] = []
+    indexes: list[tuple[str, ...]] = []
 
     class Steps(InstallSteps):
-        def install(self, args: list[str]) -> None:
+        def install(self, args: list[str], extra_indexes: tuple[str, ...] = ()) -> None:
             installed.append(args)
+            indexes.append(extra_indexes)
 
     for version, fixture in (("0.5.2", "sglang-0.5.2.METADATA"), ("0.5.22", "sglang-0.5.22.METADATA")):
         wheel = tmp_path / f"sglang-{version}-py3-none-any.whl"
@@ -309,6 +311,7 @@ def test_sglang_before_0_5_3_on_a_gpu_host_installs_the_wheel_with_its_srt_extra
                              tmp_path, None, tmp_path / "log", lambda _msg: None))
     assert installed == [[f"sglang[srt] @ {(tmp_path / 'sglang-0.5.2-py3-none-any.whl').as_uri()}"],
                          [str(tmp_path / "sglang-0.5.22-py3-none-any.whl")]]
+    assert indexes == [(recipe.nvidia_index(),)] * 2  # cuda-tile's wheel, not its stub (issue 25, item 11)
 
 
 def test_sglang_torch_pins_exclude_local_cpu_builds():

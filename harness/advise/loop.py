@@ -267,14 +267,17 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
         here = device
         if fit is not None and fit.device_free_at_load:
             here = replace(device, total_mib=fit.device_total_mib, free_mib=fit.device_free_mib, free_at_load=True)
-        elif fit is not None and fit.device_total_mib != device.total_mib:
-            here = replace(device, total_mib=fit.device_total_mib)
-        elif fit is None and launches:
-            # No pool measured yet, but a refusal states what the engine read (vLLM-CPU: "Available memory on
-            # node 0 (AVAIL/TOTAL GiB)"): which fractions start is the engine's reading's to say.
-            refused = _latest_engine_reading(out / "results.csv")
+        else:
+            if fit is not None and fit.device_total_mib != device.total_mib:
+                here = replace(device, total_mib=fit.device_total_mib)
+            # A refusal states what the engine found free (vLLM-CPU: "Available memory on node 0 (AVAIL/TOTAL
+            # GiB)"), which its pool lines do not: which fractions start is the engine's reading's to say, not
+            # the harness's own reading before the search (on a host whose free memory moves, that one lets
+            # the search walk up to the refusal one grain at a time).
+            refused = _latest_engine_reading(out / "results.csv") if launches else None
             if refused is not None:
-                here = replace(device, total_mib=refused[0], free_mib=refused[1], free_at_load=True)
+                here = replace(here, total_mib=here.total_mib if fit is not None else refused[0],
+                               free_mib=refused[1], free_at_load=True)
         cache: dict[tuple, Forecast] = {}
         launched = {l.setting.key() for l in launches}
 

@@ -136,14 +136,34 @@ def engine_memory_read(engine, point: Point, job: PointJob, record, readings: li
 def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_phase=None,
               extra_env: dict[str, str] | None = None) -> PointResult:
     """Launch one point and build its row. `gpus` are NVML indices this point owns (default [0]);
-    `extra_env` (e.g. CUDA_VISIBLE_DEVICES from a parallel executor) goes into the engine's env."""
+    `extra_env` (e.g. CUDA_VISIBLE_DEVICES from a parallel executor) goes into the engine's env.
+
+    The point's work and temporary folders go when it ends, however it ends (an interrupt, an error
+    in the harness), unless the run keeps them (--keep-work-dirs) for a point that launched."""
+    work_dir = job.run_dir / "work" / point.name
+    tmp_dir = short_tmp_dir(point.name)
+    keep = job.keep_work_dirs
+    try:
+        return _measure(point, job, work_dir, tmp_dir, gpus, on_phase, extra_env)
+    except GpuBusyError:
+        keep = False  # nothing launched: leave nothing behind
+        raise
+    finally:
+        if keep:
+            work_dir.mkdir(parents=True, exist_ok=True)
+            (work_dir / "TMPDIR").write_text(f"{tmp_dir}\n")  # where the engine's temporary files were kept
+        else:
+            shutil.rmtree(work_dir, ignore_errors=True)
+            shutil.rmtree(tmp_dir, ignore_errors=True)
+
+
+def _measure(point: Point, job: PointJob, work_dir: Path, tmp_dir: Path, gpus: list[int] | None, on_phase,
+             extra_env: dict[str, str] | None) -> PointResult:
     engine = get_engine(point.engine)
     engine_env = job.envs[point.engine]
-    work_dir = job.run_dir / "work" / point.name
     log_rel = f"logs/{point.name}.log"
     started_at = utc_now_iso()
     cache_dir, cache_state = compile_cache_dir(job, point.engine, engine_env.engine_version, work_dir)
-    tmp_dir = short_tmp_dir(point.name)
     ctx = LaunchContext(python=str(engine_env.python), env_vars={**engine_env.env_vars, **(extra_env or {})},
                         model_path=job.model_path, port=free_port(engine.highest_port), work_dir=work_dir,
                         cache_dir=cache_dir, tmp_dir=tmp_dir)
@@ -155,12 +175,8 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
     gpu_read = nvml_reader() if job.device == "cuda" else None
     baseline = None
     if gpu_read is not None:
-        try:
-            baseline = wait_until_idle(gpu_read, gpus or [0], wait_s=job.wait_for_idle_gpu_s,
-                                       threshold_mib=math.inf if job.shared_gpu else BUSY_THRESHOLD_MIB)
-        except GpuBusyError:
-            shutil.rmtree(tmp_dir, ignore_errors=True)  # nothing launched: leave nothing behind
-            raise
+        baseline = wait_until_idle(gpu_read, gpus or [0], wait_s=job.wait_for_idle_gpu_s,
+                                   threshold_mib=math.inf if job.shared_gpu else BUSY_THRESHOLD_MIB)
         state = next(iter(baseline.values()))
         row_ctx.device_name, row_ctx.device_total_mib = state.name, round(state.total_mib)
         # the total the engine itself sizes from (vLLM: CUDA's, SGLang: the host's smallest card), when not NVML's
@@ -214,12 +230,6 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
     if outcome.survivors:
         outcome.error_message = "; ".join(filter(None, [outcome.error_message,
                                                          "processes survived the stop: " + ", ".join(outcome.survivors)]))
-    if not job.keep_work_dirs:
-        shutil.rmtree(work_dir, ignore_errors=True)
-        shutil.rmtree(tmp_dir, ignore_errors=True)
-    else:
-        work_dir.mkdir(parents=True, exist_ok=True)
-        (work_dir / "TMPDIR").write_text(f"{tmp_dir}\n")  # where the engine's temporary files were kept
     total_mib, free_mib, free_at_load = row_ctx.device_total_mib, None, False
     if baseline is not None:
         # NVML's free memory before the launch; an engine that logs its own reading (SGLang's free memory

@@ -22,34 +22,21 @@ pools, the TP memory-imbalance check, max_running_requests beyond the default ru
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import signal
 import sys
 import time
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(TESTS))
-sys.path.insert(0, str(TESTS.parent))
-from standin_engine import serve_health  # noqa: E402 - tests/standin_engine.py
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from harness.engines.sglang.formulas import memory_settings, resolve_max_num_reqs  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cuda_runtime import mem_get_info  # noqa: E402 - what its torch.cuda.mem_get_info would say
-
-MiB, GiB = 1 << 20, 1 << 30
+from fake_server import GiB, MiB, cards, hold, host, serve_until_stopped, term  # noqa: E402
 
 
 def say(text: str) -> None:
     sys.stdout.write(f"[{time.strftime('%Y-%m-%d %H:%M:%S')}] {text}\n")
     sys.stdout.flush()
-
-
-def _cards(host: dict) -> list[int]:
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    return [int(v) for v in visible.split(",") if v.strip()] if visible else list(range(len(host["devices"])))
 
 
 def main() -> int:
@@ -62,22 +49,21 @@ def main() -> int:
     p.add_argument("--context-length", type=int, default=131072)
     p.add_argument("--tp-size", "--tp", type=int, default=1)
     args, _ = p.parse_known_args()
-    host = json.loads(Path(os.environ["KVH_FAKE_GPU_HOST"]).read_text())
-    cards = _cards(host)[:args.tp_size]
-    env = lambda name, default: float(os.environ.get(name, default))  # noqa: E731
+    described = host()
     tp = args.tp_size
-    weights = env("STANDIN_WEIGHTS_GIB", 14.99) / tp * GiB
-    per_token = env("STANDIN_KV_BYTES_PER_TOKEN", 131072) / tp
-    capacity_mib = min(d["total_mib"] for d in host["devices"])  # nvidia-smi's memory.total, every card
+    used = cards(described)[:tp]
+    weights = term("STANDIN_WEIGHTS_GIB", 14.99) / tp * GiB
+    per_token = term("STANDIN_KV_BYTES_PER_TOKEN", 131072) / tp
+    capacity_mib = min(d["total_mib"] for d in described["devices"])  # nvidia-smi's memory.total, every card
     settings = memory_settings(capacity_mib, tp=tp, chunked_prefill_size=args.chunked_prefill_size,
                                mem_fraction_static=args.mem_fraction_static, release="0.5.22")
     fraction = settings.mem_fraction_static
     say(f"server_args=ServerArgs(model_path='{args.model_path}', mem_fraction_static={fraction}, "
         f"chunked_prefill_size={settings.chunked_prefill_size}, tp_size={tp}, context_length={args.context_length})")
     say("Init torch distributed begin.")
-    context = env("STANDIN_CONTEXT_MIB", 500) * MiB
+    context = term("STANDIN_CONTEXT_MIB", 500) * MiB
     say(f"Init torch distributed ends. elapsed=0.26 s, mem usage={context / GiB:.2f} GB")
-    pre = min(mem_get_info(rank)[0] for rank in range(len(cards))) - context
+    pre = min(mem_get_info(rank)[0] for rank in range(len(used))) - context
     say(f"Load weight begin. avail mem={pre / GiB:.2f} GB")
     after = pre - weights
     say(f"Load weight end. elapsed=6.12 s, type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem={after / GiB:.2f} GB, "
@@ -90,31 +76,18 @@ def main() -> int:
                          f"viable = 1 - available/pre = {minimum:.4f}). If using speculative decoding, draft weights "
                          "are now counted.\n")
         return 1
-    for i in cards:  # what each rank holds from here on
-        folder = Path(host["held_dir"]) / str(i)
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / str(os.getpid())).write_text(f"{(pre * fraction + context) / MiB:.0f}")
+    hold(described, used, pre * fraction + context)  # what each rank holds from here on
     tokens = int(rest // per_token)
     say("Using KV cache dtype: torch.bfloat16")
     say(f"KV Cache is allocated. #tokens: {tokens}, K size: {tokens * per_token / 2 / GiB:.2f} GB, "
         f"V size: {tokens * per_token / 2 / GiB:.2f} GB")
-    say(f"Memory pool end. avail mem={(after - tokens * per_token) / GiB:.2f} GB")
+    left = (after - tokens * per_token) / GiB
+    say(f"Memory pool end. avail mem={left:.2f} GB")
     requests = resolve_max_num_reqs(tokens, args.context_length, release="0.5.22")
     say(f"max_total_num_tokens={tokens}, chunked_prefill_size={settings.chunked_prefill_size}, max_prefill_tokens=16384, "
-        f"max_running_requests={requests}, context_len={args.context_length}, "
-        f"available_gpu_mem={(after - tokens * per_token) / GiB:.2f} GB")
-    linger = env("STANDIN_LINGER_S", 0)
-
-    def stop(*_):
-        time.sleep(linger)  # the memory comes back only when the process is gone
-        os._exit(0)
-
-    signal.signal(signal.SIGTERM, stop)
-    if args.port:
-        serve_health(args.port)
+        f"max_running_requests={requests}, context_len={args.context_length}, available_gpu_mem={left:.2f} GB")
     say("INFO:     Application startup complete.")
-    time.sleep(3600)
-    return 0
+    return serve_until_stopped(args.port)
 
 
 if __name__ == "__main__":

@@ -19,22 +19,19 @@ Not modelled: vLLM's profiling itself, hybrid/MLA/sliding-window pools, pipeline
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import signal
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from standin_engine import serve_health, vllm_serve_parser  # noqa: E402 - tests/standin_engine.py
+from standin_engine import vllm_serve_parser  # noqa: E402 - tests/standin_engine.py
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cuda_runtime import mem_get_info  # noqa: E402 - what its torch.cuda.mem_get_info would say
+from fake_server import GiB, MiB, cards, hold, host, serve_until_stopped, term  # noqa: E402
 
-MiB, GiB = 1 << 20, 1 << 30
 BLOCK = 16
 
 
@@ -44,58 +41,39 @@ def say(text: str, level: str = "INFO", where: str = "gpu_worker.py:759") -> Non
     sys.stdout.flush()
 
 
-def _cards(host: dict) -> list[int]:
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    return [int(v) for v in visible.split(",") if v.strip()] if visible else list(range(len(host["devices"])))
-
-
 def main() -> int:
     p = vllm_serve_parser(max_model_len=131072)
     p.add_argument("--tensor-parallel-size", type=int, default=1)
     p.add_argument("--enforce-eager", action="store_true")
     args, _ = p.parse_known_args()
-    host = json.loads(Path(os.environ["KVH_FAKE_GPU_HOST"]).read_text())
-    cards = _cards(host)[:args.tensor_parallel_size]
-    env = lambda name, default: float(os.environ.get(name, default))  # noqa: E731
+    described = host()
+    used = cards(described)[:args.tensor_parallel_size]
     tp = args.tensor_parallel_size
-    weights = env("STANDIN_WEIGHTS_GIB", 14.99) / tp * GiB
-    per_token = env("STANDIN_KV_BYTES_PER_TOKEN", 131072) / tp
-    non_torch, activation = env("STANDIN_NON_TORCH_GIB", 0.30) * GiB, env("STANDIN_ACTIVATION_GIB", 0.58) * GiB
-    graph = 0.0 if args.enforce_eager else env("STANDIN_GRAPH_GIB", 0.41) * GiB
+    weights = term("STANDIN_WEIGHTS_GIB", 14.99) / tp * GiB
+    per_token = term("STANDIN_KV_BYTES_PER_TOKEN", 131072) / tp
+    non_torch, activation = term("STANDIN_NON_TORCH_GIB", 0.30) * GiB, term("STANDIN_ACTIVATION_GIB", 0.58) * GiB
+    graph = 0.0 if args.enforce_eager else term("STANDIN_GRAPH_GIB", 0.41) * GiB
     say("vLLM API server version 0.32.0", where="api_server.py:1")
     util = args.gpu_memory_utilization
-    first = host["devices"][cards[0]]
+    first = described["devices"][used[0]]
     total = (first["total_mib"] - first.get("reserved_mib", 0)) * MiB
     requested = math.ceil(total * util)
     # the worker's snapshot comes after its CUDA context is up: that much of the card is no longer free
-    context = env("STANDIN_CONTEXT_MIB", 500) * MiB
-    free = min(mem_get_info(rank)[0] for rank in range(len(cards))) - context
+    context = term("STANDIN_CONTEXT_MIB", 500) * MiB
+    free = min(mem_get_info(rank)[0] for rank in range(len(used))) - context
     if free < requested:
         sys.stdout.write(f"ValueError: Free memory on device cuda:0 ({free / GiB:.2f}/{total / GiB:.2f} GiB) on startup "
                          f"is less than desired GPU memory utilization ({util}, {requested / GiB:.2f} GiB). Decrease GPU "
                          "memory utilization or reduce GPU memory used by other processes.\n")
         return 1
-    for i in cards:  # what the worker holds from here on
-        folder = Path(host["held_dir"]) / str(i)
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / str(os.getpid())).write_text(f"{(requested + context) / MiB:.0f}")
+    hold(described, used, requested + context)  # what the worker holds from here on
     say(f"Model loading took {weights / GiB:.2f} GiB memory and 6.431207 seconds", where="gpu_model_runner.py:5149")
     available = requested - weights - non_torch - activation - graph
     say(f"Available KV cache memory: {available / GiB:.2f} GiB")
     tokens = max(0, int(available // (per_token * BLOCK))) * BLOCK
     say(f"GPU KV cache size: {tokens:,} tokens, Maximum concurrency for {args.max_model_len:,} tokens per request: "
         f"{tokens / args.max_model_len:.2f}x", where="kv_cache_utils.py:2327")
-    linger = env("STANDIN_LINGER_S", 0)
-
-    def stop(*_):
-        time.sleep(linger)  # the memory comes back only when the process is gone
-        os._exit(0)
-
-    signal.signal(signal.SIGTERM, stop)
-    if args.port:
-        serve_health(args.port)
-    time.sleep(3600)
-    return 0
+    return serve_until_stopped(args.port)
 
 
 if __name__ == "__main__":
