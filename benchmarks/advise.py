@@ -80,17 +80,22 @@ def main() -> int:
     versions = {"sglang": "0.5.22", **dict(item.split("==", 1) for item in args.engine_version)}
     scenario = Path(args.scenario)
     searches: list[Search] = []
+
+    def search(engine: str, kind: str, target: int, out: Path) -> Search:
+        done = run_search(scenario, engine, kind, target, out, versions)
+        searches.append(done)
+        if args.json:  # after every search: an interrupted benchmark keeps what it measured
+            args.json.write_text(json.dumps([s.__dict__ for s in searches], indent=1))
+        return done
+
     with tempfile.TemporaryDirectory() as tmp:
         for engine in args.engines.split(","):
             ceiling, reach = predicted_reach(scenario, engine, MAX_MODEL_LEN, versions)
             print(f"{engine}: predicted reach {reach:,} KV tokens at {ceiling:g}", file=sys.stderr, flush=True)
-            mine = [run_search(scenario, engine, "spread", int(reach * share), Path(tmp) / f"{engine}-s{i}", versions)
+            mine = [search(engine, "spread", int(reach * share), Path(tmp) / f"{engine}-s{i}")
                     for i, share in enumerate(SPREAD)]
-            mine += [run_search(scenario, engine, kind, target, Path(tmp) / f"{engine}-n{i}", versions)
-                     for i, (kind, target) in enumerate(near_targets(mine))]
-            searches += mine
-    if args.json:
-        args.json.write_text(json.dumps([s.__dict__ for s in searches], indent=1))
+            for i, (kind, target) in enumerate(near_targets(mine)):
+                search(engine, kind, target, Path(tmp) / f"{engine}-n{i}")
     print(f"{'engine':7} {'kind':11} {'target':>11} {'fraction':>8} {'measured':>11} {'margin':>6} {'launches':>8} "
           f"{'wall_s':>6}")
     for s in searches:
