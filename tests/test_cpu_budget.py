@@ -19,8 +19,9 @@ from harness.engines import get_engine
 from harness.engines.sglang import formulas as sg
 from harness.engines.vllm import formulas as vf
 from harness.execute.host import read_host_memory
-from harness.predict import load_model_description, predict
-from harness.predict.calibrate import fit_calibrations
+from harness.engines.predicting import predict
+from harness.predict import load_model_description
+from harness.analysis.calibrate import fit_calibrations
 from harness.predict.host import HostMemory
 from harness.predict.model import GiB
 from harness.results.io import read_results

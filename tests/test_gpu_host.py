@@ -136,7 +136,8 @@ def test_a_gpu_host_told_cpu_measures_the_cpu_engines_and_envs_follow_the_same_d
 
 @pytest.mark.parametrize("card, cuda_total", [("RTX4090", 24564 - 348), ("A100-80GB", 81920 - 870)])
 def test_vllm_rows_and_predictions_take_the_total_cuda_reports_not_nvmls(tmp_path, monkeypatch, card, cuda_total):
-    from harness.predict import load_model_description, predict_point
+    from harness.engines.predicting import predict_point
+    from harness.predict import load_model_description
     from harness.results.io import read_results
     from harness.scenario import expand, load_scenario_with_releases
 

@@ -12,7 +12,8 @@ import pytest
 
 from harness.engines import get_engine
 from harness.errors import InputError
-from harness.predict import load_model_description, model_from_config, predict
+from harness.engines.predicting import predict
+from harness.predict import load_model_description, model_from_config
 from harness.engines.sglang import formulas as sg
 from harness.engines.vllm import formulas as vf
 from harness.predict.model import GiB, bundled_cards

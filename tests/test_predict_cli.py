@@ -9,7 +9,8 @@ from pathlib import Path
 
 from harness.cli import main
 from harness.commands.predict import predict_scenario
-from harness.predict import load_model_description, predict_point
+from harness.engines.predicting import predict_point
+from harness.predict import load_model_description
 from harness.predict.model import GiB
 from harness.results.columns import COLUMNS
 from harness.results.io import write_results
@@ -68,7 +69,7 @@ def test_cpu_scenario_explicit_kv_space():
 def test_cpu_kvcache_space_env_overrides_the_flag():
     # platforms/cpu.py:324-327, confirmed by a real vLLM-CPU start (2,097,152 tokens, not E3)
     tiny = load_model_description("builtin:tiny-llama")
-    from harness.predict import predict
+    from harness.engines.predicting import predict
 
     p = predict("vllm", {"kv_cache_memory_bytes": 262_144, "max_model_len": 2048}, tiny, None, device="cpu",
                 env={"VLLM_CPU_KVCACHE_SPACE": "1"})

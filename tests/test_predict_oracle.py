@@ -16,7 +16,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from harness.predict import load_model_description, predict
+from harness.engines.predicting import predict
+
+from harness.predict import load_model_description
 from harness.engines.sglang import formulas as sg
 from harness.predict.model import GiB, MiB, bundled_cards
 from tests.engine_envs import ensure_env
@@ -165,7 +167,7 @@ def _vllm_0_33_overlay(vllm_env, tmp_path_factory) -> dict[str, str]:
     downloaded once into the cache dir."""
     from harness.engines import get_engine
     from harness.envs import default_cache_dir
-    from harness.envs.flags import download_release_wheel
+    from harness.release_wheel import download_release_wheel
 
     wheels = default_cache_dir() / "wheels"
     wheel = next(iter(sorted(wheels.glob("vllm-0.33.0-*.whl"))), None)

@@ -13,7 +13,8 @@ import pytest
 from harness.engines import get_engine
 from harness.engines.releases import version_key
 from harness.engines.vllm import formulas as vf
-from harness.predict import load_model_description, predict
+from harness.engines.predicting import predict
+from harness.predict import load_model_description
 from harness.predict.host import HostMemory
 from harness.predict.model import GiB
 from parsers import parse_log, read_log

@@ -272,7 +272,8 @@ def test_missing_module_is_fetched_as_the_releases_own_pin():
 
 
 def test_vllm_0_33_refuses_a_16_bit_kv_dtype_other_than_the_models_and_the_log_says_why():
-    from harness.predict import load_model_description, predict
+    from harness.engines.predicting import predict
+    from harness.predict import load_model_description
     from parsers import parse_log
 
     model = load_model_description("Llama-3.1-8B-Instruct")  # bfloat16

@@ -12,7 +12,8 @@ from PIL import Image
 
 from harness.cli import main
 from harness.analysis.compare import Mark
-from harness.predict import load_model_description, predict, prediction_error_pct
+from harness.engines.predicting import predict
+from harness.predict import load_model_description, prediction_error_pct
 from harness.analysis.report import make_report
 from harness.results.io import read_results
 from tests.results_from_logs import (

@@ -1,4 +1,4 @@
-"""The layout's rules, checked on the source: no import cycle, engines named only in their own homes."""
+"""The layout's rules, checked on the source: imports flow down the layers with no cycle, engines named only in their own homes."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _imports(name: str, path: Path) -> set[str]:
-    """Every module of ours that `name` imports, at any depth of its code (lazy imports count too)."""
+def imports_of(name: str, path: Path) -> set[str]:
+    """Every module of ours `name` imports, TYPE_CHECKING blocks and function bodies included."""
     tree = ast.parse(path.read_text())
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
@@ -44,23 +44,12 @@ def _imports(name: str, path: Path) -> set[str]:
             targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
         else:
             continue
-        if isinstance(node, ast.ImportFrom) and _under_type_checking(tree, node):
-            continue
         for target in targets:
-            # `import a.b.c` also runs a and a.b; the nearest module of ours is the edge.
             while target and target not in MODULES:
                 target = target.rpartition(".")[0]
             if target and target != name:
                 found.add(target)
     return found
-
-
-def _under_type_checking(tree: ast.Module, node: ast.AST) -> bool:
-    for block in ast.walk(tree):
-        if isinstance(block, ast.If) and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING":
-            if any(child is node for stmt in block.body for child in ast.walk(stmt)):
-                return True
-    return False
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -99,7 +88,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_cycle_in_harness_and_parsers():
-    graph = {name: _imports(name, path) for name, path in MODULES.items()}
+    graph = {name: imports_of(name, path) for name, path in MODULES.items()}
     # A package's __init__ re-exporting its own modules is not a cycle of design; leave those edges out.
     graph = {name: {t for t in targets if not (t.startswith(name + ".") and MODULES[name].name == "__init__.py")
                     and not (name.startswith(t + ".") and MODULES[t].name == "__init__.py")}
@@ -109,6 +98,61 @@ def test_no_import_cycle_in_harness_and_parsers():
 
 def test_the_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# ---- the layers: imports flow one way ------------------------------------------------------------------
+
+# Top to bottom: a module may import its own package and the layers below it, never one above. Every
+# import counts - at module level, inside a function, under TYPE_CHECKING - because a lazy or typing-only
+# import upward is still a dependency a reader has to follow (and hides a cycle from the plain check above).
+LAYERS = (
+    ("harness.__main__",),
+    ("harness.cli",),
+    ("harness.commands",),
+    ("harness.advise",),
+    ("harness.analysis",),
+    ("harness.execute",),
+    ("harness.results",),
+    ("harness.scenario",),
+    ("harness.envs",),
+    ("harness.engines",),
+    ("harness.predict", "parsers"),
+    ("harness",),  # the core: errors, clock, atomic writes, child processes, NVML, the cache folder
+)
+
+
+def layer_of(module: str) -> tuple[int, str]:
+    """(layer index, the package of that layer `module` belongs to): the longest package name that owns it."""
+    owners = [(len(pkg), i, pkg) for i, layer in enumerate(LAYERS) for pkg in layer
+              if module == pkg or module.startswith(pkg + ".")]
+    _, index, package = max(owners)
+    return index, package
+
+
+def layer_violations(modules: dict[str, Path]) -> list[str]:
+    out = []
+    for name, path in modules.items():
+        index, package = layer_of(name)
+        for target in sorted(imports_of(name, path)):
+            t_index, t_package = layer_of(target)
+            if t_index < index or (t_index == index and t_package != package):
+                out.append(f"{name} ({package}) imports {target} ({t_package})")
+    return out
+
+
+def test_imports_flow_down_the_layers():
+    assert layer_violations(MODULES) == []
+
+
+def test_the_layer_check_sees_an_import_upward_even_a_typing_only_one(tmp_path):
+    engine = tmp_path / "engine.py"
+    engine.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from harness.scenario.point import Point\n")
+    predict = tmp_path / "predict.py"
+    predict.write_text("def f():\n    from parsers import parse_log\n    from harness.errors import InputError\n")
+    assert layer_violations({"harness.engines.fake": engine, "harness.predict.fake": predict}) == [
+        "harness.engines.fake (harness.engines) imports harness.scenario.point (harness.scenario)",
+        "harness.predict.fake (harness.predict) imports parsers (parsers)",
+    ]
 
 
 def _docstring_nodes(tree: ast.Module) -> set[int]:

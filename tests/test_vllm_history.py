@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.predict import load_model_description
-from harness.predict.predictor import predict_point
+from harness.engines.predicting import predict_point
 from harness.results.io import read_results
 from harness.scenario import expand, load_scenario
 from parsers import parse_log, read_log

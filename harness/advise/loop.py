@@ -22,8 +22,8 @@ from harness.atomic import write_json
 from harness.engines import get_engine
 from harness.errors import HarnessError, InputError, Interrupted
 from harness.predict import Prediction, load_model_description
-from harness.predict.calibrate import choose_fit, fit_calibrations
-from harness.predict.predictor import predict_point
+from harness.analysis.calibrate import choose_fit, fit_calibrations
+from harness.engines.predicting import predict_point
 from harness.scenario import Point, expand, parse_scenario, read_yaml
 from harness.scenario.schema import Scenario
 

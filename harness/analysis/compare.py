@@ -539,15 +539,3 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "item"):  # numpy scalar
         return _plain(value.item())
     return value
-
-
-_RENDERERS = ("render_text", "render_markdown", "table_rows", "TABLE_HEADER")
-
-
-def __getattr__(name: str) -> Any:
-    # The text and Markdown renderers live in compare_render; their old import path keeps working.
-    if name in _RENDERERS:
-        from harness.analysis import compare_render
-
-        return getattr(compare_render, name)
-    raise AttributeError(name)

@@ -20,8 +20,9 @@ from harness.commands.console import output_console
 from harness.engines import engine_names, get_engine
 from harness.formatting import fixed
 from harness.errors import InputError
-from harness.predict import Prediction, load_model_description, predict_point
-from harness.predict.calibrate import GroupFit, choose_fit, fit_calibrations
+from harness.engines.predicting import predict_point
+from harness.predict import Prediction, load_model_description
+from harness.analysis.calibrate import GroupFit, choose_fit, fit_calibrations
 from harness.scenario import load_scenario
 from harness.scenario import expand
 from harness.scenario.point import knob_label

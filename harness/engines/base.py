@@ -18,11 +18,11 @@ if TYPE_CHECKING:
     from parsers.base import LogParser
     from parsers.record import StartupRecord
 
-    from harness.envs.recipes import InstallSteps, Recipe
+    from harness.engines.install import InstallSteps, Recipe
     from harness.predict.host import DeviceMemory, HostMemory
     from harness.predict.model import ModelDescription
-    from harness.predict.predictor import Calibration, Prediction
-    from harness.scenario.settings import Settings
+    from harness.predict import Calibration, Prediction
+    from harness.engines.settings import Settings
 
 @dataclass(frozen=True)
 class Column:

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from harness.release_wheel import download_release_wheel
+
 ENGINES_DIR = Path(__file__).resolve().parent
 COLUMNS = ("fact", "fields", "style", "format", "args", "source")
 
@@ -375,13 +377,6 @@ def render_table(engine: str, version: str, wheel_name: str, rows: list[Row], sp
     return "\n".join(head + [r.tsv() for r in rows]) + "\n"
 
 
-def download(distribution: str, version: str, dest: Path) -> Path:
-    """The release's wheel, fetched by pip into `dest` (the same fetch `envs flags` uses)."""
-    from harness.envs.flags import download_release_wheel
-
-    return download_release_wheel(distribution, version, dest)
-
-
 def _candidates(messages: Iterable[Message], spec: ModuleType) -> list[Message]:
     keywords = spec.KEYWORDS
     return [m for m in messages if keywords.search(m.template)]
@@ -415,7 +410,7 @@ def scan_release(engine: str, version: str, cache: Path | None = None) -> tuple[
     for distribution in spec.distributions(version):
         with tempfile.TemporaryDirectory(prefix="release-formats-") as tmp:
             try:
-                wheel = download(distribution, version, Path(tmp))
+                wheel = download_release_wheel(distribution, version, Path(tmp))
             except RuntimeError as exc:
                 errors.append(str(exc))
                 continue

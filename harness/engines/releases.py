@@ -14,6 +14,8 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from harness.cache_dir import default_cache_dir
+
 # distribution -> its versions on the package index, or None when the index could not be asked.
 IndexLookup = Callable[[str], "list[str] | None"]
 
@@ -92,8 +94,6 @@ def pip_index_versions(distribution: str, timeout_s: float = 60) -> list[str] | 
 
 
 def _cache_file(distribution: str) -> Path:
-    from harness.envs.model import default_cache_dir
-
     return default_cache_dir() / "index" / f"{distribution}.json"
 
 

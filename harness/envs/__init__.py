@@ -21,11 +21,10 @@ from harness.envs.manage import (
     remove_env_named,
     resolve_env,
 )
+from harness.cache_dir import CACHE_ENV_VAR, default_cache_dir
 from harness.envs.model import (
-    CACHE_ENV_VAR,
     DEVICE_ENV_VAR,
     EngineEnv,
-    default_cache_dir,
     env_name,
     envs_dir,
     host_is_cpu_only,

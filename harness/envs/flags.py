@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.childproc import child_environ
+from harness.release_wheel import download_release_wheel
 from harness.engines import get_engine
 from harness.engines.cli_flags import parse_help
 from harness.engines.releases import version_key
@@ -78,18 +79,6 @@ def _try(engine: str, python: str, env_vars: dict[str, str], timeout_s: float,
     return flags, proc
 
 
-def download_release_wheel(distribution: str, version: str, dest: Path) -> Path:
-    """The release's wheel (no dependencies), fetched by pip into `dest`."""
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-q",
-           "-d", str(dest), f"{distribution}=={version}"]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    wheels = sorted(dest.glob("*.whl"))
-    if done.returncode != 0 or not wheels:
-        tail = [l for l in (done.stderr or done.stdout).strip().splitlines() if "ignored" not in l][-1:] or ["no wheel"]
-        raise RuntimeError(f"pip download {distribution}=={version}: {tail[0]}")
-    return wheels[0]
-
-
 def _requirement_for(module: str, wheel_requirements: list[str]) -> str:
     """The release's own requirement that provides `module` (its pin), else the module's name."""
     top = module.split(".")[0]
@@ -114,7 +103,8 @@ def read_wheel_flags(engine: str, version: str, donor_python: str, donor_env: di
                      progress: Progress = lambda msg: None, max_fetches: int = 12,
                      timeout_s: float = 600) -> tuple[frozenset[str], str]:
     """(flags, wheel name) of a release read from its downloaded wheel laid over a donor env's interpreter."""
-    from harness.envs.recipes import base_requirements, run_py
+    from harness.engines.install import base_requirements
+    from harness.envs.recipes import run_py
 
     eng = get_engine(engine)
     distribution = eng.flag_distribution(version)

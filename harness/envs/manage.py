@@ -42,7 +42,8 @@ from harness.envs.model import (
     write_marker,
 )
 from harness.envs.probe import probe
-from harness.envs.recipes import InstallSteps, Recipe, wheel_metadata
+from harness.engines.install import Recipe, wheel_metadata
+from harness.envs.recipes import VenvInstallSteps
 from harness.clock import utc_now
 from harness.errors import EXIT_HARNESS, HarnessError, InputError
 from harness.nvml import driver_versions
@@ -276,7 +277,7 @@ def _build(recipe: Recipe, env_dir: Path, inst: Installer, base_python: str, log
     finally:
         shutil.rmtree(staged, ignore_errors=True)
     wheel = download / wheel.name
-    steps = InstallSteps(recipe=recipe, env_dir=env_dir, python=python, wheel=wheel, download_dir=download,
+    steps = VenvInstallSteps(recipe=recipe, env_dir=env_dir, python=python, wheel=wheel, download_dir=download,
                          installer=inst, log_path=log_path, progress=progress, cuda_build=cuda)
     engine.install(steps)
     shutil.rmtree(download, ignore_errors=True)

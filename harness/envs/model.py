@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from harness.atomic import write_json
+from harness.cache_dir import default_cache_dir
 from harness.engines import engine_names, get_engine
 from harness.nvml import device_count
 from harness.errors import InputError
@@ -17,7 +18,6 @@ from harness.errors import InputError
 MARKER = "kv-harness-env.json"
 MARKER_FORMAT = 1
 
-CACHE_ENV_VAR = "KV_HARNESS_CACHE_DIR"
 DEVICE_ENV_VAR = "KV_HARNESS_DEVICE"  # "cpu" or "gpu": overrides driver detection
 
 _VERSION_RE = re.compile(r"^[0-9][0-9A-Za-z.+!_-]*$")
@@ -86,18 +86,6 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     if not sep:
         return engine, None
     return engine, check_version(version.strip())
-
-
-def default_cache_dir() -> Path:
-    """`$KV_HARNESS_CACHE_DIR`, else `$XDG_CACHE_HOME/kv-budget-harness`, else `~/.cache/kv-budget-harness`.
-
-    Engine environments live in its `envs/` subdirectory.
-    """
-    if os.environ.get(CACHE_ENV_VAR):
-        return Path(os.environ[CACHE_ENV_VAR]).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "kv-budget-harness"
 
 
 def envs_dir(cache_dir: Path | None = None) -> Path:

@@ -97,8 +97,9 @@ def _predict(point: Point, model_path: str, device_total_mib: float | None, devi
     GPU protocol's baseline reading (free memory before launch), or on a CPU the host's free memory when the
     engine began loading (`free_at_load`): SGLang sizes its pool from it."""
     try:
-        from harness.predict import load_model_description, predict_point
-        from harness.predict.predictor import prediction_error_pct
+        from harness.engines.predicting import predict_point
+        from harness.predict import load_model_description
+        from harness.predict import prediction_error_pct
 
         description = load_model_description(model_path)
         prediction = predict_point(point, description, device_total_mib, device=device, gpu_free_mib=gpu_free_mib,
@@ -116,7 +117,8 @@ def _predict(point: Point, model_path: str, device_total_mib: float | None, devi
 def engine_memory_read(engine, point: Point, job: PointJob, record, readings: list[DeviceMemory]) -> DeviceMemory:
     """The device memory the engine sized from (`Engine.memory_read`): what its log says it read, the
     harness's readings (before the launch, as it began loading) standing in where the log is silent."""
-    from harness.predict import load_model_description, predict_point
+    from harness.engines.predicting import predict_point
+    from harness.predict import load_model_description
 
     description: list = []  # loaded once, on the first prediction an engine asks for
 

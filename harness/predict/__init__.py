@@ -1,18 +1,13 @@
-"""Engine-neutral prediction: the model description, Prediction, calibration; each engine's formulas live in its package.
+"""Engine-neutral prediction knowledge: the model description, the host's and device's memory, what a Prediction holds.
 
-Pure arithmetic over a model description and a device size; the harness never imports
-vLLM or SGLang (the oracle tests run the engines' own code in their own interpreters).
+Pure arithmetic and types, below the engines: each engine's formulas live in its package and make a
+Prediction; harness.engines.predicting dispatches to them; harness.analysis.calibrate fits their
+estimated terms to measured rows. The harness never imports vLLM or SGLang (the oracle tests run the
+engines' own code in their own interpreters).
 """
 
 from harness.predict.model import ModelDescription, bundled_cards, load_model_description, model_from_config
-from harness.predict.predictor import (
-    Calibration,
-    Estimate,
-    Prediction,
-    predict,
-    predict_point,
-    prediction_error_pct,
-)
+from harness.predict.prediction import Calibration, Estimate, Prediction, prediction_error_pct
 
 __all__ = [
     "Calibration",
@@ -22,7 +17,5 @@ __all__ = [
     "bundled_cards",
     "load_model_description",
     "model_from_config",
-    "predict",
-    "predict_point",
     "prediction_error_pct",
 ]

@@ -4,7 +4,7 @@ from harness.scenario.load import load_scenario, load_scenario_with_releases, pa
 from harness.scenario.point import Point, point_id, point_name
 from harness.scenario.problems import Problem, ScenarioError
 from harness.scenario.schema import BUILTIN_PREFIX, EngineSpec, RunSpec, Scenario
-from harness.scenario.settings import Settings
+from harness.engines.settings import Settings
 from harness.scenario.sweep import expand
 
 __all__ = [

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.scenario.settings import Settings
+from harness.engines.settings import Settings
 
 # 64 bits of sha256 (16 hex digits): among 10^7 points the chance of any two sharing an id
 # is about n^2 / 2^65 = 3e-6. Ids of results written with the 10-digit ids are prefixes of these.

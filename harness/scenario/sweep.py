@@ -12,7 +12,7 @@ from harness.engines import get_engine
 from harness.scenario.point import POINT_ID_LENGTH, Point, point_digest
 from harness.scenario.problems import Problem
 from harness.scenario.schema import EngineSpec, Scenario
-from harness.scenario.settings import Settings
+from harness.engines.settings import Settings
 
 
 def _axes(spec: EngineSpec) -> list[list[tuple[tuple[str, Any], ...]]]:

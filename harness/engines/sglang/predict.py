@@ -11,8 +11,8 @@ from harness.engines.sglang.releases import (
     modelled_release,
 )
 from harness.predict.model import GiB, ModelDescription, resolve_dtype
-from harness.predict.predictor import Calibration, Estimate, Prediction
-from harness.scenario.settings import Settings
+from harness.predict import Calibration, Estimate, Prediction
+from harness.engines.settings import Settings
 
 
 def _on(s: Settings, key: str) -> bool:

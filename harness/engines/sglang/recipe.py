@@ -8,8 +8,8 @@ import zipfile
 from pathlib import Path
 
 from harness.engines.sglang.stub import STUB_DIR, build_stub
-from harness.envs.recipes import (GiB, InstallSteps, Recipe, base_requirements, canonical_names, exclude_local_cpu_torch,
-                                  requirement_name, wheel_metadata)
+from harness.engines.install import (GiB, InstallSteps, Recipe, base_requirements, canonical_names, exclude_local_cpu_torch,
+                                     requirement_name, wheel_metadata)
 from harness.errors import HarnessError
 
 SGLANG_CPU_WORKAROUNDS = (

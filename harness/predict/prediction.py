@@ -1,7 +1,6 @@
-"""One prediction per run point: maps the point's engine args onto the engine's formulas.
+"""What a prediction holds: the engine's budget formulas' terms for one point (harness.engines.predicting makes it).
 
-`predict(...)` is the pure core (engine name + args + model + card); `predict_point(...)`
-reads a Point. Exact terms (weights from shapes, block/page arithmetic, SGLang's
+Exact terms (weights from shapes, block/page arithmetic, SGLang's
 fraction formula) and estimated terms (vLLM's O/A/G, SGLang's other memory) are kept
 apart: `*_upper_bound` uses exact terms only, `kv_gib`/`kv_tokens` subtract the estimates,
 which `estimates` lists with their labels.
@@ -10,16 +9,8 @@ which `estimates` lists with their labels.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from harness.engines import get_engine
-from harness.engines.knobs import KnobError
-from harness.errors import InputError
-from harness.predict.model import ModelDescription
-from harness.scenario.settings import Settings
-
-if TYPE_CHECKING:
-    from harness.scenario.point import Point
 
 
 @dataclass
@@ -32,7 +23,7 @@ class Estimate:
 
 @dataclass
 class Calibration:
-    """Fitted replacement for the estimated terms (see harness.predict.calibrate).
+    """Fitted replacement for the estimated terms (see harness.analysis.calibrate).
 
     The estimated terms = other_gib + per_axis_gib x the engine's calibration axis:
     vLLM: O+A+G (GPU) or the worker's RSS beyond the weights (CPU) over max_num_batched_tokens;
@@ -95,43 +86,6 @@ class Prediction:
         if out["max_concurrency"] is not None:
             out["max_concurrency"] = round(out["max_concurrency"], 4)
         return out
-
-
-# ---- entry points -----------------------------------------------------------------------------
-
-
-def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescription, gpu_total_mib: float | None,
-            tp: int | None = None, device: str = "cuda", env: dict[str, str] | None = None,
-            point_id: str | None = None, knobs: dict[str, Any] | None = None,
-            calibration: Calibration | None = None, engine_version: str | None = None,
-            gpu_free_mib: float | None = None, free_at_load: bool = False) -> Prediction:
-    """The engine's budget formulas for these settings (raw scenario values are typed here once)."""
-    eng = get_engine(engine)
-    try:
-        settings = args if isinstance(args, Settings) else Settings.parse(dict(args or {}), eng.knobs)
-    except KnobError as exc:
-        raise InputError(str(exc)) from None
-    # An engine's own device flag decides its platform (SGLang's memory_hook reads cfg.device).
-    device = str(settings.get("device") or device)
-    tp_eff = int(tp) if tp is not None else eng.tp_size(settings.raw)
-    p = Prediction(engine=engine, point_id=point_id, args=dict(knobs if knobs is not None else settings.raw),
-                   device=device, gpu_total_mib=gpu_total_mib, tp=tp_eff, engine_version=engine_version,
-                   gpu_free_mib=gpu_free_mib, free_at_load=free_at_load)
-    unmodelled = eng.predictor_note(engine_version, device)
-    if unmodelled:
-        p.modelled, p.reason = False, unmodelled
-        return p
-    env = {k: str(v) for k, v in (env or {}).items()}
-    return eng.predict(p, settings, env, model, calibration)
-
-
-def predict_point(point: Point, model: ModelDescription, gpu_total_mib: float | None, tp: int | None = None,
-                  device: str = "cuda", calibration: Calibration | None = None,
-                  gpu_free_mib: float | None = None, free_at_load: bool = False) -> Prediction:
-    """Prediction for one sweep point."""
-    return predict(point.engine, point.settings, model, gpu_total_mib, tp=tp, device=device, env=point.env,
-                   point_id=point.point_id, knobs=point.knobs, calibration=calibration,
-                   engine_version=point.engine_version, gpu_free_mib=gpu_free_mib, free_at_load=free_at_load)
 
 
 def prediction_error_pct(predicted: float | None, measured: float | None) -> float | None:

@@ -21,7 +21,8 @@ import pandas as pd
 from harness.engines import get_engine
 from harness.errors import InputError
 from harness.predict.model import GiB, ModelDescription
-from harness.predict.predictor import Calibration, Prediction, predict_point, prediction_error_pct
+from harness.engines.predicting import predict_point
+from harness.predict import Calibration, Prediction, prediction_error_pct
 
 
 @dataclass
