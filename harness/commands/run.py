@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import numbers
 import signal
 from pathlib import Path
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TimeElapsedColumn,
+                           TimeRemainingColumn)
+from rich.table import Column, Table
+from rich.text import Text
 
 from harness.commands.common_args import add_tolerance, engine_versions, example_releases
 from harness.engines import engine_names
@@ -43,17 +48,117 @@ def summary_tables(results: list[PointResult]) -> list[Table]:
             table.add_row(
                 row["point_id"], *((_cell(r.point.engine_version),) if release else ()),
                 *(_cell(r.point.knobs.get(k, "default")) for k in knobs), row["status"],
-                _cell(row.get("kv_tokens"), thousands=True), _cell(row.get("max_concurrency")),
+                _cell(row.get("kv_tokens"), thousands=True), _concurrency(row.get("max_concurrency")),
                 _cell(row.get("predicted_kv_tokens"), thousands=True), _cell(row.get("error_kind")),
             )
         tables.append(table)
     return tables
 
 
+class _SummaryTable:
+    """An engine's summary table at the width it is printed: where its columns do not all fit, the status
+    and the numbers keep their values whole (their headers fold) and the point ids, knobs and errors are cut."""
+
+    WHOLE = ("status", "kv_tokens", "max_concurrency", "predicted")
+
+    def __init__(self, table: Table):
+        self.table = table
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        whole = [column for column in self.table.columns if column.header in self.WHOLE]
+        for column in whole:
+            column.width, column.overflow = None, "ellipsis"
+        unbounded = options.update_width(1 << 16)
+        if Measurement.get(console, unbounded, self.table).maximum > options.max_width:
+            for column in whole:
+                column.width, column.overflow = max(map(cell_len, column.cells), default=1), "fold"
+        yield self.table
+
+
 def _cell(value, thousands: bool = False) -> str:
     if is_missing(value):
         return MISSING
     return count(value) if thousands and isinstance(value, (int, float)) else str(value)
+
+
+def _concurrency(value) -> str:
+    """As the engine's log line states it (vLLM: "Maximum concurrency for 512 tokens per request: 8192.00x"),
+    not as the float it was read into (8192.0)."""
+    if is_missing(value):
+        return MISSING
+    return f"{value:.2f}x" if isinstance(value, numbers.Real) else str(value)
+
+
+class _PointLine:
+    """A progress line's text: the point's label, then its status. At the cell's width the status is
+    whole and the label is what gets cut (…); with room to spare the label is padded to `label_width`
+    (the widest label shown) so that the statuses line up."""
+
+    def __init__(self, label: str, status: str):
+        self.label, self.status = label, f" · {status}" if status else ""
+        self.label_width = cell_len(label)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        status = cell_len(self.status)  # the least is the status after a label cut to its "…"
+        return Measurement(min(1, self.label_width) + status, self.label_width + status).with_maximum(options.max_width)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        label = Text(self.label, no_wrap=True, overflow="ellipsis")
+        label.truncate(max(1, min(self.label_width, options.max_width - cell_len(self.status))), pad=True)
+        yield Text.assemble(label, self.status, no_wrap=True, end="")
+
+
+class _PointColumn(ProgressColumn):
+    """The label (a task's description) and the status (its `status` field) of each line."""
+
+    def __init__(self):
+        super().__init__(table_column=Column(no_wrap=True, overflow="ellipsis"))
+
+    def render(self, task: Task) -> _PointLine:
+        return _PointLine(task.description, task.fields.get("status", ""))
+
+
+class _FittedTable:
+    """The progress table laid out for the width it is drawn at (the terminal's, at each redraw): the
+    counts and times keep their widths, the bar narrows from BAR_MAX to BAR_MIN, the lines get the rest;
+    where the rest is too short for a status, the bar narrows further."""
+
+    BAR_MAX, BAR_MIN = 40, 6
+
+    def __init__(self, table: Table):
+        self.table = table
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        line, bar, *_ = self.table.columns
+        sizes = [[Measurement.get(console, options, cell) for cell in column.cells] for column in self.table.columns]
+        widest = [max((size.maximum for size in column), default=0) for column in sizes]
+        room = options.max_width - sum(widest[2:]) - (len(widest) - 1)  # one space between columns
+        bar.width = min(self.BAR_MAX, max(self.BAR_MIN, room - widest[0]))
+        least = max((size.minimum for size in sizes[0]), default=0)  # the longest status, its label cut to "…"
+        if room - bar.width < least:
+            bar.width = max(1, room - least)
+        line.max_width = max(1, room - bar.width)
+        yield self.table
+
+
+class SweepProgress(Progress):
+    """The live view of a run: one line per point, and one for the sweep. Each line fits the terminal:
+    its status, counts and times are never cut; the bar narrows first, then the label is cut (…)."""
+
+    def __init__(self, console: Console):
+        super().__init__(_PointColumn(), BarColumn(bar_width=_FittedTable.BAR_MAX), MofNCompleteColumn(),
+                         TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False)
+
+    def make_tasks_table(self, tasks) -> Table:
+        table = super().make_tasks_table(tasks)
+        lines = list(table.columns[0].cells)
+        label_width = max((point_line.label_width for point_line in lines), default=0)
+        for point_line in lines:
+            point_line.label_width = label_width
+        return table
+
+    def get_renderables(self):
+        yield _FittedTable(self.make_tasks_table(self.tasks))
 
 
 def _sigterm_as_interrupt(*_):
@@ -134,8 +239,7 @@ def _run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     signal.signal(signal.SIGHUP, _sigterm_as_interrupt)
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        TimeRemainingColumn(), console=console, transient=False)
+    progress = SweepProgress(console)
     overall = progress.add_task("sweep", total=None)
     tasks: dict[str, tuple] = {}  # point name -> (task id, label); points may overlap
 
@@ -146,11 +250,11 @@ def _run(args: argparse.Namespace) -> int:
             progress.update(overall, total=total)
         release = f" {point.engine_version}" if point.release_axis else ""
         label = f"{point.engine}{release} {point.point_id}#{point.repeat} {_knob_text(point)}"
-        task = progress.add_task(f"  {label} · starting", total=None)
+        task = progress.add_task(f"  {label}", total=None, status="starting")
         tasks[point.name] = (task, label)
 
         def on_phase(phase: str) -> None:
-            progress.update(task, description=f"  {label} · {phase}")
+            progress.update(task, status=phase)
         return on_phase
 
     def on_end(result: PointResult) -> None:
@@ -161,8 +265,8 @@ def _run(args: argparse.Namespace) -> int:
         if key not in tasks:  # a point that never reported its start (a Ray task lost early)
             on_start(result.point, 0, None)
         task, label = tasks.pop(key)
-        progress.update(task, description=f"  {label}{where} · {row['status']} {kv} ({row['wall_s'] or 0:.0f} s)",
-                        total=1, completed=1)
+        status = f"{row['status']} {kv} ({row['wall_s'] or 0:.0f} s)"
+        progress.update(task, description=f"  {label}{where}", status=status, total=1, completed=1)
         progress.advance(overall)
 
     try:
@@ -172,7 +276,7 @@ def _run(args: argparse.Namespace) -> int:
             progress.stop()
     out = output_console()
     for table in summary_tables(result.results):
-        out.print(table)
+        out.print(_SummaryTable(table))
     for warning in result.warnings:
         console.print(f"[yellow]warning:[/] {warning}")
     for note in result.notes:
