@@ -7,6 +7,7 @@ can import them; where they record is an env var, which both kinds of worker inh
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -44,6 +45,7 @@ def fake_run_point(point, job, gpus=None, on_phase=None, extra_env=None):
     `busy_on` raises GpuBusyError while holding that GPU."""
     from harness.execute.executors.common import failed_result
     from harness.execute.gpu import GpuBusyError
+    from parsers.record import StartupRecord
 
     args = point.args
     if args.get("busy_on") is not None and args["busy_on"] in (gpus or []):
@@ -58,9 +60,9 @@ def fake_run_point(point, job, gpus=None, on_phase=None, extra_env=None):
     time.sleep(float(args.get("hold_s", 0.3)))
     _record({"point_id": point.point_id, "repeat": point.repeat, "gpus": list(gpus or []),
              "cvd": (extra_env or {}).get("CUDA_VISIBLE_DEVICES"), "t0": t0, "t1": time.time(), "pid": os.getpid()})
-    result = failed_result(point, job, "none", "", gpus=gpus)
-    result.row.update(status="ok", error_kind=None, error_message=None, kv_tokens=1000 + point.repeat)
-    return result
+    placeholder = failed_result(point, job, "none", "", gpus=gpus)
+    return dataclasses.replace(placeholder, status="ok", error_kind=None, error_message=None,
+                               record=StartupRecord(kv_tokens=1000 + point.repeat))
 
 
 def records(folder: Path) -> list[dict]:

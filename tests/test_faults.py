@@ -367,6 +367,7 @@ def test_disk_full_names_the_results_file(tmp_path, monkeypatch):
 
     from harness.errors import HarnessError
     from harness.results import writer as writer_module
+    from tests.test_result_rows import point_result
 
     def full(*_a, **_k):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -374,7 +375,7 @@ def test_disk_full_names_the_results_file(tmp_path, monkeypatch):
     monkeypatch.setattr(writer_module, "write_text", full)
     w = writer_module.ResultsWriter(tmp_path / "results.csv")
     with pytest.raises(HarnessError, match=f"{tmp_path / 'results.csv'}: cannot write the results: No space left"):
-        w.add({"point_id": "a", "repeat": 0})
+        w.add(point_result())
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])

@@ -41,7 +41,7 @@ def spec_for(tmp_path: Path, log: Path, *flags: str, engine: str = "vllm", stop_
 
 
 def assert_nothing_left(outcome, tmp_path: Path, pidfile: Path | None = None) -> None:
-    assert outcome.survivors == []
+    assert outcome.survivors == ()
     if pidfile and pidfile.exists():
         pid = int(pidfile.read_text())
         deadline = time.monotonic() + 5

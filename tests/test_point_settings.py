@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 
@@ -51,7 +52,7 @@ def test_cold_cache_is_per_point_and_warm_is_shared_and_recorded(tmp_path, monke
                    wait_for_idle_gpu_s=0, keep_work_dirs=False, device="cpu")
     work = tmp_path / "run" / "work" / "p-0"
     assert compile_cache_dir(job, "vllm", "0.32.0", work) == (work / "cache", "cold")
-    job.compile_cache = "warm"
+    job = dataclasses.replace(job, compile_cache="warm")
     shared, state = compile_cache_dir(job, "vllm", "0.32.0", work)
     assert state == "cold" and shared == tmp_path / "cache" / "compile-cache" / "vllm-0.32.0"
     (shared / "inductor").mkdir()
@@ -61,11 +62,13 @@ def test_cold_cache_is_per_point_and_warm_is_shared_and_recorded(tmp_path, monke
 def test_a_runs_gpu_baseline_reading_feeds_the_sglang_prediction():
     # SGLang sizes its pool from the free memory it finds before loading, so a card already holding
     # 4 GiB gives a smaller predicted pool than the empty card; vLLM's budget is the card total's.
-    from harness.execute.point_run import _predict
+    from harness.execute.point_run import predictor
+    from harness.predict.host import DeviceMemory
     from harness.scenario import Point
 
     point = Point.of(scenario="s", engine="sglang", engine_version="0.5.22", model="Llama-3.1-8B-Instruct",
                      point_id="p", repeat=0, args={"mem_fraction_static": 0.8}, knobs={})
-    empty = _predict(point, "Llama-3.1-8B-Instruct", 24576, "cuda", None, gpu_free_mib=24576)
-    busy = _predict(point, "Llama-3.1-8B-Instruct", 24576, "cuda", None, gpu_free_mib=20480)
-    assert busy["predicted_kv_tokens"] < empty["predicted_kv_tokens"]
+    predict = predictor(point, "Llama-3.1-8B-Instruct", "cuda")
+    empty = predict(DeviceMemory(total_mib=24576, free_mib=24576, basis="NVML free memory before the launch"))
+    busy = predict(DeviceMemory(total_mib=24576, free_mib=20480, basis="NVML free memory before the launch"))
+    assert busy.kv_tokens < empty.kv_tokens

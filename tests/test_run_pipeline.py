@@ -50,7 +50,7 @@ def test_six_points_with_crash_timeout_and_startup_error(tmp_path):
     for log_path in frame["log_path"]:
         assert (tmp_path / "run" / log_path).stat().st_size > 0
     assert not (tmp_path / "run" / "work").exists() or not any((tmp_path / "run" / "work").iterdir())
-    assert all(r.outcome.survivors == [] for r in result.results)
+    assert all(r.survivors == () for r in result.results)
 
 
 def _rows(csv: Path) -> int:

@@ -21,7 +21,7 @@ import time
 import urllib.error
 import urllib.request
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -59,7 +59,7 @@ class LaunchSpec:
     groups_dir: Path | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class LaunchOutcome:
     status: str  # ok | engine_error | timeout | crashed | harness_error
     error_kind: str | None
@@ -70,7 +70,7 @@ class LaunchOutcome:
     t_ready_s: float | None
     engine_s: float  # launch -> the stop condition
     wall_s: float  # launch -> nothing left running
-    survivors: list[str] = field(default_factory=list)
+    survivors: tuple[str, ...] = ()  # processes of the group still there after SIGKILL
     last_phase: str | None = None
     stop_s: float = 0.0  # stopping the process group (the engine's own exit time, mostly)
 
@@ -271,5 +271,5 @@ def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> Lau
         return LaunchOutcome(
             status=status, error_kind=kind, error_message=message, record=watch.parser.record,
             exit_code=proc.returncode, t_kv_s=watch.t_kv, t_ready_s=watch.t_ready, engine_s=engine_s,
-            wall_s=clock() - t0, survivors=[str(s) for s in survivors], last_phase=watch.phase, stop_s=stop_s,
+            wall_s=clock() - t0, survivors=tuple(str(s) for s in survivors), last_phase=watch.phase, stop_s=stop_s,
         )

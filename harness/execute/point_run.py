@@ -1,4 +1,10 @@
-"""One point run end to end: GPU protocol, launch, prediction, and its row (`run_point`)."""
+"""One point run end to end: GPU protocol, launch, prediction; what it produced (`run_point`).
+
+A point's stages, in order: read the device before the launch (waiting for an idle GPU, or for host
+memory to settle), launch the engine, wait for its memory to come back, find the memory the engine
+sized from, predict from that same reading. Each stage is one function below; the row is made from
+the returned PointResult at the CSV edge (harness/results/rows.py), never here.
+"""
 
 from __future__ import annotations
 
@@ -10,27 +16,34 @@ import random
 import shutil
 import socket
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness.clock import utc_now_iso
 from harness.engines import get_engine
+from harness.engines.base import Engine
 from harness.envs import default_cache_dir
-from harness.execute.engine_process import LaunchContext, launch_spec
 from harness.execute.cuda_reading import engine_gpu_total_mib
-from harness.execute.gpu import BUSY_THRESHOLD_MIB, GpuBusyError, nvml_reader, visible_gpu_count, wait_for_release, wait_until_idle
+from harness.execute.engine_process import LaunchContext, launch_spec
+from harness.execute.gpu import (BUSY_THRESHOLD_MIB, GpuBusyError, GpuState, Reader, nvml_reader, visible_gpu_count,
+                                 wait_for_release, wait_until_idle)
 from harness.execute.host import read_host_memory, settled_host_memory, wait_for_host_release
 from harness.execute.launcher import LaunchOutcome, launch
-from harness.predict.host import DeviceMemory
-from harness.results.rows import RowContext, make_row
+from harness.predict import Prediction
+from harness.predict.host import DeviceMemory, HostMemory
+from harness.results.rows import DeviceReading, EngineBuild, PointResult, PredictedKv, Timings
 from harness.scenario.point import Point
+from parsers.record import StartupRecord
 
 log = logging.getLogger(__name__)
 
 GROUPS_DIR = "procs"  # in the run folder: one file per engine process group running now
 
+Predictor = Callable[[DeviceMemory | None], Prediction | None]
 
-@dataclass
+
+@dataclass(frozen=True)
 class PointJob:
     """What every point of a run shares; plain data so an executor can ship it to another process."""
 
@@ -47,11 +60,27 @@ class PointJob:
     shared_gpu: bool = False  # launch although other processes hold memory on the card
 
 
-@dataclass
-class PointResult:
-    point: Point
-    row: dict
-    outcome: LaunchOutcome
+@dataclass(frozen=True)
+class _GpuBefore:
+    read: Reader
+    baseline: dict[int, GpuState]  # NVML's state of each held GPU before the launch: what the release waits for
+
+
+@dataclass(frozen=True)
+class _HostBefore:
+    env: dict[str, str]  # the engine's environment: its thread binding decides which NUMA node's memory it reads
+    reading: HostMemory  # before the launch: what the release waits for
+    memory: DeviceMemory | None  # what this release sizes its pool from (None: not known for it)
+    alone: bool  # no other point on the host: wait for its memory to settle, and to come back
+
+
+@dataclass(frozen=True)
+class _Before:
+    """The device before the launch, read the way the engine reads it: a GPU's or the host's memory."""
+
+    device: DeviceReading
+    gpu: _GpuBefore | None = None
+    host: _HostBefore | None = None
 
 
 def free_port(highest: int = 65535, tries: int = 200) -> int:
@@ -80,7 +109,7 @@ def short_tmp_dir(name: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"kvh-{name[:8]}-", dir=root))
 
 
-def compile_cache_dir(job: "PointJob", engine: str, engine_version: str | None, work_dir: Path) -> tuple[Path, str]:
+def compile_cache_dir(job: PointJob, engine: str, engine_version: str | None, work_dir: Path) -> tuple[Path, str]:
     """(cache dir, cold|warm): cold = a fresh one per point; warm = one per engine release, kept across
     points and runs, so only its first launch compiles (that one is recorded cold)."""
     if job.compile_cache != "warm":
@@ -91,53 +120,32 @@ def compile_cache_dir(job: "PointJob", engine: str, engine_version: str | None, 
     return shared, state
 
 
-def _predict(point: Point, model_path: str, device_total_mib: float | None, device: str, record,
-             gpu_free_mib: float | None = None, free_at_load: bool = False) -> dict:
-    """The prediction columns; a predictor failure must never cost the measurement. `gpu_free_mib` is the
-    GPU protocol's baseline reading (free memory before launch), or on a CPU the host's free memory when the
-    engine began loading (`free_at_load`): SGLang sizes its pool from it."""
-    try:
-        from harness.engines.predicting import predict_point
-        from harness.predict import load_model_description
-        from harness.predict import prediction_error_pct
+def predictor(point: Point, model_path: str, device: str) -> Predictor:
+    """The point's prediction from one memory reading (None: no reading), the model described once.
 
-        description = load_model_description(model_path)
-        prediction = predict_point(point, description, device_total_mib, device=device, gpu_free_mib=gpu_free_mib,
-                                   free_at_load=free_at_load)
-    except Exception as exc:  # noqa: BLE001
-        log.warning("no prediction for %s: %s", point.point_id, exc)
-        return {}
-    measured = getattr(record, "kv_tokens", None) if record is not None else None
-    error = prediction_error_pct(prediction.kv_tokens, measured)
-    return {"predicted_kv_tokens": prediction.kv_tokens,
-            "predicted_kv_gib": None if prediction.kv_gib is None else round(prediction.kv_gib, 4),
-            "prediction_error_pct": None if error is None else round(error, 3)}
-
-
-def engine_memory_read(engine, point: Point, job: PointJob, record, readings: list[DeviceMemory]) -> DeviceMemory:
-    """The device memory the engine sized from (`Engine.memory_read`): what its log says it read, the
-    harness's readings (before the launch, as it began loading) standing in where the log is silent."""
+    A predictor failure must never cost the measurement: it is logged and the prediction is None."""
     from harness.engines.predicting import predict_point
     from harness.predict import load_model_description
 
-    description: list = []  # loaded once, on the first prediction an engine asks for
+    description: list = []  # loaded on the first prediction asked for
 
-    def predict(reading):
+    def predict(reading: DeviceMemory | None) -> Prediction | None:
         try:
             if not description:
-                description.append(load_model_description(job.model_path))
-            return predict_point(point, description[0], reading.total_mib, device=job.device,
-                                 gpu_free_mib=reading.free_mib, free_at_load=reading.free_at_load)
-        except Exception as exc:  # noqa: BLE001 - a predictor failure must never cost the measurement
+                description.append(load_model_description(model_path))
+            return predict_point(point, description[0], reading.total_mib if reading else None, device=device,
+                                 gpu_free_mib=reading.free_mib if reading else None,
+                                 free_at_load=reading.free_at_load if reading else False)
+        except Exception as exc:  # noqa: BLE001
             log.warning("no prediction for %s: %s", point.point_id, exc)
             return None
 
-    return engine.memory_read(point.settings, record, readings, predict) or readings[0]
+    return predict
 
 
 def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_phase=None,
               extra_env: dict[str, str] | None = None) -> PointResult:
-    """Launch one point and build its row. `gpus` are NVML indices this point owns (default [0]);
+    """Launch one point; what it produced. `gpus` are NVML indices this point owns (default [0]);
     `extra_env` (e.g. CUDA_VISIBLE_DEVICES from a parallel executor) goes into the engine's env.
 
     The point's work and temporary folders go when it ends, however it ends (an interrupt, an error
@@ -161,96 +169,140 @@ def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_pha
 
 def _measure(point: Point, job: PointJob, work_dir: Path, tmp_dir: Path, gpus: list[int] | None, on_phase,
              extra_env: dict[str, str] | None) -> PointResult:
-    engine = get_engine(point.engine)
-    engine_env = job.envs[point.engine]
+    engine, engine_env = get_engine(point.engine), job.envs[point.engine]
     log_rel = f"logs/{point.name}.log"
     started_at = utc_now_iso()
     cache_dir, cache_state = compile_cache_dir(job, point.engine, engine_env.engine_version, work_dir)
     ctx = LaunchContext(python=str(engine_env.python), env_vars={**engine_env.env_vars, **(extra_env or {})},
                         model_path=job.model_path, port=free_port(engine.highest_port), work_dir=work_dir,
                         cache_dir=cache_dir, tmp_dir=tmp_dir)
+    before = _read_before(engine, engine_env.engine_version, point, job, ctx, gpus)
+    outcome, at_load = _launch(engine, engine_env.engine_version, point, job, ctx, job.run_dir / log_rel, before,
+                               on_phase)
+    release_note = _wait_for_release(point, before)
+    predict = predictor(point, job.model_path, job.device)
+    device, sized_from = _sized_from(engine, point, outcome.record, before, at_load, predict)
     held = gpus if gpus is not None else ([0] if job.device == "cuda" else None)
-    row_ctx = RowContext(run_id=job.run_id, engine_version=engine_env.engine_version,
-                         torch_version=engine_env.torch_version, device_name=None, device_total_mib=None,
-                         driver_version=None, compile_cache=cache_state, node=socket.gethostname(),
-                         gpu_indices=None if held is None else ",".join(map(str, held)))
-    gpu_read = nvml_reader() if job.device == "cuda" else None
-    baseline = None
-    if gpu_read is not None:
-        baseline = wait_until_idle(gpu_read, gpus or [0], wait_s=job.wait_for_idle_gpu_s,
-                                   threshold_mib=math.inf if job.shared_gpu else BUSY_THRESHOLD_MIB)
-        state = next(iter(baseline.values()))
-        row_ctx.device_name, row_ctx.device_total_mib = state.name, round(state.total_mib)
-        # the total the engine itself sizes from (vLLM: CUDA's, SGLang: the host's smallest card), when not NVML's
-        engine_total = engine_gpu_total_mib(engine.gpu_total_source, ctx.python, ctx.env_vars, gpu_read, gpus or [0],
-                                            visible_gpu_count())
-        if engine_total:
-            row_ctx.device_total_mib = round(engine_total)
-        row_ctx.driver_version = state.driver_version
-        row_ctx.gpu_busy_before_mib = round(sum(s.used_mib for s in baseline.values()))
-    else:
-        row_ctx.device_name = f"cpu ({platform.machine()})"
-    host_memory = host_before = None
-    host_env = {**ctx.env_vars, **point.env}
+    return PointResult(
+        point=point, run_id=job.run_id, status=outcome.status, error_kind=outcome.error_kind,
+        error_message=_error_message(outcome, release_note), record=outcome.record,
+        timings=Timings(t_kv_s=outcome.t_kv_s, t_ready_s=outcome.t_ready_s, wall_s=outcome.wall_s),
+        started_at=started_at, log_path=log_rel, build=EngineBuild.of(engine_env), compile_cache=cache_state,
+        device=device, gpus=None if held is None else tuple(held), node=socket.gethostname(),
+        prediction=_predicted_kv(predict(sized_from)), survivors=outcome.survivors,
+    )
+
+
+def _read_before(engine: Engine, version: str | None, point: Point, job: PointJob, ctx: LaunchContext,
+                 gpus: list[int] | None) -> _Before:
+    """The device's memory before the launch, as its engine will read it."""
     if job.device == "cpu":
-        # The CPU backends size their pool from host memory: read it the engine's way, now, as the
-        # GPU protocol reads the card's baseline. Alone on the host (the sequential executor passes no
-        # GPUs), wait for the memory to settle first and to come back afterwards; beside other points,
-        # host memory is theirs too.
-        host_before = settled_host_memory(host_env) if gpus is None else read_host_memory(host_env)
-        host_memory = engine.cpu_memory(host_before, engine_env.engine_version)
-        if host_memory is not None:
-            row_ctx.device_total_mib = round(host_memory.total_mib)
-            if host_memory.free_mib is not None:
-                row_ctx.gpu_busy_before_mib = round(host_memory.total_mib - host_memory.free_mib)
+        return _host_before(engine, version, point, ctx, gpus)
+    gpu_read = nvml_reader()
+    if gpu_read is None:
+        return _Before(DeviceReading(name=f"cpu ({platform.machine()})"))
+    return _gpu_before(engine, gpu_read, job, ctx, gpus or [0])
 
-    spec = launch_spec(engine, point, ctx, job.run_dir / log_rel, job.stop_after, job.timeout_s)
-    spec.on_phase = on_phase
-    at_load: list = []
-    if host_memory is not None:
-        def on_phase_reading(phase: str) -> None:
-            # The moment the engine starts loading is when SGLang reads free memory itself; a reading
-            # then leaves out what the previous point was still giving back at launch.
-            if phase == "loading" and not at_load:
-                reading = engine.cpu_memory(read_host_memory(host_env), engine_env.engine_version)
-                if reading is not None:
-                    at_load.append(replace(reading, free_at_load=True))
-            if on_phase:
-                on_phase(phase)
 
-        spec.on_phase = on_phase_reading
-    spec.groups_dir = job.run_dir / GROUPS_DIR
-    outcome = launch(spec)
-    if baseline is not None:
-        note = wait_for_release(gpu_read, baseline)
-        if note:
-            outcome.error_message = "; ".join(filter(None, [outcome.error_message, note]))
-    elif host_before is not None and gpus is None:
-        note = wait_for_host_release(host_before, host_env)
+def _gpu_before(engine: Engine, gpu_read: Reader, job: PointJob, ctx: LaunchContext, held: list[int]) -> _Before:
+    """Wait until the held GPUs are idle (a busy card changes every number), then read them."""
+    baseline = wait_until_idle(gpu_read, held, wait_s=job.wait_for_idle_gpu_s,
+                               threshold_mib=math.inf if job.shared_gpu else BUSY_THRESHOLD_MIB)
+    first = next(iter(baseline.values()))
+    # the total the engine itself sizes from (vLLM: CUDA's, SGLang: the host's smallest card), when not NVML's
+    engine_total = engine_gpu_total_mib(engine.gpu_total_source, ctx.python, ctx.env_vars, gpu_read, held,
+                                        visible_gpu_count())
+    device = DeviceReading(name=first.name, total_mib=round(engine_total or first.total_mib),
+                           driver_version=first.driver_version,
+                           busy_before_mib=round(sum(s.used_mib for s in baseline.values())))
+    return _Before(device, gpu=_GpuBefore(gpu_read, baseline))
+
+
+def _host_before(engine: Engine, version: str | None, point: Point, ctx: LaunchContext,
+                 gpus: list[int] | None) -> _Before:
+    """The CPU backends size their pool from host memory: read it the engine's way, now, as the GPU
+    protocol reads the card's baseline. Alone on the host (the sequential executor passes no GPUs),
+    wait for the memory to settle first; beside other points, host memory is theirs too."""
+    env = {**ctx.env_vars, **point.env}
+    alone = gpus is None
+    reading = settled_host_memory(env) if alone else read_host_memory(env)
+    host = _HostBefore(env=env, reading=reading, memory=engine.cpu_memory(reading, version), alone=alone)
+    return _Before(DeviceReading(name=f"cpu ({platform.machine()})"), host=host)
+
+
+def _launch(engine: Engine, version: str | None, point: Point, job: PointJob, ctx: LaunchContext, log_path: Path,
+            before: _Before, on_phase) -> tuple[LaunchOutcome, tuple[DeviceMemory, ...]]:
+    """(the launch's outcome, the host's memory as the engine began loading, where it was read)."""
+    at_load: list[DeviceMemory] = []
+    if before.host is not None and before.host.memory is not None:
+        on_phase = _reading_at_load(engine, version, before.host.env, at_load, on_phase)
+    spec = replace(launch_spec(engine, point, ctx, log_path, job.stop_after, job.timeout_s), on_phase=on_phase,
+                   groups_dir=job.run_dir / GROUPS_DIR)
+    return launch(spec), tuple(at_load)
+
+
+def _reading_at_load(engine: Engine, version: str | None, env: dict[str, str], readings: list[DeviceMemory],
+                     on_phase) -> Callable[[str], None]:
+    """`on_phase`, reading host memory into `readings` once, as the engine begins loading: that is when
+    SGLang reads free memory itself, and a reading then leaves out what the previous point was still
+    giving back at launch."""
+
+    def on_phase_reading(phase: str) -> None:
+        if phase == "loading" and not readings:
+            reading = engine.cpu_memory(read_host_memory(env), version)
+            if reading is not None:
+                readings.append(replace(reading, free_at_load=True))
+        if on_phase:
+            on_phase(phase)
+
+    return on_phase_reading
+
+
+def _wait_for_release(point: Point, before: _Before) -> str | None:
+    """Wait until the engine's memory is back before the next point; a note for the row when a GPU's is not.
+
+    On the CPU only a point alone on the host waits; what does not come back is logged, not recorded:
+    the next point's reading shows it."""
+    if before.gpu is not None:
+        return wait_for_release(before.gpu.read, before.gpu.baseline)
+    if before.host is not None and before.host.alone:
+        note = wait_for_host_release(before.host.reading, before.host.env)
         if note:
             log.info("%s: %s", point.name, note)
-    if outcome.survivors:
-        outcome.error_message = "; ".join(filter(None, [outcome.error_message,
-                                                         "processes survived the stop: " + ", ".join(outcome.survivors)]))
-    total_mib, free_mib, free_at_load = row_ctx.device_total_mib, None, False
-    if baseline is not None:
+    return None
+
+
+def _sized_from(engine: Engine, point: Point, record: StartupRecord | None, before: _Before,
+                at_load: tuple[DeviceMemory, ...], predict: Predictor) -> tuple[DeviceReading, DeviceMemory | None]:
+    """(the row's device reading, the memory the engine sized from): what its log says it read
+    (`Engine.memory_read`), the harness's readings standing in where the log is silent."""
+    if before.gpu is not None:
         # NVML's free memory before the launch; an engine that logs its own reading (SGLang's free memory
         # before loading, its CUDA contexts already up) sized from that one
-        state = next(iter(baseline.values()))
-        before = DeviceMemory(total_mib=total_mib, free_mib=state.total_mib - state.used_mib,
-                              basis="NVML free memory before the launch")
-        read = engine_memory_read(engine, point, job, outcome.record, [before])
-        free_mib, free_at_load = read.free_mib, read.free_at_load
-        row_ctx.engine_free_mib = read.free_mib if read.free_at_load else None
-    elif host_memory is not None:
-        read = engine_memory_read(engine, point, job, outcome.record, [host_memory, *at_load])
-        total_mib, free_mib, free_at_load = read.total_mib, read.free_mib, read.free_at_load
-        # the row says what the engine sized from, and keeps the free memory before the launch (total - busy)
-        row_ctx.device_total_mib = round(read.total_mib)
-        if host_memory.free_mib is not None:
-            row_ctx.gpu_busy_before_mib = round(read.total_mib - host_memory.free_mib)
-        row_ctx.engine_free_mib = read.free_mib if read.free_at_load else None
-    prediction = _predict(point, job.model_path, total_mib, job.device, outcome.record, free_mib,
-                          free_at_load=free_at_load)
-    row = make_row(point, outcome, row_ctx, started_at, log_rel, prediction)
-    return PointResult(point=point, row=row, outcome=outcome)
+        first = next(iter(before.gpu.baseline.values()))
+        nvml = DeviceMemory(total_mib=before.device.total_mib, free_mib=first.total_mib - first.used_mib,
+                            basis="NVML free memory before the launch")
+        read = engine.memory_read(point.settings, record, [nvml], predict) or nvml
+        # the card's total stays the harness's reading: only the free memory is the engine's
+        read = replace(read, total_mib=nvml.total_mib)
+        return replace(before.device, engine_free_mib=read.free_mib if read.free_at_load else None), read
+    host = before.host.memory if before.host is not None else None
+    if host is None:
+        return before.device, None
+    read = engine.memory_read(point.settings, record, [host, *at_load], predict) or host
+    # the row says what the engine sized from, and keeps the free memory before the launch (total - busy)
+    device = replace(before.device, total_mib=round(read.total_mib),
+                     busy_before_mib=None if host.free_mib is None else round(read.total_mib - host.free_mib),
+                     engine_free_mib=read.free_mib if read.free_at_load else None)
+    return device, read
+
+
+def _error_message(outcome: LaunchOutcome, release_note: str | None) -> str | None:
+    """The launch's error, and what the stop left behind: memory not given back, surviving processes."""
+    survived = "processes survived the stop: " + ", ".join(outcome.survivors) if outcome.survivors else None
+    notes = [n for n in (release_note, survived) if n]
+    return "; ".join(filter(None, [outcome.error_message, *notes])) if notes else outcome.error_message
+
+
+def _predicted_kv(prediction: Prediction | None) -> PredictedKv | None:
+    return None if prediction is None else PredictedKv(kv_tokens=prediction.kv_tokens, kv_gib=prediction.kv_gib)

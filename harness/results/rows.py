@@ -1,4 +1,9 @@
-"""One results row, made once at the CSV edge from a point, its launch outcome and the run context."""
+"""What one point produced (`PointResult`, frozen) and the results row it is written as (`make_row`).
+
+The execute stage returns a PointResult and never builds a row: the row is made from it here, at the
+CSV edge, by one function. Rounding and the column names live here, so a reading keeps its full
+precision until it is written down.
+"""
 
 from __future__ import annotations
 
@@ -7,26 +12,84 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.engines import get_engine
+from harness.predict import prediction_error_pct
 from harness.results.columns import COLUMNS, MEASURED
+from harness.scenario.point import Point
+from parsers.record import StartupRecord
 
 # Knob columns are engine-neutral names; an engine may spell one otherwise (its aliases).
 KNOB_COLUMNS = ("gpu_memory_utilization", "max_num_batched_tokens", "mem_fraction_static", "chunked_prefill_size",
                 "max_model_len", "kv_cache_dtype")
 
 
-@dataclass
-class RowContext:
+@dataclass(frozen=True)
+class EngineBuild:
+    """What the point's engine environment reports about itself; the log's own version wins on the row."""
+
+    engine_version: str | None = None
+    torch_version: str | None = None
+
+    @classmethod
+    def of(cls, env: Any) -> EngineBuild:
+        # A point whose node lacks the engine has no env at all (a Ray placeholder row).
+        return cls(getattr(env, "engine_version", None), getattr(env, "torch_version", None))
+
+
+@dataclass(frozen=True)
+class DeviceReading:
+    """The memory the engine sized from, as the row states it; None where nothing was read.
+
+    Totals and busy memory are whole MiB: that is the precision of the readings the engines size from."""
+
+    name: str | None = None  # the card's name, or "cpu (<arch>)"
+    total_mib: int | None = None  # the total the engine sizes from (CUDA's, the smallest card's, the host's)
+    driver_version: str | None = None
+    busy_before_mib: int | None = None  # what other processes held before the launch (total - free on a CPU)
+    engine_free_mib: float | None = None  # the engine's own free reading as it began loading, where it logs one
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Seconds from the launch: to the KV line, to ready, and until nothing of the engine was left."""
+
+    t_kv_s: float | None = None
+    t_ready_s: float | None = None
+    wall_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class PredictedKv:
+    """The formulas' KV pool for the point, from the same memory reading the engine sized from."""
+
+    kv_tokens: int | None
+    kv_gib: float | None
+
+
+@dataclass(frozen=True)
+class PointResult:
+    """Everything one launch of one point produced; plain data, so it crosses to the run's process whole."""
+
+    point: Point
     run_id: str
-    engine_version: str | None  # what the engine environment reports
-    torch_version: str | None
-    device_name: str | None
-    device_total_mib: float | None
-    driver_version: str | None
+    status: str  # ok | engine_error | timeout | crashed | harness_error
+    error_kind: str | None
+    error_message: str | None
+    record: StartupRecord | None  # the parsed startup log; None when the engine never started
+    timings: Timings
+    started_at: str
+    log_path: str | None  # relative to the run folder; None when no log of the point reached it
+    build: EngineBuild
     compile_cache: str  # cold | warm | unknown
-    gpu_busy_before_mib: float | None = None
-    engine_free_mib: float | None = None  # the engine's own free-memory reading as it began loading, where logged
-    gpu_indices: str | None = None  # "0,1": the GPUs the point held; None on a CPU host
-    node: str | None = None  # host name of the machine the engine ran on
+    device: DeviceReading
+    gpus: tuple[int | str, ...] | None  # the GPUs the point held (Ray names its own ids); None on a CPU host
+    node: str | None  # the host the engine ran on
+    prediction: PredictedKv | None = None  # None when the predictor could not say
+    survivors: tuple[str, ...] = ()  # processes of the engine's group still there after the stop
+
+    @property
+    def row(self) -> dict[str, Any]:
+        """This result as its results-CSV row (what the writer writes and the run's summary shows)."""
+        return make_row(self)
 
 
 def knob_fields(engine: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -48,23 +111,35 @@ def _round(value: float | None, digits: int = 3) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def make_row(point, outcome, ctx: RowContext, started_at: str, log_path: str,
-             prediction: dict[str, Any] | None = None) -> dict[str, Any]:
-    record = outcome.record.to_dict() if outcome.record is not None else {}
+def _measured(record: StartupRecord | None) -> dict[str, Any]:
+    return {} if record is None else {name: getattr(record, name) for name in MEASURED}
+
+
+def _predicted(prediction: PredictedKv | None, record: StartupRecord | None) -> dict[str, Any]:
+    if prediction is None:
+        return {}
+    error = prediction_error_pct(prediction.kv_tokens, record.kv_tokens if record is not None else None)
+    return {"predicted_kv_tokens": prediction.kv_tokens, "predicted_kv_gib": _round(prediction.kv_gib, 4),
+            "prediction_error_pct": _round(error, 3)}
+
+
+def make_row(result: PointResult) -> dict[str, Any]:
+    """The one place a results row is made: every column of columns.COLUMNS, in order, None where empty."""
+    point, record, device, timings = result.point, result.record, result.device, result.timings
     row: dict[str, Any] = dict.fromkeys(COLUMNS)
     row.update(
-        run_id=ctx.run_id, scenario=point.scenario, point_id=point.point_id, repeat=point.repeat,
-        engine=point.engine, engine_version=record.get("engine_version") or ctx.engine_version,
-        model=point.model, started_at=started_at,
-        device_name=ctx.device_name, device_total_mib=ctx.device_total_mib, driver_version=ctx.driver_version,
-        torch_version=ctx.torch_version, compile_cache=ctx.compile_cache, gpu_busy_before_mib=ctx.gpu_busy_before_mib,
-        engine_free_mib=_round(ctx.engine_free_mib, 1),
-        status=outcome.status, error_kind=outcome.error_kind, error_message=outcome.error_message,
-        t_kv_s=_round(outcome.t_kv_s), t_ready_s=_round(outcome.t_ready_s), wall_s=_round(outcome.wall_s),
-        log_path=log_path, gpu_indices=ctx.gpu_indices, node=ctx.node,
+        run_id=result.run_id, scenario=point.scenario, point_id=point.point_id, repeat=point.repeat,
+        engine=point.engine, engine_version=(record.engine_version if record else None) or result.build.engine_version,
+        model=point.model, started_at=result.started_at,
+        device_name=device.name, device_total_mib=device.total_mib, driver_version=device.driver_version,
+        torch_version=result.build.torch_version, compile_cache=result.compile_cache,
+        gpu_busy_before_mib=device.busy_before_mib, engine_free_mib=_round(device.engine_free_mib, 1),
+        status=result.status, error_kind=result.error_kind, error_message=result.error_message,
+        t_kv_s=_round(timings.t_kv_s), t_ready_s=_round(timings.t_ready_s), wall_s=_round(timings.wall_s),
+        log_path=result.log_path, node=result.node,
+        gpu_indices=None if result.gpus is None else ",".join(map(str, result.gpus)),
     )
     row.update(knob_fields(point.engine, point.args))
-    row.update({k: record.get(k) for k in MEASURED if k in record})
-    if prediction:
-        row.update({k: prediction.get(k) for k in ("predicted_kv_tokens", "predicted_kv_gib", "prediction_error_pct")})
+    row.update(_measured(record))
+    row.update(_predicted(result.prediction, record))
     return row

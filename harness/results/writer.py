@@ -11,14 +11,16 @@ import csv
 import io
 import logging
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
+from typing import Any
 
 from harness.atomic import write_text
 from harness.clock import utc_now
 from harness.errors import HarnessError
 from harness.results.columns import COLUMNS
 from harness.results.io import current_text, parse_results, read_text, release_key, to_csv_text
+from harness.results.rows import PointResult
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +34,8 @@ class ResultsWriter:
     def __init__(self, path: Path):
         self.path = path
         self.notes: list[str] = []  # what reading the existing file repaired (shown to the user)
-        self.rows: list[dict[str, str]] = self._existing_rows()
+        # rows read back are text, rows added since hold their typed values: the CSV text is the same
+        self.rows: list[dict[str, Any]] = self._existing_rows()
 
     def _existing_rows(self) -> list[dict[str, str]]:
         if not self.path.exists():
@@ -67,10 +70,12 @@ class ResultsWriter:
         statuses asked to run again (`rerun`: a timeout that a longer --timeout may turn into a measurement)."""
         return {_key(r) for r in self.rows if r.get("status") not in ("harness_error", *rerun)}
 
-    def add(self, row: Mapping) -> None:
+    def add(self, result: PointResult) -> None:
+        """Write a point's row, made here from its result, in place of any earlier row of that point."""
+        row = result.row
         key = _key(row)
         self.rows = [r for r in self.rows if _key(r) != key]
-        self.rows.append(dict(row))
+        self.rows.append(row)
         self._write()
 
     def _write(self) -> None:

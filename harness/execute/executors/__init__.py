@@ -5,7 +5,7 @@
     RayExecutor         each point a Ray task with num_gpus = its GPU count
 
 Each is an `Executor` (executors/protocol.py): `check(points)` before the run folder is made,
-`describe()` for run.json, `run(points, job, on_point_start)` yielding rows as points finish.
+`describe()` for run.json, `run(points, job, on_point_start)` yielding each point's PointResult as it finishes.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Protocol
 
-from harness.execute.point_run import PointJob, PointResult
+from harness.execute.point_run import PointJob
+from harness.results.rows import PointResult
 from harness.scenario.point import Point
 
 OnPointStart = Callable[[Point, int, int], "Callable[[str], None] | None"]
@@ -20,4 +21,4 @@ class Executor(Protocol):
 
     def run(self, points: list[Point], job: PointJob, on_point_start: OnPointStart | None = None
             ) -> Iterator[PointResult]:
-        """Rows in the order points finish."""
+        """Each point's result, in the order the points finish."""

@@ -124,8 +124,7 @@ def ray_point(point, job, run_fn: Callable | None, progress, index: int, num_cpu
         except Exception as exc:  # noqa: BLE001 - the point's harness_error row
             log.error("point %s on %s:\n%s", point.point_id, node, traceback.format_exc())
             return {**reply, "error": ("harness_exception", f"node {node}: {type(exc).__name__}: {exc}")}
-        log_rel = result.row.get("log_path")
-        log_file = work_root / log_rel if log_rel else None
+        log_file = work_root / result.log_path if result.log_path else None
         return {**reply, "result": result, "log": log_file.read_bytes() if log_file and log_file.is_file() else None}
     finally:
         if job.keep_work_dirs:
@@ -303,8 +302,8 @@ class RayExecutor:
             return failed_result(point, job, kind, message, gpus=reply["gpus"], node=reply["node"],
                                  started_at=started.get("started_at"))
         result = reply["result"]
-        if reply.get("log") is not None and result.row.get("log_path"):
-            path = Path(job.run_dir) / result.row["log_path"]
+        if reply.get("log") is not None and result.log_path:
+            path = Path(job.run_dir) / result.log_path
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(path.name + ".tmp")
             tmp.write_bytes(reply["log"])

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from harness.execute.executors.slots import gpu_env, gpus_needed, usable_gpus
-from harness.execute.point_run import PointJob, PointResult, run_point
+from harness.execute.point_run import PointJob, run_point
+from harness.results.rows import PointResult
 from harness.scenario.point import Point
 
 
