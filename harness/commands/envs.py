@@ -16,6 +16,7 @@ from harness.envs import (
     remove_env,
     remove_env_named,
 )
+from harness.envs.index import index_note
 from harness.envs.manage import dir_size, env_info
 from harness.envs.model import env_summary
 from harness.errors import InputError
@@ -150,7 +151,7 @@ def cmd_flags(args: argparse.Namespace) -> int:
     if version is None:
         raise InputError(f"{args.spec!r}: name the release, e.g. {example_releases()[0]}")
     eng = get_engine(engine)
-    note = eng.index_note(version)
+    note = index_note(engine, version)
     if note is not None and note.is_error:
         raise InputError(note.text)
     envs = list_envs(args.cache_dir)

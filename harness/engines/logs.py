@@ -25,7 +25,7 @@ MAX_LINE_BYTES = 4 << 20
 
 def detect_engine(text: str) -> str | None:
     """The registered engine whose log `text` most looks like, or None."""
-    scores = {name: get_engine(name).log_score(text) for name in engine_names()}
+    scores = {name: get_engine(name).logs.log_score(text) for name in engine_names()}
     best = max(scores, key=scores.__getitem__, default=None)
     return best if best is not None and scores[best] > 0 else None
 
@@ -95,7 +95,7 @@ def parse_engine_lines(lines: Iterable[str | bytes], engine: str = AUTO) -> LogP
         head = _head(lines)
         text = "".join(line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line for line in head)
         engine = _detected(text)
-    parser = get_engine(engine).make_parser()
+    parser = get_engine(engine).logs.make_parser()
     for line in chain(head, lines):
         parser.feed(line)
     parser.close()
@@ -126,7 +126,7 @@ def parse_engine_file(path: str | Path, engine: str = AUTO) -> LogParser:
                     break
             text = "".join(head)
             engine = _detected("\n".join(text.split("\n", DETECT_LINES)[:DETECT_LINES]))
-        parser = get_engine(engine).make_parser()
+        parser = get_engine(engine).logs.make_parser()
         for block in chain(head, blocks):
             parser.feed_block(block)
     parser.close()

@@ -21,7 +21,7 @@ from harness.execute.cuda_reading import engine_gpu_total_mib
 from harness.execute.gpu import BUSY_THRESHOLD_MIB, GpuBusyError, nvml_reader, visible_gpu_count, wait_for_release, wait_until_idle
 from harness.execute.host import read_host_memory, settled_host_memory, wait_for_host_release
 from harness.execute.launcher import LaunchOutcome, launch
-from harness.predict.host import DeviceMemory
+from harness.predict.host import DeviceMemory, HostMemory
 from harness.results.rows import RowContext, make_row
 from harness.scenario.point import Point
 
@@ -132,7 +132,13 @@ def engine_memory_read(engine, point: Point, job: PointJob, record, readings: li
             log.warning("no prediction for %s: %s", point.point_id, exc)
             return None
 
-    return engine.memory_read(point.settings, record, readings, predict) or readings[0]
+    read = engine.formulas.memory_read(point.settings, record, readings, predict) if engine.formulas else None
+    return read or readings[0]
+
+
+def _cpu_memory(engine, host: HostMemory, version: str | None) -> DeviceMemory | None:
+    """The host memory the engine sizes from on the CPU, by its formulas (None: an engine without them)."""
+    return engine.formulas.cpu_memory(host, version) if engine.formulas else None
 
 
 def run_point(point: Point, job: PointJob, gpus: list[int] | None = None, on_phase=None,
@@ -167,7 +173,7 @@ def _measure(point: Point, job: PointJob, work_dir: Path, tmp_dir: Path, gpus: l
     started_at = utc_now_iso()
     cache_dir, cache_state = compile_cache_dir(job, point.engine, engine_env.engine_version, work_dir)
     ctx = LaunchContext(python=str(engine_env.python), env_vars={**engine_env.env_vars, **(extra_env or {})},
-                        model_path=job.model_path, port=free_port(engine.highest_port), work_dir=work_dir,
+                        model_path=job.model_path, port=free_port(engine.launch.highest_port), work_dir=work_dir,
                         cache_dir=cache_dir, tmp_dir=tmp_dir)
     held = gpus if gpus is not None else ([0] if job.device == "cuda" else None)
     row_ctx = RowContext(run_id=job.run_id, engine_version=engine_env.engine_version,
@@ -182,7 +188,7 @@ def _measure(point: Point, job: PointJob, work_dir: Path, tmp_dir: Path, gpus: l
         state = next(iter(baseline.values()))
         row_ctx.device_name, row_ctx.device_total_mib = state.name, round(state.total_mib)
         # the total the engine itself sizes from (vLLM: CUDA's, SGLang: the host's smallest card), when not NVML's
-        engine_total = engine_gpu_total_mib(engine.gpu_total_source, ctx.python, ctx.env_vars, gpu_read, gpus or [0],
+        engine_total = engine_gpu_total_mib(engine.launch.gpu_total_source, ctx.python, ctx.env_vars, gpu_read, gpus or [0],
                                             visible_gpu_count())
         if engine_total:
             row_ctx.device_total_mib = round(engine_total)
@@ -198,7 +204,7 @@ def _measure(point: Point, job: PointJob, work_dir: Path, tmp_dir: Path, gpus: l
         # GPUs), wait for the memory to settle first and to come back afterwards; beside other points,
         # host memory is theirs too.
         host_before = settled_host_memory(host_env) if gpus is None else read_host_memory(host_env)
-        host_memory = engine.cpu_memory(host_before, engine_env.engine_version)
+        host_memory = _cpu_memory(engine, host_before, engine_env.engine_version)
         if host_memory is not None:
             row_ctx.device_total_mib = round(host_memory.total_mib)
             if host_memory.free_mib is not None:
@@ -212,7 +218,7 @@ def _measure(point: Point, job: PointJob, work_dir: Path, tmp_dir: Path, gpus: l
             # The moment the engine starts loading is when SGLang reads free memory itself; a reading
             # then leaves out what the previous point was still giving back at launch.
             if phase == "loading" and not at_load:
-                reading = engine.cpu_memory(read_host_memory(host_env), engine_env.engine_version)
+                reading = _cpu_memory(engine, read_host_memory(host_env), engine_env.engine_version)
                 if reading is not None:
                     at_load.append(replace(reading, free_at_load=True))
             if on_phase:

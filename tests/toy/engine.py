@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.engines import knobs
-from harness.engines.base import Column, Engine
+from harness.engines.base import Engine
+from harness.engines.roles import BudgetFormulas, Column, Launch, LogReading, VenvRuntime
 from parsers.base import Line, LogParser, error, kv_sized, ready, rule, version
 
 SERVER = Path(__file__).with_name("server.py")
@@ -35,22 +36,15 @@ class ToyLogParser(LogParser):
         return 10 * len(re.findall(r"^toy (?:pool|serving|\d)", text, re.MULTILINE))
 
 
-class ToyEngine(Engine):
-    name = "toy"
-    curated_flags = frozenset({"pool_tokens"})
-    knobs = {"pool_tokens": knobs.TOKENS}
-    module = "json"  # what the toy's interpreter must import: any Python has it
-    probe_dists = ()
-    effective_columns = ("num_blocks",)
-    prediction_result_columns = (Column("blocks", "num_blocks"),)
-
-    def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any],
+class ToyLaunch(Launch):
+    def command(self, program: str, model: str, port: int | str, args: Mapping[str, Any],
                 version: str | None = None) -> list[str]:
-        return [python, str(SERVER), "--model", model, "--host", "127.0.0.1", "--port", str(port),
-                *self.render_flags(args)]
+        return [program, str(SERVER), "--model", model, "--host", "127.0.0.1", "--port", str(port),
+                *self.flags.render_flags(args)]
 
-    def make_parser(self) -> LogParser:
-        return ToyLogParser()
+
+class ToyFormulas(BudgetFormulas):
+    result_columns = (Column("blocks", "num_blocks"),)
 
     def predict(self, prediction, settings, env, model, calibration):
         # The toy's budget formula is exact: whole blocks of 16 out of the requested pool.
@@ -60,3 +54,15 @@ class ToyEngine(Engine):
         prediction.will_start = prediction.num_blocks >= 2
         prediction.reason = f"{prediction.num_blocks} blocks of 16"
         return prediction
+
+
+class ToyEngine(Engine):
+    name = "toy"
+    curated_flags = frozenset({"pool_tokens"})
+    knobs = {"pool_tokens": knobs.TOKENS}
+
+    def __init__(self) -> None:
+        # what the toy's interpreter must import: any Python has json
+        self.launch = ToyLaunch(self, VenvRuntime("json", probe_dists=()))
+        self.logs = LogReading(ToyLogParser, effective_columns=("num_blocks",))
+        self.formulas = ToyFormulas(self.name)
