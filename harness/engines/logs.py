@@ -7,11 +7,13 @@ from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
+from packaging.version import InvalidVersion, Version
 from parsers import NotAnEngineLog, StartupRecord
 from parsers.base import LogParser
 
 from harness.engines.registry import engine_names, get_engine
-from harness.engines.release_formats import table_paths, version_key
+from harness.engines.release_formats import table_paths
+from harness.engines.releases import version_key
 
 AUTO = "auto"
 # How much of a log detection reads: the engines' first lines name them; the rest streams.
@@ -48,10 +50,10 @@ def format_release(engine: str, version: str | None) -> str | None:
     if base in releases:
         return base
     try:
-        key = version_key(base)
-        older = [r for r in releases if version_key(r) <= key]
-    except TypeError:  # a version whose pieces do not compare with the tables' (a git hash)
+        key = Version(base)
+    except InvalidVersion:  # not a release number (a git hash): the newest wording is the likeliest
         return releases[-1]
+    older = [r for r in releases if version_key(r) <= key]
     return older[-1] if older else releases[0]
 
 
