@@ -44,6 +44,7 @@ from harness.envs.model import (
 from harness.envs.index import index_note, release_note
 from harness.envs.probe import probe
 from harness.engines.requirements import wheel_metadata
+from harness.engines.roles import BinaryRuntime
 from harness.engines.roles.installation import Recipe
 from harness.envs.recipes import VenvInstallSteps
 from harness.clock import utc_now
@@ -78,6 +79,9 @@ def resolve_env(engine: str, version: str | None, python: str | None = None, cac
     """
     check_engine(engine)
     cpu = host_is_cpu_only() if cpu is None else cpu
+    runtime = get_engine(engine).launch.runtime
+    if isinstance(runtime, BinaryRuntime):
+        return binary_env(engine, version, runtime, Path(python).expanduser() if python else None, cpu)
     if python:
         return _external_env(engine, version, Path(python).expanduser(), cache_dir, cpu)
     if not version:
@@ -122,6 +126,24 @@ def _external_env(engine: str, version: str | None, python: Path, cache_dir: Pat
         engine_version=found["engine_version"], torch_version=found["torch_version"], cpu=cpu,
         env_vars=env_vars, managed=False, torch_cuda=found.get("torch_cuda"),
     )
+
+
+def binary_env(engine: str, version: str | None, runtime: BinaryRuntime, program: Path | None,
+               cpu: bool) -> EngineEnv:
+    """A binary engine's program (the scenario's path, else the runtime's on PATH) and the release it prints.
+
+    Nothing is installed or probed: `python` holds the program, there is no torch."""
+    found = program or runtime.locate()
+    if found is None:
+        raise InputError(f"engines.{engine}: {runtime.program} is not on PATH; install {engine}, or name its "
+                         f"program with engines.{engine}.python")
+    if not (found.is_file() and os.access(found, os.X_OK)):
+        raise InputError(f"engines.{engine}: {found} is not an executable program")
+    printed = runtime.release(found)
+    if printed is None:
+        raise InputError(f"engines.{engine}: `{found} {' '.join(runtime.version_args)}` printed no release")
+    return EngineEnv(engine=engine, requested_version=version, path=found.parent, python=found, engine_version=printed,
+                     torch_version="", cpu=cpu, env_vars={}, managed=False)
 
 
 # --- install ---------------------------------------------------------------------------------------

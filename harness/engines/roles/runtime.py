@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,3 +48,13 @@ class BinaryRuntime(Runtime):
     def locate(self) -> Path | None:
         found = shutil.which(self.program)
         return Path(found) if found else None
+
+    def release(self, program: Path) -> str | None:
+        """The release `program` says it is: the first version-like word of its `version_args` output."""
+        try:
+            done = subprocess.run([str(program), *self.version_args], capture_output=True, text=True, timeout=60,
+                                  check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        found = re.search(r"\b(\d+(?:\.\d+)+[\w.+-]*)", done.stdout + done.stderr)
+        return found.group(1) if found else None
