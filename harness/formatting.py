@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
+
+from rich.console import Console
+from rich.table import Table
 
 MISSING = "-"
 
@@ -47,3 +51,17 @@ def pct(value: float | None, missing: str = MISSING) -> str:
     if math.isinf(value):
         return "+inf%"
     return f"{value:+.2f}%"
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Columns of plain text two spaces apart, never wrapped or cut: the tables a command prints for a file
+    or a CI log (rich draws them, as it draws the terminal's)."""
+    table = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style=None)
+    for name in header:
+        table.add_column(name, no_wrap=True, overflow="ignore")
+    for row in rows:
+        table.add_row(*row)
+    console = Console(width=1 << 16, no_color=True, color_system=None, highlight=False, markup=False, emoji=False)
+    with console.capture() as out:
+        console.print(table)
+    return "\n".join(line.rstrip() for line in out.get().splitlines())

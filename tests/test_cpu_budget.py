@@ -61,9 +61,9 @@ def test_the_host_is_read_as_the_engines_read_it(tmp_path):
     assert host.node_available_bytes == ((17_000_000 + 2_000_000 + 3_000_000 + 300_000) * 1024,)
     assert host.meminfo_available_bytes == 22_000_000 * 1024 and host.cgroup_current_bytes == 2 << 30
 
-    vllm = get_engine("vllm").cpu_memory(host, "0.32.0")
+    vllm = get_engine("vllm").formulas.cpu_memory(host, "0.32.0")
     assert vllm.total_mib == NODE_KIB / 1024 and vllm.free_mib == 22_300_000 / 1024
-    old, new = (get_engine("sglang").cpu_memory(host, v) for v in ("0.5.22", "0.5.23"))
+    old, new = (get_engine("sglang").formulas.cpu_memory(host, v) for v in ("0.5.22", "0.5.23"))
     assert old.total_mib == NODE_KIB // 1024 == new.total_mib  # one node: both releases read 24105 MiB
     assert old.free_mib == new.free_mib == 22_000_000 / 1024
 
@@ -71,22 +71,22 @@ def test_the_host_is_read_as_the_engines_read_it(tmp_path):
 def test_a_container_limit_caps_what_vllm_and_sglang_0_5_23_read(tmp_path):
     nodes, cgroup, meminfo = _fake_host(tmp_path, cgroup_max=f"{8 << 30}\n")
     host = read_host_memory({}, node_dir=nodes, cgroup=cgroup, meminfo=meminfo)
-    vllm = get_engine("vllm").cpu_memory(host, "0.32.0")
+    vllm = get_engine("vllm").formulas.cpu_memory(host, "0.32.0")
     assert vllm.total_mib == 8192 and vllm.free_mib == 6144  # limit - usage
     assert "container" in vllm.basis
-    assert get_engine("sglang").cpu_memory(host, "0.5.22").total_mib == NODE_KIB // 1024  # 0.5.22 ignores it
-    capped = get_engine("sglang").cpu_memory(host, "0.5.23")
+    assert get_engine("sglang").formulas.cpu_memory(host, "0.5.22").total_mib == NODE_KIB // 1024  # 0.5.22 ignores it
+    capped = get_engine("sglang").formulas.cpu_memory(host, "0.5.23")
     assert (capped.total_mib, capped.free_mib) == (8192, 6144)
     # vLLM-CPU caps by the container from 0.24.0 (cpu_resource_utils.py:65); 0.20-0.23 read the node alone
-    assert get_engine("vllm").cpu_memory(host, "0.24.0").total_mib == 8192
-    older = get_engine("vllm").cpu_memory(host, "0.23.0")
+    assert get_engine("vllm").formulas.cpu_memory(host, "0.24.0").total_mib == 8192
+    older = get_engine("vllm").formulas.cpu_memory(host, "0.23.0")
     assert older.total_mib == NODE_KIB / 1024 and "container" not in older.basis
 
 
 def test_sglang_omp_binding_leaves_no_device_size(tmp_path):
     nodes, cgroup, meminfo = _fake_host(tmp_path)
     host = read_host_memory({"SGLANG_CPU_OMP_THREADS_BIND": "0|1"}, node_dir=nodes, cgroup=cgroup, meminfo=meminfo)
-    assert get_engine("sglang").cpu_memory(host, "0.5.22") is None
+    assert get_engine("sglang").formulas.cpu_memory(host, "0.5.22") is None
 
 
 # ---- vLLM-CPU ---------------------------------------------------------------------------------
@@ -177,7 +177,7 @@ def test_sglang_cpu_a_tiny_fraction_leaves_no_pool():
 def test_sglang_0_5_23_reads_the_capped_total_for_its_default_fraction():
     host = HostMemory(NODE_KIB * 1024, 1, (NODE_KIB,), 16 << 30, meminfo_available_bytes=22 << 30,
                       cgroup_current_bytes=2 << 30)
-    old, new = (get_engine("sglang").cpu_memory(host, v) for v in ("0.5.22", "0.5.23"))
+    old, new = (get_engine("sglang").formulas.cpu_memory(host, v) for v in ("0.5.22", "0.5.23"))
     a = _sglang(None, 12288, "0.5.22", old.total_mib, old.free_mib)
     b = _sglang(None, 12288, "0.5.23", new.total_mib, new.free_mib)
     assert a.mem_fraction_static == round((24105 - 19072) / 24105, 3)

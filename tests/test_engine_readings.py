@@ -42,7 +42,7 @@ def _read(log_name: str, readings: list[DeviceMemory]) -> DeviceMemory:
     def predict(reading):
         return predict_point(point, MODEL, reading.total_mib, device="cpu", gpu_free_mib=reading.free_mib)
 
-    return get_engine(point.engine).memory_read(point.settings, record, readings, predict)
+    return get_engine(point.engine).formulas.memory_read(point.settings, record, readings, predict)
 
 
 def test_a_logged_figure_takes_the_exact_reading_that_rounds_to_it_and_no_other():

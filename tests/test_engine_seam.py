@@ -1,32 +1,34 @@
-"""A third engine is one package, one parser and one registry line: the toy engine under tests/toy
-goes through plan, a real sweep of its own server, compare and report with no harness module changed."""
+"""A third engine is one package, one parser and one registry line: the toy engine under tests/toy - a binary
+on PATH, no venv, with only the launch and parse roles - goes through plan, a real sweep of its own server,
+compare and report with no harness module changed; the commands that need a role it lacks say so in one line."""
 
 from __future__ import annotations
 
 import json
-import sys
+import os
 
 import pytest
 
 from harness.cli import main
 from harness.engines import registry
 from harness.results.io import read_results, write_results
+from tests.toy.engine import BIN
 
 
 @pytest.fixture
 def toy(monkeypatch, tmp_path):
     monkeypatch.setitem(registry.ENGINES, "toy", "tests.toy.engine:ToyEngine")
     monkeypatch.setenv("KV_HARNESS_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ['PATH']}")
     scenario = tmp_path / "toy.yaml"
-    scenario.write_text(f"""
+    scenario.write_text("""
 name: toy_sweep
-model: {{builtin: tiny-llama}}
+model: {builtin: tiny-llama}
 engines:
   toy:
-    python: {sys.executable}
     sweep:
       pool_tokens: [64, 200, 8]
-run: {{timeout_s: 30, stop_after: ready}}
+run: {timeout_s: 30, stop_after: ready}
 """)
     return scenario
 
@@ -35,15 +37,15 @@ def test_toy_engine_plan_run_compare_report(toy, tmp_path, capsys):
     assert main(["validate", str(toy)]) == 0
     assert main(["plan", str(toy)]) == 0
     plan = capsys.readouterr().out
-    assert "tests/toy/server.py" in plan and "--pool-tokens" in plan
+    assert f"{BIN}/toy-server --model" in plan and "--pool-tokens" in plan
 
     run_dir = tmp_path / "run"
     assert main(["run", str(toy), "--out", str(run_dir)]) == 0
     frame = read_results(run_dir / "results.csv")
     by_pool = {json.loads(row["extra_args"])["pool_tokens"]: row for _, row in frame.iterrows()}
     assert by_pool[64]["status"] == "ok" and by_pool[64]["kv_tokens"] == 64 and by_pool[64]["num_blocks"] == 4
-    assert by_pool[200]["kv_tokens"] == 192 and by_pool[200]["predicted_kv_tokens"] == 192
-    assert by_pool[200]["prediction_error_pct"] == 0
+    assert by_pool[200]["kv_tokens"] == 192
+    assert frame["predicted_kv_tokens"].isna().all()  # no formulas role: no prediction, the row still measured
     assert by_pool[8]["status"] == "engine_error" and by_pool[8]["error_kind"] == "pool_too_small"
     assert set(frame["engine"]) == {"toy"} and set(frame["engine_version"]) == {"1.0"}
     capsys.readouterr()
@@ -70,3 +72,17 @@ def test_the_toy_is_unknown_without_its_registry_line(tmp_path, capsys):
     scenario.write_text("name: t\nmodel: {builtin: tiny-llama}\nengines:\n  toy: {python: /usr/bin/python3}\n")
     assert main(["validate", str(scenario)]) == 1
     assert "engines.toy: unknown engine" in capsys.readouterr().err
+
+
+def test_commands_needing_a_role_the_toy_lacks_say_so_in_one_line(toy, capsys):
+    assert main(["advise", str(toy), "--engine", "toy", "--max-model-len", "64", "--kv-tokens", "1000"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "error: toy has no advise knobs: advise needs one"
+    assert main(["envs", "install", "toy==1.0"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "error: toy has no install recipe: envs install needs one"
+
+
+def test_a_binary_engine_missing_from_path_is_one_line(toy, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert main(["run", str(toy), "--out", str(toy.parent / "run")]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "error: engines.toy: toy-server is not on PATH; install toy, or name its program with engines.toy.python")

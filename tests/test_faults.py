@@ -60,9 +60,10 @@ def _kv_logged(run_dir: Path) -> bool:
 #    (SIGTERM, grace, SIGKILL), the measured row is written, then the harness exits.
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signal_during_the_stop_keeps_the_row_and_leaves_nothing(tmp_path, sig):
-    _, scenario = _setup(tmp_path, {1: ["--log", str(OK_LOG), "--ignore-sigterm"]})
+    records = tmp_path / "records"
+    records.mkdir()
+    _, scenario = _setup(tmp_path, {1: ["--log", str(OK_LOG), "--ignore-sigterm", "--record-env", str(records)]})
     run_dir = tmp_path / "run"
-    before = set(Path("/tmp").glob("kvh-*"))
     proc = subprocess.Popen([sys.executable, "-m", "harness", "run", str(scenario), "--out", str(run_dir),
                              "--stop-after", "kv"], cwd=REPO, env=_env(tmp_path), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
@@ -76,9 +77,10 @@ def test_signal_during_the_stop_keeps_the_row_and_leaves_nothing(tmp_path, sig):
     assert _leftovers(str(tmp_path)) == []
     assert f"--resume {run_dir}" in err and not err.startswith("\n")
     assert not (run_dir / "work").exists()
-    # nor the point's short TMPDIR (/tmp/kvh-<point>-*): the interrupt ends the point, not its tidying up
-    point = read_results(run_dir / "results.csv")["point_id"].iloc[0]
-    assert [d for d in set(Path("/tmp").glob("kvh-*")) - before if d.name.startswith(f"kvh-{point[:8]}-")] == []
+    # nor the point's short TMPDIR (/tmp/kvh-<point>-*, as the engine was given it): the interrupt ends the
+    # point, not its tidying up
+    (record,) = [json.loads(p.read_text()) for p in records.glob("*.json")]
+    assert record["TMPDIR"].startswith("/tmp/kvh-") and not Path(record["TMPDIR"]).exists()
 
 
 # 2. The harness killed outright: the engine's supervisor kills its whole session,

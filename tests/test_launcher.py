@@ -243,11 +243,11 @@ def test_point_ports_stay_within_the_engines_limit():
     from harness.engines import get_engine
     from harness.execute.point_run import free_port as point_port
 
-    assert get_engine("sglang").highest_port + 10000 <= 65535
-    assert get_engine("vllm").highest_port == 65535
+    assert get_engine("sglang").launch.highest_port + 10000 <= 65535
+    assert get_engine("vllm").launch.highest_port == 65535
     ports = {point_port(30000) for _ in range(20)}
     assert all(20000 <= p <= 30000 for p in ports)
     for port in ports:  # each one was free when handed out
         with socket.socket() as s:
             s.bind(("127.0.0.1", port))
-    assert point_port(get_engine("sglang").highest_port) <= 55535
+    assert point_port(get_engine("sglang").launch.highest_port) <= 55535

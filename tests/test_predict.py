@@ -38,8 +38,8 @@ def test_llama_8b_parameters_weights_and_kv_bytes(llama8b):
     assert llama8b.page_bytes_per_layer(16) == 65_536
     assert llama8b.page_bytes_per_layer(16) * llama8b.num_layers == 2 * 1024 * 1024
     assert llama8b.kv_bytes_per_token("fp8") == 65_536
-    assert get_engine("vllm").derived_context_len(llama8b) == 131_072  # llama3 rope: factor already in max_position_embeddings
-    assert get_engine("sglang").derived_context_len(llama8b) == 131_072
+    assert get_engine("vllm").formulas.derived_context_len(llama8b) == 131_072  # llama3 rope: factor already in max_position_embeddings
+    assert get_engine("sglang").formulas.derived_context_len(llama8b) == 131_072
 
 
 @pytest.mark.parametrize("card, low, high", [

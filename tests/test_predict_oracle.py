@@ -179,7 +179,7 @@ def _vllm_0_33_overlay(vllm_env, tmp_path_factory) -> dict[str, str]:
     site = tmp_path_factory.mktemp("vllm-0.33.0-site")
     with zipfile.ZipFile(wheel) as zf:
         zf.extractall(site, [n for n in zf.namelist() if n.endswith(".py") or ".dist-info/" in n])
-    get_engine("vllm").prepare_flag_overlay(site, "0.33.0")
+    get_engine("vllm").installation.prepare_flag_overlay(site, "0.33.0")
     return {**vllm_env.env_vars, "PYTHONPATH": str(site)}
 
 

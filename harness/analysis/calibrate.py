@@ -59,7 +59,7 @@ class GroupFit:
     def describe(self) -> str:
         c = self.calibration
         terms = f"other {c.other_gib:.3f} GiB"
-        axis = get_engine(self.engine).calibration_axis
+        axis = get_engine(self.engine).require("formulas", "predict").calibration_axis
         if axis:
             terms += f" + {c.per_axis_gib * 1024 * 1024:.1f} KiB x {axis}" if abs(c.per_axis_gib) < 1 / 1024 else \
                 f" + {c.per_axis_gib:.3f} GiB x {axis}"
@@ -106,7 +106,7 @@ def _measured_bytes(engine: str, row: pd.Series, prediction: Prediction) -> floa
     """The logged KV GiB for an engine that logs its pool size; else tokens x bytes/token."""
     kv_gib = _number(row.get("kv_gib"))
     tokens = _number(row.get("kv_tokens"))
-    if get_engine(engine).measured_kv_from_gib and kv_gib is not None:
+    if get_engine(engine).require("formulas", "predict").measured_kv_from_gib and kv_gib is not None:
         # The logged GiB has two decimals (5 MiB); tokens x bytes per token is exact to a block, and when
         # the two agree to that rounding (one uniform KV group), the tokens are the finer measurement.
         if tokens is not None and prediction.kv_bytes_per_token and \
@@ -119,14 +119,14 @@ def _measured_bytes(engine: str, row: pd.Series, prediction: Prediction) -> floa
 
 
 def _axis_value(engine: str, prediction: Prediction) -> int | None:
-    axis = get_engine(engine).calibration_axis
+    axis = get_engine(engine).require("formulas", "predict").calibration_axis
     return getattr(prediction, axis) if axis else None
 
 
 def _fit(engine: str, rows: list[FittedRow]) -> Calibration:
     xs = [float(r.axis_value or 0) for r in rows]
     ys = [r.overhead_gib for r in rows]
-    if get_engine(engine).calibration_axis and len(set(xs)) >= 2:
+    if get_engine(engine).require("formulas", "predict").calibration_axis and len(set(xs)) >= 2:
         n = len(xs)
         mx, my = sum(xs) / n, sum(ys) / n
         sxx = sum((x - mx) ** 2 for x in xs)

@@ -73,8 +73,8 @@ def settings_columns(engine: str | None = None) -> tuple[str, ...]:
     """Effective settings an engine picks at startup (every engine's for None or an unknown engine):
     a change means the upgrade sizes differently."""
     if engine in engine_names():
-        return get_engine(engine).effective_columns
-    return tuple(dict.fromkeys(c for name in engine_names() for c in get_engine(name).effective_columns))
+        return get_engine(engine).logs.effective_columns
+    return tuple(dict.fromkeys(c for name in engine_names() for c in get_engine(name).logs.effective_columns))
 
 
 def compared_columns() -> tuple[str, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harness.formatting import number as _num, pct as _pct
+from harness.formatting import number as _num, pct as _pct, text_table
 
 if TYPE_CHECKING:
     from harness.analysis.compare import Comparison, Side
@@ -61,13 +61,9 @@ def _context_lines(comparison: Comparison) -> list[str]:
 
 
 def render_text(comparison: Comparison) -> str:
-    rows = [TABLE_HEADER] + table_rows(comparison)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(TABLE_HEADER))]
     out = _context_lines(comparison)
     out += [f"warning: {w}" for w in comparison.warnings]
-    out.append("")
-    for row in rows:
-        out.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    out += ["", text_table(TABLE_HEADER, table_rows(comparison))]
     notes = [f"{p.label}: {n}" for p in comparison.points for n in p.notes]
     if notes:
         out += [""] + [f"note: {n}" for n in notes]

@@ -16,9 +16,11 @@ from harness.envs import (
     remove_env,
     remove_env_named,
 )
+from harness.envs.index import index_note
 from harness.envs.manage import dir_size, env_info
 from harness.envs.model import env_summary
 from harness.errors import InputError
+from harness.formatting import text_table
 from harness.commands.common_args import add_json, example_releases
 
 EPILOG = """\
@@ -123,10 +125,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     rows = [(env.name, env.engine, env.engine_version, env.torch_version, _human(dir_size(env.path)), str(env.path))
             for env in envs]
     rows += [(d.name, "-", "incomplete", "-", _human(dir_size(d)), str(d)) for d in broken]
-    rows = [("NAME", "ENGINE", "VERSION", "TORCH", "SIZE", "PATH"), *sorted(rows)]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
+    print(text_table(("NAME", "ENGINE", "VERSION", "TORCH", "SIZE", "PATH"), sorted(rows)))
     return 0
 
 
@@ -150,7 +149,7 @@ def cmd_flags(args: argparse.Namespace) -> int:
     if version is None:
         raise InputError(f"{args.spec!r}: name the release, e.g. {example_releases()[0]}")
     eng = get_engine(engine)
-    note = eng.index_note(version)
+    note = index_note(engine, version)
     if note is not None and note.is_error:
         raise InputError(note.text)
     envs = list_envs(args.cache_dir)

@@ -44,7 +44,7 @@ class PredictReport:
             "calibrations": [
                 {"engine": f.engine, "engine_version": f.engine_version, "model": f.model,
                  "device_total_mib": f.device_total_mib, "other_gib": round(f.calibration.other_gib, 4),
-                 "per_axis_gib": f.calibration.per_axis_gib, "axis": get_engine(f.engine).calibration_axis,
+                 "per_axis_gib": f.calibration.per_axis_gib, "axis": get_engine(f.engine).require("formulas", "predict").calibration_axis,
                  "rows": [{"point_id": r.point_id, "repeat": r.repeat, "measured_kv_gib": round(r.measured_kv_gib, 4),
                            "measured_kv_tokens": r.measured_kv_tokens, "calibrated_kv_tokens": r.calibrated_kv_tokens,
                            "residual_gib": None if r.residual_gib is None else round(r.residual_gib, 4),
@@ -81,7 +81,7 @@ def _device_for(point, card: float | None, free: float | None, device: str) -> t
         return card, free
     from harness.execute.host import read_host_memory
 
-    memory = get_engine(point.engine).cpu_memory(read_host_memory(point.env), point.engine_version)
+    memory = get_engine(point.engine).require("formulas", "predict").cpu_memory(read_host_memory(point.env), point.engine_version)
     if memory is None:
         return None, None
     return memory.total_mib, memory.free_mib if free is None else free
@@ -138,7 +138,7 @@ def render(report: PredictReport, console: Console) -> None:
     for fit in report.fits:
         console.print(f"[bold]fitted[/] {fit.describe()}")
         table = Table(title="residual on the fitted rows", show_lines=False)
-        axis = get_engine(fit.engine).calibration_axis or "fit axis"
+        axis = get_engine(fit.engine).require("formulas", "predict").calibration_axis or "fit axis"
         for column in ("point_id", "repeat", axis, "measured GiB", "measured tokens",
                        "calibrated tokens", "residual MiB", "error %"):
             table.add_column(column, justify="right")
@@ -169,7 +169,7 @@ def render(report: PredictReport, console: Console) -> None:
             title = (f"{engine}{release}: {_card(first)}, tp={first.tp}, weights {_fmt(first.weights_gib)} GiB/rank, "
                      f"{_fmt(first.kv_bytes_per_token)} B KV per token")
             table = Table(title=title, show_lines=False)
-            settings_cols, result_cols = eng.prediction_settings_columns, eng.prediction_result_columns
+            settings_cols, result_cols = eng.require("formulas", "predict").settings_columns, eng.require("formulas", "predict").result_columns
             columns = ["point_id", "knobs", *(c.header for c in settings_cols),
                        "KV GiB ≤", "tokens ≤", "KV GiB est", "tokens est", *(c.header for c in result_cols),
                        "starts", "why not"]

@@ -7,11 +7,13 @@ from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
+from packaging.version import InvalidVersion, Version
 from parsers import NotAnEngineLog, StartupRecord
 from parsers.base import LogParser
 
 from harness.engines.registry import engine_names, get_engine
-from harness.engines.release_formats import table_paths, version_key
+from harness.engines.release_formats import table_paths
+from harness.engines.releases import version_key
 
 AUTO = "auto"
 # How much of a log detection reads: the engines' first lines name them; the rest streams.
@@ -25,7 +27,7 @@ MAX_LINE_BYTES = 4 << 20
 
 def detect_engine(text: str) -> str | None:
     """The registered engine whose log `text` most looks like, or None."""
-    scores = {name: get_engine(name).log_score(text) for name in engine_names()}
+    scores = {name: get_engine(name).logs.log_score(text) for name in engine_names()}
     best = max(scores, key=scores.__getitem__, default=None)
     return best if best is not None and scores[best] > 0 else None
 
@@ -48,10 +50,10 @@ def format_release(engine: str, version: str | None) -> str | None:
     if base in releases:
         return base
     try:
-        key = version_key(base)
-        older = [r for r in releases if version_key(r) <= key]
-    except TypeError:  # a version whose pieces do not compare with the tables' (a git hash)
+        key = Version(base)
+    except InvalidVersion:  # not a release number (a git hash): the newest wording is the likeliest
         return releases[-1]
+    older = [r for r in releases if version_key(r) <= key]
     return older[-1] if older else releases[0]
 
 
@@ -95,7 +97,7 @@ def parse_engine_lines(lines: Iterable[str | bytes], engine: str = AUTO) -> LogP
         head = _head(lines)
         text = "".join(line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line for line in head)
         engine = _detected(text)
-    parser = get_engine(engine).make_parser()
+    parser = get_engine(engine).logs.make_parser()
     for line in chain(head, lines):
         parser.feed(line)
     parser.close()
@@ -126,7 +128,7 @@ def parse_engine_file(path: str | Path, engine: str = AUTO) -> LogParser:
                     break
             text = "".join(head)
             engine = _detected("\n".join(text.split("\n", DETECT_LINES)[:DETECT_LINES]))
-        parser = get_engine(engine).make_parser()
+        parser = get_engine(engine).logs.make_parser()
         for block in chain(head, blocks):
             parser.feed_block(block)
     parser.close()

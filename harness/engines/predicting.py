@@ -40,7 +40,7 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
         raise InputError(str(exc)) from None
     # An engine's own device flag decides its platform (SGLang's memory_hook reads cfg.device).
     device = str(settings.get("device") or device)
-    tp_eff = int(tp) if tp is not None else eng.tp_size(settings.raw)
+    tp_eff = int(tp) if tp is not None else eng.launch.tp_size(settings.raw)
     p = Prediction(engine=engine, point_id=point_id, args=dict(knobs if knobs is not None else settings.raw),
                    device=device, gpu_total_mib=gpu_total_mib, tp=tp_eff, engine_version=engine_version,
                    gpu_free_mib=gpu_free_mib, free_at_load=free_at_load)
@@ -49,7 +49,7 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
         p.modelled, p.reason = False, unmodelled
         return p
     env = {k: str(v) for k, v in (env or {}).items()}
-    return eng.predict(p, settings, env, model, calibration)
+    return eng.formulas.predict(p, settings, env, model, calibration)
 
 
 def predict_point(point: PointLike, model: ModelDescription, gpu_total_mib: float | None, tp: int | None = None,

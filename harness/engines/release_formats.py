@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from harness.engines.releases import version_key
 from harness.release_wheel import download_release_wheel
 
 ENGINES_DIR = Path(__file__).resolve().parent
@@ -173,18 +174,6 @@ def table_paths(engine: str) -> list[Path]:
     """Every committed table of `engine`, oldest release first."""
     paths = (ENGINES_DIR / engine / "formats").glob(f"{engine}-*.tsv")
     return sorted(paths, key=lambda p: version_key(p.stem.split("-", 1)[1]))
-
-
-def version_key(version: str) -> tuple:
-    """0.10.1.1 > 0.10.1 > 0.9.2; `.postN` sorts after its base release."""
-    parts: list = []
-    for piece in version.replace("-", ".").split("."):
-        if piece.isdigit():
-            parts.append((int(piece), ""))
-        else:
-            digits = "".join(ch for ch in piece if ch.isdigit())
-            parts.append((-1 if not piece.startswith("post") else 10**6, piece, int(digits or 0)))
-    return tuple(parts)
 
 
 # --- rendering string expressions as templates ------------------------------------------------------

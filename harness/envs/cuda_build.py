@@ -75,7 +75,8 @@ def plan_cuda_build(engine, version: str, metadata: str, sources: Sources, drive
     build_cuda = pypi_torch_cuda(torch) if torch else None
     if build_cuda is None or driver_cuda is None or _major(build_cuda) <= _major(driver_cuda):
         return None
-    usable = [c for c in engine.cuda_variants(version) if _major(c) == _major(driver_cuda)]
+    install = engine.require("installation", "a CUDA build")
+    usable = [c for c in install.cuda_variants(version) if _major(c) == _major(driver_cuda)]
     if not usable:
         need = MIN_DRIVER.get(_major(build_cuda))
         raise InputError(
@@ -89,10 +90,10 @@ def plan_cuda_build(engine, version: str, metadata: str, sources: Sources, drive
     within = [c for c in usable if key(c) <= key(driver_cuda)]
     cuda = max(within or usable, key=key)
     tag = cuda_tag(cuda)
-    extra = engine.cuda_variant_sources(version, cuda)
+    extra = install.cuda_variant_sources(version, cuda)
     return CudaBuild(
         cuda=cuda,
-        requirements=(f"{engine.index_name()}=={version}+{tag}", f"torch=={torch}+{tag}"),
+        requirements=(f"{install.index_name()}=={version}+{tag}", f"torch=={torch}+{tag}"),
         sources=Sources(index_url=sources.index_url,
                         extra_index_urls=(*sources.extra_index_urls, torch_index(cuda)),
                         find_links=(*sources.find_links, *extra)),

@@ -49,7 +49,7 @@ Progress = Callable[[str], None]
 
 
 def _dump_argv(engine: str, python: str) -> list[str]:
-    entry, argv = get_engine(engine).help_entry
+    entry, argv = get_engine(engine).require("installation", "envs flags").help_entry
     return [python, "-c", _DUMP, entry, *argv]
 
 
@@ -103,11 +103,11 @@ def read_wheel_flags(engine: str, version: str, donor_python: str, donor_env: di
                      progress: Progress = lambda msg: None, max_fetches: int = 12,
                      timeout_s: float = 600) -> tuple[frozenset[str], str]:
     """(flags, wheel name) of a release read from its downloaded wheel laid over a donor env's interpreter."""
-    from harness.engines.install import base_requirements
+    from harness.engines.requirements import base_requirements
     from harness.envs.recipes import run_py
 
     eng = get_engine(engine)
-    distribution = eng.flag_distribution(version)
+    distribution = eng.require("installation", "envs flags").flag_distribution(version)
     py_version = run_py(Path(donor_python), "import sys; print('%d.%d' % sys.version_info[:2])")
     with tempfile.TemporaryDirectory(prefix="kvh-flags-") as tmp:
         progress(f"downloading {distribution}=={version} (no dependencies) into {tmp}")
@@ -118,7 +118,7 @@ def read_wheel_flags(engine: str, version: str, donor_python: str, donor_env: di
         metadata = next(site.glob("*.dist-info/METADATA")).read_text(encoding="utf-8")
         requirements = base_requirements(metadata)
         shutil.rmtree(wheel.parent)  # the unpacked copy is all that is needed now
-        eng.prepare_flag_overlay(site, version)
+        eng.require("installation", "envs flags").prepare_flag_overlay(site, version)
         fetched: list[str] = []
         while True:
             progress(f"running {distribution} {version}'s CLI from {site} over {donor_python}")

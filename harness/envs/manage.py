@@ -41,8 +41,11 @@ from harness.envs.model import (
     runtime_env_vars,
     write_marker,
 )
+from harness.envs.index import index_note, release_note
 from harness.envs.probe import probe
-from harness.engines.install import Recipe, wheel_metadata
+from harness.engines.requirements import wheel_metadata
+from harness.engines.roles import BinaryRuntime
+from harness.engines.roles.installation import Recipe
 from harness.envs.recipes import VenvInstallSteps
 from harness.clock import utc_now
 from harness.errors import EXIT_HARNESS, HarnessError, InputError
@@ -76,6 +79,9 @@ def resolve_env(engine: str, version: str | None, python: str | None = None, cac
     """
     check_engine(engine)
     cpu = host_is_cpu_only() if cpu is None else cpu
+    runtime = get_engine(engine).launch.runtime
+    if isinstance(runtime, BinaryRuntime):
+        return binary_env(engine, version, runtime, Path(python).expanduser() if python else None, cpu)
     if python:
         return _external_env(engine, version, Path(python).expanduser(), cache_dir, cpu)
     if not version:
@@ -120,6 +126,24 @@ def _external_env(engine: str, version: str | None, python: Path, cache_dir: Pat
         engine_version=found["engine_version"], torch_version=found["torch_version"], cpu=cpu,
         env_vars=env_vars, managed=False, torch_cuda=found.get("torch_cuda"),
     )
+
+
+def binary_env(engine: str, version: str | None, runtime: BinaryRuntime, program: Path | None,
+               cpu: bool) -> EngineEnv:
+    """A binary engine's program (the scenario's path, else the runtime's on PATH) and the release it prints.
+
+    Nothing is installed or probed: `python` holds the program, there is no torch."""
+    found = program or runtime.locate()
+    if found is None:
+        raise InputError(f"engines.{engine}: {runtime.program} is not on PATH; install {engine}, or name its "
+                         f"program with engines.{engine}.python")
+    if not (found.is_file() and os.access(found, os.X_OK)):
+        raise InputError(f"engines.{engine}: {found} is not an executable program")
+    printed = runtime.release(found)
+    if printed is None:
+        raise InputError(f"engines.{engine}: `{found} {' '.join(runtime.version_args)}` printed no release")
+    return EngineEnv(engine=engine, requested_version=version, path=found.parent, python=found, engine_version=printed,
+                     torch_version="", cpu=cpu, env_vars={}, managed=False)
 
 
 # --- install ---------------------------------------------------------------------------------------
@@ -177,7 +201,7 @@ def install_env(engine: str, version: str, cache_dir: Path | None = None, *, cpu
     progress = progress or _log_progress
     cpu = host_is_cpu_only() if cpu is None else cpu
     check_release_buildable(engine, version, cpu)
-    recipe = get_engine(engine).recipe(version, cpu)
+    recipe = get_engine(engine).require("installation", "envs install").recipe(version, cpu)
     root = envs_dir(cache_dir)
     name = env_name(engine, version, cpu)
     env_dir = root / name
@@ -236,10 +260,10 @@ def _compile_once(env_dir: Path, info: dict, progress: Progress) -> None:
 
 def check_release_buildable(engine: str, version: str, cpu: bool) -> None:
     """Refuse, in one line, a release the index lacks or this host has no build of (before the installer does)."""
-    note = get_engine(engine).index_note(version)
+    note = index_note(engine, version)
     if note is not None and note.is_error:
         raise InputError(note.text)
-    line = get_engine(engine).release_note(version, host_has_gpu=not cpu)
+    line = release_note(engine, version, host_has_gpu=not cpu)
     if line:
         raise InputError(line)
 
@@ -279,13 +303,13 @@ def _build(recipe: Recipe, env_dir: Path, inst: Installer, base_python: str, log
     wheel = download / wheel.name
     steps = VenvInstallSteps(recipe=recipe, env_dir=env_dir, python=python, wheel=wheel, download_dir=download,
                          installer=inst, log_path=log_path, progress=progress, cuda_build=cuda)
-    engine.install(steps)
+    engine.require("installation", "envs install").install(steps)
     shutil.rmtree(download, ignore_errors=True)
 
     progress(f"{name}: asking the env for its {recipe.engine} and torch versions")
     env_vars = runtime_env_vars(recipe.engine, env_dir, python.parent, recipe.cpu)
-    found = probe(python, recipe.engine, env_vars, engine.probe_imports(env_dir, recipe.cpu))
-    problem = engine.check_probe(found, recipe.cpu)
+    found = probe(python, recipe.engine, env_vars, engine.launch.runtime.probe_imports(env_dir, recipe.cpu))
+    problem = engine.launch.runtime.check_probe(found, recipe.cpu)
     if problem:
         raise HarnessError(f"{env_dir}: {problem}", exit_code=EXIT_HARNESS)
     if found["engine_version"].split("+")[0] != recipe.version:

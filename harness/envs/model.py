@@ -119,7 +119,7 @@ def runtime_env_vars(engine: str, env_dir: Path, bin_dir: Path, cpu: bool, *, ma
         "PATH": os.pathsep.join([str(bin_dir), *[p for p in base.get("PATH", "").split(os.pathsep) if p]]),
         "VIRTUAL_ENV": str(env_dir),
     }
-    out.update(get_engine(engine).runtime_env(env_dir, cpu, cache_dir, managed))
+    out.update(get_engine(engine).launch.runtime.runtime_env(env_dir, cpu, cache_dir, managed))
     return out
 
 

@@ -47,10 +47,10 @@ def probe(python: Path, engine: str, env_vars: dict[str, str] | None = None, che
     `checks` are extra modules that must import (e.g. sgl_kernel, which needs the libcuda stub).
     """
     eng = get_engine(engine)
-    module = eng.module or engine
+    module = eng.launch.runtime.module or engine
     env = child_environ(env_vars)
     try:
-        proc = subprocess.run([str(python), "-c", PROBE_SCRIPT, module, ",".join(eng.probe_dists), *checks],
+        proc = subprocess.run([str(python), "-c", PROBE_SCRIPT, module, ",".join(eng.launch.runtime.probe_dists), *checks],
                               env=env, capture_output=True,
                               text=True, timeout=timeout_s, check=False)
     except FileNotFoundError:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from harness.engines.install import Recipe
+from harness.engines.roles.installation import Recipe
 from harness.errors import EXIT_HARNESS, HarnessError
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class VenvInstallSteps:
-    """The steps of an install into a new venv (harness.engines.install.InstallSteps is an engine's view)."""
+    """The steps of an install into a new venv (harness.engines.roles.installation.InstallSteps is an engine's view)."""
 
     recipe: Recipe
     env_dir: Path

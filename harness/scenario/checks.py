@@ -6,6 +6,7 @@ from typing import Any
 
 from harness.engines import engine_names, get_engine
 from harness.engines.cli_flags import is_opposite, spellings, switch
+from harness.envs import index
 from harness.scenario.problems import Problem, nearest
 from harness.scenario.schema import Scenario
 
@@ -62,7 +63,7 @@ def release_notes(scenario: Scenario, *, predicting: bool = False,
             if not version:
                 continue
             where = f"engines.{engine}.version" + (f"[{i}]" if spec.release_axis else "")
-            for note in get_engine(engine).release_notes(version, predicting=predicting, host_has_gpu=host_has_gpu):
+            for note in index.release_notes(engine, version, predicting=predicting, host_has_gpu=host_has_gpu):
                 (errors if note.is_error else warnings).append(Problem(where, note.text))
     return errors, warnings
 

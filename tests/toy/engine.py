@@ -1,4 +1,5 @@
-"""The toy engine: an `Engine` subclass and its log parser, registered by the seam test alone."""
+"""The toy engine: a binary on PATH with its own log format; an `Engine` and its parser, registered by the seam
+test alone."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.engines import knobs
-from harness.engines.base import Column, Engine
+from harness.engines.base import Engine
+from harness.engines.roles import BinaryRuntime, Launch, LogReading
 from parsers.base import Line, LogParser, error, kv_sized, ready, rule, version
 
-SERVER = Path(__file__).with_name("server.py")
+BIN = Path(__file__).with_name("bin")  # toy-server: the seam test puts it on PATH
 
 
 class ToyLogParser(LogParser):
@@ -35,28 +37,19 @@ class ToyLogParser(LogParser):
         return 10 * len(re.findall(r"^toy (?:pool|serving|\d)", text, re.MULTILINE))
 
 
+class ToyLaunch(Launch):
+    def command(self, program: str, model: str, port: int | str, args: Mapping[str, Any],
+                version: str | None = None) -> list[str]:
+        return [program, "--model", model, "--host", "127.0.0.1", "--port", str(port), *self.flags.render_flags(args)]
+
+
 class ToyEngine(Engine):
+    """A binary engine with only the roles every engine has: how it is launched and how its log is read."""
+
     name = "toy"
     curated_flags = frozenset({"pool_tokens"})
     knobs = {"pool_tokens": knobs.TOKENS}
-    module = "json"  # what the toy's interpreter must import: any Python has it
-    probe_dists = ()
-    effective_columns = ("num_blocks",)
-    prediction_result_columns = (Column("blocks", "num_blocks"),)
 
-    def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any],
-                version: str | None = None) -> list[str]:
-        return [python, str(SERVER), "--model", model, "--host", "127.0.0.1", "--port", str(port),
-                *self.render_flags(args)]
-
-    def make_parser(self) -> LogParser:
-        return ToyLogParser()
-
-    def predict(self, prediction, settings, env, model, calibration):
-        # The toy's budget formula is exact: whole blocks of 16 out of the requested pool.
-        tokens = settings.get("pool_tokens") or 256
-        prediction.num_blocks = tokens // 16
-        prediction.kv_tokens = prediction.num_blocks * 16 if prediction.num_blocks >= 2 else 0
-        prediction.will_start = prediction.num_blocks >= 2
-        prediction.reason = f"{prediction.num_blocks} blocks of 16"
-        return prediction
+    def __init__(self) -> None:
+        self.launch = ToyLaunch(self, BinaryRuntime("toy-server"))
+        self.logs = LogReading(ToyLogParser, effective_columns=("num_blocks",))

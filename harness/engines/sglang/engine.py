@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from harness.engines import knobs
-from harness.engines.base import Column, Engine
+from harness.engines.base import Engine
+from harness.engines.roles import AdviceKnobs, BudgetFormulas, Column, Installation, Launch, LogReading, VenvRuntime
 from harness.engines.sglang.releases import PREDICTED_RELEASES
 
 # `sglang.launch_server` flags (ServerArgs) that a memory sweep plausibly names.
@@ -44,63 +46,34 @@ KNOBS = {
 }
 
 
+class SglangLaunch(Launch):
+    """`python -m sglang.launch_server --model-path MODEL --port N <flags>` with the env's interpreter."""
 
-class SglangEngine(Engine):
-    name = "sglang"
-    curated_flags = CURATED_FLAGS
-    knobs = KNOBS
-    # The scenario's engine-neutral `defaults` say max_model_len; SGLang calls it context_length.
-    aliases = {"max_model_len": "context_length"}
     tp_flags = ("tp_size", "tensor_parallel_size", "tp")
     pp_flags = ("pp_size", "pipeline_parallel_size", "pp")
     dp_flags = ("dp_size", "data_parallel_size", "dp")
-    module = "sglang"
-    probe_dists = ("sglang", "torch", "sglang-kernel", "torchvision", "torchaudio", "torchcodec")
-    index_distribution = "sglang"
-    predicted_releases = PREDICTED_RELEASES
     # SGLang 0.5.14 derives a gRPC port as --port + 10000 at startup and refuses one above 65535
     # ("SGLANG_GRPC_PORT (67659) must be between 1 and 65535", 0.5.14 sglang/srt/server_args.py:2761-2768);
     # 0.5.22 derives it only in gRPC mode (sglang/srt/arg_groups/serving_hook.py:342-360).
     highest_port = 65535 - 10000
-    help_entry = ("sglang.launch_server", ("sglang.launch_server", "--help"))
-    effective_columns = ("mem_fraction_static_effective", "chunked_prefill_size_effective", "max_running_requests")
-    # What is gone before SGLang's own pre-load reading (CUDA context; on CPU its processes) is
-    # scaled by the fraction in the pool (kv_cache_configurator.py:2671), so the fit has a slope in it.
-    calibration_axis = "mem_fraction_static"
-    fraction_knob = "mem_fraction_static"
-    # 1.5 MiB of activation reserve per chunk token: a smaller chunk lets a higher fraction be safe
-    batch_knob, batch_steps = "chunked_prefill_size", (8192, 4096, 2048, 1024, 512)
-    fraction_ceiling = 0.95
-    default_fraction_is_safe = True  # memory_hook.py's reserve formula: activations + graphs + a margin
-    kv_shortfall_errors = frozenset({"weights_leave_no_memory", "not_enough_memory", "pool_too_small",
-                                     "max_running_requests_zero", "swa_pool_too_small"})
-    prediction_settings_columns = (Column("fraction", "mem_fraction_static", 3), Column("chunk", "chunked_prefill_size"),
-                                   Column("max_bs", "cuda_graph_max_bs"), Column("reserved MiB", "reserved_mib", 0))
-    prediction_result_columns = (Column("max_running", "max_running_requests"), Column("max_req_len", "max_req_len"))
+    # nvidia-smi's memory.total, the min over every GPU of the host (0.5.22 srt/utils/common.py:953
+    # get_device_memory_capacity)
+    gpu_total_source = "nvml_min"
 
-    def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any],
+    def command(self, program: str, model: str, port: int | str, args: Mapping[str, Any],
                 version: str | None = None) -> list[str]:
         return [
-            python, "-m", "sglang.launch_server",
+            program, "-m", "sglang.launch_server",
             "--model-path", model, "--host", "127.0.0.1", "--port", str(port),
-            *self.render_flags(args, version),
+            *self.flags.render_flags(args, version),
         ]
 
-    def help_command(self, python: str) -> list[str]:
-        return [python, "-m", "sglang.launch_server", "--help"]
-
-    def make_parser(self):
-        from parsers.sglang import SglangLogParser
-
-        return SglangLogParser()
+    def help_command(self, program: str) -> list[str]:
+        return [program, "-m", "sglang.launch_server", "--help"]
 
     def dp_adds_gpus(self, args: Mapping[str, Any]) -> bool:
         # With --enable-dp-attention the DP ranks live inside the TP group.
         return not args.get("enable_dp_attention")
-
-    # nvidia-smi's memory.total, the min over every GPU of the host (0.5.22 srt/utils/common.py:953
-    # get_device_memory_capacity)
-    gpu_total_source = "nvml_min"
 
     def host_gpu_warning(self, host_gpus: list) -> str | None:
         """SGLang sizes its defaults from the smallest GPU nvidia-smi lists, ignoring CUDA_VISIBLE_DEVICES
@@ -114,21 +87,11 @@ class SglangEngine(Engine):
                 f"({smallest.total_mib / 1024:.0f} GiB, GPU {smallest.index}) whichever GPU it runs on, so its "
                 "defaults on the larger cards are those of the smallest")
 
-    def recipe(self, version: str, cpu: bool):
-        from harness.engines.sglang import recipe
 
-        return recipe.recipe_for(version, cpu)
-
-    def install(self, steps) -> None:
-        from harness.engines.sglang import recipe
-
-        recipe.install(steps)
-
+class SglangRuntime(VenvRuntime):
     def runtime_env(self, env_dir: Path, cpu: bool, cache_dir: Path | None, managed: bool) -> dict[str, str]:
         if not cpu:
             return {}
-        import os
-
         from harness.engines.sglang.stub import STUB_DIR, shared_stub_dir
 
         own = env_dir / STUB_DIR
@@ -146,6 +109,31 @@ class SglangEngine(Engine):
 
         # sgl_kernel is the module that needs the stub: importing it proves the stub works.
         return ("sgl_kernel",) if cpu and (env_dir / STUB_DIR).is_dir() else ()
+
+
+class SglangInstallation(Installation):
+    index_distribution = "sglang"
+    help_entry = ("sglang.launch_server", ("sglang.launch_server", "--help"))
+
+    def recipe(self, version: str, cpu: bool):
+        from harness.engines.sglang import recipe
+
+        return recipe.recipe_for(version, cpu)
+
+    def install(self, steps) -> None:
+        from harness.engines.sglang import recipe
+
+        recipe.install(steps)
+
+
+class SglangFormulas(BudgetFormulas):
+    predicted_releases = PREDICTED_RELEASES
+    # What is gone before SGLang's own pre-load reading (CUDA context; on CPU its processes) is
+    # scaled by the fraction in the pool (kv_cache_configurator.py:2671), so the fit has a slope in it.
+    calibration_axis = "mem_fraction_static"
+    settings_columns = (Column("fraction", "mem_fraction_static", 3), Column("chunk", "chunked_prefill_size"),
+                        Column("max_bs", "cuda_graph_max_bs"), Column("reserved MiB", "reserved_mib", 0))
+    result_columns = (Column("max_running", "max_running_requests"), Column("max_req_len", "max_req_len"))
 
     def derived_context_len(self, model) -> int:
         from harness.engines.sglang.model_len import derived_context_len
@@ -175,3 +163,32 @@ class SglangEngine(Engine):
 
         return predict(prediction, settings, env, model, calibration, self.derived_context_len(model))
 
+
+def _parser():
+    from parsers.sglang import SglangLogParser
+
+    return SglangLogParser()
+
+
+class SglangEngine(Engine):
+    name = "sglang"
+    curated_flags = CURATED_FLAGS
+    knobs = KNOBS
+    # The scenario's engine-neutral `defaults` say max_model_len; SGLang calls it context_length.
+    aliases = {"max_model_len": "context_length"}
+
+    def __init__(self) -> None:
+        self.launch = SglangLaunch(self, SglangRuntime("sglang", ("sglang", "torch", "sglang-kernel", "torchvision",
+                                                                  "torchaudio", "torchcodec")))
+        self.logs = LogReading(_parser, effective_columns=("mem_fraction_static_effective",
+                                                           "chunked_prefill_size_effective", "max_running_requests"))
+        self.installation = SglangInstallation(self.name)
+        self.formulas = SglangFormulas(self.name)
+        self.advice = AdviceKnobs(
+            fraction_knob="mem_fraction_static",
+            # 1.5 MiB of activation reserve per chunk token: a smaller chunk lets a higher fraction be safe
+            batch_knob="chunked_prefill_size", batch_steps=(8192, 4096, 2048, 1024, 512),
+            fraction_ceiling=0.95,
+            default_fraction_is_safe=True,  # memory_hook.py's reserve formula: activations + graphs + a margin
+            kv_shortfall_errors=frozenset({"weights_leave_no_memory", "not_enough_memory", "pool_too_small",
+                                           "max_running_requests_zero", "swa_pool_too_small"}))

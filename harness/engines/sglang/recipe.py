@@ -8,8 +8,9 @@ import zipfile
 from pathlib import Path
 
 from harness.engines.sglang.stub import STUB_DIR, build_stub
-from harness.engines.install import (GiB, InstallSteps, Recipe, base_requirements, canonical_names, exclude_local_cpu_torch,
-                                     requirement_name, wheel_metadata)
+from harness.engines.requirements import (base_requirements, canonical_names, exclude_local_cpu_torch, requirement_name,
+                                          wheel_metadata)
+from harness.engines.roles.installation import GiB, InstallSteps, Recipe
 from harness.errors import HarnessError
 
 SGLANG_CPU_WORKAROUNDS = (

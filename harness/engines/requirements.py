@@ -1,66 +1,10 @@
-"""The install role: what an engine's release takes to install (`Recipe`), and the steps its install is made of.
-
-Each engine package says what to fetch and which workarounds a CPU-only host needs; every
-workaround is named in the environment's marker file. The steps themselves (a venv, an installer,
-the host's package sources) are the environment builder's (harness/envs/recipes.py): an engine
-sees them through `InstallSteps`.
-"""
+"""A wheel's requirements as an engine's install reads them: its METADATA, the lines that apply, names canonical."""
 
 from __future__ import annotations
 
 import re
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol
-
-GiB = 1 << 30
-
-
-@dataclass(frozen=True)
-class Recipe:
-    engine: str
-    version: str
-    cpu: bool
-    package: str  # the distribution fetched from the registry
-    disk_bytes: int  # about what the env takes: checked against free space before downloading
-    workarounds: tuple[str, ...]
-
-    @property
-    def requirement(self) -> str:
-        return f"{self.package}=={self.version}"
-
-
-class InstallSteps(Protocol):
-    """What an engine's `install` works with: the new venv, the downloaded wheel, the installer's steps."""
-
-    recipe: Recipe
-    env_dir: Path
-    python: Path
-    wheel: Path
-    download_dir: Path
-    progress: Callable[[str], None]
-    # Workarounds this install turned out to need (the recipe's own list holds the unconditional ones).
-    applied: list[str]
-
-    @property
-    def installer_kind(self) -> str:
-        """"uv" or "pip": what the installer can do (uv's --override)."""
-
-    def install(self, args: list[str], extra_indexes: tuple[str, ...] = ()) -> None:
-        """The installer over the host's sources, plus `extra_indexes` (an engine's own, for this step)."""
-
-    def install_engine(self) -> None:
-        """The engine with its dependencies: the downloaded wheel, or the CUDA build this host's driver runs."""
-
-    def uninstall(self, names: list[str]) -> None: ...
-
-    def run_py(self, code: str) -> str:
-        """What `code` prints, run by the env's interpreter."""
-
-    def present_dists(self) -> set[str]: ...
-
-    def site_packages(self) -> Path: ...
 
 
 def _canonical(name: str) -> str:

@@ -1,0 +1,78 @@
+"""The predict role: an engine's budget formulas, the releases they hold for, and how its logs state memory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from harness.engines.releases import ReleaseRange, version_key
+from harness.engines.settings import Settings
+from harness.predict.host import DeviceMemory, HostMemory
+from harness.predict.model import ModelDescription
+from harness.predict.prediction import Calibration, Prediction
+from parsers.record import StartupRecord
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the `predict` table: its header and the Prediction attribute it shows."""
+
+    header: str
+    attr: str
+    digits: int = 2
+
+
+class BudgetFormulas:
+    """An engine's budget formulas: what `predict`, `advise` and every row's prediction ask of it."""
+
+    # The releases the formulas are sourced for (None: every release), and where the CPU backend's
+    # hold for other releases than the GPU's (None: the same).
+    predicted_releases: ClassVar[ReleaseRange | None] = None
+    predicted_releases_cpu: ClassVar[ReleaseRange | None] = None
+    # Calibration: the prediction attribute the fitted overhead grows with (None: a constant), and
+    # whether the logged KV GiB is the measured size (else tokens x bytes per token).
+    calibration_axis: ClassVar[str | None] = None
+    measured_kv_from_gib: ClassVar[bool] = False
+    # What `predict` prints for this engine's points: settings before the KV columns, results after.
+    settings_columns: ClassVar[tuple[Column, ...]] = ()
+    result_columns: ClassVar[tuple[Column, ...]] = ()
+
+    def __init__(self, engine_name: str) -> None:
+        self.engine_name = engine_name
+
+    def predict(self, prediction: Prediction, settings: Settings, env: dict[str, str], model: ModelDescription,
+                calibration: Calibration | None) -> Prediction:
+        """Fill `prediction` from the budget formulas."""
+        prediction.reason = f"no budget formulas for {self.engine_name}"
+        return prediction
+
+    def derived_context_len(self, model: ModelDescription) -> int:
+        """The context length the engine derives from the model config."""
+        return int(model.max_position_embeddings or 2048)
+
+    def cpu_memory(self, host: HostMemory, version: str | None) -> DeviceMemory | None:
+        """The host memory this release sizes its KV pool from when it runs on the CPU (None: not known)."""
+        return None
+
+    def memory_read(self, settings: Settings, record: StartupRecord | None, readings: list[DeviceMemory],
+                    predict: Callable[[DeviceMemory], Prediction | None]) -> DeviceMemory | None:
+        """The memory this launch's engine sized its pool from (host memory on a CPU, its card's on a GPU):
+        what its log says it read, else the harness's reading before the launch.
+
+        `readings` are the harness's own, oldest first (before the launch, when the engine began
+        loading); `predict(reading)` is the point's prediction from one of them. An engine whose log
+        states its reading overrides this: on a host whose memory still moves (a VM settling after
+        boot, memory of the previous launch coming back) only the engine's own reading is right."""
+        return readings[0] if readings else None
+
+    def predicted_range(self, device: str | None) -> ReleaseRange | None:
+        """The releases the formulas hold for on `device` (None: on any device the engine runs on)."""
+        cpu = self.predicted_releases_cpu
+        if device == "cpu" and cpu is not None:
+            return cpu
+        gpu = self.predicted_releases
+        if device is None and cpu is not None and gpu is not None and cpu.first and gpu.first:
+            # the union, for a note that cannot know the device (the two ranges end alike)
+            return ReleaseRange(min(cpu.first, gpu.first, key=version_key), gpu.before)
+        return gpu
