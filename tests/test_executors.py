@@ -27,6 +27,7 @@ from harness.execute.executors.slots import (
 )
 from harness.execute.gpu import GpuBusyError
 from harness.results.io import read_results
+from harness.results.rows import make_row
 from harness.execute.executors.sequential import SequentialExecutor
 from harness.execute.point_run import PointJob
 from harness.execute.run import RunOptions, run_scenario
@@ -132,8 +133,8 @@ def test_one_point_per_gpu_and_tp_point_holds_both(tmp_path, record_dir):
 
     executor = LocalGpuExecutor([0, 1], run_fn=fake_run_point)
     results = list(executor.run(points, job(tmp_path), on_start))
-    assert sorted(r.row["point_id"] for r in results) == ["p1", "p2", "p3", "p4", "p5"]
-    assert {r.row["status"] for r in results} == {"ok"}
+    assert sorted(make_row(r)["point_id"] for r in results) == ["p1", "p2", "p3", "p4", "p5"]
+    assert {make_row(r)["status"] for r in results} == {"ok"}
     entries = records(record_dir)
     assert_one_point_per_gpu(entries)
     assert max_overlap([(e["t0"], e["t1"]) for e in entries]) == 2  # it did run in parallel
@@ -141,7 +142,7 @@ def test_one_point_per_gpu_and_tp_point_holds_both(tmp_path, record_dir):
     assert tp["gpus"] == [0, 1] and tp["cvd"] == "0,1"
     assert all(e["cvd"] == ",".join(map(str, e["gpus"])) for e in entries)
     assert len({e["pid"] for e in entries}) == 5  # a fresh worker per point
-    by_id = {r.row["point_id"]: r.row for r in results}
+    by_id = {make_row(r)["point_id"]: make_row(r) for r in results}
     assert by_id["p3"]["gpu_indices"] == "0,1"
     assert by_id["p1"]["node"] == socket.gethostname()
     assert sorted(phases) == sorted((f"p{i}", "loading") for i in range(1, 6))
@@ -149,7 +150,7 @@ def test_one_point_per_gpu_and_tp_point_holds_both(tmp_path, record_dir):
 
 def test_dead_worker_costs_only_its_point(tmp_path, record_dir):
     points = [point(1), point(2, die=True), point(3, **{"raise": True}), point(4)]
-    results = {r.row["point_id"]: r.row for r in LocalGpuExecutor([0, 1], run_fn=fake_run_point).run(points, job(tmp_path))}
+    results = {make_row(r)["point_id"]: make_row(r) for r in LocalGpuExecutor([0, 1], run_fn=fake_run_point).run(points, job(tmp_path))}
     assert set(results) == {"p1", "p2", "p3", "p4"}
     assert results["p1"]["status"] == results["p4"]["status"] == "ok"
     died = results["p2"]
@@ -163,7 +164,7 @@ def test_busy_gpu_is_retired_and_points_move_to_the_others(tmp_path, record_dir,
     started = []
     results = list(LocalGpuExecutor([0, 1], run_fn=fake_run_point).run(
         points, job(tmp_path), lambda p, i, n: started.append(p.point_id)))
-    assert len(results) == 4 and {r.row["gpu_indices"] for r in results} == {"0"}
+    assert len(results) == 4 and {make_row(r)["gpu_indices"] for r in results} == {"0"}
     assert sorted(started) == ["p1", "p2", "p3", "p4"]  # the point sent back from GPU 1 starts once
     assert "GPU 1 busy: taken out of this sweep" in caplog.text
 

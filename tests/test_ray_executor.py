@@ -20,6 +20,7 @@ from harness.envs import EngineEnv
 from harness.errors import InputError
 from harness.execute.executors.ray_executor import RAY_MISSING, RayExecutor
 from harness.results.io import read_results
+from harness.results.rows import make_row
 from harness.execute.point_run import PointJob
 from harness.execute.run import RunOptions, run_scenario
 from harness.scenario import Point
@@ -123,7 +124,7 @@ def test_node_without_the_engine_environment(ray_cluster, tmp_path):
     for point, env in zip(points, (_env(missing, False, None), _env(missing, True, "9.9.9"))):
         job = PointJob(run_id="r", run_dir=tmp_path / "run", envs={"vllm": env}, model_path="m", stop_after="kv",
                        timeout_s=5, wait_for_idle_gpu_s=0, keep_work_dirs=False, device="cpu")
-        rows.update({r.row["point_id"]: r.row for r in RayExecutor().run([point], job)})
+        rows.update({make_row(r)["point_id"]: make_row(r) for r in RayExecutor().run([point], job)})
     node = socket.gethostname()
     assert rows["p1"]["status"] == rows["p2"]["status"] == "harness_error"
     assert rows["p1"]["error_kind"] == rows["p2"]["error_kind"] == "env_missing"

@@ -21,7 +21,7 @@ from harness.formatting import MISSING, count, is_missing
 from harness.commands.console import output_console
 from harness.errors import InputError
 from harness.execute.executors import EXECUTORS, make_executor
-from harness.execute.point_run import PointResult
+from harness.results.rows import PointResult
 from harness.execute.run import RunOptions, point_ref, run_scenario
 from harness.scenario import Point
 from harness.scenario.point import knob_label
@@ -44,12 +44,13 @@ def summary_tables(results: list[PointResult]) -> list[Table]:
         for column in ("point_id", *release, *knobs, "status", "kv_tokens", "max_concurrency", "predicted", "error"):
             table.add_column(column, justify="right" if column in ("kv_tokens", "predicted", "max_concurrency") else "left")
         for r in (r for r in results if r.point.engine == engine):
-            row = r.row
+            record, predicted = r.record, r.prediction
             table.add_row(
-                row["point_id"], *((_cell(r.point.engine_version),) if release else ()),
-                *(_cell(r.point.knobs.get(k, "default")) for k in knobs), row["status"],
-                _cell(row.get("kv_tokens"), thousands=True), _concurrency(row.get("max_concurrency")),
-                _cell(row.get("predicted_kv_tokens"), thousands=True), _cell(row.get("error_kind")),
+                r.point.point_id, *((_cell(r.point.engine_version),) if release else ()),
+                *(_cell(r.point.knobs.get(k, "default")) for k in knobs), r.status,
+                _cell(record.kv_tokens if record else None, thousands=True),
+                _concurrency(record.max_concurrency if record else None),
+                _cell(predicted.kv_tokens if predicted else None, thousands=True), _cell(r.error_kind),
             )
         tables.append(table)
     return tables
@@ -258,14 +259,14 @@ def _run(args: argparse.Namespace) -> int:
         return on_phase
 
     def on_end(result: PointResult) -> None:
-        row = result.row
-        kv = f"{int(row['kv_tokens']):,} KV tokens" if row.get("kv_tokens") is not None else row.get("error_kind") or ""
-        where = f" [GPU {row['gpu_indices']}]" if row.get("gpu_indices") else ""
+        kv_tokens = result.record.kv_tokens if result.record else None
+        kv = f"{kv_tokens:,} KV tokens" if kv_tokens is not None else result.error_kind or ""
+        where = f" [GPU {','.join(map(str, result.gpus))}]" if result.gpus else ""
         key = result.point.name
         if key not in tasks:  # a point that never reported its start (a Ray task lost early)
             on_start(result.point, 0, None)
         task, label = tasks.pop(key)
-        status = f"{row['status']} {kv} ({row['wall_s'] or 0:.0f} s)"
+        status = f"{result.status} {kv} ({result.timings.wall_s or 0:.0f} s)"
         progress.update(task, description=f"  {label}{where}", status=status, total=1, completed=1)
         progress.advance(overall)
 

@@ -86,11 +86,6 @@ class PointResult:
     prediction: PredictedKv | None = None  # None when the predictor could not say
     survivors: tuple[str, ...] = ()  # processes of the engine's group still there after the stop
 
-    @property
-    def row(self) -> dict[str, Any]:
-        """This result as its results-CSV row (what the writer writes and the run's summary shows)."""
-        return make_row(self)
-
 
 def knob_fields(engine: str, args: dict[str, Any]) -> dict[str, Any]:
     fields: dict[str, Any] = {}

@@ -20,7 +20,7 @@ from harness.clock import utc_now
 from harness.errors import HarnessError
 from harness.results.columns import COLUMNS
 from harness.results.io import current_text, parse_results, read_text, release_key, to_csv_text
-from harness.results.rows import PointResult
+from harness.results.rows import PointResult, make_row
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class ResultsWriter:
 
     def add(self, result: PointResult) -> None:
         """Write a point's row, made here from its result, in place of any earlier row of that point."""
-        row = result.row
+        row = make_row(result)
         key = _key(row)
         self.rows = [r for r in self.rows if _key(r) != key]
         self.rows.append(row)
