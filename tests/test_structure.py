@@ -165,11 +165,11 @@ def _docstring_nodes(tree: ast.Module) -> set[int]:
     return ids
 
 
-def engine_literals(path: Path) -> list[str]:
+def engine_literals(path: Path, root: Path = ROOT) -> list[str]:
     """String constants in code (not docstrings) that name an engine in lower case, as code does."""
     tree = ast.parse(path.read_text())
     docs = _docstring_nodes(tree)
-    return [f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}" for node in ast.walk(tree)
+    return [f"{path.relative_to(root)}:{node.lineno}: {node.value!r}" for node in ast.walk(tree)
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
             and ENGINE_NAME.search(node.value)]
 
@@ -182,12 +182,10 @@ def test_no_engine_name_outside_the_engines_and_parsers():
 
 
 def test_the_literal_check_sees_an_engine_name(tmp_path):
-    sample = ROOT / "harness" / "_literal_probe_for_test.py"
-    try:
-        sample.write_text('"""A docstring may say vllm."""\nENGINE = "sglang"\nTEXT = "vLLM prose is fine"\n')
-        assert engine_literals(sample) == ["harness/_literal_probe_for_test.py:2: 'sglang'"]
-    finally:
-        sample.unlink()
+    sample = tmp_path / "harness" / "probe.py"  # never a file in the package itself: a test must not write there
+    sample.parent.mkdir()
+    sample.write_text('"""A docstring may say vllm."""\nENGINE = "sglang"\nTEXT = "vLLM prose is fine"\n')
+    assert engine_literals(sample, tmp_path) == ["harness/probe.py:2: 'sglang'"]
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
