@@ -145,6 +145,17 @@ def _search_batch(target: Target, measured: list[Launch], verdicts: dict, predic
     if meeting:
         f = meeting[0]
         why = f"predicted {forecasts[f].kv_tokens:,} KV tokens at {f:g}, the lowest fraction predicted to meet it"
+        below = round(f - GRAIN, 4)
+        near = forecasts.get(below)
+        if near is not None and near.will_start and \
+                target.kv_tokens - near.kv_tokens < forecasts[f].kv_tokens - target.kv_tokens:
+            # The boundary lies between the two, nearer `below`: with a pool that moves by the engine's own
+            # noise between launches, the launch predicted nearest the target is the likeliest to be on it
+            # (it meets: its margin is next; it misses: `f` is), where `f` would likely meet with room and
+            # cost a launch at `below` as well.
+            f, why = below, (f"predicted {near.kv_tokens:,} KV tokens at {below:g}, "
+                             f"{target.kv_tokens - near.kv_tokens:,} short: nearer the target than {f:g}'s "
+                             f"{forecasts[f].kv_tokens:,}")
         wrong = _wrong_in_direction(target, here, verdicts, predict)
         if len(meeting) == len(candidates) and len(candidates) > 2 and len(wrong) >= 2:
             # Recalibrated on every launch, the predictor still calls launches that missed "meets" (or
@@ -172,6 +183,7 @@ def _search_batch(target: Target, measured: list[Launch], verdicts: dict, predic
 # The predictor's slope may differ from the measured one by the engines' own noise (SGLang-CPU's pool follows
 # free memory read twice: ~1 %); beyond this, the measured slope is the better guide.
 SLOPE_MISMATCH = 0.03
+SLOPE_GAP = 3 * GRAIN
 
 
 def _measured_slope_step(target: Target, launches: list[Launch], predict: Predictor,
@@ -181,8 +193,10 @@ def _measured_slope_step(target: Target, launches: list[Launch], predict: Predic
     the predictor calibrated on a launch matches its level there, not how KV grows with the fraction."""
     ok = sorted((l for l in launches if l.status == "ok" and l.kv_tokens and l.kv_tokens > 0),
                 key=lambda l: abs(l.kv_tokens - target.kv_tokens))
+    # Launches a grain or two apart measure the engine's noise more than its slope (SGLang-CPU's pool moves
+    # by ~0.5 % between launches at one fraction, a grain's worth at 0.5): the slope is read over a wider gap.
     pair = next(((a, b) for i, a in enumerate(ok) for b in ok[i + 1:]
-                 if a.setting.fraction != b.setting.fraction), None)
+                 if abs(a.setting.fraction - b.setting.fraction) >= SLOPE_GAP - 1e-9), None)
     if pair is None:
         return None
     a, b = sorted(pair, key=lambda l: l.setting.fraction)
