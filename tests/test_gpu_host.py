@@ -10,7 +10,7 @@ import pytest
 from harness.cli import main
 from harness.envs.cuda_driver import cuda_of_driver, driver_refusal
 from tests.fake_env import OK_LOG, make_fake_env
-from tests.support.gpu_host import GpuHost, gpu_vllm_env, install
+from tests.support.gpu_host import GpuHost, gpu24_scenario, gpu_vllm_env, install
 
 
 def _scenario(tmp_path: Path, python: Path) -> Path:
@@ -92,7 +92,7 @@ def test_on_a_shared_card_told_so_the_run_measures_beside_the_other_job_and_each
     host = GpuHost.of("RTX4090").busy(0, 4242, 3000)
     install(monkeypatch, host.write(tmp_path / "host"))
     python = gpu_vllm_env(tmp_path / "env")
-    scenario = _gpu_scenario(tmp_path, python, "      gpu_memory_utilization: [0.8, 0.9]\n"
+    scenario = gpu24_scenario(tmp_path, python, "      gpu_memory_utilization: [0.8, 0.9]\n"
                                                "      max_num_batched_tokens: [2048, 2048]")
     out = tmp_path / "out"
     assert main(["run", str(scenario), "--out", str(out), "--shared-gpu"]) == 0
@@ -183,24 +183,6 @@ def test_the_sequential_path_runs_on_the_card_cuda_visible_devices_names_and_des
 GiB_ = 1 << 30
 
 
-def _gpu_scenario(tmp_path: Path, python: Path, zip_block: str, memory_gib="24") -> Path:
-    path = tmp_path / "gpu24.yaml"
-    path.write_text(f"""
-name: gpu24
-model: {{builtin: tiny-llama}}
-gpu: {{memory_gib: {memory_gib}}}
-defaults: {{max_model_len: 2048}}
-engines:
-  vllm:
-    version: "0.32.0"
-    python: {python}
-    zip:
-{zip_block}
-run: {{timeout_s: 30, stop_after: ready}}
-""")
-    return path
-
-
 def _expected_tokens(card_total_mib: int, reserved_mib: int, util: float, tp: int = 1) -> int:
     """What vLLM 0.32.0's arithmetic gives with the fake's default terms (its docstring)."""
     import math
@@ -216,7 +198,7 @@ def test_a_sweep_on_one_idle_24_gb_card_measures_what_vllm_sizes_and_waits_for_e
     host = GpuHost.of("RTX4090")
     install(monkeypatch, host.write(tmp_path / "host"))
     python = gpu_vllm_env(tmp_path / "env", {"STANDIN_LINGER_S": "2"})
-    scenario = _gpu_scenario(tmp_path, python, "      gpu_memory_utilization: [0.8, 0.9, 0.99]\n"
+    scenario = gpu24_scenario(tmp_path, python, "      gpu_memory_utilization: [0.8, 0.9, 0.99]\n"
                                                "      max_num_batched_tokens: [2048, 2048, 2048]")
     out = tmp_path / "out"
     assert main(["run", str(scenario), "--out", str(out)]) == 0
@@ -240,7 +222,7 @@ def test_one_point_per_card_in_parallel_on_mixed_cards_each_row_describes_its_ow
     host = GpuHost.of("L4", "RTX4090")
     install(monkeypatch, host.write(tmp_path / "host"))
     python = gpu_vllm_env(tmp_path / "env")
-    scenario = _gpu_scenario(tmp_path, python, "      gpu_memory_utilization: [0.85, 0.9]\n"
+    scenario = gpu24_scenario(tmp_path, python, "      gpu_memory_utilization: [0.85, 0.9]\n"
                                                "      max_num_batched_tokens: [2048, 2048]")
     out = tmp_path / "out"
     run_scenario(scenario, RunOptions(out=out, executor=LocalGpuExecutor([0, 1], real_gpus=True)))
@@ -260,7 +242,7 @@ def test_tensor_parallel_2_holds_two_cards_and_sizes_from_each_rank(tmp_path, mo
     host = GpuHost.of("A100-80GB", "A100-80GB")
     install(monkeypatch, host.write(tmp_path / "host"))
     python = gpu_vllm_env(tmp_path / "env", {"STANDIN_WEIGHTS_GIB": "120"})  # 60 GiB per rank: needs two cards
-    scenario = _gpu_scenario(tmp_path, python, "      gpu_memory_utilization: [0.9]\n"
+    scenario = gpu24_scenario(tmp_path, python, "      gpu_memory_utilization: [0.9]\n"
                                                "      tensor_parallel_size: [2]", memory_gib="80")
     out = tmp_path / "out"
     run_scenario(scenario, RunOptions(out=out, executor=LocalGpuExecutor([0, 1], real_gpus=True)))
@@ -284,7 +266,7 @@ def test_advise_on_a_24_gb_card_meets_a_target_in_three_launches_from_cudas_tota
     host_file = host.write(tmp_path / "host")
     install(monkeypatch, host_file)
     python = gpu_vllm_env(tmp_path / "env", {"STANDIN_WEIGHTS_GIB": "0.01", "STANDIN_KV_BYTES_PER_TOKEN": "512"})
-    scenario = _gpu_scenario(tmp_path, python, "      gpu_memory_utilization: [0.9]\n"
+    scenario = gpu24_scenario(tmp_path, python, "      gpu_memory_utilization: [0.9]\n"
                                                "      max_num_batched_tokens: [2048]")
     card = host.cards[0]
     import math

@@ -18,7 +18,7 @@ import pytest
 from harness.commands.run import _concurrency
 from harness.results.io import read_results
 from parsers import parse_log, read_log
-from tests.support.gpu_host import GpuHost, gpu_vllm_env, subprocess_env
+from tests.support.gpu_host import GpuHost, gpu24_scenario, gpu_vllm_env, subprocess_env
 from tests.support.terminal import screen_after
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,19 +41,7 @@ def sweep(tmp_path_factory):
     host = GpuHost.of("RTX4090").write(root / "host")
     python = gpu_vllm_env(root / "env", {"STANDIN_WEIGHTS_GIB": "0.01", "STANDIN_KV_BYTES_PER_TOKEN": "512"})
     zipped = "".join(f"      {name}: {values}\n" for name, values in KNOBS.items())
-    scenario = root / "gpu24.yaml"
-    scenario.write_text(f"""
-name: gpu24
-model: {{builtin: tiny-llama}}
-gpu: {{memory_gib: 24}}
-defaults: {{max_model_len: 2048}}
-engines:
-  vllm:
-    version: "0.32.0"
-    python: {python}
-    zip:
-{zipped}run: {{timeout_s: 30, stop_after: ready}}
-""")
+    scenario = gpu24_scenario(root, python, zipped)
     # the terminal's size is the pty's: no COLUMNS or LINES to override it
     env = subprocess_env(host, {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")})
     env.update(TERM="xterm-256color", KV_HARNESS_MODELS_DIR=str(root / "models"))  # the model is built once

@@ -126,3 +126,22 @@ def gpu_sglang_env(root: Path, env: dict[str, str] | None = None, torch_cuda: st
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: sglang\nVersion: 0.5.22\n")
     return python
+
+
+def gpu24_scenario(folder: Path, python: Path, zip_block: str, memory_gib: str = "24") -> Path:
+    """`folder`/gpu24.yaml: the fake GPU vLLM 0.32.0 at `python` over `zip_block`'s zipped knobs (indented lines)."""
+    path = folder / "gpu24.yaml"
+    path.write_text(f"""
+name: gpu24
+model: {{builtin: tiny-llama}}
+gpu: {{memory_gib: {memory_gib}}}
+defaults: {{max_model_len: 2048}}
+engines:
+  vllm:
+    version: "0.32.0"
+    python: {python}
+    zip:
+{zip_block}
+run: {{timeout_s: 30, stop_after: ready}}
+""")
+    return path
