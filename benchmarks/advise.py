@@ -57,14 +57,15 @@ def run_search(scenario: Path, engine: str, kind: str, target: int, out: Path, v
                     best.kv_tokens if best else None, margin.setting.fraction if margin else None,
                     time.monotonic() - start)
     print(f"{engine} {kind} {target:,}: {len(search.launches)} launches "
-          f"{[(l['fraction'], l['kv_tokens']) for l in search.launches]}, {search.wall_s:.0f} s",
+          f"{[(launch['fraction'], launch['kv_tokens']) for launch in search.launches]}, {search.wall_s:.0f} s",
           file=sys.stderr, flush=True)
     return search
 
 
 def near_targets(done: list[Search]) -> list[tuple[str, int]]:
     """Targets within 1 % of points these searches measured, from searches spread over the range."""
-    measured = [l["kv_tokens"] for s in done for l in s.launches if l["status"] == "ok" and l["kv_tokens"]]
+    measured = [launch["kv_tokens"] for s in done for launch in s.launches
+                if launch["status"] == "ok" and launch["kv_tokens"]]
     picks = [measured[round(i * (len(measured) - 1) / (len(NEAR) - 1))] for i in range(len(NEAR))]
     return [(f"near {factor - 1:+.1%}", int(point * factor)) for point, factor in zip(picks, NEAR)]
 

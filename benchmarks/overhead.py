@@ -17,7 +17,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 from harness.execute.run import RunOptions, run_scenario
 
 
@@ -31,7 +30,6 @@ def main() -> int:
 
     def on_start(point, index, total):
         started[(point.point_id, point.repeat)] = time.monotonic()
-        return None
 
     def on_end(result):
         point_s = time.monotonic() - started[(result.point.point_id, result.point.repeat)]
@@ -44,10 +42,12 @@ def main() -> int:
         run_scenario(args.scenario, RunOptions(out=Path(out) / "run",
                                                engines=args.engines.split(",") if args.engines else None),
                      on_point_start=on_start, on_point_end=on_end)
-    print(f"{'engine':7} {'point':10} {'status':12} {'engine_s':>9} {'stop_s':>7} {'point_s':>8} {'overhead_s':>10} {'ratio':>6}")
+    print(f"{'engine':7} {'point':10} {'status':12} {'engine_s':>9} {'stop_s':>7} {'point_s':>8} "
+          f"{'overhead_s':>10} {'ratio':>6}")
     for engine, pid, status, engine_s, stop_s, point_s, overhead in per_point:
         ratio = (point_s - stop_s) / engine_s if engine_s else float("nan")
-        print(f"{engine:7} {pid:10} {status:12} {engine_s:9.2f} {stop_s:7.2f} {point_s:8.2f} {overhead:10.3f} {ratio:6.3f}")
+        print(f"{engine:7} {pid:10} {status:12} {engine_s:9.2f} {stop_s:7.2f} {point_s:8.2f} "
+              f"{overhead:10.3f} {ratio:6.3f}")
     overheads = [row[-1] for row in per_point]
     ratios = [(r[5] - r[4]) / r[3] for r in per_point if r[3]]
     print(f"\nmedian overhead {statistics.median(overheads):.3f} s/point (target <= 0.5), "

@@ -17,11 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
-
 from harness.execute.executors import LocalGpuExecutor
-from harness.results.io import read_results
 from harness.execute.executors.sequential import SequentialExecutor
 from harness.execute.run import RunOptions, run_scenario
+from harness.results.io import read_results
 from tests.fake_env import OK_LOG, make_fake_env, scenario_yaml
 
 
@@ -53,7 +52,8 @@ def main() -> int:
         scenario.write_text(scenario_yaml(python, values, timeout_s=120))
 
         sequential, seq_point = timed_run(scenario, root / "seq", SequentialExecutor())
-        parallel, par_point = timed_run(scenario, root / "par", LocalGpuExecutor(list(range(args.gpus)), real_gpus=False))
+        parallel, par_point = timed_run(scenario, root / "par",
+                                        LocalGpuExecutor(list(range(args.gpus)), real_gpus=False))
 
     # A point's own wall time growing in parallel is CPU contention between the engines
     # (the stand-in is light, a 2-core box is not); the rest of the gap is scheduling.

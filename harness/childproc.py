@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 
@@ -19,8 +20,6 @@ def child_environ(overlay: dict[str, str] | None = None) -> dict[str, str]:
 def die_with_parent(sig: int = signal.SIGTERM) -> None:
     """Linux PR_SET_PDEATHSIG: this process gets `sig` when its parent thread dies (no-op elsewhere)."""
     try:
-        import ctypes
-
         ctypes.CDLL(None, use_errno=True).prctl(1, sig)
     except (OSError, AttributeError):
         pass

@@ -24,7 +24,8 @@ COMMANDS = ("run", "plan", "validate", "doctor", "predict", "advise", "parse", "
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m harness",
-        description="Launch real inference servers (vLLM, SGLang) over a sweep of memory knobs and record their KV-cache sizing.",
+        description="Launch real inference servers (vLLM, SGLang) over a sweep of memory knobs and record their "
+                    "KV-cache sizing.",
     )
     parser.add_argument("--version", action="version", version=f"kv-budget-harness {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
@@ -55,11 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # stdout closed early (`| head`): nothing more to say, and no traceback at exit either
         try:
-            sys.stdout = open(os.devnull, "w")
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stdout for the rest of the process
         except OSError:
             pass
         return 0
-    except Exception as exc:  # noqa: BLE001 - last resort: one line, exit 3, traceback only with -v
+    except Exception as exc:  # last resort: one line, exit 3, traceback only with -v
         if args.verbose:
             raise
         print(f"internal error: {type(exc).__name__}: {exc} (re-run with -v for the traceback)", file=sys.stderr)

@@ -11,7 +11,7 @@ log = logging.getLogger(__name__)
 def device_count() -> int:
     """NVML's device count; 0 without a driver or without nvidia-ml-py."""
     try:
-        import pynvml
+        import pynvml  # lazy: nvidia-ml-py may be absent (ImportError: no GPU here)
 
         pynvml.nvmlInit()
         return int(pynvml.nvmlDeviceGetCount())
@@ -24,7 +24,7 @@ def driver_versions() -> tuple[str, int | None] | None:
     """(the driver's version, the CUDA version it supports as NVML says it: 12080 for 12.8), None without
     a driver; the CUDA version None when NVML cannot say (a driver before CUDA 10.1's NVML)."""
     try:
-        import pynvml
+        import pynvml  # lazy: nvidia-ml-py may be absent (ImportError: no GPU here)
 
         pynvml.nvmlInit()
         driver = pynvml.nvmlSystemGetDriverVersion()

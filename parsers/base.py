@@ -382,8 +382,8 @@ class LogParser:
     def _feed_text(self, raw: str) -> list[ev.Event]:
         self._events = []
         fired = self.rules_fired
-        for segment in clean_segments(raw):
-            t, segment = split_relative_time(segment)
+        for raw_segment in clean_segments(raw):
+            t, segment = split_relative_time(raw_segment)
             # Trailing spaces go only after the capture's "<seconds>\t" is split off.
             self._feed_line(self.split_prefix(strip_wrappers(segment.rstrip()), t))
         if self.rules_fired != fired or self._events:  # only a rule or an error changes what it derives

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 from parsers.base import (
-    store_pairs,
     GENERIC,
     Line,
     LogParser,
@@ -20,6 +19,7 @@ from parsers.base import (
     rule,
     set_fields,
     stopping,
+    store_pairs,
     version,
 )
 from parsers.lines import NUM, coerce, strip_python_logging, strip_wrappers

@@ -10,7 +10,6 @@ import functools
 import re
 
 from parsers.base import (
-    store_pairs,
     GENERIC,
     Line,
     LogParser,
@@ -23,6 +22,7 @@ from parsers.base import (
     rule,
     set_fields,
     stopping,
+    store_pairs,
     version,
 )
 from parsers.lines import strip_python_logging, strip_wrappers

@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from standin_engine import serve_health, vllm_serve_parser  # noqa: E402
+from standin_engine import serve_health, vllm_serve_parser
 
 BLOCK = 128
 BYTES_PER_TOKEN = 512  # builtin tiny-llama in float16: 2 layers x 2 x 2 KV heads x 32 x 2 bytes

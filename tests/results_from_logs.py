@@ -51,11 +51,15 @@ S = "sglang-0.5.22-cpu/"
 # which KV setting each run had).
 VLLM_POINTS = (
     LoggedPoint("vllm", V + "serve-kvspace1-maxlen512-cold.log", {"max_model_len": 512}, VLLM_ENV),
-    LoggedPoint("vllm", V + "serve-kvspace1-maxnumbatched256.log", {"max_model_len": 512, "max_num_batched_tokens": 256}, VLLM_ENV),
-    LoggedPoint("vllm", V + "serve-kvspace1-gpumemutil0.5.log", {"max_model_len": 512, "gpu_memory_utilization": 0.5}, VLLM_ENV),
+    LoggedPoint("vllm", V + "serve-kvspace1-maxnumbatched256.log",
+                {"max_model_len": 512, "max_num_batched_tokens": 256}, VLLM_ENV),
+    LoggedPoint("vllm", V + "serve-kvspace1-gpumemutil0.5.log", {"max_model_len": 512, "gpu_memory_utilization": 0.5},
+                VLLM_ENV),
     LoggedPoint("vllm", V + "serve-kvspace1-maxlen-minus1.log", {"max_model_len": -1}, VLLM_ENV),
-    LoggedPoint("vllm", V + "serve-kvbytes256KiB-maxlen-minus1-autofit.log", {"max_model_len": -1, "kv_cache_memory_bytes": 262144}),
-    LoggedPoint("vllm", V + "err-kvbytes256KiB-maxlen2048.log", {"max_model_len": 2048, "kv_cache_memory_bytes": 262144}),
+    LoggedPoint("vllm", V + "serve-kvbytes256KiB-maxlen-minus1-autofit.log",
+                {"max_model_len": -1, "kv_cache_memory_bytes": 262144}),
+    LoggedPoint("vllm", V + "err-kvbytes256KiB-maxlen2048.log",
+                {"max_model_len": 2048, "kv_cache_memory_bytes": 262144}),
 )
 SGLANG_POINTS = (
     LoggedPoint("sglang", S + "a3_cpu_engine_stubcuda.log", dict(SGLANG_ARGS), SGLANG_ENV, "0.5.22"),

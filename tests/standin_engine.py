@@ -54,7 +54,7 @@ def serve_health(port: int) -> None:
     _SERVING.append(port)
 
     class Health(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - http.server's naming
+        def do_GET(self):  # http.server's naming
             self.send_response(200 if self.path in ("/health", "/model_info", "/server_info", "/version") else 404)
             self.end_headers()
             self.wfile.write(b'{"version": "0.0.0-standin"}')
@@ -91,9 +91,9 @@ def main() -> int:
 
     if args.record_env:
         seen = {"pid": os.getpid(), "ppid": os.getppid(), "t_start": time.time(), "port": args.port,
-                **{k: os.environ.get(k) for k in ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "OMP_NUM_THREADS", "TMPDIR",
-                                                 "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "CUDA_CACHE_PATH",
-                                                 "FLASHINFER_WORKSPACE_BASE", "VLLM_CACHE_ROOT")}}
+                **{k: os.environ.get(k) for k in ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "OMP_NUM_THREADS",
+                                                 "TMPDIR", "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR",
+                                                 "CUDA_CACHE_PATH", "FLASHINFER_WORKSPACE_BASE", "VLLM_CACHE_ROOT")}}
         tmp = os.path.join(args.record_env, f".{os.getpid()}.json")
         with open(tmp, "w") as f:
             json.dump(seen, f)
@@ -110,7 +110,8 @@ def main() -> int:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     elif args.shutdown_error:
         def on_term(*_):
-            emit(0, b"(APIServer pid=1) ERROR 11-29 20:00:00 [launcher.py:1] Engine core proc EngineCore died unexpectedly, shutting down client.\n")
+            emit(0, b"(APIServer pid=1) ERROR 11-29 20:00:00 [launcher.py:1] Engine core proc EngineCore died "
+                    b"unexpectedly, shutting down client.\n")
             emit(0, b"[2026-11-29 20:00:00] ERROR:    Traceback (most recent call last): KeyboardInterrupt\n")
             os._exit(0)
         signal.signal(signal.SIGTERM, on_term)
@@ -131,7 +132,8 @@ def main() -> int:
             if args.hang:
                 time.sleep(3600)
             # A native crash: no Python traceback, nothing a parser can name.
-            emit(i, b"Fatal Python error: Segmentation fault (stand-in crash before KV sizing)\n" if args.crash_before_kv else b"")
+            emit(i, b"Fatal Python error: Segmentation fault (stand-in crash before KV sizing)\n"
+                 if args.crash_before_kv else b"")
             return 1 if args.crash_before_kv else 0
         if args.speed:
             delay = stamp / args.speed - (time.monotonic() - start)

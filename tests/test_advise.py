@@ -24,8 +24,13 @@ from harness.advise.search import GRAIN, Forecast, Launch, Setting, Target, Verd
 from harness.cli import main
 from harness.predict.host import LOGGED_GIB_HALF_STEP
 from harness.results.io import read_results
-from tests.support.engine_reading import (StandinLaunch, standin_launches, standin_reading, standin_record,
-                                          standin_scenario)
+from tests.support.engine_reading import (
+    StandinLaunch,
+    standin_launches,
+    standin_reading,
+    standin_record,
+    standin_scenario,
+)
 
 HERE = Path(__file__).resolve().parent
 BLOCK_BYTES = 128 * 512  # a 128-token block of the builtin tiny-llama in float16
@@ -48,8 +53,8 @@ def _record(scenario: Path) -> list[StandinLaunch]:
 def _advise(scenario, out, *extra, env=None):
     argv = [sys.executable, "-m", "harness", "advise", str(scenario), "--engine", "vllm", "--max-model-len", "512",
             "--out", str(out), "--json", *extra]
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})},
-                          cwd=HERE.parent)
+    proc = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, **(env or {})}, cwd=HERE.parent)
     return proc, (json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else None)
 
 
@@ -72,7 +77,8 @@ def test_a_reachable_target_is_met_in_three_launches_or_fewer(scenario, tmp_path
     chosen = _launch_at(launches, util)
     assert util == chosen.lowest_utilization_for(target) and rec["kv_tokens"] == chosen.kv_tokens >= target
     margin = _launch_at(launches, rec["margin"]["fraction"])
-    assert rec["margin"]["fraction"] == round(util - GRAIN, 2) and rec["margin"]["kv_tokens"] == margin.kv_tokens < target
+    assert rec["margin"]["fraction"] == round(util - GRAIN, 2)
+    assert rec["margin"]["kv_tokens"] == margin.kv_tokens < target
     # every launch is an ordinary row of the run folder
     frame = read_results(tmp_path / "out" / "results.csv")
     assert len(frame) == len(answer["launches"]) and set(frame["status"]) == {"ok"}
@@ -101,7 +107,7 @@ def test_an_unreachable_target_says_so_with_its_alternatives(scenario, tmp_path)
     assert any(a.startswith("max_model_len") for a in answer["alternatives"])
     text = subprocess.run([sys.executable, "-m", "harness", "advise", str(scenario), "--engine", "vllm",
                            "--max-model-len", "512", "--kv-tokens", str(impossible), "--out", str(tmp_path / "o2")],
-                          capture_output=True, text=True, timeout=600, cwd=HERE.parent)
+                          check=False, capture_output=True, text=True, timeout=600, cwd=HERE.parent)
     assert "cannot be met on this device: best reachable is" in text.stdout and "options: FP8 KV cache" in text.stdout
 
 
@@ -127,7 +133,8 @@ def test_ctrl_c_keeps_the_rows_and_resume_continues_the_search(scenario, tmp_pat
     argv = [sys.executable, "-m", "harness", "advise", str(scenario), "--engine", "vllm", "--max-model-len", "512",
             "--kv-tokens", str(target), "--out", str(out)]
     # one launch (it meets), then a resumed search whose next launch hangs
-    first = subprocess.run(argv + ["--max-launches", "1"], capture_output=True, text=True, timeout=300, cwd=HERE.parent)
+    first = subprocess.run(argv + ["--max-launches", "1"], check=False, capture_output=True, text=True, timeout=300,
+                           cwd=HERE.parent)
     assert first.returncode == 0, first.stderr
     resume = argv[:-2] + ["--resume", str(out)]
     proc = subprocess.Popen(resume, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=HERE.parent,
@@ -142,11 +149,11 @@ def test_ctrl_c_keeps_the_rows_and_resume_continues_the_search(scenario, tmp_pat
         time.sleep(0.5)
     assert hanging(), "the second launch never reached its hang"
     os.killpg(proc.pid, signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=120)
+    _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "--resume" in stderr and str(out) in stderr
     rows_before = len(read_results(out / "results.csv"))
-    done = subprocess.run(resume + ["--json"], capture_output=True, text=True, timeout=300,
+    done = subprocess.run(resume + ["--json"], check=False, capture_output=True, text=True, timeout=300,
                           cwd=HERE.parent)
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
@@ -212,7 +219,7 @@ def test_a_near_boundary_target_is_met_in_three_launches_on_a_node_that_moves_be
 # ---- the search alone ---------------------------------------------------------------------------
 
 def _exact(tokens_per_grain: int):
-    return lambda s: Forecast(int(round(s.fraction / GRAIN)) * tokens_per_grain, True)
+    return lambda s: Forecast(round(s.fraction / GRAIN) * tokens_per_grain, True)
 
 
 def test_an_exact_predictor_needs_two_launches_the_answer_and_its_margin():
@@ -224,7 +231,7 @@ def test_an_exact_predictor_needs_two_launches_the_answer_and_its_margin():
         if step.done:
             break
         f = step.launch.fraction
-        launches.append(Launch(step.launch, "ok", None, int(round(f / GRAIN)) * 1000))
+        launches.append(Launch(step.launch, "ok", None, round(f / GRAIN) * 1000))
     assert step.done and step.best.setting.fraction == 0.10 and step.margin.setting.fraction == 0.09
     assert len(launches) == 2
 
@@ -270,7 +277,7 @@ def test_a_near_miss_explained_by_the_recalibrated_predictor_goes_one_grain_up_n
         return lambda s: Forecast(int(level + slope * (s.fraction - at)), True)
 
     launches, step = _search(target, truth, predictor_for)
-    assert [l.setting.fraction for l in launches] == [0.10, 0.11]
+    assert [launch.setting.fraction for launch in launches] == [0.10, 0.11]
     assert step.best.setting.fraction == 0.11 and step.margin.setting.fraction == 0.10
 
 
@@ -279,7 +286,7 @@ def test_a_predictor_wrong_in_direction_twice_is_bisected_around():
     # predicted to meet, the search stops trusting its threshold
     target = Target(512, 1000)
     launches, step = _search(target, lambda f: int(f * 2000), lambda launches: lambda s: Forecast(10**9, True), 12)
-    fractions = [l.setting.fraction for l in launches]
+    fractions = [launch.setting.fraction for launch in launches]
     assert fractions[:2] == [0.01, 0.02] and fractions[2] > 0.3  # the third is a bisection of (0.02, 0.98]
     assert step.best.setting.fraction == 0.5 and step.margin.setting.fraction == 0.49
 
@@ -313,5 +320,6 @@ def test_every_reachable_target_is_met_in_three_launches_with_a_pool_that_moves_
             if step.done:
                 break
             launches.append(Launch(step.launch, "ok", None, truth(step.launch.fraction, len(launches))))
-        assert step.done and len(launches) <= 3, (kv_tokens, [(l.setting.fraction, l.kv_tokens) for l in launches])
+        tried = [(launch.setting.fraction, launch.kv_tokens) for launch in launches]
+        assert step.done and len(launches) <= 3, (kv_tokens, tried)
         assert step.best.kv_tokens >= kv_tokens > step.margin.kv_tokens

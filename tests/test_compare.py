@@ -7,15 +7,14 @@ import json
 import pandas as pd
 import pytest
 
-from harness.cli import main
-from harness.results.columns import RESULTS_FORMAT_VERSION
 from harness.analysis.compare import (
     Mark,
     compare_results,
     parse_threshold,
 )
 from harness.analysis.compare_render import render_markdown, render_text
-from harness.results.columns import COLUMNS
+from harness.cli import main
+from harness.results.columns import COLUMNS, RESULTS_FORMAT_VERSION
 from harness.results.io import FORMAT_LINE, parse_results, read_results
 from tests.results_from_logs import (
     FAILED_START_LOG,
@@ -72,7 +71,8 @@ def test_three_percent_kv_drop_beyond_one_percent_is_named_and_exits_1(tmp_path,
     assert OK_VLLM.point_id in changed[0] and "-3.00%" in changed[0] and "beyond the 1% tolerance" in changed[0]
     assert f"{before:,} -> {round(before * 0.97):,}" in changed[0]
 
-    comparison = compare_results(read_results(tmp_path / "base/results.csv"), read_results(tmp_path / "new/results.csv"), 1.0)
+    comparison = compare_results(read_results(tmp_path / "base/results.csv"),
+                                 read_results(tmp_path / "new/results.csv"), 1.0)
     (regression,) = comparison.regressions
     assert regression.point_id == OK_VLLM.point_id and regression.mark is Mark.WORSE
     assert regression.kv.delta == round(before * 0.97) - before
@@ -124,7 +124,8 @@ def test_added_and_removed_points_are_listed_and_exit_1(tmp_path, capsys):
     assert "only in b.csv (no row in n.csv)" in points[POINTS[0].point_id].findings[0]
     assert "only in n.csv (no row in b.csv)" in points[POINTS[-1].point_id].findings[0]
     assert [p.point_id for p in comparison.regressions] == [POINTS[0].point_id]
-    assert sum(1 for p in comparison.points if p.mark is Mark.SAME) == len(POINTS) - 3  # the rest, less the still-failing
+    # the rest, less the still-failing
+    assert sum(1 for p in comparison.points if p.mark is Mark.SAME) == len(POINTS) - 3
 
 
 def test_repeats_compare_medians_and_show_the_spread(base_rows):
@@ -163,7 +164,8 @@ def test_effective_setting_change_uses_its_threshold(tmp_path, base_rows, capsys
     assert _compare(tmp_path, base_rows, new) == 1
     assert "mem_fraction_static_effective 0.719 -> 0.74 (+2.92%)" in capsys.readouterr().out
     assert _compare(tmp_path, base_rows, new, "--threshold", "mem_fraction_static_effective:5%") == 0
-    point = _by_id(compare_results(pd.DataFrame(base_rows), pd.DataFrame(new), 1.0, [parse_threshold("mem_fraction_static_effective:5%")]))[pool.point_id]
+    point = _by_id(compare_results(pd.DataFrame(base_rows), pd.DataFrame(new), 1.0,
+                                   [parse_threshold("mem_fraction_static_effective:5%")]))[pool.point_id]
     assert point.mark is Mark.NOISE and [c.column for c in point.settings] == ["mem_fraction_static_effective"]
 
 
@@ -175,7 +177,8 @@ def test_engine_versions_and_machines_of_both_sides_are_shown(base_rows):
     assert "old.csv: scenario cpu_tiny, run base, sglang 0.31.0, vllm 0.31.0" in text
     assert "new.csv: scenario cpu_tiny, run new, sglang 0.5.22, vllm 0.32.0" in text
     assert [w.split(":")[0] for w in comparison.warnings] == ["device_name differs", "driver_version differs"]
-    assert "warning: device_name differs: cpu (old.csv) vs NVIDIA L4 (new.csv): KV numbers may not be comparable" in text
+    assert ("warning: device_name differs: cpu (old.csv) vs NVIDIA L4 (new.csv): KV numbers may not be comparable"
+            in text)
     assert comparison.exit_code == 0  # a warning, not a finding
     assert "**warning:** device_name differs" in render_markdown(comparison)
 
@@ -228,7 +231,8 @@ def test_not_a_results_csv(tmp_path, capsys):
     good = _good(tmp_path)
     other = _csv(tmp_path, "other.csv", "a,b\n1,2\n")  # some other table
     code, err = _exit_and_error(capsys, ["compare", other, good])
-    assert code == 2 and err.startswith(f"error: {other}: not a kv-budget-harness results CSV (its first line should be")
+    assert code == 2
+    assert err.startswith(f"error: {other}: not a kv-budget-harness results CSV (its first line should be")
 
     engine_log = str(LOGS / OK_VLLM.log)
     code, err = _exit_and_error(capsys, ["compare", good, engine_log])
@@ -316,7 +320,8 @@ def test_a_harness_error_is_not_an_engine_failure_but_is_not_a_pass_either(base_
     comparison = compare_results(pd.DataFrame(base_rows), pd.DataFrame(new), base_name="b.csv", new_name="n.csv")
     point = _by_id(comparison)[OK_VLLM.point_id]
     assert point.mark is Mark.NOT_COMPARABLE and comparison.regressions == [] and comparison.exit_code == 1
-    assert point.findings == [f"{point.label}: not measured in n.csv (harness error: r0: GPU 0 busy: 1200 MiB used before launch)"]
+    assert point.findings == [(f"{point.label}: not measured in n.csv "
+                               "(harness error: r0: GPU 0 busy: 1200 MiB used before launch)")]
 
     # With a second repeat that ran, the point is compared on that one and the other is noted.
     base2, new2 = rows(repeats=2), rows(repeats=2, run_id="new")
@@ -346,5 +351,5 @@ still failing  vllm 199d894d50dbed7e (max_model_len=2048, kv_cache_memory_bytes=
 changed: vllm 77b54a67f02f64cc (max_model_len=512, kv_cache_memory_bytes=default): kv_tokens 2,097,152 -> 2,034,237 (-3.00%), beyond the 1% tolerance
 
 1 of 2 points changed (1 less KV)
-"""
+"""  # noqa: E501 - the report's exact text, as wide as its table
     assert render_text(comparison) == expected

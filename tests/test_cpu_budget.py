@@ -14,14 +14,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from harness.analysis.calibrate import fit_calibrations
 from harness.analysis.compare import Mark, compare_results
 from harness.engines import get_engine
+from harness.engines.predicting import predict
 from harness.engines.sglang import formulas as sg
 from harness.engines.vllm import formulas as vf
 from harness.execute.host import read_host_memory
-from harness.engines.predicting import predict
 from harness.predict import load_model_description
-from harness.analysis.calibrate import fit_calibrations
 from harness.predict.host import HostMemory
 from harness.predict.model import GiB
 from harness.results.io import read_results

@@ -62,7 +62,8 @@ def test_a_busy_card_and_a_point_wider_than_the_host_fail(tmp_path, monkeypatch,
     install(monkeypatch, GpuHost.of("L4").busy(0, 777, 6000).write(tmp_path / "host"))
     rc, checks = _doctor(capsys, _scenario(tmp_path, _env(tmp_path), tp=2))
     assert rc == 1
-    assert checks["GPU 0 idle"]["verdict"] == "FAIL" and "6,000 MiB held by other processes" in checks["GPU 0 idle"]["detail"]
+    assert checks["GPU 0 idle"]["verdict"] == "FAIL"
+    assert "6,000 MiB held by other processes" in checks["GPU 0 idle"]["detail"]
     assert checks["gpu count"]["verdict"] == "FAIL" and "needs 2 GPU(s)" in checks["gpu count"]["detail"]
 
 

@@ -78,7 +78,8 @@ def test_commands_needing_a_role_the_toy_lacks_say_so_in_one_line(toy, capsys):
     assert main(["advise", str(toy), "--engine", "toy", "--max-model-len", "64", "--kv-tokens", "1000"]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == "error: toy has no advise knobs: advise needs one"
     assert main(["envs", "install", "toy==1.0"]) == 2
-    assert capsys.readouterr().err.strip().splitlines()[-1] == "error: toy has no install recipe: envs install needs one"
+    assert capsys.readouterr().err.strip().splitlines()[-1] == \
+        "error: toy has no install recipe: envs install needs one"
 
 
 def test_a_binary_engine_missing_from_path_is_one_line(toy, monkeypatch, capsys):

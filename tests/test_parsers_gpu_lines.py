@@ -275,61 +275,62 @@ def test_debug_memory_profiling_result():
 # --- vLLM: every startup error ----------------------------------------------------------------------
 
 E_CASES = [
-    ("E1", "ValueError: Free memory on device cuda:0 (20.1/23.52 GiB) on startup is less than desired GPU memory "
-           "utilization (0.92, 21.64 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+    ("E1", ("ValueError: Free memory on device cuda:0 (20.1/23.52 GiB) on startup is less than desired GPU memory "
+            "utilization (0.92, 21.64 GiB). Decrease GPU memory utilization or reduce GPU memory used by other "
+            "processes."),
      "free_memory_below_requested",
      dict(device_id="cuda:0", free_gib=20.1, total_gib=23.52, utilization=0.92, requested_gib=21.64)),
-    ("E1b", "ValueError: Externally held weights on device cuda:0 (22.5/23.52 GiB) exceed the desired GPU memory "
-            "utilization (0.92, 21.64 GiB). Increase GPU memory utilization or reduce GPU memory used by other "
-            "processes.",
+    ("E1b", ("ValueError: Externally held weights on device cuda:0 (22.5/23.52 GiB) exceed the desired GPU memory "
+             "utilization (0.92, 21.64 GiB). Increase GPU memory utilization or reduce GPU memory used by other "
+             "processes."),
      "external_weights_exceed_budget",
      dict(device_id="cuda:0", external_gib=22.5, total_gib=23.52, utilization=0.92, requested_gib=21.64)),
-    ("E1c", "ValueError: Free memory on device cuda:1 (5.0/79.19 GiB) on startup is less than the engine's budget "
-            "after excluding external process's weights (0.9, 40.0 GiB). Decrease GPU memory utilization or reduce "
-            "GPU memory used by other processes.",
+    ("E1c", ("ValueError: Free memory on device cuda:1 (5.0/79.19 GiB) on startup is less than the engine's budget "
+             "after excluding external process's weights (0.9, 40.0 GiB). Decrease GPU memory utilization or reduce "
+             "GPU memory used by other processes."),
      "free_memory_below_budget",
      dict(device_id="cuda:1", free_gib=5.0, total_gib=79.19, utilization=0.9, budget_gib=40.0)),
-    ("E2", "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-           "initializing the engine (this flag also controls CPU memory reservation on the CPU backend, despite its "
-           "name). See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+    ("E2", ("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+            "initializing the engine (this flag also controls CPU memory reservation on the CPU backend, despite its "
+            "name). See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."),
      "no_kv_cache_memory", {}),
-    ("E3", "ValueError: To serve at least one request with the model's max seq len (131072), (16.0 GiB KV cache is "
-           "needed, which is larger than the available KV cache memory (7.12 GiB). Based on the available memory, "
-           "the estimated maximum model length is 58336. Try increasing `gpu_memory_utilization` (which also "
-           "controls CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the engine. See "
-           "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+    ("E3", ("ValueError: To serve at least one request with the model's max seq len (131072), (16.0 GiB KV cache is "
+            "needed, which is larger than the available KV cache memory (7.12 GiB). Based on the available memory, "
+            "the estimated maximum model length is 58336. Try increasing `gpu_memory_utilization` (which also "
+            "controls CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the engine. See "
+            "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."),
      "max_model_len_too_large",
      dict(max_model_len=131072, needed_gib=16.0, available_gib=7.12, estimated_max_model_len=58336)),
-    ("E3-no-estimate", "ValueError: To serve at least one request with the model's max seq len (131072), (16.0 GiB "
-                       "KV cache is needed, which is larger than the available KV cache memory (0.01 GiB). Try "
-                       "increasing `gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or "
-                       "decreasing `max_model_len` when initializing the engine. See "
-                       "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+    ("E3-no-estimate", ("ValueError: To serve at least one request with the model's max seq len (131072), (16.0 GiB "
+                        "KV cache is needed, which is larger than the available KV cache memory (0.01 GiB). Try "
+                        "increasing `gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or "
+                        "decreasing `max_model_len` when initializing the engine. See "
+                        "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."),
      "max_model_len_too_large", dict(max_model_len=131072, needed_gib=16.0, available_gib=0.01)),
-    ("E4", "ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. "
-           "Try increasing `gpu_memory_utilization`.",
+    ("E4", ("ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. "
+            "Try increasing `gpu_memory_utilization`."),
      "autofit_impossible", {}),
-    ("E5", "AssertionError: Error in memory profiling. Initial free memory 23.2 GiB, current free memory 23.9 GiB. "
-           "This happens when other processes sharing the same container release GPU memory while vLLM is profiling "
-           "during initialization. To fix this, ensure consistent GPU memory allocation or isolate vLLM in its own "
-           "container.",
+    ("E5", ("AssertionError: Error in memory profiling. Initial free memory 23.2 GiB, current free memory 23.9 GiB. "
+            "This happens when other processes sharing the same container release GPU memory while vLLM is profiling "
+            "during initialization. To fix this, ensure consistent GPU memory allocation or isolate vLLM in its own "
+            "container."),
      "memory_profiling_error", dict(initial_free_gib=23.2, current_free_gib=23.9)),
-    ("E8", "ValueError: Available memory on node 0 (10.5/62.7 GiB) on startup is less than desired CPU memory "
-           "utilization (0.92, 57.68 GiB). On the CPU backend, the `--gpu-memory-utilization` flag controls the "
-           "fraction of CPU memory reserved (despite its name). To resolve: decrease `--gpu-memory-utilization` "
-           "(e.g. `--gpu-memory-utilization 0.5`) or reduce CPU memory used by other processes.",
+    ("E8", ("ValueError: Available memory on node 0 (10.5/62.7 GiB) on startup is less than desired CPU memory "
+            "utilization (0.92, 57.68 GiB). On the CPU backend, the `--gpu-memory-utilization` flag controls the "
+            "fraction of CPU memory reserved (despite its name). To resolve: decrease `--gpu-memory-utilization` "
+            "(e.g. `--gpu-memory-utilization 0.5`) or reduce CPU memory used by other processes."),
      "cpu_memory_below_requested",
      dict(node=0, available_gib=10.5, total_gib=62.7, utilization=0.92, requested_gib=57.68)),
-    ("E9", "ValueError: Available memory on node 0 (3.2/23.59 GiB) on kv cache allocation is less than requested "
-           "memory for kv (4.0 GiB). Decrease --kv-cache-memory-bytes, VLLM_CPU_KVCACHE_SPACE, or reduce CPU memory "
-           "used by other processes.",
+    ("E9", ("ValueError: Available memory on node 0 (3.2/23.59 GiB) on kv cache allocation is less than requested "
+            "memory for kv (4.0 GiB). Decrease --kv-cache-memory-bytes, VLLM_CPU_KVCACHE_SPACE, or reduce CPU memory "
+            "used by other processes."),
      "cpu_kv_cache_above_available", dict(node=0, available_gib=3.2, total_gib=23.59, requested_kv_gib=4.0)),
-    ("E10", "ValueError: Available memory on node 1 (3.2/23.59 GiB) on kv cache allocation is less than requested "
-            "memory for kv (-0.4/21.7 GiB). Reduce CPU memory used by other processes.",
+    ("E10", ("ValueError: Available memory on node 1 (3.2/23.59 GiB) on kv cache allocation is less than requested "
+             "memory for kv (-0.4/21.7 GiB). Reduce CPU memory used by other processes."),
      "cpu_kv_cache_above_available", dict(node=1, available_gib=3.2, total_gib=23.59, requested_kv_gib=-0.4,
           requested_gib=21.7)),
-    ("OOM", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
-            "23.52 GiB of which 1.10 GiB is free.",
+    ("OOM", ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+             "23.52 GiB of which 1.10 GiB is free."),
      "cuda_oom", dict(tried=2.0, unit="GiB")),
 ]
 
@@ -357,7 +358,8 @@ def test_worker_failure_with_tensor_parallel_prefix():
                          level="ERROR", where="multiproc_executor.py:953")
     other = [vllm("Using V2 Model Runner", proc="Worker_TP0", pid=301, where="gpu_worker.py:518")]
     lines = vllm_head(tp=2) + [worker[0], other[0], *worker[1:]] + engine_core_failure(
-        "RuntimeError: Worker failed with error 'Free memory ...', please check the stack trace above for the root cause")
+        "RuntimeError: Worker failed with error 'Free memory ...', please check the stack trace above for the root "
+        "cause")
     record = parse_log("\n".join(lines))
     assert (record.error_kind, record.error_data["free_gib"]) == ("free_memory_below_requested", 20.1)
 
@@ -490,21 +492,22 @@ G1 = ("Loaded weights leave no GPU memory for the KV cache under --mem-fraction-
       "decoding, draft weights are now counted.")
 G_CASES = [
     ("G1", f"ValueError: {G1}", "weights_leave_no_memory",
-     dict(mem_fraction_static_effective=0.704, suggested_mem_fraction_static=0.784, minimum_mem_fraction_static=0.7833)),
-    ("G2", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: "
-           "mem_fraction_static=0.3", "not_enough_memory", dict(mem_fraction_static_effective=0.3)),
+     dict(mem_fraction_static_effective=0.704, suggested_mem_fraction_static=0.784,
+          minimum_mem_fraction_static=0.7833)),
+    ("G2", ("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: "
+            "mem_fraction_static=0.3"), "not_enough_memory", dict(mem_fraction_static_effective=0.3)),
     ("G3", "AssertionError: Memory pool size is too small", "pool_too_small", {}),
     ("G4", "AssertionError: max_running_request is zero", "max_running_requests_zero", {}),
-    ("G5", "RuntimeError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
-           "pre_model_load_memory=10.5, local_gpu_memory=22.0, local_gpu_memory * 0.9=19.8",
+    ("G5", ("RuntimeError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
+            "pre_model_load_memory=10.5, local_gpu_memory=22.0, local_gpu_memory * 0.9=19.8"),
      "memory_unbalanced", dict(pre_model_load_gib=10.5, local_gpu_gib=22.0)),
-    ("G9", "ValueError: SWA pool (1024 tokens) cannot hold even one request: the prefill admission floor is "
-           "sliding_window_size (4096) + page_size (1). Increase --swa-full-tokens-ratio or the total KV budget.",
+    ("G9", ("ValueError: SWA pool (1024 tokens) cannot hold even one request: the prefill admission floor is "
+            "sliding_window_size (4096) + page_size (1). Increase --swa-full-tokens-ratio or the total KV budget."),
      "swa_pool_too_small", dict(swa_tokens=1024, sliding_window_size=4096, page_size=1)),
-    ("CTX", "ValueError: Warning: User-specified context_length (131072) is greater than the derived context_length "
-            "(32768). This may lead to incorrect model outputs or CUDA errors. Note that the derived context_length may "
-            "differ from max_position_embeddings in the model's config. To allow overriding this maximum, set the env "
-            "var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1", "max_model_len_exceeds_derived",
+    ("CTX", ("ValueError: Warning: User-specified context_length (131072) is greater than the derived context_length "
+             "(32768). This may lead to incorrect model outputs or CUDA errors. Note that the derived context_length "
+             "may differ from max_position_embeddings in the model's config. To allow overriding this maximum, set the "
+             "env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"), "max_model_len_exceeds_derived",
      dict(max_model_len=131072, derived_max_model_len=32768)),
     ("OOM", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.", "cuda_oom",
      dict(tried=512.0, unit="MiB")),

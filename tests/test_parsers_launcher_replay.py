@@ -20,7 +20,8 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("log", "engine", "figures"), CASES, ids=lambda c: f"{c.parent.name}/{c.name}" if hasattr(c, "parent") else None)
+@pytest.mark.parametrize(("log", "engine", "figures"), CASES,
+                         ids=lambda c: f"{c.parent.name}/{c.name}" if hasattr(c, "parent") else None)
 @pytest.mark.parametrize("stop_after", ["kv", "ready"])
 def test_standin_replaying_an_older_release_ends_ok_with_its_kv_figures(tmp_path, log, engine, figures, stop_after):
     port = free_port()

@@ -67,7 +67,8 @@ def test_vllm_kv_cache_memory_suggestion(free, total, util, to_requested, to_gpu
 
 @given(lengths, gib, gib, st.one_of(st.none(), lengths))
 def test_vllm_max_model_len_error(length, needed, available, estimated):
-    estimate = f"Based on the available memory, the estimated maximum model length is {estimated}. " if estimated else ""
+    estimate = (f"Based on the available memory, the estimated maximum model length is {estimated}. "
+                if estimated else "")
     message = (f"To serve at least one request with the model's max seq len ({length}), ({format_gib(needed)} GiB KV "
                f"cache is needed, which is larger than the available KV cache memory ({format_gib(available)} GiB). "
                f"{estimate}Try increasing `gpu_memory_utilization` (which also controls CPU memory on the CPU "
@@ -95,7 +96,8 @@ def test_vllm_free_memory_error(free, total, util, requested):
        st.sampled_from(["gpu", "cpu"]))
 def test_sglang_pool_and_summary(n, k, v, requests, context, device):
     record = sglang_parse(
-        sglang(f"KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: {n}, K size: {k:.2f} GB, V size: {v:.2f} GB"),
+        sglang(f"KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: {n}, K size: {k:.2f} GB, "
+               f"V size: {v:.2f} GB"),
         sglang(f"max_total_num_tokens={n}, chunked_prefill_size=8192, max_prefill_tokens=16384, "
                f"max_running_requests={requests}, context_len={context}, available_{device}_mem={v:.2f} GB",
                ranks=" TP0", ms=".001"),
@@ -116,7 +118,8 @@ def test_sglang_weights_line(elapsed, avail, usage):
 @given(fraction, st.floats(min_value=-2, max_value=1, allow_nan=False))
 def test_sglang_weights_leave_no_memory(current, minimum):
     suggested = round(minimum + 0.0005, 3)
-    message = (f"ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static={current}. "
+    message = ("ValueError: Loaded weights leave no GPU memory for the KV cache under "
+               f"--mem-fraction-static={current}. "
                f"Raise --mem-fraction-static above {suggested:.3f} (minimum viable = 1 - available/pre = "
                f"{minimum:.4f}). If using speculative decoding, draft weights are now counted.")
     record = sglang_parse(sglang("Scheduler hit an exception: Traceback (most recent call last):"),
@@ -152,9 +155,9 @@ def _merge(a, b, picks):
     return out
 
 
-E3_LINE = ("ValueError: To serve at least one request with the model's max seq len (8192), (1.0 GiB KV cache is needed, "
-           "which is larger than the available KV cache memory (0.5 GiB). Based on the available memory, the estimated "
-           "maximum model length is 4080. Try increasing `gpu_memory_utilization`.")
+E3_LINE = ("ValueError: To serve at least one request with the model's max seq len (8192), (1.0 GiB KV cache is "
+           "needed, which is larger than the available KV cache memory (0.5 GiB). Based on the available memory, the "
+           "estimated maximum model length is 4080. Try increasing `gpu_memory_utilization`.")
 
 
 def failing(exception_line: str) -> list[str]:

@@ -99,7 +99,8 @@ def test_without_speculation_a_second_pool_line_is_the_target_again():
 # --- truncated lines --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cut", [len("max_total_num_tokens=50000,"), 60, 80, 100, len(SUMMARY.format(tokens=50000)) - 5])
+@pytest.mark.parametrize("cut", [len("max_total_num_tokens=50000,"), 60, 80, 100,
+                                 len(SUMMARY.format(tokens=50000)) - 5])
 def test_truncated_scheduler_summary_yields_the_fields_it_has(cut):
     text = SUMMARY.format(tokens=50000)[:cut]
     record = parse_log(sglang(text), "sglang")
@@ -134,8 +135,8 @@ def test_docker_dist_packages_paths_name_the_engine(engine):
     ("Available KV cache memory: 10.5 GiB\n", "vllm"),
     ("Load weight begin. avail mem=70.00 GB\nLoad weight end. type=LlamaForCausalLM, dtype=torch.bfloat16\n",
      "sglang"),
-    ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 5000, K size: 1.00 GB, V size: 1.00 GB\n"
-     "max_total_num_tokens=5000, chunked_prefill_size=8192\n", "sglang"),
+    (("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 5000, K size: 1.00 GB, V size: 1.00 GB\n"
+      "max_total_num_tokens=5000, chunked_prefill_size=8192\n"), "sglang"),
 ])
 def test_bare_excerpts_without_any_prefix(text, engine):
     assert detect_engine(text) == engine
@@ -167,7 +168,7 @@ RECORDED = sorted((Path(__file__).parent / "fixtures" / "logs").glob("*/*.log"))
 
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_file_streamed_in_blocks_reads_as_line_by_line(path, monkeypatch):
-    import harness.engines.logs as logs
+    from harness.engines import logs
 
     expected = parse_log(read_log(path)).to_dict()
     for block in (1 << 20, 997, 64):  # blocks cut anywhere, lines longer than a block included

@@ -321,9 +321,9 @@ def test_a_server_that_came_up_is_ok_even_if_its_kv_line_was_not_read():
 
 def test_a_speculative_draft_pool_does_not_overwrite_the_target_pool():
     record = read("sglang", [
-        "[2026-01-01 10:00:00] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 500000, K size: 3.00 GB, "
-        "V size: 3.00 GB",
-        "[2026-01-01 10:00:01] Draft KV Cache is allocated. dtype: torch.bfloat16, #tokens: 500000, K size: 0.10 GB, "
-        "V size: 0.10 GB",
+        ("[2026-01-01 10:00:00] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 500000, K size: 3.00 GB, "
+         "V size: 3.00 GB"),
+        ("[2026-01-01 10:00:01] Draft KV Cache is allocated. dtype: torch.bfloat16, #tokens: 500000, K size: 0.10 GB, "
+         "V size: 0.10 GB"),
     ])
     assert record.pool_tokens == 500_000 and record.kv_gib == 6.0

@@ -81,8 +81,9 @@ def test_debug_level_file_paths():
     assert (record.kv_gib, record.kv_tokens, record.weights_gib) == (5.73, 46_928, 14.99)
 
 
-@pytest.mark.parametrize("ranks,primary", [("", True), (" TP0", True), (" DP0 TP0", True), (" PP0 ATTN_CP0 TP0 EP0", True),
-                                           (" TP1", False), (" DP1 TP0", False), (" PP1 TP0", False)])
+@pytest.mark.parametrize("ranks,primary", [("", True), (" TP0", True), (" DP0 TP0", True),
+                                           (" PP0 ATTN_CP0 TP0 EP0", True), (" TP1", False), (" DP1 TP0", False),
+                                           (" PP1 TP0", False)])
 def test_sglang_rank_tags(ranks, primary):
     parser = SglangLogParser()
     parser.feed(sglang("Load weight end. elapsed=1.00 s, type=LlamaForCausalLM, avail mem=10.00 GB, mem usage=5.00 GB.",
@@ -101,7 +102,8 @@ def test_prefixed_traceback_interleaved_with_other_processes():
 
 
 def test_unknown_error_message_survives_interleaving():
-    failing = vllm_record("EngineCore failed to start.\n" + traceback_text("OSError: [Errno 28] No space left on device"),
+    failing = vllm_record("EngineCore failed to start.\n"
+                          + traceback_text("OSError: [Errno 28] No space left on device"),
                           level="ERROR", where="core.py:1510")
     interleaved = [failing[0], vllm("Route: /health, Methods: GET", proc="APIServer", pid=100), *failing[1:]]
     record = parse_log("\n".join(interleaved), "vllm")

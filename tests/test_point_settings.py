@@ -15,13 +15,15 @@ from harness.scenario import expand, parse_scenario
 
 
 def _points(sweep: dict) -> list:
-    return expand(parse_scenario({"name": "s", "model": "m", "engines": {"vllm": {"version": "0.32.0", "sweep": sweep}}}))
+    return expand(parse_scenario({"name": "s", "model": "m",
+                                  "engines": {"vllm": {"version": "0.32.0", "sweep": sweep}}}))
 
 
 def test_settings_are_typed_once_and_the_engine_gets_the_scenarios_spelling():
     (point,) = _points({"max_model_len": ["32k"], "gpu_memory_utilization": [1], "kv_cache_memory_bytes": ["1G"]})
     assert point.settings["max_model_len"] == 32_000
-    assert point.settings["gpu_memory_utilization"] == 1.0 and isinstance(point.settings["gpu_memory_utilization"], float)
+    assert point.settings["gpu_memory_utilization"] == 1.0
+    assert isinstance(point.settings["gpu_memory_utilization"], float)
     assert point.settings["kv_cache_memory_bytes"] == 1 << 30
     assert point.args["max_model_len"] == "32k" and point.args["kv_cache_memory_bytes"] == "1G"
     assert point.name == f"{point.point_id}-0"

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from harness.engines import get_engine
-from harness.errors import InputError
 from harness.engines.predicting import predict
-from harness.predict import load_model_description, model_from_config
 from harness.engines.sglang import formulas as sg
 from harness.engines.vllm import formulas as vf
+from harness.errors import InputError
+from harness.predict import load_model_description, model_from_config
 from harness.predict.model import GiB, bundled_cards
 
 FIXTURES = Path(__file__).parent / "fixtures" / "predict"
@@ -38,7 +38,8 @@ def test_llama_8b_parameters_weights_and_kv_bytes(llama8b):
     assert llama8b.page_bytes_per_layer(16) == 65_536
     assert llama8b.page_bytes_per_layer(16) * llama8b.num_layers == 2 * 1024 * 1024
     assert llama8b.kv_bytes_per_token("fp8") == 65_536
-    assert get_engine("vllm").formulas.derived_context_len(llama8b) == 131_072  # llama3 rope: factor already in max_position_embeddings
+    # llama3 rope: the factor is already in max_position_embeddings
+    assert get_engine("vllm").formulas.derived_context_len(llama8b) == 131_072
     assert get_engine("sglang").formulas.derived_context_len(llama8b) == 131_072
 
 
@@ -224,7 +225,8 @@ def test_sglang_cpu_memory_fallbacks_per_release():
     assert (sg.cpu_memory_capacity_mib(one, "0.5.22"), sg.cpu_memory_capacity_mib(one, "0.5.23")) == (
         15_625.0, 16_384.0)
     unreadable = sg.HostMemory(16 << 30, 2)  # no node meminfo files: 0.5.22 splits MemTotal too
-    assert sg.cpu_memory_capacity_mib(unreadable, "0.5.22") == sg.cpu_memory_capacity_mib(unreadable, "0.5.23") == 8192.0
+    assert sg.cpu_memory_capacity_mib(unreadable, "0.5.22") == sg.cpu_memory_capacity_mib(unreadable, "0.5.23") \
+        == 8192.0
     unknown = sg.HostMemory(16 << 30, 0, cgroup_max_bytes=4 << 30)  # NUMA layout unknown
     assert (sg.cpu_memory_capacity_mib(unknown, "0.5.22"), sg.cpu_memory_capacity_mib(unknown, "0.5.23")) == (
         16_384.0, 4096.0)

@@ -6,7 +6,6 @@ import json
 import math
 from pathlib import Path
 
-
 from harness.cli import main
 from harness.commands.predict import predict_scenario
 from harness.engines.predicting import predict_point
@@ -14,8 +13,7 @@ from harness.predict import load_model_description
 from harness.predict.model import GiB
 from harness.results.columns import COLUMNS
 from harness.results.io import write_results
-from harness.scenario import load_scenario
-from harness.scenario import expand
+from harness.scenario import expand, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 GPU_SCENARIO = ROOT / "scenarios" / "24g_8b.yaml"

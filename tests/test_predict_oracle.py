@@ -17,9 +17,8 @@ from dataclasses import dataclass
 import pytest
 
 from harness.engines.predicting import predict
-
-from harness.predict import load_model_description
 from harness.engines.sglang import formulas as sg
+from harness.predict import load_model_description
 from harness.predict.model import GiB, MiB, bundled_cards
 from tests.engine_envs import ensure_env
 from tests.support.oracle_process import OracleProcess
@@ -291,4 +290,5 @@ def test_sglang_cpu_free_memory_matches_the_engine(sglang_oracle):
               "omp_threads_bind": False, "meminfo_available_bytes": h.meminfo_available_bytes,
               "cgroup_current_bytes": h.cgroup_current_bytes, "free": True} for h in hosts]
     engine = sglang_oracle.ask("sglang_cpu_memory", cases, timeout=300)
-    assert [round(sg.cpu_free_memory_mib(h, sglang_oracle.release) / 1024, 6) for h in hosts] == [round(g, 6) for g in engine]
+    assert [round(sg.cpu_free_memory_mib(h, sglang_oracle.release) / 1024, 6) for h in hosts] == \
+        [round(g, 6) for g in engine]

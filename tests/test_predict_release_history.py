@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from harness.engines import get_engine
+from harness.engines.predicting import predict
 from harness.engines.releases import version_key
 from harness.engines.vllm import formulas as vf
-from harness.engines.predicting import predict
 from harness.predict import load_model_description
 from harness.predict.host import HostMemory
 from harness.predict.model import GiB

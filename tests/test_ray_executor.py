@@ -19,10 +19,10 @@ import pytest
 from harness.envs import EngineEnv
 from harness.errors import InputError
 from harness.execute.executors.ray_executor import RAY_MISSING, RayExecutor
-from harness.results.io import read_results
-from harness.results.rows import make_row
 from harness.execute.point_run import PointJob
 from harness.execute.run import RunOptions, run_scenario
+from harness.results.io import read_results
+from harness.results.rows import make_row
 from harness.scenario import Point
 from tests.executor_helpers import (
     check_parallel_sweep,
@@ -137,7 +137,8 @@ def test_node_without_the_engine_environment(ray_cluster, tmp_path):
 def test_point_wider_than_any_node_is_refused(ray_cluster):
     wide = Point.of(scenario="s", engine="vllm", engine_version=None, model="m", point_id="wide", repeat=0,
                     args={"tensor_parallel_size": 4}, knobs={})
-    with pytest.raises(InputError, match="point wide needs 4 GPUs on one node; the largest node of the Ray cluster has 2"):
+    with pytest.raises(InputError,
+                       match="point wide needs 4 GPUs on one node; the largest node of the Ray cluster has 2"):
         RayExecutor().check([wide])
 
 

@@ -1,8 +1,10 @@
-"""The release as a sweep axis: the same points on two stand-in releases, one CSV, per-release plot, compare --by-release."""
+"""The release as a sweep axis: the same points on two stand-in releases, one CSV, per-release plot,
+compare --by-release."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -114,6 +116,7 @@ def test_compare_by_release_of_one_release_is_bad_input(tmp_path, capsys):
 
 def test_remove_after_deletes_the_envs_this_run_installed_and_keeps_the_others(tmp_path, monkeypatch, capsys):
     import harness.envs
+    import harness.execute.run
 
     _stand_in_releases(tmp_path)
     old_env = tmp_path / "cache" / "envs" / f"vllm-{OLD}-cpu"
@@ -126,7 +129,7 @@ def test_remove_after_deletes_the_envs_this_run_installed_and_keeps_the_others(t
         parked.rename(old_env)
         return harness.envs.resolve_env(engine, version)
 
-    monkeypatch.setattr(harness.envs, "install_env", install_env)
+    monkeypatch.setattr(harness.execute.run, "install_env", install_env)  # where the run looks it up
     out = tmp_path / "run"
     assert main(["run", _scenario(tmp_path, f'["{OLD}", "{NEW}"]'), "--out", str(out),
                  "--install-missing", "--remove-after"]) == 0
@@ -156,7 +159,7 @@ def test_release_list_is_checked(tmp_path, capsys):
         assert main(["validate", _scenario(tmp_path, version)]) == 1
         assert expected in capsys.readouterr().err
     path = tmp_path / "py.yaml"
-    path.write_text(open(_scenario(tmp_path, f'["{OLD}", "{NEW}"]')).read().replace(
+    path.write_text(Path(_scenario(tmp_path, f'["{OLD}", "{NEW}"]')).read_text().replace(
         "    env:", "    python: /usr/bin/python3\n    env:"))
     assert main(["validate", str(path)]) == 1
     assert "engines.vllm.python: a release axis" in capsys.readouterr().err

@@ -10,8 +10,8 @@ import pytest
 
 from harness.cli import main
 from harness.engines import get_engine
-from harness.envs import index
 from harness.engines.cli_flags import is_opposite, negative_form, switch, switch_value
+from harness.envs import index
 from harness.errors import InputError
 from harness.scenario import ScenarioError, load_scenario
 
@@ -62,7 +62,8 @@ def test_newer_release_than_bundled_is_a_warning_naming_the_list_used_and_how_to
 def test_older_release_uses_the_oldest_list_and_says_so(tmp_path, capsys):
     assert main(["validate", str(scenario(tmp_path, vllm="0.30.0"))]) == 0
     oldest = get_engine("vllm").flag_releases()[0]
-    assert f"vllm 0.30.0: no bundled flag list (oldest {oldest}); flags checked against {oldest}'s" in capsys.readouterr().err
+    assert (f"vllm 0.30.0: no bundled flag list (oldest {oldest}); flags checked against {oldest}'s"
+            in capsys.readouterr().err)
 
 
 def test_a_release_with_its_own_list_says_nothing(tmp_path, capsys):
@@ -86,7 +87,7 @@ def test_index_that_cannot_be_asked_is_a_warning_not_an_error(tmp_path, capsys):
 
 def test_bundled_release_never_asks_the_index(tmp_path):
     asked = []
-    index.set_index_lookup(lambda dist: asked.append(dist))
+    index.set_index_lookup(asked.append)
     load_scenario(scenario(tmp_path))
     assert asked == []
 
@@ -283,14 +284,15 @@ def test_vllm_0_33_refuses_a_16_bit_kv_dtype_other_than_the_models_and_the_log_s
                        engine_version=release)
 
     refused = run("float16", "0.33.0")
-    assert refused.will_start is False and 'kv_cache_dtype="float16" is incompatible with dtype="bfloat16"' in refused.reason
+    assert refused.will_start is False
+    assert 'kv_cache_dtype="float16" is incompatible with dtype="bfloat16"' in refused.reason
     assert run("fp8", "0.33.0").will_start is True  # fp8 stays allowed
     assert run("float16", "0.32.0").will_start is True  # the older release starts with it
     # the engine's own words (0.33.0 vllm/config/vllm.py:1504), as the API server prints them
     line = ('ValueError: kv_cache_dtype="float16" is incompatible with dtype="bfloat16". '
             "Please set `--kv-cache-dtype` to `auto` or `bfloat16`.")
-    record = parse_log("(APIServer pid=1) INFO 01-01 00:00:00 [utils.py:1] vLLM API server version 0.33.0\n" + line + "\n",
-                       "vllm")
+    record = parse_log("(APIServer pid=1) INFO 01-01 00:00:00 [utils.py:1] vLLM API server version 0.33.0\n"
+                       + line + "\n", "vllm")
     assert record.error_kind == "kv_cache_dtype_incompatible" and "float16" in record.error_message
 
 

@@ -10,11 +10,11 @@ import re
 import pytest
 from PIL import Image
 
-from harness.cli import main
 from harness.analysis.compare import Mark
+from harness.analysis.report import make_report
+from harness.cli import main
 from harness.engines.predicting import predict
 from harness.predict import load_model_description, prediction_error_pct
-from harness.analysis.report import make_report
 from harness.results.io import read_results
 from tests.results_from_logs import (
     FAILED_START_LOG,
@@ -65,7 +65,7 @@ def _new_rows():
 def single(tmp_path_factory):
     directory = tmp_path_factory.mktemp("single")
     csv = write(directory, "run", _base_rows())
-    with _no_layout_warnings() as records:
+    with _NoLayoutWarnings() as records:
         report = make_report([read_results(csv)], [str(csv)], directory / "report")
     return report, read_results(csv), records
 
@@ -74,12 +74,12 @@ def single(tmp_path_factory):
 def pair(tmp_path_factory):
     directory = tmp_path_factory.mktemp("pair")
     base, new = write(directory, "base", _base_rows()), write(directory, "new", _new_rows())
-    with _no_layout_warnings() as records:
+    with _NoLayoutWarnings() as records:
         report = make_report([read_results(base), read_results(new)], [str(base), str(new)], directory / "report")
     return report, read_results(base), read_results(new), records
 
 
-class _no_layout_warnings:
+class _NoLayoutWarnings:
     """Collects the report module's warnings (overlapping or clipped text) while a report is made."""
 
     def __enter__(self):
@@ -176,7 +176,8 @@ def test_measured_vs_predicted_shows_exactly_the_csv(single):
     report, frame, _ = single
     plot = next(p for p in report.plots if p.name == "measured_vs_predicted")
     ok = frame[(frame["status"] == "ok")]
-    for axes, x_col, y_col in (("KV cache, tokens", "predicted_kv_tokens", "kv_tokens"), ("KV cache, GiB", "predicted_kv_gib", "kv_gib")):
+    for axes, x_col, y_col in (("KV cache, tokens", "predicted_kv_tokens", "kv_tokens"),
+                               ("KV cache, GiB", "predicted_kv_gib", "kv_gib")):
         for engine in ("vllm", "sglang"):
             rows = ok[(ok["engine"] == engine)].dropna(subset=[x_col, y_col])
             (series,) = [s for s in plot.series if s.axes == axes and s.label == engine]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.results.io import read_results
 from harness.execute.run import RunOptions, run_scenario
+from harness.results.io import read_results
 from tests.fake_env import E3_LOG, OK_LOG, make_fake_env, scenario_yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -99,7 +99,8 @@ def test_killed_mid_sweep_keeps_finished_rows_and_resume_completes(tmp_path, sig
         time.sleep(0.1)  # after SIGKILL the engine learns of it through its parent-death signal
     assert _leftovers(str(tmp_path)) == []
 
-    resumed = subprocess.run(cmd[:-2] + ["--resume", str(run_dir)], cwd=REPO, env=env, capture_output=True, text=True)
+    resumed = subprocess.run(cmd[:-2] + ["--resume", str(run_dir)], check=False, cwd=REPO, env=env,
+                             capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr
     complete = read_results(csv)
     assert len(complete) == 6
@@ -128,9 +129,9 @@ def test_gpu_scenario_on_a_host_without_gpu_is_refused_before_anything_runs(tmp_
         pytest.skip("host has an NVIDIA GPU")
     assert main(["run", str(REPO / "scenarios/24g_8b.yaml"), "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"error: {REPO / 'scenarios/24g_8b.yaml'}: gpu.memory_gib: the scenario is about a 24 GiB GPU, "
-                   "but this host has no NVIDIA GPU (NVML unavailable); run it on a GPU host, or set "
-                   "gpu: {memory_gib: null} to measure the CPU engines"]
+    assert err == [(f"error: {REPO / 'scenarios/24g_8b.yaml'}: gpu.memory_gib: the scenario is about a 24 GiB GPU, "
+                    "but this host has no NVIDIA GPU (NVML unavailable); run it on a GPU host, or set "
+                    "gpu: {memory_gib: null} to measure the CPU engines")]
     assert not (tmp_path / "run").exists()
 
 

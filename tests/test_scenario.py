@@ -98,7 +98,8 @@ def test_unknown_flag_suggests_nearest(tmp_path):
     path = write(tmp_path, VALID.replace("max_num_batched_tokens:", "max_num_batched_tokenz:"))
     (line,) = problems_of(path)
     assert line.startswith(
-        f"{path}: engines.vllm.sweep.max_num_batched_tokenz: unknown vllm 0.32.0 flag; did you mean 'max_num_batched_tokens'?"
+        f"{path}: engines.vllm.sweep.max_num_batched_tokenz: unknown vllm 0.32.0 flag; "
+        "did you mean 'max_num_batched_tokens'?"
     )
 
 
@@ -134,7 +135,8 @@ def test_knob_for_the_wrong_engine(tmp_path):
 
 
 def test_wrong_engine_in_args_and_defaults(tmp_path):
-    text = VALID.replace("defaults: {max_model_len: 4096}", "defaults: {max_model_len: 4096, chunked_prefill_size: 512}")
+    text = VALID.replace("defaults: {max_model_len: 4096}",
+                         "defaults: {max_model_len: 4096, chunked_prefill_size: 512}")
     path = write(tmp_path, text)
     assert problems_of(path) == [f"{path}: defaults.chunked_prefill_size: is a sglang flag, not a vllm flag"]
 
@@ -153,19 +155,23 @@ def test_harness_owned_flag(tmp_path):
 def test_duplicate_points(tmp_path):
     path = write(tmp_path, VALID.replace("[0.8, 0.9]", "[0.8, 0.80]"))
     (line,) = problems_of(path)
-    assert line.startswith(f"{path}: engines.vllm: duplicate point {{gpu_memory_utilization=0.8, max_num_batched_tokens=2048}} appears 2 times")
+    assert line.startswith(f"{path}: engines.vllm: duplicate point "
+                           "{gpu_memory_utilization=0.8, max_num_batched_tokens=2048} appears 2 times")
 
 
 def test_null_and_absent_are_the_same_point(tmp_path):
     # null = "do not pass"; a sweep of [null] next to the same fixed args is one launch twice.
-    text = VALID.replace("mem_fraction_static: [null, 0.7]", "mem_fraction_static: [null]\n    zip: {chunked_prefill_size: [null, null]}")
+    text = VALID.replace("mem_fraction_static: [null, 0.7]",
+                         "mem_fraction_static: [null]\n    zip: {chunked_prefill_size: [null, null]}")
     path = write(tmp_path, text)
     (line,) = problems_of(path)
     assert "engines.sglang: duplicate point" in line and "appears 2 times" in line
 
 
 def test_zip_lists_must_match(tmp_path):
-    text = VALID.replace("mem_fraction_static: [null, 0.7]", "mem_fraction_static: [null, 0.7]\n    zip: {chunked_prefill_size: [1024, 2048], max_prefill_tokens: [4096]}")
+    text = VALID.replace("mem_fraction_static: [null, 0.7]",
+                         "mem_fraction_static: [null, 0.7]\n"
+                         "    zip: {chunked_prefill_size: [1024, 2048], max_prefill_tokens: [4096]}")
     path = write(tmp_path, text)
     assert problems_of(path) == [
         f"{path}: engines.sglang.zip[0]: zipped lists differ in length (chunked_prefill_size=2, max_prefill_tokens=1)"

@@ -1,9 +1,12 @@
-"""The layout's rules, checked on the source: imports flow down the layers with no cycle, engines named only in their own homes."""
+"""The layout's rules, checked on the source: imports flow down the layers with no cycle, a function-level
+import says why, engines named only in their own homes."""
 
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -40,11 +43,13 @@ def imports_of(name: str, path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
             targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
         else:
             continue
-        for target in targets:
+        for imported in targets:
+            target = imported
             while target and target not in MODULES:
                 target = target.rpartition(".")[0]
             if target and target != name:
@@ -146,13 +151,71 @@ def test_imports_flow_down_the_layers():
 
 def test_the_layer_check_sees_an_import_upward_even_a_typing_only_one(tmp_path):
     engine = tmp_path / "engine.py"
-    engine.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from harness.scenario.point import Point\n")
+    engine.write_text("from typing import TYPE_CHECKING\n"
+                      "if TYPE_CHECKING:\n    from harness.scenario.point import Point\n")
     predict = tmp_path / "predict.py"
     predict.write_text("def f():\n    from parsers import parse_log\n    from harness.errors import InputError\n")
     assert layer_violations({"harness.engines.fake": engine, "harness.predict.fake": predict}) == [
         "harness.engines.fake (harness.engines) imports harness.scenario.point (harness.scenario)",
         "harness.predict.fake (harness.predict) imports parsers (parsers)",
     ]
+
+
+# ---- a function-level import says why it is not at module top ------------------------------------------
+
+# The layers above leave no cycle to dodge: an import inside a function is there to keep something heavy
+# or optional (matplotlib, ray, nvidia-ml-py, huggingface_hub, an engine's own modules) off the CLI's start.
+DIRECTIVE = re.compile(r"#\s*(noqa|type:|pragma)\b")
+
+
+def unexplained_lazy_imports(path: Path) -> list[str]:
+    """Imports inside a function body with no comment in words on their lines or the line above; imports
+    one right after another share the comment of the first."""
+    text = path.read_text()
+    comments = {tok.start[0] for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+                if tok.type == tokenize.COMMENT and not DIRECTIVE.match(tok.string)}
+    out = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        explained_to = -1  # last line of the latest import with its reason
+        for child in ast.iter_child_nodes(node):
+            if in_function and isinstance(child, (ast.Import, ast.ImportFrom)):
+                if comments & set(range(child.lineno - 1, child.end_lineno + 1)) or child.lineno == explained_to + 1:
+                    explained_to = child.end_lineno
+                else:
+                    out.append(f"{path.relative_to(path.parents[1])}:{child.lineno}: {ast.unparse(child)}")
+            visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+    visit(ast.parse(text), False)
+    return out
+
+
+def test_every_function_level_import_says_why():
+    assert [hit for path in MODULES.values() for hit in unexplained_lazy_imports(path)] == []
+
+
+def test_the_lazy_import_check_sees_an_import_without_its_reason(tmp_path):
+    sample = tmp_path / "pkg" / "probe.py"
+    sample.parent.mkdir()
+    sample.write_text("import os\n"
+                      "def f():\n"
+                      "    import json\n"
+                      "    x = '# not a comment'; import shlex\n"
+                      "    # lazy: a reason above\n"
+                      "    import csv\n"
+                      "    import re  # a reason on its line\n"
+                      "    from a import (b,\n"
+                      "                   c)  # a reason on its last line\n"
+                      "class C:\n"
+                      "    def g(self):\n"
+                      "        # lazy: shared by the two below\n"
+                      "        import x\n"
+                      "        import y\n"
+                      "\n"
+                      "        import z\n"
+                      "        import w  # noqa: F401\n")
+    assert [hit.split(": ", 1)[1] for hit in unexplained_lazy_imports(sample)] == [
+        "import json", "import shlex", "import z", "import w"]
 
 
 def _docstring_nodes(tree: ast.Module) -> set[int]:
@@ -226,7 +289,8 @@ def host_memory_reads(path: Path) -> list[str]:
         func = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         first = node.args[0] if node.args else None
         text = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else \
-            "".join(v.value for v in first.values if isinstance(v, ast.Constant)) if isinstance(first, ast.JoinedStr) else ""
+            "".join(v.value for v in first.values if isinstance(v, ast.Constant)) \
+            if isinstance(first, ast.JoinedStr) else ""
         keywords = {k.arg for k in node.keywords}
         if (func in ("Path", "open") and HOST_MEMORY_PATH.search(text)) or func == "virtual_memory" or (
                 func in HOST_READERS and not HOST_READERS[func] <= keywords):

@@ -7,8 +7,7 @@ from pathlib import Path
 
 from harness.cli import main
 from harness.engines import get_engine
-from harness.scenario import load_scenario, parse_scenario
-from harness.scenario import expand, point_id
+from harness.scenario import expand, load_scenario, parse_scenario, point_id
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -40,7 +39,8 @@ def test_point_id_ignores_key_order_and_nulls():
 def test_point_id_is_stable_across_releases():
     # A changed id orphans every stored result row: this literal is deliberate, computed with
     # `printf %s {"args":{"gpu_memory_utilization":0.9},"engine":"vllm","model":"org/m"} | sha256sum`.
-    assert point_id("vllm", "org/m", {"gpu_memory_utilization": 0.9}) == "5a80a001e7115ad8"  # sha256 of the canonical JSON identity
+    # sha256 of the canonical JSON identity
+    assert point_id("vllm", "org/m", {"gpu_memory_utilization": 0.9}) == "5a80a001e7115ad8"
 
 
 def test_point_id_covers_fixed_args_not_only_knobs():
@@ -54,7 +54,8 @@ def test_zip_pairs_lists_and_crosses_with_sweep():
         "sweep": {"max_num_batched_tokens": [256, 512]},
         "zip": {"max_model_len": [512, 2048], "kv_cache_memory_bytes": [None, 262144]},
     })
-    combos = [(p.knobs["max_num_batched_tokens"], p.knobs["max_model_len"], p.knobs["kv_cache_memory_bytes"]) for p in expand(s)]
+    combos = [(p.knobs["max_num_batched_tokens"], p.knobs["max_model_len"], p.knobs["kv_cache_memory_bytes"])
+              for p in expand(s)]
     assert combos == [(256, 512, None), (256, 2048, 262144), (512, 512, None), (512, 2048, 262144)]
 
 
@@ -70,8 +71,8 @@ def test_flags_render_kebab_case_bools_bare_and_nulls_dropped():
     argv = get_engine("vllm").render_flags({"enforce_eager": True, "disable_cuda_graph": False, "max_model_len": 512,
                          "mem_fraction_static": None, "cudagraph_capture_sizes": [1, 2],
                          "compilation_config": {"level": 0}, "--verbatim-flag": "x"})
-    assert argv == ["--verbatim-flag", "x", "--compilation-config", '{"level":0}', "--cudagraph-capture-sizes", "1", "2",
-                    "--enforce-eager", "--max-model-len", "512"]
+    assert argv == ["--verbatim-flag", "x", "--compilation-config", '{"level":0}', "--cudagraph-capture-sizes", "1",
+                    "2", "--enforce-eager", "--max-model-len", "512"]
 
 
 def test_plan_json_gives_exact_commands(tmp_path, capsys):

@@ -11,22 +11,32 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
 from harness.advise.search import Forecast, Launch, Setting, Step, Target, grid, next_step
+from harness.analysis.calibrate import choose_fit, fit_calibrations
 from harness.atomic import write_json
 from harness.engines import get_engine
 from harness.engines.base import Engine
-from harness.engines.roles import AdviceKnobs
-from harness.errors import HarnessError, InputError, Interrupted
-from harness.predict import Prediction, load_model_description
-from harness.analysis.calibrate import choose_fit, fit_calibrations
 from harness.engines.predicting import predict_point
-from harness.scenario import Point, expand, parse_scenario, read_yaml
+from harness.engines.roles import AdviceKnobs
+from harness.envs import host_is_cpu_only, resolve_env
+from harness.errors import HarnessError, InputError, Interrupted
+from harness.execute.cuda_reading import engine_gpu_total_mib
+from harness.execute.executors.slots import usable_gpus
+from harness.execute.gpu import nvml_reader, visible_gpu_count
+from harness.execute.host import read_host_memory
+from harness.execute.models import resolve_model
+from harness.execute.run import RunOptions, run_scenario
+from harness.predict import Prediction, load_model_description
+from harness.results.io import read_results
+from harness.scenario import Point, expand, load_scenario_with_releases, parse_scenario, read_yaml
 from harness.scenario.schema import Scenario
 
 log = logging.getLogger(__name__)
@@ -131,13 +141,8 @@ def _points(data: dict[str, Any], path: Path) -> list[Point]:
 
 def measure_device(engine: str, version: str | None, env: dict[str, str], scenario: Scenario) -> Device:
     """What a launch here would size from: the card (NVML), else host memory as the engine reads it."""
-    from harness.envs import host_is_cpu_only
-    from harness.execute.gpu import nvml_reader
-
     read = None if host_is_cpu_only() else nvml_reader()
     if read is not None:
-        from harness.execute.executors.slots import usable_gpus
-
         index = usable_gpus()[0]  # where the launches go (the sequential executor's first)
         state = read(index)
         total, basis = _engine_gpu_total(engine, version, scenario, read, index)
@@ -146,7 +151,6 @@ def measure_device(engine: str, version: str | None, env: dict[str, str], scenar
     if scenario.gpu.memory_gib:
         raise InputError(f"the scenario is about a {scenario.gpu.memory_gib:g} GiB GPU, but this host has no NVIDIA "
                          "GPU (NVML unavailable): advise launches real engines, so run it on a GPU host")
-    from harness.execute.host import read_host_memory
 
     memory = get_engine(engine).require("formulas", "advise").cpu_memory(read_host_memory(env), version)
     if memory is None:
@@ -157,10 +161,6 @@ def measure_device(engine: str, version: str | None, env: dict[str, str], scenar
 def _engine_gpu_total(engine: str, version: str | None, scenario: Scenario, read,
                       index: int) -> tuple[float | None, str]:
     """The total the engine sizes from on GPU `index` where it is not NVML's (vLLM: CUDA's, through its env)."""
-    from harness.envs import resolve_env
-    from harness.execute.cuda_reading import engine_gpu_total_mib
-    from harness.execute.gpu import visible_gpu_count
-
     source = get_engine(engine).launch.gpu_total_source
     if source == "nvml":
         return None, ""
@@ -176,7 +176,6 @@ def _latest_engine_reading(results_csv: Path) -> tuple[float, float] | None:
     """(total, free) MiB the latest launch's engine logged it read, None when no launch logged one."""
     if not results_csv.is_file():
         return None
-    from harness.results.io import read_results
 
     frame = read_results(results_csv)
     read = frame[frame["engine_free_mib"].notna() & frame["device_total_mib"].notna()]
@@ -189,7 +188,6 @@ def _latest_engine_reading(results_csv: Path) -> tuple[float, float] | None:
 def _launches(results_csv: Path, by_id: dict[str, Setting]) -> list[Launch]:
     if not results_csv.is_file():
         return []
-    from harness.results.io import read_results
 
     frame = read_results(results_csv)
     out = []
@@ -200,15 +198,12 @@ def _launches(results_csv: Path, by_id: dict[str, Setting]) -> list[Launch]:
         kv = row.get("kv_tokens")
         kind = row.get("error_kind")
         out.append(Launch(setting, str(row["status"]), kind if isinstance(kind, str) else None,
-                          None if kv != kv or kv is None else int(kv), str(row["point_id"])))
+                          None if kv is None or math.isnan(kv) else int(kv), str(row["point_id"])))
     return out
 
 
 def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, str, int], None] | None = None,
                engine_versions: dict[str, str] | None = None) -> Advice:
-    from harness.execute.run import RunOptions, run_scenario
-    from harness.scenario import load_scenario_with_releases
-
     scenario = load_scenario_with_releases(request.scenario_path, engine_versions)
     spec = _engine_spec(scenario, request.engine)
     eng = get_engine(request.engine)
@@ -249,10 +244,9 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
         return {p.point_id: s for p, s in zip(points, settings)}
 
     def calibration_from(launches: list[Launch], points: list[Point]):
-        ok = [l for l in launches if l.status == "ok" and l.kv_tokens is not None]
+        ok = [launch for launch in launches if launch.status == "ok" and launch.kv_tokens is not None]
         if not ok:
             return None
-        from harness.results.io import read_results
 
         frame = read_results(out / "results.csv")
         try:
@@ -286,7 +280,7 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
                 here = replace(here, total_mib=here.total_mib if fit is not None else refused[0],
                                free_mib=refused[1], free_at_load=True)
         cache: dict[tuple, Forecast] = {}
-        launched = {l.setting.key() for l in launches}
+        launched = {launch.setting.key() for launch in launches}
 
         def predict(setting: Setting) -> Forecast:
             if setting.key() not in cache:
@@ -298,7 +292,8 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
 
         said = "" if here is device else \
             f"; forecast from the free memory the latest launch's engine read ({here.free_mib:,.0f} MiB)" \
-            if here.free_at_load else f"; forecast from the total the latest launch's engine read ({here.total_mib:,.0f} MiB)"
+            if here.free_at_load else \
+            f"; forecast from the total the latest launch's engine read ({here.total_mib:,.0f} MiB)"
         return predict, said
 
     batches = _batches(eng, args, spec.args)
@@ -333,9 +328,9 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
                                     argv) from None
 
     advice = Advice(request, version, device, step,
-                    [(l, predictions.get(l.setting.key()), why.get(l.setting.key(), "launched by an earlier session"))
-                     for l in launches], args)
-    from harness.execute.models import resolve_model
+                    [(launch, predictions.get(launch.setting.key()),
+                      why.get(launch.setting.key(), "launched by an earlier session"))
+                     for launch in launches], args)
 
     advice.model_path = resolve_model(scenario.model)
     if not step.reachable:
@@ -347,8 +342,6 @@ def predicted_reach(scenario_path: Path, engine: str, max_model_len: int,
                     engine_versions: dict[str, str] | None = None) -> tuple[float, int]:
     """The highest fraction advise proposes on this host (at the scenario's batch setting) and the KV tokens
     the uncalibrated predictor gives there: the range of targets a search here can meet."""
-    from harness.scenario import load_scenario_with_releases
-
     scenario = load_scenario_with_releases(scenario_path, engine_versions)
     spec = _engine_spec(scenario, engine)
     raw = read_yaml(scenario_path)
@@ -418,7 +411,8 @@ def alternatives(raw, request: Request, args, model, device: Device, path, step:
         out.append(f"max_model_len {length} ({request.target.concurrency:g} requests fit in {reach:,} tokens)")
     elif reach:
         out.append(f"max_model_len {request.target.max_model_len} holds {reach:,} tokens at most here; "
-                   f"fewer concurrent requests ({reach / request.target.max_model_len:.1f} x {request.target.max_model_len})")
+                   f"fewer concurrent requests ({reach / request.target.max_model_len:.1f} x "
+                   f"{request.target.max_model_len})")
     if device.kind == "cuda":
         for tp in (2, 4, 8):
             p = _predict_setting(raw, request.engine, args, top, model, device, None, path, tp=tp)

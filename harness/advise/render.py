@@ -61,7 +61,8 @@ def render_text(advice: Advice) -> str:
     if step.best is not None:
         best = step.best
         lines.append(f"recommended: {advise_knobs(eng).fraction_knob} {best.setting.fraction:g}"
-                     + (f", {advise_knobs(eng).batch_knob} {best.setting.batch}" if best.setting.batch is not None else ""))
+                     + (f", {advise_knobs(eng).batch_knob} {best.setting.batch}"
+                        if best.setting.batch is not None else ""))
         lines.append(f"  measured {best.kv_tokens:,} KV tokens = {best.kv_tokens / target.max_model_len:,.1f} requests "
                      f"of {target.max_model_len} tokens ({best.kv_tokens - target.kv_tokens:+,} over the target)")
         if step.margin is not None:
@@ -77,7 +78,8 @@ def render_text(advice: Advice) -> str:
         lines.append("  " + command_line(advice, best.setting))
     else:
         best = step.best_reachable
-        reach = (f"best reachable is {best.kv_tokens:,} KV tokens at {advise_knobs(eng).fraction_knob} {best.setting.fraction:g}"
+        reach = (f"best reachable is {best.kv_tokens:,} KV tokens at {advise_knobs(eng).fraction_knob} "
+                 f"{best.setting.fraction:g}"
                  if best else "no launch started")
         lines.append(f"cannot be met on this device: {reach}"
                      + (f"; options: {'; '.join(advice.alternatives)}" if advice.alternatives else ""))
@@ -97,10 +99,10 @@ def to_json(advice: Advice) -> dict[str, Any]:
         "device": {"kind": advice.device.kind, "total_mib": advice.device.total_mib,
                    "free_mib": advice.device.free_mib, "basis": advice.device.basis},
         "met": best is not None,
-        "launches": [{"fraction": l.setting.fraction, "batch": l.setting.batch, "status": l.status,
-                      "error_kind": l.error_kind, "kv_tokens": l.kv_tokens, "point_id": l.point_id,
+        "launches": [{"fraction": launch.setting.fraction, "batch": launch.setting.batch, "status": launch.status,
+                      "error_kind": launch.error_kind, "kv_tokens": launch.kv_tokens, "point_id": launch.point_id,
                       "predicted_kv_tokens": None if p is None else p.kv_tokens, "why": why}
-                     for l, p, why in advice.launches],
+                     for launch, p, why in advice.launches],
         "results": str(r.out / "results.csv"), "notes": step.notes,
     }
     if best is not None:

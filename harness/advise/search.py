@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 GRAIN = 0.01
 
@@ -26,7 +26,8 @@ class Target:
 
     def describe(self) -> str:
         if self.concurrency is not None:
-            return f"{self.concurrency:g} concurrent requests of {self.max_model_len} tokens ({self.kv_tokens:,} KV tokens)"
+            return (f"{self.concurrency:g} concurrent requests of {self.max_model_len} tokens "
+                    f"({self.kv_tokens:,} KV tokens)")
         return f"{self.kv_tokens:,} KV tokens at max_model_len {self.max_model_len}"
 
 
@@ -92,7 +93,7 @@ class Step:
 
 
 def grid(ceiling: float) -> list[float]:
-    return [round(k * GRAIN, 4) for k in range(1, int(round(ceiling / GRAIN)) + 1)]
+    return [round(k * GRAIN, 4) for k in range(1, round(ceiling / GRAIN) + 1)]
 
 
 def next_step(target: Target, launches: list[Launch], predict: Predictor, batches: list[int | None],
@@ -100,7 +101,7 @@ def next_step(target: Target, launches: list[Launch], predict: Predictor, batche
     """The next launch, or the end of the search. `batches`: the batch values to try, in order (the
     scenario's first); `ceilings`: the highest fraction to propose at each."""
     verdicts = {launch.setting.key(): launch.verdict(target, shortfall_errors) for launch in launches}
-    measured = [l for l in launches if verdicts[l.setting.key()] is not Verdict.UNKNOWN]
+    measured = [launch for launch in launches if verdicts[launch.setting.key()] is not Verdict.UNKNOWN]
     for i, batch in enumerate(batches):
         step = _search_batch(target, measured, verdicts, predict, batch, ceilings[batch], confirm=i == 0)
         if step is None:
@@ -108,8 +109,8 @@ def next_step(target: Target, launches: list[Launch], predict: Predictor, batche
         if step.launch is not None and len(launches) >= max_launches:
             return _out_of_launches(target, measured, verdicts, max_launches, step)
         return step
-    ok = [l for l in measured if l.kv_tokens is not None and l.status == "ok"]
-    best = max(ok, key=lambda l: l.kv_tokens) if ok else None
+    ok = [launch for launch in measured if launch.kv_tokens is not None and launch.status == "ok"]
+    best = max(ok, key=lambda launch: launch.kv_tokens) if ok else None
     return Step(done=True, reachable=False, best_reachable=best,
                 why="no fraction up to the ceiling meets the target at any batch setting")
 
@@ -119,11 +120,12 @@ def _search_batch(target: Target, measured: list[Launch], verdicts: dict, predic
     """The step at one batch value, None when it cannot meet the target. `confirm`: launch once at the
     top when the predictor says it cannot (the first batch value only; others launch only on a
     prediction that they meet)."""
-    here = [l for l in measured if l.setting.batch == batch]
-    tried = {round(l.setting.fraction, 4): l for l in here}
-    meets = sorted((l for l in here if verdicts[l.setting.key()] is Verdict.MEETS), key=lambda l: l.setting.fraction)
-    short = [l.setting.fraction for l in here if verdicts[l.setting.key()] is Verdict.SHORT]
-    too_much = [l.setting.fraction for l in here if verdicts[l.setting.key()] is Verdict.TOO_MUCH]
+    here = [launch for launch in measured if launch.setting.batch == batch]
+    tried = {round(launch.setting.fraction, 4): launch for launch in here}
+    meets = sorted((launch for launch in here if verdicts[launch.setting.key()] is Verdict.MEETS),
+                   key=lambda launch: launch.setting.fraction)
+    short = [launch.setting.fraction for launch in here if verdicts[launch.setting.key()] is Verdict.SHORT]
+    too_much = [launch.setting.fraction for launch in here if verdicts[launch.setting.key()] is Verdict.TOO_MUCH]
     low = max(short, default=0.0)
     cap = min(too_much, default=math.inf)
     best = meets[0] if meets else None
@@ -191,15 +193,15 @@ def _measured_slope_step(target: Target, launches: list[Launch], predict: Predic
     """Where the engine's own measured slope (the two measured launches nearest the target, KV > 0) reaches
     the target, when the predictor's slope between the same two fractions is off by more than SLOPE_MISMATCH:
     the predictor calibrated on a launch matches its level there, not how KV grows with the fraction."""
-    ok = sorted((l for l in launches if l.status == "ok" and l.kv_tokens and l.kv_tokens > 0),
-                key=lambda l: abs(l.kv_tokens - target.kv_tokens))
+    ok = sorted((launch for launch in launches if launch.status == "ok" and launch.kv_tokens and launch.kv_tokens > 0),
+                key=lambda launch: abs(launch.kv_tokens - target.kv_tokens))
     # Launches a grain or two apart measure the engine's noise more than its slope (SGLang-CPU's pool moves
     # by ~0.5 % between launches at one fraction, a grain's worth at 0.5): the slope is read over a wider gap.
     pair = next(((a, b) for i, a in enumerate(ok) for b in ok[i + 1:]
                  if abs(a.setting.fraction - b.setting.fraction) >= SLOPE_GAP - 1e-9), None)
     if pair is None:
         return None
-    a, b = sorted(pair, key=lambda l: l.setting.fraction)
+    a, b = sorted(pair, key=lambda launch: launch.setting.fraction)
     measured = (b.kv_tokens - a.kv_tokens) / (b.setting.fraction - a.setting.fraction)
     if measured <= 0:
         return None
@@ -212,8 +214,9 @@ def _measured_slope_step(target: Target, launches: list[Launch], predict: Predic
     if not ahead:
         return None
     return Step(launch=Setting(ahead[0], a.setting.batch),
-                why=(f"the measured slope, {measured:,.0f} KV tokens per unit of fraction between {a.setting.fraction:g} "
-                     f"and {b.setting.fraction:g} (predicted {predicted:,.0f}), reaches the target at {reach:.3f}"))
+                why=(f"the measured slope, {measured:,.0f} KV tokens per unit of fraction between "
+                     f"{a.setting.fraction:g} and {b.setting.fraction:g} (predicted {predicted:,.0f}), reaches the "
+                     f"target at {reach:.3f}"))
 
 
 def _wrong_in_direction(target: Target, launches: list[Launch], verdicts: dict, predict: Predictor) -> list[float]:
@@ -232,12 +235,12 @@ def _wrong_in_direction(target: Target, launches: list[Launch], verdicts: dict, 
 
 
 def _out_of_launches(target: Target, measured: list[Launch], verdicts: dict, max_launches: int, step: Step) -> Step:
-    meets = sorted((l for l in measured if verdicts[l.setting.key()] is Verdict.MEETS),
-                   key=lambda l: l.setting.fraction)
+    meets = sorted((launch for launch in measured if verdicts[launch.setting.key()] is Verdict.MEETS),
+                   key=lambda launch: launch.setting.fraction)
     out = Step(done=True, best=meets[0] if meets else None, reachable=bool(meets),
                why=f"stopped after {max_launches} launches (--max-launches) before the bracket closed")
     if not meets:
-        ok = [l for l in measured if l.status == "ok" and l.kv_tokens is not None]
-        out.best_reachable = max(ok, key=lambda l: l.kv_tokens) if ok else None
+        ok = [launch for launch in measured if launch.status == "ok" and launch.kv_tokens is not None]
+        out.best_reachable = max(ok, key=lambda launch: launch.kv_tokens) if ok else None
     out.notes.append(f"next would have been {step.launch.fraction:g}: {step.why}")
     return out

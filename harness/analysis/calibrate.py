@@ -13,16 +13,17 @@ version, model, card) from rows that started:
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import pandas as pd
 
 from harness.engines import get_engine
-from harness.errors import InputError
-from harness.predict.model import GiB, ModelDescription
 from harness.engines.predicting import predict_point
+from harness.errors import InputError
 from harness.predict import Calibration, Prediction, prediction_error_pct
+from harness.predict.model import GiB, ModelDescription
 
 
 @dataclass

@@ -20,10 +20,10 @@ from typing import Any
 
 import pandas as pd
 
-from harness.formatting import number as _num, pct as _pct
-
 from harness.engines import engine_names, get_engine
 from harness.errors import EXIT_FINDING, EXIT_OK, InputError
+from harness.formatting import number as _num
+from harness.formatting import pct as _pct
 from harness.results.columns import COLUMNS
 from harness.results.io import knob_values, machine_of, scenario_of, swept_knobs
 from harness.scenario.point import knob_label
@@ -439,7 +439,8 @@ def _median(values: pd.Series) -> float | None:
     return float(values.median()) if len(values) else None
 
 
-def _compare_point(pid, engine, knobs, base: Side | None, new: Side | None, limits, base_name, new_name) -> PointComparison:
+def _compare_point(pid, engine, knobs, base: Side | None, new: Side | None, limits, base_name,
+                   new_name) -> PointComparison:
     point = PointComparison(pid, engine, knobs, base, new)
     if base is None or new is None:
         point.mark = Mark.ADDED if base is None else Mark.REMOVED
@@ -451,7 +452,8 @@ def _compare_point(pid, engine, knobs, base: Side | None, new: Side | None, limi
         point.mark = Mark.NOT_COMPARABLE
         for name, side in ((base_name, base), (new_name, new)):
             if not side.measured:
-                point.findings.append(f"{point.label}: not measured in {name} (harness error: {side.harness_errors[0][:160]})")
+                point.findings.append(f"{point.label}: not measured in {name} "
+                                      f"(harness error: {side.harness_errors[0][:160]})")
         return point
     point.kv = Change(PRIMARY, base.kv_median, new.kv_median, limits[PRIMARY])
     _note_repeats(point, base, new, limits[PRIMARY])

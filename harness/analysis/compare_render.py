@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-
 from typing import TYPE_CHECKING
 
-from harness.formatting import number as _num, pct as _pct, text_table
+from harness.formatting import number as _num
+from harness.formatting import pct as _pct
+from harness.formatting import text_table
 
 if TYPE_CHECKING:
     from harness.analysis.compare import Comparison, Side

@@ -1,7 +1,9 @@
-"""One results file holding several releases of an engine: its releases in order, and neighbouring-release comparisons."""
+"""One results file holding several releases of an engine: its releases in order, and neighbouring-release
+comparisons."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import pandas as pd
@@ -44,7 +46,7 @@ def release_steps(frame: pd.DataFrame, name: str, tolerance_pct: float = DEFAULT
     """Every engine's neighbouring releases compared point by point (same point_id on both)."""
     steps = []
     for engine, releases in releases_in(frame).items():
-        for before, after in zip(releases, releases[1:]):
+        for before, after in itertools.pairwise(releases):
             comparison = compare_results(rows_of(frame, engine, before), rows_of(frame, engine, after),
                                          tolerance_pct, thresholds, base_name=f"{name} [{engine} {before}]",
                                          new_name=f"{name} [{engine} {after}]")

@@ -17,11 +17,11 @@ from typing import Any
 
 import pandas as pd
 
-from harness.formatting import count, is_missing
 from harness.analysis.compare import Comparison, compare_results, point_knobs
 from harness.analysis.compare_render import render_markdown
 from harness.analysis.release_history import has_release_axis, releases_in, rows_of
 from harness.errors import HarnessError
+from harness.formatting import count, is_missing
 from harness.results.io import knob_values, release_key, swept_knobs
 
 log = logging.getLogger(__name__)
@@ -74,6 +74,7 @@ class Report:
 
 def _new_figure(width_in: float, height_in: float):
     try:
+        # lazy: matplotlib is optional (extra "plot") and ~0.5 s to import
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ModuleNotFoundError:
@@ -179,6 +180,7 @@ def _wants_log(values: list[float]) -> bool:
 
 def _kv_scale(ax, axis_name: str, values: list[float]) -> None:
     """Log scale when the KV sizes span decades (512 tokens next to 2M), else linear from 0."""
+    # lazy: matplotlib is optional (extra "plot") and ~0.5 s to import
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     axis = ax.xaxis if axis_name == "x" else ax.yaxis
@@ -192,7 +194,7 @@ def _kv_scale(ax, axis_name: str, values: list[float]) -> None:
 
 def _few_ticks(ax, y: bool = True) -> None:
     """At most ~5 ticks: six-digit token counts side by side otherwise collide."""
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import MaxNLocator  # lazy: matplotlib is optional (extra "plot") and ~0.5 s to import
 
     ax.xaxis.set_major_locator(MaxNLocator(5))
     if y:
@@ -239,7 +241,7 @@ def knob_figure(frame: pd.DataFrame, engine: str, knob: str, others: list[str], 
                 label=f"failed to start ({kinds})")
     ax.set_xlabel(_label_with_unit(knob))
     ax.set_ylabel("KV cache (tokens)")
-    _kv_scale(ax, "y", [v for v in rows.loc[rows["status"] == "ok", "kv_tokens"].dropna()])
+    _kv_scale(ax, "y", list(rows.loc[rows["status"] == "ok", "kv_tokens"].dropna()))
     if categorical:
         ax.set_xticks([position[v] for v in order], order)
         ax.xaxis.set_gid(CATEGORIES)
@@ -276,6 +278,7 @@ def predicted_figure(frame: pd.DataFrame, title: str):
             if not log:
                 _few_ticks(ax)
         if unit == "tokens":
+            # lazy: matplotlib is optional (extra "plot") and ~0.5 s to import
             from matplotlib.ticker import FuncFormatter
 
             ax.xaxis.set_major_formatter(FuncFormatter(_compact))
@@ -310,8 +313,8 @@ def before_after_figure(comparison: Comparison, base_label: str, new_label: str,
                 xs.append(side.kv_median)
                 ys.append(float(y))
         base = side_name == "base"
-        ax.plot(xs, ys, linestyle="none", marker=marker, markersize=12 if base else 7, fillstyle="none" if base else "full",
-                markeredgewidth=1.5 if base else 1.0, label=label)
+        ax.plot(xs, ys, linestyle="none", marker=marker, markersize=12 if base else 7,
+                fillstyle="none" if base else "full", markeredgewidth=1.5 if base else 1.0, label=label)
         if failed_y:
             ax.plot([0.0] * len(failed_y), failed_y, linestyle="none", marker="x" if base else "X",
                     markersize=12 if base else 9, color=FAILED_COLOR, clip_on=False, zorder=3,
@@ -520,7 +523,8 @@ def make_report(frames: list[pd.DataFrame], names: list[str], out_dir: str | Pat
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     frame, name = frames[-1], names[-1]
-    comparison = compare_results(frames[0], frames[1], base_name=names[0], new_name=names[1]) if len(frames) == 2 else None
+    comparison = (compare_results(frames[0], frames[1], base_name=names[0], new_name=names[1])
+                  if len(frames) == 2 else None)
 
     plots, notes, every_release = [], [], frame
     if has_release_axis(frame):
@@ -576,7 +580,8 @@ def render_report_markdown(frame: pd.DataFrame, name: str, plots: list[Plot], no
         out.append(f"Run: {', '.join(run_ids)}")
     for engine in sorted(frame["engine"].unique()):
         out.append(f"- {engine} {_versions(frame, engine) or '(version not recorded)'}")
-    machine = {c: sorted({_cell(v) for v in frame[c].dropna()}) for c in ("device_name", "device_total_mib", "driver_version", "torch_version", "compile_cache")}
+    machine = {c: sorted({_cell(v) for v in frame[c].dropna()})
+               for c in ("device_name", "device_total_mib", "driver_version", "torch_version", "compile_cache")}
     shown = ", ".join(f"{k} {'/'.join(v)}" for k, v in machine.items() if v)
     out += [f"- machine: {shown or 'not recorded'}", "", "## Points", ""]
     labels = point_knobs(frame)

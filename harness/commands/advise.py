@@ -9,6 +9,10 @@ import math
 import sys
 from pathlib import Path
 
+from harness.advise.loop import Request, run_advice
+from harness.advise.render import render_text, to_json
+from harness.advise.search import Target
+from harness.clock import utc_now
 from harness.commands.common_args import add_json, engine_release, example_releases
 from harness.engines import engine_names
 from harness.errors import InputError
@@ -30,11 +34,6 @@ def _positive(kind):
 
 
 def _advise(args: argparse.Namespace) -> int:
-    from harness.advise.loop import Request, run_advice
-    from harness.advise.render import render_text, to_json
-    from harness.advise.search import Target
-    from harness.clock import utc_now
-
     if args.concurrency is None and args.kv_tokens is None:
         raise InputError("give the target: --concurrency C (requests of --max-model-len tokens) or --kv-tokens N")
     if args.concurrency is not None and args.kv_tokens is not None:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 
+from harness.engines import engine_names, get_engine
 from harness.envs import parse_spec
 from harness.errors import InputError
+from harness.scenario.checks import release_notes
 
 log = logging.getLogger(__name__)
 
@@ -21,9 +24,6 @@ def add_tolerance(parser: argparse.ArgumentParser, default: float, what: str) ->
 
 def warn_releases(path: str, scenario, *, predicting: bool = False) -> list[str]:
     """Print (stderr) what is said about the releases the scenario asks for; returns the lines."""
-    import sys
-
-    from harness.scenario.checks import release_notes
 
     lines = [f"warning: {p.render(path)}" for p in release_notes(scenario, predicting=predicting)[1]]
     for line in lines:
@@ -33,8 +33,6 @@ def warn_releases(path: str, scenario, *, predicting: bool = False) -> list[str]
 
 def example_releases() -> list[str]:
     """`ENGINE==VERSION` of every registered engine's newest bundled flag list: real examples for --help."""
-    from harness.engines import engine_names, get_engine
-
     out = []
     for name in engine_names():
         version = get_engine(name).flag_list_version(None)

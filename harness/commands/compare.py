@@ -14,16 +14,15 @@ from harness.analysis.compare import (
     parse_threshold,
 )
 from harness.analysis.compare_render import render_markdown, render_text
-from harness.results.io import read_results
+from harness.analysis.release_history import release_steps, releases_in
 from harness.commands.common_args import add_json, add_tolerance
+from harness.errors import InputError
+from harness.results.io import read_results
 
 
 def compare_files(base_path: str, new_path: str, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
                   thresholds: list[Threshold] = ()) -> Comparison:
     """Read, check and compare two results CSVs; InputError (exit 2) names a bad file."""
-    from harness.analysis.release_history import releases_in
-    from harness.errors import InputError
-
     base, new = read_results(base_path), read_results(new_path)
     for path, frame in ((base_path, base), (new_path, new)):
         several = {e: r for e, r in releases_in(frame).items() if len(r) > 1}
@@ -43,9 +42,6 @@ def _threshold(text: str) -> Threshold:
 
 def _by_release(args: argparse.Namespace) -> int:
     """Each engine's neighbouring releases within one file; exit 1 when any step changed something."""
-    from harness.analysis.release_history import release_steps, releases_in
-    from harness.errors import InputError
-
     frame = read_results(args.base)
     steps = release_steps(frame, str(args.base), args.tolerance_pct, args.threshold or [])
     if not steps:
@@ -60,7 +56,8 @@ def _by_release(args: argparse.Namespace) -> int:
         for step in steps:
             sys.stdout.write(f"== {step.engine} {step.before} -> {step.after}\n")
             sys.stdout.write(render(step.comparison) + "\n")
-        changed = [f"{s.engine} {s.before} -> {s.after}: {', '.join(p.engine + ' ' + p.point_id for p in s.comparison.changed)}"
+        changed = [f"{s.engine} {s.before} -> {s.after}: "
+                   f"{', '.join(p.engine + ' ' + p.point_id for p in s.comparison.changed)}"
                    for s in steps if s.comparison.exit_code]
         sys.stdout.write("changed: " + "; ".join(changed) + "\n" if changed
                          else f"no change beyond tolerance across {len(steps)} release steps\n")
@@ -70,13 +67,9 @@ def _by_release(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.by_release:
         if args.new:
-            from harness.errors import InputError
-
             raise InputError("compare --by-release takes one results CSV (its releases are compared in turn)")
         return _by_release(args)
     if not args.new:
-        from harness.errors import InputError
-
         raise InputError("compare takes two results CSVs (base, new), or one with --by-release")
     comparison = compare_files(args.base, args.new, args.tolerance_pct, args.threshold or [])
     if args.json:
@@ -93,7 +86,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "compare", help="what changed between two results CSVs (engine upgrade check); exit 1 on a change",
         description=(
-            "Join two results CSVs of one scenario on (point_id, repeat) and report, per point (one file of several releases: --by-release):\n"
+            "Join two results CSVs of one scenario on (point_id, repeat) and report, per point "
+            "(one file of several releases: --by-release):\n"
             "KV tokens before/after, outcome changes (always, whatever the tolerance), changed\n"
             "effective settings, and points present in one file only. Repeats compare by median.\n"
             "Exit 0: nothing beyond tolerance; 1: something is; 2: bad input."

@@ -7,6 +7,9 @@ import json
 import sys
 from pathlib import Path
 
+from harness.commands.common_args import add_json, example_releases
+from harness.engines import get_engine
+from harness.engines.cli_flags import write_bundled
 from harness.envs import (
     envs_dir,
     incomplete_envs,
@@ -16,12 +19,13 @@ from harness.envs import (
     remove_env,
     remove_env_named,
 )
+from harness.envs.flags import choose_donor, read_engine_flags, read_wheel_flags
 from harness.envs.index import index_note
+from harness.envs.installer import choose_installer
 from harness.envs.manage import dir_size, env_info
 from harness.envs.model import env_summary
-from harness.errors import InputError
+from harness.errors import HarnessError, InputError
 from harness.formatting import text_table
-from harness.commands.common_args import add_json, example_releases
 
 EPILOG = """\
 examples:
@@ -94,7 +98,6 @@ def cmd_install(args: argparse.Namespace) -> int:
         if version is None:
             raise InputError(f"{spec!r}: name the version, e.g. {engine}==0.32.0")
         specs.append((engine, version))
-    from harness.envs.installer import choose_installer
 
     installer = choose_installer(args.installer)
     for engine, version in specs:
@@ -140,11 +143,6 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_flags(args: argparse.Namespace) -> int:
-    from harness.engines import get_engine
-    from harness.engines.cli_flags import write_bundled
-    from harness.envs.flags import choose_donor, read_engine_flags, read_wheel_flags
-    from harness.errors import HarnessError
-
     engine, version = parse_spec(args.spec)
     if version is None:
         raise InputError(f"{args.spec!r}: name the release, e.g. {example_releases()[0]}")

@@ -9,11 +9,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from harness.commands.common_args import add_json
 from harness.engines import engine_names
 from harness.engines.logs import AUTO, parse_engine_file
-from harness.formatting import MISSING, is_missing
 from harness.errors import EXIT_FINDING, HarnessError, InputError
-from harness.commands.common_args import add_json
+from harness.formatting import MISSING, is_missing
 from parsers import CSV_FIELDS, LogParser, NotAnEngineLog, StartupRecord
 
 

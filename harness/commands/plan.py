@@ -9,11 +9,11 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
+from harness.commands.common_args import add_json
 from harness.commands.console import output_console
 from harness.execute.launch_plan import PlannedLaunch, plan_launch
 from harness.execute.run import selected_points
 from harness.scenario.point import knob_label
-from harness.commands.common_args import add_json
 
 
 def build_plan(scenario_path: str, engine_versions: dict[str, str] | None = None, engines: list[str] | None = None,

@@ -16,17 +16,18 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from harness.analysis.calibrate import GroupFit, choose_fit, fit_calibrations
+from harness.commands.common_args import add_json, warn_releases
 from harness.commands.console import output_console
 from harness.engines import engine_names, get_engine
-from harness.formatting import fixed
-from harness.errors import InputError
 from harness.engines.predicting import predict_point
+from harness.errors import InputError
+from harness.execute.host import read_host_memory
+from harness.formatting import fixed
 from harness.predict import Prediction, load_model_description
-from harness.analysis.calibrate import GroupFit, choose_fit, fit_calibrations
-from harness.scenario import load_scenario
-from harness.scenario import expand
+from harness.results.io import read_results
+from harness.scenario import expand, load_scenario
 from harness.scenario.point import knob_label
-from harness.commands.common_args import add_json, warn_releases
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,8 @@ class PredictReport:
             "calibrations": [
                 {"engine": f.engine, "engine_version": f.engine_version, "model": f.model,
                  "device_total_mib": f.device_total_mib, "other_gib": round(f.calibration.other_gib, 4),
-                 "per_axis_gib": f.calibration.per_axis_gib, "axis": get_engine(f.engine).require("formulas", "predict").calibration_axis,
+                 "per_axis_gib": f.calibration.per_axis_gib,
+                 "axis": get_engine(f.engine).require("formulas", "predict").calibration_axis,
                  "rows": [{"point_id": r.point_id, "repeat": r.repeat, "measured_kv_gib": round(r.measured_kv_gib, 4),
                            "measured_kv_tokens": r.measured_kv_tokens, "calibrated_kv_tokens": r.calibrated_kv_tokens,
                            "residual_gib": None if r.residual_gib is None else round(r.residual_gib, 4),
@@ -79,9 +81,9 @@ def _device_for(point, card: float | None, free: float | None, device: str) -> t
     point's engine release reads it (what a run here would record)."""
     if card is not None or device != "cpu":
         return card, free
-    from harness.execute.host import read_host_memory
 
-    memory = get_engine(point.engine).require("formulas", "predict").cpu_memory(read_host_memory(point.env), point.engine_version)
+    formulas = get_engine(point.engine).require("formulas", "predict")
+    memory = formulas.cpu_memory(read_host_memory(point.env), point.engine_version)
     if memory is None:
         return None, None
     return memory.total_mib, memory.free_mib if free is None else free
@@ -108,8 +110,6 @@ def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp
     points = [p for p in expand(scenario) if p.repeat == 0]
     if calibrate_from is None:
         return PredictReport([_predict_here(p, model, card, free, device, tp) for p in points])
-
-    from harness.results.io import read_results
 
     results = read_results(calibrate_from)
     fits = fit_calibrations(points, results, model, tp=tp)
@@ -169,7 +169,8 @@ def render(report: PredictReport, console: Console) -> None:
             title = (f"{engine}{release}: {_card(first)}, tp={first.tp}, weights {_fmt(first.weights_gib)} GiB/rank, "
                      f"{_fmt(first.kv_bytes_per_token)} B KV per token")
             table = Table(title=title, show_lines=False)
-            settings_cols, result_cols = eng.require("formulas", "predict").settings_columns, eng.require("formulas", "predict").result_columns
+            formulas = eng.require("formulas", "predict")
+            settings_cols, result_cols = formulas.settings_columns, formulas.result_columns
             columns = ["point_id", "knobs", *(c.header for c in settings_cols),
                        "KV GiB ≤", "tokens ≤", "KV GiB est", "tokens est", *(c.header for c in result_cols),
                        "starts", "why not"]

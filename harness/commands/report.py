@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.errors import InputError
 from harness.analysis.report import Report, make_report
+from harness.errors import InputError
 from harness.results.io import read_results
 
 

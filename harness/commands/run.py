@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import numbers
 import signal
 from pathlib import Path
@@ -10,24 +11,36 @@ from pathlib import Path
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TimeElapsedColumn,
-                           TimeRemainingColumn)
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Column, Table
 from rich.text import Text
 
-from harness.commands.common_args import add_tolerance, engine_versions, example_releases
-from harness.engines import engine_names
-from harness.formatting import MISSING, count, is_missing
-from harness.commands.console import output_console
-from harness.errors import InputError
-from harness.execute.executors import EXECUTORS, make_executor
-from harness.results.rows import PointResult
-from harness.execute.run import RunOptions, point_ref, run_scenario
-from harness.scenario import Point
-from harness.scenario.point import knob_label
 from harness.analysis.compare import DEFAULT_TOLERANCE_PCT, compare_results
 from harness.analysis.compare_render import render_text
+from harness.analysis.release_history import has_release_axis
+from harness.analysis.report import newest_releases
+from harness.commands.common_args import add_tolerance, engine_versions, example_releases
+from harness.commands.compare import _threshold
+from harness.commands.console import output_console
+from harness.commands.plan import _run as print_plan
+from harness.engines import engine_names
+from harness.errors import InputError
+from harness.execute.executors import EXECUTORS, make_executor
+from harness.execute.run import RunOptions, point_ref, run_scenario
+from harness.formatting import MISSING, count, is_missing
 from harness.results.io import read_results
+from harness.results.rows import PointResult
+from harness.scenario import Point
+from harness.scenario.point import knob_label
+
 
 def _knob_text(point: Point) -> str:
     return knob_label(point.knobs, empty="")
@@ -42,7 +55,8 @@ def summary_tables(results: list[PointResult]) -> list[Table]:
         # A release axis runs each point once per release: a column says which row is which.
         release = ("release",) if any(r.point.release_axis for r in results if r.point.engine == engine) else ()
         for column in ("point_id", *release, *knobs, "status", "kv_tokens", "max_concurrency", "predicted", "error"):
-            table.add_column(column, justify="right" if column in ("kv_tokens", "predicted", "max_concurrency") else "left")
+            table.add_column(column,
+                             justify="right" if column in ("kv_tokens", "predicted", "max_concurrency") else "left")
         for r in (r for r in results if r.point.engine == engine):
             record, predicted = r.record, r.prediction
             table.add_row(
@@ -174,16 +188,11 @@ def _seconds(minimum: float, strict: bool):
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-        if value != value or value in (float("inf"), float("-inf")) or value < minimum or (strict and value == minimum):
-            raise argparse.ArgumentTypeError(f"{text}: must be {'more than' if strict else 'at least'} {minimum:g} seconds")
+        if not math.isfinite(value) or value < minimum or (strict and value == minimum):
+            raise argparse.ArgumentTypeError(
+                f"{text}: must be {'more than' if strict else 'at least'} {minimum:g} seconds")
         return value
     return parse
-
-
-def _threshold(text: str):
-    from harness.commands.compare import _threshold as parse
-
-    return parse(text)
 
 
 def compare_selection(base_path: Path, new_path: Path, tolerance_pct: float, engines: list[str] | None,
@@ -191,9 +200,6 @@ def compare_selection(base_path: Path, new_path: Path, tolerance_pct: float, eng
     """The baseline check of a run: only the engines and points this run selected are compared, and
     (comparison, a line saying so when the selection left baseline points out). A release-axis run is
     compared by its newest release (`compare --by-release` compares its releases with each other)."""
-    from harness.analysis.release_history import has_release_axis
-    from harness.analysis.report import newest_releases
-
     base, new = read_results(base_path), read_results(new_path)
     newest = ""
     if has_release_axis(new):
@@ -222,17 +228,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.rerun and not args.resume:
         raise InputError(f"--rerun {args.rerun[0]}: re-runs rows of an earlier run; give it with --resume RUN_DIR")
     if args.dry_run:
-        from harness.commands.plan import _run as plan
-
-        return plan(argparse.Namespace(scenario=args.scenario, json=False, **selection))
+        return print_plan(argparse.Namespace(scenario=args.scenario, json=False, **selection))
     if args.baseline:
-        from harness.results.io import read_results
-
         read_results(args.baseline)  # a bad baseline is bad input: say so before hours of sweeping
     options = RunOptions(
         **selection,
         out=args.out, resume=args.resume, stop_after=args.stop_after, timeout_s=args.timeout,
-        install_missing=args.install_missing, remove_after=args.remove_after, wait_for_idle_gpu_s=args.wait_for_idle_gpu,
+        install_missing=args.install_missing, remove_after=args.remove_after,
+        wait_for_idle_gpu_s=args.wait_for_idle_gpu,
         shared_gpu=args.shared_gpu,
         keep_work_dirs=args.keep_work_dirs, resume_changed=args.resume_changed, rerun=tuple(args.rerun or ()),
         executor=make_executor(args.executor, args.gpus, args.ray_address),
@@ -300,24 +303,27 @@ def register(subparsers) -> None:
         "run", help="launch every sweep point as a real server; write the results CSV",
         description="Run the scenario's sweep point by point and write results/<scenario>/<run_id>/results.csv "
                     "(one row per point, flushed as each ends), logs/ and run.json.",
-        epilog=f"examples:\n  python -m harness run scenarios/cpu_tiny.yaml --engines {engine_names()[0]} --stop-after kv\n"
+        epilog="examples:\n"
+               f"  python -m harness run scenarios/cpu_tiny.yaml --engines {engine_names()[0]} --stop-after kv\n"
                "  python -m harness run scenarios/24g_8b.yaml --gpus 0,1,2,3\n"
                "  python -m harness run scenarios/24g_8b.yaml --executor ray --ray-address auto",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("scenario", help="scenario YAML file")
     parser.add_argument("--engines", help="comma-separated engines to run (default: all in the scenario)")
-    parser.add_argument("--points", help="comma-separated point ids to run (see `plan`); ID@RELEASE: that release's point "
-                             "only (on a release axis the releases share ids)")
+    parser.add_argument("--points", help="comma-separated point ids to run (see `plan`); ID@RELEASE: that release's "
+                             "point only (on a release axis the releases share ids)")
     parser.add_argument("--out", type=Path, help="run folder (default results/<scenario>/<run_id>)")
-    parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="complete an earlier run: only points without a row")
+    parser.add_argument("--resume", type=Path, metavar="RUN_DIR",
+                        help="complete an earlier run: only points without a row")
     parser.add_argument("--rerun", action="append", choices=("timeout", "crashed", "engine_error"),
                         help="with --resume: launch the points whose rows have this status again (repeatable; "
                              "e.g. timeouts, with a longer --timeout)")
     parser.add_argument("--stop-after", choices=("kv", "ready"), help="override the scenario's run.stop_after")
     parser.add_argument("--resume-changed", action="store_true",
                         help="with --resume: continue although the scenario or options changed (recorded in run.json)")
-    parser.add_argument("--timeout", type=_seconds(0, strict=True), metavar="S", help="override the scenario's run.timeout_s")
+    parser.add_argument("--timeout", type=_seconds(0, strict=True), metavar="S",
+                        help="override the scenario's run.timeout_s")
     parser.add_argument("--dry-run", action="store_true", help="show the plan, launch nothing")
     parser.add_argument("--install-missing", action="store_true", help="install missing engine environments first")
     parser.add_argument("--remove-after", action="store_true",

@@ -65,7 +65,7 @@ def bundled_list(flags_dir: Path, version: str | None) -> tuple[str | None, froz
         return None, frozenset()
     path = bundled_path(flags_dir, chosen)
     lines = path.read_text().splitlines()
-    return path.stem, frozenset(l.strip() for l in lines if l.strip() and not l.startswith("#"))
+    return path.stem, frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
 
 
 def write_bundled(flags_dir: Path, engine: str, version: str, flags: frozenset[str], source: str = "") -> Path:

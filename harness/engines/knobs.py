@@ -6,8 +6,9 @@ engine is checked by name only (its bundled flag lists) and passed through as wr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 
 class KnobError(ValueError):

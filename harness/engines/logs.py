@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 from packaging.version import InvalidVersion, Version
-from parsers import NotAnEngineLog, StartupRecord
-from parsers.base import LogParser
 
 from harness.engines.registry import engine_names, get_engine
 from harness.engines.release_formats import table_paths
 from harness.engines.releases import version_key
+from parsers import NotAnEngineLog, StartupRecord
+from parsers.base import LogParser
 
 AUTO = "auto"
 # How much of a log detection reads: the engines' first lines name them; the rest streams.

@@ -15,14 +15,14 @@ ENGINES: dict[str, str] = {
     "sglang": "harness.engines.sglang:SglangEngine",
 }
 
-_loaded: dict[str, "Engine"] = {}
+_loaded: dict[str, Engine] = {}
 
 
 def engine_names() -> tuple[str, ...]:
     return tuple(ENGINES)
 
 
-def get_engine(name: str) -> "Engine":
+def get_engine(name: str) -> Engine:
     """The engine called `name`; InputError naming the known ones otherwise."""
     if name not in ENGINES:
         raise InputError(f"unknown engine {name!r} (known: {', '.join(ENGINES)})")

@@ -162,7 +162,7 @@ def read_table(path: str | Path) -> list[Row]:
     """The rows of one committed table (comment lines start with `#`)."""
     rows = []
     for line in Path(path).read_text(encoding="utf-8").splitlines():
-        if not line or line.startswith("#") or line.startswith("fact\t"):
+        if not line or line.startswith(("#", "fact\t")):
             continue
         fact, fields, style, template, args, source = line.split("\t")
         rows.append(Row(fact, tuple(f for f in fields.split(",") if f), style, unescape(template),
@@ -272,9 +272,9 @@ def scan_source(source: str, file: str) -> Iterator[Message]:
             for sub in ast.walk(node):
                 seen.add(id(sub))
             template, style, args = rendered
-            if call is not None and context == "log" and call.args and call.args[0] is node and len(call.args) > 1:
-                if style == PLAIN:
-                    style, args = PERCENT, tuple(ast.unparse(a) for a in call.args[1:])
+            if (call is not None and context == "log" and call.args and call.args[0] is node and len(call.args) > 1
+                    and style == PLAIN):
+                style, args = PERCENT, tuple(ast.unparse(a) for a in call.args[1:])
             if style == PLAIN and not template.strip():
                 return
             line = call.lineno if call is not None else node.lineno
@@ -358,8 +358,8 @@ def render_table(engine: str, version: str, wheel_name: str, rows: list[Row], sp
     missing = [name for name in spec.FACT_ORDER if name not in found]
     head = [
         f"# {engine} {version}: log/exception wording the parsers read, from {wheel_name}",
-        "# regenerate: python -m harness.engines.release_formats "
-        f"{engine}=={version} --write",
+        ("# regenerate: python -m harness.engines.release_formats "
+         f"{engine}=={version} --write"),
         f"# facts with no wording in this release: {', '.join(missing) if missing else '-'}",
         "\t".join(COLUMNS),
     ]

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from packaging.version import InvalidVersion, Version
 
 
-
 def version_key(version: str) -> Version:
     """Release order as pip sees it (0.10.1.1 > 0.10.1 > 0.9.2; 0.5.15.post1 > 0.5.15); local `+cpu` ignored."""
     try:

@@ -87,6 +87,7 @@ def exclude_local_cpu_torch(requirements: list[str]) -> list[str]:
         m = re.fullmatch(r"\s*([A-Za-z0-9._-]+)\s*==\s*([0-9][0-9A-Za-z.!]*)\s*", spec)
         if m and _canonical(m.group(1)) in TORCH_FAMILY:
             spec = f"{m.group(1)}=={m.group(2)},!={m.group(2)}+cpu"
-            req = spec + (f";{marker}" if sep else "")
-        out.append(req)
+            out.append(spec + (f";{marker}" if sep else ""))
+        else:
+            out.append(req)
     return out

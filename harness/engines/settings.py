@@ -23,7 +23,7 @@ class Settings(Mapping[str, Any]):
     values: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, raw: dict[str, Any], knobs: Mapping[str, Knob]) -> "Settings":
+    def parse(cls, raw: dict[str, Any], knobs: Mapping[str, Knob]) -> Settings:
         """Raises KnobError for a value its flag does not accept (scenario checks report it first)."""
         values = {}
         for key, value in raw.items():

@@ -11,6 +11,7 @@ else `~/.cache/kv-budget-harness`. `-cpu` envs are built on hosts without an NVI
 (`$KV_HARNESS_DEVICE=cpu|gpu` overrides the detection).
 """
 
+from harness.cache_dir import CACHE_ENV_VAR, default_cache_dir
 from harness.envs.manage import (
     ensure_bytecode,
     incomplete_envs,
@@ -21,7 +22,6 @@ from harness.envs.manage import (
     remove_env_named,
     resolve_env,
 )
-from harness.cache_dir import CACHE_ENV_VAR, default_cache_dir
 from harness.envs.model import (
     DEVICE_ENV_VAR,
     EngineEnv,

@@ -64,7 +64,7 @@ def pypi_torch_cuda(torch_version: str) -> str | None:
 
 
 def _major(cuda: str) -> int:
-    return int(cuda.split(".")[0])
+    return int(cuda.split(".", maxsplit=1)[0])
 
 
 def plan_cuda_build(engine, version: str, metadata: str, sources: Sources, driver_version: str,
@@ -86,7 +86,9 @@ def plan_cuda_build(engine, version: str, metadata: str, sources: Sources, drive
             f"{_major(driver_cuda)} build of {version} this harness knows of. Update the driver, or run an env you "
             f"built for CUDA {_major(driver_cuda)} (engines.{engine.name}.python)")
     # the newest the driver supports itself, else the newest of its major (minor version compatibility)
-    key = lambda c: tuple(int(p) for p in c.split("."))
+    def key(c: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in c.split("."))
+
     within = [c for c in usable if key(c) <= key(driver_cuda)]
     cuda = max(within or usable, key=key)
     tag = cuda_tag(cuda)

@@ -20,7 +20,7 @@ def cuda_of_driver(nvml_cuda: int | None) -> str | None:
 
 
 def _major(cuda: str) -> int:
-    return int(cuda.split(".")[0])
+    return int(cuda.split(".", maxsplit=1)[0])
 
 
 def driver_refusal(env_label: str, torch_version: str, env_cuda: str | None, driver_version: str,
@@ -32,8 +32,8 @@ def driver_refusal(env_label: str, torch_version: str, env_cuda: str | None, dri
     return (f"{env_label}: its torch {torch_version} is a CUDA {env_cuda} build, which needs an NVIDIA driver for "
             f"CUDA {_major(env_cuda)}{f' (>= {need})' if need else ''}; this host's driver {driver_version} supports "
             f"CUDA {driver_cuda}: every point would fail at CUDA init. Update the driver, or use an env built for "
-            f"CUDA {_major(driver_cuda)} (engines.<engine>.python: an interpreter whose torch is a cu{_major(driver_cuda)}x "
-            "build)")
+            f"CUDA {_major(driver_cuda)} (engines.<engine>.python: an interpreter whose torch is a "
+            f"cu{_major(driver_cuda)}x build)")
 
 
 def env_driver_refusal(env, driver_version: str, nvml_cuda: int | None) -> str | None:

@@ -20,10 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.childproc import child_environ
-from harness.release_wheel import download_release_wheel
 from harness.engines import get_engine
 from harness.engines.cli_flags import parse_help
 from harness.engines.releases import version_key
+from harness.engines.requirements import base_requirements
+from harness.envs.recipes import run_py
+from harness.release_wheel import download_release_wheel
 
 # Run in the engine's interpreter: print every long option of the parser `--help` reaches, then exit.
 _DUMP = r"""
@@ -73,15 +75,15 @@ def _try(engine: str, python: str, env_vars: dict[str, str], timeout_s: float,
     env = dict(env_vars)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
-    proc = subprocess.run(_dump_argv(engine, python), env=child_environ(env), capture_output=True, text=True,
-                          timeout=timeout_s)
+    proc = subprocess.run(_dump_argv(engine, python), check=False, env=child_environ(env), capture_output=True,
+                          text=True, timeout=timeout_s)
     flags = _parse(proc.stdout) if proc.returncode == 0 else frozenset()
     return flags, proc
 
 
 def _requirement_for(module: str, wheel_requirements: list[str]) -> str:
     """The release's own requirement that provides `module` (its pin), else the module's name."""
-    top = module.split(".")[0]
+    top = module.split(".", maxsplit=1)[0]
     canon = top.replace("_", "-").lower()
     for req in wheel_requirements:
         name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", req)
@@ -93,9 +95,9 @@ def _requirement_for(module: str, wheel_requirements: list[str]) -> str:
 def _install_into(target: Path, requirement: str, python_version: str) -> None:
     cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--only-binary", ":all:",
            "--python-version", python_version, "--target", str(target), requirement]
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    done = subprocess.run(cmd, check=False, capture_output=True, text=True)
     if done.returncode != 0:
-        tail = [l for l in done.stderr.strip().splitlines() if "ignored" not in l][-1:] or ["failed"]
+        tail = [line for line in done.stderr.strip().splitlines() if "ignored" not in line][-1:] or ["failed"]
         raise RuntimeError(f"pip install {requirement} into the throwaway folder: {tail[0]}")
 
 
@@ -103,9 +105,6 @@ def read_wheel_flags(engine: str, version: str, donor_python: str, donor_env: di
                      progress: Progress = lambda msg: None, max_fetches: int = 12,
                      timeout_s: float = 600) -> tuple[frozenset[str], str]:
     """(flags, wheel name) of a release read from its downloaded wheel laid over a donor env's interpreter."""
-    from harness.engines.requirements import base_requirements
-    from harness.envs.recipes import run_py
-
     eng = get_engine(engine)
     distribution = eng.require("installation", "envs flags").flag_distribution(version)
     py_version = run_py(Path(donor_python), "import sys; print('%d.%d' % sys.version_info[:2])")
@@ -146,5 +145,6 @@ def choose_donor(engine: str, version: str, envs: list) -> object | None:
 
 
 def _ordinal(version: str, envs: list) -> int:
-    ordered = sorted({e.engine_version.split("+")[0] for e in envs} | {version.split("+")[0]}, key=version_key)
-    return ordered.index(version.split("+")[0])
+    ordered = sorted({e.engine_version.split("+")[0] for e in envs} | {version.split("+", maxsplit=1)[0]},
+                     key=version_key)
+    return ordered.index(version.split("+", maxsplit=1)[0])

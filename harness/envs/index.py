@@ -28,7 +28,7 @@ _VERSIONS_LINE = re.compile(r"^Available versions:\s*(.+)$", re.MULTILINE)
 def pip_index_versions(distribution: str, timeout_s: float = 60) -> list[str] | None:
     """Versions of `distribution` on the host's configured indexes (`pip index versions`), None on failure."""
     try:
-        out = subprocess.run([sys.executable, "-m", "pip", "index", "versions", distribution],
+        out = subprocess.run([sys.executable, "-m", "pip", "index", "versions", distribution], check=False,
                              capture_output=True, text=True, timeout=timeout_s)
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -101,7 +101,8 @@ def index_note(engine: str, version: str) -> ReleaseNote | None:
     name = eng.installation.index_name()
     found = index_versions(name)
     if found is None:
-        return ReleaseNote("warning", f"{engine} {version}: could not ask the package index whether {name} {version} exists")
+        return ReleaseNote("warning",
+                           f"{engine} {version}: could not ask the package index whether {name} {version} exists")
     if base_version(version) in {base_version(v) for v in found}:
         return None
     latest = newest(found)

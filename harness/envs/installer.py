@@ -18,9 +18,9 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 from harness.childproc import child_environ
 from harness.errors import EXIT_HARNESS, HarnessError, InputError

@@ -54,7 +54,7 @@ def interpreter_at(path: str) -> Interpreter | None:
     """The interpreter at `path` as it reports itself; None when it does not run (a pyenv shim for a
     version pyenv has not selected exits 127)."""
     try:
-        proc = subprocess.run([path, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+        proc = subprocess.run([path, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"], check=False,
                               capture_output=True, text=True, timeout=30)
         return Interpreter(path, Version(proc.stdout.strip())) if proc.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired, InvalidVersion):

@@ -16,14 +16,19 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 from harness import __version__ as harness_version
+from harness.clock import utc_now
 from harness.engines import get_engine
+from harness.engines.requirements import wheel_metadata
+from harness.engines.roles import BinaryRuntime
+from harness.engines.roles.installation import Recipe
 from harness.envs.bytecode import BYTECODE_KEY, compile_bytecode
 from harness.envs.cuda_build import CudaBuild, plan_cuda_build
 from harness.envs.cuda_driver import cuda_of_driver
+from harness.envs.index import index_note, release_note
 from harness.envs.installer import Installer, check_network, choose_installer, download_wheel
 from harness.envs.interpreters import interpreter_at, interpreter_for, wheel_requires_python
 from harness.envs.model import (
@@ -41,13 +46,8 @@ from harness.envs.model import (
     runtime_env_vars,
     write_marker,
 )
-from harness.envs.index import index_note, release_note
 from harness.envs.probe import probe
-from harness.engines.requirements import wheel_metadata
-from harness.engines.roles import BinaryRuntime
-from harness.engines.roles.installation import Recipe
 from harness.envs.recipes import VenvInstallSteps
-from harness.clock import utc_now
 from harness.errors import EXIT_HARNESS, HarnessError, InputError
 from harness.nvml import driver_versions
 
@@ -398,5 +398,17 @@ def remove_env_named(name: str, cache_dir: Path | None = None, *, progress: Prog
     return env_dir
 
 
-__all__ = ["install_env", "resolve_env", "list_envs", "incomplete_envs", "remove_env", "remove_env_named",
-           "install_command", "check_disk", "check_release_buildable", "dir_size", "env_info", "MARKER"]
+__all__ = [
+    "MARKER",
+    "check_disk",
+    "check_release_buildable",
+    "dir_size",
+    "env_info",
+    "incomplete_envs",
+    "install_command",
+    "install_env",
+    "list_envs",
+    "remove_env",
+    "remove_env_named",
+    "resolve_env",
+]

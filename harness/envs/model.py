@@ -11,8 +11,8 @@ from pathlib import Path
 from harness.atomic import write_json
 from harness.cache_dir import default_cache_dir
 from harness.engines import engine_names, get_engine
-from harness.nvml import device_count
 from harness.errors import InputError
+from harness.nvml import device_count
 
 # Written last by an install: a directory without it is half-built and never used.
 MARKER = "kv-harness-env.json"

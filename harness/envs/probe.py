@@ -50,15 +50,15 @@ def probe(python: Path, engine: str, env_vars: dict[str, str] | None = None, che
     module = eng.launch.runtime.module or engine
     env = child_environ(env_vars)
     try:
-        proc = subprocess.run([str(python), "-c", PROBE_SCRIPT, module, ",".join(eng.launch.runtime.probe_dists), *checks],
-                              env=env, capture_output=True,
-                              text=True, timeout=timeout_s, check=False)
+        proc = subprocess.run([str(python), "-c", PROBE_SCRIPT, module, ",".join(eng.launch.runtime.probe_dists),
+                               *checks], env=env, capture_output=True, text=True, timeout=timeout_s, check=False)
     except FileNotFoundError:
         raise HarnessError(f"{python}: interpreter not found") from None
     except PermissionError:
         raise HarnessError(f"{python}: not executable") from None
     except subprocess.TimeoutExpired:
-        raise HarnessError(f"{python}: importing {module} took over {timeout_s:.0f} s", exit_code=EXIT_HARNESS) from None
+        raise HarnessError(f"{python}: importing {module} took over {timeout_s:.0f} s",
+                           exit_code=EXIT_HARNESS) from None
     for line in proc.stdout.splitlines():
         if line.startswith(TAG):
             return json.loads(line[len(TAG):])

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from harness.engines.roles.installation import Recipe
 from harness.errors import EXIT_HARNESS, HarnessError
@@ -25,13 +26,13 @@ class VenvInstallSteps:
     python: Path
     wheel: Path
     download_dir: Path
-    installer: "Installer"
+    installer: Installer
     log_path: Path
     progress: Callable[[str], None]
     # Workarounds this install turned out to need (the recipe's own list holds the unconditional ones).
     applied: list[str] = field(default_factory=list)
     # On a GPU host whose driver cannot run PyPI's CUDA build: the build that it runs (harness/envs/cuda_build.py).
-    cuda_build: "CudaBuild | None" = None
+    cuda_build: CudaBuild | None = None
 
     @property
     def installer_kind(self) -> str:

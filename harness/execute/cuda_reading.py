@@ -24,7 +24,7 @@ def cuda_total_mib(python: str, env_vars: dict[str, str], index: int, timeout_s:
     if key not in _read:
         env = child_environ({**env_vars, "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_VISIBLE_DEVICES": str(index)})
         try:
-            proc = subprocess.run([str(python), "-c", SCRIPT], env=env, capture_output=True, text=True,
+            proc = subprocess.run([str(python), "-c", SCRIPT], check=False, env=env, capture_output=True, text=True,
                                   timeout=timeout_s)
             line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(TAG)), None)
             _read[key] = int(line.split()[-1]) / 2**20 if line else None

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from harness.errors import EXIT_USAGE, HarnessError
 from harness.nvml import device_count
@@ -53,7 +53,7 @@ class GpuBusyError(HarnessError):
 def nvml_reader() -> Reader | None:
     """A reader backed by NVML, or None where there is no NVIDIA driver or no nvidia-ml-py."""
     try:
-        import pynvml  # from nvidia-ml-py (extra "gpu")
+        import pynvml  # lazy: nvidia-ml-py may be absent (ImportError: no GPU here)
 
         pynvml.nvmlInit()
         if pynvml.nvmlDeviceGetCount() == 0:
@@ -78,7 +78,7 @@ def nvml_reader() -> Reader | None:
         except (AttributeError, pynvml.NVMLError):
             memory = pynvml.nvmlDeviceGetMemoryInfo(handle)
             total, used = memory.total, memory.used
-            held = [u for u in {**graphics, **compute}.values()]
+            held = list({**graphics, **compute}.values())
             # without v2, what no process holds is the driver's (when every process's memory is known)
             reserved = max(0, used - sum(held)) if None not in held else 0
         return GpuState(index, name.decode() if isinstance(name, bytes) else name, total / 2**20, used / 2**20,
@@ -113,7 +113,8 @@ def visible_gpu_count() -> int:
 
 
 def wait_until_idle(read: Reader, indices: list[int], wait_s: float = 0.0, poll_s: float = 2.0,
-                    threshold_mib: float = BUSY_THRESHOLD_MIB, clock=time.monotonic, sleep=time.sleep) -> dict[int, GpuState]:
+                    threshold_mib: float = BUSY_THRESHOLD_MIB, clock=time.monotonic,
+                    sleep=time.sleep) -> dict[int, GpuState]:
     """Baseline per GPU; raises GpuBusyError if a GPU stays above the threshold for wait_s."""
     deadline = clock() + wait_s
     while True:
@@ -147,5 +148,6 @@ def wait_for_release(read: Reader, baseline: dict[int, GpuState], timeout_s: flo
             return None
         if clock() >= deadline:
             return "GPU memory not released within {:.0f} s: {}".format(timeout_s, ", ".join(
-                f"GPU {i} at {s.used_mib:.0f} MiB vs baseline {baseline[i].used_mib:.0f} MiB" for i, s in dirty.items()))
+                f"GPU {i} at {s.used_mib:.0f} MiB vs baseline {baseline[i].used_mib:.0f} MiB"
+                for i, s in dirty.items()))
         sleep(poll_s)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from harness.predict.host import HostMemory
 
@@ -111,8 +111,8 @@ SETTLE_TIMEOUT_S = 20.0
 
 
 def settled_host_memory(env: Mapping[str, str] | None = None, read=read_host_memory, clock=time.monotonic,
-                        sleep=time.sleep, tolerance_mib: float = SETTLE_TOLERANCE_MIB, window_s: float = SETTLE_WINDOW_S,
-                        timeout_s: float = SETTLE_TIMEOUT_S) -> HostMemory:
+                        sleep=time.sleep, tolerance_mib: float = SETTLE_TOLERANCE_MIB,
+                        window_s: float = SETTLE_WINDOW_S, timeout_s: float = SETTLE_TIMEOUT_S) -> HostMemory:
     """A reading once available memory has stopped moving (the CPU analogue of waiting for a card's
     memory to come back): a point that just ended frees its gigabytes over a second or two after its
     processes are gone, and a reading taken meanwhile would understate what the next engine finds."""
@@ -159,7 +159,7 @@ def wait_for_host_release(before: HostMemory, env: Mapping[str, str] | None = No
         if flat >= HOST_RELEASE_PLATEAU_POLLS:
             return None
         if clock() >= deadline:
-            return (f"host memory not back within {timeout_s:.0f} s: {(want - now) / (1 << 20) + tolerance_mib:.0f} MiB "
-                    "less available than before the launch")
+            return (f"host memory not back within {timeout_s:.0f} s: "
+                    f"{(want - now) / (1 << 20) + tolerance_mib:.0f} MiB less available than before the launch")
         last = now
         sleep(poll_s)

@@ -14,20 +14,20 @@ engine's adapter. Stop conditions, first one wins:
 from __future__ import annotations
 
 import logging
+import os
 import queue
+import shutil
 import subprocess
+import sys
 import threading
 import time
 import urllib.error
 import urllib.request
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
-
-import os
-import shutil
-import sys
+from typing import Any
 
 from harness.execute import signals
 from harness.execute.procs import process_start_ticks, stop_group

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import InputError
 from harness.builtin_models import BUILTINS, TinyLlamaShape, models_dir
+from harness.errors import InputError
 from harness.scenario import BUILTIN_PREFIX
 
 log = logging.getLogger(__name__)
@@ -31,6 +31,7 @@ CORPUS = [
 
 
 def _train_tokenizer(target: Path, vocab_size: int) -> int:
+    # lazy: tokenizers loads only to build the tiny model
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tokenizer = Tokenizer(models.BPE(unk_token=None))
@@ -54,6 +55,7 @@ def _train_tokenizer(target: Path, vocab_size: int) -> int:
 
 
 def _write_weights(target: Path, shape: TinyLlamaShape, vocab: int, seed: int = 0) -> None:
+    # lazy: numpy and safetensors load only to write the tiny model
     import numpy as np
     from safetensors.numpy import save_file
 
@@ -146,6 +148,7 @@ def fetch_model(model: str, clock=time.monotonic) -> ModelFetch | None:
     cannot be reached with the model not cached. None for builtin and local models."""
     if not is_hub_id(model):
         return None
+    # lazy: huggingface_hub costs ~0.4 s; only a hub model needs it
     from huggingface_hub import get_token, snapshot_download
     from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError
 
@@ -155,8 +158,8 @@ def fetch_model(model: str, clock=time.monotonic) -> ModelFetch | None:
     except GatedRepoError:
         if get_token():
             raise InputError(f"model {model}: gated on the Hugging Face Hub, and the token this host has (HF_TOKEN or "
-                             f"huggingface-cli login) has no access: accept its terms on https://huggingface.co/{model} "
-                             "with that account") from None
+                             "huggingface-cli login) has no access: accept its terms on "
+                             f"https://huggingface.co/{model} with that account") from None
         raise InputError(f"model {model}: gated on the Hugging Face Hub, and no token is set: set HF_TOKEN (or run "
                          f"huggingface-cli login) for an account that accepted its terms on "
                          f"https://huggingface.co/{model}") from None

@@ -23,14 +23,23 @@ from pathlib import Path
 from harness.clock import utc_now_iso
 from harness.engines import get_engine
 from harness.engines.base import Engine
+from harness.engines.predicting import predict_point
 from harness.envs import default_cache_dir
 from harness.execute.cuda_reading import engine_gpu_total_mib
 from harness.execute.engine_process import LaunchContext, launch_spec
-from harness.execute.gpu import (BUSY_THRESHOLD_MIB, GpuBusyError, GpuState, Reader, nvml_reader, visible_gpu_count,
-                                 wait_for_release, wait_until_idle)
+from harness.execute.gpu import (
+    BUSY_THRESHOLD_MIB,
+    GpuBusyError,
+    GpuState,
+    Reader,
+    nvml_reader,
+    visible_gpu_count,
+    wait_for_release,
+    wait_until_idle,
+)
 from harness.execute.host import read_host_memory, settled_host_memory, wait_for_host_release
 from harness.execute.launcher import LaunchOutcome, launch
-from harness.predict import Prediction
+from harness.predict import Prediction, load_model_description
 from harness.predict.host import DeviceMemory, HostMemory
 from harness.results.rows import DeviceReading, EngineBuild, PointResult, PredictedKv, Timings
 from harness.scenario.point import Point
@@ -124,9 +133,6 @@ def predictor(point: Point, model_path: str, device: str) -> Predictor:
     """The point's prediction from one memory reading (None: no reading), the model described once.
 
     A predictor failure must never cost the measurement: it is logged and the prediction is None."""
-    from harness.engines.predicting import predict_point
-    from harness.predict import load_model_description
-
     description: list = []  # loaded on the first prediction asked for
 
     def predict(reading: DeviceMemory | None) -> Prediction | None:

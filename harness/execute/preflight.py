@@ -13,7 +13,13 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.envs import default_cache_dir, host_is_cpu_only, install_command, resolve_env
+from harness.envs.cuda_driver import cuda_of_driver, env_driver_refusal
 from harness.errors import HarnessError, InputError
+from harness.execute.executors.slots import gpus_needed, usable_gpus
+from harness.execute.gpu import BUSY_THRESHOLD_MIB, in_card_class, nvml_reader
+from harness.nvml import driver_versions
+from harness.predict.model import find_in_hf_cache
 from harness.scenario.point import Point
 from harness.scenario.schema import Scenario
 
@@ -37,10 +43,6 @@ def _python() -> Check:
 
 
 def _device() -> tuple[Check, list, str]:
-    from harness.envs import host_is_cpu_only
-    from harness.execute.executors.slots import usable_gpus
-    from harness.execute.gpu import nvml_reader
-
     try:
         cpu = host_is_cpu_only()
     except InputError as exc:
@@ -62,9 +64,6 @@ def _device() -> tuple[Check, list, str]:
 
 
 def _gpu_checks(scenario: Scenario, points: list[Point], states: list) -> list[Check]:
-    from harness.execute.executors.slots import gpus_needed
-    from harness.execute.gpu import BUSY_THRESHOLD_MIB, in_card_class
-
     out = []
     widest = max((gpus_needed(p) for p in points), default=1)
     out.append(Check("gpu count", widest <= len(states),
@@ -88,10 +87,6 @@ def _gpu_checks(scenario: Scenario, points: list[Point], states: list) -> list[C
 
 
 def _env_checks(scenario: Scenario, points: list[Point], device: str) -> list[Check]:
-    from harness.envs import install_command, resolve_env
-    from harness.envs.cuda_driver import cuda_of_driver, env_driver_refusal
-    from harness.nvml import driver_versions
-
     out = []
     versions = driver_versions() if device == "cuda" else None
     for engine, version in dict.fromkeys((p.engine, p.engine_version) for p in points):
@@ -114,8 +109,6 @@ def _env_checks(scenario: Scenario, points: list[Point], device: str) -> list[Ch
 
 
 def _disk() -> Check:
-    from harness.envs import default_cache_dir
-
     where = default_cache_dir()
     probe = where
     while not probe.exists():
@@ -127,8 +120,6 @@ def _disk() -> Check:
 
 
 def _model(scenario: Scenario) -> Check:
-    from harness.predict.model import find_in_hf_cache
-
     model = scenario.model
     if model.startswith("builtin:"):
         return Check("model", True, f"{model}: built locally")
@@ -155,9 +146,9 @@ def preflight(scenario: Scenario, points: list[Point]) -> list[Check]:
     device_check, states, device = _device()
     checks = [_python(), device_check]
     if scenario.gpu.memory_gib and device == "cpu":
-        checks.append(Check("scenario device", False, f"the scenario is about a {scenario.gpu.memory_gib:g} GB GPU and "
-                                                      "this host has none: run refuses (gpu: {memory_gib: null} measures "
-                                                      "the CPU engines)"))
+        checks.append(Check("scenario device", False,
+                            f"the scenario is about a {scenario.gpu.memory_gib:g} GB GPU and this host has none: "
+                            "run refuses (gpu: {memory_gib: null} measures the CPU engines)"))
     if device == "cuda" and states:
         checks += _gpu_checks(scenario, points, states)
     checks += _env_checks(scenario, points, device)

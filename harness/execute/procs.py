@@ -39,7 +39,7 @@ def group_members(leader: int) -> list[ProcInfo]:
         if not entry.name.isdigit():
             continue
         info = _read_stat(entry)
-        if info and info.state != "Z" and (info.pgid == leader or info.sid == leader):
+        if info and info.state != "Z" and leader in (info.pgid, info.sid):
             members.append(info)
     return members
 

@@ -28,11 +28,15 @@ from harness import __version__
 from harness.atomic import write_json
 from harness.clock import utc_now, utc_now_iso
 from harness.engines import get_engine
+from harness.envs import ensure_bytecode, host_is_cpu_only, install_env, remove_env, resolve_env
+from harness.envs.cuda_driver import env_driver_refusal
 from harness.envs.index import release_note
+from harness.envs.manage import env_info
 from harness.errors import HarnessError, InputError, Interrupted
 from harness.execute import signals
 from harness.execute.executors.protocol import Executor
 from harness.execute.executors.sequential import SequentialExecutor
+from harness.execute.executors.slots import usable_gpus
 from harness.execute.gpu import NO_GPU_NOTE, GpuBusyError, Reader, in_card_class, nvml_reader
 from harness.execute.models import ModelFetch, fetch_model, resolve_model
 from harness.execute.point_run import GROUPS_DIR, PointJob
@@ -62,7 +66,8 @@ class RunOptions:
     install_missing: bool = False
     remove_after: bool = False  # delete each release's env after its points (a release axis, to save disk)
     wait_for_idle_gpu_s: float = 0.0
-    shared_gpu: bool = False  # measure beside other processes on the card (each row's gpu_busy_before_mib says how much)
+    # measure beside other processes on the card (each row's gpu_busy_before_mib says how much)
+    shared_gpu: bool = False
     results_root: Path = Path("results")
     keep_work_dirs: bool = False
     executor: Executor | None = None  # SequentialExecutor unless a parallel one is given
@@ -277,9 +282,6 @@ def _engine_envs(points: list[Point], scenario: Scenario, install_missing: bool
 
     On a release axis a missing env is installed just before its points, so with --remove-after
     at most one of the releases' envs is on disk at a time."""
-    from harness.envs import ensure_bytecode, install_env, resolve_env
-    from harness.errors import HarnessError
-
     envs, later = {}, []
     for engine, version in _releases(points):
         spec = scenario.engines[engine]
@@ -297,8 +299,6 @@ def _engine_envs(points: list[Point], scenario: Scenario, install_missing: bool
 
 def check_driver(envs: Iterable) -> None:
     """Stop before the first launch when this host's driver cannot run an env's CUDA build."""
-    from harness.envs.cuda_driver import env_driver_refusal
-
     versions = driver_versions()
     if versions is None:
         return
@@ -309,8 +309,6 @@ def check_driver(envs: Iterable) -> None:
 
 
 def _release_entry(env) -> dict:
-    from harness.envs.manage import env_info
-
     entry = {"engine_version": env.engine_version, "torch_version": env.torch_version, "python": str(env.python)}
     # What the install took, from the env's marker (a --remove-after run deletes the env itself).
     marker = env_info(env) if getattr(env, "managed", False) else {}
@@ -346,7 +344,6 @@ def _used_gpus(executor, gpu_read) -> list[int]:
     """The GPUs this run's points may run on: the executor's own list, else those the harness may use."""
     if gpu_read is None:
         return []
-    from harness.execute.executors.slots import usable_gpus
 
     return list(getattr(executor, "gpus", None) or usable_gpus())
 
@@ -431,16 +428,14 @@ def _stop_and_timeout(scenario: Scenario, options: RunOptions) -> tuple[str, flo
 
 def _host_device(scenario: Scenario, scenario_path: str | Path) -> tuple[str, Reader | None]:
     """(cpu | cuda, the NVML reader on a GPU host); refused when the scenario is about a GPU this host lacks."""
-    from harness.envs import host_is_cpu_only
-
     device = "cpu" if host_is_cpu_only() else "cuda"  # the env flavour's answer too: one detector
     gpu_read = nvml_reader() if device == "cuda" else None
     if device == "cuda" and gpu_read is None:
         raise InputError("$KV_HARNESS_DEVICE=gpu, but NVML finds no NVIDIA GPU on this host")
     if scenario.gpu.memory_gib and gpu_read is None:
         # Launching anyway would size KV from host RAM (vLLM-CPU) and call it a GPU result.
-        raise InputError(f"{scenario_path}: gpu.memory_gib: the scenario is about a {scenario.gpu.memory_gib:g} GiB GPU, "
-                         "but this host has no NVIDIA GPU (NVML unavailable); run it on a GPU host, or set "
+        raise InputError(f"{scenario_path}: gpu.memory_gib: the scenario is about a {scenario.gpu.memory_gib:g} GiB "
+                         "GPU, but this host has no NVIDIA GPU (NVML unavailable); run it on a GPU host, or set "
                          "gpu: {memory_gib: null} to measure the CPU engines")
     return device, gpu_read
 
@@ -617,8 +612,6 @@ def _sweep(plan: RunPlan, todo: list[Point], job: PointJob, records: _Records,
                 on_point_end(point_result)
         # Only an env this run installed: one that was there before may be what other runs use.
         if plan.options.remove_after and key in plan.later and getattr(envs[key], "managed", False):
-            from harness.envs import remove_env
-
             remove_env(key[0], key[1], cpu=envs[key].cpu)
             records.result.notes.append(f"removed the {key[0]} {key[1]} environment after its points (--remove-after)")
 
@@ -626,8 +619,6 @@ def _sweep(plan: RunPlan, todo: list[Point], job: PointJob, records: _Records,
 def _install_later(plan: RunPlan, key: ReleaseKey, records: _Records):
     """A release's env installed just before its points (a release axis, --install-missing), checked as
     the others were before the run, and recorded in run.json."""
-    from harness.envs import install_env
-
     env = install_env(*key)
     if plan.gpu_read is not None:
         check_driver([env])

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.builtin_models import BUILTINS, models_dir
 from harness.errors import InputError
 
 CARDS_DIR = Path(__file__).with_name("cards")
@@ -298,8 +299,6 @@ def load_model_description(model: str) -> ModelDescription:
 
 def _builtin_config(model: str) -> tuple[dict[str, Any], str] | None:
     """builtin:<name>: the built copy's config.json when it exists, else the config its shape implies."""
-    from harness.builtin_models import BUILTINS, models_dir
-
     name = model.removeprefix("builtin:")
     shape = BUILTINS.get(name)
     if shape is None:

@@ -12,7 +12,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
-
 @dataclass
 class Estimate:
     """One non-exact term: its value and where it comes from."""

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness.atomic import write_text
 from harness.errors import InputError
 from harness.results.columns import (
     COLUMNS,
@@ -34,6 +35,7 @@ from harness.results.columns import (
     STATUSES,
     TIMING,
 )
+from harness.scenario import expand, parse_scenario
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +46,8 @@ _FORMAT_RE = re.compile(r"^# kv-budget-harness results v(\d+)\s*$")
 MAX_RESULTS_BYTES = 1 << 30
 
 # Columns holding numbers; an unparsable value there is a corrupt file, not a zero.
-NUMERIC_COLUMNS = ("repeat", "device_total_mib", "gpu_busy_before_mib", "engine_free_mib") + MEASURED + PREDICTED + TIMING
+NUMERIC_COLUMNS = (("repeat", "device_total_mib", "gpu_busy_before_mib", "engine_free_mib")
+                   + MEASURED + PREDICTED + TIMING)
 # Knobs are numbers except where a scenario used an engine spelling ("auto", "32k").
 _TEXT_KNOBS = ("kv_cache_dtype", "extra_args")
 
@@ -149,7 +152,8 @@ def read_text(path: Path) -> str:
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, expected a results CSV (results/<scenario>/<run_id>/results.csv)") from None
+        raise InputError(f"{path}: is a directory, expected a results CSV "
+                         "(results/<scenario>/<run_id>/results.csv)") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a results CSV (not UTF-8 text)") from None
     except OSError as exc:
@@ -172,7 +176,6 @@ def _scenario_ids(csv_path: Path) -> list[str]:
     """The current point ids of the scenario run.json records (empty when it cannot be expanded)."""
     try:
         info = json.loads((csv_path.parent / "run.json").read_text(encoding="utf-8"))
-        from harness.scenario import expand, parse_scenario
 
         return [p.point_id for p in expand(parse_scenario(info["scenario"]))]
     except Exception:  # noqa: BLE001 - migration of ids is best effort; the rows are still read
@@ -237,12 +240,13 @@ def _check_values(frame: pd.DataFrame, source: str) -> None:
         raise InputError(f"{source}: line {_line(bad[0])}: status {value!r} is not one of {', '.join(STATUSES)}")
     # A row is (point, release, repeat): one file may hold the same points run on several releases.
     releases = frame["engine_version"].map(release_key) if "engine_version" in frame else ""
-    duplicated = frame.index[frame.assign(_release=releases).duplicated(["point_id", "_release", "repeat"], keep="first")]
+    duplicated = frame.index[frame.assign(_release=releases).duplicated(["point_id", "_release", "repeat"],
+                                                                        keep="first")]
     if len(duplicated):
         row = frame.loc[duplicated[0]]
         release = f" on {row['engine_version']}" if isinstance(row.get("engine_version"), str) else ""
-        raise InputError(f"{source}: line {_line(duplicated[0])}: point {row['point_id']}{release} repeat {row['repeat']} "
-                         "appears twice")
+        raise InputError(f"{source}: line {_line(duplicated[0])}: point {row['point_id']}{release} "
+                         f"repeat {row['repeat']} appears twice")
 
 
 def _typed(frame: pd.DataFrame, source: str) -> pd.DataFrame:
@@ -309,8 +313,6 @@ def _cell(value):
 
 def write_results(rows: Iterable[Mapping], path: str | Path) -> Path:
     """Write a complete results file (tests, tools); the run command appends row by row."""
-    from harness.atomic import write_text
-
     return write_text(path, to_csv_text(rows))
 
 

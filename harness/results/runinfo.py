@@ -49,7 +49,7 @@ class RunInfo:
         return {**self.extra, **data}
 
     @classmethod
-    def from_dict(cls, data: Any, source: str) -> "RunInfo":
+    def from_dict(cls, data: Any, source: str) -> RunInfo:
         if not isinstance(data, dict):
             raise InputError(f"{source}: not a run.json (expected a JSON object)")
         data = dict(data)
@@ -71,7 +71,7 @@ class RunInfo:
         return cls(**known, extra={k: v for k, v in data.items() if k not in names})
 
     @classmethod
-    def read(cls, path: Path) -> "RunInfo":
+    def read(cls, path: Path) -> RunInfo:
         try:
             if path.stat().st_size > MAX_RUN_JSON_BYTES:
                 raise InputError(f"{path}: too large for a run.json")

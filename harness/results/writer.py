@@ -58,7 +58,8 @@ class ResultsWriter:
             backup = self.path.with_name(f"{self.path.name}.{utc_now().strftime('%Y%m%dT%H%M%S%fZ')}.bak")
             shutil.copy2(self.path, backup)
             if repaired == text:
-                self.notes.append(f"{self.path}: rewritten in the current results format (old file kept as {backup.name})")
+                self.notes.append(f"{self.path}: rewritten in the current results format "
+                                  f"(old file kept as {backup.name})")
             else:
                 self.notes.append(f"{self.path}: repaired (old file kept as {backup.name})")
             self.rows = rows

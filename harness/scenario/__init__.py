@@ -1,10 +1,10 @@
 """Scenario stage: YAML -> validated `Scenario` -> typed `Point`s (pure; nothing launches here)."""
 
+from harness.engines.settings import Settings
 from harness.scenario.load import load_scenario, load_scenario_with_releases, parse_scenario, read_yaml
 from harness.scenario.point import Point, point_id, point_name
 from harness.scenario.problems import Problem, ScenarioError
 from harness.scenario.schema import BUILTIN_PREFIX, EngineSpec, RunSpec, Scenario
-from harness.engines.settings import Settings
 from harness.scenario.sweep import expand
 
 __all__ = [

@@ -88,11 +88,13 @@ def _check_knobs_one(scenario: Scenario) -> list[Problem]:
     for engine, spec in scenario.engines.items():
         if engine not in engine_names():
             hint = nearest(engine, engine_names())
-            problems.append(Problem(f"engines.{engine}", "unknown engine" + (f"; did you mean '{hint}'?" if hint else "")
+            problems.append(Problem(f"engines.{engine}",
+                                    "unknown engine" + (f"; did you mean '{hint}'?" if hint else "")
                                     + f" (known: {', '.join(engine_names())})"))
             continue
         for key, value in scenario.defaults.items():
-            problems.append(_check_flag(engine, key, f"defaults.{key}", versions) or _check_value(engine, key, value, f"defaults.{key}"))
+            problems.append(_check_flag(engine, key, f"defaults.{key}", versions)
+                            or _check_value(engine, key, value, f"defaults.{key}"))
         for key, value in spec.args.items():
             where = f"engines.{engine}.args.{key}"
             problems.append(_check_flag(engine, key, where, versions) or _check_value(engine, key, value, where))

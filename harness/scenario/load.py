@@ -124,7 +124,8 @@ def read_yaml(path: str | Path) -> Any:
 def parse_scenario(data: Any, path: str | Path = "<scenario>") -> Scenario:
     """Validate already-loaded YAML data; raises ScenarioError listing every problem."""
     if not isinstance(data, dict):
-        raise ScenarioError(path, [Problem("", f"must be a YAML mapping with name, model, engines; got {type(data).__name__}")])
+        raise ScenarioError(path, [Problem("", "must be a YAML mapping with name, model, engines; "
+                                               f"got {type(data).__name__}")])
     if "gpu" in data and data["gpu"] is None:
         data = {k: v for k, v in data.items() if k != "gpu"}  # `gpu: null`: no GPU size to compare with (CPU)
     try:

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.engines import get_engine
 from harness.engines.settings import Settings
 
 # 64 bits of sha256 (16 hex digits): among 10^7 points the chance of any two sharing an id
@@ -63,10 +64,8 @@ class Point:
     release_axis: bool = False
 
     @classmethod
-    def of(cls, *, engine: str, args: dict[str, Any], **fields: Any) -> "Point":
+    def of(cls, *, engine: str, args: dict[str, Any], **fields: Any) -> Point:
         """A point from raw engine args, typed by the engine's knobs (what `expand` does per point)."""
-        from harness.engines import get_engine
-
         return cls(engine=engine, settings=Settings.parse(dict(args), get_engine(engine).knobs), **fields)
 
     @property

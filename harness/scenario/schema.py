@@ -39,7 +39,7 @@ class EngineSpec(_Strict):
     # Each zip group pairs its lists element-wise and acts as one axis of the product.
     zip: list[dict[str, list[Any]]] = Field(default_factory=list)
     args: dict[str, Any] = Field(default_factory=dict)
-    env: dict[str, Union[str, int, float, bool]] = Field(default_factory=dict)
+    env: dict[str, str | int | float | bool] = Field(default_factory=dict)
 
     @field_validator("version", mode="before")
     @classmethod
@@ -104,7 +104,7 @@ class Scenario(_Strict):
             raise ValueError(f"name at least one engine ({', '.join(engine_names())})")
         return value
 
-    def single_releases(self) -> list["Scenario"]:
+    def single_releases(self) -> list[Scenario]:
         """The scenario once per release of a release axis, each naming one release per engine
         (what the per-release checks run on); the scenario itself when no engine has a list."""
         if not any(spec.release_axis for spec in self.engines.values()):

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from harness.engines import get_engine
+from harness.engines.settings import Settings
 from harness.scenario.point import POINT_ID_LENGTH, Point, point_digest
 from harness.scenario.problems import Problem
 from harness.scenario.schema import EngineSpec, Scenario
-from harness.engines.settings import Settings
 
 
 def _axes(spec: EngineSpec) -> list[list[tuple[tuple[str, Any], ...]]]:

@@ -18,12 +18,11 @@ logging.disable(logging.WARNING)
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
 
 import torch  # noqa: E402
-
 from vllm.config import CacheConfig, ModelConfig, VllmConfig  # noqa: E402
 from vllm.v1.core import kv_cache_utils as _utils  # noqa: E402
 
 try:  # 0.33.0 moved the KV planning functions to their own module (vllm/v1/core/kv_cache_planning.py)
-    from vllm.v1.core import kv_cache_planning as _planning  # noqa: E402
+    from vllm.v1.core import kv_cache_planning as _planning
 except ImportError:
     _planning = None
 

@@ -105,7 +105,7 @@ def standin_reading(utilization: float = 0.5, max_model_len: int = 512,
     record = Path(os.environ.get("TMPDIR", "/tmp")) / f"standin-reading-{os.getpid()}-{id(object())}.jsonl"
     try:
         subprocess.run([sys.executable, str(BUDGET_STANDIN), "serve", "model", "--gpu-memory-utilization",
-                        str(utilization), "--max-model-len", str(max_model_len)],
+                        str(utilization), "--max-model-len", str(max_model_len)], check=False,
                        env={**os.environ, **SIMULATED_NODE, **(env or {}), "STANDIN_RECORD": str(record)},
                        capture_output=True, timeout=60)
         (launch,) = standin_launches(record)

@@ -89,7 +89,7 @@ class FakeHub:
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
-    def __enter__(self) -> "FakeHub":
+    def __enter__(self) -> FakeHub:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         return self
 

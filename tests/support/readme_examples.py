@@ -107,9 +107,8 @@ def _example(number: int, head: str, argv: list[str], lines: list[str]) -> Examp
         remark = _REMARK.search(line)
         if remark:
             codes += [int(c) for c in _EXIT.findall(remark.group("text"))]
-            line = line[:remark.start()]
         if k:
-            shown.append(line.rstrip())
+            shown.append((line[:remark.start()] if remark else line).rstrip())
     assert len(set(codes)) <= 1, f"README line {number}: remarks give exit codes {codes}"
     return Example(number, tuple(argv), tuple(shown), codes[0] if codes else 0)
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from harness.engines import knobs
 from harness.engines.base import Engine
+from harness.engines.knobs import Knob
 from harness.engines.roles import BinaryRuntime, Launch, LogReading
 from parsers.base import Line, LogParser, error, kv_sized, ready, rule, version
 
@@ -48,7 +49,7 @@ class ToyEngine(Engine):
 
     name = "toy"
     curated_flags = frozenset({"pool_tokens"})
-    knobs = {"pool_tokens": knobs.TOKENS}
+    knobs: ClassVar[Mapping[str, Knob]] = {"pool_tokens": knobs.TOKENS}
 
     def __init__(self) -> None:
         self.launch = ToyLaunch(self, BinaryRuntime("toy-server"))

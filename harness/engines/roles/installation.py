@@ -9,9 +9,10 @@ sources) are the environment builder's (harness/envs/recipes.py): an engine sees
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, ClassVar, Protocol
+from typing import ClassVar, Protocol
 
 GiB = 1 << 30
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from harness.engines import knobs
 from harness.engines.base import Engine
 from harness.engines.roles import AdviceKnobs, BudgetFormulas, Column, Installation, Launch, LogReading, VenvRuntime
 from harness.engines.sglang.releases import PREDICTED_RELEASES
+from parsers.sglang import SglangLogParser
 
 # `sglang.launch_server` flags (ServerArgs) that a memory sweep plausibly names.
 CURATED_FLAGS = frozenset(
@@ -92,6 +93,7 @@ class SglangRuntime(VenvRuntime):
     def runtime_env(self, env_dir: Path, cpu: bool, cache_dir: Path | None, managed: bool) -> dict[str, str]:
         if not cpu:
             return {}
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.sglang.stub import STUB_DIR, shared_stub_dir
 
         own = env_dir / STUB_DIR
@@ -105,6 +107,7 @@ class SglangRuntime(VenvRuntime):
         return out
 
     def probe_imports(self, env_dir: Path, cpu: bool) -> tuple[str, ...]:
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.sglang.stub import STUB_DIR
 
         # sgl_kernel is the module that needs the stub: importing it proves the stub works.
@@ -116,11 +119,13 @@ class SglangInstallation(Installation):
     help_entry = ("sglang.launch_server", ("sglang.launch_server", "--help"))
 
     def recipe(self, version: str, cpu: bool):
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.sglang import recipe
 
         return recipe.recipe_for(version, cpu)
 
     def install(self, steps) -> None:
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.sglang import recipe
 
         recipe.install(steps)
@@ -136,16 +141,19 @@ class SglangFormulas(BudgetFormulas):
     result_columns = (Column("max_running", "max_running_requests"), Column("max_req_len", "max_req_len"))
 
     def derived_context_len(self, model) -> int:
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.sglang.model_len import derived_context_len
 
         return derived_context_len(model.config)
 
     def cpu_memory(self, host, version):
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.sglang.formulas import cpu_device_memory
 
         return cpu_device_memory(host, version)
 
     def memory_read(self, settings, record, readings, predict):
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.sglang.reading import host_memory_read
 
         if record is None:
@@ -159,14 +167,13 @@ class SglangFormulas(BudgetFormulas):
         return host_memory_read(readings, record.avail_mem_before_load_gib, default, fraction_for)
 
     def predict(self, prediction, settings, env, model, calibration):
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.sglang.predict import predict
 
         return predict(prediction, settings, env, model, calibration, self.derived_context_len(model))
 
 
 def _parser():
-    from parsers.sglang import SglangLogParser
-
     return SglangLogParser()
 
 
@@ -175,7 +182,7 @@ class SglangEngine(Engine):
     curated_flags = CURATED_FLAGS
     knobs = KNOBS
     # The scenario's engine-neutral `defaults` say max_model_len; SGLang calls it context_length.
-    aliases = {"max_model_len": "context_length"}
+    aliases: ClassVar[Mapping[str, str]] = {"max_model_len": "context_length"}
 
     def __init__(self) -> None:
         self.launch = SglangLaunch(self, SglangRuntime("sglang", ("sglang", "torch", "sglang-kernel", "torchvision",

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from harness.engines.sglang.releases import (
     CPU_DECODE_MAX_BS_FROM_TORCH_COMPILE,
-    DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING,
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
+    DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING,
     DECODE_RESERVE_FOLLOWS_GRAPH,
     MRR_ESTIMATE_FROM_CAPPED_POOL,
     MRR_GIVEN_CAPPED_AT_ESTIMATE,
@@ -40,7 +40,8 @@ from harness.predict.host import DeviceMemory, HostMemory
 
 # A documented estimate, not engine code: memory gone before SGLang's "pre model load"
 # snapshot (CUDA context, NCCL) plus non-torch allocations during weight load. Both come
-# out of the KV pool (kv_cache_configurator.py:2671 counts them as used), so the best estimate subtracts it; calibration replaces it.
+# out of the KV pool (kv_cache_configurator.py:2671 counts them as used), so the best estimate subtracts it;
+# calibration replaces it.
 OTHER_GIB_ESTIMATE = 0.5
 
 # The CPU backend measures twice, system-wide: psutil's available memory before loading (after
@@ -292,10 +293,7 @@ def memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *, devi
     if given:
         fraction = float(mem_fraction_static)
     else:
-        if cps > 0:
-            activation_tokens = max(cps, 2048)
-        else:
-            activation_tokens = max(max_prefill_tokens or DEFAULT_MAX_PREFILL_TOKENS, 2048)
+        activation_tokens = max(cps, 2048) if cps > 0 else max(max_prefill_tokens or DEFAULT_MAX_PREFILL_TOKENS, 2048)
         reserved = 512 + activation_tokens * 1.5 + tp * pp / 8 * 1024 + graph
         if gpu_mem_mib is not None and gpu_mem_mib > 60 * 1024:
             reserved = max(reserved, 10 * 1024)  # the >60 GiB floor

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import math
 
+from harness.engines.settings import Settings
 from harness.engines.sglang import formulas as sg
 from harness.engines.sglang.releases import (
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
     PREFILL_RESERVE_BY_DEFAULT,
     modelled_release,
 )
-from harness.predict.model import GiB, ModelDescription, resolve_dtype
 from harness.predict import Calibration, Estimate, Prediction
-from harness.engines.settings import Settings
+from harness.predict.model import GiB, ModelDescription, resolve_dtype
 
 
 def _on(s: Settings, key: str) -> bool:
@@ -110,8 +110,9 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
         # launch, they are to come (S).
         startup = 0.0 if p.free_at_load else f * sg.CPU_STARTUP_GIB_ESTIMATE
         if not p.free_at_load:
-            p.estimates["S"] = Estimate(startup, f"estimate: the engine's processes take ~{sg.CPU_STARTUP_GIB_ESTIMATE} "
-                                                 f"GiB before SGLang's pre-load reading, x fraction {f}")
+            p.estimates["S"] = Estimate(startup, f"estimate: the engine's processes take "
+                                                 f"~{sg.CPU_STARTUP_GIB_ESTIMATE} GiB before SGLang's pre-load "
+                                                 f"reading, x fraction {f}")
         p.estimates["L"] = Estimate(sg.CPU_LOAD_EXTRA_GIB_ESTIMATE, "estimate: taken between SGLang's two readings "
                                                                     "beyond the weights")
         other = startup + sg.CPU_LOAD_EXTRA_GIB_ESTIMATE

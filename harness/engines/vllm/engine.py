@@ -17,6 +17,7 @@ from harness.engines.vllm.releases import (
     PREDICTED_RELEASES_CPU,
     modelled_release,
 )
+from parsers.vllm import VllmLogParser
 
 # `vllm serve` flags (EngineArgs + frontend) that a memory sweep plausibly names.
 CURATED_FLAGS = frozenset(
@@ -90,21 +91,25 @@ class VllmInstallation(Installation):
     help_entry = ("vllm.entrypoints.cli.main:main", ("vllm", "serve", "--help"))
 
     def recipe(self, version: str, cpu: bool):
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.vllm import recipe
 
         return recipe.recipe_for(version, cpu)
 
     def install(self, steps) -> None:
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.vllm import recipe
 
         recipe.install(steps)
 
     def cuda_variants(self, version: str) -> tuple[str, ...]:
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.vllm import recipe
 
         return recipe.cuda_variants(version)
 
     def cuda_variant_sources(self, version: str, cuda: str) -> tuple[str, ...]:
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.vllm import recipe
 
         return (recipe.release_assets_page(version),)
@@ -133,11 +138,13 @@ class VllmFormulas(BudgetFormulas):
                       Column("max_len", "max_model_len"))
 
     def derived_context_len(self, model) -> int:
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.vllm.model_len import derived_max_model_len
 
         return derived_max_model_len(model.config)
 
     def cpu_memory(self, host, version):
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.vllm.formulas import cpu_memory_per_node_entry, cpu_node_memory
 
         release = modelled_release(version)
@@ -146,6 +153,7 @@ class VllmFormulas(BudgetFormulas):
         return cpu_node_memory(host, container_cap=release in CPU_CONTAINER_CAP)
 
     def memory_read(self, settings, record, readings, predict):
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.vllm.formulas import DEFAULT_GPU_MEMORY_UTILIZATION
         from harness.engines.vllm.reading import node_memory_read
 
@@ -159,14 +167,13 @@ class VllmFormulas(BudgetFormulas):
         return read or super().memory_read(settings, record, readings, predict)
 
     def predict(self, prediction, settings, env, model, calibration):
+        # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.vllm.predict import predict
 
         return predict(prediction, settings, env, model, calibration, self.derived_context_len(model))
 
 
 def _parser():
-    from parsers.vllm import VllmLogParser
-
     return VllmLogParser()
 
 

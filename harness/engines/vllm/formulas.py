@@ -203,7 +203,8 @@ def estimate_max_model_len(check_memory: int, bytes_per_block: int, block_size: 
 
 @dataclass
 class VllmKV:
-    """The engine-core part (vllm/v1/core/kv_cache_utils.py get_kv_cache_configs, 0.32.0): bytes to blocks, tokens, checks."""
+    """The engine-core part (vllm/v1/core/kv_cache_utils.py get_kv_cache_configs, 0.32.0): bytes to blocks,
+    tokens, checks."""
 
     available_bytes: int
     bytes_per_block: int

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.engines.cli_flags import switch_value
+from harness.engines.settings import Settings
 from harness.engines.vllm import formulas as vf
 from harness.engines.vllm.releases import (
     BATCH_DEFAULTS_160_GIB_TIER,
@@ -12,15 +13,14 @@ from harness.engines.vllm.releases import (
     CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
     CPU_STARTUP_REQUEST_CHECK,
     CUBLAS_BEFORE_SNAPSHOT,
-    MAX_NUM_SEQS_CAPTURED,
     KV_DTYPE_MUST_MATCH,
+    MAX_NUM_SEQS_CAPTURED,
     NULL_BLOCK_HELD_BACK,
     default_gpu_memory_utilization,
     modelled_release,
 )
-from harness.predict.model import DTYPE_BYTES, GiB, MiB, ModelDescription, resolve_dtype
 from harness.predict import Calibration, Estimate, Prediction
-from harness.engines.settings import Settings
+from harness.predict.model import DTYPE_BYTES, GiB, MiB, ModelDescription, resolve_dtype
 
 
 def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescription,
@@ -191,8 +191,9 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
 def _fitted(p: Prediction, calibration: Calibration, mnbt: int, what: str) -> float:
     """The fitted estimated terms, in bytes, recorded on the prediction with their basis."""
     overhead = (calibration.other_gib + calibration.per_axis_gib * mnbt) * GiB
-    p.estimates["fitted"] = Estimate(overhead / GiB, f"{calibration.source}: {what}{calibration.other_gib:.3f} GiB + "
-                                                     f"{calibration.per_axis_gib * 1024:.4f} MiB x max_num_batched_tokens")
+    p.estimates["fitted"] = Estimate(overhead / GiB,
+                                     f"{calibration.source}: {what}{calibration.other_gib:.3f} GiB + "
+                                     f"{calibration.per_axis_gib * 1024:.4f} MiB x max_num_batched_tokens")
     return overhead
 
 
@@ -234,8 +235,8 @@ def _cpu_kv_bytes(p: Prediction, util: float, total: float, weights: int, mnbt: 
     if free is not None and best > free - rss:
         p.will_start = False
         p.kv_tokens = 0
-        p.reason = (f"cpu_kv_cache_above_available: {best / GiB:.2f} GiB of KV exceeds the ~{(free - rss) / GiB:.2f} GiB "
-                    "left available once the worker has loaded (cpu_worker.py:240)")
+        p.reason = (f"cpu_kv_cache_above_available: {best / GiB:.2f} GiB of KV exceeds the "
+                    f"~{(free - rss) / GiB:.2f} GiB left available once the worker has loaded (cpu_worker.py:240)")
         return None
     return upper, best
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from harness.errors import InputError
 from harness.execute.executors.local import LocalGpuExecutor
+from harness.execute.executors.ray_executor import RayExecutor
 from harness.execute.executors.sequential import SequentialExecutor
 from harness.execute.executors.slots import check_gpus, default_gpus, gpus_needed, parse_gpus
 from harness.execute.gpu import visible_gpu_count
 
 EXECUTORS = ("local", "ray")
 
-__all__ = ["EXECUTORS", "LocalGpuExecutor", "RayExecutor", "SequentialExecutor", "gpus_needed", "make_executor", "parse_gpus"]
+__all__ = ["EXECUTORS", "LocalGpuExecutor", "RayExecutor", "SequentialExecutor", "gpus_needed", "make_executor",
+           "parse_gpus"]
 
 
 def make_executor(kind: str = "local", gpus: str | None = None, ray_address: str | None = None):
@@ -32,7 +34,6 @@ def make_executor(kind: str = "local", gpus: str | None = None, ray_address: str
         if gpus:
             raise InputError("--gpus is for the local executor; with --executor ray, Ray places each point on "
                              "GPUs of its choosing (start nodes with `ray start --num-gpus N`)")
-        from harness.execute.executors.ray_executor import RayExecutor
 
         return RayExecutor(address=ray_address)
     if kind != "local":
@@ -51,7 +52,6 @@ def make_executor(kind: str = "local", gpus: str | None = None, ray_address: str
 
 def __getattr__(name: str):
     if name == "RayExecutor":  # importing it does not import ray; running it does
-        from harness.execute.executors.ray_executor import RayExecutor
 
         return RayExecutor
     raise AttributeError(name)

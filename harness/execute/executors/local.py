@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_for
 
 from harness.childproc import die_with_parent
-from harness.execute import signals
-from harness.errors import InputError
-from harness.execute.point_run import run_point
 from harness.clock import utc_now_iso as now_iso
+from harness.errors import InputError
+from harness.execute import signals
 from harness.execute.executors.common import failed_result
 from harness.execute.executors.slots import GpuPool, gpu_env, gpus_needed, host_gpu_warnings
 from harness.execute.gpu import GpuBusyError, GpuState, nvml_reader, visible_gpu_count
+from harness.execute.point_run import run_point
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class _PipeLog(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             self.send(("log", (record.levelno, record.name, self.format(record))))
-        except Exception:  # noqa: BLE001, S110 - the parent is gone: nowhere to log it
+        except Exception:  # noqa: BLE001 - the parent is gone: nowhere to log it
             pass
 
 
@@ -150,7 +150,8 @@ class LocalGpuExecutor:
         widest = max(points, key=gpus_needed, default=None)
         if widest is not None and gpus_needed(widest) > len(self.gpus):
             raise InputError(f"point {widest.point_id} needs {gpus_needed(widest)} GPUs (its tensor/pipeline parallel "
-                             f"size) but the run has {len(self.gpus)} ({','.join(map(str, self.gpus))}); pass more with --gpus")
+                             f"size) but the run has {len(self.gpus)} ({','.join(map(str, self.gpus))}); pass more "
+                             "with --gpus")
         warnings = []
         if not self.real_gpus and len(self.gpus) > 1:
             warnings.append(f"no NVIDIA GPU: --gpus gives {len(self.gpus)} parallel slots, each with its own "
@@ -259,8 +260,10 @@ class LocalGpuExecutor:
             error_kind, message = "interrupted", "the worker was interrupted (SIGINT/SIGTERM) and stopped its engine"
         else:
             code = worker.process.exitcode
-            how = f"killed by signal {signal.Signals(-code).name}" if code is not None and code < 0 else f"exit code {code}"
-            error_kind, message = "worker_died", f"worker process {worker.process.pid} died ({how}) before the point ended"
+            how = (f"killed by signal {signal.Signals(-code).name}" if code is not None and code < 0
+                   else f"exit code {code}")
+            error_kind = "worker_died"
+            message = f"worker process {worker.process.pid} died ({how}) before the point ended"
         return failed_result(worker.point, job, error_kind, message, gpus=worker.gpus, started_at=worker.started_at,
                              wall_s=wall_s, log_dir=job.run_dir)
 

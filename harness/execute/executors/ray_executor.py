@@ -28,10 +28,13 @@ import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from harness.errors import HarnessError, InputError
 from harness.clock import utc_now_iso as now_iso
+from harness.envs import host_is_cpu_only, resolve_env
+from harness.errors import HarnessError, InputError
 from harness.execute.executors.common import failed_result
 from harness.execute.executors.slots import gpu_env, gpus_needed
+from harness.execute.gpu import GpuBusyError
+from harness.execute.point_run import run_point
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +44,7 @@ CANCEL_GRACE_S = 60.0  # cancelled tasks stop their engines (SIGTERM, then SIGKI
 
 def import_ray():
     try:
-        import ray
+        import ray  # lazy: ray is optional (extra "ray") and ~0.7 s to import
     except ImportError:
         raise InputError(RAY_MISSING) from None
     return ray
@@ -66,8 +69,6 @@ def _on_this_node(point, job, work_root: Path, node: str):
             return None, ("env_missing", (f"node {node}: engines.{point.engine}.python {env.python} does not exist "
                                           "on this node (install the engine there at the same path)"))
         try:
-            from harness.envs import resolve_env
-
             env = resolve_env(point.engine, env.requested_version)
         except HarnessError as exc:
             return None, ("env_missing", f"node {node}: {exc}")
@@ -75,7 +76,6 @@ def _on_this_node(point, job, work_root: Path, node: str):
     if model.is_absolute() and not model.exists():
         return None, ("model_missing", (f"node {node}: model files {model} are not on this node "
                                         "(put the models dir on a shared filesystem, or build/download it there)"))
-    from harness.envs import host_is_cpu_only
 
     device = "cpu" if host_is_cpu_only() else "cuda"  # the detector the driver's run and the envs use
     return dataclasses.replace(job, run_dir=work_root, envs={**job.envs, point.engine: env}, device=device), None
@@ -99,12 +99,10 @@ def _without_rays_omp_threads(num_cpus: float, driver_value: str | None):
 def ray_point(point, job, run_fn: Callable | None, progress, index: int, num_cpus: float = 1,
               driver_omp: str | None = None) -> dict:
     """The body of one Ray task. Returns {"result", "log", "node", "gpus"} or {"error": (kind, message), ...}."""
-    import ray
-
-    from harness.execute.gpu import GpuBusyError
+    import ray  # lazy: ray is optional (extra "ray") and ~0.7 s to import
 
     if run_fn is None:
-        from harness.execute.point_run import run_point as run_fn
+        run_fn = run_point
     node = socket.gethostname()
     gpu_ids = [str(g) for g in ray.get_gpu_ids()]
     _tell(progress, ("start", index, {"node": node, "gpus": gpu_ids, "started_at": now_iso()}))
@@ -194,7 +192,7 @@ class RayExecutor:
                 ray.init(address=self.address, **self.init_kwargs)
             except ConnectionError as exc:
                 raise HarnessError(auth_hint(self.address, str(exc)), exit_code=3) from None
-            except Exception as exc:  # noqa: BLE001 - Ray raises its own types for auth failures
+            except Exception as exc:  # Ray raises its own types for auth failures
                 if "auth" not in str(exc).lower() and "token" not in str(exc).lower():
                     raise
                 raise HarnessError(auth_hint(self.address, str(exc)), exit_code=3) from None
@@ -229,7 +227,7 @@ class RayExecutor:
 
     def close(self) -> None:
         if self._started:
-            import ray
+            import ray  # lazy: ray is optional (extra "ray") and ~0.7 s to import
 
             ray.shutdown()
             self._started = False
@@ -238,7 +236,7 @@ class RayExecutor:
         if not self._checked:
             self.check(points)
         ray = self._connect()
-        from ray.util.queue import Empty, Queue
+        from ray.util.queue import Empty, Queue  # lazy: ray is optional (extra "ray") and ~0.7 s to import
 
         progress = Queue(actor_options={"num_cpus": 0})
         task = ray.remote(ray_point)
@@ -288,7 +286,7 @@ class RayExecutor:
             self.close()
 
     def _collect(self, ray, ref, point, job, started: dict):
-        from ray.exceptions import RayError
+        from ray.exceptions import RayError  # lazy: ray is optional (extra "ray") and ~0.7 s to import
 
         try:
             reply = ray.get(ref)

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from harness.engines import get_engine
 from harness.errors import InputError
+from harness.execute.gpu import visible_gpu_count
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +27,8 @@ def gpus_needed(point) -> int:
 
 
 def parse_gpus(text: str) -> list[int]:
-    """`--gpus 0,1,3` -> [0, 1, 3]; ranges `0-3` too. Duplicates are refused: two engines on one GPU mis-size each other."""
+    """`--gpus 0,1,3` -> [0, 1, 3]; ranges `0-3` too. Duplicates are refused: two engines on one GPU mis-size
+    each other."""
     indices: list[int] = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
@@ -73,8 +75,6 @@ def default_gpus(count: int, visible: str | None = None) -> list[int]:
 
 def usable_gpus() -> list[int]:
     """The GPUs of this host the harness may use (default_gpus over NVML's count); [] without any."""
-    from harness.execute.gpu import visible_gpu_count
-
     count = visible_gpu_count()
     return default_gpus(count) if count else []
 

@@ -54,10 +54,10 @@ class GpuHost:
     nvml_v2: bool = True  # False: a driver before 510, no memory info v2
 
     @classmethod
-    def of(cls, *names: str, **kw) -> "GpuHost":
+    def of(cls, *names: str, **kw) -> GpuHost:
         return cls(tuple(CARDS[n] for n in names), **kw)
 
-    def busy(self, index: int, pid: int, used_mib: int) -> "GpuHost":
+    def busy(self, index: int, pid: int, used_mib: int) -> GpuHost:
         """The same host with another process holding `used_mib` on card `index`."""
         cards = list(self.cards)
         cards[index] = replace(cards[index], processes=(*cards[index].processes, Process(pid, used_mib)))

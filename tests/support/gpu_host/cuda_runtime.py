@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pynvml import held  # noqa: E402 - the fake NVML beside it: one reading of what the fake engines hold
+from pynvml import held  # the fake NVML beside it: one reading of what the fake engines hold
 
 MiB = 1 << 20
 
@@ -19,7 +19,8 @@ MiB = 1 << 20
 def mem_get_info(device: int = 0) -> tuple[int, int]:
     host = json.loads(Path(os.environ["KVH_FAKE_GPU_HOST"]).read_text())
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    order = [int(x) for x in visible.split(",") if x.strip()] if visible is not None else list(range(len(host["devices"])))
+    order = ([int(x) for x in visible.split(",") if x.strip()] if visible is not None
+             else list(range(len(host["devices"]))))
     if device >= len(order):
         raise RuntimeError("CUDA error: invalid device ordinal")
     index = order[device]

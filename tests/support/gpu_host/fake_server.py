@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from standin_engine import serve_health  # noqa: E402 - tests/standin_engine.py
+from standin_engine import serve_health  # tests/standin_engine.py
 
 MiB, GiB = 1 << 20, 1 << 30
 

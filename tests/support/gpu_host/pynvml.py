@@ -22,7 +22,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 MiB = 1 << 20
-nvmlMemory_v2 = 0x02000028
+nvmlMemory_v2 = 0x02000028  # noqa: N816 - nvidia-ml-py's names
 NVML_SUCCESS = 0
 
 
@@ -146,7 +146,8 @@ def _processes(host: dict, device: dict, kind: str) -> list[SimpleNamespace]:
     listed = [SimpleNamespace(pid=p["pid"], usedGpuMemory=p["used_mib"] * MiB)
               for p in device.get("processes", []) if p.get("kind", "compute") == kind]
     if kind == "compute":
-        listed += [SimpleNamespace(pid=pid, usedGpuMemory=mib * MiB) for pid, mib in held(host, device_index(device, host))]
+        listed += [SimpleNamespace(pid=pid, usedGpuMemory=mib * MiB)
+                   for pid, mib in held(host, device_index(device, host))]
     return listed
 
 

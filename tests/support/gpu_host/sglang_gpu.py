@@ -27,11 +27,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from harness.engines.sglang.formulas import memory_settings, resolve_max_num_reqs  # noqa: E402
+from harness.engines.sglang.formulas import memory_settings, resolve_max_num_reqs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cuda_runtime import mem_get_info  # noqa: E402 - what its torch.cuda.mem_get_info would say
-from fake_server import GiB, MiB, cards, hold, host, serve_until_stopped, term  # noqa: E402
+from cuda_runtime import mem_get_info  # what its torch.cuda.mem_get_info would say
+from fake_server import GiB, MiB, cards, hold, host, serve_until_stopped, term
 
 
 def say(text: str) -> None:
@@ -66,8 +66,8 @@ def main() -> int:
     pre = min(mem_get_info(rank)[0] for rank in range(len(used))) - context
     say(f"Load weight begin. avail mem={pre / GiB:.2f} GB")
     after = pre - weights
-    say(f"Load weight end. elapsed=6.12 s, type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem={after / GiB:.2f} GB, "
-        f"mem usage={weights / GiB:.2f} GB.")
+    say("Load weight end. elapsed=6.12 s, type=LlamaForCausalLM, dtype=torch.bfloat16, "
+        f"avail mem={after / GiB:.2f} GB, mem usage={weights / GiB:.2f} GB.")
     rest = after - pre * (1 - fraction)
     if rest <= 0:
         minimum = 1 - after / pre
@@ -84,8 +84,9 @@ def main() -> int:
     left = (after - tokens * per_token) / GiB
     say(f"Memory pool end. avail mem={left:.2f} GB")
     requests = resolve_max_num_reqs(tokens, args.context_length, release="0.5.22")
-    say(f"max_total_num_tokens={tokens}, chunked_prefill_size={settings.chunked_prefill_size}, max_prefill_tokens=16384, "
-        f"max_running_requests={requests}, context_len={args.context_length}, available_gpu_mem={left:.2f} GB")
+    say(f"max_total_num_tokens={tokens}, chunked_prefill_size={settings.chunked_prefill_size}, "
+        f"max_prefill_tokens=16384, max_running_requests={requests}, context_len={args.context_length}, "
+        f"available_gpu_mem={left:.2f} GB")
     say("INFO:     Application startup complete.")
     return serve_until_stopped(args.port)
 

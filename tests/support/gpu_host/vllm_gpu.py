@@ -26,11 +26,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from standin_engine import vllm_serve_parser  # noqa: E402 - tests/standin_engine.py
+from standin_engine import vllm_serve_parser  # tests/standin_engine.py
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cuda_runtime import mem_get_info  # noqa: E402 - what its torch.cuda.mem_get_info would say
-from fake_server import GiB, MiB, cards, hold, host, serve_until_stopped, term  # noqa: E402
+from cuda_runtime import mem_get_info  # what its torch.cuda.mem_get_info would say
+from fake_server import GiB, MiB, cards, hold, host, serve_until_stopped, term
 
 BLOCK = 16
 
@@ -62,9 +62,9 @@ def main() -> int:
     context = term("STANDIN_CONTEXT_MIB", 500) * MiB
     free = min(mem_get_info(rank)[0] for rank in range(len(used))) - context
     if free < requested:
-        sys.stdout.write(f"ValueError: Free memory on device cuda:0 ({free / GiB:.2f}/{total / GiB:.2f} GiB) on startup "
-                         f"is less than desired GPU memory utilization ({util}, {requested / GiB:.2f} GiB). Decrease GPU "
-                         "memory utilization or reduce GPU memory used by other processes.\n")
+        sys.stdout.write(f"ValueError: Free memory on device cuda:0 ({free / GiB:.2f}/{total / GiB:.2f} GiB) on "
+                         f"startup is less than desired GPU memory utilization ({util}, {requested / GiB:.2f} GiB). "
+                         "Decrease GPU memory utilization or reduce GPU memory used by other processes.\n")
         return 1
     hold(described, used, requested + context)  # what the worker holds from here on
     say(f"Model loading took {weights / GiB:.2f} GiB memory and 6.431207 seconds", where="gpu_model_runner.py:5149")
