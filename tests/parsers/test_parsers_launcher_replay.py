@@ -6,7 +6,7 @@ import pytest
 
 from harness.execute.launcher import launch
 from parsers import parse_log, read_log
-from tests.execute.test_launcher import LOGS, assert_nothing_left, free_port, spec_for
+from tests.support.launching import LOGS, assert_nothing_left, free_port, spec_for
 
 # (log, engine, the KV figures read from the log by eye)
 CASES = [

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parsers import SglangLogParser, VllmLogParser
-from tests.parsers.test_parsers_gpu_lines import V10, V13, V19, V20, V21, sglang, traceback_text, v22, vllm
+from tests.support.gpu_lines import V10, V13, V19, V20, V21, sglang, traceback_text, v22, vllm
 
 tokens = st.integers(min_value=0, max_value=10**9)
 lengths = st.integers(min_value=1, max_value=10_000_000)
@@ -189,7 +189,7 @@ from hypothesis import HealthCheck  # noqa: E402
 
 from harness.engines.logs import parse_engine_file  # noqa: E402
 from parsers import parse_log, read_log  # noqa: E402
-from tests.parsers.test_parsers_wrappers import LOSSY, RECORDED, WRAPPERS  # noqa: E402
+from tests.support.log_wrappers import LOSSY, RECORDED, WRAPPERS  # noqa: E402
 
 FAITHFUL = sorted(set(WRAPPERS) - LOSSY)
 ENDINGS = ("\n", "\r\n")

@@ -6,7 +6,7 @@ import pytest
 
 from harness.engines.logs import detect_engine, parse_engine_log
 from parsers import parse_log
-from tests.parsers.test_parsers_gpu_lines import sglang, vllm
+from tests.support.gpu_lines import sglang, vllm
 
 KV = "GPU KV cache size: {tokens:,} tokens"
 CONC = "Maximum concurrency for 4,096 tokens per request: {conc:.2f}x"

