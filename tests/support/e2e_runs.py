@@ -27,7 +27,7 @@ import pytest
 from harness.envs import default_cache_dir
 from harness.results.io import read_results
 from harness.scenario import Point, expand, load_scenario
-from tests.engine_envs import ensure_env
+from tests.support.engine_envs import ensure_env
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -4,7 +4,7 @@ On these VMs NUMA node 0's MemTotal and free memory move for minutes after boot,
 of an engine that just exited comes back. An expected figure computed from a reading of the test's own,
 taken at another moment than the engine's, fails on a healthy machine. So every figure that derives
 from host memory derives from the engine's reading: what its log states (parsed here), or what the
-budget stand-in writes it read (tests/budget_standin.py, STANDIN_RECORD). tests/test_structure.py
+budget stand-in writes it read (tests/support/budget_standin.py, STANDIN_RECORD). tests/test_structure.py
 fails when another test module reads /proc or /sys memory on its own.
 """
 
@@ -19,11 +19,9 @@ from pathlib import Path
 
 from parsers import parse_log, read_log
 from parsers.record import StartupRecord
+from tests.support.budget_standin import pool_tokens  # the stand-in's own arithmetic, not a copy of it
 
-TESTS = Path(__file__).resolve().parents[1]
-BUDGET_STANDIN = TESTS / "budget_standin.py"
-sys.path.insert(0, str(TESTS))
-from budget_standin import pool_tokens  # noqa: E402 - the stand-in's own arithmetic, not a copy of it
+BUDGET_STANDIN = Path(__file__).resolve().with_name("budget_standin.py")
 
 
 @dataclass(frozen=True)
@@ -64,7 +62,7 @@ def standin_scenario(root: Path, utilization: float = 0.5, env: dict[str, str] |
     """A scenario whose vLLM is the budget stand-in (a fake env under `root`), sweeping one utilization;
     the stand-in records its launches into `standin_record(root)`, with `env` set for it (over the
     simulated node, SIMULATED_NODE)."""
-    from tests.fake_env import make_fake_env
+    from tests.support.fake_env import make_fake_env
 
     python = make_fake_env(root / "env", {})
     exports = " ".join(f"{k}={v}" for k, v in {"STANDIN_RECORD": standin_record(root), **SIMULATED_NODE,

@@ -1,4 +1,4 @@
-"""One long-lived engine interpreter serving the predictor oracles (tests/predict_oracles/serve.py).
+"""One long-lived engine interpreter serving the predictor oracles (tests/support/predict_oracles/serve.py).
 
 Importing an engine's modules takes 10-20 s on two cores; every oracle of an env asks the same
 interpreter, so they are imported once per env instead of once per oracle run.
@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-SERVE = Path(__file__).resolve().parents[1] / "predict_oracles" / "serve.py"
+SERVE = Path(__file__).resolve().parent / "predict_oracles" / "serve.py"
 
 
 class OracleProcess:

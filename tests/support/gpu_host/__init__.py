@@ -100,7 +100,7 @@ def subprocess_env(host_file: Path, base: dict[str, str] | None = None) -> dict[
 def gpu_vllm_env(root: Path, env: dict[str, str] | None = None, torch_cuda: str = "12.8") -> Path:
     """A fake engine env whose `vllm` is the fake GPU vLLM (vllm_gpu.py), with `env` set for it; returns its
     interpreter (engines.vllm.python)."""
-    from tests.fake_env import make_fake_env
+    from tests.support.fake_env import make_fake_env
 
     python = make_fake_env(root, {}, torch_version="2.9.1", torch_cuda=torch_cuda)
     exports = "".join(f"export {k}={v}\n" for k, v in (env or {}).items())
@@ -113,7 +113,7 @@ def gpu_vllm_env(root: Path, env: dict[str, str] | None = None, torch_cuda: str 
 def gpu_sglang_env(root: Path, env: dict[str, str] | None = None, torch_cuda: str = "12.8") -> Path:
     """A fake engine env whose `python -m sglang.launch_server` is the fake GPU SGLang 0.5.22 (sglang_gpu.py),
     with `env` set for it; returns its interpreter (engines.sglang.python)."""
-    from tests.fake_env import make_fake_env
+    from tests.support.fake_env import make_fake_env
 
     python = make_fake_env(root, {}, torch_version="2.9.1", torch_cuda=torch_cuda)
     site = root / "site"

@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from standin_engine import serve_health  # tests/standin_engine.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from standin_engine import serve_health  # tests/support/standin_engine.py
 
 MiB, GiB = 1 << 20, 1 << 30
 

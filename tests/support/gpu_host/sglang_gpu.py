@@ -5,8 +5,8 @@ as the harness launches it.
 It sizes its KV pool the way SGLang 0.5.22 does on the cards CUDA_VISIBLE_DEVICES names (NVML indices; the harness
 sets CUDA_DEVICE_ORDER=PCI_BUS_ID). Its fraction is --mem-fraction-static, else SGLang's own from the smallest
 card's total as nvidia-smi lists them (the formula comes from harness/engines/sglang/formulas.py, which
-tests/test_predict_oracle.py checks against SGLang's own handle_gpu_memory_settings). The pre-load reading is the
-smallest free memory of its ranks once their CUDA contexts are up (sglang/srt/distributed/bootstrap.py); the pool
+tests/predict/test_predict_oracle.py checks against SGLang's own handle_gpu_memory_settings). The pre-load reading
+is the smallest free memory of its ranks once their CUDA contexts are up (sglang/srt/distributed/bootstrap.py); the pool
 is what is free after loading less that reading x (1 - fraction), i.e. reading x fraction - weights (0.5.22
 kv_cache_configurator.py `_profile_available_bytes`), in tokens of the model's per-rank KV bytes. A pool of
 nothing is G1, "Loaded weights leave no GPU memory for the KV cache ..." (ENGINES.md §2.4). It prints SGLang's GPU

