@@ -1,4 +1,4 @@
-"""Pure parsers for engine startup logs: text in, typed `StartupRecord` out.
+"""Pure parsers for engine startup logs: text in, typed `StartupRecord` out (each engine's own subclass).
 
 Streaming use (the launcher): `parser = make_parser("vllm")`, then `parser.feed(line)` for
 every line of stdout and stderr as it arrives (interleaved is fine); each call returns the
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from parsers.base import LogParser
 from parsers.events import EVENT_KINDS, PHASES, Event
-from parsers.record import CSV_FIELDS, StartupRecord
+from parsers.record import StartupRecord
 from parsers.sglang import SglangLogParser
 from parsers.vllm import VllmLogParser
 
@@ -27,7 +27,7 @@ ENGINES = tuple(PARSERS)
 AUTO = "auto"
 
 __all__ = [
-    "AUTO", "CSV_FIELDS", "ENGINES", "EVENT_KINDS", "PARSERS", "PHASES", "Event", "LogParser",
+    "AUTO", "ENGINES", "EVENT_KINDS", "PARSERS", "PHASES", "Event", "LogParser",
     "NotAnEngineLog", "SglangLogParser", "StartupRecord", "VllmLogParser",
     "detect_engine", "make_parser", "parse_log", "read_log",
 ]

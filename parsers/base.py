@@ -27,7 +27,7 @@ from parsers.lines import (
     strip_wrappers,
     to_number,
 )
-from parsers.record import FIELD_KINDS, STATUS_ENGINE_ERROR, STATUS_OK, StartupRecord
+from parsers.record import STATUS_ENGINE_ERROR, STATUS_OK, StartupRecord, field_kinds
 from parsers.tracebacks import STEP_DETAIL, STEP_EXCEPTION, Step, TracebackTracker
 
 if sys.version_info >= (3, 11):
@@ -204,9 +204,9 @@ def error(kind: str, regex: str, rank: int = SPECIFIC, standalone: bool = False)
     return ErrorRule(kind, pattern, rank, standalone, required_literal(pattern))
 
 
-def _record_fields(match: re.Match) -> dict:
-    return {name: coerce(FIELD_KINDS[name], text) for name, text in match.groupdict().items()
-            if text is not None and name in FIELD_KINDS}
+def _record_fields(match: re.Match, kinds: dict[str, type]) -> dict:
+    return {name: coerce(kinds[name], text) for name, text in match.groupdict().items()
+            if text is not None and name in kinds}
 
 
 # --- actions shared by both engines --------------------------------------------------------
@@ -259,7 +259,7 @@ def store_pairs(*pairs: tuple[str, str]) -> Action:
         for regex, name in compiled:
             match = regex.search(line.text)
             if match:
-                setattr(parser.record, name, coerce(FIELD_KINDS[name], match.group(1)))
+                setattr(parser.record, name, coerce(field_kinds(type(parser.record))[name], match.group(1)))
 
     return store
 
@@ -317,6 +317,11 @@ class LogParser:
     """
 
     engine: ClassVar[str]
+    # the engine's record: the neutral StartupRecord plus what only this engine states
+    record_type: ClassVar[type[StartupRecord]] = StartupRecord
+    # what the kv_sized event carries
+    kv_event_fields: ClassVar[tuple[str, ...]] = ("kv_tokens", "kv_gib", "num_blocks", "block_size", "max_concurrency",
+                                                  "max_model_len")
     phases: ClassVar[tuple[str, ...]]
     rules: ClassVar[tuple[Rule, ...]]
     error_rules: ClassVar[tuple[ErrorRule, ...]]
@@ -324,7 +329,8 @@ class LogParser:
     failure_markers: ClassVar[re.Pattern]
 
     def __init__(self) -> None:
-        self.record = StartupRecord(engine=self.engine, phase=self.phases[0])
+        self.record = self.record_type(engine=self.engine, phase=self.phases[0])
+        self.kinds = field_kinds(self.record_type)
         self.seen_kv = False
         self.seen_error = False
         self.seen_ready = False
@@ -565,8 +571,8 @@ class LogParser:
         for name, text in match.groupdict().items():
             if text is None:
                 continue
-            if store and name in FIELD_KINDS:
-                setattr(self.record, name, coerce(FIELD_KINDS[name], text))
+            if store and name in self.kinds:
+                setattr(self.record, name, coerce(self.kinds[name], text))
             values[name] = to_number(text)
         return values
 
@@ -597,7 +603,7 @@ class LogParser:
                 self.rules_fired += 1
                 token = step.block if in_exception else None
                 self._offer(err.kind, line.text.strip(), self._apply(match, store=False), err.rank, token, line,
-                            fields=_record_fields(match))
+                            fields=_record_fields(match, self.kinds))
                 return True
         return False
 
@@ -686,9 +692,7 @@ class LogParser:
         self.record.t_kv_s = line.t
         self.finalize()
         self._sync()
-        keys = ("kv_tokens", "kv_gib", "num_blocks", "block_size", "max_concurrency", "max_model_len",
-                "max_running_requests", "context_len")
-        self._emit(ev.KV_SIZED, {k: getattr(self.record, k) for k in keys}, line)
+        self._emit(ev.KV_SIZED, {k: getattr(self.record, k) for k in self.kv_event_fields}, line)
 
     def mark_ready(self, line: Line) -> None:
         if self.seen_ready or self.seen_error:

@@ -7,6 +7,8 @@ version. A multi-line message carries the prefix on its first line only.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import ClassVar
 
 from parsers.base import (
     GENERIC,
@@ -23,7 +25,7 @@ from parsers.base import (
     version,
 )
 from parsers.lines import NUM, coerce, strip_python_logging, strip_wrappers
-from parsers.record import FIELD_KINDS
+from parsers.record import StartupRecord, field_kinds
 
 # The engine's own prefix, found wherever it starts: `[%(asctime)s%(prefix)s] %(message)s`
 # with the date format `%Y-%m-%d %H:%M:%S` (sglang 0.4.0 sglang/srt/utils.py
@@ -73,7 +75,7 @@ def _server_args(parser: LogParser, values: dict, line: Line) -> None:
         value = match.group(1)
         if field == "kv_dtype" and value.strip("'\"") == "auto":
             continue  # the pool line states the dtype "auto" resolves to
-        setattr(record, field, coerce(FIELD_KINDS[field], value))
+        setattr(record, field, coerce(field_kinds(type(record))[field], value))
     if (match := re.search(rf"(?:'device': |[(,]\s*device=){_SCALAR}", text)) and match.group(1) != "None":
         device = match.group(1).strip("'\"")
         record.device = "gpu" if device == "cuda" else device
@@ -157,7 +159,7 @@ def _scheduler_summary(parser: LogParser, values: dict, line: Line) -> None:
     for regex, field in _SUMMARY:
         match = regex.search(line.text)
         if match:
-            setattr(record, field, coerce(FIELD_KINDS[field], match.group(1)))
+            setattr(record, field, coerce(field_kinds(type(record))[field], match.group(1)))
     device = re.search(r"available_(gpu|cpu|npu|xpu|hpu)_mem=", line.text)
     if device:
         record.device = device.group(1)
@@ -165,7 +167,36 @@ def _scheduler_summary(parser: LogParser, values: dict, line: Line) -> None:
     kv_sized(parser, values, line)
 
 
+@dataclass
+class SglangStartupRecord(StartupRecord):
+    """What an SGLang startup log states beyond the neutral record: its scheduler's limits and its pool."""
+
+    CSV_FIELDS: ClassVar[tuple[str, ...]] = (*StartupRecord.CSV_FIELDS, "max_running_requests", "max_prefill_tokens",
+                                             "context_len", "mem_fraction_static_effective")
+
+    max_running_requests: int | None = None
+    max_prefill_tokens: int | None = None
+    context_len: int | None = None
+    mem_fraction_static_effective: float | None = None
+    available_mem_gib: float | None = None  # scheduler summary: available_gpu_mem / available_cpu_mem
+    avail_mem_before_load_gib: float | None = None
+    avail_mem_after_load_gib: float | None = None
+    avail_mem_after_pool_gib: float | None = None
+    pool_tokens: int | None = None  # "#tokens" of the KV pool (per rank)
+    draft_kv_gib: float | None = None  # a speculative-decoding draft model's own KV pool
+    draft_pool_tokens: int | None = None
+    max_total_tokens: int | None = None  # --max-total-tokens as given
+    profiled_max_total_tokens: int | None = None  # when --max-total-tokens was above what fits
+    max_running_requests_requested: int | None = None  # when the engine reduced it
+    cuda_graph_decode_backend: str | None = None
+    cuda_graph_decode_max_bs: int | None = None
+    cuda_graph_prefill_backend: str | None = None
+    cuda_graph_prefill_max_bs: int | None = None
+
+
 class SglangLogParser(LogParser):
+    record_type = SglangStartupRecord
+    kv_event_fields = (*LogParser.kv_event_fields, "max_running_requests", "context_len")
     engine = "sglang"
     # SGLang captures its graphs before the scheduler summary, which is the KV line here.
     phases = ("starting", "loading", "profiling", "capturing", "kv_sized", "ready")

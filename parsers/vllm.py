@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
+from typing import ClassVar
 
 from parsers.base import (
     GENERIC,
@@ -26,6 +28,7 @@ from parsers.base import (
     version,
 )
 from parsers.lines import strip_python_logging, strip_wrappers
+from parsers.record import StartupRecord
 
 # The engine's own prefix, found wherever it starts (wrappers are removed before; a
 # VLLM_LOGGING_PREFIX may stand before it). Since vllm 0.8.5 the logging format is
@@ -139,7 +142,36 @@ def _autofit(parser: LogParser, values: dict, line: Line) -> None:
                              else "fits")
 
 
+@dataclass
+class VllmStartupRecord(StartupRecord):
+    """What a vLLM startup log states beyond the neutral record: its memory accounting and its hints."""
+
+    CSV_FIELDS: ClassVar[tuple[str, ...]] = (*StartupRecord.CSV_FIELDS, "estimated_max_model_len",
+                                             "suggested_kv_cache_memory_bytes")
+
+    estimated_max_model_len: int | None = None  # from the "max_model_len too large" error
+    suggested_kv_cache_memory_bytes: int | None = None  # "--kv-cache-memory=" to fit the requested budget
+    gpu_memory_utilization: float | None = None
+    kv_cache_memory_bytes: int | None = None  # --kv-cache-memory-bytes as given (or a startup plan's)
+    max_num_batched_tokens: int | None = None
+    model_runner: str | None = None  # "v1" or "v2" (Model Runner V2)
+    autofit: str | None = None  # "fits", "reduced" or "attention_free" (max_model_len -1/auto)
+    autofit_from_len: int | None = None
+    num_gpu_blocks_override: int | None = None
+    initial_free_gib: float | None = None
+    total_memory_gib: float | None = None
+    requested_memory_gib: float | None = None
+    non_kv_gib: float | None = None  # consumed by weights + non-torch (+ non-KV usages on CPU)
+    peak_activation_gib: float | None = None
+    cuda_graph_estimate_gib: float | None = None
+    cuda_graph_profile_gib: float | None = None  # Model Runner V2's profiling capture, before the KV line
+    gpu_memory_utilization_equivalent: float | None = None  # without CUDA-graph profiling
+    gpu_memory_utilization_suggested: float | None = None  # to keep the KV size of older releases
+    suggested_kv_cache_memory_bytes_gpu_limit: int | None = None  # "--kv-cache-memory=" to fill the device
+
+
 class VllmLogParser(LogParser):
+    record_type = VllmStartupRecord
     engine = "vllm"
     phases = ("starting", "loading", "profiling", "kv_sized", "capturing", "ready")
 

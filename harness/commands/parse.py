@@ -14,7 +14,7 @@ from harness.engines import engine_names
 from harness.engines.logs import AUTO, parse_engine_file
 from harness.errors import EXIT_FINDING, HarnessError, InputError
 from harness.formatting import MISSING, is_missing
-from parsers import CSV_FIELDS, LogParser, NotAnEngineLog, StartupRecord
+from parsers import LogParser, NotAnEngineLog, StartupRecord
 
 
 def parse_file(path: str | Path, engine: str = AUTO) -> StartupRecord:
@@ -49,9 +49,9 @@ def render_table(record: StartupRecord, console: Console) -> None:
     table = Table(title=f"{record.engine} {record.engine_version or ''}".strip(), show_header=True)
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
-    for name in CSV_FIELDS:  # the results columns always, unknown ones as "-"
+    for name in record.CSV_FIELDS:  # the results columns always, unknown ones as "-"
         table.add_row(name, _show(values[name]))
-    extras = [(n, v) for n, v in values.items() if n not in CSV_FIELDS and v not in (None, {}, "")]
+    extras = [(n, v) for n, v in values.items() if n not in record.CSV_FIELDS and v not in (None, {}, "")]
     if extras:
         table.add_section()
         for name, value in extras:

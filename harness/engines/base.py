@@ -40,6 +40,9 @@ class Engine:
     knobs: ClassVar[Mapping[str, Knob]] = {}
     # The scenario's engine-neutral `defaults` names -> this engine's flag (max_model_len -> ...).
     aliases: ClassVar[Mapping[str, str]] = {}
+    # This engine's own knob columns of the results CSV (harness/results/columns.py): the neutral knob columns
+    # (max_model_len, kv_cache_dtype) are every engine's; any other knob goes to extra_args.
+    knob_columns: ClassVar[tuple[str, ...]] = ()
     # Flags the harness sets itself; a scenario that names one is refused.
     owned_flags: ClassVar[frozenset[str]] = HARNESS_OWNED_FLAGS
 

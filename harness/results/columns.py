@@ -10,6 +10,13 @@ RESULTS_FORMAT_VERSION (recorded in run.json as `results_format`).
 #     loading, where its log states it (SGLang's "Load weight begin. avail mem"; vLLM-CPU's refusal).
 RESULTS_FORMAT_VERSION = 3
 
+# Which columns are whose: the neutral ones below are every engine's; an engine declares its own knob columns
+# (Engine.knob_columns) and the measured columns its record fills (its StartupRecord subclass's CSV_FIELDS).
+# The order is the published contract (DESIGN.md section 5), so it is written out here, not derived:
+# tests/results/test_columns.py holds it equal to the neutral columns plus exactly what the engines declare.
+# A new engine column is a new format version, appended.
+NEUTRAL_KNOBS = ("max_model_len", "kv_cache_dtype")
+
 IDENTITY = ("run_id", "scenario", "point_id", "repeat", "engine", "engine_version", "model", "started_at")
 MACHINE = ("device_name", "device_total_mib", "driver_version", "torch_version", "compile_cache", "gpu_busy_before_mib",
            "engine_free_mib")
@@ -22,6 +29,8 @@ KNOBS = (
     "kv_cache_dtype",
     "extra_args",
 )
+NEUTRAL_MEASURED = ("kv_tokens", "kv_gib", "num_blocks", "block_size", "max_concurrency",
+                    "chunked_prefill_size_effective", "weights_gib", "cuda_graph_gib")
 OUTCOME = ("status", "error_kind", "error_message")
 MEASURED = (
     "kv_tokens",

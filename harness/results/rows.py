@@ -13,13 +13,9 @@ from typing import Any
 
 from harness.engines import get_engine
 from harness.predict import prediction_error_pct
-from harness.results.columns import COLUMNS, MEASURED
+from harness.results.columns import COLUMNS, MEASURED, NEUTRAL_KNOBS
 from harness.scenario.point import Point
 from parsers.record import StartupRecord
-
-# Knob columns are engine-neutral names; an engine may spell one otherwise (its aliases).
-KNOB_COLUMNS = ("gpu_memory_utilization", "max_num_batched_tokens", "mem_fraction_static", "chunked_prefill_size",
-                "max_model_len", "kv_cache_dtype")
 
 
 @dataclass(frozen=True)
@@ -90,8 +86,10 @@ class PointResult:
 def knob_fields(engine: str, args: dict[str, Any]) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     used = set()
-    native = get_engine(engine).native_name
-    for column in KNOB_COLUMNS:
+    eng = get_engine(engine)
+    # a neutral column may be spelt otherwise by the engine (its aliases)
+    native = eng.native_name
+    for column in (*eng.knob_columns, *NEUTRAL_KNOBS):
         for name in dict.fromkeys((column, native(column))):
             if args.get(name) is not None:
                 fields[column] = args[name]
@@ -107,7 +105,8 @@ def _round(value: float | None, digits: int = 3) -> float | None:
 
 
 def _measured(record: StartupRecord | None) -> dict[str, Any]:
-    return {} if record is None else {name: getattr(record, name) for name in MEASURED}
+    # the record's own CSV fields: the neutral ones and its engine's
+    return {} if record is None else {k: v for k, v in record.csv_values().items() if k in MEASURED}
 
 
 def _predicted(prediction: PredictedKv | None, record: StartupRecord | None) -> dict[str, Any]:

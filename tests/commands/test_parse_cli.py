@@ -12,7 +12,7 @@ import pytest
 
 from harness.cli import main
 from harness.engines.logs import format_release, table_releases
-from parsers import StartupRecord
+from parsers.vllm import VllmStartupRecord
 from tests.support.recorded_logs import SGLANG, VLLM
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,9 +28,10 @@ def test_json_has_every_field_and_null_for_unknown(capsys):
     code, out, err = run(capsys, str(VLLM / "serve-kvspace2-maxlen512.log"), "--json")
     assert (code, err) == (0, "")
     data = json.loads(out)
-    assert list(data) == list(StartupRecord().to_dict())
+    assert list(data) == list(VllmStartupRecord().to_dict())  # the neutral fields, then vLLM's own
     assert (data["engine"], data["status"], data["kv_tokens"], data["num_blocks"]) == ("vllm", "ok", 4194304, 32768)
-    assert data["error_kind"] is None and data["mem_fraction_static_effective"] is None
+    assert data["error_kind"] is None and data["estimated_max_model_len"] is None
+    assert "mem_fraction_static_effective" not in data  # SGLang's, not vLLM's
     assert out.count("\n") == 1  # one JSON object on one line
 
 
@@ -39,7 +40,7 @@ def test_table_shows_the_results_fields(capsys):
     assert code == 0
     for text in ("kv_tokens", "29420860", "mem_fraction_static_effective", "0.716", "available_mem_gib", "4.04"):
         assert text in out
-    assert "suggested_kv_cache_memory_bytes" in out  # unknown results fields are listed too, as "-"
+    assert "suggested_kv_cache_memory_bytes" not in out  # vLLM's column: a SGLang record has no such field
 
 
 def test_error_log_table(capsys):

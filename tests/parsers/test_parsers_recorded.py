@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from harness.results.columns import COLUMNS
-from parsers import CSV_FIELDS, StartupRecord, detect_engine, parse_log, read_log
+from parsers import PARSERS, StartupRecord, detect_engine, parse_log, read_log
 from tests.support.recorded_logs import EXPECTED, LOGS, OLDER_EXPECTED, VLLM, assert_record
 
 # Seconds (first column of the .tlog captures) of the KV line and of "Application startup complete.".
@@ -47,6 +47,9 @@ def test_timestamped_capture_parses_like_the_plain_log(path):
     assert (record.t_kv_s is None) == (path.stem not in TIMES)
 
 
-def test_record_csv_fields_are_results_columns():
-    assert set(CSV_FIELDS) <= set(COLUMNS)
-    assert set(CSV_FIELDS) <= set(StartupRecord().to_dict())
+@pytest.mark.parametrize("engine", sorted(PARSERS))
+def test_record_csv_fields_are_results_columns(engine):
+    record = PARSERS[engine]().record
+    assert isinstance(record, StartupRecord) and record.engine == engine
+    assert set(StartupRecord.CSV_FIELDS) <= set(record.CSV_FIELDS) <= set(COLUMNS)
+    assert set(record.CSV_FIELDS) <= set(record.to_dict())

@@ -16,9 +16,9 @@ import re
 import pytest
 
 from harness.engines.release_formats import F_STRING, FORMAT, PERCENT, load_spec, read_table, table_paths
-from parsers import make_parser
+from parsers import PARSERS, make_parser
 from parsers.lines import coerce
-from parsers.record import FIELD_KINDS
+from parsers.record import field_kinds
 
 ENGINES = ("vllm", "sglang")
 SPECS = {engine: load_spec(engine) for engine in ENGINES}
@@ -83,6 +83,10 @@ def unescape_literal(text: str, style: str) -> str:
 
 
 # --- values -------------------------------------------------------------------------------------------
+
+
+# every engine's record fields (no two engines give one name two kinds)
+FIELD_KINDS = {name: kind for parser in PARSERS.values() for name, kind in field_kinds(parser.record_type).items()}
 
 
 def sample(field: str, variant: str) -> int | float | str:

