@@ -387,8 +387,10 @@ def _ceiling(raw, request: Request, args, batch, model, device: Device, path) ->
     elif advise_knobs(eng).default_fraction_is_safe:
         # fraction None: the engine's own formula at this chunk size
         default = _predict_setting(raw, request.engine, args, Setting(None, batch), model, device, None, path)
-        if default.mem_fraction_static:
-            ceiling = min(ceiling, default.mem_fraction_static)
+        # the fraction the engine derives itself, as its prediction names it
+        derived = getattr(default, advise_knobs(eng).fraction_knob, None)
+        if derived:
+            ceiling = min(ceiling, derived)
     return max(0.0, ceiling)
 
 

@@ -41,7 +41,8 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
     # An engine's own device flag decides its platform (SGLang's memory_hook reads cfg.device).
     device = str(settings.get("device") or device)
     tp_eff = int(tp) if tp is not None else eng.launch.tp_size(settings.raw)
-    p = Prediction(engine=engine, point_id=point_id, args=dict(knobs if knobs is not None else settings.raw),
+    kind = eng.formulas.prediction_type if eng.formulas is not None else Prediction
+    p = kind(engine=engine, point_id=point_id, args=dict(knobs if knobs is not None else settings.raw),
                    device=device, gpu_total_mib=gpu_total_mib, tp=tp_eff, engine_version=engine_version,
                    gpu_free_mib=gpu_free_mib, free_at_load=free_at_load)
     unmodelled = eng.predictor_note(engine_version, device)

@@ -9,7 +9,7 @@ which `estimates` lists with their labels.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 
 @dataclass
@@ -37,6 +37,11 @@ class Calibration:
 
 @dataclass
 class Prediction:
+    """The engine-neutral terms of a point's prediction; an engine's formulas fill a subclass with their own
+    (harness/engines/<engine>/prediction.py), made by `BudgetFormulas.prediction_type`."""
+
+    ROUNDED_GIB: ClassVar[tuple[str, ...]] = ()  # an engine's own GiB terms, rounded in JSON like the neutral ones
+
     engine: str
     point_id: str | None
     args: dict[str, Any]  # the point's knobs as given; None = engine default
@@ -47,10 +52,6 @@ class Prediction:
     # True: gpu_free_mib was read as the engine began loading (its own processes already in it), not
     # before the launch; nothing of the engine's start-up is then left to estimate
     free_at_load: bool = False
-    mem_fraction_static: float | None = None
-    chunked_prefill_size: int | None = None
-    cuda_graph_max_bs: int | None = None
-    reserved_mib: float | None = None
     weights_gib: float | None = None
     kv_bytes_per_token: int | None = None
     kv_gib_upper_bound: float | None = None
@@ -61,13 +62,7 @@ class Prediction:
     block_size: int | None = None
     max_concurrency: float | None = None
     max_model_len: int | None = None
-    estimated_max_model_len: int | None = None
-    max_num_batched_tokens: int | None = None
-    max_num_seqs: int | None = None
-    gpu_memory_utilization: float | None = None
-    budget_gib: float | None = None
-    max_running_requests: int | None = None
-    max_req_len: int | None = None
+    max_req_len: int | None = None  # the longest request the engine will accept
     context_len: int | None = None
     will_start: bool | None = None
     reason: str = ""
@@ -79,7 +74,7 @@ class Prediction:
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
-        for key in ("kv_gib_upper_bound", "kv_gib", "weights_gib", "budget_gib"):
+        for key in ("kv_gib_upper_bound", "kv_gib", "weights_gib", *self.ROUNDED_GIB):
             if out[key] is not None:
                 out[key] = round(out[key], 4)
         if out["max_concurrency"] is not None:

@@ -18,10 +18,15 @@ from harness.scenario import expand, load_scenario
 ROOT = Path(__file__).resolve().parents[2]
 GPU_SCENARIO = ROOT / "scenarios" / "24g_8b.yaml"
 CPU_SCENARIO = ROOT / "scenarios" / "cpu_tiny.yaml"
-JSON_FIELDS = ("engine", "point_id", "args", "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs",
-               "reserved_mib", "weights_gib", "kv_bytes_per_token", "kv_gib_upper_bound", "kv_tokens_upper_bound",
-               "kv_gib", "kv_tokens", "num_blocks", "max_concurrency", "estimated_max_model_len",
-               "max_running_requests", "max_req_len", "will_start", "reason")
+JSON_FIELDS = ("engine", "point_id", "args", "weights_gib", "kv_bytes_per_token", "kv_gib_upper_bound",
+               "kv_tokens_upper_bound", "kv_gib", "kv_tokens", "num_blocks", "max_concurrency", "max_req_len",
+               "will_start", "reason")
+# each engine's own terms beside the neutral ones
+ENGINE_JSON_FIELDS = {
+    "vllm": ("gpu_memory_utilization", "budget_gib", "max_num_batched_tokens", "estimated_max_model_len"),
+    "sglang": ("mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs", "reserved_mib",
+               "max_running_requests"),
+}
 
 
 def test_one_prediction_per_point_with_every_field(capsys):
@@ -30,7 +35,9 @@ def test_one_prediction_per_point_with_every_field(capsys):
     points = {(p.engine, p.point_id) for p in expand(load_scenario(GPU_SCENARIO))}
     assert {(o["engine"], o["point_id"]) for o in out} == points and len(out) == len(points)
     for obj in out:
-        assert all(field in obj for field in JSON_FIELDS), obj["point_id"]
+        assert all(field in obj for field in JSON_FIELDS + ENGINE_JSON_FIELDS[obj["engine"]]), obj["point_id"]
+        other = next(e for e in ENGINE_JSON_FIELDS if e != obj["engine"])
+        assert not any(field in obj for field in ENGINE_JSON_FIELDS[other]), obj["point_id"]
     sglang_default = [o for o in out if o["engine"] == "sglang" and o["args"]["mem_fraction_static"] is None]
     by_chunk = {o["args"]["chunked_prefill_size"]: o for o in sglang_default}
     assert by_chunk[4096]["reserved_mib"] == 7280 and by_chunk[4096]["mem_fraction_static"] == 0.704

@@ -35,6 +35,8 @@ class BudgetFormulas:
     calibration_axis: ClassVar[str | None] = None
     measured_kv_from_gib: ClassVar[bool] = False
     # What `predict` prints for this engine's points: settings before the KV columns, results after.
+    # the prediction these formulas fill: the neutral Prediction or the engine's subclass of it
+    prediction_type: ClassVar[type[Prediction]] = Prediction
     settings_columns: ClassVar[tuple[Column, ...]] = ()
     result_columns: ClassVar[tuple[Column, ...]] = ()
 

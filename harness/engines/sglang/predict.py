@@ -6,12 +6,13 @@ import math
 
 from harness.engines.settings import Settings
 from harness.engines.sglang import formulas as sg
+from harness.engines.sglang.prediction import SglangPrediction
 from harness.engines.sglang.releases import (
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
     PREFILL_RESERVE_BY_DEFAULT,
     modelled_release,
 )
-from harness.predict import Calibration, Estimate, Prediction
+from harness.predict import Calibration, Estimate
 from harness.predict.model import GiB, ModelDescription, resolve_dtype
 
 
@@ -19,8 +20,8 @@ def _on(s: Settings, key: str) -> bool:
     return bool(s.get(key))
 
 
-def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescription,
-            calibration: Calibration | None, derived_context_len: int) -> Prediction:
+def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
+            calibration: Calibration | None, derived_context_len: int) -> SglangPrediction:
     """`s` holds typed settings: numbers are numbers, flags booleans."""
     tp = p.tp
     release = modelled_release(p.engine_version)
@@ -129,8 +130,9 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
                         (pre, pre - weights / GiB - other))
 
 
-def _pool(p: Prediction, upper_rest: float, best_rest: float, cell: int, context_len: int, page: int,
-                 max_total: int | None, mrr_arg: int | None, f: float, g1: tuple[float, float] | None) -> Prediction:
+def _pool(p: SglangPrediction, upper_rest: float, best_rest: float, cell: int, context_len: int, page: int,
+          max_total: int | None, mrr_arg: int | None, f: float,
+          g1: tuple[float, float] | None) -> SglangPrediction:
     if math.isinf(best_rest):
         tokens = max_total // page * page
         mrr = sg.resolve_max_num_reqs(tokens, context_len, mrr_arg, release=p.engine_version) if tokens > 0 else 0

@@ -10,6 +10,7 @@ from typing import Any
 from harness.engines import knobs
 from harness.engines.base import Engine
 from harness.engines.roles import AdviceKnobs, BudgetFormulas, Column, Installation, Launch, LogReading, VenvRuntime
+from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
     CPU_CONTAINER_CAP,
     CPU_KV_SPACE_FROM_ENV,
@@ -130,6 +131,7 @@ class VllmInstallation(Installation):
 
 class VllmFormulas(BudgetFormulas):
     predicted_releases = PREDICTED_RELEASES
+    prediction_type = VllmPrediction
     predicted_releases_cpu = PREDICTED_RELEASES_CPU
     calibration_axis = "max_num_batched_tokens"
     measured_kv_from_gib = True  # "Available KV cache memory" is logged; tokens are rounded to blocks

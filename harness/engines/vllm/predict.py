@@ -5,6 +5,7 @@ from __future__ import annotations
 from harness.engines.cli_flags import switch_value
 from harness.engines.settings import Settings
 from harness.engines.vllm import formulas as vf
+from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
     BATCH_DEFAULTS_160_GIB_TIER,
     BLOCK_OVERRIDE_BEFORE_CHECKS,
@@ -19,12 +20,12 @@ from harness.engines.vllm.releases import (
     default_gpu_memory_utilization,
     modelled_release,
 )
-from harness.predict import Calibration, Estimate, Prediction
+from harness.predict import Calibration, Estimate
 from harness.predict.model import DTYPE_BYTES, GiB, MiB, ModelDescription, resolve_dtype
 
 
-def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescription,
-            calibration: Calibration | None, derived: int) -> Prediction:
+def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
+            calibration: Calibration | None, derived: int) -> VllmPrediction:
     """`s` holds typed settings: numbers are numbers, flags booleans, max_model_len auto is -1."""
     tp, device = p.tp, p.device
     release = modelled_release(p.engine_version)
@@ -188,7 +189,7 @@ def predict(p: Prediction, s: Settings, env: dict[str, str], model: ModelDescrip
     return p
 
 
-def _fitted(p: Prediction, calibration: Calibration, mnbt: int, what: str) -> float:
+def _fitted(p: VllmPrediction, calibration: Calibration, mnbt: int, what: str) -> float:
     """The fitted estimated terms, in bytes, recorded on the prediction with their basis."""
     overhead = (calibration.other_gib + calibration.per_axis_gib * mnbt) * GiB
     p.estimates["fitted"] = Estimate(overhead / GiB,
@@ -197,7 +198,7 @@ def _fitted(p: Prediction, calibration: Calibration, mnbt: int, what: str) -> fl
     return overhead
 
 
-def _cpu_kv_bytes(p: Prediction, util: float, total: float, weights: int, mnbt: int,
+def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mnbt: int,
                   calibration: Calibration | None) -> tuple[int, int] | None:
     """vLLM-CPU's pool: (upper bound, best estimate) in bytes, or None when it will not start (p says why).
 
@@ -241,12 +242,12 @@ def _cpu_kv_bytes(p: Prediction, util: float, total: float, weights: int, mnbt: 
     return upper, best
 
 
-def _null_block_held_back(p: Prediction) -> bool:
+def _null_block_held_back(p: VllmPrediction) -> bool:
     return modelled_release(p.engine_version) in NULL_BLOCK_HELD_BACK
 
 
-def _blocks_only(p: Prediction, s: Settings, bpb: int, block_size: int, requested_len: int | None,
-                 derived: int) -> Prediction:
+def _blocks_only(p: VllmPrediction, s: Settings, bpb: int, block_size: int, requested_len: int | None,
+                 derived: int) -> VllmPrediction:
     num_override = s.get("num_gpu_blocks_override")
     if num_override is None:
         return p

@@ -1,0 +1,16 @@
+"""What SGLang's budget formulas predict beyond the neutral terms: the fraction, chunk and graph sizes it derives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.predict.prediction import Prediction
+
+
+@dataclass
+class SglangPrediction(Prediction):
+    mem_fraction_static: float | None = None  # as given, or the default SGLang derives
+    chunked_prefill_size: int | None = None
+    cuda_graph_max_bs: int | None = None
+    reserved_mib: float | None = None  # the memory SGLang's default fraction keeps back
+    max_running_requests: int | None = None
