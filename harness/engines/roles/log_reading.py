@@ -12,8 +12,8 @@ from parsers.base import LogParser
 class LogReading:
     """How an engine's log is read.
 
-    `parser` makes a fresh streaming parser (one per log); `effective_columns` are the effective settings
-    the engine reports that `compare` checks next to the KV figures.
+    `parser` makes a fresh streaming parser (one per log): the engine's LogParser subclass;
+    `effective_columns` are the effective settings the engine reports that `compare` checks next to the KV figures.
     """
 
     parser: Callable[[], LogParser]
@@ -24,4 +24,4 @@ class LogReading:
 
     def log_score(self, text: str) -> int:
         """How much `text` looks like this engine's log (0: not at all), for `parse --engine auto`."""
-        return type(self.parser()).score(text)
+        return type(self.make_parser()).score(text)

@@ -175,10 +175,6 @@ class SglangFormulas(BudgetFormulas):
         return predict(prediction, settings, env, model, calibration, self.derived_context_len(model))
 
 
-def _parser():
-    return SglangLogParser()
-
-
 class SglangEngine(Engine):
     name = "sglang"
     curated_flags = CURATED_FLAGS
@@ -190,7 +186,7 @@ class SglangEngine(Engine):
     def __init__(self) -> None:
         self.launch = SglangLaunch(self, SglangRuntime("sglang", ("sglang", "torch", "sglang-kernel", "torchvision",
                                                                   "torchaudio", "torchcodec")))
-        self.logs = LogReading(_parser, effective_columns=("mem_fraction_static_effective",
+        self.logs = LogReading(SglangLogParser, effective_columns=("mem_fraction_static_effective",
                                                            "chunked_prefill_size_effective", "max_running_requests"))
         self.installation = SglangInstallation(self.name)
         self.formulas = SglangFormulas(self.name)

