@@ -319,7 +319,8 @@ def register(subparsers) -> None:
     parser.add_argument("--rerun", action="append", choices=("timeout", "crashed", "engine_error"),
                         help="with --resume: launch the points whose rows have this status again (repeatable; "
                              "e.g. timeouts, with a longer --timeout)")
-    parser.add_argument("--stop-after", choices=("kv", "ready"), help="override the scenario's run.stop_after")
+    parser.add_argument("--stop-after", choices=("kv", "ready", "probe"),
+                        help="override the scenario's run.stop_after (probe: drive the ready server, run.probe)")
     parser.add_argument("--resume-changed", action="store_true",
                         help="with --resume: continue although the scenario or options changed (recorded in run.json)")
     parser.add_argument("--timeout", type=_seconds(0, strict=True), metavar="S",

@@ -17,13 +17,14 @@ from typing import Any, ClassVar
 from harness.engines import cli_flags, releases
 from harness.engines.knobs import Knob
 from harness.engines.releases import ReleaseNote
-from harness.engines.roles import AdviceKnobs, BudgetFormulas, Installation, Launch, LogReading
+from harness.engines.roles import AdviceKnobs, BudgetFormulas, Installation, Launch, LogReading, ServingApi
 from harness.errors import InputError
 
 # The harness picks the port, binds to loopback and names the model, for every engine.
 HARNESS_OWNED_FLAGS = frozenset({"host", "port", "model", "model_path"})
 
-ROLE_NAMES = {"installation": "install recipe", "formulas": "budget formulas", "advice": "advise knobs"}
+ROLE_NAMES = {"installation": "install recipe", "formulas": "budget formulas", "advice": "advise knobs",
+              "serving": "serving API"}
 
 
 class Engine:
@@ -51,6 +52,7 @@ class Engine:
     installation: Installation | None = None
     formulas: BudgetFormulas | None = None
     advice: AdviceKnobs | None = None
+    serving: ServingApi | None = None  # the probe's requests and metrics (stop_after: probe)
 
     def require(self, role: str, needed_for: str) -> Any:
         """The role, or one line saying this engine has none (`role`: installation, formulas, advice)."""

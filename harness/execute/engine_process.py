@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness.childproc import child_environ
 from harness.engines.base import Engine
@@ -42,10 +43,18 @@ def process_env(engine: Engine, point_env: dict[str, str], ctx: LaunchContext) -
     return env
 
 
+def _probe_args(engine: Engine, args: dict[str, Any], stop_after: str) -> dict[str, Any]:
+    """The point's flags, and for a probe what the engine's serving API needs at launch (SGLang's metrics)."""
+    if stop_after != "probe" or engine.serving is None:
+        return args
+    return {**engine.serving.launch_args, **args}
+
+
 def launch_spec(engine: Engine, point: Point, ctx: LaunchContext, log_path: Path, stop_after: str,
                 timeout_s: float) -> LaunchSpec:
     return LaunchSpec(
-        argv=engine.launch.command(ctx.python, ctx.model_path, ctx.port, point.args, version=point.engine_version),
+        argv=engine.launch.command(ctx.python, ctx.model_path, ctx.port, _probe_args(engine, point.args, stop_after),
+                                   version=point.engine_version),
         env=process_env(engine, point.env, ctx),
         log_path=log_path,
         make_parser=engine.logs.make_parser,

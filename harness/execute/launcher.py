@@ -9,6 +9,8 @@ engine's adapter. Stop conditions, first one wins:
     recognised KV line the row says so instead of calling a healthy start a timeout
   the process exited -> crashed (unless an error or, for stop_after=kv, the KV line was seen)
   the timeout -> timeout
+  stop_after=probe: once ready, the probe drives the server; a server that dies or stops answering under
+    it -> probe_failed (it started, then failed)
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ class LaunchSpec:
     env: dict[str, str]
     log_path: Path
     make_parser: Callable[[], Any]
-    stop_after: str = "ready"  # "kv" | "ready"
+    stop_after: str = "ready"  # "kv" | "ready" | "probe"
     timeout_s: float = 900.0
     readiness_url: str | None = None
     cwd: Path | None = None
@@ -57,6 +59,9 @@ class LaunchSpec:
     # Where the live process group is recorded (one file per group) while it runs, so that a
     # later run can reap what a killed harness left behind.
     groups_dir: Path | None = None
+    # stop_after=probe: called once the server is ready, with the record so far and the group's leader PID,
+    # while the engine's output is still read; what it returns is the outcome's `probe`
+    probe: Callable[[Any, int], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,7 @@ class LaunchOutcome:
     survivors: tuple[str, ...] = ()  # processes of the group still there after SIGKILL
     last_phase: str | None = None
     stop_s: float = 0.0  # stopping the process group (the engine's own exit time, mostly)
+    probe: Any = None  # what spec.probe measured (harness.results.probe.ProbeResult)
 
     @property
     def overhead_s(self) -> float:
@@ -201,6 +207,28 @@ def _decide(w: _Watch, lines: queue.Queue) -> tuple[str, str | None, str | None,
             return "timeout", "timeout", f"{reached} within {spec.timeout_s:g} s", now
 
 
+def _probe_beside(probe: Callable[[Any, int], Any], w: _Watch, lines: queue.Queue, proc: subprocess.Popen) -> Any:
+    """Run the probe in a thread while this one keeps reading the engine's output into its log and parser (a
+    failure the engine logs under load is read as it happens)."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["result"] = probe(w.parser.record, proc.pid)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the launching thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name="probe", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        w.drain(lines, block_s=0.1)
+        thread.join(timeout=0.05)
+    w.drain(lines, block_s=0)
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
 def _record_group(groups_dir: Path | None, pid: int) -> Path | None:
     if groups_dir is None:
         return None
@@ -244,8 +272,15 @@ def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> Lau
         record = _record_group(spec.groups_dir, proc.pid)
         survivors = []
         decided = False
+        probed = None
         try:
             status, kind, message, engine_s = _decide(watch, lines)
+            if status == "ok" and spec.probe is not None and watch.t_ready is not None:
+                probed = _probe_beside(spec.probe, watch, lines, proc)
+                if probed.failed:
+                    status, kind = "probe_failed", "probe_failed"
+                    message = (f"{probed.failure or 'the server did not answer after the probe'}; "
+                               f"last lines:\n{watch.tail_text()}")
             decided = True
             watch.deciding = False
         finally:
@@ -272,4 +307,5 @@ def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> Lau
             status=status, error_kind=kind, error_message=message, record=watch.parser.record,
             exit_code=proc.returncode, t_kv_s=watch.t_kv, t_ready_s=watch.t_ready, engine_s=engine_s,
             wall_s=clock() - t0, survivors=tuple(str(s) for s in survivors), last_phase=watch.phase, stop_s=stop_s,
+            probe=probed,
         )

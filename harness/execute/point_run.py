@@ -39,10 +39,12 @@ from harness.execute.gpu import (
 )
 from harness.execute.host import read_host_memory, settled_host_memory, wait_for_host_release
 from harness.execute.launcher import LaunchOutcome, launch
+from harness.execute.probe.attach import MemoryReader, point_prober
 from harness.predict import Prediction, load_model_description
 from harness.predict.host import DeviceMemory, HostMemory
 from harness.results.rows import DeviceReading, EngineBuild, PointResult, PredictedKv, Timings
 from harness.scenario.point import Point
+from harness.scenario.schema import ProbeSpec
 from parsers.record import StartupRecord
 
 log = logging.getLogger(__name__)
@@ -67,6 +69,7 @@ class PointJob:
     device: str
     compile_cache: str = "cold"  # cold | warm (the scenario's run.compile_cache)
     shared_gpu: bool = False  # launch although other processes hold memory on the card
+    probe: ProbeSpec | None = None  # stop_after=probe: what the probe sends
 
 
 @dataclass(frozen=True)
@@ -195,7 +198,7 @@ def _measure(point: Point, job: PointJob, work_dir: Path, tmp_dir: Path, gpus: l
         timings=Timings(t_kv_s=outcome.t_kv_s, t_ready_s=outcome.t_ready_s, wall_s=outcome.wall_s),
         started_at=started_at, log_path=log_rel, build=EngineBuild.of(engine_env), compile_cache=cache_state,
         device=device, gpus=None if held is None else tuple(held), node=socket.gethostname(),
-        prediction=_predicted_kv(predict(sized_from)), survivors=outcome.survivors,
+        prediction=_predicted_kv(predict(sized_from)), survivors=outcome.survivors, probe=outcome.probe,
     )
 
 
@@ -244,7 +247,21 @@ def _launch(engine: Engine, version: str | None, point: Point, job: PointJob, ct
         on_phase = _reading_at_load(engine, version, before.host.env, at_load, on_phase)
     spec = replace(launch_spec(engine, point, ctx, log_path, job.stop_after, job.timeout_s), on_phase=on_phase,
                    groups_dir=job.run_dir / GROUPS_DIR)
+    if job.stop_after == "probe" and job.probe is not None:
+        spec = replace(spec, probe=point_prober(engine, job.probe, ctx.port, ctx.model_path, _gpu_memory(before)))
     return launch(spec), tuple(at_load)
+
+
+def _gpu_memory(before: _Before) -> MemoryReader | None:
+    """The memory the engine holds on its GPUs now (NVML's use above the baseline, summed); None on a CPU."""
+    if before.gpu is None:
+        return None
+    gpu = before.gpu
+
+    def held(pid: int) -> float:
+        return sum(max(0.0, gpu.read(i).used_mib - state.used_mib) for i, state in gpu.baseline.items())
+
+    return held
 
 
 def _reading_at_load(engine: Engine, version: str | None, env: dict[str, str], readings: list[DeviceMemory],

@@ -44,6 +44,18 @@ def group_members(leader: int) -> list[ProcInfo]:
     return members
 
 
+def group_rss_mib(leader: int) -> float:
+    """The resident memory of the live processes in `leader`'s group or session, summed (MiB)."""
+    total_kib = 0
+    for member in group_members(leader):
+        try:
+            status = Path(f"/proc/{member.pid}/status").read_text()
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+        total_kib += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+    return total_kib / 1024
+
+
 def _signal_group(leader: int, sig: int) -> None:
     try:
         os.killpg(leader, sig)

@@ -49,6 +49,7 @@ from harness.results.runinfo import RunInfo
 from harness.results.writer import ResultsWriter
 from harness.scenario import Point, Scenario, expand, load_scenario_with_releases
 from harness.scenario.checks import release_notes
+from harness.scenario.sweep import probe_problems
 
 log = logging.getLogger(__name__)
 
@@ -423,6 +424,9 @@ def _stop_and_timeout(scenario: Scenario, options: RunOptions) -> tuple[str, flo
         raise InputError(f"--timeout {timeout_s:g}: must be more than 0 seconds")
     if options.wait_for_idle_gpu_s < 0:
         raise InputError(f"--wait-for-idle-gpu {options.wait_for_idle_gpu_s:g}: must be 0 or more seconds")
+    problems = probe_problems(scenario, stop_after)  # --stop-after probe on a scenario written for another stop
+    if problems:
+        raise InputError(f"--stop-after probe: {problems[0].location}: {problems[0].message}")
     return stop_after, timeout_s
 
 
@@ -591,7 +595,8 @@ def _point_job(plan: RunPlan, folder: RunFolder, model_path: str) -> PointJob:
                     stop_after=plan.stop_after, timeout_s=plan.timeout_s,
                     wait_for_idle_gpu_s=options.wait_for_idle_gpu_s, shared_gpu=options.shared_gpu,
                     keep_work_dirs=options.keep_work_dirs, device=plan.device,
-                    compile_cache=plan.scenario.run.compile_cache)
+                    compile_cache=plan.scenario.run.compile_cache,
+                    probe=plan.scenario.run.probe if plan.stop_after == "probe" else None)
 
 
 def _sweep(plan: RunPlan, todo: list[Point], job: PointJob, records: _Records,

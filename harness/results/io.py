@@ -35,6 +35,7 @@ from harness.results.columns import (
     STATUSES,
     TIMING,
 )
+from harness.results.probe import PROBE_NUMERIC
 from harness.scenario import expand, parse_scenario
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ MAX_RESULTS_BYTES = 1 << 30
 
 # Columns holding numbers; an unparsable value there is a corrupt file, not a zero.
 NUMERIC_COLUMNS = (("repeat", "device_total_mib", "gpu_busy_before_mib", "engine_free_mib")
-                   + MEASURED + PREDICTED + TIMING)
+                   + MEASURED + PREDICTED + TIMING + PROBE_NUMERIC)
 # Knobs are numbers except where a scenario used an engine spelling ("auto", "32k").
 _TEXT_KNOBS = ("kv_cache_dtype", "extra_args")
 
@@ -114,8 +115,13 @@ def _v2_to_v3(text: str, context: dict) -> str:
     return out.getvalue()
 
 
+def _v3_to_v4(text: str, context: dict) -> str:
+    """Nothing to change: a v3 file probed nothing, and its missing probe columns read empty (LATE_COLUMNS)."""
+    return text
+
+
 # version -> the step to the next version (text in, text out), applied in turn.
-MIGRATIONS: dict[int, Callable[[str, dict], str]] = {1: _v1_to_v2, 2: _v2_to_v3}
+MIGRATIONS: dict[int, Callable[[str, dict], str]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def migrate(text: str, version: int, source: str, context: dict | None = None) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from harness.engines import get_engine
 from harness.predict import prediction_error_pct
 from harness.results.columns import COLUMNS, MEASURED, NEUTRAL_KNOBS
+from harness.results.probe import ProbeResult, probe_fields
 from harness.scenario.point import Point
 from parsers.record import StartupRecord
 
@@ -81,6 +82,7 @@ class PointResult:
     node: str | None  # the host the engine ran on
     prediction: PredictedKv | None = None  # None when the predictor could not say
     survivors: tuple[str, ...] = ()  # processes of the engine's group still there after the stop
+    probe: ProbeResult | None = None  # stop_after=probe: what the probe measured on the ready server
 
 
 def knob_fields(engine: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -136,4 +138,5 @@ def make_row(result: PointResult) -> dict[str, Any]:
     row.update(knob_fields(point.engine, point.args))
     row.update(_measured(record))
     row.update(_predicted(result.prediction, record))
+    row.update(probe_fields(result.probe))
     return row

@@ -15,7 +15,7 @@ from harness.errors import InputError
 from harness.scenario.checks import check_knobs
 from harness.scenario.problems import Problem, ScenarioError
 from harness.scenario.schema import Scenario, pydantic_problems
-from harness.scenario.sweep import duplicate_problems
+from harness.scenario.sweep import duplicate_problems, probe_problems
 
 # A scenario is a page of YAML; anything near these limits is a mistake or an attack,
 # and both would otherwise cost all the memory the machine has.
@@ -132,7 +132,7 @@ def parse_scenario(data: Any, path: str | Path = "<scenario>") -> Scenario:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
         raise ScenarioError(path, pydantic_problems(exc)) from None
-    problems = check_knobs(scenario) or duplicate_problems(scenario)
+    problems = check_knobs(scenario) or duplicate_problems(scenario) or probe_problems(scenario)
     if problems:
         raise ScenarioError(path, problems)
     return scenario

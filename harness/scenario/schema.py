@@ -22,9 +22,31 @@ class GpuSpec(_Strict):
     memory_gib: float | None = Field(default=None, gt=0)
 
 
+class ProbeSpec(_Strict):
+    """What `stop_after: probe` sends to a ready server, every figure bounded."""
+
+    # request lengths L (prompt + output tokens): "max" is the point's max_model_len as its engine logged it
+    lengths: list[Literal["max"] | int] = Field(default_factory=lambda: ["max", 64], min_length=1, max_length=4)
+    output_tokens: int = Field(default=8, ge=1, le=256)  # each request generates exactly this many
+    # requests sent at once per length: the engine's claimed concurrency at L x this, plus one
+    oversubscribe: float = Field(default=1.5, gt=1, le=8)
+    max_requests: int = Field(default=32, ge=1, le=512)  # the cap on requests sent at once
+    timeout_s: float = Field(default=300, gt=0, le=3600)  # the whole probe of one point
+
+    @field_validator("lengths")
+    @classmethod
+    def _lengths_above_output(cls, value: list) -> list:
+        small = [v for v in value if isinstance(v, int) and v < 2]
+        if small:
+            raise ValueError(f"a request length must be at least 2 tokens, not {small[0]}")
+        return value
+
+
 class RunSpec(_Strict):
     timeout_s: float = Field(default=900, gt=0)
-    stop_after: Literal["kv", "ready"] = "ready"
+    # probe: after readiness, drive the server (run.probe) and measure what really fits
+    stop_after: Literal["kv", "ready", "probe"] = "ready"
+    probe: ProbeSpec = Field(default_factory=ProbeSpec)
     repeats: int = Field(default=1, ge=1)
     # cold: every point compiles from scratch; warm: points share one compile cache per engine
     # release (kept across runs), which shortens startup and can change vLLM's KV figures.

@@ -81,3 +81,25 @@ def duplicate_problems(scenario: Scenario) -> list[Problem]:
 
 def _shown(knobs: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in knobs.items())
+
+
+def probe_problems(scenario: Scenario, stop_after: str | None = None) -> list[Problem]:
+    """A probe that cannot run as written (run.stop_after probe, or `stop_after` as the command line overrides
+    it): an engine without a serving API, a request length above a point's max_model_len."""
+    if (stop_after or scenario.run.stop_after) != "probe":
+        return []
+    problems = []
+    lengths = [n for n in scenario.run.probe.lengths if isinstance(n, int)]
+    for engine, spec in scenario.engines.items():
+        eng = get_engine(engine)
+        if eng.serving is None:
+            problems.append(Problem(f"engines.{engine}", "has no serving API: stop_after: probe needs one"))
+            continue
+        limits = {args.get(eng.native_name("max_model_len")) for _, args, _, _ in
+                  _engine_combinations(scenario, engine, spec)}
+        shortest = min((int(v) for v in limits if isinstance(v, int) and v > 0), default=None)
+        for length in lengths:
+            if shortest is not None and length > shortest:
+                problems.append(Problem("run.probe.lengths", f"{length} is above max_model_len {shortest} of "
+                                                             f"engines.{engine}: a request can be at most that long"))
+    return problems

@@ -119,7 +119,7 @@ def test_sweep_must_be_a_list(tmp_path):
 
 def test_bad_stop_after(tmp_path):
     path = write(tmp_path, VALID.replace("stop_after: kv", "stop_after: never"))
-    assert problems_of(path) == [f"{path}: run.stop_after: Input should be 'kv' or 'ready', got 'never'"]
+    assert problems_of(path) == [f"{path}: run.stop_after: Input should be 'kv', 'ready' or 'probe', got 'never'"]
 
 
 def test_empty_sweep_list(tmp_path):

@@ -1,5 +1,6 @@
 """The roles an engine is made of: how it is launched, how its log is read, how it is installed, how its
-budget is predicted, what `advise` may turn. An engine provides the roles it has (harness/engines/base.py)."""
+budget is predicted, what `advise` may turn, how the probe talks to it. An engine provides the roles it has
+(harness/engines/base.py)."""
 
 from harness.engines.roles.advice import AdviceKnobs
 from harness.engines.roles.formulas import BudgetFormulas, Column
@@ -7,6 +8,7 @@ from harness.engines.roles.installation import Installation, InstallSteps, Recip
 from harness.engines.roles.launch import Launch
 from harness.engines.roles.log_reading import LogReading
 from harness.engines.roles.runtime import BinaryRuntime, Runtime, VenvRuntime
+from harness.engines.roles.serving import MetricNames, Refusal, ServingApi
 
 __all__ = ["AdviceKnobs", "BinaryRuntime", "BudgetFormulas", "Column", "InstallSteps", "Installation", "Launch",
-           "LogReading", "Recipe", "Runtime", "VenvRuntime"]
+           "LogReading", "MetricNames", "Recipe", "Refusal", "Runtime", "ServingApi", "VenvRuntime"]

@@ -12,6 +12,7 @@ from harness.engines.base import Engine
 from harness.engines.roles import AdviceKnobs, BudgetFormulas, Column, Installation, Launch, LogReading, VenvRuntime
 from harness.engines.sglang.prediction import SglangPrediction
 from harness.engines.sglang.releases import PREDICTED_RELEASES
+from harness.engines.sglang.serving import SglangServing
 from parsers.sglang import SglangLogParser
 
 # `sglang.launch_server` flags (ServerArgs) that a memory sweep plausibly names.
@@ -190,6 +191,7 @@ class SglangEngine(Engine):
                                                            "chunked_prefill_size_effective", "max_running_requests"))
         self.installation = SglangInstallation(self.name)
         self.formulas = SglangFormulas(self.name)
+        self.serving = SglangServing()
         self.advice = AdviceKnobs(
             fraction_knob="mem_fraction_static",
             # 1.5 MiB of activation reserve per chunk token: a smaller chunk lets a higher fraction be safe

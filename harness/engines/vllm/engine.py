@@ -18,6 +18,7 @@ from harness.engines.vllm.releases import (
     PREDICTED_RELEASES_CPU,
     modelled_release,
 )
+from harness.engines.vllm.serving import VllmServing
 from parsers.vllm import VllmLogParser
 
 # `vllm serve` flags (EngineArgs + frontend) that a memory sweep plausibly names.
@@ -189,6 +190,7 @@ class VllmEngine(Engine):
         self.logs = LogReading(VllmLogParser, effective_columns=("block_size", "max_concurrency"))
         self.installation = VllmInstallation(self.name)
         self.formulas = VllmFormulas(self.name)
+        self.serving = VllmServing()
         self.advice = AdviceKnobs(
             fraction_knob="gpu_memory_utilization",
             # a smaller dummy-forward peak leaves more of the budget to KV (tried largest first)

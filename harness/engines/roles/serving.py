@@ -1,0 +1,60 @@
+"""The serving role: how the probe talks to a ready server (one request of exact token ids, forced to its full
+output length) and which of its metrics say what the scheduler is doing."""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class MetricNames:
+    """The engine's Prometheus metric names, as a family name (no `_total`); the first name a server
+    exports wins, so one entry covers releases that renamed a metric."""
+
+    running: tuple[str, ...]  # gauge: requests being run
+    waiting: tuple[str, ...]  # gauge: requests queued
+    kv_usage: tuple[str, ...]  # gauge: the share of the KV pool in use, 0..1
+    preemptions: tuple[str, ...] = ()  # counter or gauge: requests preempted (retracted) so far
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A request the server would not serve: its HTTP status and the engine's own message."""
+
+    status: int
+    message: str
+
+
+class ServingApi(ABC):
+    """A ready server's HTTP API as the probe uses it, on 127.0.0.1."""
+
+    metrics_path: ClassVar[str] = "/metrics"
+    # flags the probe needs the server launched with (SGLang serves no metrics unless asked)
+    launch_args: ClassVar[Mapping[str, Any]] = {}
+    metric_names: ClassVar[MetricNames]
+
+    @abstractmethod
+    def request(self, model: str, prompt_ids: Sequence[int], output_tokens: int) -> tuple[str, dict[str, Any]]:
+        """(path, JSON body) of one request: exactly these prompt tokens, exactly `output_tokens` generated
+        (end-of-sequence ignored, greedy)."""
+
+    @abstractmethod
+    def generated_tokens(self, body: Mapping[str, Any]) -> int | None:
+        """How many tokens the server says it generated, from its answer's JSON (None: it does not say)."""
+
+    def refusal(self, status: int, body: str) -> Refusal:
+        """The engine's message from an error answer: the JSON's message where it gives one, else the text."""
+        try:
+            data = json.loads(body)
+        except ValueError:
+            return Refusal(status, body.strip()[:500])
+        if isinstance(data, dict):
+            error = data.get("error", data)
+            message = error.get("message") if isinstance(error, dict) else error
+            if message:
+                return Refusal(status, str(message)[:500])
+        return Refusal(status, body.strip()[:500])

@@ -1,0 +1,32 @@
+"""SGLang's native /generate API as the probe uses it, and its metric names (served with --enable-metrics)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from harness.engines.roles.serving import MetricNames, ServingApi
+
+
+class SglangServing(ServingApi):
+    # metrics are served only when asked (0.5.22 sglang/srt/entrypoints/http_server.py:302)
+    launch_args: ClassVar[Mapping[str, Any]] = {"enable_metrics": True}
+    # 0.5.22 sglang/srt/observability/metrics_collector.py: num_running_reqs, num_queue_reqs, token_usage (the
+    # pool's share in use), num_retracted_reqs (a gauge: the requests retracted at the last decode step)
+    metric_names = MetricNames(
+        running=("sglang:num_running_reqs",),
+        waiting=("sglang:num_queue_reqs",),
+        kv_usage=("sglang:token_usage",),
+        preemptions=("sglang:num_retracted_requests", "sglang:num_retracted_reqs"),
+    )
+
+    def request(self, model: str, prompt_ids: Sequence[int], output_tokens: int) -> tuple[str, dict[str, Any]]:
+        # input_ids are taken as they are; min_new_tokens + ignore_eos force the full output
+        # (0.5.22 sglang/srt/sampling/sampling_params.py:141,150)
+        return "/generate", {"input_ids": list(prompt_ids),
+                             "sampling_params": {"max_new_tokens": output_tokens, "min_new_tokens": output_tokens,
+                                                 "ignore_eos": True, "temperature": 0.0}}
+
+    def generated_tokens(self, body: Mapping[str, Any]) -> int | None:
+        meta = body.get("meta_info") or {}
+        return meta.get("completion_tokens")
