@@ -19,10 +19,10 @@ from harness.scenario.point import knob_label
 def build_plan(scenario_path: str, engine_versions: dict[str, str] | None = None, engines: list[str] | None = None,
                points: list[str] | None = None) -> list[PlannedLaunch]:
     """The launches a run with these options would make (`run --dry-run` passes its own)."""
-    _, selected, warnings = selected_points(scenario_path, engine_versions, engines, points)
+    scenario, selected, warnings = selected_points(scenario_path, engine_versions, engines, points)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    return [plan_launch(point) for point in selected]
+    return [plan_launch(point, scenario.run.stop_after) for point in selected]
 
 
 def render_table(launches: list[PlannedLaunch], console: Console) -> None:

@@ -43,7 +43,7 @@ def process_env(engine: Engine, point_env: dict[str, str], ctx: LaunchContext) -
     return env
 
 
-def _probe_args(engine: Engine, args: dict[str, Any], stop_after: str) -> dict[str, Any]:
+def launch_args(engine: Engine, args: dict[str, Any], stop_after: str) -> dict[str, Any]:
     """The point's flags, and for a probe what the engine's serving API needs at launch (SGLang's metrics)."""
     if stop_after != "probe" or engine.serving is None:
         return args
@@ -53,7 +53,7 @@ def _probe_args(engine: Engine, args: dict[str, Any], stop_after: str) -> dict[s
 def launch_spec(engine: Engine, point: Point, ctx: LaunchContext, log_path: Path, stop_after: str,
                 timeout_s: float) -> LaunchSpec:
     return LaunchSpec(
-        argv=engine.launch.command(ctx.python, ctx.model_path, ctx.port, _probe_args(engine, point.args, stop_after),
+        argv=engine.launch.command(ctx.python, ctx.model_path, ctx.port, launch_args(engine, point.args, stop_after),
                                    version=point.engine_version),
         env=process_env(engine, point.env, ctx),
         log_path=log_path,

@@ -9,6 +9,7 @@ from typing import Any
 from harness.engines import get_engine
 from harness.envs import resolve_env
 from harness.errors import HarnessError
+from harness.execute.engine_process import launch_args
 from harness.scenario import Point
 
 PORT_PLACEHOLDER = "$PORT"  # a free port is picked at launch time
@@ -46,10 +47,11 @@ def engine_python(point: Point) -> tuple[str, str | None]:
         return f"<{point.engine}-{point.engine_version} env>/bin/python", str(exc)
 
 
-def plan_launch(point: Point) -> PlannedLaunch:
+def plan_launch(point: Point, stop_after: str = "ready") -> PlannedLaunch:
     python, note = engine_python(point)
-    argv = get_engine(point.engine).launch.command(python, point.model, PORT_PLACEHOLDER, point.args,
-                                           version=point.engine_version)
+    engine = get_engine(point.engine)
+    argv = engine.launch.command(python, point.model, PORT_PLACEHOLDER, launch_args(engine, point.args, stop_after),
+                                 version=point.engine_version)
     return PlannedLaunch(
         point_id=point.point_id, engine=point.engine, repeat=point.repeat, knobs=point.knobs,
         args=point.passed_args(), argv=argv, env=point.env, python=python, python_note=note,

@@ -264,7 +264,8 @@ def test_different_scenarios(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("column, value, reason", [
-    ("status", "exploded", "status 'exploded' is not one of ok, engine_error, timeout, crashed, harness_error"),
+    ("status", "exploded",
+     "status 'exploded' is not one of ok, engine_error, timeout, crashed, harness_error, probe_failed"),
     ("kv_tokens", "lots", "kv_tokens 'lots' is not a number"),
     ("point_id", "", "column point_id is empty"),
 ])
