@@ -35,7 +35,7 @@ from harness.results.columns import (
     STATUSES,
     TIMING,
 )
-from harness.results.probe import PROBE_NUMERIC
+from harness.results.probe import PROBE_COLUMNS, PROBE_NUMERIC
 from harness.scenario import expand, parse_scenario
 
 log = logging.getLogger(__name__)
@@ -116,8 +116,18 @@ def _v2_to_v3(text: str, context: dict) -> str:
 
 
 def _v3_to_v4(text: str, context: dict) -> str:
-    """Nothing to change: a v3 file probed nothing, and its missing probe columns read empty (LATE_COLUMNS)."""
-    return text
+    """The probe's columns, empty, at the end: a v3 run probed nothing."""
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or "probe_limits" in rows[0]:
+        return text
+    width = len(rows[0])
+    rows[0].extend(PROBE_COLUMNS)
+    for row in rows[1:]:
+        if len(row) == width:  # a row cut short stays short: the writer re-runs it
+            row.extend([""] * len(PROBE_COLUMNS))
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue()
 
 
 # version -> the step to the next version (text in, text out), applied in turn.

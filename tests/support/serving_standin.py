@@ -147,6 +147,8 @@ def main() -> int:
         def log_message(self, *args):
             pass
 
+    # a backlog like uvicorn's: the probe opens every request's connection at once
+    http.server.ThreadingHTTPServer.request_queue_size = 1024
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), Api)
     server.daemon_threads = True
     server.serve_forever()
