@@ -49,12 +49,13 @@ class ProbeResult:
 # the first wave (L = max_model_len by default) and the second (a short L) have columns of their own
 _WAVE = ("len", "sent", "claimed_concurrency", "completed", "failed_requests", "peak_running", "peak_waiting",
          "preemptions", "peak_kv_usage", "concurrency_ratio")
+_WAVE_TEXT = ("first_failure",)  # the first failed request's status and the engine's message
 # numbers, typed as such when a results file is read
 PROBE_NUMERIC: tuple[str, ...] = ("probe_longest_served", "probe_refused_len", *(f"probe_{name}" for name in _WAVE),
                                   *(f"probe_short_{name}" for name in _WAVE), "probe_peak_memory_mib")
 PROBE_COLUMNS: tuple[str, ...] = (
     "probe_longest_served", "probe_refused_len", "probe_refusal",
-    *(f"probe_{name}" for name in _WAVE), *(f"probe_short_{name}" for name in _WAVE),
+    *(f"probe_{name}" for name in _WAVE + _WAVE_TEXT), *(f"probe_short_{name}" for name in _WAVE + _WAVE_TEXT),
     "probe_healthy_after", "probe_peak_memory_mib", "probe_limits",
 )
 
@@ -65,8 +66,8 @@ def _wave_fields(prefix: str, wave: WaveResult | None) -> dict[str, Any]:
     values = (wave.length, wave.sent, None if wave.claimed is None else round(wave.claimed, 2), wave.completed,
               wave.failed, wave.peak_running, wave.peak_waiting, wave.preemptions,
               None if wave.peak_kv_usage is None else round(wave.peak_kv_usage, 4),
-              None if wave.ratio is None else round(wave.ratio, 3))
-    return {f"{prefix}{name}": value for name, value in zip(_WAVE, values)}
+              None if wave.ratio is None else round(wave.ratio, 3), wave.failure)
+    return {f"{prefix}{name}": value for name, value in zip(_WAVE + _WAVE_TEXT, values)}
 
 
 def probe_fields(probe: ProbeResult | None) -> dict[str, Any]:

@@ -27,7 +27,9 @@ class ProbeSpec(_Strict):
 
     # request lengths L (prompt + output tokens): "max" is the point's max_model_len as its engine logged it
     lengths: list[Literal["max"] | int] = Field(default_factory=lambda: ["max", 64], min_length=1, max_length=4)
-    output_tokens: int = Field(default=8, ge=1, le=256)  # each request generates exactly this many
+    # each request generates exactly this many (at most half its length): enough decode steps that the requests
+    # admitted first are still running when the last are admitted (8 left vLLM-CPU's 4-request pool half used)
+    output_tokens: int = Field(default=64, ge=1, le=1024)
     # requests sent at once per length: the engine's claimed concurrency at L x this, plus one
     oversubscribe: float = Field(default=1.5, gt=1, le=8)
     max_requests: int = Field(default=32, ge=1, le=512)  # the cap on requests sent at once

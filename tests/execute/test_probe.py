@@ -31,13 +31,14 @@ def test_the_probe_measures_what_the_pool_admits(tmp_path):
     # L = 512: ceil(4 x 1.5) + 1 requests at once; the pool runs 4, the rest wait, all are served
     assert (row["probe_len"], row["probe_sent"], row["probe_claimed_concurrency"]) == (512, 7, 4)
     assert (row["probe_peak_running"], row["probe_completed"], row["probe_failed_requests"]) == (4, 7, 0)
+    assert row["probe_first_failure"] != row["probe_first_failure"]  # NaN: none failed
     assert row["probe_peak_waiting"] >= 1 and row["probe_concurrency_ratio"] == 1.0
     assert row["probe_peak_kv_usage"] == 1.0 and row["probe_preemptions"] == 0
     # the short L = 64: one block each, 16 claimed; never more running than the pool holds
     assert (row["probe_short_len"], row["probe_short_claimed_concurrency"], row["probe_short_sent"]) == (64, 16, 25)
     assert row["probe_short_peak_running"] == 16 and row["probe_short_completed"] == 25
     assert row["probe_healthy_after"] == "True" and row["probe_peak_memory_mib"] > 0
-    assert "32 requests at once" in row["probe_limits"]
+    assert "32 requests at once, <= 64 output tokens" in row["probe_limits"]
 
 
 def test_a_claim_the_pool_does_not_back_shows_in_the_ratio(tmp_path):
@@ -53,6 +54,7 @@ def test_a_scheduler_limit_below_the_logged_length_is_found(tmp_path):
     assert (row["probe_longest_served"], row["probe_refused_len"]) == (300, 301)
     assert "maximum context length is 300 tokens" in row["probe_refusal"]
     assert (row["probe_completed"], row["probe_failed_requests"]) == (0, 7)  # every 512-token request refused
+    assert row["probe_first_failure"].startswith("400: This model's maximum context length is 300 tokens")
     assert row["probe_short_completed"] == row["probe_short_sent"]
 
 

@@ -5,7 +5,7 @@ serves /health, /v1/completions (prompts as token ids) and /metrics with vLLM 0.
 Its scheduler admits a request when the request's blocks (ceil(L / block)) are free and queues it otherwise;
 a request holds its blocks for STANDIN_STEP_S seconds per output token. Settings (environment):
   STANDIN_POOL_TOKENS  the pool (default 2048)        STANDIN_BLOCK  tokens per block (128)
-  STANDIN_STEP_S       seconds per output token (0.1) STANDIN_CLAIM_FACTOR  the logged concurrency x this (1):
+  STANDIN_STEP_S       seconds per output token (0.02) STANDIN_CLAIM_FACTOR  the logged concurrency x this (1):
                                                       a claim the pool does not back
   STANDIN_REFUSE_ABOVE refuse requests longer than this although max_model_len admits them (a scheduler limit
                        below the logged one)
@@ -32,7 +32,7 @@ from standin_engine import vllm_serve_parser
 
 POOL = int(os.environ.get("STANDIN_POOL_TOKENS", "2048"))
 BLOCK = int(os.environ.get("STANDIN_BLOCK", "128"))
-STEP_S = float(os.environ.get("STANDIN_STEP_S", "0.1"))
+STEP_S = float(os.environ.get("STANDIN_STEP_S", "0.02"))
 CLAIM_FACTOR = float(os.environ.get("STANDIN_CLAIM_FACTOR", "1"))
 REFUSE_ABOVE = int(os.environ.get("STANDIN_REFUSE_ABOVE", "0")) or None
 DIE_AT = int(os.environ.get("STANDIN_DIE_AT_REQUEST", "0")) or None

@@ -149,12 +149,12 @@ async def _longest(client: httpx.AsyncClient, server: Server,
     return (low if low > 1 else None), high, refusal
 
 
-async def _wave(client: httpx.AsyncClient, server: Server, wave: Wave, output_tokens: int) -> WaveResult:
+async def _wave(client: httpx.AsyncClient, server: Server, wave: Wave) -> WaveResult:
     peaks, done = _Peaks(), asyncio.Event()
     await _sample(client, server, peaks)  # the counters before the wave
     sampler = asyncio.create_task(_sampler(client, server, peaks, done))
     try:
-        outcomes = await asyncio.gather(*(_send(client, server, 100 + i, wave.length, output_tokens)
+        outcomes = await asyncio.gather(*(_send(client, server, 100 + i, wave.length, wave.output_tokens)
                                           for i in range(wave.sent)))
     finally:
         done.set()
@@ -196,7 +196,7 @@ async def _drive(plan: ProbePlan, server: Server, measured: _Measured) -> ProbeR
         try:
             measured.longest = await _longest(client, server, plan.max_len)
             for wave in plan.waves:
-                measured.waves.append(await _wave(client, server, wave, plan.output_tokens))
+                measured.waves.append(await _wave(client, server, wave))
                 measured.memory = _higher(measured.memory, server.memory_mib())
         except ServerGone as gone:
             return measured.result(False, plan.limits, str(gone))

@@ -14,17 +14,17 @@ FIRST_ID, ID_SPAN = 5, 190
 
 @dataclass(frozen=True)
 class Wave:
-    """Requests of one length sent at once: `length` tokens each (prompt + output), `sent` of them."""
+    """Requests of one length sent at once: `length` tokens each (prompt + `output_tokens`), `sent` of them."""
 
     length: int
     sent: int
     claimed: float | None  # the concurrency the engine's own figures give at this length
+    output_tokens: int
 
 
 @dataclass(frozen=True)
 class ProbePlan:
     max_len: int  # the longest request the engine says it accepts (prompt + output)
-    output_tokens: int
     waves: tuple[Wave, ...]
     timeout_s: float
     limits: str  # the caps, as the row says them
@@ -54,9 +54,11 @@ def plan_probe(lengths: list, output_tokens: int, oversubscribe: float, max_requ
             return f"probe length {length} is above the engine's max_model_len {max_len}"
         claimed = claimed_concurrency(record, length)
         wanted = math.ceil((claimed or 1) * oversubscribe) + 1
-        waves.append(Wave(length, min(max_requests, wanted), claimed))
-    limits = (f"<= {max_requests} requests at once, {output_tokens} output tokens each, {timeout_s:g} s in all")
-    return ProbePlan(max_len, min(output_tokens, max_len - 1), tuple(waves), timeout_s, limits)
+        # at most half the request generated: a prompt of at least as many tokens
+        waves.append(Wave(length, min(max_requests, wanted), claimed, min(output_tokens, length // 2)))
+    limits = (f"<= {max_requests} requests at once, <= {output_tokens} output tokens each (half a request at most), "
+              f"{timeout_s:g} s in all")
+    return ProbePlan(max_len, tuple(waves), timeout_s, limits)
 
 
 def prompt_ids(request: int, tokens: int) -> list[int]:
