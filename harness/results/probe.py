@@ -16,7 +16,8 @@ class WaveResult:
     completed: int  # served with every output token
     failed: int
     failure: str | None  # the first failed request's status and message
-    peak_running: int | None  # from the engine's metrics (None: it exports none)
+    # the engine's running-requests gauge as sampled, or its streams' overlap where higher (None: neither)
+    peak_running: int | None
     peak_waiting: int | None
     preemptions: int | None  # preempted (retracted) during the wave
     peak_kv_usage: float | None  # the pool's peak share in use, 0..1

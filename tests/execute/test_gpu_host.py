@@ -339,3 +339,49 @@ run: {{timeout_s: 30, stop_after: ready}}
     default = sglang_rows[sglang_rows["mem_fraction_static"].isna()].set_index("chunked_prefill_size")
     assert default.loc[2048, "mem_fraction_static_effective"] > default.loc[8192, "mem_fraction_static_effective"]
     assert set(sglang_rows[sglang_rows["mem_fraction_static"] == 0.62]["status"]) == {"engine_error"}
+
+
+def test_the_probe_on_the_gpu_host_measures_each_engines_pool_through_its_own_api(tmp_path, monkeypatch):
+    # both fake GPU engines serve their API over the pool they sized (tests/support/serving_api.py): vLLM runs
+    # floor(pool / 2048) requests of max_model_len at once and refuses 2,049 tokens; SGLang refuses inputs of
+    # context_len - 6 tokens and cuts a full-length request's output to what context_len leaves (0.5.22
+    # tp_worker.py:549-553, scheduler.py:2602-2608), as the real SGLang-CPU does (results/cpu_probe)
+    from harness.results.io import read_results
+    from tests.support.gpu_host import gpu_sglang_env
+
+    install(monkeypatch, GpuHost.of("RTX4090").write(tmp_path / "host"))
+    vllm, sglang = gpu_vllm_env(tmp_path / "vllm-env"), gpu_sglang_env(tmp_path / "sglang-env")
+    scenario = tmp_path / "probe.yaml"
+    scenario.write_text(f"""
+name: gpu_probe
+model: {{builtin: tiny-llama}}
+gpu: {{memory_gib: 24}}
+defaults: {{max_model_len: 2048, dtype: bfloat16}}
+engines:
+  vllm:
+    version: "0.32.0"
+    python: {vllm}
+    sweep: {{gpu_memory_utilization: [0.9]}}
+  sglang:
+    version: "0.5.22"
+    python: {sglang}
+    sweep: {{mem_fraction_static: [0.8]}}
+run: {{timeout_s: 60, stop_after: probe, probe: {{output_tokens: 16}}}}
+""")
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out)]) == 0
+    rows = read_results(out / "results.csv").set_index("engine")
+    vllm_row, sglang_row = rows.loc["vllm"], rows.loc["sglang"]
+    assert (rows["status"] == "ok").all() and (rows["probe_healthy_after"] == "True").all()
+    assert (vllm_row["probe_longest_served"], vllm_row["probe_refused_len"]) == (2048, 2049)
+    assert "maximum context length is 2048 tokens" in vllm_row["probe_refusal"]
+    fits = vllm_row["kv_tokens"] // 2048
+    assert vllm_row["probe_claimed_concurrency"] == round(vllm_row["kv_tokens"] / 2048, 2)
+    assert vllm_row["probe_peak_running"] == fits and vllm_row["probe_completed"] == vllm_row["probe_sent"] > fits
+    assert vllm_row["probe_short_peak_running"] == vllm_row["probe_short_sent"] == 32  # the cap, all at once
+    assert (sglang_row["probe_longest_served"], sglang_row["probe_refused_len"]) == (2042, 2043)
+    assert "Input length (2042 tokens) exceeds the maximum allowed length (2042 tokens)" in sglang_row["probe_refusal"]
+    assert sglang_row["probe_completed"] == 0 and sglang_row["probe_first_failure"] == "generated 14 of 16 tokens"
+    assert sglang_row["probe_short_completed"] == sglang_row["probe_short_sent"] == 32
+    # the engines' memory through the fake NVML: what each holds on the card, above the card's idle use
+    assert (rows["probe_peak_memory_mib"] > 0).all()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from harness.errors import InputError
+from harness.execute.probe.drive import served_at_once
 from harness.execute.probe.plan import claimed_concurrency, plan_probe, prompt_ids
 from harness.execute.run import RunOptions, run_scenario
 from harness.results.io import read_results
@@ -56,6 +57,22 @@ def test_a_scheduler_limit_below_the_logged_length_is_found(tmp_path):
     assert (row["probe_completed"], row["probe_failed_requests"]) == (0, 7)  # every 512-token request refused
     assert row["probe_first_failure"].startswith("400: This model's maximum context length is 300 tokens")
     assert row["probe_short_completed"] == row["probe_short_sent"]
+
+
+def test_without_metrics_the_concurrency_comes_from_the_streams(tmp_path):
+    # a server with no /metrics (or a wave over between two samples): the requests generating at once, read from
+    # their streams, are still 4 of the 7 at L = 512 and 16 of the 25 at L = 64
+    row = _probe_row(tmp_path, {"STANDIN_NO_METRICS": "1", "STANDIN_STEP_S": "0.01"})
+    assert (row["probe_peak_running"], row["probe_short_peak_running"]) == (4, 16)
+    assert row["probe_peak_waiting"] != row["probe_peak_waiting"]  # NaN: only the metrics say what waits
+    assert (row["probe_completed"], row["probe_short_completed"]) == (7, 25)
+
+
+def test_streams_overlap_counts_requests_generating_at_one_moment():
+    assert served_at_once([]) == 0
+    assert served_at_once([(0, 1), (1, 2), (2, 3)]) == 1  # one ends as the next starts
+    assert served_at_once([(0, 4), (1, 2), (1.5, 3), (3.5, 5)]) == 3
+    assert served_at_once([(0, 1)] * 5) == 5
 
 
 def test_a_preemption_is_counted(tmp_path):

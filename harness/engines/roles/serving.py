@@ -38,13 +38,24 @@ class ServingApi(ABC):
     metric_names: ClassVar[MetricNames]
 
     @abstractmethod
-    def request(self, model: str, prompt_ids: Sequence[int], output_tokens: int) -> tuple[str, dict[str, Any]]:
+    def request(self, model: str, prompt_ids: Sequence[int], output_tokens: int,
+                stream: bool = False) -> tuple[str, dict[str, Any]]:
         """(path, JSON body) of one request: exactly these prompt tokens, exactly `output_tokens` generated
-        (end-of-sequence ignored, greedy)."""
+        (end-of-sequence ignored, greedy). Streamed: its tokens sent as server-sent events while they are made,
+        the last event saying how many were generated."""
 
     @abstractmethod
     def generated_tokens(self, body: Mapping[str, Any]) -> int | None:
-        """How many tokens the server says it generated, from its answer's JSON (None: it does not say)."""
+        """How many tokens the server says it has generated (so far), from its answer's JSON or one streamed
+        event's (None: it does not say)."""
+
+    def stream_error(self, event: Mapping[str, Any]) -> str | None:
+        """The engine's message when a streamed event reports an error instead of tokens (both engines send
+        {"error": ...} in the stream once the response has started)."""
+        error = event.get("error")
+        if not error:
+            return None
+        return str(error.get("message", error) if isinstance(error, Mapping) else error)[:500]
 
     def refusal(self, status: int, body: str) -> Refusal:
         """The engine's message from an error answer: the JSON's message where it gives one, else the text."""

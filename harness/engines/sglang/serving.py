@@ -20,10 +20,13 @@ class SglangServing(ServingApi):
         preemptions=("sglang:num_retracted_requests", "sglang:num_retracted_reqs"),
     )
 
-    def request(self, model: str, prompt_ids: Sequence[int], output_tokens: int) -> tuple[str, dict[str, Any]]:
+    def request(self, model: str, prompt_ids: Sequence[int], output_tokens: int,
+                stream: bool = False) -> tuple[str, dict[str, Any]]:
         # input_ids are taken as they are; min_new_tokens + ignore_eos force the full output
-        # (0.5.22 sglang/srt/sampling/sampling_params.py:141,150)
-        return "/generate", {"input_ids": list(prompt_ids),
+        # (0.5.22 sglang/srt/sampling/sampling_params.py:141,150); streamed, an event per step with the tokens
+        # generated so far in meta_info, and an error as an event, not a status (0.5.22
+        # sglang/srt/entrypoints/http_server.py:933-957)
+        return "/generate", {"input_ids": list(prompt_ids), "stream": stream,
                              "sampling_params": {"max_new_tokens": output_tokens, "min_new_tokens": output_tokens,
                                                  "ignore_eos": True, "temperature": 0.0}}
 

@@ -18,11 +18,14 @@ class VllmServing(ServingApi):
         preemptions=("vllm:num_preemptions",),
     )
 
-    def request(self, model: str, prompt_ids: Sequence[int], output_tokens: int) -> tuple[str, dict[str, Any]]:
+    def request(self, model: str, prompt_ids: Sequence[int], output_tokens: int,
+                stream: bool = False) -> tuple[str, dict[str, Any]]:
         # a prompt of token ids is taken as they are; min_tokens + ignore_eos force the full output
-        # (0.32.0 vllm/entrypoints/openai/completion/protocol.py:84-85)
+        # (0.32.0 vllm/entrypoints/openai/completion/protocol.py:84-85); streamed, include_usage adds a last event
+        # with the usage (0.32.0 vllm/entrypoints/serve/utils/api_utils.py:289-301, completion/serving.py:458)
         return "/v1/completions", {"model": model, "prompt": list(prompt_ids), "max_tokens": output_tokens,
-                                   "min_tokens": output_tokens, "ignore_eos": True, "temperature": 0.0}
+                                   "min_tokens": output_tokens, "ignore_eos": True, "temperature": 0.0,
+                                   **({"stream": True, "stream_options": {"include_usage": True}} if stream else {})}
 
     def generated_tokens(self, body: Mapping[str, Any]) -> int | None:
         usage = body.get("usage") or {}

@@ -6,6 +6,7 @@ Runs beside the launcher, which keeps reading the engine's output (its log) and 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -120,16 +121,71 @@ async def _send(client: httpx.AsyncClient, server: Server, request: int, length:
     try:
         answer = await client.post(path, json=body, timeout=REQUEST_TIMEOUT_S)
     except httpx.HTTPError as exc:
-        if await _exited(server):
-            raise ServerGone("the engine exited while serving the probe") from None
-        return f"{type(exc).__name__}: {exc}"[:300]
+        return await _transport_failure(server, exc)
     if answer.status_code != 200:
         refusal = server.serving.refusal(answer.status_code, answer.text)
         return f"{refusal.status}: {refusal.message}"
-    generated = server.serving.generated_tokens(answer.json())
+    return _short_output(server.serving.generated_tokens(answer.json()), output_tokens)
+
+
+async def _transport_failure(server: Server, exc: httpx.HTTPError) -> str:
+    if await _exited(server):
+        raise ServerGone("the engine exited while serving the probe") from None
+    return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def _short_output(generated: int | None, output_tokens: int) -> str | None:
     if generated is not None and generated != output_tokens:
         return f"generated {generated} of {output_tokens} tokens"
     return None
+
+
+@dataclass(frozen=True)
+class _Streamed:
+    failure: str | None  # as _send's
+    generating: tuple[float, float] | None = None  # (first event, last event), monotonic: when it was producing
+
+
+async def _stream(client: httpx.AsyncClient, server: Server, request: int, length: int,
+                  output_tokens: int) -> _Streamed:
+    """One request streamed: its failure or None, and from when to when its tokens came (a request is running in
+    the engine from before its first token to its last, so overlapping spans are requests run at once)."""
+    path, body = server.serving.request(server.model, prompt_ids(request, length - output_tokens), output_tokens,
+                                        stream=True)
+    first = last = generated = None
+    try:
+        async with client.stream("POST", path, json=body, timeout=REQUEST_TIMEOUT_S) as answer:
+            if answer.status_code != 200:
+                refusal = server.serving.refusal(answer.status_code, (await answer.aread()).decode(errors="replace"))
+                return _Streamed(f"{refusal.status}: {refusal.message}")
+            async for line in answer.aiter_lines():
+                # server-sent events: "data: <JSON>" lines, the last "data: [DONE]"
+                data = line[len("data:"):].strip() if line.startswith("data:") else ""
+                if not data or data == "[DONE]":
+                    continue
+                event = json.loads(data)
+                error = server.serving.stream_error(event)
+                if error is not None:
+                    return _Streamed(f"{answer.status_code} (in the stream): {error}")
+                last = time.monotonic()
+                first = first or last
+                generated = server.serving.generated_tokens(event) or generated
+    except httpx.HTTPError as exc:
+        return _Streamed(await _transport_failure(server, exc))
+    except ValueError as exc:  # an event that is not JSON
+        return _Streamed(f"unreadable event: {exc}"[:300])
+    failure = _short_output(generated, output_tokens)
+    return _Streamed(failure, None if failure or first is None else (first, last))
+
+
+def served_at_once(spans: list[tuple[float, float]]) -> int:
+    """The most spans open at one moment (one ending when another starts: not at once)."""
+    edges = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
+    most = now = 0
+    for _, step in edges:
+        now += step
+        most = max(most, now)
+    return most
 
 
 async def _longest(client: httpx.AsyncClient, server: Server,
@@ -156,18 +212,28 @@ async def _wave(client: httpx.AsyncClient, server: Server, wave: Wave) -> WaveRe
     await _sample(client, server, peaks)  # the counters before the wave
     sampler = asyncio.create_task(_sampler(client, server, peaks, done))
     try:
-        outcomes = await asyncio.gather(*(_send(client, server, 100 + i, wave.length, wave.output_tokens)
-                                          for i in range(wave.sent)))
+        answers = await asyncio.gather(*(_stream(client, server, 100 + i, wave.length, wave.output_tokens)
+                                         for i in range(wave.sent)))
     finally:
         done.set()
         await sampler
-    failures = [f for f in outcomes if f is not None]
+    failures = [a.failure for a in answers if a.failure is not None]
     preempted = (None if peaks.preemptions is None or peaks.preemptions_at_start is None
                  else int(peaks.preemptions - peaks.preemptions_at_start))
     return WaveResult(wave.length, wave.sent, wave.claimed, wave.sent - len(failures), len(failures),
-                      failures[0] if failures else None,
-                      None if peaks.running is None else int(peaks.running),
+                      failures[0] if failures else None, _peak_running(peaks.running, answers, preempted),
                       None if peaks.waiting is None else int(peaks.waiting), preempted, peaks.kv_usage)
+
+
+def _peak_running(sampled: float | None, answers: list[_Streamed], preempted: int | None) -> int | None:
+    """The most requests run at once: the engine's own gauge as sampled, or the streams' overlap where higher (a
+    wave of short requests can start and end between two samples). A preempted request's stream only pauses,
+    so after a preemption the overlap would count it while it waits: then the gauge alone."""
+    spans = [a.generating for a in answers if a.generating is not None]
+    overlap = served_at_once(spans) if spans and not preempted else None
+    if sampled is None and overlap is None:
+        return None
+    return int(max(v for v in (sampled, overlap) if v is not None))
 
 
 async def _healthy(client: httpx.AsyncClient, server: Server) -> bool:

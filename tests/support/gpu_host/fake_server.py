@@ -7,10 +7,12 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from serving_api import Pool, serve_api  # tests/support/serving_api.py
 from standin_engine import serve_health  # tests/support/standin_engine.py
 
 MiB, GiB = 1 << 20, 1 << 30
@@ -39,9 +41,10 @@ def hold(described: dict, indices: list[int], nbytes: float) -> None:
         (folder / str(os.getpid())).write_text(f"{nbytes / MiB:.0f}")
 
 
-def serve_until_stopped(port: int) -> int:
-    """Answer /health until SIGTERM; the memory comes back only when the process is gone, STANDIN_LINGER_S
-    seconds after the signal (a slow release)."""
+def serve_until_stopped(port: int, pool: Pool | None = None) -> int:
+    """Answer /health (and with a `pool`, the engine's API over it: the probe's requests and /metrics) until
+    SIGTERM; the memory comes back only when the process is gone, STANDIN_LINGER_S seconds after the signal (a
+    slow release)."""
     linger = term("STANDIN_LINGER_S", 0)
 
     def stop(*_):
@@ -49,7 +52,9 @@ def serve_until_stopped(port: int) -> int:
         os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)
-    if port:
+    if port and pool is not None:
+        threading.Thread(target=serve_api, args=(pool, port), daemon=True).start()
+    elif port:
         serve_health(port)
     time.sleep(3600)
     return 0

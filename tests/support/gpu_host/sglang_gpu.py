@@ -11,7 +11,8 @@ is what is free after loading less that reading x (1 - fraction), i.e. reading x
 kv_cache_configurator.py `_profile_available_bytes`), in tokens of the model's per-rank KV bytes. A pool of
 nothing is G1, "Loaded weights leave no GPU memory for the KV cache ..." (ENGINES.md §2.4). It prints SGLang's GPU
 lines for what it did (the wording of real 2026 GPU logs, ../shared/gpu-logs/sglang/05-*), holds reading x fraction
-plus its context on each card while it runs (a file the fake NVML counts), and answers /health.
+plus its context on each card while it runs (a file the fake NVML counts), and serves SGLang's API over its pool
+(tests/support/serving_api.py, for the probe).
 
 Model terms from the environment (defaults: Llama-3.1-8B in bf16): STANDIN_WEIGHTS_GIB (14.99, split over
 --tp-size), STANDIN_KV_BYTES_PER_TOKEN (131072, likewise), STANDIN_CONTEXT_MIB (500). Faults: STANDIN_LINGER_S.
@@ -32,6 +33,7 @@ from harness.engines.sglang.formulas import memory_settings, resolve_max_num_req
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cuda_runtime import mem_get_info  # what its torch.cuda.mem_get_info would say
 from fake_server import GiB, MiB, cards, hold, host, serve_until_stopped, term
+from serving_api import pool_from_environment  # tests/support/serving_api.py
 
 
 def say(text: str) -> None:
@@ -88,7 +90,7 @@ def main() -> int:
         f"max_prefill_tokens=16384, max_running_requests={requests}, context_len={args.context_length}, "
         f"available_gpu_mem={left:.2f} GB")
     say("INFO:     Application startup complete.")
-    return serve_until_stopped(args.port)
+    return serve_until_stopped(args.port, pool_from_environment("sglang", tokens, 1, args.context_length))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ total: NVML's less the driver's reservation), refused when the card's free memor
 worker/utils.py request_memory); else KV = requested - weights - non-torch - activation peak - CUDA graphs,
 in 16-token blocks. It prints vLLM's GPU lines for what it did (the wording of real 0.32-era GPU logs,
 ../shared/gpu-logs and ENGINES.md V10/V13/V19/E1), holds `requested` MiB on each of its cards while it runs
-(a file the fake NVML counts: tests/support/gpu_host/pynvml.py), and answers /health.
+(a file the fake NVML counts: tests/support/gpu_host/pynvml.py), and serves vLLM's API over its pool
+(tests/support/serving_api.py, for the probe).
 
 The model's terms come from the environment (defaults: Llama-3.1-8B in bf16 on one card): STANDIN_WEIGHTS_GIB
 (14.99, split over --tensor-parallel-size), STANDIN_KV_BYTES_PER_TOKEN (131072, likewise), STANDIN_NON_TORCH_GIB
@@ -31,6 +32,7 @@ from standin_engine import vllm_serve_parser  # tests/support/standin_engine.py
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cuda_runtime import mem_get_info  # what its torch.cuda.mem_get_info would say
 from fake_server import GiB, MiB, cards, hold, host, serve_until_stopped, term
+from serving_api import pool_from_environment  # tests/support/serving_api.py
 
 BLOCK = 16
 
@@ -73,7 +75,7 @@ def main() -> int:
     tokens = max(0, int(available // (per_token * BLOCK))) * BLOCK
     say(f"GPU KV cache size: {tokens:,} tokens, Maximum concurrency for {args.max_model_len:,} tokens per request: "
         f"{tokens / args.max_model_len:.2f}x", where="kv_cache_utils.py:2327")
-    return serve_until_stopped(args.port)
+    return serve_until_stopped(args.port, pool_from_environment("vllm", tokens, BLOCK, args.max_model_len))
 
 
 if __name__ == "__main__":
