@@ -6,8 +6,12 @@ Repeats of a point are summarised by their median (and spread) before comparing.
 
 Every point gets a mark. Findings (what makes `compare` exit 1) are the marks and
 setting changes beyond tolerance, every change of outcome (a point that started and now
-fails, or the reverse, or fails differently) whatever the tolerance, and points present
-on one side only. `Comparison.regressions` is the subset that got worse.
+fails, or the reverse, or fails differently, a server that no longer survives its probe)
+whatever the tolerance, points present on one side only, and for probed points (`run
+--stop-after probe`) a change in what the server did under load: the longest request
+served, the length refused (exactly), the requests run at once and the requests that
+failed (within the probe's own tolerance). `Comparison.regressions` is the subset that got
+worse.
 """
 
 from __future__ import annotations
@@ -35,6 +39,18 @@ MACHINE_WARNINGS = ("device_name", "device_total_mib", "driver_version", "compil
 # Host memory sizes closer than this are the same host (memory hot-plug moves MemTotal a little).
 HOST_MEMORY_TOLERANCE_PCT = 0.5
 
+# What the probe measured (harness/results/probe.py) that a release may change. Lengths are limits: one token
+# more or less is a different limit, so they are compared exactly. Counts of requests have a tolerance of their
+# own: with pools of a few requests, one request more or less is already 10-25 %.
+PROBE_LENGTHS = ("probe_longest_served", "probe_refused_len")
+PROBE_COUNTS = ("probe_peak_running", "probe_failed_requests", "probe_short_peak_running",
+                "probe_short_failed_requests")
+# shown when they change, never a finding: SGLang's retractions are a gauge of the last step, sampled
+PROBE_NOTED = ("probe_preemptions", "probe_short_preemptions")
+# a wave is compared only with a wave of the same length
+PROBE_WAVE_LENGTHS = {"probe_": "probe_len", "probe_short_": "probe_short_len"}
+DEFAULT_PROBE_TOLERANCE_PCT = 10.0
+
 
 class Mark(str, enum.Enum):
     SAME = "same"
@@ -42,6 +58,7 @@ class Mark(str, enum.Enum):
     BETTER = "more KV"
     WORSE = "less KV"
     SETTINGS_CHANGED = "settings changed"
+    BEHAVIOUR_CHANGED = "behaviour changed"
     NEW_FAILURE = "new failure"
     FIXED = "fixed"
     STILL_FAILING = "still failing"
@@ -78,7 +95,7 @@ def settings_columns(engine: str | None = None) -> tuple[str, ...]:
 
 
 def compared_columns() -> tuple[str, ...]:
-    return (PRIMARY, *settings_columns())
+    return (PRIMARY, *settings_columns(), *PROBE_LENGTHS, *PROBE_COUNTS)
 
 
 def parse_threshold(text: str) -> Threshold:
@@ -92,11 +109,16 @@ def parse_threshold(text: str) -> Threshold:
     return Threshold(column, pct)
 
 
-def resolve_thresholds(tolerance_pct: float, overrides: list[Threshold] = ()) -> dict[str, float]:
-    """Every compared column's tolerance: `tolerance_pct` unless a threshold names it."""
-    if tolerance_pct < 0 or math.isnan(tolerance_pct):
-        raise InputError(f"--tolerance-pct must be >= 0, got {tolerance_pct}")
-    limits = {column: float(tolerance_pct) for column in compared_columns()}
+def resolve_thresholds(tolerance_pct: float, overrides: list[Threshold] = (),
+                       probe_tolerance_pct: float = DEFAULT_PROBE_TOLERANCE_PCT) -> dict[str, float]:
+    """Every compared column's tolerance: `tolerance_pct` for what the engine logged, `probe_tolerance_pct` for
+    the probe's request counts, 0 for the probe's lengths, unless a threshold names the column."""
+    for option, value in (("--tolerance-pct", tolerance_pct), ("--probe-tolerance-pct", probe_tolerance_pct)):
+        if value < 0 or math.isnan(value):
+            raise InputError(f"{option} must be >= 0, got {value}")
+    limits = {column: float(tolerance_pct) for column in (PRIMARY, *settings_columns())}
+    limits.update(dict.fromkeys(PROBE_LENGTHS, 0.0))
+    limits.update({column: float(probe_tolerance_pct) for column in PROBE_COUNTS})
     limits.update({t.column: t.pct for t in overrides})
     return limits
 
@@ -119,6 +141,8 @@ class Side:
     harness_errors: list[str] = field(default_factory=list)
     # On a CPU host: the memory the engine sized its pool from (device_total_mib), None elsewhere.
     host_memory_mib: float | None = None
+    # What the probe measured on the ok repeats (median per column); empty where the point was not probed.
+    probe: dict[str, float | None] = field(default_factory=dict)
 
     @property
     def measured(self) -> bool:
@@ -159,7 +183,7 @@ class Side:
             "kv_spread_pct": self.kv_spread_pct,
             "settings": self.settings,
             "engine_version": self.engine_version,
-            "harness_errors": self.harness_errors,
+            "harness_errors": self.harness_errors, "probe": self.probe,
         }
 
 
@@ -222,6 +246,7 @@ class PointComparison:
     mark: Mark = Mark.SAME
     kv: Change | None = None
     settings: list[Change] = field(default_factory=list)  # the ones that changed
+    behaviour: list[Change] = field(default_factory=list)  # what the probe measured, the ones that changed
     findings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -240,6 +265,7 @@ class PointComparison:
             "mark": self.mark.value, "ratio": self.ratio,
             "kv_tokens": self.kv.to_json() if self.kv else None,
             "settings_changed": [c.to_json() for c in self.settings],
+            "behaviour_changed": [c.to_json() for c in self.behaviour],
             "base": self.base.to_json() if self.base else None,
             "new": self.new.to_json() if self.new else None,
             "findings": self.findings, "notes": self.notes,
@@ -284,6 +310,11 @@ class Comparison:
         return [p for p in self.points if p.findings]
 
     @property
+    def probed(self) -> bool:
+        """Whether any point was probed on either side (else the probe's tolerances are not worth a mention)."""
+        return any(side.probe for p in self.points for side in (p.base, p.new) if side is not None)
+
+    @property
     def exit_code(self) -> int:
         return EXIT_FINDING if self.findings else EXIT_OK
 
@@ -320,12 +351,13 @@ def compare_results(
     thresholds: list[Threshold] = (),
     base_name: str = "base",
     new_name: str = "new",
+    probe_tolerance_pct: float = DEFAULT_PROBE_TOLERANCE_PCT,
 ) -> Comparison:
     """Compare two checked results tables (see harness.results.io.read_results).
 
     Raises InputError when they are about different scenarios.
     """
-    limits = resolve_thresholds(tolerance_pct, list(thresholds))
+    limits = resolve_thresholds(tolerance_pct, list(thresholds), probe_tolerance_pct)
     # In-memory tables (run --baseline) may lack columns a CSV always has.
     base, new = base.reindex(columns=list(COLUMNS)), new.reindex(columns=list(COLUMNS))
     base_info, new_info = _side_info(base, base_name), _side_info(new, new_name)
@@ -404,8 +436,17 @@ def _sides(frame: pd.DataFrame) -> dict[str, Side]:
             harness_errors=[f"r{int(r)}: {m if isinstance(m, str) and m else 'harness_error'}"
                             for r, m in zip(harness["repeat"], harness["error_message"])],
             host_memory_mib=_host_memory(rows),
+            probe=_probed(ok),
         )
     return sides
+
+
+def _probed(ok: pd.DataFrame) -> dict[str, float | None]:
+    probed = ok[ok["probe_limits"].notna()] if "probe_limits" in ok else ok.iloc[:0]
+    if probed.empty:
+        return {}
+    columns = (*PROBE_LENGTHS, *PROBE_COUNTS, *PROBE_NOTED, *PROBE_WAVE_LENGTHS.values())
+    return {c: _median(pd.to_numeric(probed[c], errors="coerce")) for c in columns}
 
 
 def _host_memory(rows: pd.DataFrame) -> float | None:
@@ -465,6 +506,7 @@ def _compare_point(pid, engine, knobs, base: Side | None, new: Side | None, limi
     else:
         _compare_kv(point)
         _compare_settings(point, base, new, limits)
+        _compare_probe(point, base, new, limits)
     if point.findings and _host_memory_differs(base, new):
         _not_comparable_host(point, base, new)
     return point
@@ -518,6 +560,37 @@ def _compare_settings(point: PointComparison, base: Side, new: Side, limits: dic
             point.findings.append(f"{point.label}: {change.text()}, beyond the {change.tolerance_pct:g}% tolerance")
             if point.mark in QUIET_MARKS:
                 point.mark = Mark.SETTINGS_CHANGED
+
+
+def _compare_probe(point: PointComparison, base: Side, new: Side, limits: dict[str, float]) -> None:
+    """What the server did under the probe, where both sides probed it (a wave against a wave of its length)."""
+    if not (base.probe or new.probe):
+        return
+    if not (base.probe and new.probe):
+        point.notes.append(f"probed in the {'base' if base.probe else 'new'} file only: behaviour not compared")
+        return
+    same_length = {}
+    for prefix, length in PROBE_WAVE_LENGTHS.items():
+        same_length[prefix] = base.probe[length] == new.probe[length]
+        if not same_length[prefix] and base.probe[length] is not None and new.probe[length] is not None:
+            point.notes.append(f"probed at other lengths ({length} {_num(base.probe[length])} -> "
+                               f"{_num(new.probe[length])}): that wave is not compared")
+    columns = list(PROBE_LENGTHS) + [c for c in (*PROBE_COUNTS, *PROBE_NOTED)
+                                     if same_length["probe_short_" if c.startswith("probe_short_") else "probe_"]]
+    for column in columns:
+        change = Change(column, base.probe[column], new.probe[column], limits.get(column, 0.0))
+        if not change.changed:
+            continue
+        point.behaviour.append(change)
+        if column in PROBE_NOTED:
+            point.notes.append(f"under the probe: {change.text()}")
+        elif change.beyond:
+            point.findings.append(f"{point.label}: under the probe, {change.text()}, beyond the "
+                                  f"{change.tolerance_pct:g}% tolerance")
+            if point.mark in QUIET_MARKS:
+                point.mark = Mark.BEHAVIOUR_CHANGED
+        elif point.mark is Mark.SAME:
+            point.mark = Mark.NOISE
 
 
 def _note_repeats(point: PointComparison, base: Side, new: Side, tolerance_pct: float) -> None:

@@ -40,7 +40,7 @@ def table_rows(comparison: Comparison) -> list[tuple[str, ...]]:
         if p.base and p.new and (p.base.failed or p.new.failed):
             was, now = p.base.outcome_text(), p.new.outcome_text()
             detail.append(now if was == now else f"{was} -> {now}")
-        detail += [c.text() for c in p.settings]
+        detail += [c.text() for c in p.settings] + [c.text() for c in p.behaviour]
         rows.append((
             p.mark.value, p.label, _kv_cell(p.base), _kv_cell(p.new),
             _num(kv.delta) if kv and kv.delta is not None else "-",
@@ -56,7 +56,8 @@ def _context_lines(comparison: Comparison) -> list[str]:
         machine = ", ".join(f"{k}={'/'.join(v)}" for k, v in side.machine.items() if v)
         lines.append(f"{side.name}: scenario {side.scenario or '?'}, run {', '.join(side.run_ids) or '?'}, "
                      f"{versions or 'no rows'}; {machine or 'machine not recorded'}")
-    limits = ", ".join(f"{c}:{p:g}%" for c, p in comparison.thresholds.items())
+    limits = ", ".join(f"{c}:{p:g}%" for c, p in comparison.thresholds.items()
+                       if comparison.probed or not c.startswith("probe_"))
     lines.append(f"tolerance: {limits}")
     return lines
 

@@ -8,7 +8,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from harness.analysis.compare import DEFAULT_TOLERANCE_PCT, Comparison, Threshold, compare_results
+from harness.analysis.compare import (
+    DEFAULT_PROBE_TOLERANCE_PCT,
+    DEFAULT_TOLERANCE_PCT,
+    Comparison,
+    Threshold,
+    compare_results,
+)
 from harness.engines.releases import version_key
 from harness.results.io import release_key
 
@@ -42,14 +48,16 @@ def rows_of(frame: pd.DataFrame, engine: str, release: str) -> pd.DataFrame:
 
 
 def release_steps(frame: pd.DataFrame, name: str, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
-                  thresholds: list[Threshold] = ()) -> list[ReleaseStep]:
+                  thresholds: list[Threshold] = (),
+                  probe_tolerance_pct: float = DEFAULT_PROBE_TOLERANCE_PCT) -> list[ReleaseStep]:
     """Every engine's neighbouring releases compared point by point (same point_id on both)."""
     steps = []
     for engine, releases in releases_in(frame).items():
         for before, after in itertools.pairwise(releases):
             comparison = compare_results(rows_of(frame, engine, before), rows_of(frame, engine, after),
                                          tolerance_pct, thresholds, base_name=f"{name} [{engine} {before}]",
-                                         new_name=f"{name} [{engine} {after}]")
+                                         new_name=f"{name} [{engine} {after}]",
+                                         probe_tolerance_pct=probe_tolerance_pct)
             steps.append(ReleaseStep(engine, before, after, comparison))
     return steps
 

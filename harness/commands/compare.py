@@ -7,6 +7,7 @@ import json
 import sys
 
 from harness.analysis.compare import (
+    DEFAULT_PROBE_TOLERANCE_PCT,
     DEFAULT_TOLERANCE_PCT,
     Comparison,
     Threshold,
@@ -21,7 +22,8 @@ from harness.results.io import read_results
 
 
 def compare_files(base_path: str, new_path: str, tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
-                  thresholds: list[Threshold] = ()) -> Comparison:
+                  thresholds: list[Threshold] = (),
+                  probe_tolerance_pct: float = DEFAULT_PROBE_TOLERANCE_PCT) -> Comparison:
     """Read, check and compare two results CSVs; InputError (exit 2) names a bad file."""
     base, new = read_results(base_path), read_results(new_path)
     for path, frame in ((base_path, base), (new_path, new)):
@@ -30,7 +32,8 @@ def compare_files(base_path: str, new_path: str, tolerance_pct: float = DEFAULT_
             held = "; ".join(f"{e} {', '.join(r)}" for e, r in several.items())
             raise InputError(f"{path}: holds several releases ({held}), whose rows share point ids; compare them "
                              f"with each other: compare --by-release {path}")
-    return compare_results(base, new, tolerance_pct, thresholds, base_name=str(base_path), new_name=str(new_path))
+    return compare_results(base, new, tolerance_pct, thresholds, base_name=str(base_path), new_name=str(new_path),
+                           probe_tolerance_pct=probe_tolerance_pct)
 
 
 def _threshold(text: str) -> Threshold:
@@ -43,7 +46,8 @@ def _threshold(text: str) -> Threshold:
 def _by_release(args: argparse.Namespace) -> int:
     """Each engine's neighbouring releases within one file; exit 1 when any step changed something."""
     frame = read_results(args.base)
-    steps = release_steps(frame, str(args.base), args.tolerance_pct, args.threshold or [])
+    steps = release_steps(frame, str(args.base), args.tolerance_pct, args.threshold or [],
+                          args.probe_tolerance_pct)
     if not steps:
         held = ", ".join(f"{e} {'/'.join(r) or '?'}" for e, r in releases_in(frame).items())
         raise InputError(f"{args.base}: --by-release needs an engine with two releases or more in the file "
@@ -71,7 +75,8 @@ def _run(args: argparse.Namespace) -> int:
         return _by_release(args)
     if not args.new:
         raise InputError("compare takes two results CSVs (base, new), or one with --by-release")
-    comparison = compare_files(args.base, args.new, args.tolerance_pct, args.threshold or [])
+    comparison = compare_files(args.base, args.new, args.tolerance_pct, args.threshold or [],
+                               args.probe_tolerance_pct)
     if args.json:
         text = json.dumps(comparison.to_json(), indent=2) + "\n"
     elif args.markdown:
@@ -89,7 +94,9 @@ def register(subparsers) -> None:
             "Join two results CSVs of one scenario on (point_id, repeat) and report, per point "
             "(one file of several releases: --by-release):\n"
             "KV tokens before/after, outcome changes (always, whatever the tolerance), changed\n"
-            "effective settings, and points present in one file only. Repeats compare by median.\n"
+            "effective settings, points present in one file only, and for probed points what the\n"
+            "server did under load (longest request served and length refused, exactly; requests\n"
+            "run at once and requests failed, within --probe-tolerance-pct). Repeats compare by median.\n"
             "Exit 0: nothing beyond tolerance; 1: something is; 2: bad input."
         ),
         epilog=(
@@ -107,6 +114,9 @@ def register(subparsers) -> None:
                              "with the next, point by point; exit 1 on a change")
     add_tolerance(parser, DEFAULT_TOLERANCE_PCT, "relative change (in %%) that still counts as unchanged, for "
                   f"every compared number (default {DEFAULT_TOLERANCE_PCT:g})")
+    parser.add_argument("--probe-tolerance-pct", type=float, default=DEFAULT_PROBE_TOLERANCE_PCT, metavar="PCT",
+                        help="relative change (in %%) in the probe's request counts (run at once, failed) that still "
+                             f"counts as unchanged (default {DEFAULT_PROBE_TOLERANCE_PCT:g}); its lengths are exact")
     parser.add_argument("--threshold", type=_threshold, action="append", metavar="COLUMN:P%",
                         help="tolerance for one column, overriding --tolerance-pct (repeatable), e.g. kv_tokens:0.5%%")
     fmt = parser.add_mutually_exclusive_group()
