@@ -19,6 +19,7 @@ import pandas as pd
 
 from harness.analysis.compare import Comparison, compare_results, point_knobs
 from harness.analysis.compare_render import render_markdown
+from harness.analysis.probe_table import ProbedWave, probed_points, probed_waves
 from harness.analysis.release_history import has_release_axis, releases_in, rows_of
 from harness.errors import HarnessError
 from harness.formatting import count, is_missing
@@ -451,6 +452,39 @@ def release_figure(frame: pd.DataFrame, engine: str, column: str, ylabel: str, t
     return fig
 
 
+def probe_figure(waves: list[ProbedWave], title: str):
+    """Left: requests run at once against the engine's claim, per wave (the diagonal: as claimed). Right: the KV
+    pool's peak use during each wave."""
+    fig = _new_figure(12.0, max(4.8, 0.28 * len(waves) + 2.2))
+    left, right = fig.subplots(1, 2)
+    left.set_title("requests run at once")
+    for (engine, short), group in pd.DataFrame([w.__dict__ for w in waves]).groupby(["engine", "short"], sort=True):
+        usable = group.dropna(subset=["claimed", "measured"])
+        left.plot(list(usable["claimed"]), list(usable["measured"]), linestyle="none", marker="^" if short else "o",
+                  clip_on=False, zorder=3, label=f"{engine}, {'short requests' if short else 'longest requests'}")
+    values = [float(v) for w in waves for v in (w.claimed, w.measured) if v is not None]
+    if values:
+        end = max(values) * 1.1
+        left.plot([0.0, end], [0.0, end], linestyle="--", color="grey", label="run at once = claimed")
+        left.set_xlim(0.0, end)
+        left.set_ylim(0.0, end)
+    left.set_xlabel("claimed by the engine's own figures (requests)")
+    left.set_ylabel("measured: peak running (requests)")
+    left.grid(True, alpha=0.3)
+    right.set_title("KV pool's peak use during the wave")
+    positions = [float(i) for i in range(len(waves))]
+    right.barh(positions, [100 * (w.peak_kv_usage or 0.0) for w in waves], color="tab:blue")
+    right.set_yticks(positions, [w.label for w in waves])
+    right.yaxis.set_gid(CATEGORIES)
+    right.invert_yaxis()
+    right.set_xlim(0.0, 100.0)
+    right.set_xlabel("peak KV cache usage (%)")
+    right.grid(True, axis="x", alpha=0.3)
+    fig.suptitle(title)
+    _legend(fig, [left])
+    return fig
+
+
 def _save(fig, name: str, title: str, out_dir: Path) -> Plot:
     path = out_dir / f"{name}.png"
     series, categories = read_back(fig)
@@ -539,6 +573,10 @@ def make_report(frames: list[pd.DataFrame], names: list[str], out_dir: str | Pat
         plots.append(_save(predicted_figure(frame, title), "measured_vs_predicted", title, out_dir))
     else:
         notes.append("no started point has a predicted_kv_tokens value, so there is no measured-vs-predicted plot")
+    waves = probed_waves(frame)
+    if waves:
+        title = "Under the probe: requests run at once, and the KV pool's use"
+        plots.append(_save(probe_figure(waves, title), "probe_concurrency", title, out_dir))
     if comparison is not None:
         title = "KV cache tokens per point, before and after"
         base_label = f"base: {_side_label(frames[0], names[0])}"
@@ -571,6 +609,34 @@ def _fixed(value: Any, pattern: str) -> str:
     return pattern.format(float(value))
 
 
+def _probe_markdown(frame: pd.DataFrame) -> list[str]:
+    """The probe's tables: per point its limits and survival, per wave requests run at once against the claim."""
+    points, waves = probed_points(frame), probed_waves(frame)
+    if not points:
+        return []
+    out = ["", "## Under the probe", "",
+           ("What each server did when driven through its own API (`run --stop-after probe`): the longest request "
+            "served and the length refused, then requests of one length sent at once."), ""]
+    header = ("engine", "point_id", "repeat", "status", "longest served", "refused at", "refusal", "healthy after",
+              "peak memory (MiB)", "KV pool (GiB)")
+    out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for p in points:
+        out.append("| " + " | ".join(_cell(v) for v in (
+            f"{p.engine} {p.engine_version}", p.point_id, p.repeat, p.status, p.longest_served, p.refused_len,
+            p.refusal, {True: "yes", False: "no", None: ""}[p.healthy_after])) + " | "
+                   + _fixed(p.peak_memory_mib, "{:,.0f}") + " | " + _cell(p.kv_gib) + " |")
+    header = ("engine", "point_id", "L (tokens)", "sent", "claimed", "run at once", "run / claimed", "peak waiting",
+              "preemptions", "peak KV use", "completed", "failed", "first failure")
+    out += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for w in waves:
+        out.append("| " + " | ".join((
+            _cell(f"{w.engine} {w.engine_version}"), _cell(w.point_id), _cell(w.length), _cell(w.sent),
+            _fixed(w.claimed, "{:.2f}"), _cell(w.measured), _fixed(w.ratio, "{:.3f}"), _cell(w.peak_waiting),
+            _cell(w.preemptions), _fixed(None if w.peak_kv_usage is None else 100 * w.peak_kv_usage, "{:.1f}%"),
+            _cell(w.completed), _cell(w.failed), _cell(w.first_failure))) + " |")
+    return out
+
+
 def render_report_markdown(frame: pd.DataFrame, name: str, plots: list[Plot], notes: list[str],
                            comparison: Comparison | None) -> str:
     scenario = ", ".join(sorted(frame["scenario"].dropna().unique())) or "?"
@@ -598,6 +664,7 @@ def render_report_markdown(frame: pd.DataFrame, name: str, plots: list[Plot], no
             _cell(engine), _cell(row["point_id"]), _cell(row["repeat"]), _cell(knobs), _cell(status),
             _cell(row["kv_tokens"]), _fixed(row["kv_gib"], "{:.3f}"), _cell(row["predicted_kv_tokens"]),
             _fixed(row["predicted_kv_gib"], "{:.3f}"), _fixed(row["prediction_error_pct"], "{:+.2f}%"))) + " |")
+    out += _probe_markdown(frame)
     out += ["", "## Plots", ""]
     for plot in plots:
         out += [f"### {plot.title}", "", f"![{plot.title}]({plot.path.name})", ""]

