@@ -159,8 +159,13 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
         fitted: list[FittedRow] = []
         free_of, at_load = _free_readings(members)
         for point, row in members:
+            free = free_of[(point.point_id, int(row["repeat"]))]
             prediction = predict_point(point, model, total, tp=tp, device=device, free_at_load=at_load,
-                                       gpu_free_mib=free_of[(point.point_id, int(row["repeat"]))])
+                                       gpu_free_mib=free)
+            if prediction.kv_gib_upper_bound is None and free is not None and not at_load:
+                # It started: a free reading that says it could not was the harness's, taken at another moment
+                # than the engine's (memory still settling, another job's engine ending), not what sized it.
+                prediction = predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=None)
             if prediction.kv_gib_upper_bound is None or any(n.startswith("KV size given explicitly")
                                                             for n in prediction.notes):
                 continue  # an explicit KV size has nothing to fit

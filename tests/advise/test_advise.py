@@ -323,3 +323,30 @@ def test_every_reachable_target_is_met_in_three_launches_with_a_pool_that_moves_
         tried = [(launch.setting.fraction, launch.kv_tokens) for launch in launches]
         assert step.done and len(launches) <= 3, (kv_tokens, tried)
         assert step.best.kv_tokens >= kv_tokens > step.margin.kv_tokens
+
+
+@pytest.mark.parametrize("harness_node_gib", [3.0, 5.5, 12.0])
+def test_a_target_is_met_in_three_launches_when_the_harness_reads_another_node_than_the_engine(
+        scenario, tmp_path, monkeypatch, capsys, harness_node_gib):
+    # The harness's own readings of the node (its total and free memory: a VM whose memory is still coming after
+    # boot, other jobs' engines) are not what the engine read (the simulated node, 24,105 MiB). A launch that
+    # started is fitted whatever the harness's free reading said of it: before, a first launch the harness's
+    # reading called unstartable was left out of the fit, and the search walked down one grain at a time
+    # (0.25, 0.24, 0.23, 0.22, then 0.06 and 0.05 at 5.5 GiB).
+    import dataclasses
+
+    import harness.advise.loop as advise_loop
+    from harness.execute import point_run
+    from harness.execute.host import read_host_memory
+
+    def harness_reading(env=None, *args, **kwargs):
+        return dataclasses.replace(read_host_memory(env), node_total_kib=(int(harness_node_gib * (1 << 20)),),
+                                   node_available_bytes=(int((harness_node_gib - 1) * (1 << 30)),))
+
+    for module, name in ((advise_loop, "read_host_memory"), (point_run, "read_host_memory"),
+                         (point_run, "settled_host_memory")):
+        monkeypatch.setattr(module, name, harness_reading)
+    assert main(["advise", str(scenario), "--engine", "vllm", "--max-model-len", "512", "--out", str(tmp_path / "out"),
+                 "--json", "--kv-tokens", str(pool_target(0.75))]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["met"] and len(answer["launches"]) <= 3, [(x["fraction"], x["why"]) for x in answer["launches"]]
