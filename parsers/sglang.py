@@ -107,7 +107,7 @@ _POOL_FIGURES = (
 )
 # A hybrid model's recurrent-state pool: its size in requests, then each state buffer's size ("conv_state size:
 # 0.12GB, ssm_state size: 1.50GB ..."; 0.5.2 sglang/srt/mem_cache/memory_pool.py:167 states no size in requests).
-_STATE_SLOTS = re.compile(r"max_mamba_cache_size: (\d+)")
+_STATE_SLOTS = re.compile(r"max_mamba_cache_size: ([\d,]+)")
 _STATE_SIZES = re.compile(rf"\w+ size: ({NUM}) ?GB")
 _TARGET = (POOL_KV, POOL_FULL, POOL_SWA)
 
@@ -125,7 +125,7 @@ def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
         sizes = [float(x) for x in _STATE_SIZES.findall(line.text)]
         slots = _STATE_SLOTS.search(line.text)
         pool = KvPool(POOL_STATE, f"{label} Cache", gib=round(sum(sizes), 2) if sizes else None,
-                      slots=int(slots.group(1)) if slots else None)
+                      slots=coerce(int, slots.group(1)) if slots else None)
         record.kv_pools = [*record.kv_pools, pool]
         record.state_pool_slots, record.state_pool_gib = pool.slots, pool.gib
         return
@@ -318,10 +318,10 @@ class SglangLogParser(LogParser):
         rule(r"^(?:(?P<label>.+?) )??(?:KV Cache|KV cache|Cache) (?:is allocated|VA upper bound)\. ", _kv_pool,
              primary_only=True),
         rule(r"Post-capture KV sizing: (?P<label>draft )?KV cache allocated\.", _kv_pool, primary_only=True),
-        rule(r"(?:Use [Ss]liding window memory pool\.|Post-capture KV sizing:) full_layer_tokens=(?P<full>\d+), "
-             r"swa_layer_tokens=(?P<swa>\d+)", _swa_split, primary_only=True),
-        rule(r"^SWAKVPool (?:mem usage|VA upper bound): (?P<gib>{NUM}) GB, swa size: (?P<swa>\d+), "
-             r"full size: (?P<full>\d+)", _swa_total, primary_only=True),
+        rule(r"(?:Use [Ss]liding window memory pool\.|Post-capture KV sizing:) full_layer_tokens=(?P<full>[\d,]+), "
+             r"swa_layer_tokens=(?P<swa>[\d,]+)", _swa_split, primary_only=True),
+        rule(r"^SWAKVPool (?:mem usage|VA upper bound): (?P<gib>{NUM}) GB, swa size: (?P<swa>[\d,]+), "
+             r"full size: (?P<full>[\d,]+)", _swa_total, primary_only=True),
         rule(r"Setting KV cache dtype to (?P<kv_cache_dtype>\S+?)\.? for ", _kv_dtype_set),
         # 0.5.3-0.5.12 say it once before the pool (0.5.8 sglang/srt/model_executor/model_runner.py:1585)
         rule(r"Using KV cache dtype: (?P<kv_cache_dtype>\S+)", _kv_dtype_set),

@@ -157,7 +157,7 @@ def test_sglang_exception_logged_by_another_process_ends_the_start():
 # --- vLLM's refusal of max_num_seqs above the Mamba cache blocks -------------------------------------
 
 def mamba_refusal(max_num_reqs: int, num_blocks: int) -> str:
-    # 0.33.0 vllm/config/compilation.py:1526 (ValueError, after the whole profile), its f-string
+    # 0.33.0 vllm/config/compilation.py:1525 (ValueError, after the whole profile), its f-string
     return (f"max_num_seqs ({max_num_reqs}) exceeds available Mamba cache "
             f"blocks ({num_blocks}). Each decode sequence "
             "requires one Mamba cache block, so CUDA graph capture cannot "
@@ -174,3 +174,50 @@ def test_vllm_mamba_blocks_below_max_num_seqs_is_named_with_its_numbers():
     assert (record.status, record.error_kind) == ("engine_error", "mamba_blocks_below_max_num_seqs")
     assert record.error_data == {"max_num_seqs": 1024, "mamba_cache_blocks": 313}
     assert record.kv_tokens == 46_928  # the pool was sized before the refusal
+
+
+# --- every release's own fatal wording, from the format tables ----------------------------------------------
+
+def fatal_rows():
+    from harness.engines.release_formats import read_table, table_paths
+
+    out = []
+    for engine in ("vllm", "sglang"):
+        for path in table_paths(engine):
+            release = path.stem.split("-", 1)[1]
+            for row in read_table(path):
+                if row.fact == "fatal":
+                    out.append(pytest.param(engine, row, id=f"{engine}-{release}:{row.template[:40]}"))
+    return out
+
+
+def fatal_lines(engine: str, template: str, exception_line: str | None) -> list[str]:
+    """The process's failure as it prints it: its words, and the traceback it logs with them (or none)."""
+    trace = traceback_text(exception_line) if exception_line else ""
+    if engine == "vllm":
+        message = template.replace("%s", "7")
+        return vllm_record(f"{message}\n{trace}" if trace else message, level="ERROR", where="core.py:1")
+    if "{traceback}" in template:
+        return sglang(template.replace("{traceback}", trace or "7")).split("\n")
+    return [sglang(template), *trace.split("\n")] if trace else [sglang(template)]
+
+
+FATAL_ROWS = fatal_rows()
+
+
+def test_the_tables_hold_each_engines_fatal_wording():
+    assert {p.values[0] for p in FATAL_ROWS} == {"vllm", "sglang"}
+
+
+@pytest.mark.parametrize(("engine", "row"), FATAL_ROWS)
+def test_each_releases_fatal_wording_is_an_engine_error_at_once(engine, row):
+    # A failure marker: the error is known as the line is read (the launcher can stop waiting), and the exception
+    # logged with it names it.
+    parser = make_parser(engine)
+    events = parser.feed_lines(fatal_lines(engine, row.template, UNKNOWN))
+    assert ev.STARTUP_ERROR in [e.kind for e in events], row.template
+    parser.close()
+    assert (parser.record.status, parser.record.error_kind, parser.record.error_message) == (
+        "engine_error", "other", UNKNOWN)
+    alone = read(engine, fatal_lines(engine, row.template, None))
+    assert (alone.status, alone.error_kind) == ("engine_error", "other")

@@ -25,7 +25,7 @@ def kinds(record) -> list[tuple]:
 def test_sglang_swa_pools_labelled_with_the_engines_own_total():
     # 0.5.23: sglang/srt/model_executor/pool_configurator.py:888 (the split), sglang/srt/mem_cache/memory_pool.py:2088
     # (each sub-pool, labelled "Full" and "SWA" by sglang/srt/mem_cache/swa_memory_pool.py:81 and :92),
-    # swa_memory_pool.py:133 (both pools' GiB), sglang/srt/managers/scheduler.py:1269 (the full pool's tokens).
+    # swa_memory_pool.py:132 (both pools' GiB), sglang/srt/managers/scheduler.py:1269 (the full pool's tokens).
     lines = [
         sglang("Use sliding window memory pool. full_layer_tokens=400000, swa_layer_tokens=320000"),
         sglang("Full KV Cache is allocated. dtype: torch.bfloat16, #tokens: 400000, K size: 1.53 GB, V size: 1.53 GB"),
