@@ -25,7 +25,7 @@ POOL_SWA = "swa"  # ... and for its sliding-window layers
 POOL_DRAFT = "draft"  # a speculative-decoding draft model's own KV cache
 POOL_STATE = "state"  # a hybrid (Mamba/linear-attention) model's recurrent state: slots, not tokens
 POOL_GROUP = "group"  # a KV cache group drawing blocks from the one shared pool (vLLM): its block size only
-POOL_WORKER = "worker"  # one worker's own KV line, where the engine logs one per worker (vLLM up to 0.12)
+POOL_WORKER = "worker"  # one worker's own KV line, where the engine logs one per worker (vLLM up to 0.11.0)
 
 
 @dataclass(frozen=True)

@@ -414,11 +414,11 @@ class VllmLogParser(LogParser):
     def _kv_pools(self) -> None:
         """The pools the KV lines state, and the engine's total over them.
 
-        Up to 0.12 the engine core logs one KV line per worker as it sizes each worker's cache, then gives every
+        Up to 0.11.0 the engine core logs one KV line per worker as it sizes each worker's cache, then gives every
         worker the smallest block count (0.11.0 vllm/v1/core/kv_cache_utils.py:1087 in
         get_kv_cache_config_from_groups, :1284 min_num_blocks in get_kv_cache_configs; 0.8.5 :634 and
         unify_kv_cache_configs): several lines of one process are its workers, and the pool is the smallest.
-        From 0.13 it logs once, after that (0.13.0 :1291, logger.info_once)."""
+        From 0.11.1 it logs once, after that (0.11.1 :1229, logger.info_once)."""
         record = self.record
         lines = self.kv_lines
         groups = [p for p in record.kv_pools if p.kind == POOL_GROUP]

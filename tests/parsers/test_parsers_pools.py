@@ -25,7 +25,8 @@ def kinds(record) -> list[tuple]:
 def test_sglang_swa_pools_labelled_with_the_engines_own_total():
     # 0.5.23: sglang/srt/model_executor/pool_configurator.py:888 (the split), sglang/srt/mem_cache/memory_pool.py:2088
     # (each sub-pool, labelled "Full" and "SWA" by sglang/srt/mem_cache/swa_memory_pool.py:81 and :92),
-    # swa_memory_pool.py:132 (both pools' GiB), sglang/srt/managers/scheduler.py:1269 (the full pool's tokens).
+    # swa_memory_pool.py:132 (both pools' GiB), sglang/srt/managers/scheduler.py:1269 (max_total_num_tokens: the full
+    # pool's tokens, pool_configurator.py:897).
     lines = [
         sglang("Use sliding window memory pool. full_layer_tokens=400000, swa_layer_tokens=320000"),
         sglang("Full KV Cache is allocated. dtype: torch.bfloat16, #tokens: 400000, K size: 1.53 GB, V size: 1.53 GB"),
@@ -116,7 +117,7 @@ def test_vllm_one_kv_line_is_one_pool_with_the_available_memory():
 
 
 def test_vllm_kv_lines_of_several_workers_are_sized_to_the_smallest():
-    # Up to 0.12 the engine core logs a KV line per worker as it sizes each (0.11.0
+    # Up to 0.11.0 the engine core logs a KV line per worker as it sizes each (0.11.0
     # vllm/v1/core/kv_cache_utils.py:1087 and :1091), then gives every worker the smallest block count (:1284):
     # a pipeline-parallel start whose stages differ.
     lines = []
