@@ -481,7 +481,9 @@ class LogParser:
         """A startup whose log ends with an exception died of it, whatever its wording: an error of kind `other`
         (a rule that names the exception has offered it already, and wins). A log cut off with no exception stays
         undecided (the launcher tells a crash from a timeout); an engine that went on after it (a rule read a
-        later line, it became ready, it was told to stop) survived it."""
+        later line, it became ready, it was told to stop) survived it. Called at close, and before a failure that
+        follows it with no progress between (an uncaught "Engine core initialization failed. See root cause
+        above.", a failure marker): the earlier exception is the cause, and the first failure of a rank is kept."""
         failure, line = self._last_exception, self._last_exception_line
         self._last_exception = self._last_exception_line = None
         if failure is None or line is None or self.seen_error or self.seen_ready or self.stopping:
@@ -606,6 +608,7 @@ class LogParser:
         text = line.text
         if self.failure_markers.search(text):
             self._armed.add(line.source)
+            self._settle_last_exception()  # an exception logged just before is the cause ("see root cause above")
             self._offer(OTHER, text.strip(), {}, GENERIC, ("marker", line.source), line)
         if NON_FATAL_HEADERS.match(text):
             self._ignore_next_block.add(line.source)
@@ -641,6 +644,7 @@ class LogParser:
             if INTERRUPTS.match(text):
                 self.mark_stopping("SIGINT" if text.startswith("KeyboardInterrupt") else "exit", line)
             else:
+                self._settle_last_exception()  # an exception logged just before is the cause ("see root cause above")
                 self._offer(OTHER, text.strip(), {}, GENERIC, step.block, line)
         elif step.kind == STEP_DETAIL:
             self._add_detail(step.block, text)

@@ -221,3 +221,19 @@ def test_each_releases_fatal_wording_is_an_engine_error_at_once(engine, row):
         "engine_error", "other", UNKNOWN)
     alone = read(engine, fatal_lines(engine, row.template, None))
     assert (alone.status, alone.error_kind) == ("engine_error", "other")
+
+
+def test_the_logged_exception_is_the_cause_of_the_failure_that_follows_it():
+    # vLLM's API server reports the engine core's death with its own uncaught exception, "See root cause above"
+    # (0.33.0 vllm/v1/engine/utils.py:1470): the engine core's logged exception is the message, whatever its wording.
+    api = traceback_text("RuntimeError: Engine core initialization failed. See root cause above. Failed core "
+                         "proc(s): {'EngineCore': 1}").split("\n")
+    lines = vllm_head() + logged_exception("Engine could not be brought up.", UNKNOWN) + api
+    record = read("vllm", lines)
+    assert (record.status, record.error_kind, record.error_message) == ("engine_error", "other", UNKNOWN)
+    # ... and so it is before a failure marker of another process
+    marker = vllm_record("EngineCore failed to start.\n" + traceback_text("Exception: WorkerProc initialization "
+                                                                          "failed. See stack trace for root cause."),
+                         level="ERROR", where="core.py:1584")
+    lines = vllm_head() + logged_exception("Worker could not load.", UNKNOWN, proc="Worker_TP1") + marker
+    assert read("vllm", lines).error_message == UNKNOWN
