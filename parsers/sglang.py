@@ -114,8 +114,9 @@ _TARGET = (POOL_KV, POOL_FULL, POOL_SWA)
 
 def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
     # Each pool line of the rank whose figures the record holds is one entry of record.kv_pools; which pool it is
-    # comes from its label (0.5.2x: "Full KV Cache", "SWA KV Cache" from sglang/srt/mem_cache/swa_memory_pool.py:81
-    # and :92; "Draft ..."), else from what the rank announced and built before it: older releases label nothing,
+    # comes from its label (from 0.5.17: "Full KV Cache", "SWA KV Cache", 0.5.23 sglang/srt/mem_cache/
+    # swa_memory_pool.py:81 and :92; "Draft ..."), else from what the rank announced and built before it: older
+    # releases label nothing,
     # and a sliding-window model's two pools (0.5.2 sglang/srt/mem_cache/memory_pool.py:749, full then SWA, after
     # "Use Sliding window memory pool. full_layer_tokens=F, swa_layer_tokens=S", model_runner.py:1221) or a
     # speculative draft model's pool (built after the target's, same wording) come as a second "KV Cache" line.
@@ -185,8 +186,9 @@ def _sum(values: list) -> float | None:
 def _kv_total(parser: LogParser) -> None:
     """The record's kv_gib: every KV pool the rank built, target and draft (the draft model's pool is sized from
     the same budget: 0.5.23 sglang/srt/model_executor/pool_configurator.py:259 adds the draft layers to the cell
-    size), a sliding-window model's two pools as the engine totals them where it states it ("SWAKVPool mem usage",
-    0.5.5 sglang/srt/mem_cache/memory_pool.py SWAKVPool.__init__), else their sum (its get_kv_size_bytes)."""
+    size), a sliding-window model's two pools as the engine totals them where it states it ("SWAKVPool mem usage"
+    from 0.5.3.post3, 0.5.5 sglang/srt/mem_cache/memory_pool.py:1099), else their sum (0.5.2 memory_pool.py:771
+    SWAKVPool.get_kv_size_bytes)."""
     record = parser.record
     pools = record.kv_pools
     target = parser.swa_total if parser.swa_total is not None and any(p.kind == POOL_SWA for p in pools) else None

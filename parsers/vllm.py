@@ -339,7 +339,7 @@ class VllmLogParser(LogParser):
               r"cache allocation is less than requested memory for kv "
               r"\((?P<requested_kv_gib>{NUM})(?:/(?P<requested_gib>{NUM}))? GiB\)"),
         # A hybrid (Mamba) model with full decode CUDA graphs needs a Mamba cache block per sequence; refused
-        # after the whole profile (0.33.0 vllm/config/compilation.py:1525, ValueError; from 0.20-ish).
+        # after the whole profile (0.33.0 vllm/config/compilation.py:1525, ValueError; first in 0.20.0).
         error("mamba_blocks_below_max_num_seqs",
               r"max_num_seqs \((?P<max_num_seqs>[\d,]+)\) exceeds available Mamba cache blocks "
               r"\((?P<mamba_cache_blocks>-?[\d,]+)\)"),
