@@ -272,6 +272,12 @@ def set_fields(**constants) -> Action:
     return assign
 
 
+def _with_detail(message: str, text: str) -> str:
+    """An exception's line with the first line of its message continued below it."""
+    detail = re.sub(r"\s*\[type=.*$", "", text.strip())  # pydantic's machine-readable tail
+    return f"{message.rstrip(':')}: {detail}" if detail else message
+
+
 # --- outcome slots -------------------------------------------------------------------------
 
 
@@ -341,6 +347,11 @@ class LogParser:
         self._armed: set[str] = set()  # sources whose next traceback explains a failure
         self._fatal_blocks: set[int] = set()
         self._ignore_next_block: set[str] = set()
+        self._quiet_blocks: set[int] = set()  # tracebacks the engine survives (see _start_block)
+        # The last exception the engine logged (or printed) that no rule names and that was not yet known to be
+        # fatal: it ended the startup if nothing came after it (settled at close).
+        self._last_exception: _Failure | None = None
+        self._last_exception_line: Line | None = None
         self._events: list[ev.Event] = []
         self.rules_fired = 0  # lines a rule or an error rule read
         self._primary_seen: set[int] = set()  # primary_only rules rank 0 has stated
@@ -462,8 +473,22 @@ class LogParser:
         self.flush_pending(Line(text="", raw=""))
         self._replay_other_ranks()
         self.flush_pending(Line(text="", raw=""))
+        self._settle_last_exception()
         self.finalize()
         return self._events
+
+    def _settle_last_exception(self) -> None:
+        """A startup whose log ends with an exception died of it, whatever its wording: an error of kind `other`
+        (a rule that names the exception has offered it already, and wins). A log cut off with no exception stays
+        undecided (the launcher tells a crash from a timeout); an engine that went on after it (a rule read a
+        later line, it became ready, it was told to stop) survived it. Called at close, and before a failure that
+        follows it with no progress between (an uncaught "Engine core initialization failed. See root cause
+        above.", a failure marker): the earlier exception is the cause, and the first failure of a rank is kept."""
+        failure, line = self._last_exception, self._last_exception_line
+        self._last_exception = self._last_exception_line = None
+        if failure is None or line is None or self.seen_error or self.seen_ready or self.stopping:
+            return
+        self._offer(failure.kind, failure.message, {}, failure.rank, failure.token, line)
 
     def has_pending(self) -> bool:
         """Hook: a fact announced over several lines waits for its next line (which must be seen)."""
@@ -513,6 +538,7 @@ class LogParser:
             if r.primary_only:
                 self._primary_seen.add(index)
             self._run_rule(r, match, line)
+            self._last_exception = None  # the engine went on: what it logged before did not end it
             return
 
     @classmethod
@@ -582,6 +608,7 @@ class LogParser:
         text = line.text
         if self.failure_markers.search(text):
             self._armed.add(line.source)
+            self._settle_last_exception()  # an exception logged just before is the cause ("see root cause above")
             self._offer(OTHER, text.strip(), {}, GENERIC, ("marker", line.source), line)
         if NON_FATAL_HEADERS.match(text):
             self._ignore_next_block.add(line.source)
@@ -610,12 +637,14 @@ class LogParser:
     def _traceback_failure(self, line: Line, step: Step | None) -> None:
         """An exception with no known meaning ends a fatal traceback: its last line is the message."""
         if step is None or step.block not in self._fatal_blocks:
+            self._note_exception(line, step)
             return
         text = line.text
         if step.kind == STEP_EXCEPTION:
             if INTERRUPTS.match(text):
                 self.mark_stopping("SIGINT" if text.startswith("KeyboardInterrupt") else "exit", line)
             else:
+                self._settle_last_exception()  # an exception logged just before is the cause ("see root cause above")
                 self._offer(OTHER, text.strip(), {}, GENERIC, step.block, line)
         elif step.kind == STEP_DETAIL:
             self._add_detail(step.block, text)
@@ -623,25 +652,54 @@ class LogParser:
     def _start_block(self, block: int, line: Line) -> None:
         if line.source in self._ignore_next_block:
             self._ignore_next_block.discard(line.source)
+            self._quiet_blocks.add(block)
             return
         # A traceback without a log prefix is Python's own report of an uncaught
-        # exception; one with a prefix is a logged exception, fatal only after a marker.
+        # exception; one with a prefix is a logged exception, fatal after a marker, or when the log
+        # ends with it (_note_exception), unless it was logged below ERROR (a warning the engine survives).
         if line.source in self._armed:
             self._armed.discard(line.source)
             marker = ("marker", line.source)
             self._startup.retoken(marker, block)
             self._later.retoken(marker, block)
         elif line.prefixed:
+            if line.level is not None and line.level not in LEVELS_THAT_FAIL:
+                self._quiet_blocks.add(block)
             return
         self._fatal_blocks.add(block)
+
+    def _note_exception(self, line: Line, step: Step | None) -> None:
+        """An exception not yet known to be fatal: a logged traceback's last line, or an exception stated on an
+        ERROR line or printed bare. It is the startup's error if the log ends with it (_settle_last_exception)."""
+        if step is None:
+            if (not EXCEPTION_LINE.match(line.text) or (line.prefixed and line.level not in LEVELS_THAT_FAIL)
+                    or self.seen_ready or self.seen_error):
+                return
+            token: object = ("line", line.source)
+        elif self.seen_ready or self.seen_error or step.block in self._quiet_blocks:
+            return
+        elif step.kind == STEP_DETAIL:
+            pending = self._last_exception
+            if pending is not None and pending.token == step.block:
+                pending.message = _with_detail(pending.message, line.text)
+            return
+        elif step.kind != STEP_EXCEPTION:
+            return
+        else:
+            token = step.block
+        text = line.text.strip()
+        if INTERRUPTS.match(text):
+            self._last_exception = None
+            return
+        self._last_exception = _Failure(OTHER, text, {}, GENERIC, token)
+        self._last_exception_line = line
 
     def _add_detail(self, block: int, text: str) -> None:
         slot = self._later if self.seen_ready else self._startup
         failure = slot.failure
         if failure is None or failure.token != block or failure.kind != OTHER:
             return
-        detail = re.sub(r"\s*\[type=.*$", "", text.strip())  # pydantic's machine-readable tail
-        failure.message = f"{failure.message.rstrip(':')}: {detail}" if detail else failure.message
+        failure.message = _with_detail(failure.message, text)
         self._sync()
 
     def _offer(self, kind: str, message: str, data: dict, rank: int, token: object, line: Line,

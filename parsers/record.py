@@ -10,11 +10,42 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 STATUS_OK = "ok"
 STATUS_ENGINE_ERROR = "engine_error"
+
+
+# Kinds of pool a startup log states (KvPool.kind).
+POOL_KV = "kv"  # the model's KV cache (the only one, or one labelled otherwise by the engine)
+POOL_FULL = "full"  # a sliding-window model's pool for its full-attention layers
+POOL_SWA = "swa"  # ... and for its sliding-window layers
+POOL_DRAFT = "draft"  # a speculative-decoding draft model's own KV cache
+POOL_STATE = "state"  # a hybrid (Mamba/linear-attention) model's recurrent state: slots, not tokens
+POOL_GROUP = "group"  # a KV cache group drawing blocks from the one shared pool (vLLM): its block size only
+POOL_WORKER = "worker"  # one worker's own KV line, where the engine logs one per worker (vLLM up to 0.11.0)
+
+
+@dataclass(frozen=True)
+class KvPool:
+    """One pool (or group) a startup log states, with its figures as the engine printed them (None: not stated)."""
+
+    kind: str  # one of the POOL_* kinds above
+    name: str  # the engine's own label: "SWA KV Cache", "Draft KV Cache", "GPU", "group 1", "Mamba Cache"
+    tokens: int | None = None
+    gib: float | None = None  # as printed (SGLang's "GB" is GiB; its K and V sizes added)
+    block_size: int | None = None  # a vLLM KV cache group's block size
+    slots: int | None = None  # a recurrent-state pool's size in requests (SGLang's max_mamba_cache_size)
+
+
+def pools_text(pools: list[KvPool] | tuple[KvPool, ...]) -> str | None:
+    """The results-CSV text of a record's pools: a JSON list of what each pool states (None: no pool stated)."""
+    if not pools:
+        return None
+    return json.dumps([{k: v for k, v in dataclasses.asdict(p).items() if v is not None} for p in pools],
+                      separators=(",", ":"))
 
 
 @dataclass
@@ -62,6 +93,10 @@ class StartupRecord:
     format_release: str | None = None  # the release whose format table read this log (nearest known one)
     rank_note: str | None = None  # how ranks' figures were combined, when more than one rank stated them
     kv_tokens_min_rank: int | None = None  # the smallest rank's KV tokens, where ranks differ (kv_tokens is rank 0's)
+    # Every pool (and vLLM KV cache group) the log states for the rank whose figures the record holds, in the order
+    # printed; kv_tokens and kv_gib are the engine's total over them, as each release computes it (the parsers say
+    # how). In the results CSV as `kv_pools` (pools_text).
+    kv_pools: list[KvPool] = field(default_factory=list)
 
     # --- model and parallelism ----------------------------------------------------------
     model: str | None = None
@@ -80,8 +115,8 @@ class StartupRecord:
         return dataclasses.asdict(self)
 
     def csv_values(self) -> dict[str, Any]:
-        """Only the fields that are results-CSV columns (this engine's record's)."""
-        return {name: getattr(self, name) for name in self.CSV_FIELDS}
+        """Only the fields that are results-CSV columns (this engine's record's), and the pools as their text."""
+        return {**{name: getattr(self, name) for name in self.CSV_FIELDS}, "kv_pools": pools_text(self.kv_pools)}
 
 
 @functools.cache

@@ -25,7 +25,16 @@ from parsers.base import (
     version,
 )
 from parsers.lines import NUM, coerce, strip_python_logging, strip_wrappers
-from parsers.record import StartupRecord, field_kinds
+from parsers.record import (
+    POOL_DRAFT,
+    POOL_FULL,
+    POOL_KV,
+    POOL_STATE,
+    POOL_SWA,
+    KvPool,
+    StartupRecord,
+    field_kinds,
+)
 
 # The engine's own prefix, found wherever it starts: `[%(asctime)s%(prefix)s] %(message)s`
 # with the date format `%Y-%m-%d %H:%M:%S` (sglang 0.4.0 sglang/srt/utils.py
@@ -80,7 +89,8 @@ def _server_args(parser: LogParser, values: dict, line: Line) -> None:
         device = match.group(1).strip("'\"")
         record.device = "gpu" if device == "cuda" else device
     spec = re.search(rf"(?:'speculative_algorithm': |[(,]\s*speculative_algorithm=){_SCALAR}", text)
-    parser.speculative = spec is not None and spec.group(1) != "None"
+    if spec is not None:
+        parser.speculative = spec.group(1) != "None"
     for stage in ("decode", "prefill"):
         match = next((m for form in _GRAPH if (m := re.search(form.format(stage=stage), text))), None)
         if match:
@@ -95,33 +105,119 @@ _POOL_FIGURES = (
     (re.compile(rf"\bV size: ({NUM}) GB"), "v"),
     (re.compile(rf"\bKV size: ({NUM}) GB"), "kv"),
 )
+# A hybrid model's recurrent-state pool: its size in requests, then each state buffer's size ("conv_state size:
+# 0.12GB, ssm_state size: 1.50GB ..."; 0.5.2 sglang/srt/mem_cache/memory_pool.py:167 states no size in requests).
+_STATE_SLOTS = re.compile(r"max_mamba_cache_size: ([\d,]+)")
+_STATE_SIZES = re.compile(rf"\w+ size: ({NUM}) ?GB")
+_TARGET = (POOL_KV, POOL_FULL, POOL_SWA)
 
 
 def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
-    # A speculative draft model's pool is its own field and never overwrites the target's:
-    # it is labelled "draft", or, with speculation on, it is the second pool a rank builds
-    # before its scheduler summary (the draft worker is built after the target worker, and
-    # both pools print the same wording).
-    found = {name: m.group(1) for regex, name in _POOL_FIGURES if (m := regex.search(line.text))}
-    label = str(values.get("label") or "")
-    draft = bool(re.search(r"draft", label, re.IGNORECASE))
-    if not draft and parser.speculative and not parser.seen_kv and line.text.startswith(("KV Cache", "KV cache")):
-        draft = parser.target_pools.get(line.rank, 0) >= 1
-        parser.target_pools[line.rank] = parser.target_pools.get(line.rank, 0) + 1
+    # Each pool line of the rank whose figures the record holds is one entry of record.kv_pools; which pool it is
+    # comes from its label (from 0.5.17: "Full KV Cache", "SWA KV Cache", 0.5.23 sglang/srt/mem_cache/
+    # swa_memory_pool.py:81 and :92; "Draft ..."), else from what the rank announced and built before it: older
+    # releases label nothing,
+    # and a sliding-window model's two pools (0.5.2 sglang/srt/mem_cache/memory_pool.py:749, full then SWA, after
+    # "Use Sliding window memory pool. full_layer_tokens=F, swa_layer_tokens=S", model_runner.py:1221) or a
+    # speculative draft model's pool (built after the target's, same wording) come as a second "KV Cache" line.
     record = parser.record
+    label = str(values.get("label") or "")
+    if re.search(r"Mamba|state", label):
+        sizes = [float(x) for x in _STATE_SIZES.findall(line.text)]
+        slots = _STATE_SLOTS.search(line.text)
+        pool = KvPool(POOL_STATE, f"{label} Cache", gib=round(sum(sizes), 2) if sizes else None,
+                      slots=coerce(int, slots.group(1)) if slots else None)
+        record.kv_pools = [*record.kv_pools, pool]
+        record.state_pool_slots, record.state_pool_gib = pool.slots, pool.gib
+        return
+    found = {name: m.group(1) for regex, name in _POOL_FIGURES if (m := regex.search(line.text))}
     gib = (float(found["kv"]) if "kv" in found else
            round(float(found["k"]) + float(found["v"]), 2) if "k" in found and "v" in found else None)
     tokens = coerce(int, found["tokens"]) if "tokens" in found else None
-    if draft:
-        record.draft_kv_gib = gib if gib is not None else record.draft_kv_gib
+    post_capture = line.text.startswith("Post-capture KV sizing")
+    name = (re.search(r"(\w+ )?KV cache(?= allocated)", line.text).group(0) if post_capture
+            else f"{label} KV Cache" if label else "KV Cache")
+    kind = _pool_kind(parser, label, tokens, post_capture)
+    pools = record.kv_pools
+    if post_capture or (kind == POOL_KV and parser.speculative is False):
+        # The pool sized again after graph capture, or built again with no draft model: it replaces the rank's
+        # earlier statement of the same pool (its "VA upper bound", a first allocation).
+        same = (POOL_DRAFT,) if kind == POOL_DRAFT else _TARGET
+        pools = [p for p in pools if p.kind not in same]
+    record.kv_pools = [*pools, KvPool(kind, name, tokens, gib)]
+    if kind == POOL_DRAFT:
+        drafts = [p for p in record.kv_pools if p.kind == POOL_DRAFT]
+        record.draft_kv_gib = _sum([p.gib for p in drafts]) if gib is not None else record.draft_kv_gib
         record.draft_pool_tokens = tokens if tokens is not None else record.draft_pool_tokens
-        return
-    if "dtype" in found:
-        record.kv_dtype = found["dtype"]
-    if tokens is not None:
-        record.pool_tokens = tokens
-    if gib is not None:
-        record.kv_gib = gib
+    else:
+        if "dtype" in found:
+            record.kv_dtype = found["dtype"]
+        if tokens is not None and kind != POOL_SWA:
+            record.pool_tokens = tokens
+        if tokens is not None and kind == POOL_SWA:
+            record.swa_pool_tokens = tokens
+    _kv_total(parser)
+
+
+def _pool_kind(parser: LogParser, label: str, tokens: int | None, post_capture: bool) -> str:
+    if re.search(r"draft", label, re.IGNORECASE):
+        return POOL_DRAFT
+    if label.lower() in ("full", "swa"):
+        return POOL_FULL if label.lower() == "full" else POOL_SWA
+    if label or post_capture:
+        return POOL_KV
+    built = [p.kind for p in parser.record.kv_pools]
+    split = parser.swa_split
+    if split is not None and POOL_SWA not in built:
+        # the full pool first, then the SWA pool (equal sizes: by order)
+        if tokens == split[1] and tokens != split[0]:
+            return POOL_SWA
+        return POOL_SWA if POOL_FULL in built else POOL_FULL
+    if parser.speculative is not False and not parser.seen_kv and any(k in _TARGET for k in built):
+        return POOL_DRAFT
+    return POOL_KV
+
+
+def _sum(values: list) -> float | None:
+    known = [v for v in values if v is not None]
+    return round(sum(known), 2) if known else None
+
+
+def _kv_total(parser: LogParser) -> None:
+    """The record's kv_gib: every KV pool the rank built, target and draft (the draft model's pool is sized from
+    the same budget: 0.5.23 sglang/srt/model_executor/pool_configurator.py:259 adds the draft layers to the cell
+    size), a sliding-window model's two pools as the engine totals them where it states it ("SWAKVPool mem usage"
+    from 0.5.3.post3, 0.5.5 sglang/srt/mem_cache/memory_pool.py:1099), else their sum (0.5.2 memory_pool.py:771
+    SWAKVPool.get_kv_size_bytes)."""
+    record = parser.record
+    pools = record.kv_pools
+    target = parser.swa_total if parser.swa_total is not None and any(p.kind == POOL_SWA for p in pools) else None
+    if target is None:
+        target = _sum([p.gib for p in pools if p.kind in _TARGET])
+    drafts = _sum([p.gib for p in pools if p.kind == POOL_DRAFT])
+    if target is not None or drafts is not None:
+        record.kv_gib = round((target or 0.0) + (drafts or 0.0), 2)
+
+
+def _swa_split(parser: LogParser, values: dict, line: Line) -> None:
+    # "Use sliding window memory pool. full_layer_tokens=F, swa_layer_tokens=S" (0.5.23
+    # sglang/srt/model_executor/pool_configurator.py:888), and the same split after post-capture sizing.
+    parser.swa_split = (int(values["full"]), int(values["swa"]))
+    parser.record.pool_tokens = int(values["full"])
+    parser.record.swa_pool_tokens = int(values["swa"])
+
+
+def _swa_total(parser: LogParser, values: dict, line: Line) -> None:
+    # "SWAKVPool mem usage: {mem_usage:.2f} GB, swa size: {size_swa}, full size: {size}": both pools, K and V.
+    parser.swa_total = float(values["gib"])
+    parser.record.pool_tokens = int(values["full"])
+    parser.record.swa_pool_tokens = int(values["swa"])
+    if parser.swa_split is None:
+        parser.swa_split = (int(values["full"]), int(values["swa"]))
+    if not any(p.kind == POOL_SWA for p in parser.record.kv_pools):
+        parser.record.kv_gib = parser.swa_total  # the sub-pools' own lines were not seen
+    else:
+        _kv_total(parser)
 
 
 def _kv_dtype_set(parser: LogParser, values: dict, line: Line) -> None:
@@ -182,7 +278,10 @@ class SglangStartupRecord(StartupRecord):
     avail_mem_before_load_gib: float | None = None
     avail_mem_after_load_gib: float | None = None
     avail_mem_after_pool_gib: float | None = None
-    pool_tokens: int | None = None  # "#tokens" of the KV pool (per rank)
+    pool_tokens: int | None = None  # "#tokens" of the KV pool (per rank); a sliding-window model's full pool
+    swa_pool_tokens: int | None = None  # a sliding-window model's pool for its sliding-window layers
+    state_pool_slots: int | None = None  # a hybrid model's recurrent-state pool, in requests (max_mamba_cache_size)
+    state_pool_gib: float | None = None  # ... its buffers' sizes added
     draft_kv_gib: float | None = None  # a speculative-decoding draft model's own KV pool
     draft_pool_tokens: int | None = None
     max_total_tokens: int | None = None  # --max-total-tokens as given
@@ -201,7 +300,11 @@ class SglangLogParser(LogParser):
     # SGLang captures its graphs before the scheduler summary, which is the KV line here.
     phases = ("starting", "loading", "profiling", "capturing", "kv_sized", "ready")
 
-    failure_markers = re.compile(r"^\w+ hit an exception\b")
+    # The engine's own words for a process that failed: a manager's logged exception (0.4.0 managers/scheduler.py
+    # "Scheduler hit an exception: {traceback}", likewise the tokenizer and detokenizer managers and the DP
+    # controller), and the launcher's handler of the SIGQUIT a failing child sends it (0.5.23
+    # sglang/srt/entrypoints/engine.py:1978, logger.error).
+    failure_markers = re.compile(r"^(?:\w+ hit an exception\b|Received sigquit from a child process\b)")
 
     # Every wording is matched wherever it starts in the message, whatever follows it.
     rules = (
@@ -214,9 +317,13 @@ class SglangLogParser(LogParser):
                     (r"avail mem=({NUM}) GB", "avail_mem_after_load_gib"),
                     (r"mem usage=({NUM}) GB", "weights_gib")),
              phase("profiling"), primary_only=True),
-        rule(r"^(?:(?P<label>.+?) )?(?:KV Cache|KV cache|Cache) (?:is allocated|VA upper bound)\. ", _kv_pool,
+        rule(r"^(?:(?P<label>.+?) )??(?:KV Cache|KV cache|Cache) (?:is allocated|VA upper bound)\. ", _kv_pool,
              primary_only=True),
         rule(r"Post-capture KV sizing: (?P<label>draft )?KV cache allocated\.", _kv_pool, primary_only=True),
+        rule(r"(?:Use [Ss]liding window memory pool\.|Post-capture KV sizing:) full_layer_tokens=(?P<full>[\d,]+), "
+             r"swa_layer_tokens=(?P<swa>[\d,]+)", _swa_split, primary_only=True),
+        rule(r"^SWAKVPool (?:mem usage|VA upper bound): (?P<gib>{NUM}) GB, swa size: (?P<swa>[\d,]+), "
+             r"full size: (?P<full>[\d,]+)", _swa_total, primary_only=True),
         rule(r"Setting KV cache dtype to (?P<kv_cache_dtype>\S+?)\.? for ", _kv_dtype_set),
         # 0.5.3-0.5.12 say it once before the pool (0.5.8 sglang/srt/model_executor/model_runner.py:1585)
         rule(r"Using KV cache dtype: (?P<kv_cache_dtype>\S+)", _kv_dtype_set),
@@ -243,8 +350,9 @@ class SglangLogParser(LogParser):
 
     def __init__(self) -> None:
         super().__init__()
-        self.speculative = False
-        self.target_pools: dict[str, int] = {}
+        self.speculative: bool | None = None  # whether the server arguments name a draft algorithm (None: unseen)
+        self.swa_split: tuple[int, int] | None = None  # a sliding-window model's full and SWA pool tokens
+        self.swa_total: float | None = None  # the GiB the engine states for its two sliding-window pools together
 
     error_rules = (
         error("weights_leave_no_memory",

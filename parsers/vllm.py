@@ -28,7 +28,7 @@ from parsers.base import (
     version,
 )
 from parsers.lines import strip_python_logging, strip_wrappers
-from parsers.record import StartupRecord
+from parsers.record import POOL_GROUP, POOL_KV, POOL_WORKER, KvPool, StartupRecord
 
 # The engine's own prefix, found wherever it starts (wrappers are removed before; a
 # VLLM_LOGGING_PREFIX may stand before it). Since vllm 0.8.5 the logging format is
@@ -108,6 +108,7 @@ def _kv_line(parser: LogParser, values: dict, line: Line) -> None:
     # two lines before (vllm 0.8.5 vllm/v1/core/kv_cache_utils.py:634 and :637): then the
     # KV figures are complete at the concurrency line, or at whatever line comes next.
     _device(parser, values.get("pools"))
+    parser.kv_lines.append([int(values["kv_tokens"]), values.get("max_concurrency"), str(values.get("pools") or "GPU")])
     if "max_concurrency" in values:
         kv_sized(parser, values, line)
     else:
@@ -116,8 +117,21 @@ def _kv_line(parser: LogParser, values: dict, line: Line) -> None:
 
 def _max_concurrency(parser: LogParser, values: dict, line: Line) -> None:
     if parser.pending_kv is not None or parser.record.kv_tokens is not None:
+        if parser.kv_lines and parser.kv_lines[-1][1] is None:
+            parser.kv_lines[-1][1] = values["max_concurrency"]
         parser.pending_kv = None
         kv_sized(parser, values, line)
+
+
+def _kv_groups(parser: LogParser, values: dict, line: Line) -> None:
+    # "kv cache group sizes (16, 64)": one block size per KV cache group (0.33.0 vllm/v1/core/kv_cache_utils.py:865,
+    # a list before). The groups draw their blocks from the one pool the KV line states (its docstring at :1066):
+    # they are not pools of their own, and the KV line's tokens are already their total.
+    sizes = [int(n) for n in re.findall(r"\d+", str(values["sizes"]))]
+    pools = [p for p in parser.record.kv_pools if p.kind != POOL_GROUP]
+    groups = [KvPool(POOL_GROUP, f"group {i}", block_size=size) for i, size in enumerate(sizes)]
+    parser.record.kv_pools = pools + groups
+    parser.record.kv_cache_groups = len(sizes)
 
 
 def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
@@ -167,6 +181,7 @@ class VllmStartupRecord(StartupRecord):
     cuda_graph_profile_gib: float | None = None  # Model Runner V2's profiling capture, before the KV line
     gpu_memory_utilization_equivalent: float | None = None  # without CUDA-graph profiling
     gpu_memory_utilization_suggested: float | None = None  # to keep the KV size of older releases
+    kv_cache_groups: int | None = None  # KV cache groups (hybrid, sliding-window models), where the log states them
     suggested_kv_cache_memory_bytes_gpu_limit: int | None = None  # "--kv-cache-memory=" to fill the device
 
 
@@ -175,9 +190,12 @@ class VllmLogParser(LogParser):
     engine = "vllm"
     phases = ("starting", "loading", "profiling", "kv_sized", "capturing", "ready")
 
+    # The engine's own words for a process that failed (each logged with logger.exception, so a traceback follows):
+    # 0.33.0 vllm/v1/engine/core.py:1584 and :1586, vllm/v1/executor/multiproc_executor.py:1057, :1063 and :1189,
+    # vllm/v1/executor/ray_executor_v2.py:233 ("RayWorkerProc failed: %s"), vllm/v1/engine/async_llm.py:943.
     failure_markers = re.compile(
         r"^(?:EngineCore failed to start\.|WorkerProc failed to start\.|EngineCore encountered a fatal error\."
-        r"|AsyncLLM output_handler failed\.|WorkerProc hit an exception\.)"
+        r"|AsyncLLM output_handler failed\.|WorkerProc hit an exception\.|WorkerProc failed\.|RayWorkerProc failed: )"
     )
 
     # (regex, actions); the first match wins. Group names that are record fields are stored.
@@ -249,6 +267,7 @@ class VllmLogParser(LogParser):
         rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
              _max_concurrency, primary_only=True),
         rule(r"vllm cache_config_info with initialization after num_gpu_blocks is: (?P<num_blocks>[\d,]+)"),
+        rule(r"^kv cache group sizes (?P<sizes>[\[(][\d, ]*[\])])", _kv_groups, primary_only=True),
         # CUDA graphs
         rule(r"^Capturing CUDA graphs", phase_after_kv("capturing")),
         rule(r"Graph capturing finished in (?P<secs>{NUM}) secs?, took (?P<gib>{NUM})" + GIB, _graph_capture,
@@ -319,6 +338,11 @@ class VllmLogParser(LogParser):
               r"Available memory on node (?P<node>\d+) \((?P<available_gib>{NUM})/(?P<total_gib>{NUM}) GiB\) on kv "
               r"cache allocation is less than requested memory for kv "
               r"\((?P<requested_kv_gib>{NUM})(?:/(?P<requested_gib>{NUM}))? GiB\)"),
+        # A hybrid (Mamba) model with full decode CUDA graphs needs a Mamba cache block per sequence; refused
+        # after the whole profile (0.33.0 vllm/config/compilation.py:1525, ValueError; first in 0.20.0).
+        error("mamba_blocks_below_max_num_seqs",
+              r"max_num_seqs \((?P<max_num_seqs>[\d,]+)\) exceeds available Mamba cache blocks "
+              r"\((?P<mamba_cache_blocks>-?[\d,]+)\)"),
         error("cuda_oom",
               r"OutOfMemoryError: CUDA out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?"),
         error("process_died",
@@ -329,6 +353,8 @@ class VllmLogParser(LogParser):
     def __init__(self) -> None:
         super().__init__()
         self.pending_kv: Line | None = None
+        self.kv_lines: list[list] = []  # [tokens, concurrency, pools] of each KV line rank 0's process printed
+        self.derived_blocks: int | None = None  # num_blocks as derived from kv_tokens (the log states none)
 
     def may_be_from(self, raw: str, source: str) -> bool:
         # A child's source is "<proc>:<pid>", and each of its lines carries "pid=<pid>)".
@@ -376,10 +402,40 @@ class VllmLogParser(LogParser):
 
     def finalize(self) -> None:
         record = self.record
+        if self.kv_lines:
+            self._kv_pools()
         if record.block_size is None and record.device in DEFAULT_BLOCK_SIZE:
             record.block_size = DEFAULT_BLOCK_SIZE[record.device]
-        if record.num_blocks is None and record.kv_tokens is not None and record.block_size:
-            record.num_blocks = record.kv_tokens // record.block_size
+        derived = record.num_blocks is None or record.num_blocks == self.derived_blocks
+        if derived and record.kv_tokens is not None and record.block_size:
+            # derived, not logged: follows kv_tokens (the smallest worker's, where several are logged)
+            record.num_blocks = self.derived_blocks = record.kv_tokens // record.block_size
+
+    def _kv_pools(self) -> None:
+        """The pools the KV lines state, and the engine's total over them.
+
+        Up to 0.11.0 the engine core logs one KV line per worker as it sizes each worker's cache, then gives every
+        worker the smallest block count (0.11.0 vllm/v1/core/kv_cache_utils.py:1087 in
+        get_kv_cache_config_from_groups, :1284 min_num_blocks in get_kv_cache_configs; 0.8.5 :634 and
+        unify_kv_cache_configs): several lines of one process are its workers, and the pool is the smallest.
+        From 0.11.1 it logs once, after that (0.11.1 :1229, logger.info_once)."""
+        record = self.record
+        lines = self.kv_lines
+        groups = [p for p in record.kv_pools if p.kind == POOL_GROUP]
+        if len(lines) == 1:
+            tokens, _, name = lines[0]
+            pools = [KvPool(POOL_KV, name, tokens, record.kv_gib)]
+        else:
+            pools = [KvPool(POOL_WORKER, f"{name} (worker {i})", tokens) for i, (tokens, _, name) in enumerate(lines)]
+            tokens, concurrency, _ = min(lines, key=lambda entry: entry[0])
+            record.kv_tokens = tokens
+            if concurrency is not None:
+                record.max_concurrency = concurrency
+            if record.rank_note is None or record.rank_note.startswith("KV lines of"):
+                record.rank_note = (f"KV lines of {len(lines)} workers: the engine sizes every worker to the "
+                                    f"smallest, {tokens:,} tokens")
+        if pools + groups != record.kv_pools:
+            record.kv_pools = pools + groups
 
     @classmethod
     def score(cls, text: str) -> int:

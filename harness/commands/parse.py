@@ -51,7 +51,7 @@ def render_table(record: StartupRecord, console: Console) -> None:
     table.add_column("value", overflow="fold")
     for name in record.CSV_FIELDS:  # the results columns always, unknown ones as "-"
         table.add_row(name, _show(values[name]))
-    extras = [(n, v) for n, v in values.items() if n not in record.CSV_FIELDS and v not in (None, {}, "")]
+    extras = [(n, v) for n, v in values.items() if n not in record.CSV_FIELDS and v not in (None, {}, "", [])]
     if extras:
         table.add_section()
         for name, value in extras:
@@ -64,6 +64,8 @@ def _show(value) -> str:
         return MISSING
     if isinstance(value, dict):
         return ", ".join(f"{k}={v}" for k, v in value.items())
+    if isinstance(value, list):  # the pools: one a line, what each states
+        return "\n".join(", ".join(f"{k}={v}" for k, v in item.items() if v is not None) for item in value)
     return str(value)
 
 

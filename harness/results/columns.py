@@ -11,7 +11,9 @@ from harness.results.probe import PROBE_COLUMNS
 # v3: `engine_free_mib` after `gpu_busy_before_mib`: the free memory the engine itself read as it began
 #     loading, where its log states it (SGLang's "Load weight begin. avail mem"; vLLM-CPU's refusal).
 # v4: the probe's columns (PROBE_COLUMNS) at the end, and the status probe_failed.
-RESULTS_FORMAT_VERSION = 4
+# v5: `kv_pools` at the end: every pool (and vLLM KV cache group) the startup log states, as JSON text
+#     (parsers/record.py pools_text); kv_tokens and kv_gib are the engine's total over them.
+RESULTS_FORMAT_VERSION = 5
 
 # Which columns are whose: the neutral ones below are every engine's; an engine declares its own knob columns
 # (Engine.knob_columns) and the measured columns its record fills (its StartupRecord subclass's CSV_FIELDS).
@@ -58,12 +60,14 @@ EVIDENCE = ("log_path",)
 # host) and the host name. Appended to v1 after its first files, so a reader fills them
 # empty when a file lacks them.
 PLACEMENT = ("gpu_indices", "node")
+# The pools the log states, as text: a neutral record field (StartupRecord.kv_pools) written by csv_values.
+POOLS = ("kv_pools",)
 # A file without engine_free_mib (v2, or another tool's CSV of DESIGN.md's columns) keeps no engine reading; one
-# without the probe's columns probed nothing.
-LATE_COLUMNS = PLACEMENT + ("engine_free_mib", *PROBE_COLUMNS)
+# without the probe's columns probed nothing; one without kv_pools stated no pools.
+LATE_COLUMNS = PLACEMENT + ("engine_free_mib", *PROBE_COLUMNS, *POOLS)
 
 COLUMNS: tuple[str, ...] = (IDENTITY + MACHINE + KNOBS + OUTCOME + MEASURED + PREDICTED + TIMING + EVIDENCE + PLACEMENT
-                            + PROBE_COLUMNS)
+                            + PROBE_COLUMNS + POOLS)
 
 # probe_failed: the server started, then died or stopped answering under the probe
 STATUSES = ("ok", "engine_error", "timeout", "crashed", "harness_error", "probe_failed")

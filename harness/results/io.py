@@ -30,6 +30,7 @@ from harness.results.columns import (
     LATE_COLUMNS,
     MACHINE,
     MEASURED,
+    POOLS,
     PREDICTED,
     RESULTS_FORMAT_VERSION,
     STATUSES,
@@ -130,8 +131,23 @@ def _v3_to_v4(text: str, context: dict) -> str:
     return out.getvalue()
 
 
+def _v4_to_v5(text: str, context: dict) -> str:
+    """An empty `kv_pools` at the end: a v4 row kept no pools."""
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or "kv_pools" in rows[0]:
+        return text
+    width = len(rows[0])
+    rows[0].extend(POOLS)
+    for row in rows[1:]:
+        if len(row) == width:  # a row cut short stays short: the writer re-runs it
+            row.extend([""] * len(POOLS))
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue()
+
+
 # version -> the step to the next version (text in, text out), applied in turn.
-MIGRATIONS: dict[int, Callable[[str, dict], str]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+MIGRATIONS: dict[int, Callable[[str, dict], str]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}
 
 
 def migrate(text: str, version: int, source: str, context: dict | None = None) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 from harness.engines import get_engine
 from harness.predict import prediction_error_pct
-from harness.results.columns import COLUMNS, MEASURED, NEUTRAL_KNOBS
+from harness.results.columns import COLUMNS, MEASURED, NEUTRAL_KNOBS, POOLS
 from harness.results.probe import ProbeResult, probe_fields
 from harness.scenario.point import Point
 from parsers.record import StartupRecord
@@ -107,8 +107,8 @@ def _round(value: float | None, digits: int = 3) -> float | None:
 
 
 def _measured(record: StartupRecord | None) -> dict[str, Any]:
-    # the record's own CSV fields: the neutral ones and its engine's
-    return {} if record is None else {k: v for k, v in record.csv_values().items() if k in MEASURED}
+    # the record's own CSV fields: the neutral ones and its engine's, and its pools as text
+    return {} if record is None else {k: v for k, v in record.csv_values().items() if k in MEASURED or k in POOLS}
 
 
 def _predicted(prediction: PredictedKv | None, record: StartupRecord | None) -> dict[str, Any]:

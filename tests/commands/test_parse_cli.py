@@ -35,6 +35,16 @@ def test_json_has_every_field_and_null_for_unknown(capsys):
     assert out.count("\n") == 1  # one JSON object on one line
 
 
+def test_json_and_table_have_the_pools(capsys):
+    code, out, _ = run(capsys, str(VLLM / "serve-kvspace2-maxlen512.log"), "--json")
+    data = json.loads(out)
+    assert data["kv_pools"] == [{"kind": "kv", "name": "CPU", "tokens": data["kv_tokens"], "gib": data["kv_gib"],
+                                 "block_size": None, "slots": None}]
+    code, out, _ = run(capsys, str(VLLM / "serve-kvspace2-maxlen512.log"))
+    assert code == 0
+    assert re.search(r"kv_pools\s+│ kind=kv, name=CPU, tokens=4194304", out)
+
+
 def test_table_shows_the_results_fields(capsys):
     code, out, _ = run(capsys, str(SGLANG / "a3_cpu_engine_stubcuda.log"))
     assert code == 0

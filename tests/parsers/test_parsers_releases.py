@@ -330,4 +330,5 @@ def test_a_speculative_draft_pool_does_not_overwrite_the_target_pool():
         ("[2026-01-01 10:00:01] Draft KV Cache is allocated. dtype: torch.bfloat16, #tokens: 500000, K size: 0.10 GB, "
          "V size: 0.10 GB"),
     ])
-    assert record.pool_tokens == 500_000 and record.kv_gib == 6.0
+    assert record.pool_tokens == 500_000 and record.draft_kv_gib == 0.2
+    assert record.kv_gib == 6.2 and [p.kind for p in record.kv_pools] == ["kv", "draft"]  # both pools' GiB

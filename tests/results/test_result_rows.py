@@ -76,3 +76,48 @@ def test_only_the_results_package_makes_a_row():
     for path in sorted([*(REPO / "harness" / "execute").rglob("*.py"), REPO / "harness" / "commands" / "run.py"]):
         text = path.read_text()
         assert not re.search(r"\bmake_row\b|\.row\b|\brow\[", text), f"{path.relative_to(REPO)} builds or reads a row"
+
+
+def test_the_pools_the_log_states_are_a_text_column_read_back_as_written(tmp_path):
+    from parsers import parse_log
+    from parsers.record import pools_text
+
+    # sglang 0.5.23's lines (tests/parsers/test_parsers_pools.py cites them)
+    lines = ["Use sliding window memory pool. full_layer_tokens=400000, swa_layer_tokens=320000",
+             "Full KV Cache is allocated. dtype: torch.bfloat16, #tokens: 400000, K size: 1.53 GB, V size: 1.53 GB",
+             "SWA KV Cache is allocated. dtype: torch.bfloat16, #tokens: 320000, K size: 6.10 GB, V size: 6.10 GB",
+             "SWAKVPool mem usage: 15.27 GB, swa size: 320000, full size: 400000"]
+    record = parse_log("\n".join(f"[2026-11-29 20:00:00] {line}" for line in lines), "sglang")
+    row = make_row(point_result(record=record))
+    assert row["kv_pools"] == pools_text(record.kv_pools) and row["kv_gib"] == 15.27
+    assert row["kv_pools"].startswith('[{"kind":"full","name":"Full KV Cache","tokens":400000,"gib":3.06}')
+    writer = ResultsWriter(tmp_path / "results.csv")
+    writer.add(point_result("a", record=record))
+    writer.add(point_result("b", record=None, status="timeout"))
+    frame = read_results(tmp_path / "results.csv")
+    assert frame.loc[0, "kv_pools"] == row["kv_pools"] and frame["kv_pools"].isna().iloc[1]
+
+
+def test_a_v4_file_reads_with_empty_pools(tmp_path):
+    import csv
+    import io
+    import json
+
+    from harness.results.io import migrate, to_csv_text
+
+    current = to_csv_text([make_row(point_result("a")), make_row(point_result("b", record=None))])
+    rows = list(csv.reader(io.StringIO(current)))
+    assert rows[0][-1] == "kv_pools" and rows[1][-1].startswith('[{"kind":"kv","name":"CPU"')
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(row[:-1] for row in rows)  # what v4 wrote: no kv_pools column
+    v4 = out.getvalue()
+    path = tmp_path / "results.csv"
+    path.write_text(v4)
+    (tmp_path / "run.json").write_text(json.dumps({"results_format": 4}))
+    frame = read_results(path)
+    assert list(frame.columns) == list(COLUMNS) and frame["kv_pools"].isna().all()
+    assert frame.loc[0, "kv_tokens"] == 4_194_304
+    migrated = migrate(v4, 4, "v4.csv")
+    assert migrated.splitlines()[0].endswith(",kv_pools") and migrated.splitlines()[1].endswith(",")
+    cut = v4 + "c,s"  # a row cut short stays short: the writer re-runs it
+    assert migrate(cut, 4, "v4.csv").splitlines()[-1] == "c,s"

@@ -12,6 +12,7 @@ KEYWORDS = re.compile(
     r"|max_total_num_tokens|max_total_tokens|Not enough memory|mem-fraction-static|mem_fraction_static"
     r"|[Cc]hunked.prefill|profiled|context.length|context_len|fired up|#tokens|kv_cache_dtype|avail mem|GB"
     r"|max_running_requests|memory"
+    r"|[Ss]liding|SWA|swa_|Mamba|hit an exception|sigquit|failed"
 )
 
 
@@ -55,6 +56,17 @@ FACTS = (
     Fact("kv_dtype", r"^Setting KV cache dtype to \{|^Using KV cache dtype: \{", ((r"dtype", "kv_dtype"), (r".", "-")),
          samples=((r"arch", "DeepseekV3ForCausalLM"),)),
     Fact("memory_pool_end", r"^Memory pool end\. avail mem=\{", ((r".", "avail_mem_after_pool_gib"),)),
+    # --- a sliding-window model's two pools, and a hybrid model's state
+    Fact("swa_split", r"^Use [Ss]liding window memory pool\. full_layer_tokens=\{|^Post-capture KV sizing: "
+         r"full_layer_tokens=%d", ((r"full", "pool_tokens"), (r"swa", "swa_pool_tokens"))),
+    Fact("swa_pool_total", r"^SWAKVPool (?:mem usage|\{'VA upper bound')",
+         ((r"VA upper bound", "-"), (r"mem_usage", "kv_gib"), (r"size_swa", "swa_pool_tokens"),
+          (r"^self\.size$", "pool_tokens"), (r".", "-")),
+         samples=((r"VA upper bound", "mem usage"),), contexts=("log",)),
+    Fact("state_pool", r"^Mamba Cache is allocated\. ",
+         ((r"^size$", "state_pool_slots"), (r"conv_state\b", "state_pool_gib+"), (r"temporal_state", "state_pool_gib+"),
+          (r"intermediate_ssm", "state_pool_gib+"), (r"intermediate_conv", "state_pool_gib+"), (r".", "-")),
+         contexts=("log",)),
     Fact("profiled_max_total_tokens", r"^max_total_tokens=\{.*\} is larger than the profiled value \{",
          ((r"max_total_tokens|user_limit", "max_total_tokens"), (r".", "profiled_max_total_tokens"))),
     Fact("mem_fraction_reduced", r"^Automatically reduce --mem-fraction-static to \{",
@@ -87,6 +99,10 @@ FACTS = (
     Fact("error:not_enough_memory", r"^Not enough memory\. Please try to increase --mem-fraction-static\.",
          ((r"mem_fraction_static", "mem_fraction_static_effective"), (r".", "-"))),
     Fact("error:pool_too_small", r"Memory pool size is too small", ((r".", "-"),)),
+    # A process's own word that it failed: tests/parsers/test_parsers_fatal_start.py holds every such row to the
+    # parser's failure markers.
+    Fact("fatal", r"^\w+ hit an exception\b|^Received sigquit from a child process", ((r".", "-"),), contexts=("log",),
+         unread=True),
 )
 FACT_ORDER = tuple(f.name for f in FACTS)
 classify = classifier(FACTS)

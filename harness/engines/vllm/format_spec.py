@@ -17,6 +17,7 @@ KEYWORDS = re.compile(
     r"KV cache|KV Cache|concurrency|num_gpu_blocks|GPU blocks|took|CUDA ?graph|Graph captur|[Mm]emory profil"
     r"|[Ff]ree memory|max seq len|max_model_len|max model len|cache blocks|Auto-fit|kv-cache-memory|block size"
     r"|non KV|version|Initializing|GiB|max_num_batched_tokens|non-default args"
+    r"|kv cache group|Mamba|failed|fatal|hit an exception"
 )
 
 
@@ -88,6 +89,8 @@ FACTS = (
          ((r"max_model_len|model_len", "max_model_len"), (r".", "max_concurrency"))),
     Fact("num_blocks", r"vllm cache_config_info with initialization after num_gpu_blocks is: %d$",
          ((r"num_gpu_blocks|blocks", "num_blocks"), (r".", "-"))),
+    Fact("kv_cache_groups", r"^kv cache group sizes %s$", ((r".", "-"),),
+         samples=((r"group_block_sizes", "(16, 64)"),), expect=(("kv_cache_groups", 2),)),
     # --- CUDA graphs and the suggestion
     Fact("cuda_graph_capture", r"^Graph capturing finished in %\.0f secs?, took %\.2f GiB$",
          ((r"elapsed|time|secs", "graph_capture_seconds"), (r".", "cuda_graph_gib")), after_kv=True),
@@ -123,6 +126,13 @@ FACTS = (
     Fact("error:memory_profiling_error", r"^Error in memory profiling\. Initial free memory \{",
          ((r"init", "initial_free_gib"), (r".", "error_data.current_free_gib"))),
     Fact("error:autofit_impossible", r"^Cannot auto-fit max_model_len", ()),
+    # A process's own word that it failed (logged with its traceback): tests/parsers/test_parsers_fatal_start.py
+    # holds every such row to the parser's failure markers.
+    Fact("fatal", r"^(?:EngineCore|WorkerProc|RayWorkerProc|AsyncLLM)\b[^%{]*(?:failed|fatal|hit an exception)",
+         ((r".", "-"),), contexts=("log",), unread=True),
+    Fact("error:mamba_blocks_below_max_num_seqs", r"^max_num_seqs \(\{.*\}\) exceeds available Mamba cache blocks",
+         ((r"max_num_reqs|max_num_seqs", "error_data.max_num_seqs"), (r"num_blocks", "error_data.mamba_cache_blocks"),
+          (r".", "-"))),
 )
 FACT_ORDER = tuple(f.name for f in FACTS)
 classify = classifier(FACTS)
