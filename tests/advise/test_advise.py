@@ -333,15 +333,16 @@ def test_a_target_is_met_in_three_launches_when_the_harness_reads_another_node_t
     # started is fitted whatever the harness's free reading said of it: before, a first launch the harness's
     # reading called unstartable was left out of the fit, and the search walked down one grain at a time
     # (0.25, 0.24, 0.23, 0.22, then 0.06 and 0.05 at 5.5 GiB).
-    import dataclasses
-
     import harness.advise.loop as advise_loop
     from harness.execute import point_run
-    from harness.execute.host import read_host_memory
+    from harness.predict.host import HostMemory
 
     def harness_reading(env=None, *args, **kwargs):
-        return dataclasses.replace(read_host_memory(env), node_total_kib=(int(harness_node_gib * (1 << 20)),),
-                                   node_available_bytes=(int((harness_node_gib - 1) * (1 << 30)),))
+        gib = 1 << 30
+        return HostMemory(meminfo_total_bytes=int(harness_node_gib * gib), numa_nodes=1,
+                          node_total_kib=(int(harness_node_gib * (1 << 20)),),
+                          meminfo_available_bytes=int((harness_node_gib - 1) * gib),
+                          node_available_bytes=(int((harness_node_gib - 1) * gib),), numa_node_dirs=1)
 
     for module, name in ((advise_loop, "read_host_memory"), (point_run, "read_host_memory"),
                          (point_run, "settled_host_memory")):

@@ -44,14 +44,19 @@ def _point(comparison, point_id=SMALL_POOL):
 def test_the_real_upgrade_0_5_22_to_0_5_23_behaves_the_same_within_the_probes_tolerance(sglang_522, sglang_523):
     comparison = compare_results(sglang_522, sglang_523)
     assert comparison.findings == [] and comparison.exit_code == 0
-    # the 4,096-token pool ran 23 short requests at once on 0.5.22 and 22 on 0.5.23: within 10 %, and shown
-    wobble = _point(comparison, "08d21cbfdef9e4fb")
+    # the 2,048-token pool ran 31 short requests at once on 0.5.22 and 32 on 0.5.23: within 10 %, and shown
+    wobble = _point(comparison)
     assert wobble.mark is Mark.NOISE
-    assert [c.text() for c in wobble.behaviour] == ["probe_short_peak_running 23 -> 22 (-4.35%)"]
-    assert "probe_short_peak_running 23 -> 22" in render_text(comparison)
-    # tightened to 0 %, the same difference is a finding
-    strict = compare_results(sglang_522, sglang_523, probe_tolerance_pct=0)
-    assert _point(strict, "08d21cbfdef9e4fb").mark is Mark.BEHAVIOUR_CHANGED and strict.exit_code == 1
+    assert [c.text() for c in wobble.behaviour] == ["probe_short_peak_running 31 -> 32 (+3.23%)"]
+    assert "probe_short_peak_running 31 -> 32" in render_text(comparison)
+    # tightened to 0 %, it would be a finding, but the node's memory moved between the two runs (23,001 and
+    # 24,105 MiB: this VM's NUMA node): the CPU engines size from it, so the point is not comparable
+    strict = _point(compare_results(sglang_522, sglang_523, probe_tolerance_pct=0))
+    assert strict.mark is Mark.NOT_COMPARABLE and not strict.findings
+    assert strict.notes[-1].startswith("not comparable: host memory 23,001 MiB vs 24,105 MiB")
+    # on one host, the same difference at 0 % is a finding
+    same_host = compare_results(sglang_522, _changed(sglang_522, probe_short_peak_running=32), probe_tolerance_pct=0)
+    assert _point(same_host).mark is Mark.BEHAVIOUR_CHANGED and same_host.exit_code == 1
 
 
 def test_a_refusal_length_one_token_shorter_is_a_finding_whatever_the_tolerance(sglang_522):
