@@ -30,6 +30,7 @@ from harness.engines.predicting import predict
 from harness.errors import InputError
 from harness.formatting import number as _num
 from harness.predict import load_model_description
+from harness.results.columns import COLUMNS
 from harness.results.io import knob_values, release_key
 from harness.scenario import expand, parse_scenario
 from parsers import parse_log, read_log
@@ -56,6 +57,10 @@ class RunSource:
     frame: pd.DataFrame
     folder: Path | None = None
     scenario: Any = None
+
+    def __post_init__(self) -> None:
+        # in-memory tables (run --baseline, tests) may lack columns a CSV always has
+        self.frame = self.frame.reindex(columns=list(dict.fromkeys([*COLUMNS, *self.frame.columns])))
 
     @classmethod
     def from_csv(cls, path: str | Path, frame: pd.DataFrame) -> RunSource:

@@ -32,13 +32,14 @@ from harness.predict.model import GiB
 FRACTION = "mem_fraction_static_effective"
 # The reserve's parts (MiB) a default fraction keeps back; a rule is named for the fraction only where its part moved.
 DECODE, PREFILL, ACTIVATION = "decode graph", "prefill graph", "activation and the rest"
+NO_SIZE = "no device size"
 
 # The same rules releases.py holds, as `compare --explain` names them; the sources are releases.py's.
 RELEASE_RULES = (
     ReleaseRule("the < 35 GiB tier", "(chunk, decode max_bs at tp < 4, at tp >= 4) of cards (or hosts) under 35 GiB",
                 "0.5.3 sglang/srt/server_args.py:574-586; 0.5.4.post1 :669-681; 0.5.19 "
                 "sglang/srt/arg_groups/memory_hook.py:74-87", (FRACTION, "chunked_prefill_size_effective"),
-                value=tier_below_35_gib, parts=(ACTIVATION, DECODE)),
+                value=tier_below_35_gib, parts=(ACTIVATION, DECODE, PREFILL)),
     ReleaseRule("CPU decode max_bs from torch_compile_max_bs", "the CPU reserve's decode max_bs is "
                 "torch_compile_max_bs (32), not the memory tier's", "0.5.10 sglang/srt/server_args.py:1231-1252",
                 (FRACTION,), CPU_DECODE_MAX_BS_FROM_TORCH_COMPILE, devices=("cpu",), parts=(DECODE,)),
@@ -57,7 +58,7 @@ RELEASE_RULES = (
                 PREFILL_FOLLOWS_DISABLE_CUDA_GRAPH, parts=(PREFILL,)),
     ReleaseRule("prefill graph off on every non-CUDA device", "no default prefill graph off CUDA",
                 "0.5.22 sglang/srt/.../cuda_graph_config.py:119-123; 0.5.19 cuda_graph_hook.py:169-190", (FRACTION,),
-                PREFILL_OFF_ON_EVERY_NON_CUDA_DEVICE, parts=(PREFILL,)),
+                PREFILL_OFF_ON_EVERY_NON_CUDA_DEVICE, devices=("cpu", "xpu"), parts=(PREFILL,)),
     ReleaseRule("breakable prefill graph on CUDA", "the default CUDA prefill graph is `breakable`",
                 "0.5.15 cuda_graph_config.py:95-101", (FRACTION,), PREFILL_BREAKABLE_ON_CUDA, devices=("cuda",),
                 parts=(PREFILL,)),
@@ -69,7 +70,7 @@ RELEASE_RULES = (
                 PREFILL_CAP_CONTEXT_LENGTH, parts=(PREFILL,)),
     ReleaseRule("fraction without a device size", "the fraction when no device size is read",
                 "0.5.19 sglang/srt/arg_groups/memory_hook.py:266; 0.5.22 memory_hook.py:329", (FRACTION,),
-                value=lambda release: 0.95 if release in NO_SIZE_FALLBACK_095 else 0.88),
+                value=lambda release: 0.95 if release in NO_SIZE_FALLBACK_095 else 0.88, parts=(NO_SIZE,)),
     ReleaseRule("CPU capacity from /proc/meminfo", "the CPU backend's device size: the smallest NUMA node's "
                 "MemTotal, then /proc/meminfo capped by the container, per node",
                 "0.5.22 sglang/srt/utils/common.py:862; 0.5.23 common.py:911", (FRACTION, "device_total_mib"),
@@ -98,6 +99,8 @@ def reserve_parts(side: SideFacts) -> dict[str, float]:
     """The predictor's reserve on this side, in MiB, split where release rules act: decode graph, prefill graph,
     and the activation tokens with the constant and parallel terms (empty for a fraction that was given)."""
     p = side.prediction
+    if p is not None and p.gpu_total_mib is None:
+        return {NO_SIZE: 1.0}
     reserved = getattr(p, "reserved_mib", None)
     if p is None or reserved is None:
         return {}
@@ -211,7 +214,8 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
         if src == LOG and logged is not None:
             hidden += 2 * LOGGED_GIB_HALF_STEP
     split.log_rounding_tokens = math.ceil(hidden * GiB / min(cell))
-    split.notes.append("between the load's end and the pool SGLang takes memory it does not log (the predictor's "
-                       "estimate on both sides): what it moved is in the residual")
+    if any(s.logged("avail_mem_after_load_gib") is not None for s in (before, after)):
+        split.notes.append("between the load's end and the pool SGLang takes memory it does not log (the "
+                           "predictor's estimate on both sides): what it moved is in the residual")
     return split
 
