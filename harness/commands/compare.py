@@ -126,7 +126,7 @@ def register(subparsers) -> None:
             "  python -m harness compare results/cpu_tiny/old/results.csv results/cpu_tiny/new/results.csv\n"
             "  python -m harness compare base.csv new.csv --tolerance-pct 0.5 --threshold block_size:0% --markdown\n"
             "  python -m harness compare --by-release results/history/RUN/results.csv   (a release-axis run)\n"
-            "  python -m harness compare --explain --by-release results/vllm_history/releases-0.22.0-0.32.0/results.csv"
+            "  python -m harness compare --explain --by-release results/history/RUN/results.csv   (and why)"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
