@@ -147,15 +147,18 @@ class PointExplanation:
     versions: dict[str, list[Any]] = field(default_factory=dict)  # dependency column -> [before, after]
     kv: KvExplanation | None = None
     figures: list[FigureExplanation] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def statuses(self) -> list[str]:
         return ([self.kv.status] if self.kv else []) + [f.status for f in self.figures]
 
     def to_json(self) -> dict[str, Any]:
+        # the KV split's keys (kv_delta_tokens, terms, residual_tokens, status, ...) sit on the point itself
         return {"point_id": self.point_id, "engine": self.engine, "label": self.label,
                 "releases": [self.before_release, self.after_release], "versions": self.versions,
-                "kv": self.kv.to_json() if self.kv else None, "figures": [f.to_json() for f in self.figures]}
+                **(self.kv.to_json() if self.kv else {"kv_delta_tokens": None}),
+                "figures": [f.to_json() for f in self.figures], "notes": self.notes}
 
 
 @dataclass
@@ -210,11 +213,16 @@ def _row(source: RunSource, point_id: str) -> dict[str, Any] | None:
     rows = rows[rows["status"] != "harness_error"]
     if rows.empty:
         return None
-    rows = rows.assign(_ok=rows["status"] != "ok").sort_values(["_ok", "repeat"])
+    # the repeat nearest the median compare judged (an ok one first)
+    kv = pd.to_numeric(rows["kv_tokens"], errors="coerce")
+    ok_kv = kv[rows["status"] == "ok"].dropna()
+    distance = (kv - ok_kv.median()).abs() if len(ok_kv) else kv * 0
+    rows = rows.assign(_ok=rows["status"] != "ok", _d=distance.fillna(float("inf"))).sort_values(
+        ["_ok", "_d", "repeat"])
     row = rows.iloc[0]
     knobs = knob_values(rows.iloc[:1].reset_index(drop=True)).iloc[0].to_dict()
     out = {**row.to_dict(), **{k: v for k, v in knobs.items() if k not in row.index or _missing(row.get(k))}}
-    return {k: (None if _missing(v) else v) for k, v in out.items() if k != "_ok"}
+    return {k: (None if _missing(v) else v) for k, v in out.items() if k not in ("_ok", "_d")}
 
 
 def _missing(value: Any) -> bool:
@@ -273,6 +281,9 @@ def _explain_point(point: PointComparison, before: SideFacts, after: SideFacts) 
         pair = [before.row.get(column), after.row.get(column)]
         if pair[0] is not None or pair[1] is not None:
             out.versions[column] = pair
+    moved = [f"{c} {a} -> {b}" for c, (a, b) in out.versions.items() if a != b]
+    if moved and before.release == after.release:
+        out.notes.append(f"the engine release did not change, its dependencies did: {'; '.join(moved)}")
     kv = point.kv
     if kv is not None and kv.base is not None and kv.new is not None and kv.changed and formulas is not None:
         out.kv = _explain_kv(formulas.split_kv(before, after), int(kv.new - kv.base))
@@ -299,6 +310,8 @@ def _explain_figure(formulas, column: str, was: Any, now: Any, before: SideFacts
                     after: SideFacts) -> FigureExplanation:
     rules = formulas.figure_rules(before, after, column) if formulas is not None else []
     figure = FigureExplanation(column, was, now, [r.cite(before.release, after.release) for r in rules])
+    if formulas is not None:
+        figure.notes += formulas.figure_notes(before, after, column)
     attr = formulas.figure_attrs.get(column) if formulas is not None else None
     predicted = [getattr(s.prediction, attr, None) if attr and s.prediction is not None and s.prediction.modelled
                  else None for s in (before, after)]
@@ -355,6 +368,7 @@ def explain_lines(explanation: Explanation) -> list[str]:
     for p in explanation.points:
         versions = "; ".join(f"{c} {a} -> {b}" for c, (a, b) in p.versions.items() if a != b)
         out.append(f"{p.label}: {p.before_release} -> {p.after_release}" + (f" ({versions})" if versions else ""))
+        out += [f"  note: {n}" for n in p.notes]
         if p.kv is not None:
             kv = p.kv
             out.append(f"  kv_tokens {kv.kv_delta_tokens:+,}: {kv.status} (residual {kv.residual_tokens:+,} tokens; "
@@ -387,6 +401,7 @@ def render_explain_markdown(explanation: Explanation) -> str:
     for p in explanation.points:
         out.append(f"**{p.label}**: {p.before_release} -> {p.after_release}")
         out.append("")
+        out += [f"- note: {n}" for n in p.notes] + ([""] if p.notes else [])
         if p.kv is not None:
             kv = p.kv
             out.append(f"kv_tokens {kv.kv_delta_tokens:+,}: *{kv.status}*" + (f" (not split: {kv.reason})"

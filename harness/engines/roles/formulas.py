@@ -63,6 +63,10 @@ class BudgetFormulas:
         """The rules that changed between the two sides' releases and move `figure`."""
         return changed_rules(self.release_rules(), before.release, after.release, before.device, figure)
 
+    def figure_notes(self, before: SideFacts, after: SideFacts, figure: str) -> list[str]:
+        """What the predictor's parts say moved `figure` between the two sides (none: nothing to add)."""
+        return []
+
     def split_kv(self, before: SideFacts, after: SideFacts) -> KvSplit:
         """One point's KV change split into this engine's budget terms (harness.engines.explaining)."""
         return KvSplit(modelled=False, reason=f"no KV split for {self.engine_name}")

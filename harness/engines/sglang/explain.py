@@ -121,6 +121,14 @@ def fraction_rules(before: SideFacts, after: SideFacts) -> list[ReleaseRule]:
             if not r.parts or set(r.parts) & moved]
 
 
+def reserve_notes(before: SideFacts, after: SideFacts) -> list[str]:
+    """The predictor's reserve parts that moved, in MiB (the fraction is 1 - reserve / device size, rounded)."""
+    parts = reserve_parts(before), reserve_parts(after)
+    moved = [f"{name} {parts[0][name]:,.0f} -> {parts[1][name]:,.0f} MiB" for name in (DECODE, PREFILL, ACTIVATION)
+             if name in parts[0] and name in parts[1] and parts[0][name] != parts[1][name]]
+    return [f"the predictor's reserve: {'; '.join(moved)}"] if moved else []
+
+
 def _fraction(side: SideFacts) -> tuple[float | None, str]:
     for value in (side.number(FRACTION), side.logged(FRACTION), side.number("mem_fraction_static")):
         if value is not None:
