@@ -165,8 +165,8 @@ def test_a_dependency_change_under_the_same_release_is_named():
     after = _vllm_cpu_side("0.32.0", 24105, torch="2.14.1+cpu")
     after["kv_tokens"] -= 128 * 40  # what the new torch took more (the residual: no term knows it)
     point = _explain(before, after)
-    assert point.notes == ["the engine release did not change, its dependencies did: torch_version 2.13.0+cpu -> "
-                           "2.14.1+cpu"]
+    assert point.notes == [("the engine release did not change, its dependencies did: torch_version 2.13.0+cpu -> "
+                            "2.14.1+cpu")]
     assert point.kv.residual_tokens == -128 * 40 and point.kv.status == UNEXPLAINED
 
 
