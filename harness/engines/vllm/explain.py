@@ -11,8 +11,10 @@ from harness.engines.vllm import formulas as vf
 from harness.engines.vllm.releases import (
     BATCH_DEFAULTS_160_GIB_TIER,
     BLOCK_OVERRIDE_BEFORE_CHECKS,
+    CPU_BLOCK_SIZE_NEEDS_IPEX,
     CPU_CONTAINER_CAP,
     CPU_KV_SPACE_FROM_ENV,
+    CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
     CPU_STARTUP_REQUEST_CHECK,
     CUBLAS_BEFORE_SNAPSHOT,
     KV_DTYPE_MUST_MATCH,
@@ -36,6 +38,13 @@ RELEASE_RULES = (
     ReleaseRule("CPU KV from VLLM_CPU_KVCACHE_SPACE", "the CPU worker's pool is VLLM_CPU_KVCACHE_SPACE GiB alone; "
                 "utilization and --kv-cache-memory-bytes are not read", "0.17.1 vllm/v1/worker/cpu_worker.py:118",
                 ("kv_tokens", "max_concurrency"), CPU_KV_SPACE_FROM_ENV, devices=("cpu",)),
+    ReleaseRule("CPU KV space unset: half the memory", "VLLM_CPU_KVCACHE_SPACE unset is half of MemTotal per NUMA "
+                "node entry (before: 4 GiB)",
+                "0.11.0 vllm/platforms/cpu.py:114-123; 0.17.1 vllm/platforms/cpu.py:143-166",
+                ("kv_tokens", "max_concurrency"), CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT, devices=("cpu",)),
+    ReleaseRule("CPU block size needs IPEX", "the CPU block size is 128 only with intel_extension_for_pytorch "
+                "importable, else 16", "0.11.0 vllm/platforms/cpu.py:145-148; 0.17.1 vllm/platforms/cpu.py:188",
+                ("block_size", "kv_tokens"), CPU_BLOCK_SIZE_NEEDS_IPEX, devices=("cpu",)),
     ReleaseRule("CPU container cap", "the node's total and available memory capped by the cgroup limit",
                 "0.24.0 vllm/utils/cpu_resource_utils.py:65, :163", ("kv_tokens", "device_total_mib"),
                 CPU_CONTAINER_CAP, devices=("cpu",)),
@@ -55,6 +64,9 @@ RELEASE_RULES = (
                 "refused", "0.33.0 vllm/config/vllm.py:1492", ("error_kind",), KV_DTYPE_MUST_MATCH),
 )
 
+# What vLLM's GPU budget subtracts before the KV pool (determine_available_memory, 0.32.0
+# vllm/v1/worker/gpu_worker.py): the factors' names in the split.
+GPU_DEDUCTIONS = ("weights", "activation peak", "non-torch memory", "CUDA graph estimate")
 # The logs state GiB figures with two decimals: each logged memory term may be 0.005 GiB off.
 LOGGED_GIB_HALF_STEP = 0.005
 
@@ -116,7 +128,7 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
 
         def pool(v):
             return v["KV cache memory bytes (given)"]
-    elif None in pinned:
+    else:
         if pinned != [None, None]:
             return KvSplit(modelled=False, reason="the KV size is given on one side only")
         util = [_utilization(s) for s in (before, after)]
@@ -131,13 +143,14 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
             rss = [_estimated_gib(s, "R") + (s.prediction.weights_gib or 0.0) for s in (before, after)]
             factors.append(Factor("worker resident memory after warm-up (estimate)", rss[0], rss[1], PREDICTOR, "GiB"))
         else:
-            weights = [_gib_term(s, "weights_gib", s.prediction.weights_gib) for s in (before, after)]
-            graphs = [_gib_term(s, "cuda_graph_gib", _estimated_gib(s, "G"), "cuda_graph_estimate_gib")
-                      for s in (before, after)]
+            weights = [_gib_term(s, "weights_gib", s.prediction.weights_gib, row_column="weights_gib")
+                       for s in (before, after)]
+            # the budget subtracts the graph *estimate*; the row's cuda_graph_gib is what the capture took after
+            # the pool was sized, no KV term
+            graphs = [_gib_term(s, "cuda_graph_estimate_gib", _estimated_gib(s, "G")) for s in (before, after)]
             activation = [_gib_term(s, "peak_activation_gib", _estimated_gib(s, "A")) for s in (before, after)]
             other = [_other_gib(s) for s in (before, after)]
-            for name, pair in (("weights", weights), ("activation peak", activation),
-                               ("non-torch memory", other), ("CUDA graphs", graphs)):
+            for name, pair in zip(GPU_DEDUCTIONS, (weights, activation, other, graphs)):
                 source = LOG if pair[0][1] == LOG and pair[1][1] == LOG else PREDICTOR
                 factors.append(Factor(name, pair[0][0], pair[1][0], source, "GiB",
                                       _rules(before, after, "kv_tokens") if source == PREDICTOR else None))
@@ -149,7 +162,7 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
             budget = vf.budget_bytes(v["device total (as the engine read it)"] * MiB, v["gpu_memory_utilization"])
             if not gpu:
                 return budget - v["worker resident memory after warm-up (estimate)"] * GiB
-            return budget - sum(v[n] * GiB for n in ("weights", "activation peak", "non-torch memory", "CUDA graphs"))
+            return budget - sum(v[n] * GiB for n in GPU_DEDUCTIONS)
     factors.append(Factor("bytes per token", bpt[0], bpt[1], PREDICTOR, "bytes"))
     sides = {"before": (block[0], length[0]), "after": (block[1], length[1])}
 
@@ -170,6 +183,10 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
                   rounded_after=rounded_for("after"))
     split.grain_tokens = max(block)
     split.log_rounding_tokens = math.ceil(rounding_tokens / min(bpt)) if rounding_tokens else 0
+    actual = [s.number("cuda_graph_gib") for s in (before, after)]
+    if actual[0] != actual[1]:
+        split.notes.append(f"CUDA graphs as captured: {actual[0]} -> {actual[1]} GiB (after the pool was sized: "
+                           "not a KV term; the estimate above is)")
     if device == "cpu" and None in pinned:
         split.notes.append("the worker's resident memory is not logged exactly (\"non-kv usages\" to 0.1 GiB): "
                            "what it moved is in the residual")
@@ -183,22 +200,19 @@ def _estimated_gib(side: SideFacts, key: str) -> float:
     return estimate.gib if estimate is not None else 0.0
 
 
-def _gib_term(side: SideFacts, column: str, predicted: float | None, logged: str | None = None) -> tuple[float, str]:
+def _gib_term(side: SideFacts, logged: str, predicted: float | None,
+              row_column: str | None = None) -> tuple[float, str]:
     """A memory term from the row, else its log, else the predictor."""
-    value = side.number(column)
-    if value is None and logged is not None:
-        value = side.logged(logged)
+    value = side.number(row_column) if row_column else None
     if value is None:
-        value = side.logged(column)
+        value = side.logged(logged)
     if value is not None:
         return value, LOG
     return float(predicted or 0.0), PREDICTOR
 
 
 def _other_gib(side: SideFacts) -> tuple[float, str]:
-    """Non-torch memory: what the log's non-KV figure holds beyond the weights, else the predictor's O."""
-    non_kv, weights = side.logged("non_kv_gib"), side.number("weights_gib")
-    if non_kv is not None and weights is not None:
-        return max(0.0, non_kv - weights), LOG
+    """Non-torch memory: the predictor's O. The logs' non-KV figure is not one quantity across the lines that state
+    it (weights + non-torch in "Actual usage is ... for consumed memory", the profile's whole non-KV memory in
+    "Total non KV cache memory"), so a change in O is left to the residual rather than read from the wrong one."""
     return _estimated_gib(side, "O"), PREDICTOR
-
