@@ -5,6 +5,7 @@ as residual; every committed history data set explained (the README's hand expla
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -26,6 +27,7 @@ from harness.engines.vllm import formulas as vf
 from harness.predict import load_model_description
 from harness.predict.model import GiB
 from harness.results.io import read_results
+from tests.support.readme_examples import check_run, read_transcript
 
 REPO = Path(__file__).resolve().parents[2]
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"  # a bundled card: no hub access
@@ -279,3 +281,14 @@ def test_compare_explain_json_gives_terms_and_residual_per_changed_point(capsys)
         assert all(set(t) >= {"name", "before", "after", "delta_tokens", "source", "rule"} for t in p["terms"])
         assert all(t["source"] in ("log", "predictor") for t in p["terms"])
     assert step["explain"]["counts"] == {EXPLAINED: 0, WITHIN_LOG_ROUNDING: 5, RULE_NAMED: 0, UNEXPLAINED: 0}
+
+
+@pytest.mark.parametrize("readme", ["vllm_history", "sglang_history", "cpu_budget"])
+def test_the_history_readmes_show_what_explain_prints(readme, capsys):
+    # the READMEs show the tool's explanation instead of prose; "..." stands for lines left out
+    examples = [e for e in read_transcript((REPO / "results" / readme / "README.md").read_text()).examples
+                if "--explain" in e.argv]
+    assert len(examples) == 1
+    example = replace(examples[0], shown=tuple(s for s in examples[0].shown if s != "..."))
+    code = main(list(example.argv))
+    check_run(example, code, capsys.readouterr().out)
