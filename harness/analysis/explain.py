@@ -207,8 +207,9 @@ def explain_comparison(comparison: Comparison, base: RunSource, new: RunSource) 
     return Explanation(points)
 
 
-def _row(source: RunSource, point_id: str) -> dict[str, Any] | None:
-    """The point's row on one side (an ok repeat first), with its knobs and extra args as columns."""
+def _row(source: RunSource, point_id: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The point's row on one side (an ok repeat first), with its knobs and extra args as columns, and those knobs
+    alone (the ones set)."""
     rows = source.frame[source.frame["point_id"] == point_id]
     rows = rows[rows["status"] != "harness_error"]
     if rows.empty:
@@ -222,7 +223,15 @@ def _row(source: RunSource, point_id: str) -> dict[str, Any] | None:
     row = rows.iloc[0]
     knobs = knob_values(rows.iloc[:1].reset_index(drop=True)).iloc[0].to_dict()
     out = {**row.to_dict(), **{k: v for k, v in knobs.items() if k not in row.index or _missing(row.get(k))}}
-    return {k: (None if _missing(v) else v) for k, v in out.items() if k not in ("_ok", "_d")}
+    return ({k: (None if _missing(v) else v) for k, v in out.items() if k not in ("_ok", "_d")},
+            {k: _plain_knob(v) for k, v in knobs.items() if not _missing(v)})
+
+
+def _plain_knob(value: Any) -> Any:
+    """A knob as the scenario gave it: a whole float read from the CSV is the integer it was."""
+    if hasattr(value, "item"):
+        value = value.item()
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def _missing(value: Any) -> bool:
@@ -230,9 +239,10 @@ def _missing(value: Any) -> bool:
 
 
 def _facts(point: PointComparison, source: RunSource, models: dict[str, Any]) -> SideFacts | None:
-    row = _row(source, point.point_id)
-    if row is None:
+    found = _row(source, point.point_id)
+    if found is None:
         return None
+    row, knobs = found
     release = release_key(row.get("engine_version"))
     record = None
     if source.folder is not None and isinstance(row.get("log_path"), str):
@@ -240,11 +250,12 @@ def _facts(point: PointComparison, source: RunSource, models: dict[str, Any]) ->
         if path.is_file():
             record = parse_log(read_log(path), point.engine)
     facts = SideFacts(release=release, row=row, record=record)
-    facts.prediction = _prediction(point, source, facts, models)
+    facts.prediction = _prediction(point, source, facts, knobs, models)
     return facts
 
 
-def _prediction(point: PointComparison, source: RunSource, facts: SideFacts, models: dict[str, Any]):
+def _prediction(point: PointComparison, source: RunSource, facts: SideFacts, knobs: dict[str, Any],
+                models: dict[str, Any]):
     """The predictor's terms for this side: the point's settings and env (run.json's scenario, else the row's
     knobs), the device as the engine read it, the side's release."""
     name = str(facts.row.get("model") or "")
@@ -260,8 +271,7 @@ def _prediction(point: PointComparison, source: RunSource, facts: SideFacts, mod
     if scenario_point is not None:
         settings, env = scenario_point.settings, scenario_point.env
     else:
-        settings = {k: v for k, v in point.knobs.items() if v is not None}
-        env = {}
+        settings, env = knobs, {}
     free = facts.number("engine_free_mib")
     try:
         return predict(point.engine, settings, model, facts.number("device_total_mib"), device=facts.device, env=env,
@@ -292,6 +302,10 @@ def _explain_point(point: PointComparison, before: SideFacts, after: SideFacts) 
         pair = before.number(column), after.number(column)
         if pair[0] != pair[1]:
             figures.append((column, *pair))
+    for name, attr in (formulas.logged_figures.items() if formulas is not None else ()):
+        pair = before.logged(attr), after.logged(attr)
+        if None not in pair and pair[0] != pair[1]:
+            figures.append((name, *pair))
     if point.mark in (Mark.NEW_FAILURE, Mark.FIXED, Mark.ERROR_CHANGED):
         figures.append(("error_kind", point.base.outcome_text(), point.new.outcome_text()))
     for column, was, now in figures:
@@ -312,9 +326,9 @@ def _explain_figure(formulas, column: str, was: Any, now: Any, before: SideFacts
     figure = FigureExplanation(column, was, now, [r.cite(before.release, after.release) for r in rules])
     if formulas is not None:
         figure.notes += formulas.figure_notes(before, after, column)
-    attr = formulas.figure_attrs.get(column) if formulas is not None else None
-    predicted = [getattr(s.prediction, attr, None) if attr and s.prediction is not None and s.prediction.modelled
-                 else None for s in (before, after)]
+    predicted = [formulas.predicted_figure(s.prediction, column)
+                 if formulas is not None and s.prediction is not None and s.prediction.modelled else None
+                 for s in (before, after)]
     if None not in predicted:
         figure.predicted_before, figure.predicted_after = predicted
         figure.checked = True
@@ -324,6 +338,10 @@ def _explain_figure(formulas, column: str, was: Any, now: Any, before: SideFacts
                      if before.number(c) != after.number(c)]
             figure.notes.append("no release rule changed for it: the predictor gives both from the sides' inputs"
                                 + (f" ({'; '.join(moved)})" if moved else ""))
+        elif not figure.reproduced:
+            figure.notes.append("the predictor does not give what was measured"
+                                + ("" if rules else "; no release rule the predictor knows changed for it"
+                                   + _host_moved(formulas, before, after)))
     elif not rules:
         figure.notes.append("no release rule the predictor knows changed for it" + _host_moved(formulas, before, after))
     return figure

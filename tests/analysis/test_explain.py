@@ -165,6 +165,23 @@ def test_a_dependency_change_under_the_same_release_is_named():
     assert point.kv.residual_tokens == -128 * 40 and point.kv.status == UNEXPLAINED
 
 
+def test_a_pinned_pool_and_the_auto_fit_length_the_null_block_moved_are_terms_of_their_own():
+    # 4 blocks of 128 tokens on 0.28.0 (auto-fit 512), 6 on 0.29.0, which holds one back (auto-fit 640)
+    def side(release, pool_bytes, tokens):
+        knobs = {"max_model_len": -1, "kv_cache_memory_bytes": pool_bytes, "dtype": "float16"}
+        return _row("vllm", release, knobs, model="builtin:tiny-llama", device_name="cpu (x86_64)",
+                    device_total_mib=24105, kv_tokens=tokens, block_size=128)
+
+    point = _explain(side("0.28.0", 4 * 65536, 512), side("0.29.0", 6 * 65536, 768))
+    _adds_up(point)
+    assert point.kv.status == EXPLAINED and point.kv.residual_tokens == 0
+    terms = {t.name: t for t in point.kv.terms}
+    assert terms["KV cache memory bytes (given)"].delta_tokens == 256
+    length = terms["request length (max_model_len as logged)"]
+    assert (length.before, length.after, length.delta_tokens) == (512, 640, 0)
+    assert length.rule.startswith("null block held back (0.28.0: no, 0.29.0: yes)")
+
+
 def test_a_pair_the_predictor_cannot_model_is_all_residual():
     # the GPU formulas are sourced from 0.27.0: 0.22.0 measured other terms
     before, after = _vllm_side("0.32.0", 0.9), _vllm_side("0.32.0", 0.9, weights_delta_gib=0.5)
@@ -191,8 +208,10 @@ def test_vllm_history_the_null_block_at_0_29_0_is_named_and_reproduced():
     changed = {k: e for k, e in steps.items() if e.points}
     assert list(changed) == [("vllm", "0.28.0", "0.29.0")]
     explanation = changed["vllm", "0.28.0", "0.29.0"]
-    assert explanation.counts()[EXPLAINED] == 2 and explanation.unexplained == 0
+    assert explanation.counts()[EXPLAINED] == 3 and explanation.unexplained == 0
     figures = {f.column: f for p in explanation.points for f in p.figures}
+    assert set(figures) == {"estimated_max_model_len", "max_concurrency", "max_model_len as logged"}
+    assert (figures["max_model_len as logged"].before, figures["max_model_len as logged"].after) == (512, 384)
     assert (figures["estimated_max_model_len"].before, figures["estimated_max_model_len"].after) == (512, 384)
     assert (figures["estimated_max_model_len"].predicted_before, figures["estimated_max_model_len"].predicted_after) \
         == (512, 384)
@@ -216,14 +235,18 @@ def test_sglang_history_each_release_step_named_and_the_host_left_unexplained():
     step = fraction["0.5.14", "0.5.15"]
     assert (step.before, step.after, step.status) == (0.843, 0.846, EXPLAINED)
     assert [r.split(" (")[0] for r in step.rules] == ["decode graph reserve follows the graph"]
-    # the 0.001 point's error became its own at 0.5.14: the rule is named (the predictor does not give error kinds)
+    # the 0.001 point's error became its own at 0.5.14, as the predictor gives it on each release
     step = fraction["0.5.13", "0.5.14"]
-    assert step.status == RULE_NAMED and any(r.startswith("weights leave no memory: own error") for r in step.rules)
-    # 0.5.19 -> 0.5.20 -> 0.5.21 at 0.001: the host, not the releases; no rule is claimed and the readings are shown
+    assert step.status == EXPLAINED and any(r.startswith("weights leave no memory: own error") for r in step.rules)
+    assert (step.predicted_before, step.predicted_after) == ("engine_error/not_enough_memory",
+                                                             "engine_error/weights_leave_no_memory")
+    # 0.5.19 -> 0.5.20 -> 0.5.21 at 0.001: the host, not the releases; no rule is claimed, the predictor says it
+    # fails on every one of them, and the readings are shown
     for key in (("0.5.19", "0.5.20"), ("0.5.20", "0.5.21")):
         step = fraction[key]
         assert step.column == "error_kind" and step.status == UNEXPLAINED and step.rules == []
-        assert "the host moved: avail_mem_before_load_gib" in step.notes[0]
+        assert step.predicted_before == step.predicted_after == "engine_error/weights_leave_no_memory"
+        assert "the host moved: avail_mem_before_load_gib" in " ".join(step.notes)
     assert sum(e.unexplained for e in changed.values()) == 2
     assert all(e.counts()[WITHIN_LOG_ROUNDING] == 0 for e in changed.values())
 
@@ -262,12 +285,12 @@ def test_compare_explain_by_release_prints_the_split(fmt, capsys):
     if fmt == ["--json"]:
         steps = json.loads(out)
         step = next(s for s in steps if s["before"] == "0.28.0")
-        assert step["explain"]["counts"][EXPLAINED] == 2
+        assert step["explain"]["counts"][EXPLAINED] == 3
         assert {f["column"] for p in step["explain"]["points"] for f in p["figures"]} == \
-            {"estimated_max_model_len", "max_concurrency"}
+            {"estimated_max_model_len", "max_concurrency", "max_model_len as logged"}
     else:
         assert "null block held back (0.28.0: no, 0.29.0: yes)" in out
-        assert "explain: 2 changes: 2 explained, 0 unexplained across 5 release steps" in out
+        assert "explain: 3 changes: 3 explained, 0 unexplained across 5 release steps" in out
 
 
 def test_compare_explain_json_gives_terms_and_residual_per_changed_point(capsys):

@@ -63,6 +63,14 @@ class BudgetFormulas:
         """The rules that changed between the two sides' releases and move `figure`."""
         return changed_rules(self.release_rules(), before.release, after.release, before.device, figure)
 
+    # figures only the log states (name -> the record's field), explained like the row's when they change
+    logged_figures: ClassVar[dict[str, str]] = {}
+
+    def predicted_figure(self, prediction: Prediction, figure: str) -> object:
+        """The predictor's value of a compared figure (None: it does not give it)."""
+        attr = self.figure_attrs.get(figure)
+        return getattr(prediction, attr, None) if attr else None
+
     def figure_notes(self, before: SideFacts, after: SideFacts, figure: str) -> list[str]:
         """What the predictor's parts say moved `figure` between the two sides (none: nothing to add)."""
         return []

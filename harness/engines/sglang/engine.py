@@ -160,6 +160,12 @@ class SglangFormulas(BudgetFormulas):
         # the fraction moves only through a part of the reserve that moved: name the rules acting on those
         return fraction_rules(before, after) if figure == FRACTION else super().figure_rules(before, after, figure)
 
+    def predicted_figure(self, prediction, figure):
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.sglang.explain import predicted_outcome
+
+        return predicted_outcome(prediction) if figure == "error_kind" else super().predicted_figure(prediction, figure)
+
     def figure_notes(self, before, after, figure):
         # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.sglang.explain import FRACTION, reserve_notes

@@ -133,6 +133,19 @@ def fraction_rules(before: SideFacts, after: SideFacts) -> list[ReleaseRule]:
             if not r.parts or set(r.parts) & moved]
 
 
+# The predictor's startup errors (harness/engines/sglang/formulas.py size_pool) as the parser names them.
+PREDICTED_ERRORS = {"G1": "weights_leave_no_memory", "G2": "not_enough_memory", "G3": "pool_too_small"}
+
+
+def predicted_outcome(prediction) -> str | None:
+    """The outcome as compare writes it ("ok", "engine_error/KIND") that the predictor gives (None: not one it
+    names)."""
+    if prediction.will_start:
+        return "ok"
+    kind = PREDICTED_ERRORS.get((prediction.reason or "")[:2])
+    return f"engine_error/{kind}" if kind else None
+
+
 def reserve_notes(before: SideFacts, after: SideFacts) -> list[str]:
     """The predictor's reserve parts that moved, in MiB (the fraction is 1 - reserve / device size, rounded)."""
     parts = reserve_parts(before), reserve_parts(after)

@@ -141,8 +141,16 @@ class VllmFormulas(BudgetFormulas):
                       Column("max_len", "max_model_len"))
     figure_attrs: ClassVar[dict[str, str]] = {
         "max_concurrency": "max_concurrency", "estimated_max_model_len": "estimated_max_model_len",
-        "block_size": "block_size", "kv_tokens": "kv_tokens"}
+        "block_size": "block_size", "kv_tokens": "kv_tokens", "max_model_len as logged": "max_model_len"}
     logged_readings = ("total_memory_gib", "initial_free_gib")
+
+    logged_figures: ClassVar[dict[str, str]] = {"max_model_len as logged": "max_model_len"}
+
+    def predicted_figure(self, prediction, figure):
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.vllm.explain import predicted_outcome
+
+        return predicted_outcome(prediction) if figure == "error_kind" else super().predicted_figure(prediction, figure)
 
     def release_rules(self):
         # lazy: the engine's own modules load on its first use, not at CLI start

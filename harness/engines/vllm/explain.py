@@ -6,7 +6,17 @@ from __future__ import annotations
 
 import math
 
-from harness.engines.explaining import LOG, PREDICTOR, Factor, KvSplit, ReleaseRule, SideFacts, chain, changed_rules
+from harness.engines.explaining import (
+    LOG,
+    PREDICTOR,
+    Factor,
+    KvSplit,
+    ReleaseRule,
+    SideFacts,
+    Term,
+    chain,
+    changed_rules,
+)
 from harness.engines.vllm import formulas as vf
 from harness.engines.vllm.releases import (
     BATCH_DEFAULTS_160_GIB_TIER,
@@ -28,7 +38,8 @@ from harness.predict.model import GiB, MiB
 RELEASE_RULES = (
     ReleaseRule("null block held back", "the max-model-len check and auto-fit leave out the null block BlockPool "
                 "keeps, so the same blocks serve shorter requests", "0.29.0 vllm/v1/core/kv_cache_utils.py:975, :2316",
-                ("max_concurrency", "estimated_max_model_len", "context_len", "error_kind"), NULL_BLOCK_HELD_BACK),
+                ("max_concurrency", "estimated_max_model_len", "max_model_len as logged", "error_kind"),
+                NULL_BLOCK_HELD_BACK),
     ReleaseRule("block override seen by the checks", "num_gpu_blocks_override replaces the profiled memory before "
                 "the max-model-len check and auto-fit", "0.20.1 vllm/v1/core/kv_cache_utils.py:2001",
                 ("max_concurrency", "estimated_max_model_len", "error_kind"), BLOCK_OVERRIDE_BEFORE_CHECKS),
@@ -71,6 +82,19 @@ GPU_DEDUCTIONS = ("weights", "activation peak", "non-torch memory", "CUDA graph 
 LOGGED_GIB_HALF_STEP = 0.005
 
 
+def predicted_outcome(prediction) -> str | None:
+    """The outcome as compare writes it ("ok", "engine_error/KIND") that the predictor gives (None: not one it
+    names): its E3 is the parser's max_model_len_too_large, its CPU refusal cpu_memory_below_requested."""
+    if prediction.will_start:
+        return "ok"
+    reason = prediction.reason or ""
+    if reason.startswith("E3"):
+        return "engine_error/max_model_len_too_large"
+    if reason.startswith("cpu_memory_below_requested"):
+        return "engine_error/cpu_memory_below_requested"
+    return None
+
+
 def _rules(before: SideFacts, after: SideFacts, figure: str) -> str | None:
     found = changed_rules(RELEASE_RULES, before.release, after.release, before.device, figure)
     return "; ".join(r.cite(before.release, after.release) for r in found) or None
@@ -87,13 +111,14 @@ def _bytes_per_token(side: SideFacts) -> tuple[float | None, str]:
     return None, PREDICTOR
 
 
-def _length(side: SideFacts) -> int | None:
-    """The request length the KV line states (after auto-fit), else the predictor's."""
-    for value in (side.logged("max_model_len"), getattr(side.prediction, "max_model_len", None),
-                  side.number("max_model_len")):
+def _length(side: SideFacts) -> tuple[int | None, str]:
+    """The request length the KV line states (after auto-fit), else the predictor's, else the knob's."""
+    for value, source in ((side.logged("max_model_len"), LOG),
+                          (getattr(side.prediction, "max_model_len", None), PREDICTOR),
+                          (side.number("max_model_len"), LOG)):
         if value is not None and value > 0:
-            return int(value)
-    return None
+            return int(value), source
+    return None, PREDICTOR
 
 
 def _utilization(side: SideFacts) -> tuple[float | None, str]:
@@ -117,7 +142,8 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
                                                   "which the row does not record")
     bpt = [_bytes_per_token(s)[0] for s in (before, after)]
     block = [int(s.number("block_size") or getattr(s.prediction, "block_size", None) or 16) for s in (before, after)]
-    length = [_length(s) for s in (before, after)]
+    lengths = [_length(s) for s in (before, after)]
+    length = [n for n, _ in lengths]
     if None in bpt or None in length:
         return KvSplit(modelled=False, reason="bytes per token or the request length unknown on one side")
     pinned = [_pinned(s) for s in (before, after)]
@@ -164,23 +190,28 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
                 return budget - v["worker resident memory after warm-up (estimate)"] * GiB
             return budget - sum(v[n] * GiB for n in GPU_DEDUCTIONS)
     factors.append(Factor("bytes per token", bpt[0], bpt[1], PREDICTOR, "bytes"))
-    sides = {"before": (block[0], length[0]), "after": (block[1], length[1])}
 
     def continuous(v):
         return max(0.0, pool(v)) / v["bytes per token"]
 
-    def rounded_for(which):
-        bs, mml = sides[which]
-
+    def rounded_with(bs, mml):
         def rounded(v):
             bpb = int(v["bytes per token"]) * bs
             blocks = max(0, int(pool(v)) // bpb)
-            per_request = vf.cdiv(mml, bs)
-            return int(blocks / per_request * mml)  # kv_cache_utils.py:2308: concurrency x length
+            return int(blocks / vf.cdiv(mml, bs) * mml)  # kv_cache_utils.py:2308: concurrency x length
         return rounded
 
-    split = chain(factors, continuous, rounded_for("before"), "rounding to blocks and requests",
-                  rounded_after=rounded_for("after"))
+    # the pool's terms at the before side's request length; a length that moved (auto-fit, which the null block
+    # moves from 0.29.0) is a term of its own, after them
+    split = chain(factors, continuous, rounded_with(block[0], length[0]), "rounding to blocks and requests",
+                  rounded_after=rounded_with(block[1], length[0]))
+    if length[0] != length[1]:
+        after_values = {f.name: f.after for f in factors}
+        moved = rounded_with(block[1], length[1])(after_values) - split.model_after
+        source = LOG if all(src == LOG for _, src in lengths) else PREDICTOR
+        split.terms.append(Term("request length (max_model_len as logged)", length[0], length[1], moved, source,
+                                _rules(before, after, "max_model_len as logged"), "tokens"))
+        split.model_after += moved
     split.grain_tokens = max(block)
     split.log_rounding_tokens = math.ceil(rounding_tokens / min(bpt)) if rounding_tokens else 0
     actual = [s.number("cuda_graph_gib") for s in (before, after)]
