@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.analysis.compare import Comparison, Mark, PointComparison
+from harness.analysis.compare import Comparison, PointComparison, settings_columns
 from harness.engines import get_engine
 from harness.engines.explaining import KvSplit, SideFacts, Term
 from harness.engines.predicting import predict
@@ -292,21 +292,26 @@ def _explain_point(point: PointComparison, before: SideFacts, after: SideFacts) 
         if pair[0] is not None or pair[1] is not None:
             out.versions[column] = pair
     moved = [f"{c} {a} -> {b}" for c, (a, b) in out.versions.items() if a != b]
-    if moved and before.release == after.release:
-        out.notes.append(f"the engine release did not change, its dependencies did: {'; '.join(moved)}")
+    if moved:
+        out.notes.append(f"the engine release did not change, its dependencies did: {'; '.join(moved)}"
+                         if before.release == after.release else f"its dependencies changed too: {'; '.join(moved)}")
+    for side in (before, after):
+        if side.prediction is not None and not side.prediction.modelled:
+            out.notes.append(side.prediction.reason)
     kv = point.kv
     if kv is not None and kv.base is not None and kv.new is not None and kv.changed and formulas is not None:
         out.kv = _explain_kv(formulas.split_kv(before, after), int(kv.new - kv.base))
-    figures = [(c.column, c.base, c.new) for c in point.settings]
-    for column in EXTRA_FIGURES:
+    # the effective settings as each side's row states them, failed startups included (compare leaves those out)
+    figures = []
+    for column in (*settings_columns(point.engine), *EXTRA_FIGURES):
         pair = before.number(column), after.number(column)
-        if pair[0] != pair[1]:
+        if None not in pair and pair[0] != pair[1]:  # a figure a failed startup never logged is no change
             figures.append((column, *pair))
     for name, attr in (formulas.logged_figures.items() if formulas is not None else ()):
         pair = before.logged(attr), after.logged(attr)
         if None not in pair and pair[0] != pair[1]:
             figures.append((name, *pair))
-    if point.mark in (Mark.NEW_FAILURE, Mark.FIXED, Mark.ERROR_CHANGED):
+    if sorted(set(point.base.outcomes)) != sorted(set(point.new.outcomes)):
         figures.append(("error_kind", point.base.outcome_text(), point.new.outcome_text()))
     for column, was, now in figures:
         out.figures.append(_explain_figure(formulas, column, was, now, before, after))
