@@ -300,7 +300,12 @@ def _explain_point(point: PointComparison, before: SideFacts, after: SideFacts) 
             out.notes.append(side.prediction.reason)
     kv = point.kv
     if kv is not None and kv.base is not None and kv.new is not None and kv.changed and formulas is not None:
-        out.kv = _explain_kv(formulas.split_kv(before, after), int(kv.new - kv.base))
+        try:
+            split = formulas.split_kv(before, after)
+        except (TypeError, ValueError, ZeroDivisionError, KeyError) as exc:
+            # a pair whose facts the split cannot take: say so, and leave the whole change as residual
+            split = KvSplit(modelled=False, reason=f"the split failed on these rows: {exc!r}")
+        out.kv = _explain_kv(split, int(kv.new - kv.base))
     # the effective settings as each side's row states them, failed startups included (compare leaves those out)
     figures = []
     for column in (*settings_columns(point.engine), *EXTRA_FIGURES):

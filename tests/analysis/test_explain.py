@@ -295,6 +295,16 @@ def test_cpu_tiny_nothing_changed_so_nothing_to_explain():
     assert all(not e.points for e in steps.values())
 
 
+def test_compare_explain_of_two_files_adds_the_why_section(capsys):
+    folder = REPO / "results/cpu_tiny"
+    base, new = folder / "vllm0.31.0-sglang0.5.21/results.csv", folder / "baseline-vllm0.32.0-sglang0.5.22/results.csv"
+    assert main(["compare", "--explain", str(base), str(new)]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("no change beyond tolerance in 5 points\n\nwhy:\nexplain: no changed figure to explain\n")
+    assert main(["compare", "--explain", "--json", str(base), str(new)]) == 0
+    assert json.loads(capsys.readouterr().out)["explain"]["counts"][UNEXPLAINED] == 0
+
+
 @pytest.mark.parametrize("fmt", [[], ["--json"], ["--markdown"]], ids=["text", "json", "markdown"])
 def test_compare_explain_by_release_prints_the_split(fmt, capsys):
     path = REPO / "results/vllm_history/releases-0.22.0-0.32.0/results.csv"
