@@ -90,3 +90,12 @@ def test_a_graph_estimate_change_is_the_graph_term_alone_and_the_capture_is_no_k
     assert split.model_after - split.model_before == after.row["kv_tokens"] - before.row["kv_tokens"]
     assert any(n.startswith("CUDA graphs as captured: 0.3 -> 0.9 GiB") for n in split.notes)
     assert math.isclose(sum(t.delta_tokens for t in split.terms), split.model_after - split.model_before)
+
+
+def test_a_predictor_term_names_only_the_rules_it_moves_with():
+    # 0.32.0 -> 0.33.0: the cuBLAS handles leave the non-torch memory; the graph estimate names no rule
+    before, after = _gpu_side("0.32.0", 0.40, 0.30), _gpu_side("0.33.0", 0.40, 0.30)
+    terms = {t.name: t for t in get_engine("vllm").formulas.split_kv(before, after).terms}
+    assert terms["non-torch memory"].source == PREDICTOR and terms["non-torch memory"].delta_tokens > 0
+    assert terms["non-torch memory"].rule.startswith("cuBLAS handles before the snapshot (0.32.0: no, 0.33.0: yes)")
+    assert "CUDA graph estimate" not in terms or terms["CUDA graph estimate"].rule is None

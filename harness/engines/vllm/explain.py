@@ -95,6 +95,19 @@ def predicted_outcome(prediction) -> str | None:
     return None
 
 
+# The release rules each of the predictor's GPU terms moves with (the batch defaults size the dummy forward's peak,
+# the capture sizes the graph estimate, the cuBLAS handles leave the non-torch memory).
+TERM_RULES = {"activation peak": ("batch defaults >= 160 GiB tier",),
+              "CUDA graph estimate": ("max_num_seqs captured", "batch defaults >= 160 GiB tier"),
+              "non-torch memory": ("cuBLAS handles before the snapshot",)}
+
+
+def _named(before: SideFacts, after: SideFacts, *names: str) -> str | None:
+    """The named rules that changed between the two sides' releases, cited (None: none did)."""
+    found = [r for r in RELEASE_RULES if r.name in names and r.changed(before.release, after.release, before.device)]
+    return "; ".join(r.cite(before.release, after.release) for r in found) or None
+
+
 def _rules(before: SideFacts, after: SideFacts, figure: str) -> str | None:
     found = changed_rules(RELEASE_RULES, before.release, after.release, before.device, figure)
     return "; ".join(r.cite(before.release, after.release) for r in found) or None
@@ -164,7 +177,7 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
         source = LOG if all(src == LOG for _, src in util) else PREDICTOR
         factors += [Factor("device total (as the engine read it)", total[0], total[1], LOG, "MiB"),
                     Factor("gpu_memory_utilization", util[0][0], util[1][0], source, "",
-                           _rules(before, after, "kv_tokens") if source == PREDICTOR else None)]
+                           _named(before, after, "default gpu_memory_utilization") if source == PREDICTOR else None)]
         if device == "cpu":
             rss = [_estimated_gib(s, "R") + (s.prediction.weights_gib or 0.0) for s in (before, after)]
             factors.append(Factor("worker resident memory after warm-up (estimate)", rss[0], rss[1], PREDICTOR, "GiB"))
@@ -179,7 +192,8 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
             for name, pair in zip(GPU_DEDUCTIONS, (weights, activation, other, graphs)):
                 source = LOG if pair[0][1] == LOG and pair[1][1] == LOG else PREDICTOR
                 factors.append(Factor(name, pair[0][0], pair[1][0], source, "GiB",
-                                      _rules(before, after, "kv_tokens") if source == PREDICTOR else None))
+                                      _named(before, after, *TERM_RULES.get(name, ())) if source == PREDICTOR
+                                      else None))
                 if source == LOG:
                     rounding_tokens += 2 * LOGGED_GIB_HALF_STEP * GiB
         gpu = device != "cpu"
