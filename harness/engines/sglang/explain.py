@@ -176,20 +176,30 @@ def _free_before_load(side: SideFacts) -> tuple[float | None, str]:
     return (None if base is None else base / 1024), PREDICTOR
 
 
-def _taken_by_loading(side: SideFacts) -> tuple[float, str, float]:
-    """(GiB the load took before the pool was sized, source, GiB of it the log states): the log's before/after
-    readings, plus the predictor's estimate of what goes between the load's end and the pool (not logged)."""
+def _taken_by_loading(side: SideFacts) -> tuple[float, str, str]:
+    """(GiB the load took before the pool was sized, source, what the log states of it: "readings" - its free
+    memory before and after loading -, "weights" - the row's weights -, or "" - nothing), plus the predictor's
+    estimate of what goes between the load's end and the pool (no line states it)."""
     p = side.prediction
     estimates = p.estimates if p is not None else {}
     between = estimates.get("L") or estimates.get("O") or estimates.get("fitted")
     unlogged = between.gib if between is not None else 0.0
     before, after = side.logged("avail_mem_before_load_gib"), side.logged("avail_mem_after_load_gib")
     if before is not None and after is not None:
-        return (before - after) + unlogged, LOG, before - after
+        return (before - after) + unlogged, LOG, "readings"
     weights = side.number("weights_gib")
     if weights is not None:
-        return weights + unlogged, LOG, weights
-    return ((p.weights_gib or 0.0) if p is not None else 0.0) + unlogged, PREDICTOR, 0.0
+        return weights + unlogged, LOG, "weights"
+    return ((p.weights_gib or 0.0) if p is not None else 0.0) + unlogged, PREDICTOR, ""
+
+
+def _hidden_gib(fraction: float, free_from_log: bool, taken_from: str) -> float:
+    """What one side's two-decimal GB figures can hide of its pool (f x pre - taken), GiB: with both readings
+    logged the pool is post - (1 - f) x pre, each reading within half a step."""
+    half = LOGGED_GIB_HALF_STEP
+    if free_from_log and taken_from == "readings":
+        return half * (2 - fraction)
+    return (half * fraction if free_from_log else 0.0) + {"readings": 2 * half, "weights": half}.get(taken_from, 0.0)
 
 
 def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
@@ -238,14 +248,9 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
     split = chain(factors, continuous, rounded_with(page[0]), "rounding to cells and pages",
                   rounded_after=rounded_with(page[1]))
     split.grain_tokens = max(page)
-    # What the logs' two-decimal readings can hide, both sides: the free reading (scaled by the fraction) and
-    # the load's before/after readings.
-    hidden = 0.0
-    for (f, _), (_, free_source), (_, src, logged) in zip(fraction, free, taken):
-        if free_source == LOG:
-            hidden += LOGGED_GIB_HALF_STEP * f
-        if src == LOG and logged is not None:
-            hidden += 2 * LOGGED_GIB_HALF_STEP
+    # what the logs' two-decimal readings can hide, over both sides
+    hidden = sum(_hidden_gib(f, free_source == LOG, kind)
+                 for (f, _), (_, free_source), (_, _, kind) in zip(fraction, free, taken))
     split.log_rounding_tokens = math.ceil(hidden * GiB / min(cell))
     if any(s.logged("avail_mem_after_load_gib") is not None for s in (before, after)):
         split.notes.append("between the load's end and the pool SGLang takes memory it does not log (the "
