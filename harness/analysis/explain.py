@@ -158,7 +158,8 @@ class PointExplanation:
         return {"point_id": self.point_id, "engine": self.engine, "label": self.label,
                 "releases": [self.before_release, self.after_release], "versions": self.versions,
                 **(self.kv.to_json() if self.kv else {"kv_delta_tokens": None}),
-                "figures": [f.to_json() for f in self.figures], "notes": self.notes}
+                "figures": [f.to_json() for f in self.figures],
+                "notes": self.notes + (self.kv.notes if self.kv else [])}
 
 
 @dataclass

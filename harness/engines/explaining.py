@@ -47,10 +47,6 @@ class ReleaseRule:
 
         return f"{self.name} ({before}: {shown(before)}, {after}: {shown(after)}): {self.says} [{self.source}]"
 
-    def to_json(self, before: str, after: str) -> dict[str, Any]:
-        return {"name": self.name, "says": self.says, "source": self.source, "before": _plain(self.at(before)),
-                "after": _plain(self.at(after))}
-
 
 def changed_rules(rules: tuple[ReleaseRule, ...], before: str, after: str, device: str,
                   figure: str | None = None) -> list[ReleaseRule]:

@@ -331,6 +331,7 @@ def test_compare_explain_json_gives_terms_and_residual_per_changed_point(capsys)
         assert sum(t["delta_tokens"] for t in p["terms"]) + p["residual_tokens"] == p["kv_delta_tokens"]
         assert all(set(t) >= {"name", "before", "after", "delta_tokens", "source", "rule"} for t in p["terms"])
         assert all(t["source"] in ("log", "predictor") for t in p["terms"])
+        assert any(n.startswith("between the load's end and the pool SGLang takes memory") for n in p["notes"])
     assert step["explain"]["counts"] == {EXPLAINED: 0, WITHIN_LOG_ROUNDING: 5, RULE_NAMED: 0, UNEXPLAINED: 0}
 
 
