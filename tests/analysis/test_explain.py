@@ -27,6 +27,7 @@ from harness.engines.vllm import formulas as vf
 from harness.predict import load_model_description
 from harness.predict.model import GiB
 from harness.results.io import read_results
+from tests.support import gpu_lines
 from tests.support.readme_examples import check_run, read_transcript
 
 REPO = Path(__file__).resolve().parents[2]
@@ -344,3 +345,29 @@ def test_the_history_readmes_show_what_explain_prints(readme, capsys):
     example = replace(examples[0], shown=tuple(s for s in examples[0].shown if s != "..."))
     code = main(list(example.argv))
     check_run(example, code, capsys.readouterr().out)
+
+
+def test_a_gpu_pair_is_split_from_its_logs(tmp_path):
+    # Model Runner V2 logs in vLLM 0.32.0's GPU wording (tests/support/gpu_lines.py); the new one estimates 0.25 GiB
+    # more CUDA-graph memory and logs 2,048 tokens (0.25 GiB of 128 KiB tokens) fewer
+    (tmp_path / "logs").mkdir()
+    old = "\n".join(gpu_lines.MRV2_LOG) + "\n"
+    new = (old.replace(gpu_lines.V21 % ("0.41", "0.57", "0.16", 39.0), gpu_lines.V21 % ("0.41", "0.82", "0.41", 100.0))
+           .replace(gpu_lines.V19 % ("GPU", "46,928", "8,192", 5.73), gpu_lines.V19 % ("GPU", "44,880", "8,192", 5.48)))
+    rows = []
+    for release, text, tokens in (("0.31.0", old, 46_928), ("0.32.0", new, 44_880)):
+        (tmp_path / "logs" / f"p0-{release}.log").write_text(text)
+        rows.append(_row("vllm", release, {"gpu_memory_utilization": 0.92, "max_model_len": 8192},
+                         device_total_mib=23.52 * 1024, kv_tokens=tokens, block_size=16, weights_gib=14.99,
+                         cuda_graph_gib=0.41, log_path=f"logs/p0-{release}.log"))
+    base, new_rows = pd.DataFrame(rows[:1]), pd.DataFrame(rows[1:])
+    explanation = explain_comparison(compare_results(base, new_rows), RunSource(base, tmp_path),
+                                     RunSource(new_rows, tmp_path))
+    point = explanation.points[0]
+    _adds_up(point)
+    terms = {t.name: t for t in point.kv.terms}
+    assert (terms["CUDA graph estimate"].before, terms["CUDA graph estimate"].after) == (0.57, 0.82)
+    assert terms["CUDA graph estimate"].source == "log" and terms["CUDA graph estimate"].delta_tokens == -2048
+    assert {t.name for t in point.kv.terms if t.delta_tokens} <= {"CUDA graph estimate",
+                                                                  "rounding to blocks and requests"}
+    assert point.kv.status == EXPLAINED
