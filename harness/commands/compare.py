@@ -15,7 +15,14 @@ from harness.analysis.compare import (
     parse_threshold,
 )
 from harness.analysis.compare_render import render_markdown, render_text
-from harness.analysis.release_history import release_steps, releases_in
+from harness.analysis.explain import (
+    Explanation,
+    RunSource,
+    explain_comparison,
+    render_explain_markdown,
+    render_explain_text,
+)
+from harness.analysis.release_history import release_steps, releases_in, rows_of
 from harness.commands.common_args import add_json, add_tolerance
 from harness.errors import InputError
 from harness.results.io import read_results
@@ -48,23 +55,33 @@ def _by_release(args: argparse.Namespace) -> int:
     frame = read_results(args.base)
     steps = release_steps(frame, str(args.base), args.tolerance_pct, args.threshold or [],
                           args.probe_tolerance_pct)
+    explained: list[Explanation | None] = [None] * len(steps)
+    if args.explain:
+        source = RunSource.from_csv(args.base, frame)
+        explained = [explain_comparison(s.comparison, source.with_rows(rows_of(frame, s.engine, s.before)),
+                                        source.with_rows(rows_of(frame, s.engine, s.after))) for s in steps]
     if not steps:
         held = ", ".join(f"{e} {'/'.join(r) or '?'}" for e, r in releases_in(frame).items())
         raise InputError(f"{args.base}: --by-release needs an engine with two releases or more in the file "
                          f"(it holds {held})")
     if args.json:
         sys.stdout.write(json.dumps([{"engine": s.engine, "before": s.before, "after": s.after,
-                                      **s.comparison.to_json()} for s in steps], indent=2) + "\n")
+                                      **s.comparison.to_json(), **({"explain": e.to_json()} if e else {})}
+                                     for s, e in zip(steps, explained)], indent=2) + "\n")
     else:
         render = render_markdown if args.markdown else render_text
-        for step in steps:
+        why = render_explain_markdown if args.markdown else render_explain_text
+        for step, explanation in zip(steps, explained):
             sys.stdout.write(f"== {step.engine} {step.before} -> {step.after}\n")
-            sys.stdout.write(render(step.comparison) + "\n")
+            sys.stdout.write(render(step.comparison) + (why(explanation) if explanation else "") + "\n")
         changed = [f"{s.engine} {s.before} -> {s.after}: "
                    f"{', '.join(p.engine + ' ' + p.point_id for p in s.comparison.changed)}"
                    for s in steps if s.comparison.exit_code]
         sys.stdout.write("changed: " + "; ".join(changed) + "\n" if changed
                          else f"no change beyond tolerance across {len(steps)} release steps\n")
+        if args.explain:
+            sys.stdout.write(Explanation([p for e in explained for p in e.points]).summary()
+                             + f" across {len(steps)} release steps\n")
     return max(s.comparison.exit_code for s in steps)
 
 
@@ -77,12 +94,17 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError("compare takes two results CSVs (base, new), or one with --by-release")
     comparison = compare_files(args.base, args.new, args.tolerance_pct, args.threshold or [],
                                args.probe_tolerance_pct)
+    explanation = None
+    if args.explain:
+        explanation = explain_comparison(comparison, RunSource.from_csv(args.base, read_results(args.base)),
+                                         RunSource.from_csv(args.new, read_results(args.new)))
     if args.json:
-        text = json.dumps(comparison.to_json(), indent=2) + "\n"
+        text = json.dumps({**comparison.to_json(), **({"explain": explanation.to_json()} if explanation else {})},
+                          indent=2) + "\n"
     elif args.markdown:
-        text = render_markdown(comparison)
+        text = render_markdown(comparison) + (render_explain_markdown(explanation) if explanation else "")
     else:
-        text = render_text(comparison)
+        text = render_text(comparison) + (render_explain_text(explanation) if explanation else "")
     sys.stdout.write(text)
     return comparison.exit_code
 
@@ -103,7 +125,8 @@ def register(subparsers) -> None:
             "examples:\n"
             "  python -m harness compare results/cpu_tiny/old/results.csv results/cpu_tiny/new/results.csv\n"
             "  python -m harness compare base.csv new.csv --tolerance-pct 0.5 --threshold block_size:0% --markdown\n"
-            "  python -m harness compare --by-release results/history/RUN/results.csv   (a release-axis run)"
+            "  python -m harness compare --by-release results/history/RUN/results.csv   (a release-axis run)\n"
+            "  python -m harness compare --explain --by-release results/history/RUN/results.csv   (and why)"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -112,6 +135,10 @@ def register(subparsers) -> None:
     parser.add_argument("--by-release", action="store_true",
                         help="one CSV holding several releases of an engine (a release axis): compare each release "
                              "with the next, point by point; exit 1 on a change")
+    parser.add_argument("--explain", action="store_true",
+                        help="and why: each KV change split into its terms (budget, weights, graphs, host memory, "
+                             "rounding, ...) from the rows, their logs and the predictor's release rules, with the "
+                             "residual they leave; each other changed figure named by the release rules that moved it")
     add_tolerance(parser, DEFAULT_TOLERANCE_PCT, "relative change (in %%) that still counts as unchanged, for "
                   f"every compared number (default {DEFAULT_TOLERANCE_PCT:g})")
     parser.add_argument("--probe-tolerance-pct", type=float, default=DEFAULT_PROBE_TOLERANCE_PCT, metavar="PCT",

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from harness.engines.explaining import KvSplit, ReleaseRule, SideFacts, changed_rules
 from harness.engines.releases import ReleaseRange, version_key
 from harness.engines.settings import Settings
 from harness.predict.host import DeviceMemory, HostMemory
@@ -48,6 +49,35 @@ class BudgetFormulas:
         """Fill `prediction` from the budget formulas."""
         prediction.reason = f"no budget formulas for {self.engine_name}"
         return prediction
+
+    # `compare --explain`: the prediction attribute each compared figure (a results column) is
+    figure_attrs: ClassVar[dict[str, str]] = {}
+    # the log record's fields that state the memory the engine read (shown when they differ between two sides)
+    logged_readings: ClassVar[tuple[str, ...]] = ()
+
+    def release_rules(self) -> tuple[ReleaseRule, ...]:
+        """The budget rules this engine's releases differ by, each with its source (none: nothing to name)."""
+        return ()
+
+    def figure_rules(self, before: SideFacts, after: SideFacts, figure: str) -> list[ReleaseRule]:
+        """The rules that changed between the two sides' releases and move `figure`."""
+        return changed_rules(self.release_rules(), before.release, after.release, before.device, figure)
+
+    # figures only the log states (name -> the record's field), explained like the row's when they change
+    logged_figures: ClassVar[dict[str, str]] = {}
+
+    def predicted_figure(self, prediction: Prediction, figure: str) -> object:
+        """The predictor's value of a compared figure (None: it does not give it)."""
+        attr = self.figure_attrs.get(figure)
+        return getattr(prediction, attr, None) if attr else None
+
+    def figure_notes(self, before: SideFacts, after: SideFacts, figure: str) -> list[str]:
+        """What the predictor's parts say moved `figure` between the two sides (none: nothing to add)."""
+        return []
+
+    def split_kv(self, before: SideFacts, after: SideFacts) -> KvSplit:
+        """One point's KV change split into this engine's budget terms (harness.engines.explaining)."""
+        return KvSplit(modelled=False, reason=f"no KV split for {self.engine_name}")
 
     def derived_context_len(self, model: ModelDescription) -> int:
         """The context length the engine derives from the model config."""

@@ -142,6 +142,41 @@ class SglangFormulas(BudgetFormulas):
     settings_columns = (Column("fraction", "mem_fraction_static", 3), Column("chunk", "chunked_prefill_size"),
                         Column("max_bs", "cuda_graph_max_bs"), Column("reserved MiB", "reserved_mib", 0))
     result_columns = (Column("max_running", "max_running_requests"), Column("max_req_len", "max_req_len"))
+    figure_attrs: ClassVar[dict[str, str]] = {
+        "mem_fraction_static_effective": "mem_fraction_static", "max_running_requests": "max_running_requests",
+        "chunked_prefill_size_effective": "chunked_prefill_size", "kv_tokens": "kv_tokens"}
+    logged_readings = ("avail_mem_before_load_gib", "avail_mem_after_load_gib")
+
+    def release_rules(self):
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.sglang.explain import RELEASE_RULES
+
+        return RELEASE_RULES
+
+    def figure_rules(self, before, after, figure):
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.sglang.explain import FRACTION, fraction_rules
+
+        # the fraction moves only through a part of the reserve that moved: name the rules acting on those
+        return fraction_rules(before, after) if figure == FRACTION else super().figure_rules(before, after, figure)
+
+    def predicted_figure(self, prediction, figure):
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.sglang.explain import predicted_outcome
+
+        return predicted_outcome(prediction) if figure == "error_kind" else super().predicted_figure(prediction, figure)
+
+    def figure_notes(self, before, after, figure):
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.sglang.explain import FRACTION, reserve_notes
+
+        return reserve_notes(before, after) if figure == FRACTION else []
+
+    def split_kv(self, before, after):
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.sglang.explain import split_kv
+
+        return split_kv(before, after)
 
     def derived_context_len(self, model) -> int:
         # lazy: the engine's own modules load on its first use, not at CLI start

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from harness.engines import knobs
 from harness.engines.base import Engine
@@ -139,6 +139,30 @@ class VllmFormulas(BudgetFormulas):
     settings_columns = (Column("util", "gpu_memory_utilization"), Column("batched", "max_num_batched_tokens"))
     result_columns = (Column("blocks", "num_blocks"), Column("concurrency", "max_concurrency"),
                       Column("max_len", "max_model_len"))
+    figure_attrs: ClassVar[dict[str, str]] = {
+        "max_concurrency": "max_concurrency", "estimated_max_model_len": "estimated_max_model_len",
+        "block_size": "block_size", "kv_tokens": "kv_tokens", "max_model_len as logged": "max_model_len"}
+    logged_readings = ("total_memory_gib", "initial_free_gib")
+
+    logged_figures: ClassVar[dict[str, str]] = {"max_model_len as logged": "max_model_len"}
+
+    def predicted_figure(self, prediction, figure):
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.vllm.explain import predicted_outcome
+
+        return predicted_outcome(prediction) if figure == "error_kind" else super().predicted_figure(prediction, figure)
+
+    def release_rules(self):
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.vllm.explain import RELEASE_RULES
+
+        return RELEASE_RULES
+
+    def split_kv(self, before, after):
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.vllm.explain import split_kv
+
+        return split_kv(before, after)
 
     def derived_context_len(self, model) -> int:
         # lazy: the engine's own modules load on its first use, not at CLI start

@@ -1,0 +1,259 @@
+"""SGLang's part of `compare --explain`: the release rules its releases differ by (each with its source), the parts
+of its reserve each rule acts through, and the split of a KV change into SGLang's pool terms
+(pool = fraction x free memory before loading - what loading took, in cells, page-aligned, capped)."""
+
+from __future__ import annotations
+
+import math
+
+from harness.engines.explaining import LOG, PREDICTOR, Factor, KvSplit, ReleaseRule, SideFacts, chain, changed_rules
+from harness.engines.sglang.releases import (
+    CPU_DECODE_MAX_BS_FROM_TORCH_COMPILE,
+    CPU_MEMORY_FROM_MEMINFO_CAPPED,
+    DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING,
+    DECODE_RESERVE_FOLLOWS_GRAPH,
+    MRR_ESTIMATE_FROM_CAPPED_POOL,
+    MRR_GIVEN_CAPPED_AT_ESTIMATE,
+    MRR_GIVEN_CAPPED_AT_HALF_POOL,
+    NO_SIZE_FALLBACK_095,
+    PREFILL_BREAKABLE_ON_CUDA,
+    PREFILL_CAP_CONTEXT_LENGTH,
+    PREFILL_CAPS_TOTAL_TOKENS,
+    PREFILL_FOLLOWS_DISABLE_CUDA_GRAPH,
+    PREFILL_OFF_ON_EVERY_NON_CUDA_DEVICE,
+    PREFILL_PP_CAP_8192,
+    PREFILL_RESERVE_BY_DEFAULT,
+    TOO_SMALL_CHECKS_INPUT_LEN,
+    WEIGHTS_LEAVE_NO_MEMORY_ERROR,
+    XPU_RESERVE,
+    modelled_release,
+    prefill_off_with_pp,
+    tier_below_35_gib,
+)
+from harness.predict.model import GiB
+
+FRACTION = "mem_fraction_static_effective"
+# The reserve's parts (MiB) a default fraction keeps back; a rule is named for the fraction only where its part moved.
+DECODE, PREFILL, ACTIVATION = "decode graph", "prefill graph", "activation and the rest"
+NO_SIZE = "no device size"
+
+# The same rules releases.py holds, as `compare --explain` names them; the sources are releases.py's.
+RELEASE_RULES = (
+    ReleaseRule("the < 35 GiB tier", "(chunk, decode max_bs at tp < 4, at tp >= 4) of cards (or hosts) under 35 GiB",
+                "0.5.3 sglang/srt/server_args.py:574-586; 0.5.4.post1 :669-681; 0.5.19 "
+                "sglang/srt/arg_groups/memory_hook.py:74-87", (FRACTION, "chunked_prefill_size_effective"),
+                value=tier_below_35_gib, parts=(ACTIVATION, DECODE, PREFILL)),
+    ReleaseRule("CPU decode max_bs from torch_compile_max_bs", "the CPU reserve's decode max_bs is "
+                "torch_compile_max_bs (32), not the memory tier's", "0.5.10 sglang/srt/server_args.py:1231-1252",
+                (FRACTION,), CPU_DECODE_MAX_BS_FROM_TORCH_COMPILE, devices=("cpu",), parts=(DECODE,)),
+    ReleaseRule("decode graph reserve follows the graph", "the decode graph's max_bs x 2 MiB is reserved only while "
+                "the decode graph is on (before: also with --disable-cuda-graph)",
+                "0.5.15 sglang/srt/server_args.py:3639; 0.5.14 :3285", (FRACTION,), DECODE_RESERVE_FOLLOWS_GRAPH,
+                parts=(DECODE,)),
+    ReleaseRule("decode max_bs capped by max_running_requests", "the default decode graph max_bs is capped at "
+                "--max-running-requests", "0.5.22 sglang/srt/arg_groups/memory_hook.py:83, :182-188", (FRACTION,),
+                DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING, parts=(DECODE,)),
+    ReleaseRule("prefill graph reserve by default", "a prefill graph's buckets x 8 MiB are reserved by default",
+                "0.5.10 sglang/srt/server_args.py:1078-1139; 0.5.9 :1043-1046", (FRACTION,), PREFILL_RESERVE_BY_DEFAULT,
+                parts=(PREFILL,)),
+    ReleaseRule("prefill graph off with --disable-cuda-graph", "--disable-cuda-graph turns the prefill graph off too",
+                "0.5.14 sglang/srt/server_args.py:2942-2944, :3009-3011", (FRACTION,),
+                PREFILL_FOLLOWS_DISABLE_CUDA_GRAPH, parts=(PREFILL,)),
+    ReleaseRule("prefill graph off on every non-CUDA device", "no default prefill graph off CUDA",
+                "0.5.22 cuda_graph_config.py:119-123; 0.5.19 cuda_graph_hook.py:169-190", (FRACTION,),
+                PREFILL_OFF_ON_EVERY_NON_CUDA_DEVICE, devices=("cpu", "xpu"), parts=(PREFILL,)),
+    ReleaseRule("breakable prefill graph on CUDA", "the default CUDA prefill graph is `breakable`",
+                "0.5.15 cuda_graph_config.py:95-101", (FRACTION,), PREFILL_BREAKABLE_ON_CUDA, devices=("cuda",),
+                parts=(PREFILL,)),
+    ReleaseRule("prefill buckets capped by max_total_tokens", "prefill max_bs capped by max_total_tokens (and 4096 "
+                "for llama-2)", "0.5.10 sglang/srt/server_args.py:1263-1275", (FRACTION,), PREFILL_CAPS_TOTAL_TOKENS,
+                parts=(PREFILL,)),
+    ReleaseRule("prefill buckets capped by --context-length", "prefill max_bs capped by --context-length",
+                "0.5.13 sglang/srt/server_args.py:1582-1585; gone in 0.5.17 :4733-4745", (FRACTION,),
+                PREFILL_CAP_CONTEXT_LENGTH, parts=(PREFILL,)),
+    ReleaseRule("prefill graph off with pp > 1", "pipeline parallelism turns the default prefill graph off",
+                "0.5.19 cuda_graph_hook.py:122-133; kept in 0.5.15 server_args.py:3341-3377", (FRACTION,),
+                value=prefill_off_with_pp, parts=(PREFILL,)),
+    ReleaseRule("explicit prefill graph capped at 8192 with pp > 1", "an explicit breakable prefill graph under "
+                "pp > 1 is capped at 8192 tokens", "0.5.19 memory_hook.py:196-204", (FRACTION,), PREFILL_PP_CAP_8192,
+                parts=(PREFILL,)),
+    ReleaseRule("XPU reserve", "2 GiB more reserve on XPU", "0.5.20 memory_hook.py:315", (FRACTION,), XPU_RESERVE,
+                devices=("xpu",)),
+    ReleaseRule("fraction without a device size", "the fraction when no device size is read",
+                "0.5.19 sglang/srt/arg_groups/memory_hook.py:266; 0.5.22 memory_hook.py:329", (FRACTION,),
+                NO_SIZE_FALLBACK_095, value=lambda release: 0.95 if release in NO_SIZE_FALLBACK_095 else 0.88,
+                parts=(NO_SIZE,)),
+    ReleaseRule("CPU capacity from /proc/meminfo", "the CPU backend's device size: the smallest NUMA node's "
+                "MemTotal, then /proc/meminfo capped by the container, per node",
+                "0.5.22 sglang/srt/utils/common.py:862; 0.5.23 common.py:911", (FRACTION, "device_total_mib"),
+                CPU_MEMORY_FROM_MEMINFO_CAPPED, devices=("cpu",), parts=("device size",)),
+    ReleaseRule("max_running_requests capped at half the pool", "a given --max-running-requests capped at tokens // 2",
+                "0.5.14 model_runner_kv_cache_mixin.py:981-994", ("max_running_requests",),
+                MRR_GIVEN_CAPPED_AT_HALF_POOL),
+    ReleaseRule("max_running_requests capped at the estimate", "a given --max-running-requests capped at the "
+                "2,048-4,096 estimate", "0.5.10 model_runner_kv_cache_mixin.py:840-851", ("max_running_requests",),
+                MRR_GIVEN_CAPPED_AT_ESTIMATE),
+    ReleaseRule("max_running_requests estimated from the capped pool", "the estimate is made from the pool after "
+                "the --max-total-tokens cap", "0.5.10 model_runner_kv_cache_mixin.py:840-851; 0.5.3 "
+                "model_runner.py:1431-1441", ("max_running_requests",), MRR_ESTIMATE_FROM_CAPPED_POOL),
+    ReleaseRule("weights leave no memory: own error", "weights that leave no pool are \"Loaded weights leave no GPU "
+                "memory\" (before: \"Not enough memory\")", "0.5.14 model_runner_kv_cache_mixin.py:103-117",
+                ("error_kind",), WEIGHTS_LEAVE_NO_MEMORY_ERROR),
+    ReleaseRule("pool too small checks the input length", "\"Memory pool size is too small\" also for "
+                "max_req_input_len <= 0", "0.5.13 tp_worker.py:309-311", ("error_kind",), TOO_SMALL_CHECKS_INPUT_LEN),
+)
+
+# The logs state free memory with two decimals ("avail mem=20.81 GB", GiB): each reading may be 0.005 GiB off.
+LOGGED_GIB_HALF_STEP = 0.005
+
+
+def reserve_parts(side: SideFacts) -> dict[str, float]:
+    """The predictor's reserve on this side, in MiB, split where release rules act: decode graph, prefill graph,
+    and the activation tokens with the constant and parallel terms (empty for a fraction that was given)."""
+    p = side.prediction
+    if p is not None and p.gpu_total_mib is None:
+        return {NO_SIZE: 1.0}
+    reserved = getattr(p, "reserved_mib", None)
+    if p is None or reserved is None:
+        return {}
+    decode_on = bool(p.graph_sizes.get("decode"))
+    decode = 0.0
+    if p.cuda_graph_max_bs and (decode_on or modelled_release(side.release) not in DECODE_RESERVE_FOLLOWS_GRAPH):
+        decode = p.cuda_graph_max_bs * 2.0
+    prefill = len(p.graph_sizes.get("prefill") or []) * 8.0
+    return {DECODE: decode, PREFILL: prefill, ACTIVATION: reserved - decode - prefill,
+            "device size": p.gpu_total_mib or 0.0}
+
+
+def fraction_rules(before: SideFacts, after: SideFacts) -> list[ReleaseRule]:
+    """The changed rules that move the default fraction through a part of the reserve that did move."""
+    parts = reserve_parts(before), reserve_parts(after)
+    moved = {name for name in parts[0] if parts[0].get(name) != parts[1].get(name)}
+    return [r for r in changed_rules(RELEASE_RULES, before.release, after.release, before.device, FRACTION)
+            if not r.parts or set(r.parts) & moved]
+
+
+# The predictor's startup errors (harness/engines/sglang/formulas.py size_pool) as the parser names them.
+PREDICTED_ERRORS = {"G1": "weights_leave_no_memory", "G2": "not_enough_memory", "G3": "pool_too_small"}
+
+
+def predicted_outcome(prediction) -> str | None:
+    """The outcome as compare writes it ("ok", "engine_error/KIND") that the predictor gives (None: not one it
+    names)."""
+    if prediction.will_start:
+        return "ok"
+    kind = PREDICTED_ERRORS.get((prediction.reason or "")[:2])
+    return f"engine_error/{kind}" if kind else None
+
+
+def reserve_notes(before: SideFacts, after: SideFacts) -> list[str]:
+    """The predictor's reserve parts that moved, in MiB (the fraction is 1 - reserve / device size, rounded)."""
+    parts = reserve_parts(before), reserve_parts(after)
+    moved = [f"{name} {parts[0][name]:,.0f} -> {parts[1][name]:,.0f} MiB" for name in (DECODE, PREFILL, ACTIVATION)
+             if name in parts[0] and name in parts[1] and parts[0][name] != parts[1][name]]
+    return [f"the predictor's reserve: {'; '.join(moved)}"] if moved else []
+
+
+def _fraction(side: SideFacts) -> tuple[float | None, str]:
+    for value in (side.number(FRACTION), side.logged(FRACTION), side.number("mem_fraction_static")):
+        if value is not None:
+            return value, LOG
+    return getattr(side.prediction, "mem_fraction_static", None), PREDICTOR
+
+
+def _free_before_load(side: SideFacts) -> tuple[float | None, str]:
+    """GiB free as SGLang began loading: its log, else the row's reading of it, else the predictor's base."""
+    logged = side.logged("avail_mem_before_load_gib")
+    if logged is not None:
+        return logged, LOG
+    row = side.number("engine_free_mib")
+    if row is not None:
+        return row / 1024, LOG
+    p = side.prediction
+    if p is None:
+        return None, PREDICTOR
+    base = p.gpu_free_mib if p.gpu_free_mib is not None else p.gpu_total_mib
+    return (None if base is None else base / 1024), PREDICTOR
+
+
+def _taken_by_loading(side: SideFacts) -> tuple[float, str, str]:
+    """(GiB the load took before the pool was sized, source, what the log states of it: "readings" - its free
+    memory before and after loading -, "weights" - the row's weights -, or "" - nothing), plus the predictor's
+    estimate of what goes between the load's end and the pool (no line states it)."""
+    p = side.prediction
+    estimates = p.estimates if p is not None else {}
+    between = estimates.get("L") or estimates.get("O") or estimates.get("fitted")
+    unlogged = between.gib if between is not None else 0.0
+    before, after = side.logged("avail_mem_before_load_gib"), side.logged("avail_mem_after_load_gib")
+    if before is not None and after is not None:
+        return (before - after) + unlogged, LOG, "readings"
+    weights = side.number("weights_gib")
+    if weights is not None:
+        return weights + unlogged, LOG, "weights"
+    return ((p.weights_gib or 0.0) if p is not None else 0.0) + unlogged, PREDICTOR, ""
+
+
+def _hidden_gib(fraction: float, free_from_log: bool, taken_from: str) -> float:
+    """What one side's two-decimal GB figures can hide of its pool (f x pre - taken), GiB: with both readings
+    logged the pool is post - (1 - f) x pre, each reading within half a step."""
+    half = LOGGED_GIB_HALF_STEP
+    if free_from_log and taken_from == "readings":
+        return half * (2 - fraction)
+    return (half * fraction if free_from_log else 0.0) + {"readings": 2 * half, "weights": half}.get(taken_from, 0.0)
+
+
+def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
+    """The terms of SGLang's pool on both sides, swapped one at a time (harness.engines.explaining.chain)."""
+    if before.device != after.device:
+        return KvSplit(modelled=False, reason=f"one side ran on {before.device}, the other on {after.device}")
+    for side in (before, after):
+        if side.prediction is None or not side.prediction.modelled:
+            reason = side.prediction.reason if side.prediction is not None else "no prediction"
+            return KvSplit(modelled=False, reason=f"the predictor does not model sglang {side.release}: {reason}")
+    fraction = [_fraction(s) for s in (before, after)]
+    free = [_free_before_load(s) for s in (before, after)]
+    taken = [_taken_by_loading(s) for s in (before, after)]
+    cell = [s.prediction.kv_bytes_per_token for s in (before, after)]
+    page = [int(s.number("block_size") or 1) for s in (before, after)]
+    cap = [s.number("max_total_tokens") for s in (before, after)]
+    if None in (f for f, _ in fraction) or None in (g for g, _ in free) or None in cell:
+        return KvSplit(modelled=False, reason="fraction, free memory before loading or the cell size unknown on a side")
+    rules = "; ".join(r.cite(before.release, after.release) for r in fraction_rules(before, after)) or None
+    both_log = fraction[0][1] == LOG and fraction[1][1] == LOG
+    factors = [
+        Factor("free memory before loading", free[0][0], free[1][0],
+               LOG if free[0][1] == LOG and free[1][1] == LOG else PREDICTOR, "GiB"),
+        Factor("mem_fraction_static", fraction[0][0], fraction[1][0], LOG if both_log else PREDICTOR, "", rules),
+        Factor("taken while loading (weights and more)", taken[0][0], taken[1][0],
+               LOG if taken[0][1] == LOG and taken[1][1] == LOG else PREDICTOR, "GiB"),
+        Factor("max_total_tokens", cap[0] if cap[0] is not None else math.inf,
+               cap[1] if cap[1] is not None else math.inf, LOG, "tokens"),
+        Factor("bytes per token", float(cell[0]), float(cell[1]), PREDICTOR, "bytes"),
+    ]
+    free_key, f_key, taken_key = (f.name for f in factors[:3])
+
+    def pool_bytes(v):
+        return (v[free_key] * v[f_key] - v[taken_key]) * GiB
+
+    def continuous(v):
+        return max(0.0, min(v["max_total_tokens"], pool_bytes(v) / v["bytes per token"]))
+
+    def rounded_with(page_size):
+        def rounded(v):
+            tokens = max(0, int(pool_bytes(v)) // int(v["bytes per token"])) // page_size * page_size
+            cap_v = v["max_total_tokens"]
+            return tokens if math.isinf(cap_v) else min(tokens, int(cap_v) // page_size * page_size)
+        return rounded
+
+    split = chain(factors, continuous, rounded_with(page[0]), "rounding to cells and pages",
+                  rounded_after=rounded_with(page[1]))
+    split.grain_tokens = max(page)
+    # what the logs' two-decimal readings can hide, over both sides
+    hidden = sum(_hidden_gib(f, free_source == LOG, kind)
+                 for (f, _), (_, free_source), (_, _, kind) in zip(fraction, free, taken))
+    split.log_rounding_tokens = math.ceil(hidden * GiB / min(cell))
+    if any(s.logged("avail_mem_after_load_gib") is not None for s in (before, after)):
+        split.notes.append("between the load's end and the pool SGLang takes memory it does not log (the "
+                           "predictor's estimate on both sides): what it moved is in the residual")
+    return split
+

@@ -1,0 +1,263 @@
+"""vLLM's part of `compare --explain`: the release rules its releases differ by (each with its source) and the
+split of a KV change into vLLM's budget terms (budget = ceil(total x utilization), minus what it measured, cut
+into blocks)."""
+
+from __future__ import annotations
+
+import math
+
+from harness.engines.explaining import (
+    LOG,
+    PREDICTOR,
+    Factor,
+    KvSplit,
+    ReleaseRule,
+    SideFacts,
+    Term,
+    chain,
+    changed_rules,
+)
+from harness.engines.vllm import formulas as vf
+from harness.engines.vllm.releases import (
+    BATCH_DEFAULTS_160_GIB_TIER,
+    BLOCK_OVERRIDE_BEFORE_CHECKS,
+    CPU_BLOCK_SIZE_NEEDS_IPEX,
+    CPU_CONTAINER_CAP,
+    CPU_KV_SPACE_FROM_ENV,
+    CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
+    CPU_STARTUP_REQUEST_CHECK,
+    CUBLAS_BEFORE_SNAPSHOT,
+    KV_DTYPE_MUST_MATCH,
+    MAX_NUM_SEQS_CAPTURED,
+    NULL_BLOCK_HELD_BACK,
+    default_gpu_memory_utilization,
+)
+from harness.predict.model import GiB, MiB
+
+# The same rules releases.py holds, as `compare --explain` names them; the sources are releases.py's.
+RELEASE_RULES = (
+    ReleaseRule("null block held back", "the max-model-len check and auto-fit leave out the null block BlockPool "
+                "keeps, so the same blocks serve shorter requests", "0.29.0 vllm/v1/core/kv_cache_utils.py:975, :2316",
+                ("max_concurrency", "estimated_max_model_len", "max_model_len as logged", "error_kind"),
+                NULL_BLOCK_HELD_BACK),
+    ReleaseRule("block override seen by the checks", "num_gpu_blocks_override replaces the profiled memory before "
+                "the max-model-len check and auto-fit", "0.20.1 vllm/v1/core/kv_cache_utils.py:2001",
+                ("max_concurrency", "estimated_max_model_len", "error_kind"), BLOCK_OVERRIDE_BEFORE_CHECKS),
+    ReleaseRule("default gpu_memory_utilization", "the budget's fraction when none is given",
+                "0.19.1 vllm/config/cache.py:41; 0.20.0 vllm/config/cache.py:66", ("kv_tokens",),
+                value=default_gpu_memory_utilization),
+    ReleaseRule("CPU KV from VLLM_CPU_KVCACHE_SPACE", "the CPU worker's pool is VLLM_CPU_KVCACHE_SPACE GiB alone; "
+                "utilization and --kv-cache-memory-bytes are not read", "0.17.1 vllm/v1/worker/cpu_worker.py:118",
+                ("kv_tokens", "max_concurrency"), CPU_KV_SPACE_FROM_ENV, devices=("cpu",)),
+    ReleaseRule("CPU KV space unset: half the memory", "VLLM_CPU_KVCACHE_SPACE unset is half of MemTotal per NUMA "
+                "node entry (before: 4 GiB)",
+                "0.11.0 vllm/platforms/cpu.py:114-123; 0.17.1 vllm/platforms/cpu.py:143-166",
+                ("kv_tokens", "max_concurrency"), CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT, devices=("cpu",)),
+    ReleaseRule("CPU block size needs IPEX", "the CPU block size is 128 only with intel_extension_for_pytorch "
+                "importable, else 16", "0.11.0 vllm/platforms/cpu.py:145-148; 0.17.1 vllm/platforms/cpu.py:188",
+                ("block_size", "kv_tokens"), CPU_BLOCK_SIZE_NEEDS_IPEX, devices=("cpu",)),
+    ReleaseRule("CPU container cap", "the node's total and available memory capped by the cgroup limit",
+                "0.24.0 vllm/utils/cpu_resource_utils.py:65, :163", ("kv_tokens", "device_total_mib"),
+                CPU_CONTAINER_CAP, devices=("cpu",)),
+    ReleaseRule("CPU startup request check", "a request above the node's available memory is refused at startup",
+                "0.20.0 vllm/v1/worker/cpu_worker.py:53-73; gone in 0.33.0 cpu_worker.py:240-248", ("error_kind",),
+                CPU_STARTUP_REQUEST_CHECK, devices=("cpu",)),
+    ReleaseRule("batch defaults >= 160 GiB tier", "16,384 tokens / 1,024 sequences on the largest cards",
+                "0.28.0 vllm/engine/arg_utils.py:2582", ("kv_tokens", "chunked_prefill_size_effective"),
+                BATCH_DEFAULTS_160_GIB_TIER, devices=("cuda",)),
+    ReleaseRule("max_num_seqs captured", "max_num_seqs is a CUDA-graph size although off the 8/16 stride",
+                "0.31.0 vllm/config/vllm.py:2540", ("kv_tokens", "cuda_graph_gib"), MAX_NUM_SEQS_CAPTURED,
+                devices=("cuda",)),
+    ReleaseRule("cuBLAS handles before the snapshot", "the handles' memory moves from what profiling counts to the "
+                "startup baseline", "0.33.0 vllm/v1/worker/gpu_worker.py:519-531", ("kv_tokens", "error_kind"),
+                CUBLAS_BEFORE_SNAPSHOT, devices=("cuda",)),
+    ReleaseRule("16-bit KV dtype must match", "an explicit float16/bfloat16 KV dtype other than the model's is "
+                "refused", "0.33.0 vllm/config/vllm.py:1492", ("error_kind",), KV_DTYPE_MUST_MATCH),
+)
+
+# What vLLM's GPU budget subtracts before the KV pool (determine_available_memory, 0.32.0
+# vllm/v1/worker/gpu_worker.py): the factors' names in the split.
+GPU_DEDUCTIONS = ("weights", "activation peak", "non-torch memory", "CUDA graph estimate")
+# The logs state GiB figures with two decimals: each logged memory term may be 0.005 GiB off.
+LOGGED_GIB_HALF_STEP = 0.005
+
+
+def predicted_outcome(prediction) -> str | None:
+    """The outcome as compare writes it ("ok", "engine_error/KIND") that the predictor gives (None: not one it
+    names): its E3 is the parser's max_model_len_too_large, its CPU refusal cpu_memory_below_requested."""
+    if prediction.will_start:
+        return "ok"
+    reason = prediction.reason or ""
+    if reason.startswith("E3"):
+        return "engine_error/max_model_len_too_large"
+    if reason.startswith("cpu_memory_below_requested"):
+        return "engine_error/cpu_memory_below_requested"
+    return None
+
+
+# The release rules each of the predictor's GPU terms moves with (the batch defaults size the dummy forward's peak,
+# the capture sizes the graph estimate, the cuBLAS handles leave the non-torch memory).
+TERM_RULES = {"activation peak": ("batch defaults >= 160 GiB tier",),
+              "CUDA graph estimate": ("max_num_seqs captured", "batch defaults >= 160 GiB tier"),
+              "non-torch memory": ("cuBLAS handles before the snapshot",)}
+
+
+def _named(before: SideFacts, after: SideFacts, *names: str) -> str | None:
+    """The named rules that changed between the two sides' releases, cited (None: none did)."""
+    found = [r for r in RELEASE_RULES if r.name in names and r.changed(before.release, after.release, before.device)]
+    return "; ".join(r.cite(before.release, after.release) for r in found) or None
+
+
+def _rules(before: SideFacts, after: SideFacts, figure: str) -> str | None:
+    found = changed_rules(RELEASE_RULES, before.release, after.release, before.device, figure)
+    return "; ".join(r.cite(before.release, after.release) for r in found) or None
+
+
+def _pinned(side: SideFacts) -> float | None:
+    logged = side.logged("kv_cache_memory_bytes")
+    return logged if logged is not None else side.number("kv_cache_memory_bytes")
+
+
+def _bytes_per_token(side: SideFacts) -> tuple[float | None, str]:
+    if side.prediction is not None and side.prediction.kv_bytes_per_token:
+        return float(side.prediction.kv_bytes_per_token), PREDICTOR
+    return None, PREDICTOR
+
+
+def _length(side: SideFacts) -> tuple[int | None, str]:
+    """The request length the KV line states (after auto-fit), else the predictor's, else the knob's."""
+    for value, source in ((side.logged("max_model_len"), LOG),
+                          (getattr(side.prediction, "max_model_len", None), PREDICTOR),
+                          (side.number("max_model_len"), LOG)):
+        if value is not None and value > 0:
+            return int(value), source
+    return None, PREDICTOR
+
+
+def _utilization(side: SideFacts) -> tuple[float | None, str]:
+    given = side.number("gpu_memory_utilization")
+    if given is not None:
+        return given, LOG
+    return default_gpu_memory_utilization(side.release), PREDICTOR
+
+
+def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
+    """The terms of vLLM's pool on both sides, swapped one at a time (harness.engines.explaining.chain)."""
+    device = before.device
+    if device != after.device:
+        return KvSplit(modelled=False, reason=f"one side ran on {before.device}, the other on {after.device}")
+    for side in (before, after):
+        if side.prediction is None or not side.prediction.modelled:
+            reason = side.prediction.reason if side.prediction is not None else "no prediction"
+            return KvSplit(modelled=False, reason=f"the predictor does not model vllm {side.release}: {reason}")
+        if device == "cpu" and side.release in CPU_KV_SPACE_FROM_ENV and _pinned(side) is None:
+            return KvSplit(modelled=False, reason=f"vllm-cpu {side.release} sizes KV from VLLM_CPU_KVCACHE_SPACE, "
+                                                  "which the row does not record")
+    bpt = [_bytes_per_token(s)[0] for s in (before, after)]
+    block = [int(s.number("block_size") or getattr(s.prediction, "block_size", None) or 16) for s in (before, after)]
+    lengths = [_length(s) for s in (before, after)]
+    length = [n for n, _ in lengths]
+    if None in bpt or None in length:
+        return KvSplit(modelled=False, reason="bytes per token or the request length unknown on one side")
+    pinned = [_pinned(s) for s in (before, after)]
+    factors: list[Factor] = []
+    rounding_tokens = 0.0
+    if None not in pinned:
+        factors.append(Factor("KV cache memory bytes (given)", pinned[0], pinned[1], LOG, "bytes"))
+
+        def pool(v):
+            return v["KV cache memory bytes (given)"]
+    else:
+        if pinned != [None, None]:
+            return KvSplit(modelled=False, reason="the KV size is given on one side only")
+        util = [_utilization(s) for s in (before, after)]
+        total = [s.number("device_total_mib") for s in (before, after)]
+        if None in total or None in (u for u, _ in util):
+            return KvSplit(modelled=False, reason="device total or gpu_memory_utilization unknown on one side")
+        source = LOG if all(src == LOG for _, src in util) else PREDICTOR
+        factors += [Factor("device total (as the engine read it)", total[0], total[1], LOG, "MiB"),
+                    Factor("gpu_memory_utilization", util[0][0], util[1][0], source, "",
+                           _named(before, after, "default gpu_memory_utilization") if source == PREDICTOR else None)]
+        if device == "cpu":
+            rss = [_estimated_gib(s, "R") + (s.prediction.weights_gib or 0.0) for s in (before, after)]
+            factors.append(Factor("worker resident memory after warm-up (estimate)", rss[0], rss[1], PREDICTOR, "GiB"))
+        else:
+            weights = [_gib_term(s, "weights_gib", s.prediction.weights_gib, row_column="weights_gib")
+                       for s in (before, after)]
+            # the budget subtracts the graph *estimate*; the row's cuda_graph_gib is what the capture took after
+            # the pool was sized, no KV term
+            graphs = [_gib_term(s, "cuda_graph_estimate_gib", _estimated_gib(s, "G")) for s in (before, after)]
+            activation = [_gib_term(s, "peak_activation_gib", _estimated_gib(s, "A")) for s in (before, after)]
+            other = [_other_gib(s) for s in (before, after)]
+            for name, pair in zip(GPU_DEDUCTIONS, (weights, activation, other, graphs)):
+                source = LOG if pair[0][1] == LOG and pair[1][1] == LOG else PREDICTOR
+                factors.append(Factor(name, pair[0][0], pair[1][0], source, "GiB",
+                                      _named(before, after, *TERM_RULES.get(name, ())) if source == PREDICTOR
+                                      else None))
+                if source == LOG:
+                    rounding_tokens += 2 * LOGGED_GIB_HALF_STEP * GiB
+        gpu = device != "cpu"
+
+        def pool(v):
+            budget = vf.budget_bytes(v["device total (as the engine read it)"] * MiB, v["gpu_memory_utilization"])
+            if not gpu:
+                return budget - v["worker resident memory after warm-up (estimate)"] * GiB
+            return budget - sum(v[n] * GiB for n in GPU_DEDUCTIONS)
+    factors.append(Factor("bytes per token", bpt[0], bpt[1], PREDICTOR, "bytes"))
+
+    def continuous(v):
+        return max(0.0, pool(v)) / v["bytes per token"]
+
+    def rounded_with(bs, mml):
+        def rounded(v):
+            bpb = int(v["bytes per token"]) * bs
+            blocks = max(0, int(pool(v)) // bpb)
+            return int(blocks / vf.cdiv(mml, bs) * mml)  # kv_cache_utils.py:2308: concurrency x length
+        return rounded
+
+    # the pool's terms at the before side's request length; a length that moved (auto-fit, which the null block
+    # moves from 0.29.0) is a term of its own, after them
+    split = chain(factors, continuous, rounded_with(block[0], length[0]), "rounding to blocks and requests",
+                  rounded_after=rounded_with(block[1], length[0]))
+    if length[0] != length[1]:
+        after_values = {f.name: f.after for f in factors}
+        moved = rounded_with(block[1], length[1])(after_values) - split.model_after
+        source = LOG if all(src == LOG for _, src in lengths) else PREDICTOR
+        split.terms.append(Term("request length (max_model_len as logged)", length[0], length[1], moved, source,
+                                _rules(before, after, "max_model_len as logged"), "tokens"))
+        split.model_after += moved
+    split.grain_tokens = max(block)
+    split.log_rounding_tokens = math.ceil(rounding_tokens / min(bpt)) if rounding_tokens else 0
+    actual = [s.number("cuda_graph_gib") for s in (before, after)]
+    if actual[0] != actual[1]:
+        split.notes.append(f"CUDA graphs as captured: {actual[0]} -> {actual[1]} GiB (after the pool was sized: "
+                           "not a KV term; the estimate above is)")
+    if device == "cpu" and None in pinned:
+        split.notes.append("the worker's resident memory is not logged exactly (\"non-kv usages\" to 0.1 GiB): "
+                           "what it moved is in the residual")
+    return split
+
+
+def _estimated_gib(side: SideFacts, key: str) -> float:
+    estimate = side.prediction.estimates.get(key) if side.prediction is not None else None
+    if estimate is None and side.prediction is not None:
+        estimate = side.prediction.estimates.get("fitted")
+    return estimate.gib if estimate is not None else 0.0
+
+
+def _gib_term(side: SideFacts, logged: str, predicted: float | None,
+              row_column: str | None = None) -> tuple[float, str]:
+    """A memory term from the row, else its log, else the predictor."""
+    value = side.number(row_column) if row_column else None
+    if value is None:
+        value = side.logged(logged)
+    if value is not None:
+        return value, LOG
+    return float(predicted or 0.0), PREDICTOR
+
+
+def _other_gib(side: SideFacts) -> tuple[float, str]:
+    """Non-torch memory: the predictor's O. The logs' non-KV figure is not one quantity across the lines that state
+    it (weights + non-torch in "Actual usage is ... for consumed memory", the profile's whole non-KV memory in
+    "Total non KV cache memory"), so a change in O is left to the residual rather than read from the wrong one."""
+    return _estimated_gib(side, "O"), PREDICTOR

@@ -1,0 +1,101 @@
+"""The engines' part of `compare --explain`: the chain that splits a pool's change adds up exactly, every release
+rule cites its source (release + file:line) and every release range the predictor uses is a named rule, and vLLM's
+graph term is the logged estimate, not what the capture took after the pool was sized."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+from harness.engines import get_engine
+from harness.engines.explaining import LOG, PREDICTOR, Factor, SideFacts, chain
+from harness.engines.predicting import predict
+from harness.engines.releases import ReleaseRange
+from harness.engines.sglang import releases as sglang_releases
+from harness.engines.vllm import formulas as vf
+from harness.engines.vllm import releases as vllm_releases
+from harness.predict import load_model_description
+from harness.predict.model import GiB
+from parsers.vllm import VllmStartupRecord
+
+SOURCE = re.compile(r"\b\d+\.\d+\.\d+(?:\.post\d+)? [\w/.]+\.py:\d+")
+# Ranges that are no rule between releases: where the formulas hold at all, and a warning that moves no figure.
+NOT_RULES = {"PREDICTED_RELEASES", "PREDICTED_RELEASES_CPU", "POOL_SHORTER_THAN_CONTEXT_WARNS"}
+
+
+def test_the_chain_adds_up_to_the_models_change_in_whole_tokens():
+    factors = [Factor("a", 1.3, 2.9, LOG), Factor("b", 0.7, 0.2, PREDICTOR), Factor("c", 5.0, 5.0, LOG)]
+
+    def continuous(v):
+        return (v["a"] * 1000.37 - v["b"] * 333.3) * v["c"]
+
+    def rounded(v):
+        return int(continuous(v)) // 16 * 16
+
+    split = chain(factors, continuous, rounded, "rounding")
+    after = {"a": 2.9, "b": 0.2, "c": 5.0}
+    assert sum(t.delta_tokens for t in split.terms) == rounded(after) - split.model_before
+    assert [t.name for t in split.terms] == ["a", "b", "rounding"]  # c did not move
+    assert all(isinstance(t.delta_tokens, int) for t in split.terms)
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_every_release_rule_cites_its_source(engine):
+    rules = get_engine(engine).formulas.release_rules()
+    assert rules
+    for rule in rules:
+        assert SOURCE.search(rule.source), (rule.name, rule.source)
+        assert rule.figures and (rule.releases is not None or rule.value is not None), rule.name
+
+
+@pytest.mark.parametrize(("engine", "module"), [("vllm", vllm_releases), ("sglang", sglang_releases)])
+def test_every_release_range_is_a_named_rule(engine, module):
+    named = {id(r.releases) for r in get_engine(engine).formulas.release_rules() if r.releases is not None}
+    ranges = {name: value for name, value in vars(module).items() if isinstance(value, ReleaseRange)}
+    assert sorted(n for n, r in ranges.items() if id(r) not in named and n not in NOT_RULES) == []
+
+
+def test_a_rule_is_named_between_the_releases_it_changed_at_only():
+    rules = get_engine("vllm").formulas.release_rules()
+    null_block = next(r for r in rules if r.name == "null block held back")
+    assert null_block.changed("0.28.0", "0.29.0", "cpu") and not null_block.changed("0.29.0", "0.32.0", "cpu")
+    assert null_block.cite("0.28.0", "0.29.0").startswith("null block held back (0.28.0: no, 0.29.0: yes): ")
+
+
+def _gpu_side(release: str, graph_estimate_gib: float, captured_gib: float) -> SideFacts:
+    model = load_model_description("meta-llama/Llama-3.1-8B-Instruct")
+    knobs = {"gpu_memory_utilization": 0.9, "max_model_len": 8192}
+    p = predict("vllm", knobs, model, 24 * 1024, engine_version=release)
+    record = VllmStartupRecord(cuda_graph_estimate_gib=graph_estimate_gib, max_model_len=8192)
+    pool = vf.budget_bytes(24 * 1024 * 2**20, 0.9) - (p.weights_gib + graph_estimate_gib + p.estimates["A"].gib
+                                                      + p.estimates["O"].gib) * GiB
+    blocks = int(pool) // (p.kv_bytes_per_token * 16)
+    row = {"device_name": "NVIDIA GeForce RTX 4090", "device_total_mib": 24 * 1024, "gpu_memory_utilization": 0.9,
+           "block_size": 16, "weights_gib": p.weights_gib, "cuda_graph_gib": captured_gib,
+           "kv_tokens": int(blocks / vf.cdiv(8192, 16) * 8192)}
+    return SideFacts(release, row, record, p)
+
+
+def test_a_graph_estimate_change_is_the_graph_term_alone_and_the_capture_is_no_kv_term():
+    before, after = _gpu_side("0.32.0", 0.40, 0.30), _gpu_side("0.32.0", 0.65, 0.90)
+    split = get_engine("vllm").formulas.split_kv(before, after)
+    moved = {t.name: t for t in split.terms if t.delta_tokens}
+    assert set(moved) <= {"CUDA graph estimate", "rounding to blocks and requests"}
+    graph = moved["CUDA graph estimate"]
+    per_token = before.prediction.kv_bytes_per_token
+    assert (graph.before, graph.after, graph.source) == (0.40, 0.65, LOG)
+    assert abs(graph.delta_tokens - (-0.25 * GiB / per_token)) <= 1
+    assert split.model_after - split.model_before == after.row["kv_tokens"] - before.row["kv_tokens"]
+    assert any(n.startswith("CUDA graphs as captured: 0.3 -> 0.9 GiB") for n in split.notes)
+    assert math.isclose(sum(t.delta_tokens for t in split.terms), split.model_after - split.model_before)
+
+
+def test_a_predictor_term_names_only_the_rules_it_moves_with():
+    # 0.32.0 -> 0.33.0: the cuBLAS handles leave the non-torch memory; the graph estimate names no rule
+    before, after = _gpu_side("0.32.0", 0.40, 0.30), _gpu_side("0.33.0", 0.40, 0.30)
+    terms = {t.name: t for t in get_engine("vllm").formulas.split_kv(before, after).terms}
+    assert terms["non-torch memory"].source == PREDICTOR and terms["non-torch memory"].delta_tokens > 0
+    assert terms["non-torch memory"].rule.startswith("cuBLAS handles before the snapshot (0.32.0: no, 0.33.0: yes)")
+    assert "CUDA graph estimate" not in terms or terms["CUDA graph estimate"].rule is None
