@@ -116,34 +116,29 @@ def _v2_to_v3(text: str, context: dict) -> str:
     return out.getvalue()
 
 
-def _v3_to_v4(text: str, context: dict) -> str:
-    """The probe's columns, empty, at the end: a v3 run probed nothing."""
+def _columns_at_the_end(text: str, columns: tuple[str, ...]) -> str:
+    """`columns`, empty, appended to the header and every whole row (once: a file that has them is left as is)."""
     rows = list(csv.reader(io.StringIO(text)))
-    if not rows or "probe_limits" in rows[0]:
+    if not rows or columns[-1] in rows[0]:
         return text
     width = len(rows[0])
-    rows[0].extend(PROBE_COLUMNS)
+    rows[0].extend(columns)
     for row in rows[1:]:
         if len(row) == width:  # a row cut short stays short: the writer re-runs it
-            row.extend([""] * len(PROBE_COLUMNS))
+            row.extend([""] * len(columns))
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerows(rows)
     return out.getvalue()
+
+
+def _v3_to_v4(text: str, context: dict) -> str:
+    """The probe's columns, empty, at the end: a v3 run probed nothing."""
+    return _columns_at_the_end(text, PROBE_COLUMNS)
 
 
 def _v4_to_v5(text: str, context: dict) -> str:
     """An empty `kv_pools` at the end: a v4 row kept no pools."""
-    rows = list(csv.reader(io.StringIO(text)))
-    if not rows or "kv_pools" in rows[0]:
-        return text
-    width = len(rows[0])
-    rows[0].extend(POOLS)
-    for row in rows[1:]:
-        if len(row) == width:  # a row cut short stays short: the writer re-runs it
-            row.extend([""] * len(POOLS))
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(rows)
-    return out.getvalue()
+    return _columns_at_the_end(text, POOLS)
 
 
 # version -> the step to the next version (text in, text out), applied in turn.
