@@ -10,7 +10,7 @@ import pytest
 from harness.cli import main
 from harness.envs.cuda_driver import cuda_of_driver, driver_refusal
 from tests.support.fake_env import OK_LOG, make_fake_env
-from tests.support.gpu_host import GpuHost, gpu24_scenario, gpu_vllm_env, install
+from tests.support.gpu_host import GpuHost, both_engines_scenario, gpu24_scenario, gpu_vllm_env, install
 
 
 def _scenario(tmp_path: Path, python: Path) -> Path:
@@ -294,28 +294,13 @@ def test_the_main_job_on_one_idle_24_gb_card_measures_both_engines_as_each_sizes
     # scenarios/24g_8b.yaml's two engines on an RTX 4090 (a subset of its points): vLLM from CUDA's total x its
     # utilization, SGLang from the free memory its ranks read before loading x its fraction, given or its own.
     from harness.results.io import read_results
-    from tests.support.gpu_host import gpu_sglang_env
 
     host = GpuHost.of("RTX4090")
     install(monkeypatch, host.write(tmp_path / "host"))
-    vllm, sglang = gpu_vllm_env(tmp_path / "vllm-env"), gpu_sglang_env(tmp_path / "sglang-env")
-    scenario = tmp_path / "24g_8b.yaml"
-    scenario.write_text(f"""
-name: 24g_8b
-model: {{builtin: tiny-llama}}
-gpu: {{memory_gib: 24}}
-defaults: {{max_model_len: 2048, dtype: bfloat16}}
-engines:
-  vllm:
-    version: "0.32.0"
-    python: {vllm}
-    sweep: {{gpu_memory_utilization: [0.80, 0.90], max_num_batched_tokens: [2048]}}
-  sglang:
-    version: "0.5.22"
-    python: {sglang}
-    sweep: {{mem_fraction_static: [null, 0.62, 0.80], chunked_prefill_size: [2048, 8192]}}
-run: {{timeout_s: 30, stop_after: ready}}
-""")
+    scenario = both_engines_scenario(
+        tmp_path, "24g_8b", "{gpu_memory_utilization: [0.80, 0.90], max_num_batched_tokens: [2048]}",
+        "{mem_fraction_static: [null, 0.62, 0.80], chunked_prefill_size: [2048, 8192]}",
+        "{timeout_s: 30, stop_after: ready}")
     out = tmp_path / "out"
     assert main(["run", str(scenario), "--out", str(out)]) == 0
     rows = read_results(out / "results.csv")
@@ -347,27 +332,10 @@ def test_the_probe_on_the_gpu_host_measures_each_engines_pool_through_its_own_ap
     # context_len - 6 tokens and cuts a full-length request's output to what context_len leaves (0.5.22
     # tp_worker.py:549-553, scheduler.py:2602-2608), as the real SGLang-CPU does (results/cpu_probe)
     from harness.results.io import read_results
-    from tests.support.gpu_host import gpu_sglang_env
-
     install(monkeypatch, GpuHost.of("RTX4090").write(tmp_path / "host"))
-    vllm, sglang = gpu_vllm_env(tmp_path / "vllm-env"), gpu_sglang_env(tmp_path / "sglang-env")
-    scenario = tmp_path / "probe.yaml"
-    scenario.write_text(f"""
-name: gpu_probe
-model: {{builtin: tiny-llama}}
-gpu: {{memory_gib: 24}}
-defaults: {{max_model_len: 2048, dtype: bfloat16}}
-engines:
-  vllm:
-    version: "0.32.0"
-    python: {vllm}
-    sweep: {{gpu_memory_utilization: [0.9]}}
-  sglang:
-    version: "0.5.22"
-    python: {sglang}
-    sweep: {{mem_fraction_static: [0.8]}}
-run: {{timeout_s: 60, stop_after: probe, probe: {{output_tokens: 16}}}}
-""")
+    scenario = both_engines_scenario(tmp_path, "gpu_probe", "{gpu_memory_utilization: [0.9]}",
+                                     "{mem_fraction_static: [0.8]}",
+                                     "{timeout_s: 60, stop_after: probe, probe: {output_tokens: 16}}")
     out = tmp_path / "out"
     assert main(["run", str(scenario), "--out", str(out)]) == 0
     rows = read_results(out / "results.csv").set_index("engine")

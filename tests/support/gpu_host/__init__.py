@@ -145,3 +145,27 @@ engines:
 run: {{timeout_s: 30, stop_after: ready}}
 """)
     return path
+
+
+def both_engines_scenario(folder: Path, name: str, vllm_sweep: str, sglang_sweep: str, run: str) -> Path:
+    """`folder`/`name`.yaml: the fake GPU vLLM 0.32.0 and SGLang 0.5.22 (envs made under `folder`) on a 24 GiB card,
+    max_model_len 2048 in bf16, each over its sweep (YAML flow mappings) and the `run` block."""
+    vllm, sglang = gpu_vllm_env(folder / "vllm-env"), gpu_sglang_env(folder / "sglang-env")
+    path = folder / f"{name}.yaml"
+    path.write_text(f"""
+name: {name}
+model: {{builtin: tiny-llama}}
+gpu: {{memory_gib: 24}}
+defaults: {{max_model_len: 2048, dtype: bfloat16}}
+engines:
+  vllm:
+    version: "0.32.0"
+    python: {vllm}
+    sweep: {vllm_sweep}
+  sglang:
+    version: "0.5.22"
+    python: {sglang}
+    sweep: {sglang_sweep}
+run: {run}
+""")
+    return path
