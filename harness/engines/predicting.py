@@ -50,7 +50,11 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
         p.modelled, p.reason = False, unmodelled
         return p
     env = {k: str(v) for k, v in (env or {}).items()}
-    return eng.formulas.predict(p, settings, env, model, calibration)
+    p = eng.formulas.predict(p, settings, env, model, calibration)
+    if p.weights_gib is not None:
+        p.weights_source = model.weights_source(p.tp, settings.get("dtype"))
+        p.notes.extend(model.weights_notes())
+    return p
 
 
 def predict_point(point: PointLike, model: ModelDescription, gpu_total_mib: float | None, tp: int | None = None,
