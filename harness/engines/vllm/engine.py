@@ -145,6 +145,17 @@ class VllmFormulas(BudgetFormulas):
     logged_readings = ("total_memory_gib", "initial_free_gib")
 
     logged_figures: ClassVar[dict[str, str]] = {"max_model_len as logged": "max_model_len"}
+    # how vLLM 0.32.0 sizes the kinds the formulas do not (vllm/v1/kv_cache_interface.py)
+    kind_sources: ClassVar[dict[str, str]] = {
+        "mla": "vLLM caches one latent vector of kv_lora_rank + qk_rope_head_dim per token and layer, no separate "
+               "V, with its own padding and fp8_ds_mla layout (kv_cache_interface.py:686 MLAAttentionSpec)",
+        "sliding_window": "vLLM puts sliding-window layers in KV cache groups of their own whose blocks are freed "
+                          "past the window, which changes the blocks per request and the pool's token count "
+                          "(kv_cache_interface.py:850 SlidingWindowSpec, v1/core/kv_cache_utils.py)",
+        "hybrid": "vLLM gives Mamba/linear-attention layers a fixed state per request, padded to the attention "
+                  "page, and its logged token count is derived from concurrency, not a capacity "
+                  "(kv_cache_interface.py:1035 MambaSpec)",
+    }
 
     def predicted_figure(self, prediction, figure):
         # lazy: the engine's own modules load on its first use, not at CLI start

@@ -1,0 +1,83 @@
+"""Model kinds the KV formula does not size (harness/predict/kinds.py): MLA, sliding-window layers, hybrid
+Mamba/linear attention get one line instead of numbers, naming the engine's own sizing; MoE only a weights note."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.engines.predicting import predict
+from harness.predict import bundled_cards, load_model_description, model_from_config
+from harness.predict.kinds import HYBRID, MLA, MOE, SLIDING_WINDOW, model_kinds
+
+BASE = {"hidden_size": 128, "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 4,
+        "intermediate_size": 256, "vocab_size": 512, "torch_dtype": "bfloat16", "max_position_embeddings": 4096}
+
+# (config keys over BASE as the real models' config.json spell them, the kinds they show)
+CONFIGS = {
+    "deepseek-v3": ({"model_type": "deepseek_v3", "kv_lora_rank": 512, "qk_rope_head_dim": 64, "q_lora_rank": 1536,
+                     "n_routed_experts": 256, "num_experts_per_tok": 8}, [MLA, MOE]),
+    "gemma-3": ({"model_type": "gemma3_text", "sliding_window": 1024,
+                 "layer_types": ["sliding_attention"] * 3 + ["full_attention"]}, [SLIDING_WINDOW]),
+    "gemma-3-old": ({"model_type": "gemma3_text", "sliding_window": 1024, "sliding_window_pattern": 6},
+                    [SLIDING_WINDOW]),
+    "gemma-2": ({"model_type": "gemma2", "sliding_window": 4096}, [SLIDING_WINDOW]),
+    "gpt-oss": ({"model_type": "gpt_oss", "sliding_window": 128, "num_local_experts": 32,
+                 "layer_types": ["sliding_attention", "full_attention"] * 2}, [SLIDING_WINDOW, MOE]),
+    "qwen3-next": ({"model_type": "qwen3_next", "num_experts": 512,
+                    "layer_types": ["linear_attention"] * 3 + ["full_attention"]}, [HYBRID, MOE]),
+    "nemotron-h": ({"model_type": "nemotron_h", "hybrid_override_pattern": "M-M*-M-"}, [HYBRID]),
+    "granite-4": ({"model_type": "granitemoehybrid", "layer_types": ["mamba", "mamba", "mamba", "attention"],
+                   "num_local_experts": 0}, [HYBRID]),
+    "jamba": ({"model_type": "jamba", "layers_block_type": ["mamba", "attention", "mamba", "mamba"],
+               "num_experts": 16}, [HYBRID, MOE]),
+    "qwen2.5": ({"model_type": "qwen2", "sliding_window": 131072, "use_sliding_window": False}, []),
+    "mistral-v0.3": ({"model_type": "mistral", "sliding_window": None}, []),
+    "llama": ({"model_type": "llama", "layer_types": ["full_attention"] * 4}, []),
+}
+
+# each engine's line names its own source for each KV kind
+SOURCES = {("vllm", MLA): "MLAAttentionSpec", ("vllm", SLIDING_WINDOW): "SlidingWindowSpec",
+           ("vllm", HYBRID): "MambaSpec", ("sglang", MLA): "MLATokenToKVPool",
+           ("sglang", SLIDING_WINDOW): "SWAKVPool", ("sglang", HYBRID): "MambaPool"}
+
+
+def _model(name: str):
+    extra, _ = CONFIGS[name]
+    return model_from_config({**BASE, **extra}, name=f"org/{name}", source="test")
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_each_config_shows_its_kinds(name):
+    extra, kinds = CONFIGS[name]
+    assert [k.name for k in model_kinds({**BASE, **extra})] == kinds
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+@pytest.mark.parametrize("name", [n for n, (_, kinds) in CONFIGS.items() if set(kinds) & {MLA, SLIDING_WINDOW, HYBRID}])
+def test_a_kv_kind_the_formula_does_not_size_gets_one_line_not_a_number(engine, name):
+    p = predict(engine, {}, _model(name), 24576, engine_version=None)
+    kind = next(k for k in CONFIGS[name][1] if k != MOE)
+    assert not p.modelled and p.will_start is None
+    assert p.kv_tokens is None and p.kv_bytes_per_token is None and p.weights_gib is None
+    assert "\n" not in p.reason and p.reason.startswith(f"{engine}: org/{name} has ")
+    assert p.reason.endswith("; no numbers") and SOURCES[(engine, kind)] in p.reason
+
+
+def test_the_line_names_the_release_and_the_config_keys():
+    p = predict("vllm", {}, _model("deepseek-v3"), 24576, engine_version="0.32.0")
+    assert p.reason.startswith("vllm 0.32.0: org/deepseek-v3 has multi-head latent attention "
+                               "(kv_lora_rank=512, qk_rope_head_dim=64); ")
+    p = predict("sglang", {}, _model("gemma-3"), 24576, engine_version="0.5.22")
+    assert "sliding-window attention layers (sliding_window=1024, 3 of 4 layers sliding in layer_types)" in p.reason
+
+
+@pytest.mark.parametrize("name", ["qwen2.5", "mistral-v0.3", "llama"])
+def test_a_dense_model_is_still_predicted(name):
+    for engine in ("vllm", "sglang"):
+        p = predict(engine, {}, _model(name), 24576)
+        assert p.modelled and p.kv_tokens and not [n for n in p.notes if n.startswith("weights:")]
+
+
+def test_the_bundled_cards_are_all_dense():
+    for card in bundled_cards():
+        assert load_model_description(card).kinds == [], card
