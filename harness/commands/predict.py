@@ -161,7 +161,7 @@ def render(report: PredictReport, console: Console) -> None:
             eng = get_engine(engine)
             unmodelled = sorted({p.reason for p in rows if not p.modelled})
             for line in unmodelled:
-                console.print(line)
+                console.print(line, soft_wrap=True)  # one line each, however wide: the terminal wraps it
             rows = [p for p in rows if p.modelled]
             if not rows:
                 continue
@@ -186,9 +186,9 @@ def render(report: PredictReport, console: Console) -> None:
                 table.add_row(*cells)
             console.print(table)
             if first.weights_source:
-                console.print(f"  weights: {first.weights_source}")
+                console.print(f"  weights: {first.weights_source}", soft_wrap=True)
             for note in dict.fromkeys(n for p in rows for n in p.notes if n.startswith("weights:")):
-                console.print(f"  {note}")
+                console.print(f"  {note}", soft_wrap=True)
             if first.estimates:
                 console.print("  est = ≤ minus " + "; ".join(
                     f"{name} {e.gib:.3f} GiB ({e.basis})" for name, e in first.estimates.items()) + " [first point]")

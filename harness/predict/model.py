@@ -21,7 +21,7 @@ from typing import Any
 from harness.builtin_models import BUILTINS, models_dir
 from harness.errors import InputError
 from harness.predict.kinds import MOE, ModelKind, model_kinds
-from harness.predict.stored_weights import HeaderError, StoredWeights, hub_weights, local_weights
+from harness.predict.stored_weights import HeaderError, StoredWeights, hub_weights, local_weights, size_text
 
 CARDS_DIR = Path(__file__).with_name("cards")
 
@@ -150,7 +150,7 @@ class ModelDescription:
             line += "; " + "; ".join(adjustments)
         if total == self._shaped_weight_bytes(1, dtype):
             return line + "; the config's shapes account for every byte, split per rank by those shapes"
-        line += f"; {total / GiB:.2f} GiB as the engine holds it"
+        line += f"; {size_text(total)} as the engine holds it"
         if max(1, tp) > 1:
             line += (f", / tp={tp} per rank (approximate: norms and biases replicate, the vocab pads, KV heads "
                      "replicate past tp)")
@@ -213,7 +213,7 @@ class ModelDescription:
         if tied:
             notes.append("a stored lm_head.weight not counted (tied to the embeddings)")
         if draft_n:
-            notes.append(f"{draft_n} tensors ({draft / GiB:.2f} GiB) of speculative-decoding layers not counted")
+            notes.append(f"{draft_n} tensors ({size_text(draft)}) of speculative-decoding layers not counted")
         return total, notes
 
     def _shaped_weight_bytes(self, tp: int = 1, dtype: str | None = None) -> int:

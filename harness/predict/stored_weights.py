@@ -54,10 +54,15 @@ class StoredWeights:
 
     def describe(self) -> str:
         """'safetensors headers (DIR): 291 tensors in 4 files, 14.96 GiB as stored (BF16 14.96 GiB)'."""
-        by_dtype = ", ".join(f"{d} {b / GiB:.2f} GiB" for d, b in self.bytes_by_dtype().items())
+        by_dtype = ", ".join(f"{d} {size_text(b)}" for d, b in self.bytes_by_dtype().items())
         files = f"{self.files} file{'s' if self.files != 1 else ''}"
         return (f"safetensors headers ({self.origin}): {len(self.tensors)} tensors in {files}, "
-                f"{self.total_bytes / GiB:.2f} GiB as stored ({by_dtype})")
+                f"{size_text(self.total_bytes)} as stored ({by_dtype})")
+
+
+def size_text(nbytes: float) -> str:
+    """GiB with two decimals from 1 GiB up, MiB below (a tiny test model's weights are not '0.00 GiB')."""
+    return f"{nbytes / GiB:.2f} GiB" if nbytes >= GiB else f"{nbytes / (1 << 20):.2f} MiB"
 
 
 def read_header(path: Path) -> dict:

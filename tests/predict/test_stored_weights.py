@@ -97,7 +97,7 @@ def test_shards_follow_the_index_and_skip_a_second_copy_and_draft_layers(tmp_pat
     model = load_model_description(str(tmp_path / "d"))
     assert len(model.stored.tensors) == len(tensors) + 1
     assert model.weight_bytes_per_rank(1) == tensor_bytes(tensors)
-    assert "1 tensors (0.00 GiB) of speculative-decoding layers not counted" in model.weights_source()
+    assert "1 tensors (0.00 MiB) of speculative-decoding layers not counted" in model.weights_source()
 
 
 @pytest.mark.parametrize("vocab", [128, 100])  # 100: the engines pad the vocab rows to 128
