@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 MLA = "mla"
+SPARSE_MLA = "sparse_mla"  # MLA with an indexer cache beside the latent (DeepSeek V3.2's DSA)
 SLIDING_WINDOW = "sliding_window"
 HYBRID = "hybrid"
 MOE = "moe"
@@ -37,6 +38,7 @@ class ModelKind:
 
 _LABELS = {
     MLA: "multi-head latent attention",
+    SPARSE_MLA: "sparse multi-head latent attention with an indexer cache",
     SLIDING_WINDOW: "sliding-window attention layers",
     HYBRID: "hybrid Mamba/linear-attention layers",
     MOE: "mixture-of-experts layers",
@@ -54,8 +56,10 @@ def _mla(cfg: dict[str, Any]) -> ModelKind | None:
     if cfg.get("kv_lora_rank") in (None, 0):
         return None
     rope = cfg.get("qk_rope_head_dim")
-    return ModelKind(MLA, f"kv_lora_rank={cfg['kv_lora_rank']}" + (f", qk_rope_head_dim={rope}" if rope else ""),
-                     True)
+    evidence = f"kv_lora_rank={cfg['kv_lora_rank']}" + (f", qk_rope_head_dim={rope}" if rope else "")
+    if cfg.get("index_topk") not in (None, 0):
+        return ModelKind(SPARSE_MLA, f"{evidence}, index_topk={cfg['index_topk']}", True)
+    return ModelKind(MLA, evidence, True)
 
 
 def _layer_types(cfg: dict[str, Any]) -> list[str]:

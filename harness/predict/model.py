@@ -89,20 +89,40 @@ class ModelDescription:
 
     # ---- KV cache -------------------------------------------------------------------------
 
+    @property
+    def mla_latent_dim(self) -> int | None:
+        """kv_lora_rank + qk_rope_head_dim of a multi-head latent attention model (None: not MLA)."""
+        rank = self.config.get("kv_lora_rank")
+        if rank in (None, 0):
+            return None
+        return int(rank) + int(self.config.get("qk_rope_head_dim") or 0)
+
     def kv_heads_per_rank(self, tp: int = 1) -> int:
         # vllm AttentionSpec and sglang get_num_kv_heads: max(1, total // tp) (heads replicate past tp)
+        if self.mla_latent_dim is not None:
+            return 1  # MLA: one latent "head" per token, on every rank
         return max(1, self.num_kv_heads // max(1, tp))
 
     def kv_bytes_per_token(self, kv_cache_dtype: str | None = "auto", tp: int = 1, dtype: str | None = None) -> int:
-        """layers x 2 (K and V) x kv_heads_per_rank x head_dim x element bytes, per TP rank."""
+        """layers x 2 (K and V) x kv_heads_per_rank x head_dim x element bytes, per TP rank; MLA: layers x
+        (kv_lora_rank + qk_rope_head_dim) x element bytes, the latent alone, the same on every rank."""
         elem = kv_element_bytes(kv_cache_dtype, resolve_dtype(dtype, self.dtype))
-        return self.num_layers * 2 * self.kv_heads_per_rank(tp) * self.head_dim * elem
+        return self.num_layers * self._kv_width(tp) * elem
 
     def page_bytes_per_layer(self, block_size: int, kv_cache_dtype: str | None = "auto", tp: int = 1,
                              dtype: str | None = None) -> int:
-        # vllm AttentionSpec.page_size_bytes = kv_heads * block_size * (head_size + head_size_v) * dtype_bytes
+        # vllm AttentionSpec.page_size_bytes = kv_heads * block_size * (head_size + head_size_v) * dtype_bytes;
+        # MLAAttentionSpec: one head of kv_lora_rank + qk_rope_head_dim, head_size_v 0 (0.32.0
+        # vllm/v1/kv_cache_interface.py:686-698)
         elem = kv_element_bytes(kv_cache_dtype, resolve_dtype(dtype, self.dtype))
-        return self.kv_heads_per_rank(tp) * block_size * 2 * self.head_dim * elem
+        return block_size * self._kv_width(tp) * elem
+
+    def _kv_width(self, tp: int) -> int:
+        """Elements one token's cache takes in one layer on one rank."""
+        latent = self.mla_latent_dim
+        if latent is not None:
+            return latent
+        return self.kv_heads_per_rank(tp) * 2 * self.head_dim
 
     # ---- weights --------------------------------------------------------------------------
 
@@ -166,6 +186,9 @@ class ModelDescription:
             notes.append(f"weights: the model has {moe.describe()}; the dense estimate from config.json leaves "
                          "the experts out - its safetensors headers (a local copy, the HF cache or the hub) give "
                          "them exactly")
+        if self.mla_latent_dim is not None:
+            notes.append("weights: multi-head latent attention's low-rank projections are not the dense q/k/v the "
+                         "estimate from config.json sizes - its safetensors headers give them exactly")
         quant = self.config.get("quantization_config")
         if isinstance(quant, dict):
             method = quant.get("quant_method") or quant.get("quant_algo") or "quantized"

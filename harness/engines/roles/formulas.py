@@ -55,9 +55,15 @@ class BudgetFormulas:
         prediction.reason = f"no budget formulas for {self.engine_name}"
         return prediction
 
-    def unmodelled_kind_note(self, model: ModelDescription, version: str | None) -> str | None:
+    def kind_modelled(self, kind: str, version: str | None, device: str | None) -> bool:
+        """Whether these formulas size the KV cache of a model of `kind` for this release and device."""
+        return kind in self.modelled_kinds
+
+    def unmodelled_kind_note(self, model: ModelDescription, version: str | None,
+                             device: str | None = None) -> str | None:
         """One line when `model` is of a kind whose KV bytes per token these formulas do not size (None: they do)."""
-        kind = next((k for k in model.kinds if k.affects_kv and k.name not in self.modelled_kinds), None)
+        kind = next((k for k in model.kinds if k.affects_kv and not self.kind_modelled(k.name, version, device)),
+                    None)
         if kind is None:
             return None
         release = f" {version}" if version else ""
