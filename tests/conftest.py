@@ -11,6 +11,12 @@ from tests.support.engine_envs import sglang_env, vllm_env  # noqa: F401 - sessi
 # GPU host stand-in (tests/support/gpu_host), which clears this for its own tests.
 os.environ.setdefault("KV_HARNESS_DEVICE", "cpu")
 
+# No test reaches the network: `predict` on a hub id asks the Hub for the safetensors headers
+# (harness/predict/stored_weights.py); offline, huggingface_hub refuses at once and the predictor says it
+# used config.json. Tests of the hub path serve a FakeHub (tests/support/fake_hub.py) to a child process
+# with this cleared.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
 # Tests interrupt the harness with SIGINT as a terminal's Ctrl-C would. A suite started as a background
 # job of a non-interactive shell (`cmd &` in a script) inherits SIGINT ignored, and so would every
 # harness it starts: Python installs no KeyboardInterrupt handler then, and Ctrl-C does nothing. A

@@ -106,7 +106,8 @@ def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp
     free = _free_mib(gpu_free_mib, card)
     # A scenario about no card is a CPU run: the host's memory, read per engine release, is the device.
     device = device or ("cuda" if card is not None else "cpu")
-    model = load_model_description(scenario.model)
+    # the weights from the checkpoint's safetensors headers: local, else fetched from the hub (headers only)
+    model = load_model_description(scenario.model, fetch_headers=True)
     points = [p for p in expand(scenario) if p.repeat == 0]
     if calibrate_from is None:
         return PredictReport([_predict_here(p, model, card, free, device, tp) for p in points])
@@ -160,7 +161,7 @@ def render(report: PredictReport, console: Console) -> None:
             eng = get_engine(engine)
             unmodelled = sorted({p.reason for p in rows if not p.modelled})
             for line in unmodelled:
-                console.print(line)
+                console.print(line, soft_wrap=True)  # one line each, however wide: the terminal wraps it
             rows = [p for p in rows if p.modelled]
             if not rows:
                 continue
@@ -184,6 +185,10 @@ def render(report: PredictReport, console: Console) -> None:
                          _fmt(p.will_start), "" if p.will_start else p.reason]
                 table.add_row(*cells)
             console.print(table)
+            if first.weights_source:
+                console.print(f"  weights: {first.weights_source}", soft_wrap=True)
+            for note in dict.fromkeys(n for p in rows for n in p.notes if n.startswith("weights:")):
+                console.print(f"  {note}", soft_wrap=True)
             if first.estimates:
                 console.print("  est = ≤ minus " + "; ".join(
                     f"{name} {e.gib:.3f} GiB ({e.basis})" for name, e in first.estimates.items()) + " [first point]")

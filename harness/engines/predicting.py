@@ -45,12 +45,17 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
     p = kind(engine=engine, point_id=point_id, args=dict(knobs if knobs is not None else settings.raw),
                    device=device, gpu_total_mib=gpu_total_mib, tp=tp_eff, engine_version=engine_version,
                    gpu_free_mib=gpu_free_mib, free_at_load=free_at_load)
-    unmodelled = eng.predictor_note(engine_version, device)
+    unmodelled = (eng.predictor_note(engine_version, device)
+                  or eng.formulas.unmodelled_kind_note(model, engine_version, device))
     if unmodelled:
         p.modelled, p.reason = False, unmodelled
         return p
     env = {k: str(v) for k, v in (env or {}).items()}
-    return eng.formulas.predict(p, settings, env, model, calibration)
+    p = eng.formulas.predict(p, settings, env, model, calibration)
+    if p.weights_gib is not None:
+        p.weights_source = model.weights_source(p.tp, settings.get("dtype"))
+        p.notes.extend(model.weights_notes())
+    return p
 
 
 def predict_point(point: PointLike, model: ModelDescription, gpu_total_mib: float | None, tp: int | None = None,

@@ -1,10 +1,11 @@
-"""What the budget formulas need to know about a model, read from its config.json.
+"""What the budget formulas need to know about a model, read from its config.json and its safetensors headers.
 
-Only the shapes matter: KV bytes per token and weight bytes both follow from them.
-Sources, in order: a local directory holding config.json, the Hugging Face cache
-(~/.cache/huggingface/hub, never the network), or a card bundled in
-`harness/predict/cards/` (config facts only) so `predict` works offline on the
-common models.
+KV bytes per token follow from the config's shapes; weight bytes from the safetensors headers when they
+can be read (exact bytes per dtype as stored: MoE experts, FP8, packed int4, scales), else from the shapes
+(dense, 16-bit). Sources, in order: a local directory holding config.json, the Hugging Face cache
+(~/.cache/huggingface/hub), or a card bundled in `harness/predict/cards/` (config facts only) so
+`predict` works offline on the common models; only `load_model_description(..., fetch_headers=True)`
+asks the hub, and then for the safetensors headers alone.
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import asdict, dataclass, field
+import re
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from harness.builtin_models import BUILTINS, models_dir
 from harness.errors import InputError
+from harness.predict.kinds import MOE, ModelKind, model_kinds
+from harness.predict.stored_weights import HeaderError, StoredWeights, hub_weights, local_weights, size_text
 
 CARDS_DIR = Path(__file__).with_name("cards")
 
@@ -74,23 +78,51 @@ class ModelDescription:
     # config.json as read (a multimodal model's text config): each engine derives its own
     # context length from it (harness/engines/<engine>/model_len.py)
     config: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # the checkpoint's tensors as its safetensors headers state them (None: not read), and why not
+    stored: StoredWeights | None = field(default=None, compare=False, repr=False)
+    stored_note: str = field(default="", compare=False)
+
+    @property
+    def kinds(self) -> list[ModelKind]:
+        """What the config shows beyond dense full attention (harness.predict.kinds)."""
+        return model_kinds(self.config)
 
     # ---- KV cache -------------------------------------------------------------------------
 
+    @property
+    def mla_latent_dim(self) -> int | None:
+        """kv_lora_rank + qk_rope_head_dim of a multi-head latent attention model (None: not MLA)."""
+        rank = self.config.get("kv_lora_rank")
+        if rank in (None, 0):
+            return None
+        return int(rank) + int(self.config.get("qk_rope_head_dim") or 0)
+
     def kv_heads_per_rank(self, tp: int = 1) -> int:
         # vllm AttentionSpec and sglang get_num_kv_heads: max(1, total // tp) (heads replicate past tp)
+        if self.mla_latent_dim is not None:
+            return 1  # MLA: one latent "head" per token, on every rank
         return max(1, self.num_kv_heads // max(1, tp))
 
     def kv_bytes_per_token(self, kv_cache_dtype: str | None = "auto", tp: int = 1, dtype: str | None = None) -> int:
-        """layers x 2 (K and V) x kv_heads_per_rank x head_dim x element bytes, per TP rank."""
+        """layers x 2 (K and V) x kv_heads_per_rank x head_dim x element bytes, per TP rank; MLA: layers x
+        (kv_lora_rank + qk_rope_head_dim) x element bytes, the latent alone, the same on every rank."""
         elem = kv_element_bytes(kv_cache_dtype, resolve_dtype(dtype, self.dtype))
-        return self.num_layers * 2 * self.kv_heads_per_rank(tp) * self.head_dim * elem
+        return self.num_layers * self._kv_width(tp) * elem
 
     def page_bytes_per_layer(self, block_size: int, kv_cache_dtype: str | None = "auto", tp: int = 1,
                              dtype: str | None = None) -> int:
-        # vllm AttentionSpec.page_size_bytes = kv_heads * block_size * (head_size + head_size_v) * dtype_bytes
+        # vllm AttentionSpec.page_size_bytes = kv_heads * block_size * (head_size + head_size_v) * dtype_bytes;
+        # MLAAttentionSpec: one head of kv_lora_rank + qk_rope_head_dim, head_size_v 0 (0.32.0
+        # vllm/v1/kv_cache_interface.py:686-698)
         elem = kv_element_bytes(kv_cache_dtype, resolve_dtype(dtype, self.dtype))
-        return self.kv_heads_per_rank(tp) * block_size * 2 * self.head_dim * elem
+        return block_size * self._kv_width(tp) * elem
+
+    def _kv_width(self, tp: int) -> int:
+        """Elements one token's cache takes in one layer on one rank."""
+        latent = self.mla_latent_dim
+        if latent is not None:
+            return latent
+        return self.kv_heads_per_rank(tp) * 2 * self.head_dim
 
     # ---- weights --------------------------------------------------------------------------
 
@@ -118,7 +150,97 @@ class ModelDescription:
         return self.num_layers * (sharded + replicated) + embed + lm_head + self.hidden_size
 
     def weight_bytes_per_rank(self, tp: int = 1, dtype: str | None = None) -> int:
-        """Weight bytes one TP rank holds: linear layers and the padded vocab split, norms replicated."""
+        """Weight bytes one TP rank holds: from the safetensors headers when read (split by the config's
+        shapes when those account for every stored byte, else divided by tp), else from the shapes."""
+        measured = self._stored_bytes(dtype)
+        if measured is None or measured[0] == self._shaped_weight_bytes(1, dtype):
+            return self._shaped_weight_bytes(tp, dtype)
+        return math.ceil(measured[0] / max(1, tp))
+
+    def weights_source(self, tp: int = 1, dtype: str | None = None) -> str:
+        """One line: where weight_bytes_per_rank's figure comes from."""
+        run_dtype = resolve_dtype(dtype, self.dtype)
+        measured = self._stored_bytes(dtype)
+        if measured is None:
+            why = f"; {self.stored_note}" if self.stored_note else ""
+            return f"estimated from config.json (dense, {run_dtype}){why}"
+        total, adjustments = measured
+        line = self.stored.describe()
+        if adjustments:
+            line += "; " + "; ".join(adjustments)
+        if total == self._shaped_weight_bytes(1, dtype):
+            return line + "; the config's shapes account for every byte, split per rank by those shapes"
+        line += f"; {size_text(total)} as the engine holds it"
+        if max(1, tp) > 1:
+            line += (f", / tp={tp} per rank (approximate: norms and biases replicate, the vocab pads, KV heads "
+                     "replicate past tp)")
+        return line
+
+    def weights_notes(self) -> list[str]:
+        """What makes the weights estimate wrong when no tensors were read: experts, a quantized checkpoint."""
+        if self.stored is not None:
+            return []
+        notes = []
+        moe = next((k for k in self.kinds if k.name == MOE), None)
+        if moe is not None:
+            notes.append(f"weights: the model has {moe.describe()}; the dense estimate from config.json leaves "
+                         "the experts out - its safetensors headers (a local copy, the HF cache or the hub) give "
+                         "them exactly")
+        if self.mla_latent_dim is not None:
+            notes.append("weights: multi-head latent attention's low-rank projections are not the dense q/k/v the "
+                         "estimate from config.json sizes - its safetensors headers give them exactly")
+        quant = self.config.get("quantization_config")
+        if isinstance(quant, dict):
+            method = quant.get("quant_method") or quant.get("quant_algo") or "quantized"
+            notes.append(f"weights: the checkpoint is {method}; the 16-bit estimate from config.json does not "
+                         "count its stored bytes - its safetensors headers would")
+        return notes
+
+    def _stored_bytes(self, dtype: str | None) -> tuple[int, list[str]] | None:
+        """(bytes the engine holds for the stored tensors at tp=1, what was adjusted) - None without tensors.
+
+        16-bit float tensors (and 32-bit ones of an unquantized checkpoint) are held at the run dtype, the
+        way both engines cast them; every other dtype (FP8, packed ints, a quantized model's F32 scales)
+        as stored. Embedding/LM-head rows pad the vocab to a multiple of 64; a tied LM head stored anyway
+        and the tensors of speculative-decoding layers (MTP: layers past num_hidden_layers, mtp.*) are not
+        loaded for plain serving."""
+        if self.stored is None or not self.stored.tensors:
+            return None
+        elem = DTYPE_BYTES[resolve_dtype(dtype, self.dtype)]
+        quantized = bool(self.config.get("quantization_config"))
+        padded_vocab = _round_up(self.vocab_size, _VOCAB_PAD)
+        total = draft = draft_n = 0
+        recast: set[str] = set()
+        padded = tied = False
+        for t in self.stored.tensors:
+            n = t.nbytes
+            size = _STORED_FLOAT_BYTES.get(t.dtype)
+            if size is not None and (size == 2 or not quantized) and size != elem:
+                n = n // size * elem
+                recast.add(t.dtype)
+            if _is_draft_layer(t.name, self.num_layers):
+                draft, draft_n = draft + n, draft_n + 1
+                continue
+            if self.tie_word_embeddings and t.name.endswith("lm_head.weight"):
+                tied = True
+                continue
+            if len(t.shape) == 2 and t.shape[0] == self.vocab_size and padded_vocab != self.vocab_size:
+                n = n // self.vocab_size * padded_vocab
+                padded = True
+            total += n
+        notes = []
+        if recast:
+            notes.append(f"{'/'.join(sorted(recast))} tensors held at {resolve_dtype(dtype, self.dtype)}")
+        if padded:
+            notes.append(f"vocab rows padded {self.vocab_size} -> {padded_vocab}")
+        if tied:
+            notes.append("a stored lm_head.weight not counted (tied to the embeddings)")
+        if draft_n:
+            notes.append(f"{draft_n} tensors ({size_text(draft)}) of speculative-decoding layers not counted")
+        return total, notes
+
+    def _shaped_weight_bytes(self, tp: int = 1, dtype: str | None = None) -> int:
+        """The dense estimate from the config's shapes: linear layers and the padded vocab split, norms replicated."""
         tp = max(1, tp)
         elem = DTYPE_BYTES[resolve_dtype(dtype, self.dtype)]
         h, hd = self.hidden_size, self.head_dim
@@ -140,11 +262,25 @@ class ModelDescription:
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out.pop("config")
+        out.pop("stored")
         return out
 
 
 def _round_up(x: int, m: int) -> int:
     return (x + m - 1) // m * m
+
+
+# element bytes of the safetensors float dtypes the engines cast to the run dtype
+_STORED_FLOAT_BYTES = {"BF16": 2, "F16": 2, "F32": 4}
+_DECODER_LAYER = re.compile(r"^(?:model\.)?(?:language_model\.)?(?:model\.)?layers\.(\d+)\.")
+
+
+def _is_draft_layer(name: str, num_layers: int) -> bool:
+    """A tensor of a multi-token-prediction layer: a decoder layer past num_hidden_layers, or under mtp.*."""
+    if name.startswith("mtp."):
+        return True
+    match = _DECODER_LAYER.match(name)
+    return match is not None and int(match.group(1)) >= num_layers
 
 
 def resolve_dtype(requested: str | None, config_dtype: str) -> str:
@@ -270,8 +406,38 @@ def _find_card(model: str) -> Path | None:
     return None
 
 
-def load_model_description(model: str) -> ModelDescription:
-    """Local dir (or config.json path), then the HF cache, then a bundled card; never the network."""
+def load_model_description(model: str, fetch_headers: bool = False) -> ModelDescription:
+    """Local dir (or config.json path), then the HF cache, then a bundled card; the safetensors headers beside
+    the config when there are any. `fetch_headers`: a hub id with no local tensors has its headers fetched
+    (huggingface_hub, headers only); a failure there leaves the config's estimate, with the reason noted."""
+    try:
+        desc = _load_config(model)
+    except InputError as exc:
+        if not fetch_headers or not _looks_like_hub_id(model):
+            raise
+        desc = _hub_config(model, exc)
+    return _with_stored_weights(desc, model, fetch_headers)
+
+
+def _looks_like_hub_id(model: str) -> bool:
+    return model.count("/") == 1 and not model.startswith((".", "/", "~", "builtin:"))
+
+
+def _hub_config(repo_id: str, not_found: InputError) -> ModelDescription:
+    """config.json of a hub repo not cached here, downloaded into the HF cache (the one whole file asked for)."""
+    # huggingface_hub is imported here, not at module level: only a hub id met nowhere else needs it
+    from huggingface_hub import hf_hub_download
+
+    try:
+        path = Path(hf_hub_download(repo_id, "config.json", etag_timeout=10))
+    except Exception as exc:  # noqa: BLE001 - no network, a gated or missing repo: each is the same refusal
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise InputError(f"{not_found}; the hub did not give its config.json either ({type(exc).__name__}: "
+                         f"{reason[:200]})") from None
+    return model_from_config(_load_json(path), name=repo_id, source=str(path.parent))
+
+
+def _load_config(model: str) -> ModelDescription:
     path = Path(os.path.expanduser(model))
     if path.is_dir() and (path / "config.json").is_file():
         return model_from_config(_load_json(path / "config.json"), name=model, source=str(path))
@@ -295,6 +461,40 @@ def load_model_description(model: str) -> ModelDescription:
         f"not a bundled card); bundled cards: {names}; or set the scenario's model to a directory "
         f"(or a config.json path) holding the model's config.json"
     )
+
+
+def _with_stored_weights(desc: ModelDescription, model: str, fetch_headers: bool) -> ModelDescription:
+    """`desc` with its checkpoint's safetensors headers: the folder its config came from, else the hub."""
+    folder = Path(desc.source)
+    folder = folder.parent if folder.is_file() else folder
+    note = ""
+    if folder.is_dir():
+        try:
+            stored = local_weights(folder)
+        except HeaderError as exc:
+            stored, note = None, f"safetensors headers unreadable ({exc})"
+        if stored is not None:
+            return replace(desc, stored=stored)
+    repo_id = _hub_id(model, desc)
+    if repo_id is None:
+        return replace(desc, stored_note=note) if note else desc
+    if not fetch_headers:
+        return replace(desc, stored_note=note or f"no safetensors files here for {repo_id}; hub headers not asked")
+    try:
+        return replace(desc, stored=hub_weights(repo_id))
+    except Exception as exc:  # noqa: BLE001 - no network, a gated or missing repo: every failure falls back alike
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return replace(desc, stored_note=f"hub headers of {repo_id} not read ({type(exc).__name__}: {reason[:200]})")
+
+
+def _hub_id(model: str, desc: ModelDescription) -> str | None:
+    """The hub repo id `model` names: itself when it reads owner/name and is no local path, or a card's _id."""
+    if model.startswith("builtin:") or Path(os.path.expanduser(model)).exists():
+        return None
+    if desc.source.startswith("card:"):
+        card_id = str(desc.config.get("_id") or "")
+        return card_id if "/" in card_id else (model if _looks_like_hub_id(model) else None)
+    return model if _looks_like_hub_id(model) else None
 
 
 def _builtin_config(model: str) -> tuple[dict[str, Any], str] | None:

@@ -53,6 +53,7 @@ class Prediction:
     # before the launch; nothing of the engine's start-up is then left to estimate
     free_at_load: bool = False
     weights_gib: float | None = None
+    weights_source: str = ""  # where weights_gib comes from: the safetensors headers, or the config's estimate
     kv_bytes_per_token: int | None = None
     kv_gib_upper_bound: float | None = None
     kv_tokens_upper_bound: int | None = None
@@ -67,7 +68,7 @@ class Prediction:
     will_start: bool | None = None
     reason: str = ""
     engine_version: str | None = None  # the release asked for (None: the newest the formulas model)
-    modelled: bool = True  # False: the formulas are not sourced for this release, no numbers
+    modelled: bool = True  # False: the formulas are not sourced for this release or model kind, no numbers
     estimates: dict[str, Estimate] = field(default_factory=dict)
     graph_sizes: dict[str, list[int]] = field(default_factory=dict)  # captured batch sizes per graph kind
     notes: list[str] = field(default_factory=list)

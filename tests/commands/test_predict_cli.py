@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from harness.cli import main
@@ -14,6 +17,8 @@ from harness.predict.model import GiB
 from harness.results.columns import COLUMNS
 from harness.results.io import write_results
 from harness.scenario import expand, load_scenario
+from tests.support.checkpoints import dense_llama, tensor_bytes, write_checkpoint
+from tests.support.fake_hub import FakeHub
 
 ROOT = Path(__file__).resolve().parents[2]
 GPU_SCENARIO = ROOT / "scenarios" / "24g_8b.yaml"
@@ -197,3 +202,67 @@ def test_calibration_without_usable_rows_is_an_input_error(tmp_path, capsys):
     csv = write_results([row], tmp_path / "results.csv")
     assert main(["predict", str(GPU_SCENARIO), "--calibrate-from", str(csv)]) == 2
     assert "calibration: no row" in capsys.readouterr().err
+
+
+# ---- weights from the safetensors headers; kinds the KV formula does not size ---------------------------------
+
+
+def _moe_checkpoint() -> tuple[dict, dict[str, dict[str, tuple[str, tuple[int, ...]]]]]:
+    """A two-shard MoE FP8 checkpoint whose expert tensors are larger than huggingface_hub's first 100 kB
+    header read, so a headers-only fetch shows in the bytes the hub served."""
+    config = {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 256,
+              "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+              "head_dim": 64, "vocab_size": 512, "num_experts": 4, "num_experts_per_tok": 2,
+              "max_position_embeddings": 8192, "torch_dtype": "bfloat16",
+              "quantization_config": {"quant_method": "fp8"}}
+    shards: dict[str, dict[str, tuple[str, tuple[int, ...]]]] = {}
+    for i in range(2):
+        p = f"model.layers.{i}."
+        shard = {p + "input_layernorm.weight": ("BF16", (256,)), p + "mlp.gate.weight": ("BF16", (4, 256))}
+        for e in range(4):
+            shard[p + f"mlp.experts.{e}.gate_up_proj.weight"] = ("F8_E4M3", (512, 256))
+            shard[p + f"mlp.experts.{e}.gate_up_proj.weight_scale_inv"] = ("F32", (4, 2))
+        shards[f"model-0000{i + 1}-of-00002.safetensors"] = shard
+    shards["model-00001-of-00002.safetensors"] |= {"model.embed_tokens.weight": ("BF16", (512, 256)),
+                                                   "lm_head.weight": ("BF16", (512, 256))}
+    return config, shards
+
+
+def test_a_hub_id_is_predicted_from_its_safetensors_headers_alone(tmp_path):
+    config, shards = _moe_checkpoint()
+    files = write_checkpoint(tmp_path / "repo", config, shards)
+    scenario = _write_scenario(tmp_path, "org/moe")
+    with FakeHub({"org/moe": files}) as hub:
+        env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "0"}
+        env.pop("HF_HUB_CACHE", None)
+        env.pop("HF_TOKEN", None)
+        proc = subprocess.run([sys.executable, "-m", "harness", "predict", str(scenario), "--json"], env=env,
+                              cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    stored = sum(tensor_bytes(t) for t in shards.values())
+    for p in json.loads(proc.stdout):
+        assert p["weights_source"].startswith(f"safetensors headers (hub org/moe): "
+                                              f"{sum(map(len, shards.values()))} tensors in 2 files, ")
+        assert p["weights_gib"] == round(stored / GiB, 4)
+        assert not [n for n in p["notes"] if n.startswith("weights:")]
+    for name in shards:  # each shard's header range, never its tensors
+        assert 0 < hub.served[f"org/moe/{name}"] < len(files[name])
+    assert hub.served["org/moe/config.json"] == len(files["config.json"])
+
+
+def test_an_unmodelled_kind_prints_its_line_and_a_local_model_its_weights_source(tmp_path, capsys):
+    config, tensors = dense_llama(vocab=128)
+    write_checkpoint(tmp_path / "dense", config, {"model.safetensors": tensors})
+    assert main(["predict", str(_write_scenario(tmp_path, str(tmp_path / "dense")))]) == 0
+    out = capsys.readouterr().out
+    assert out.count(f"weights: safetensors headers ({tmp_path / 'dense'}): {len(tensors)} tensors in 1 file") == 2
+
+    mla = {**config, "kv_lora_rank": 512, "qk_rope_head_dim": 64}
+    write_checkpoint(tmp_path / "mla", mla, {"model.safetensors": tensors})
+    (tmp_path / "mla-scenario").mkdir()
+    assert main(["predict", str(_write_scenario(tmp_path / "mla-scenario", str(tmp_path / "mla")))]) == 0
+    out = capsys.readouterr().out
+    unmodelled = [line for line in out.splitlines() if "multi-head latent attention" in line]
+    assert [line.split(":")[0] for line in unmodelled] == ["sglang 0.5.22"]  # vLLM's GPU path sizes MLA
+    assert unmodelled[0].endswith("; no numbers")
+    assert "vllm 0.32.0: cuda 24576 MiB, tp=1, weights 0.00 GiB/rank, 2,304 B KV per token" in out  # 2 x 576 x 2 B

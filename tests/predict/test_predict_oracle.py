@@ -18,7 +18,7 @@ import pytest
 
 from harness.engines.predicting import predict
 from harness.engines.sglang import formulas as sg
-from harness.predict import load_model_description
+from harness.predict import load_model_description, model_from_config
 from harness.predict.model import GiB, MiB, bundled_cards
 from tests.support.engine_envs import ensure_env
 from tests.support.oracle_process import OracleProcess
@@ -157,6 +157,14 @@ def _vllm_cases() -> list[dict]:
                                   "available_bytes": kv, "max_model_len": length, "tp": tp})
         cases.append({"name": name, "config": config, "dtype": "bfloat16", "block_size": 16,
                       "available_bytes": 20 * GiB, "max_model_len": 8192, "num_gpu_blocks_override": 300})
+    # MLA (DeepSeek-V3's latent: kv_lora_rank 512 + qk_rope_head_dim 64), the same on every TP rank
+    mla = {**_card_config("Llama-3.1-8B-Instruct"), "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+           "num_hidden_layers": 61, "max_position_embeddings": 163840}
+    for kv in (int(7.1225 * GiB), 3 * GiB + 12345, 200 * MiB):
+        for length in (-1, 8192, 163840):
+            for tp in (1, 4):
+                cases.append({"name": "mla", "config": mla, "dtype": "bfloat16", "block_size": 16,
+                              "available_bytes": kv, "max_model_len": length, "tp": tp})
     return cases
 
 
@@ -202,8 +210,9 @@ def test_vllm_kv_cache_utils_match_the_engine(vllm_oracle):
     engine = vllm_oracle.ask("vllm_kv_cache", cases)
     mismatches = []
     for case, got in zip(cases, engine):
-        model = load_model_description("builtin:tiny-llama") if case["name"] == "tiny" else \
-            load_model_description(case["name"])
+        model = (load_model_description("builtin:tiny-llama") if case["name"] == "tiny" else
+                 model_from_config(case["config"], "mla", "oracle case") if case["name"] == "mla" else
+                 load_model_description(case["name"]))
         args = {"kv_cache_memory_bytes": case["available_bytes"], "max_model_len": case["max_model_len"],
                 "block_size": case["block_size"], "dtype": case["dtype"], "tensor_parallel_size": case.get("tp", 1)}
         if case.get("num_gpu_blocks_override") is not None:

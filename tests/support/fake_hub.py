@@ -1,6 +1,8 @@
 """A Hugging Face Hub stand-in on 127.0.0.1 for huggingface_hub (HF_ENDPOINT=its URL): the few routes a
 model fetch uses, with the Hub's answers for a public repo, a gated one (403, X-Error-Code: GatedRepo,
 unless the request carries an accepted token) and a missing one (404, X-Error-Code: RepoNotFound).
+A file GET with a `Range: bytes=a-b` header gets those bytes only (206), as the Hub's CDN answers
+get_safetensors_metadata's header reads; `served` counts the body bytes sent per file.
 
     with FakeHub({"org/tiny": {"config.json": b"{}", "model.safetensors": b"..."}}, gated={"org/tiny"},
                  accepted_tokens={"hf_ok"}) as hub:
@@ -21,6 +23,7 @@ class FakeHub:
                  accepted_tokens: set[str] = frozenset()):
         self.repos, self.gated, self.accepted = repos, set(gated), set(accepted_tokens)
         self.requests: list[str] = []
+        self.served: dict[str, int] = {}  # "repo/filename" -> body bytes sent
         hub = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -38,8 +41,8 @@ class FakeHub:
                 if self.command != "HEAD":
                     self.wfile.write(body)
 
-            def _answer(self, body: bytes, headers: dict[str, str]) -> None:
-                self.send_response(200)
+            def _answer(self, body: bytes, headers: dict[str, str], status: int = 200) -> None:
+                self.send_response(status)
                 for k, v in headers.items():
                     self.send_header(k, v)
                 self.send_header("Content-Length", str(len(body)))
@@ -79,9 +82,19 @@ class FakeHub:
                     if filename not in hub.repos[repo]:
                         return self._deny(404, "EntryNotFound", "Entry not found")
                     body = hub.repos[repo][filename]
-                    return self._answer(body, {"X-Repo-Commit": _sha(repo),
-                                               "ETag": f'"{hashlib.sha1(body).hexdigest()}"',
-                                               "Content-Type": "application/octet-stream"})
+                    headers = {"X-Repo-Commit": _sha(repo), "ETag": f'"{hashlib.sha1(body).hexdigest()}"',
+                               "Content-Type": "application/octet-stream"}
+                    status, part = 200, body
+                    wanted = (self.headers.get("Range") or "").removeprefix("bytes=")
+                    if wanted and self.command == "GET":
+                        first, _, last = wanted.partition("-")
+                        start, end = int(first), min(int(last) if last else len(body) - 1, len(body) - 1)
+                        status, part = 206, body[start:end + 1]
+                        headers["Content-Range"] = f"bytes {start}-{end}/{len(body)}"
+                    if self.command == "GET":
+                        key = f"{repo}/{filename}"
+                        hub.served[key] = hub.served.get(key, 0) + len(part)
+                    return self._answer(part, headers, status)
                 return self._deny(404, "NotFound", "not found")
 
             do_GET = do_HEAD = _route  # noqa: N815 - http.server's naming

@@ -40,6 +40,11 @@ class BudgetFormulas:
     prediction_type: ClassVar[type[Prediction]] = Prediction
     settings_columns: ClassVar[tuple[Column, ...]] = ()
     result_columns: ClassVar[tuple[Column, ...]] = ()
+    # Model kinds (harness.predict.kinds) whose KV cache these formulas size; a model of any other
+    # KV-changing kind gets one line instead of numbers, with how the engine sizes it (kind -> sentence
+    # citing the engine's source) where known.
+    modelled_kinds: ClassVar[frozenset[str]] = frozenset()
+    kind_sources: ClassVar[dict[str, str]] = {}
 
     def __init__(self, engine_name: str) -> None:
         self.engine_name = engine_name
@@ -49,6 +54,23 @@ class BudgetFormulas:
         """Fill `prediction` from the budget formulas."""
         prediction.reason = f"no budget formulas for {self.engine_name}"
         return prediction
+
+    def kind_modelled(self, kind: str, version: str | None, device: str | None) -> bool:
+        """Whether these formulas size the KV cache of a model of `kind` for this release and device."""
+        return kind in self.modelled_kinds
+
+    def unmodelled_kind_note(self, model: ModelDescription, version: str | None,
+                             device: str | None = None) -> str | None:
+        """One line when `model` is of a kind whose KV bytes per token these formulas do not size (None: they do)."""
+        kind = next((k for k in model.kinds if k.affects_kv and not self.kind_modelled(k.name, version, device)),
+                    None)
+        if kind is None:
+            return None
+        release = f" {version}" if version else ""
+        how = self.kind_sources.get(kind.name)
+        return (f"{self.engine_name}{release}: {model.name} has {kind.describe()}; the predictor's KV formula "
+                f"(layers x 2 x kv_heads x head_dim) does not size it" + (f" - {how}" if how else "")
+                + "; no numbers")
 
     # `compare --explain`: the prediction attribute each compared figure (a results column) is
     figure_attrs: ClassVar[dict[str, str]] = {}

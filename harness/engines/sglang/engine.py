@@ -146,6 +146,17 @@ class SglangFormulas(BudgetFormulas):
         "mem_fraction_static_effective": "mem_fraction_static", "max_running_requests": "max_running_requests",
         "chunked_prefill_size_effective": "chunked_prefill_size", "kv_tokens": "kv_tokens"}
     logged_readings = ("avail_mem_before_load_gib", "avail_mem_after_load_gib")
+    # how SGLang 0.5.22 sizes the kinds the formulas do not (sglang/srt/model_executor/pool_configurator.py)
+    kind_sources: ClassVar[dict[str, str]] = {
+        "mla": "SGLang's cell is (kv_lora_rank + qk_rope_head_dim) x layers x dtype bytes, one latent per token "
+               "(pool_configurator.py:353-380 _compute_cell_size, mem_cache/memory_pool.py:4672 MLATokenToKVPool)",
+        "sliding_window": "SGLang splits the pool into a full-attention pool and a sliding-window pool by "
+                          "swa_full_tokens_ratio (pool_configurator.py:640-707, mem_cache/swa_memory_pool.py:21 "
+                          "SWAKVPool)",
+        "hybrid": "SGLang sizes KV for the full-attention layers only and a Mamba state pool per request beside it "
+                  "(pool_configurator.py:226-233 mambaish full_attention_layer_ids, mem_cache/memory_pool.py:503 "
+                  "MambaPool)",
+    }
 
     def release_rules(self):
         # lazy: the engine's own modules load on its first use, not at CLI start

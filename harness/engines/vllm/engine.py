@@ -14,6 +14,7 @@ from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
     CPU_CONTAINER_CAP,
     CPU_KV_SPACE_FROM_ENV,
+    MLA_KV_MODELLED,
     PREDICTED_RELEASES,
     PREDICTED_RELEASES_CPU,
     modelled_release,
@@ -145,6 +146,26 @@ class VllmFormulas(BudgetFormulas):
     logged_readings = ("total_memory_gib", "initial_free_gib")
 
     logged_figures: ClassVar[dict[str, str]] = {"max_model_len as logged": "max_model_len"}
+    # how vLLM 0.32.0 sizes the kinds the formulas do not (vllm/v1/kv_cache_interface.py)
+    kind_sources: ClassVar[dict[str, str]] = {
+        "mla": "vLLM caches one latent vector of kv_lora_rank + qk_rope_head_dim per token and layer, no separate "
+               "V (kv_cache_interface.py:686 MLAAttentionSpec); the predictor models it on a GPU for 0.32.0-0.33.x "
+               "only (on a CPU the block size is 16 or AMX MLA's 128 by the host, platforms/cpu.py:235-281)",
+        "sparse_mla": "vLLM adds an indexer cache beside the latent and its own fp8_ds_mla layout "
+                      "(kv_cache_interface.py:686 MLAAttentionSpec and the sparse MLA backends)",
+        "sliding_window": "vLLM puts sliding-window layers in KV cache groups of their own whose blocks are freed "
+                          "past the window, which changes the blocks per request and the pool's token count "
+                          "(kv_cache_interface.py:850 SlidingWindowSpec, v1/core/kv_cache_utils.py)",
+        "hybrid": "vLLM gives Mamba/linear-attention layers a fixed state per request, padded to the attention "
+                  "page, and its logged token count is derived from concurrency, not a capacity "
+                  "(kv_cache_interface.py:1035 MambaSpec)",
+    }
+
+    def kind_modelled(self, kind, version, device):
+        # MLA: the latent page in the usual block arithmetic, on a GPU, in the releases read for it
+        if kind == "mla":
+            return device != "cpu" and modelled_release(version) in MLA_KV_MODELLED
+        return super().kind_modelled(kind, version, device)
 
     def predicted_figure(self, prediction, figure):
         # lazy: the engine's own modules load on its first use, not at CLI start

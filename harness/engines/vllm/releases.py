@@ -70,6 +70,11 @@ CUBLAS_BEFORE_SNAPSHOT = ReleaseRange("0.33.0")
 # (vllm/config/vllm.py:1492); fp8 KV caches stay allowed.
 KV_DTYPE_MUST_MATCH = ReleaseRange("0.33.0")
 
+# MLA's KV cache on a GPU: MLAAttentionSpec, one latent head of kv_lora_rank + qk_rope_head_dim and no V
+# (0.32.0 vllm/v1/kv_cache_interface.py:686-698), in the block arithmetic of every other full-attention
+# layer; the releases whose code was read (0.32.0, and 0.33.0 in the oracle tests).
+MLA_KV_MODELLED = ReleaseRange("0.32.0", "0.34.0")
+
 # The newest release the formulas model: a point that names no release is predicted as this one.
 NEWEST_PREDICTED = "0.33.0"
 

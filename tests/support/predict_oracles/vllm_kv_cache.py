@@ -3,7 +3,8 @@ auto-fit max model length) of the release installed in the interpreter it runs i
 
 Runs in the vLLM environment's interpreter, never in the harness process.
 stdin: JSON list of cases {"config": HF config.json, "dtype", "block_size", "available_bytes",
-"max_model_len" (-1 = auto), "num_gpu_blocks_override"}.
+"max_model_len" (-1 = auto), "num_gpu_blocks_override"}; a config with kv_lora_rank gets vLLM's MLA spec
+(MLAAttentionSpec: one head of kv_lora_rank + qk_rope_head_dim) for every layer.
 stdout: JSON list of {"num_blocks", "kv_tokens", "max_concurrency", "max_model_len", "error"}.
 """
 
@@ -38,7 +39,7 @@ class _KvCacheFunctions:
 
 
 kcu = _KvCacheFunctions()
-from vllm.v1.kv_cache_interface import FullAttentionSpec  # noqa: E402
+from vllm.v1.kv_cache_interface import FullAttentionSpec, MLAAttentionSpec  # noqa: E402
 
 DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}
 
@@ -68,11 +69,15 @@ def run(case: dict, dirs: dict) -> dict:
     heads = cfg["num_attention_heads"]
     head_dim = cfg.get("head_dim") or cfg["hidden_size"] // heads
     kv_heads = max(1, cfg.get("num_key_value_heads", heads) // case.get("tp", 1))
-    spec = {
-        f"model.layers.{i}.self_attn.attn": FullAttentionSpec(
-            block_size=case["block_size"], num_kv_heads=kv_heads, head_size=head_dim, dtype=DTYPES[dtype])
-        for i in range(cfg["num_hidden_layers"])
-    }
+    if cfg.get("kv_lora_rank"):
+        def layer_spec():
+            return MLAAttentionSpec(block_size=case["block_size"], num_kv_heads=1,
+                                    head_size=cfg["kv_lora_rank"] + cfg.get("qk_rope_head_dim", 0), dtype=DTYPES[dtype])
+    else:
+        def layer_spec():
+            return FullAttentionSpec(block_size=case["block_size"], num_kv_heads=kv_heads, head_size=head_dim,
+                                     dtype=DTYPES[dtype])
+    spec = {f"model.layers.{i}.self_attn.attn": layer_spec() for i in range(cfg["num_hidden_layers"])}
     try:
         if hasattr(kcu, "get_global_kv_cache_groups"):
             # 0.33.0 (vllm/v1/core/kv_cache_planning.py:1461, called as in vllm/v1/engine/core.py:321):
