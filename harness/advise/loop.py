@@ -297,6 +297,11 @@ def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, 
         return predict, said
 
     batches = _batches(eng, args, spec.args)
+    # A model kind or release the formulas do not size gets no forecast to search with: say so, launch nothing.
+    unmodelled = _predict_setting(raw, request.engine, args, Setting(None, batches[0]), model, device, None,
+                                  scenario_file)
+    if not unmodelled.modelled:
+        raise InputError(f"advise cannot forecast this point: {unmodelled.reason}")
     ceilings = {b: _ceiling(raw, request, args, b, model, device, scenario_file) for b in batches}
     retried: set[Setting] = set()
     while True:
