@@ -3,11 +3,12 @@ tabulates under "Under the probe"."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+
+from harness.formatting import is_missing
 
 # a results row's two waves: the first (L = max_model_len by default) and the short one
 WAVE_PREFIXES = ("probe_", "probe_short_")
@@ -54,9 +55,7 @@ class ProbedPoint:
 
 def _value(row: pd.Series, column: str) -> Any:
     value = row.get(column)
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return value
+    return None if is_missing(value) else value
 
 
 def _int(value: Any) -> int | None:
