@@ -165,6 +165,7 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
             if prediction.kv_gib_upper_bound is None and free is not None and not at_load:
                 # It started: a free reading that says it could not was the harness's, taken at another moment
                 # than the engine's (memory still settling, another job's engine ending), not what sized it.
+                free = free_of[(point.point_id, int(row["repeat"]))] = None
                 prediction = predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=None)
             if prediction.kv_gib_upper_bound is None or any(n.startswith("KV size given explicitly")
                                                             for n in prediction.notes):

@@ -30,6 +30,7 @@ from harness.formatting import number as _num
 from harness.formatting import pct as _pct
 from harness.results.columns import COLUMNS
 from harness.results.io import knob_values, machine_of, scenario_of, swept_knobs
+from harness.results.probe import LONG_WAVE, SHORT_WAVE, WAVE_PREFIXES
 from harness.scenario.point import knob_label
 
 PRIMARY = "kv_tokens"
@@ -43,12 +44,11 @@ HOST_MEMORY_TOLERANCE_PCT = 0.5
 # more or less is a different limit, so they are compared exactly. Counts of requests have a tolerance of their
 # own: with pools of a few requests, one request more or less is already 10-25 %.
 PROBE_LENGTHS = ("probe_longest_served", "probe_refused_len")
-PROBE_COUNTS = ("probe_peak_running", "probe_failed_requests", "probe_short_peak_running",
-                "probe_short_failed_requests")
+PROBE_COUNTS = tuple(prefix + name for prefix in WAVE_PREFIXES for name in ("peak_running", "failed_requests"))
 # shown when they change, never a finding: SGLang's retractions are a gauge of the last step, sampled
-PROBE_NOTED = ("probe_preemptions", "probe_short_preemptions")
+PROBE_NOTED = tuple(prefix + "preemptions" for prefix in WAVE_PREFIXES)
 # a wave is compared only with a wave of the same length
-PROBE_WAVE_LENGTHS = {"probe_": "probe_len", "probe_short_": "probe_short_len"}
+PROBE_WAVE_LENGTHS = {prefix: prefix + "len" for prefix in WAVE_PREFIXES}
 DEFAULT_PROBE_TOLERANCE_PCT = 10.0
 
 
@@ -576,7 +576,7 @@ def _compare_probe(point: PointComparison, base: Side, new: Side, limits: dict[s
             point.notes.append(f"probed at other lengths ({length} {_num(base.probe[length])} -> "
                                f"{_num(new.probe[length])}): that wave is not compared")
     columns = list(PROBE_LENGTHS) + [c for c in (*PROBE_COUNTS, *PROBE_NOTED)
-                                     if same_length["probe_short_" if c.startswith("probe_short_") else "probe_"]]
+                                     if same_length[SHORT_WAVE if c.startswith(SHORT_WAVE) else LONG_WAVE]]
     for column in columns:
         change = Change(column, base.probe[column], new.probe[column], limits.get(column, 0.0))
         if not change.changed:

@@ -9,9 +9,7 @@ from typing import Any
 import pandas as pd
 
 from harness.formatting import is_missing
-
-# a results row's two waves: the first (L = max_model_len by default) and the short one
-WAVE_PREFIXES = ("probe_", "probe_short_")
+from harness.results.probe import SHORT_WAVE, WAVE_PREFIXES
 
 
 @dataclass(frozen=True)
@@ -90,7 +88,7 @@ def probed_waves(frame: pd.DataFrame) -> list[ProbedWave]:
             get = lambda name, p=prefix, r=row: _value(r, f"{p}{name}")  # noqa: E731 - one row's wave
             out.append(ProbedWave(
                 str(row["engine"]), str(row["engine_version"]), str(row["point_id"]), int(row["repeat"]),
-                prefix == "probe_short_", int(length),
+                prefix == SHORT_WAVE, int(length),
                 int(get("sent") or 0), get("claimed_concurrency"), _int(get("peak_running")),
                 get("concurrency_ratio"), _int(get("peak_waiting")), _int(get("preemptions")),
                 get("peak_kv_usage"), int(get("completed") or 0), int(get("failed_requests") or 0),

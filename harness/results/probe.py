@@ -47,16 +47,21 @@ class ProbeResult:
         return self.not_run is None and (self.failure is not None or not self.healthy_after)
 
 
-# the first wave (L = max_model_len by default) and the second (a short L) have columns of their own
+# the first wave (L = max_model_len by default) and the second (a short L) have columns of their own, named with
+# these prefixes (in this order)
+LONG_WAVE = "probe_"
+SHORT_WAVE = "probe_short_"
+WAVE_PREFIXES = (LONG_WAVE, SHORT_WAVE)
 _WAVE = ("len", "sent", "claimed_concurrency", "completed", "failed_requests", "peak_running", "peak_waiting",
          "preemptions", "peak_kv_usage", "concurrency_ratio")
 _WAVE_TEXT = ("first_failure",)  # the first failed request's status and the engine's message
 # numbers, typed as such when a results file is read
-PROBE_NUMERIC: tuple[str, ...] = ("probe_longest_served", "probe_refused_len", *(f"probe_{name}" for name in _WAVE),
-                                  *(f"probe_short_{name}" for name in _WAVE), "probe_peak_memory_mib")
+PROBE_NUMERIC: tuple[str, ...] = ("probe_longest_served", "probe_refused_len",
+                                  *(prefix + name for prefix in WAVE_PREFIXES for name in _WAVE),
+                                  "probe_peak_memory_mib")
 PROBE_COLUMNS: tuple[str, ...] = (
     "probe_longest_served", "probe_refused_len", "probe_refusal",
-    *(f"probe_{name}" for name in _WAVE + _WAVE_TEXT), *(f"probe_short_{name}" for name in _WAVE + _WAVE_TEXT),
+    *(prefix + name for prefix in WAVE_PREFIXES for name in _WAVE + _WAVE_TEXT),
     "probe_healthy_after", "probe_peak_memory_mib", "probe_limits",
 )
 
@@ -78,7 +83,7 @@ def probe_fields(probe: ProbeResult | None) -> dict[str, Any]:
     waves = list(probe.waves) + [None, None]
     return {
         "probe_longest_served": probe.longest_served, "probe_refused_len": probe.refused_len,
-        "probe_refusal": probe.refusal, **_wave_fields("probe_", waves[0]), **_wave_fields("probe_short_", waves[1]),
+        "probe_refusal": probe.refusal, **_wave_fields(LONG_WAVE, waves[0]), **_wave_fields(SHORT_WAVE, waves[1]),
         "probe_healthy_after": probe.healthy_after,
         "probe_peak_memory_mib": None if probe.peak_memory_mib is None else round(probe.peak_memory_mib, 1),
         "probe_limits": probe.limits,
