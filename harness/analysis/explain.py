@@ -27,6 +27,7 @@ from harness.analysis.compare import Comparison, PointComparison, settings_colum
 from harness.engines import get_engine
 from harness.engines.explaining import KvSplit, SideFacts, Term
 from harness.engines.predicting import predict
+from harness.envs.dists import changed_versions
 from harness.errors import InputError
 from harness.formatting import number as _num
 from harness.predict import load_model_description
@@ -44,7 +45,7 @@ STATUSES = (EXPLAINED, WITHIN_LOG_ROUNDING, RULE_NAMED, UNEXPLAINED)
 # Figures besides the KV size that are explained when they change (the compared settings come from compare).
 EXTRA_FIGURES = ("estimated_max_model_len",)
 # The dependency versions shown beside the releases (a change there moves figures too).
-DEPENDENCY_COLUMNS = ("torch_version",)
+DEPENDENCY_COLUMNS = ("torch_version", "dependency_versions")
 # The inputs a figure depends on besides the release: shown when they differ between the sides.
 INPUT_COLUMNS = ("device_total_mib", "engine_free_mib")
 
@@ -292,7 +293,7 @@ def _explain_point(point: PointComparison, before: SideFacts, after: SideFacts) 
         pair = [before.row.get(column), after.row.get(column)]
         if pair[0] is not None or pair[1] is not None:
             out.versions[column] = pair
-    moved = [f"{c} {a} -> {b}" for c, (a, b) in out.versions.items() if a != b]
+    moved = [change for c, (a, b) in out.versions.items() if a != b for change in _version_changes(c, a, b)]
     if moved:
         out.notes.append(f"the engine release did not change, its dependencies did: {'; '.join(moved)}"
                          if before.release == after.release else f"its dependencies changed too: {'; '.join(moved)}")
@@ -356,6 +357,13 @@ def _explain_figure(formulas, column: str, was: Any, now: Any, before: SideFacts
     elif not rules:
         figure.notes.append("no release rule the predictor knows changed for it" + _host_moved(formulas, before, after))
     return figure
+
+
+def _version_changes(column: str, before: Any, after: Any) -> list[str]:
+    if column == "dependency_versions":  # one cell of name=version pairs: each dependency that moved
+        # a side that recorded none (a v5 row) says nothing of what its env had
+        return [] if _missing(before) or _missing(after) else changed_versions(before, after)
+    return [f"{column} {before} -> {after}"]
 
 
 def _host_moved(formulas, before: SideFacts, after: SideFacts) -> str:

@@ -28,6 +28,7 @@ from harness.engines.roles.installation import Recipe
 from harness.envs.bytecode import BYTECODE_KEY, compile_bytecode
 from harness.envs.cuda_build import CudaBuild, plan_cuda_build
 from harness.envs.cuda_driver import cuda_of_driver
+from harness.envs.dists import versions_text
 from harness.envs.index import index_note, release_note
 from harness.envs.installer import Installer, check_network, choose_installer, download_wheel
 from harness.envs.interpreters import interpreter_at, interpreter_for, wheel_requires_python
@@ -125,7 +126,14 @@ def _external_env(engine: str, version: str | None, python: Path, cache_dir: Pat
         engine=engine, requested_version=version, path=env_dir, python=python,
         engine_version=found["engine_version"], torch_version=found["torch_version"], cpu=cpu,
         env_vars=env_vars, managed=False, torch_cuda=found.get("torch_cuda"),
+        # the interpreter's own answer: an external env's site-packages may be anywhere on its path
+        dependency_versions=versions_text({name: found["dists"][name] for name in _key_dependencies(engine)
+                                           if name in found.get("dists", {})}),
     )
+
+
+def _key_dependencies(engine: str) -> tuple[str, ...]:
+    return getattr(get_engine(engine).launch.runtime, "key_dependencies", ())
 
 
 def binary_env(engine: str, version: str | None, runtime: BinaryRuntime, program: Path | None,

@@ -11,6 +11,7 @@ from pathlib import Path
 from harness.atomic import write_json
 from harness.cache_dir import default_cache_dir
 from harness.engines import engine_names, get_engine
+from harness.envs.dists import installed_versions, versions_text
 from harness.errors import InputError
 from harness.nvml import device_count
 
@@ -47,6 +48,8 @@ class EngineEnv:
     package: str | None = None  # what was installed from the registry: `<distribution>==<version>`
     workarounds: tuple[str, ...] = ()  # CPU fixes applied at install (named by the engine's recipe)
     torch_cuda: str | None = None  # the CUDA its torch was built for ("13.0"); None: a CPU build, or not known
+    # the engine's key dependencies as installed ("transformers=4.57.1 triton=3.5.0"; harness/envs/dists.py)
+    dependency_versions: str = ""
 
     @property
     def name(self) -> str:
@@ -157,7 +160,15 @@ def env_from_marker(env_dir: Path, info: dict) -> EngineEnv:
         package=info.get("package"),
         workarounds=tuple(info.get("workarounds", ())),
         torch_cuda=info.get("torch_cuda") or cuda_of_local_tag(info["torch_version"]),
+        dependency_versions=key_dependency_versions(info["engine"], env_dir),
     )
+
+
+def key_dependency_versions(engine: str, env_dir: Path) -> str:
+    """The engine's key dependencies as installed in `env_dir`, as the results column's text."""
+    runtime = get_engine(engine).launch.runtime
+    names = getattr(runtime, "key_dependencies", ())
+    return versions_text(installed_versions(env_dir, names)) if names else ""
 
 
 def cuda_of_local_tag(torch_version: str) -> str | None:

@@ -48,9 +48,10 @@ def probe(python: Path, engine: str, env_vars: dict[str, str] | None = None, che
     """
     eng = get_engine(engine)
     module = eng.launch.runtime.module or engine
+    dists = dict.fromkeys([*eng.launch.runtime.probe_dists, *eng.launch.runtime.key_dependencies])
     env = child_environ(env_vars)
     try:
-        proc = subprocess.run([str(python), "-c", PROBE_SCRIPT, module, ",".join(eng.launch.runtime.probe_dists),
+        proc = subprocess.run([str(python), "-c", PROBE_SCRIPT, module, ",".join(dists),
                                *checks], env=env, capture_output=True, text=True, timeout=timeout_s, check=False)
     except FileNotFoundError:
         raise HarnessError(f"{python}: interpreter not found") from None

@@ -13,7 +13,9 @@ from harness.results.probe import PROBE_COLUMNS
 # v4: the probe's columns (PROBE_COLUMNS) at the end, and the status probe_failed.
 # v5: `kv_pools` at the end: every pool (and vLLM KV cache group) the startup log states, as JSON text
 #     (parsers/record.py pools_text); kv_tokens and kv_gib are the engine's total over them.
-RESULTS_FORMAT_VERSION = 5
+# v6: `dependency_versions` at the end: the engine's key dependencies as installed in the row's env
+#     ("transformers=4.57.1 triton=3.5.0"), beside torch_version.
+RESULTS_FORMAT_VERSION = 6
 
 # Which columns are whose: the neutral ones below are every engine's; an engine declares its own knob columns
 # (Engine.knob_columns) and the measured columns its record fills (its StartupRecord subclass's CSV_FIELDS).
@@ -62,12 +64,15 @@ EVIDENCE = ("log_path",)
 PLACEMENT = ("gpu_indices", "node")
 # The pools the log states, as text: a neutral record field (StartupRecord.kv_pools) written by csv_values.
 POOLS = ("kv_pools",)
+# The engine's key dependencies (Engine.launch.runtime.key_dependencies) as its env has them: a machine column,
+# appended in v6.
+DEPENDENCIES = ("dependency_versions",)
 # A file without engine_free_mib (v2, or another tool's CSV of DESIGN.md's columns) keeps no engine reading; one
 # without the probe's columns probed nothing; one without kv_pools stated no pools.
-LATE_COLUMNS = PLACEMENT + ("engine_free_mib", *PROBE_COLUMNS, *POOLS)
+LATE_COLUMNS = PLACEMENT + ("engine_free_mib", *PROBE_COLUMNS, *POOLS, *DEPENDENCIES)
 
 COLUMNS: tuple[str, ...] = (IDENTITY + MACHINE + KNOBS + OUTCOME + MEASURED + PREDICTED + TIMING + EVIDENCE + PLACEMENT
-                            + PROBE_COLUMNS + POOLS)
+                            + PROBE_COLUMNS + POOLS + DEPENDENCIES)
 
 # probe_failed: the server started, then died or stopped answering under the probe
 STATUSES = ("ok", "engine_error", "timeout", "crashed", "harness_error", "probe_failed")

@@ -25,6 +25,7 @@ from harness.atomic import write_text
 from harness.errors import InputError
 from harness.results.columns import (
     COLUMNS,
+    DEPENDENCIES,
     IDENTITY,
     KNOBS,
     LATE_COLUMNS,
@@ -141,8 +142,14 @@ def _v4_to_v5(text: str, context: dict) -> str:
     return _columns_at_the_end(text, POOLS)
 
 
+def _v5_to_v6(text: str, context: dict) -> str:
+    """An empty `dependency_versions` at the end: a v5 row recorded torch's version only."""
+    return _columns_at_the_end(text, DEPENDENCIES)
+
+
 # version -> the step to the next version (text in, text out), applied in turn.
-MIGRATIONS: dict[int, Callable[[str, dict], str]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}
+MIGRATIONS: dict[int, Callable[[str, dict], str]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5,
+                                                     5: _v5_to_v6}
 
 
 def migrate(text: str, version: int, source: str, context: dict | None = None) -> str:
@@ -302,7 +309,7 @@ def scenario_of(frame: pd.DataFrame, source: str) -> str | None:
 
 
 # What identifies the machine (gpu_busy_before_mib and engine_free_mib are per-launch readings, not the machine).
-MACHINE_IDENTITY = tuple(c for c in MACHINE if c not in ("gpu_busy_before_mib", "engine_free_mib"))
+MACHINE_IDENTITY = tuple(c for c in MACHINE if c not in ("gpu_busy_before_mib", "engine_free_mib")) + DEPENDENCIES
 
 
 def machine_of(frame: pd.DataFrame) -> dict[str, list[str]]:

@@ -25,11 +25,13 @@ class EngineBuild:
 
     engine_version: str | None = None
     torch_version: str | None = None
+    dependency_versions: str | None = None  # the engine's key dependencies ("transformers=4.57.1 triton=3.5.0")
 
     @classmethod
     def of(cls, env: Any) -> EngineBuild:
         # A point whose node lacks the engine has no env at all (a Ray placeholder row).
-        return cls(getattr(env, "engine_version", None), getattr(env, "torch_version", None))
+        return cls(getattr(env, "engine_version", None), getattr(env, "torch_version", None),
+                   getattr(env, "dependency_versions", None) or None)
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,8 @@ def make_row(result: PointResult) -> dict[str, Any]:
         engine=point.engine, engine_version=(record.engine_version if record else None) or result.build.engine_version,
         model=point.model, started_at=result.started_at,
         device_name=device.name, device_total_mib=device.total_mib, driver_version=device.driver_version,
-        torch_version=result.build.torch_version, compile_cache=result.compile_cache,
+        torch_version=result.build.torch_version, dependency_versions=result.build.dependency_versions,
+        compile_cache=result.compile_cache,
         gpu_busy_before_mib=device.busy_before_mib, engine_free_mib=_round(device.engine_free_mib, 1),
         status=result.status, error_kind=result.error_kind, error_message=result.error_message,
         t_kv_s=_round(timings.t_kv_s), t_ready_s=_round(timings.t_ready_s), wall_s=_round(timings.wall_s),

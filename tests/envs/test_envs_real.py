@@ -13,7 +13,9 @@ import subprocess
 
 import pytest
 
+from harness.engines import get_engine
 from harness.envs import list_envs, resolve_env
+from harness.envs.dists import parse_versions_text
 from harness.envs.model import read_marker
 from tests.support.engine_envs import SGLANG_VERSION, VLLM_VERSION
 
@@ -79,3 +81,21 @@ def test_sglang_kernel_loads_only_with_the_stub_libcuda(sglang_env):
 
 # SGLang's server CLI reaching --help from the env (with the stub libcuda) is checked by the bundled-flag
 # test (tests/engines/test_cli_flags.py), which runs it once for both.
+
+
+KEY_VERSIONS = ("import importlib.metadata as md, json, sys\n"
+                "out = {}\n"
+                "for name in sys.argv[1:]:\n"
+                "    try:\n        out[name] = md.version(name)\n"
+                "    except md.PackageNotFoundError:\n        pass\n"
+                "print(json.dumps(out))")
+
+
+@pytest.mark.parametrize("env_fixture", ["vllm_env", "sglang_env"])
+def test_the_key_dependencies_recorded_are_what_the_envs_own_interpreter_has(env_fixture, request):
+    env = request.getfixturevalue(env_fixture)
+    names = get_engine(env.engine).launch.runtime.key_dependencies
+    out = _run(env, [str(env.python), "-c", KEY_VERSIONS, *names])
+    assert out.returncode == 0, out.stderr[-2000:]
+    own = json.loads(out.stdout.strip().splitlines()[-1])
+    assert own and parse_versions_text(env.dependency_versions) == own

@@ -62,7 +62,7 @@ def test_a_scheduler_limit_below_the_logged_length_is_found(tmp_path):
 def test_without_metrics_the_concurrency_comes_from_the_streams(tmp_path):
     # a server with no /metrics (or a wave over between two samples): the requests generating at once, read from
     # their streams, are still 4 of the 7 at L = 512 and 16 of the 25 at L = 64
-    row = _probe_row(tmp_path, {"STANDIN_NO_METRICS": "1", "STANDIN_STEP_S": "0.01"})
+    row = _probe_row(tmp_path, {"STANDIN_NO_METRICS": "1"})
     assert (row["probe_peak_running"], row["probe_short_peak_running"]) == (4, 16)
     assert row["probe_peak_waiting"] != row["probe_peak_waiting"]  # NaN: only the metrics say what waits
     assert (row["probe_completed"], row["probe_short_completed"]) == (7, 25)

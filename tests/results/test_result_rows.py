@@ -11,7 +11,7 @@ import pytest
 from harness.execute.point_run import PointJob
 from harness.results.columns import COLUMNS, MEASURED
 from harness.results.io import read_results
-from harness.results.rows import make_row
+from harness.results.rows import EngineBuild, make_row
 from harness.results.writer import ResultsWriter
 from tests.support.results_from_logs import point_result
 
@@ -98,19 +98,28 @@ def test_the_pools_the_log_states_are_a_text_column_read_back_as_written(tmp_pat
     assert frame.loc[0, "kv_pools"] == row["kv_pools"] and frame["kv_pools"].isna().iloc[1]
 
 
-def test_a_v4_file_reads_with_empty_pools(tmp_path):
+def _written_without(columns: tuple[str, ...]) -> str:
+    """A results file of two rows as an older format wrote it: the current text less `columns`."""
     import csv
     import io
-    import json
 
-    from harness.results.io import migrate, to_csv_text
+    from harness.results.io import to_csv_text
 
     current = to_csv_text([make_row(point_result("a")), make_row(point_result("b", record=None))])
     rows = list(csv.reader(io.StringIO(current)))
-    assert rows[0][-1] == "kv_pools" and rows[1][-1].startswith('[{"kind":"kv","name":"CPU"')
+    keep = [i for i, name in enumerate(rows[0]) if name not in columns]
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(row[:-1] for row in rows)  # what v4 wrote: no kv_pools column
-    v4 = out.getvalue()
+    csv.writer(out, lineterminator="\n").writerows([row[i] for i in keep] for row in rows)
+    return out.getvalue()
+
+
+def test_a_v4_file_reads_with_empty_pools(tmp_path):
+    import json
+
+    from harness.results.io import migrate
+
+    assert make_row(point_result("a"))["kv_pools"].startswith('[{"kind":"kv","name":"CPU"')
+    v4 = _written_without(("kv_pools", "dependency_versions"))
     path = tmp_path / "results.csv"
     path.write_text(v4)
     (tmp_path / "run.json").write_text(json.dumps({"results_format": 4}))
@@ -118,6 +127,24 @@ def test_a_v4_file_reads_with_empty_pools(tmp_path):
     assert list(frame.columns) == list(COLUMNS) and frame["kv_pools"].isna().all()
     assert frame.loc[0, "kv_tokens"] == 4_194_304
     migrated = migrate(v4, 4, "v4.csv")
-    assert migrated.splitlines()[0].endswith(",kv_pools") and migrated.splitlines()[1].endswith(",")
+    header, first = migrated.splitlines()[:2]
+    assert header.endswith(",kv_pools,dependency_versions") and first.endswith(",,")
     cut = v4 + "c,s"  # a row cut short stays short: the writer re-runs it
     assert migrate(cut, 4, "v4.csv").splitlines()[-1] == "c,s"
+
+
+def test_a_v5_file_reads_with_no_dependency_versions(tmp_path):
+    import json
+
+    from harness.results.io import migrate
+
+    assert make_row(point_result("a", build=EngineBuild("0.32.0", "2.13.0+cpu", "transformers=5.19.0 triton=3.9.0"))
+                    )["dependency_versions"] == "transformers=5.19.0 triton=3.9.0"
+    v5 = _written_without(("dependency_versions",))
+    path = tmp_path / "results.csv"
+    path.write_text(v5)
+    (tmp_path / "run.json").write_text(json.dumps({"results_format": 5}))
+    frame = read_results(path)
+    assert list(frame.columns) == list(COLUMNS) and frame["dependency_versions"].isna().all()
+    assert frame.loc[0, "kv_pools"].startswith('[{"kind":"kv"')
+    assert migrate(v5, 5, "v5.csv").splitlines()[0].endswith(",kv_pools,dependency_versions")

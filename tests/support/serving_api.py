@@ -33,7 +33,11 @@ class Pool:
     tokens: int  # the KV pool
     page: int  # tokens per block (vLLM) / page (SGLang)
     max_model_len: int  # vLLM's max_model_len, SGLang's context_len
-    step_s: float = 0.02  # seconds per output token
+    # seconds per output token. The tests count the requests generating at once, which the pool bounds only while a
+    # request outlasts the time the harness takes to send a wave: 16 tokens are 1.6 s, several times the spread of
+    # 32 requests sent at once on a 2-core host busy with other tests (at 0.02 s, 0.32 s, a busy host spread one
+    # wave over more than that and a GPU host test counted fewer at once than the pool runs).
+    step_s: float = 0.1
     refuse_above: int | None = None  # a scheduler limit below max_model_len
     die_at: int | None = None  # exit (code 1, an error line first) when the n-th generation request arrives
     preempt_at: int | None = None  # the n-th admitted request is preempted once (requeued, counted)
@@ -219,7 +223,7 @@ def serve_api(pool: Pool, port: int) -> None:
 def pool_from_environment(engine: str, tokens: int, page: int, max_model_len: int) -> Pool:
     """The pool an engine stand-in sized, with the faults the test asked for in STANDIN_* variables."""
     return Pool(engine, tokens, page, max_model_len,
-                step_s=float(os.environ.get("STANDIN_STEP_S", "0.02")),
+                step_s=float(os.environ.get("STANDIN_STEP_S", Pool.step_s)),
                 refuse_above=int(os.environ.get("STANDIN_REFUSE_ABOVE", "0")) or None,
                 die_at=int(os.environ.get("STANDIN_DIE_AT_REQUEST", "0")) or None,
                 preempt_at=int(os.environ.get("STANDIN_PREEMPT_AT", "0")) or None,

@@ -4,7 +4,7 @@ serves vLLM's API over it (tests/support/serving_api.py: admits, queues, preempt
 
 Settings (environment):
   STANDIN_POOL_TOKENS  the pool (default 2048)        STANDIN_BLOCK  tokens per block (128)
-  STANDIN_STEP_S       seconds per output token (0.02) STANDIN_CLAIM_FACTOR  the logged concurrency x this (1):
+  STANDIN_STEP_S       seconds per output token (0.1) STANDIN_CLAIM_FACTOR  the logged concurrency x this (1):
                                                       a claim the pool does not back
   STANDIN_REFUSE_ABOVE refuse requests longer than this although max_model_len admits them (a scheduler limit
                        below the logged one)

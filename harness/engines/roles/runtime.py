@@ -19,11 +19,14 @@ class VenvRuntime(Runtime):
     """The engine runs from a Python environment (a managed venv, or an interpreter the scenario names).
 
     `module` is what that interpreter must import for the engine; `probe_dists` the distributions whose
-    versions are recorded for each row's env.
+    versions the env's marker records at install; `key_dependencies` those besides the engine and torch whose
+    release can move what the engine sizes (kernels, model loading): each row records their versions, and
+    `compare --explain` names a change in them.
     """
 
     module: str
     probe_dists: tuple[str, ...] = ("torch",)
+    key_dependencies: tuple[str, ...] = ()
 
     def runtime_env(self, env_dir: Path, cpu: bool, cache_dir: Path | None, managed: bool) -> dict[str, str]:
         """What the engine process needs beyond PATH and VIRTUAL_ENV."""

