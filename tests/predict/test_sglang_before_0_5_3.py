@@ -150,15 +150,16 @@ def test_longer_context_allowed_by_default_in_0_4_4_to_0_5_0(llama8b):
         assert run(release, {"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"}).will_start
 
 
-def test_the_predicted_range_reaches_0_4_0_and_the_cpu_backend_0_4_7(llama8b):
+def test_the_predicted_range_reaches_0_4_0_and_the_cpu_engine_0_4_8(llama8b):
     assert predict("sglang", {}, llama8b, 81559, engine_version="0.4.0").modelled
     old = predict("sglang", {}, llama8b, 81559, engine_version="0.3.6")
     assert not old.modelled and "models sglang 0.4.0 up to 0.5.24 (excluded)" in old.reason
-    # the CPU backend (intel_amx) comes with 0.4.7 (0.4.7 server_args.py:329-331)
+    # the CPU engine (SGLANG_USE_CPU_ENGINE) comes with 0.4.8 (0.4.8 sglang/srt/utils.py:173)
     tiny = load_model_description("builtin:tiny-llama")
     cpu = {"device": "cpu", "max_total_tokens": 4096, "context_length": 512}
-    assert predict("sglang", cpu, tiny, 24105, device="cpu", engine_version="0.4.7").modelled
-    assert not predict("sglang", cpu, tiny, 24105, device="cpu", engine_version="0.4.6").modelled
+    p = predict("sglang", cpu, tiny, 24105, device="cpu", engine_version="0.4.8")
+    assert p.modelled and p.mem_fraction_static == 0.88 and p.chunked_prefill_size == 4096  # no CPU size
+    assert not predict("sglang", cpu, tiny, 24105, device="cpu", engine_version="0.4.7").modelled
 
 
 # ---- against public GPU logs of those releases -----------------------------------------------------------------

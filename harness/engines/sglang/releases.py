@@ -9,9 +9,10 @@ from harness.engines.releases import ReleaseRange
 # read from that release's wheel (dense text models; speculative decoding, DP attention, PD and VLM paths
 # are not modelled in any release). 0.5.3 brought the reserve formula 512 + activations + tp*pp/8 GiB +
 # graphs (0.5.3 sglang/srt/server_args.py:637-674); 0.4.0-0.5.2 took the fraction from tables
-# (DEFAULT_FRACTION below). The CPU backend (intel_amx) begins at 0.4.7 (0.4.7 server_args.py:329-331).
+# (DEFAULT_FRACTION below). The CPU engine begins at 0.4.8 (SGLANG_USE_CPU_ENGINE, 0.4.8 sglang/srt/utils.py:173;
+# 0.4.7 has the intel_amx backend, server_args.py:329-331, but no is_cpu() path).
 PREDICTED_RELEASES = ReleaseRange("0.4.0", "0.5.24")
-PREDICTED_RELEASES_CPU = ReleaseRange("0.4.7", "0.5.24")
+PREDICTED_RELEASES_CPU = ReleaseRange("0.4.8", "0.5.24")
 
 # Where the default mem_fraction_static comes from, per release (formulas.table_memory_settings):
 # - "reserve formula" from 0.5.3 (formulas.memory_settings);
