@@ -16,6 +16,8 @@ import pytest
 from harness.engines.predicting import predict
 from harness.engines.sglang import formulas as sg
 from harness.predict import load_model_description, model_from_config
+from harness.predict.host import HostMemory
+from harness.predict.model import GiB
 from parsers import parse_log, read_log
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "sglang-gpu-public"
@@ -160,6 +162,18 @@ def test_the_predicted_range_reaches_0_4_0_and_the_cpu_engine_0_4_8(llama8b):
     p = predict("sglang", cpu, tiny, 24105, device="cpu", engine_version="0.4.8")
     assert p.modelled and p.mem_fraction_static == 0.88 and p.chunked_prefill_size == 4096  # no CPU size
     assert not predict("sglang", cpu, tiny, 24105, device="cpu", engine_version="0.4.7").modelled
+
+
+def test_cpu_reads_no_size_and_the_whole_hosts_free_memory_before_0_5_2():
+    host = HostMemory(meminfo_total_bytes=64 * GiB, numa_nodes=2, node_total_kib=(32 * 1024 * 1024,) * 2,
+                      meminfo_available_bytes=40 * GiB)
+    # no CPU branch in get_device_memory_capacity up to 0.5.2 (0.5.2 sglang/srt/utils.py:1406-1419)
+    assert sg.cpu_memory_capacity_mib(host, "0.5.2") is None and sg.cpu_memory_capacity_mib(host, "0.5.3") == 32768
+    assert sg.memory_settings(24105, device="cpu", release="0.5.2").mem_fraction_static == 0.88
+    assert sg.memory_settings(24105, device="xpu", release="0.5.2").mem_fraction_static == 0.88
+    # psutil's available memory, per NUMA node from 0.5.2 (0.5.2 utils.py:437-441; 0.5.1 :413-415 the whole host)
+    assert sg.cpu_free_memory_mib(host, "0.5.1") == 40 * 1024 and sg.cpu_free_memory_mib(host, "0.5.2") == 20 * 1024
+    assert sg.cpu_device_memory(host, "0.5.1").free_mib == 40 * 1024
 
 
 # ---- against public GPU logs of those releases -----------------------------------------------------------------

@@ -408,8 +408,9 @@ def table_memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *
                           release: str) -> MemorySettings:
     """ServerArgs.__post_init__'s memory defaults before 0.5.3 (no graph or activation term in the fraction).
 
-    On the CPU these releases read no size (releases.CPU_HAS_A_SIZE): the no-size branch of each table."""
-    size = None if device == "cpu" else gpu_mem_mib
+    On the CPU and XPU these releases read no size (releases.CPU_HAS_A_SIZE; get_device_memory_capacity reads
+    CUDA, ROCm, HPU and NPU cards, 0.5.2 sglang/srt/utils.py:1406-1419): the no-size branch of each table."""
+    size = None if device in ("cpu", "xpu") else gpu_mem_mib
     cps = table_chunk(size, release) if chunked_prefill_size is None else int(chunked_prefill_size)
     max_bs = table_graph_max_bs(size, tp, release) if cuda_graph_max_bs_decode is None else int(
         cuda_graph_max_bs_decode)

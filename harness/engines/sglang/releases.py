@@ -44,7 +44,11 @@ CHUNK_16384_ABOVE_180_GB = ReleaseRange("0.4.7", "0.4.8")
 GRAPH_MAX_BS_SMALL_CARD_35_GIB = ReleaseRange("0.4.8")
 GRAPH_MAX_BS_LEFT_TO_RUNNER = ReleaseRange("0.4.6")
 GRAPH_MAX_BS_80_AT_TP4 = ReleaseRange("0.4.1")
-# SGLang reads no CPU size before 0.5.3 (get_device_memory_capacity has no CPU branch: 0.5.2
+# The pool itself is sized alike in every release from 0.4.0: rest = free memory after loading - `total` x (1 - f),
+# `total` the free memory read once torch.distributed is up, before loading (min over ranks):
+# model_runner.py init_torch_distributed -> init_memory_pool(min_per_gpu_memory) -> profile_max_num_token
+# (0.4.0 model_runner.py:148, :166, :466; 0.4.6 :177, :215, :707; 0.5.2 :240, :379, :1123).
+# SGLang reads no CPU size before 0.5.3 (get_device_memory_capacity has no CPU branch, nor an XPU one: 0.5.2
 # sglang/srt/utils.py:1406-1419): the fraction is the no-size one. Its free memory is psutil's available memory,
 # divided by the NUMA node count from 0.5.2 (0.5.2 utils.py:437-441; 0.5.1 utils.py:413-415 the whole host).
 CPU_HAS_A_SIZE = ReleaseRange("0.5.3")
