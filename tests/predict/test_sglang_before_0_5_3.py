@@ -70,9 +70,13 @@ def test_0_4_6_tp_table_and_13_gib_above_80_gib():
     # 0.4.6 server_args.py:224-238: by tp alone (pp not counted) up to 81,920 MiB, 1 - 13 GiB / card above
     assert _fraction("0.4.6", 81559, tp=4) == 0.85 and _fraction("0.4.6", 81559, tp=2, pp=4) == 0.87
     assert _fraction("0.4.6.post2", 143771) == (143771 - 13 * 1024) / 143771
-    # no card size: `None <= 81920` stops it (0.4.6 :225)
-    assert _fraction("0.4.6", None) is None
+    # no card size (an XPU: get_device_memory_capacity reads none, 0.4.6 utils.py:1173-1184): `None <= 81920`
+    # stops it (0.4.6 :225)
+    assert _fraction("0.4.6", None) is None and _fraction("0.4.6", 16 * 1024, device="xpu") is None
     assert sg.memory_settings(None, release="0.4.6", mem_fraction_static=0.8).mem_fraction_static == 0.8
+    p = predict("sglang", {"device": "xpu"}, load_model_description("builtin:tiny-llama"), 16 * 1024,
+                engine_version="0.4.6")
+    assert p.will_start is False and "TypeError: '<=' not supported" in p.reason
 
 
 def test_0_4_0_to_0_4_5_tp_table_alone():

@@ -66,7 +66,10 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
     f = settings.mem_fraction_static
     p.chunked_prefill_size = settings.chunked_prefill_size
     p.cuda_graph_max_bs = settings.decode_max_bs
-    if f is None:  # 0.4.6 compares a missing card size with 81,920 MiB (0.4.6 server_args.py:225)
+    if f is None and device == "cuda":  # SGLang reads the card; the harness was not told its size
+        p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
+        return p
+    if f is None:  # 0.4.6 reads no size off CUDA and compares None with 81,920 MiB (0.4.6 server_args.py:225)
         p.will_start = False
         p.reason = (f"sglang {release} stops without a device size when --mem-fraction-static is not given: "
                     "TypeError: '<=' not supported between instances of 'NoneType' and 'int'")
