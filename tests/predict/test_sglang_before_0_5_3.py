@@ -1,6 +1,6 @@
 """SGLang 0.4.0-0.5.2 (issue #29): the rules of the releases before the reserve formula, each case checked against
 the release's own code (release + file:line beside it), then against real logs of those releases: public GPU logs
-(tests/fixtures/logs/sglang-gpu-public, SOURCES.md names each one's source) and this project's CPU runs of 0.5.1
+(tests/fixtures/predict/sglang-gpu-public, SOURCES.md names each one's source) and this project's CPU runs of 0.5.1
 and 0.5.2 (results/sglang_history/releases-0.5.1-0.5.7). A log's pool is checked from the inputs it states (free
 memory before and after loading, the fraction): the logs print GB with two decimals, so the pool is known to
 within (2 - f) x 0.005 GiB of cells."""
@@ -20,7 +20,7 @@ from harness.predict.host import HostMemory
 from harness.predict.model import GiB
 from parsers import parse_log, read_log
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "sglang-gpu-public"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "predict" / "sglang-gpu-public"
 
 
 @pytest.fixture(scope="module")
