@@ -83,6 +83,9 @@ def test_0_4_0_to_0_4_5_tp_table_alone():
     # 0.4.5 server_args.py:233-243, 0.4.0 :158-168: 0.88 / 0.87 / 0.85 / 0.81 / 0.79 at tp 1 / 2 / 4 / 8 / 16
     assert [_fraction("0.4.5", 143771, tp=tp) for tp in (1, 2, 4, 8, 16)] == [0.88, 0.87, 0.85, 0.81, 0.79]
     assert _fraction("0.4.0", 24 * 1024, tp=2) == 0.87 and _fraction("0.4.3", 183359) == 0.88
+    # the table does not read the card: no size gives it too (0.4.5 :233-243; 0.88 in 0.4.7-0.5.2 at any tp)
+    assert _fraction("0.4.5", None, tp=4) == 0.85 and _fraction("0.4.7", None, tp=4) == _fraction("0.5.2", None, tp=4)
+    assert _fraction("0.5.2", None, tp=4) == 0.88
 
 
 @pytest.mark.parametrize("release, mib, chunk", [

@@ -418,9 +418,7 @@ def table_memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *
     reserved = None
     if given:
         fraction = float(mem_fraction_static)
-    elif size is None and default_fraction_rule(release) != THIRTEEN_GIB_ABOVE_80:
-        fraction = NO_SIZE_FRACTION_BEFORE_0_5_3
-    else:
+    else:  # without a size: 0.88 from the reserved_mem table and 0.4.7, the tp table alone up to 0.4.5
         fraction, reserved = table_fraction(size, tp, pp, release)
     return MemorySettings(chunked_prefill_size=cps, decode_backend=decode_backend, decode_max_bs=max_bs,
                           decode_bs=[], prefill_backend=BACKEND_DISABLED, prefill_max_bs=0, prefill_bs=[],
