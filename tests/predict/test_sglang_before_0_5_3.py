@@ -246,3 +246,12 @@ def test_public_gpu_log_of_0_4_0_has_the_extra_request_slot():
     record = parse_log(read_log(FIXTURES / "22-mistral7b-0.4.0-2468.log"), "sglang")
     assert sg.resolve_max_num_reqs(record.kv_tokens, record.context_len, release="0.4.0") == \
         record.max_running_requests == 2049
+
+
+def test_public_gpu_log_of_0_4_2_or_0_4_3_says_not_enough_memory_as_the_predictor_does():
+    # 14 (DeepSeek-R1, tp 4, ~0.4.2-0.4.3): a pool of no tokens is the bare "Not enough memory" (0.4.2
+    # model_runner.py:615-618), the predictor's G2 word for word
+    record = parse_log(read_log(FIXTURES / "14-tp4-notenough-tke-dsr1.log"), "sglang")
+    for release in ("0.4.2", "0.4.3"):
+        error = sg.size_pool(-0.1, 512, 4096, mem_fraction_static=0.9, release=release).error
+        assert record.error_message == "RuntimeError: " + error.removeprefix("G2: ")
