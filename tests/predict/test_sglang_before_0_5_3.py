@@ -178,7 +178,7 @@ def test_cpu_reads_no_size_and_the_whole_hosts_free_memory_before_0_5_2():
     assert sg.cpu_memory_capacity_mib(host, "0.5.2") is None and sg.cpu_memory_capacity_mib(host, "0.5.3") == 32768
     assert sg.memory_settings(24105, device="cpu", release="0.5.2").mem_fraction_static == 0.88
     assert sg.memory_settings(24105, device="xpu", release="0.5.2").mem_fraction_static == 0.88
-    # psutil's available memory, per NUMA node from 0.5.2 (0.5.2 utils.py:437-441; 0.5.1 :413-415 the whole host)
+    # psutil's available memory, per NUMA node from 0.5.2 (0.5.2 utils.py:435-439; 0.5.1 :413-415 the whole host)
     assert sg.cpu_free_memory_mib(host, "0.5.1") == 40 * 1024 and sg.cpu_free_memory_mib(host, "0.5.2") == 20 * 1024
     assert sg.cpu_device_memory(host, "0.5.1").free_mib == 40 * 1024
 

@@ -137,7 +137,7 @@ RELEASE_RULES = (
     ReleaseRule("CPU device size read", "SGLang reads a CPU size for its default fraction (before: none, 0.88)",
                 "0.5.2 sglang/srt/utils.py:1406-1419", (FRACTION,), CPU_HAS_A_SIZE, devices=("cpu",)),
     ReleaseRule("CPU free memory per NUMA node", "the CPU pool's free memory is psutil's available / NUMA nodes "
-                "(before: the whole host's)", "0.5.2 sglang/srt/utils.py:437-441; 0.5.1 utils.py:413-415",
+                "(before: the whole host's)", "0.5.2 sglang/srt/utils.py:435-439; 0.5.1 utils.py:413-415",
                 ("kv_tokens",), CPU_FREE_PER_NUMA_NODE, devices=("cpu",)),
     ReleaseRule("pool rounded to pages", "the pool is rounded down to whole pages", "0.4.4 model_runner.py:708-712",
                 ("kv_tokens",), POOL_PAGE_ROUNDING),

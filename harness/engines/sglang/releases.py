@@ -50,7 +50,7 @@ GRAPH_MAX_BS_80_AT_TP4 = ReleaseRange("0.4.1")
 # (0.4.0 model_runner.py:148, :166, :466; 0.4.6 :177, :215, :707; 0.5.2 :240, :379, :1123).
 # SGLang reads no CPU size before 0.5.3 (get_device_memory_capacity has no CPU branch, nor an XPU one: 0.5.2
 # sglang/srt/utils.py:1406-1419): the fraction is the no-size one. Its free memory is psutil's available memory,
-# divided by the NUMA node count from 0.5.2 (0.5.2 utils.py:437-441; 0.5.1 utils.py:413-415 the whole host).
+# divided by the NUMA node count from 0.5.2 (0.5.2 utils.py:435-439; 0.5.1 utils.py:413-415 the whole host).
 CPU_HAS_A_SIZE = ReleaseRange("0.5.3")
 CPU_FREE_PER_NUMA_NODE = ReleaseRange("0.5.2")
 # The pool is rounded down to whole pages from 0.4.4 (0.4.4 model_runner.py:708-712; 0.4.3 has no --page-size).
