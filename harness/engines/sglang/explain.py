@@ -8,14 +8,25 @@ import math
 
 from harness.engines.explaining import LOG, PREDICTOR, Factor, KvSplit, ReleaseRule, SideFacts, chain, changed_rules
 from harness.engines.sglang.releases import (
+    CHUNK_16384_ABOVE_180_GB,
+    CHUNK_BY_35_160_GIB,
     CPU_DECODE_MAX_BS_FROM_TORCH_COMPILE,
+    CPU_FREE_PER_NUMA_NODE,
+    CPU_HAS_A_SIZE,
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
     DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING,
     DECODE_RESERVE_FOLLOWS_GRAPH,
+    GRAPH_MAX_BS_80_AT_TP4,
+    GRAPH_MAX_BS_LEFT_TO_RUNNER,
+    GRAPH_MAX_BS_SMALL_CARD_35_GIB,
+    LONGER_CONTEXT_ALLOWED_BY_DEFAULT,
+    MRR_ESTIMATE_AFTER_CAP_UP_TO_0_4_1,
     MRR_ESTIMATE_FROM_CAPPED_POOL,
     MRR_GIVEN_CAPPED_AT_ESTIMATE,
     MRR_GIVEN_CAPPED_AT_HALF_POOL,
+    MRR_ZERO_CHECKED,
     NO_SIZE_FALLBACK_095,
+    POOL_PAGE_ROUNDING,
     PREFILL_BREAKABLE_ON_CUDA,
     PREFILL_CAP_CONTEXT_LENGTH,
     PREFILL_CAPS_TOTAL_TOKENS,
@@ -23,9 +34,11 @@ from harness.engines.sglang.releases import (
     PREFILL_OFF_ON_EVERY_NON_CUDA_DEVICE,
     PREFILL_PP_CAP_8192,
     PREFILL_RESERVE_BY_DEFAULT,
+    REQ_POOL_ONE_EXTRA_SLOT,
     TOO_SMALL_CHECKS_INPUT_LEN,
     WEIGHTS_LEAVE_NO_MEMORY_ERROR,
     XPU_RESERVE,
+    default_fraction_rule,
     modelled_release,
     prefill_off_with_pp,
     tier_below_35_gib,
@@ -101,6 +114,43 @@ RELEASE_RULES = (
                 ("error_kind",), WEIGHTS_LEAVE_NO_MEMORY_ERROR),
     ReleaseRule("pool too small checks the input length", "\"Memory pool size is too small\" also for "
                 "max_req_input_len <= 0", "0.5.13 tp_worker.py:309-311", ("error_kind",), TOO_SMALL_CHECKS_INPUT_LEN),
+    # 0.4.0-0.5.2 (releases.py holds each rule's reading)
+    ReleaseRule("default fraction", "where the default mem_fraction_static comes from: the reserve formula, or "
+                "before 0.5.3 a table by card size and tp", "0.5.3 sglang/srt/server_args.py:637-674; 0.5.2 "
+                "server_args.py:452-498; 0.4.7 :253-283; 0.4.6 :224-238; 0.4.5 :233-243", (FRACTION,),
+                value=default_fraction_rule),
+    ReleaseRule("chunk by 35/160 GiB", "the default chunked_prefill_size by 35 and 160 GiB (4096 without a size; "
+                "before: by 25,000 MiB)", "0.4.8 sglang/srt/server_args.py:318-327; 0.4.6 :241-245",
+                ("chunked_prefill_size_effective",), CHUNK_BY_35_160_GIB),
+    ReleaseRule("chunk 16384 above 180,000 MiB", "the default chunk is 16384 on cards above 180,000 MiB",
+                "0.4.7 sglang/srt/server_args.py:286-295", ("chunked_prefill_size_effective",),
+                CHUNK_16384_ABOVE_180_GB),
+    ReleaseRule("small-card graph max_bs under 35 GiB", "the small-card cuda_graph_max_bs (8|80) below 35 GiB "
+                "(before: 25,000 MiB)", "0.4.8 sglang/srt/server_args.py:331-337", ("cuda_graph_max_bs",),
+                GRAPH_MAX_BS_SMALL_CARD_35_GIB),
+    ReleaseRule("graph max_bs left to the graph runner", "cuda_graph_max_bs on larger cards is the graph runner's "
+                "(before: 160)", "0.4.6 sglang/srt/server_args.py:260-266; 0.4.5 :260-268", ("cuda_graph_max_bs",),
+                GRAPH_MAX_BS_LEFT_TO_RUNNER),
+    ReleaseRule("graph max_bs 80 at tp >= 4", "small cards capture up to 80 at tp >= 4 (before: 8 at any tp)",
+                "0.4.1 sglang/srt/server_args.py:190-196; 0.4.0 :178-182", ("cuda_graph_max_bs",),
+                GRAPH_MAX_BS_80_AT_TP4),
+    ReleaseRule("CPU device size read", "SGLang reads a CPU size for its default fraction (before: none, 0.88)",
+                "0.5.2 sglang/srt/utils.py:1406-1419", (FRACTION,), CPU_HAS_A_SIZE, devices=("cpu",)),
+    ReleaseRule("CPU free memory per NUMA node", "the CPU pool's free memory is psutil's available / NUMA nodes "
+                "(before: the whole host's)", "0.5.2 sglang/srt/utils.py:435-439; 0.5.1 utils.py:413-415",
+                ("kv_tokens",), CPU_FREE_PER_NUMA_NODE, devices=("cpu",)),
+    ReleaseRule("pool rounded to pages", "the pool is rounded down to whole pages", "0.4.4 model_runner.py:708-712",
+                ("kv_tokens",), POOL_PAGE_ROUNDING),
+    ReleaseRule("request pool one slot larger", "the request pool holds the estimate + 1 (max_running_requests "
+                "2049)", "0.4.6 model_runner.py:795; 0.4.7 :926", ("max_running_requests",), REQ_POOL_ONE_EXTRA_SLOT),
+    ReleaseRule("max_running_requests zero checked", "max_running_requests of zero is its own error",
+                "0.4.6 tp_worker.py:119", ("error_kind",), MRR_ZERO_CHECKED),
+    ReleaseRule("max_running_requests estimated after the cap (0.4.0-0.4.1)", "the estimate is made from the pool "
+                "after the --max-total-tokens cap", "0.4.1 model_runner.py:519-535; 0.4.2 :585-613",
+                ("max_running_requests",), MRR_ESTIMATE_AFTER_CAP_UP_TO_0_4_1),
+    ReleaseRule("longer context allowed by default", "a --context-length above the model's is allowed unless "
+                "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is false", "0.4.4 sglang/srt/configs/model_config.py:83-85; "
+                "0.5.1 :176", ("error_kind",), LONGER_CONTEXT_ALLOWED_BY_DEFAULT),
 )
 
 # The logs state free memory with two decimals ("avail mem=20.81 GB", GiB): each reading may be 0.005 GiB off.

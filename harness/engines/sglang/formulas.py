@@ -1,9 +1,11 @@
-"""SGLang 0.5.22-0.5.23 KV budget formulas (pure arithmetic), sourced from sglang/srt.
+"""SGLang 0.5.22-0.5.23 KV budget formulas (pure arithmetic), sourced from sglang/srt, with each older
+release's differences back to 0.4.0 (releases.py).
 
 SGLang *computes*: mem_fraction_static comes from a reserve formula over the card size
-(`handle_gpu_memory_settings`, sglang/srt/arg_groups/memory_hook.py:47), and the KV pool is
-what is left of fraction x free-memory-before-load after the weights
-(kv_cache_configurator.py:2671 `_profile_available_bytes`).
+(`handle_gpu_memory_settings`, sglang/srt/arg_groups/memory_hook.py:47; before 0.5.3 from tables,
+`table_memory_settings`), and the KV pool is what is left of fraction x free-memory-before-load after
+the weights (kv_cache_configurator.py:2671 `_profile_available_bytes`; the same in every release from
+0.4.0, model_runner.py `profile_max_num_token`: rest = available after load - free before load x (1 - f)).
 """
 
 from __future__ import annotations
@@ -12,14 +14,25 @@ import math
 from dataclasses import dataclass, field
 
 from harness.engines.sglang.releases import (
+    CHUNK_16384_ABOVE_180_GB,
+    CHUNK_BY_35_160_GIB,
     CPU_DECODE_MAX_BS_FROM_TORCH_COMPILE,
+    CPU_FREE_PER_NUMA_NODE,
+    CPU_HAS_A_SIZE,
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
     DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING,
     DECODE_RESERVE_FOLLOWS_GRAPH,
+    GRAPH_MAX_BS_80_AT_TP4,
+    GRAPH_MAX_BS_LEFT_TO_RUNNER,
+    GRAPH_MAX_BS_SMALL_CARD_35_GIB,
+    LARGE_CARD_RULES,
+    MRR_ESTIMATE_AFTER_CAP_UP_TO_0_4_1,
     MRR_ESTIMATE_FROM_CAPPED_POOL,
     MRR_GIVEN_CAPPED_AT_ESTIMATE,
     MRR_GIVEN_CAPPED_AT_HALF_POOL,
+    MRR_ZERO_CHECKED,
     NO_SIZE_FALLBACK_095,
+    POOL_PAGE_ROUNDING,
     POOL_SHORTER_THAN_CONTEXT_WARNS,
     PREFILL_BREAKABLE_ON_CUDA,
     PREFILL_CAP_CONTEXT_LENGTH,
@@ -28,9 +41,14 @@ from harness.engines.sglang.releases import (
     PREFILL_OFF_ON_EVERY_NON_CUDA_DEVICE,
     PREFILL_PP_CAP_8192,
     PREFILL_RESERVE_BY_DEFAULT,
+    REQ_POOL_ONE_EXTRA_SLOT,
+    RESERVE_FORMULA,
+    RESERVED_MEM_TABLE,
+    THIRTEEN_GIB_ABOVE_80,
     TOO_SMALL_CHECKS_INPUT_LEN,
     WEIGHTS_LEAVE_NO_MEMORY_ERROR,
     XPU_RESERVE,
+    default_fraction_rule,
     modelled_release,
     not_enough_memory_suffix,
     prefill_off_with_pp,
@@ -114,6 +132,8 @@ def prefill_graph_bs(max_bs: int) -> list[int]:
 
 def cpu_memory_capacity_mib(host: HostMemory, release: str | None = None) -> float | None:
     """get_cpu_memory_capacity for `release` (None: the newest modelled), MiB; None when SGLang has no size."""
+    if modelled_release(release) not in CPU_HAS_A_SIZE:
+        return None  # no CPU branch in get_device_memory_capacity (0.5.2 sglang/srt/utils.py:1406-1419)
     if host.omp_threads_bind:
         return None  # both releases return None (0.5.22 common.py:864, 0.5.23 common.py:913)
     if modelled_release(release) in CPU_MEMORY_FROM_MEMINFO_CAPPED:
@@ -136,10 +156,13 @@ def cpu_free_memory_mib(host: HostMemory, release: str | None = None) -> float |
     """get_available_gpu_memory(device="cpu") for `release`, MiB: the pool's base (free memory per NUMA node).
 
     0.5.22 sglang/srt/utils/common.py:495-499: psutil's available / nodes; 0.5.23 common.py:490-494 and
-    get_free_cpu_memory (:897): the same, capped by the container's memory.max - memory.current."""
+    get_free_cpu_memory (:897): the same, capped by the container's memory.max - memory.current; before
+    0.5.2 the whole host's (releases.CPU_FREE_PER_NUMA_NODE)."""
     if host.meminfo_available_bytes is None:
         return None
     free = host.meminfo_available_bytes
+    if modelled_release(release) not in CPU_FREE_PER_NUMA_NODE:
+        return free / (1 << 20)
     if (modelled_release(release) in CPU_MEMORY_FROM_MEMINFO_CAPPED and host.cgroup_max_bytes is not None
             and host.cgroup_current_bytes is not None):
         free = min(free, max(0, host.cgroup_max_bytes - host.cgroup_current_bytes))
@@ -147,7 +170,13 @@ def cpu_free_memory_mib(host: HostMemory, release: str | None = None) -> float |
 
 
 def cpu_device_memory(host: HostMemory, release: str | None = None) -> DeviceMemory | None:
-    """The CPU backend's "device": capacity (sets the default fraction) and free memory (sizes the pool)."""
+    """The CPU backend's "device": capacity (sets the default fraction) and free memory (sizes the pool).
+
+    Before 0.5.3 SGLang reads no CPU size (its fraction is the no-size one): the host's MemTotal stands in
+    for the device total, which those releases' formulas do not read."""
+    if modelled_release(release) not in CPU_HAS_A_SIZE:
+        return DeviceMemory(float(host.meminfo_total_bytes // (1 << 20)), cpu_free_memory_mib(host, release),
+                            "/proc/meminfo MemTotal (not read by SGLang before 0.5.3)")
     total = cpu_memory_capacity_mib(host, release)
     if total is None:
         return None
@@ -188,14 +217,14 @@ class MemorySettings:
 
     chunked_prefill_size: int
     decode_backend: str
-    decode_max_bs: int
+    decode_max_bs: int | None  # None: left to the graph runner's capture list (0.4.6-0.5.2 on larger cards)
     decode_bs: list[int]
     prefill_backend: str
     prefill_max_bs: int
     prefill_bs: list[int]
     graph_reserve_mib: float
-    reserved_mib: float | None  # None when the user gave mem_fraction_static
-    mem_fraction_static: float
+    reserved_mib: float | None  # None when the user gave mem_fraction_static, or a table gave the fraction
+    mem_fraction_static: float | None  # None: the release stops before choosing one (0.4.6 without a card size)
     mem_fraction_static_given: bool
 
 
@@ -250,6 +279,11 @@ def memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *, devi
     """handle_gpu_memory_settings (0.5.22 memory_hook.py:47-356) for a dense MHA text model, per release
     (`release`, None: the newest modelled; the rules are releases.py's)."""
     release = modelled_release(release)
+    if default_fraction_rule(release) != RESERVE_FORMULA:
+        return table_memory_settings(gpu_mem_mib, tp, pp, device=device, chunked_prefill_size=chunked_prefill_size,
+                                     mem_fraction_static=mem_fraction_static,
+                                     cuda_graph_max_bs_decode=cuda_graph_max_bs_decode,
+                                     decode_backend=decode_backend, release=release)
     t = tier(gpu_mem_mib, tp, release)
     cps = t.chunked_prefill_size if chunked_prefill_size is None else int(chunked_prefill_size)
     max_bs_default = cuda_graph_max_bs_decode is None
@@ -309,6 +343,89 @@ def memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *, devi
                           mem_fraction_static=fraction, mem_fraction_static_given=given)
 
 
+# The tp (tp x pp in 0.4.7) table of 0.4.0-0.4.7 (0.4.5 sglang/srt/server_args.py:233-243, 0.4.7 :255-265).
+FRACTION_BY_TP = ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87))
+NO_SIZE_FRACTION_BEFORE_0_5_3 = 0.88
+
+
+def _tp_table(parallel: int) -> float:
+    return next((f for least, f in FRACTION_BY_TP if parallel >= least), 0.88)
+
+
+def table_fraction(gpu_mem_mib: float | None, tp: int, pp: int, release: str) -> tuple[float | None, float | None]:
+    """(default mem_fraction_static, reserved MiB or None) of a release before 0.5.3 (releases.DEFAULT_FRACTION);
+    no fraction where the release stops without a card size (0.4.6)."""
+    rule = default_fraction_rule(release)
+    if rule == RESERVED_MEM_TABLE:  # 0.5.2 server_args.py:452-498
+        if gpu_mem_mib is None:
+            return NO_SIZE_FRACTION_BEFORE_0_5_3, None
+        parallel = tp * pp
+        if gpu_mem_mib < 35 * 1024:  # the < 20 GiB and < 35 GiB rows are the same
+            reserved = (2.8 + parallel / 10) * 1024
+        elif gpu_mem_mib < 90 * 1024:
+            reserved = (9.5 + parallel / 2) * 1024
+        elif gpu_mem_mib < 160 * 1024:  # the < 100 GiB and < 160 GiB rows are the same
+            reserved = (12 + parallel / 2) * 1024
+        else:
+            reserved = 32 * 1024
+        return round((gpu_mem_mib - reserved) / gpu_mem_mib, 3), reserved
+    if rule == LARGE_CARD_RULES:  # 0.4.7 server_args.py:253-283 (CUDA; speculative decoding not modelled)
+        f = _tp_table(tp * pp) if gpu_mem_mib is not None and gpu_mem_mib <= 81920 else 0.88
+        if gpu_mem_mib is not None and gpu_mem_mib > 180 * 1000:
+            f = 0.79
+        elif gpu_mem_mib is not None and gpu_mem_mib > 96 * 1024:
+            f = min(f + 48 * 1024 * (1 - f) / gpu_mem_mib, (gpu_mem_mib - 18 * 1024) / gpu_mem_mib)
+        return f, None
+    if rule == THIRTEEN_GIB_ABOVE_80:  # 0.4.6 server_args.py:224-238
+        if gpu_mem_mib is None:
+            return None, None  # `None <= 81920`: a TypeError at start-up (0.4.6 :225)
+        return (_tp_table(tp) if gpu_mem_mib <= 81920 else (gpu_mem_mib - 1024 * 13) / gpu_mem_mib), None
+    return _tp_table(tp), None  # 0.4.0-0.4.5: by tp alone (0.4.5 :233-243)
+
+
+def table_chunk(gpu_mem_mib: float | None, release: str) -> int:
+    """The default chunked_prefill_size before 0.5.3 (releases.CHUNK_*)."""
+    if release in CHUNK_BY_35_160_GIB:  # 0.5.2 server_args.py:509-518
+        if gpu_mem_mib is None:
+            return 4096
+        return 2048 if gpu_mem_mib < 35 * 1024 else 8192 if gpu_mem_mib < 160 * 1024 else 16384
+    if release in CHUNK_16384_ABOVE_180_GB and gpu_mem_mib is not None and gpu_mem_mib > 180_000:
+        return 16384  # 0.4.7 server_args.py:288-289
+    return 2048 if gpu_mem_mib is not None and gpu_mem_mib < 25_000 else 8192  # 0.4.6 :241-245
+
+
+def table_graph_max_bs(gpu_mem_mib: float | None, tp: int, release: str) -> int | None:
+    """The default cuda_graph_max_bs before 0.5.3 (None: left to the graph runner's capture list)."""
+    small = 35 * 1024 if release in GRAPH_MAX_BS_SMALL_CARD_35_GIB else 25_000
+    if gpu_mem_mib is not None and gpu_mem_mib < small:
+        return 8 if tp < 4 or release not in GRAPH_MAX_BS_80_AT_TP4 else 80
+    return None if release in GRAPH_MAX_BS_LEFT_TO_RUNNER else 160
+
+
+def table_memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *, device: str = "cuda",
+                          chunked_prefill_size: int | None = None, mem_fraction_static: float | None = None,
+                          cuda_graph_max_bs_decode: int | None = None, decode_backend: str = "full",
+                          release: str) -> MemorySettings:
+    """ServerArgs.__post_init__'s memory defaults before 0.5.3 (no graph or activation term in the fraction).
+
+    On the CPU and XPU these releases read no size (releases.CPU_HAS_A_SIZE; get_device_memory_capacity reads
+    CUDA, ROCm, HPU and NPU cards, 0.5.2 sglang/srt/utils.py:1406-1419): the no-size branch of each table."""
+    size = None if device in ("cpu", "xpu") else gpu_mem_mib
+    cps = table_chunk(size, release) if chunked_prefill_size is None else int(chunked_prefill_size)
+    max_bs = table_graph_max_bs(size, tp, release) if cuda_graph_max_bs_decode is None else int(
+        cuda_graph_max_bs_decode)
+    given = mem_fraction_static is not None
+    reserved = None
+    if given:
+        fraction = float(mem_fraction_static)
+    else:  # without a size: 0.88 from the reserved_mem table and 0.4.7, the tp table alone up to 0.4.5
+        fraction, reserved = table_fraction(size, tp, pp, release)
+    return MemorySettings(chunked_prefill_size=cps, decode_backend=decode_backend, decode_max_bs=max_bs,
+                          decode_bs=[], prefill_backend=BACKEND_DISABLED, prefill_max_bs=0, prefill_bs=[],
+                          graph_reserve_mib=0.0, reserved_mib=reserved, mem_fraction_static=fraction,
+                          mem_fraction_static_given=given)
+
+
 @dataclass
 class Pool:
     """kv_cache_configurator + pool_configurator + tp_worker: from the budget to tokens and limits."""
@@ -327,10 +444,12 @@ def resolve_max_num_reqs(tokens: int, context_len: int, max_running_requests: in
                          profiled_tokens: int | None = None) -> int:
     """kv_cache_configurator.py:2800 resolve_max_num_reqs (non-Mamba), per release (releases.MRR_*).
 
-    `profiled_tokens`: the pool before the --max-total-tokens cap and page rounding, which releases
-    before 0.5.10 estimate from (0.5.3 model_runner.py:1431-1441)."""
+    `profiled_tokens`: the pool before the --max-total-tokens cap and page rounding, which 0.4.2-0.5.9
+    estimate from (0.5.3 model_runner.py:1431-1441, 0.4.2 :585-613). Up to 0.4.6 the request pool has one
+    slot more than the estimate (releases.REQ_POOL_ONE_EXTRA_SLOT)."""
     release = modelled_release(release)
-    basis = tokens if release in MRR_ESTIMATE_FROM_CAPPED_POOL or profiled_tokens is None else profiled_tokens
+    after_cap = release in MRR_ESTIMATE_FROM_CAPPED_POOL or release in MRR_ESTIMATE_AFTER_CAP_UP_TO_0_4_1
+    basis = tokens if after_cap or profiled_tokens is None else profiled_tokens
     estimated = int(basis / context_len * 512)
     estimated = max(min(estimated, 4096), 2048)
     if max_running_requests is not None:
@@ -340,6 +459,8 @@ def resolve_max_num_reqs(tokens: int, context_len: int, max_running_requests: in
         if release in MRR_GIVEN_CAPPED_AT_ESTIMATE:
             return min(given, estimated)
         return given
+    if release in REQ_POOL_ONE_EXTRA_SLOT:
+        return min(estimated + 1, tokens // 2)  # 0.4.6 model_runner.py:795 size=max_num_reqs + 1
     return min(estimated, tokens // 2)
 
 
@@ -364,6 +485,8 @@ def size_pool(rest_gib: float, cell_size: int, context_len: int, page_size: int 
         return Pool(0, 0, 0, 0, 0, error=not_enough)
     budget = int(rest_gib * (1 << 30))
     profiled = budget // cell_size
+    if modelled_release(release) not in POOL_PAGE_ROUNDING:
+        page_size = 1  # 0.4.3 and older have no pages
     tokens = profiled // page_size * page_size
     if max_total_tokens is not None:
         if max_total_tokens > tokens:
@@ -377,7 +500,7 @@ def size_pool(rest_gib: float, cell_size: int, context_len: int, page_size: int 
     mrr = resolve_max_num_reqs(tokens, context_len, max_running_requests, release=release, profiled_tokens=profiled)
     max_req_len = min(context_len - 1, tokens - 1)  # tp_worker.py:545-553
     error = None
-    if mrr <= 0:
+    if mrr <= 0 and modelled_release(release) in MRR_ZERO_CHECKED:
         error = "G4: max_running_request is zero"
     elif max_req_len <= 0 or (max_req_len - 5 <= 0 and modelled_release(release) in TOO_SMALL_CHECKS_INPUT_LEN):
         error = "G3: Memory pool size is too small"

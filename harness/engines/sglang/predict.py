@@ -8,8 +8,12 @@ from harness.engines.settings import Settings
 from harness.engines.sglang import formulas as sg
 from harness.engines.sglang.prediction import SglangPrediction
 from harness.engines.sglang.releases import (
+    CPU_HAS_A_SIZE,
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
+    LONGER_CONTEXT_ALLOWED_BY_DEFAULT,
     PREFILL_RESERVE_BY_DEFAULT,
+    RESERVE_FORMULA,
+    default_fraction_rule,
     modelled_release,
 )
 from harness.predict import Calibration, Estimate
@@ -62,7 +66,16 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
     f = settings.mem_fraction_static
     p.chunked_prefill_size = settings.chunked_prefill_size
     p.cuda_graph_max_bs = settings.decode_max_bs
-    if p.gpu_total_mib is not None or settings.mem_fraction_static_given or device == "cuda":
+    if f is None and device == "cuda":  # SGLang reads the card; the harness was not told its size
+        p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
+        return p
+    if f is None:  # 0.4.6 reads no size off CUDA and compares None with 81,920 MiB (0.4.6 server_args.py:225)
+        p.will_start = False
+        p.reason = (f"sglang {release} stops without a device size when --mem-fraction-static is not given: "
+                    "TypeError: '<=' not supported between instances of 'NoneType' and 'int'")
+        return p
+    if (p.gpu_total_mib is not None or settings.mem_fraction_static_given or device == "cuda"
+            or (device == "cpu" and release not in CPU_HAS_A_SIZE)):
         p.mem_fraction_static = f
         p.reserved_mib = settings.reserved_mib if p.gpu_total_mib is not None else None
     elif modelled_release(p.engine_version) in CPU_MEMORY_FROM_MEMINFO_CAPPED:
@@ -80,16 +93,28 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
     ctx_arg = s.get("context_length")
     context_len = ctx_arg or derived_context_len
     p.context_len = context_len
-    if ctx_arg and ctx_arg > derived_context_len and env.get("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN") not in (
-            "1", "true", "True"):
+    allow_longer = env.get("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN")
+    if release in LONGER_CONTEXT_ALLOWED_BY_DEFAULT:  # unset counts as true in 0.4.4-0.5.0
+        allowed = allow_longer is None or allow_longer.lower() in ("1", "true")
+    else:
+        allowed = allow_longer in ("1", "true", "True")
+    if ctx_arg and ctx_arg > derived_context_len and allowed:
+        p.notes.append(f"context_length ({ctx_arg}) is greater than the derived context_length ({derived_context_len}):"
+                       " SGLang warns and uses it")
+    elif ctx_arg and ctx_arg > derived_context_len:
         # sglang/srt/configs/model_config.py:1205
         p.will_start = False
         p.reason = (f"context_length ({ctx_arg}) is greater than the derived context_length "
                     f"({derived_context_len}); set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 to allow it")
         return p
-    p.notes.append(f"graph reserve {settings.graph_reserve_mib:.0f} MiB: decode {decode_backend} "
-                   f"({len(settings.decode_bs)} sizes, max_bs {settings.decode_max_bs}), prefill {prefill_backend} "
-                   f"({len(settings.prefill_bs)} buckets, max_bs {settings.prefill_max_bs})")
+    rule = default_fraction_rule(release)
+    if rule != RESERVE_FORMULA:
+        if not settings.mem_fraction_static_given:
+            p.notes.append(f"sglang {release}'s default fraction comes from its {rule} (no graph or activation term)")
+    else:
+        p.notes.append(f"graph reserve {settings.graph_reserve_mib:.0f} MiB: decode {decode_backend} "
+                       f"({len(settings.decode_bs)} sizes, max_bs {settings.decode_max_bs}), prefill {prefill_backend} "
+                       f"({len(settings.prefill_bs)} buckets, max_bs {settings.prefill_max_bs})")
 
     if p.gpu_total_mib is None:
         if max_total is not None and device == "cpu":

@@ -5,12 +5,69 @@ from __future__ import annotations
 from harness.engines.releases import ReleaseRange
 
 # The formulas (harness/engines/sglang/formulas.py) are read from 0.5.22's code and 0.5.23's
-# differences are modelled; every older release from 0.5.3 (the first with the reserve formula
-# 512 + activations + tp*pp/8 GiB + graphs, 0.5.3 sglang/srt/server_args.py:637-674) is modelled by
-# the BudgetRules below, each rule read from that release's wheel (dense text models; speculative
-# decoding, DP attention, PD and VLM paths are not modelled in any release). 0.4.x-0.5.2 derived the
-# fraction from other tables (0.4.9 server_args.py:280-321), so `predict` says so for them.
-PREDICTED_RELEASES = ReleaseRange("0.5.3", "0.5.24")
+# differences are modelled; every older release from 0.4.0 is modelled by the BudgetRules below, each rule
+# read from that release's wheel (dense text models; speculative decoding, DP attention, PD and VLM paths
+# are not modelled in any release). 0.5.3 brought the reserve formula 512 + activations + tp*pp/8 GiB +
+# graphs (0.5.3 sglang/srt/server_args.py:637-674); 0.4.0-0.5.2 took the fraction from tables
+# (DEFAULT_FRACTION below). The CPU engine begins at 0.4.8 (SGLANG_USE_CPU_ENGINE, 0.4.8 sglang/srt/utils.py:173;
+# 0.4.7 has the intel_amx backend, server_args.py:329-331, but no is_cpu() path).
+PREDICTED_RELEASES = ReleaseRange("0.4.0", "0.5.24")
+PREDICTED_RELEASES_CPU = ReleaseRange("0.4.8", "0.5.24")
+
+# Where the default mem_fraction_static comes from, per release (formulas.table_memory_settings):
+# - "reserve formula" from 0.5.3 (formulas.memory_settings);
+# - "reserved_mem table" 0.4.8-0.5.2: round(1 - reserved_mem / card, 3), reserved_mem (2.8 + tp*pp/10) GiB under
+#   35 GiB, (9.5 + tp*pp/2) under 90, (12 + tp*pp/2) under 160, 32 GiB above; 0.88 without a card size
+#   (0.5.2 sglang/srt/server_args.py:452-498, 0.4.8 :274-316);
+# - "tp x pp table, large-card rules" 0.4.7: 0.88/0.87/0.85/0.81/0.79 by tp*pp for cards <= 81,920 MiB (0.88
+#   above or without a size), then 0.79 above 180,000 MiB on CUDA, min(f + 48 GiB x (1 - f) / card,
+#   1 - 18 GiB / card) above 96 GiB, unrounded (0.4.7 server_args.py:253-283);
+# - "tp table, 13 GiB above 80 GiB" 0.4.6: the table by tp for cards <= 81,920 MiB, 1 - 13 GiB / card above,
+#   unrounded; no card size is a TypeError (`None <= 81920`, 0.4.6 server_args.py:224-238);
+# - "tp table" 0.4.0-0.4.5: the table by tp alone (0.4.5 server_args.py:233-243, 0.4.0 :158-168).
+RESERVE_FORMULA, RESERVED_MEM_TABLE = "reserve formula", "reserved_mem table"
+LARGE_CARD_RULES, THIRTEEN_GIB_ABOVE_80, TP_TABLE = ("tp x pp table, large-card rules", "tp table, 13 GiB above 80 GiB",
+                                                     "tp table")
+DEFAULT_FRACTION = ((ReleaseRange("0.5.3"), RESERVE_FORMULA), (ReleaseRange("0.4.8", "0.5.3"), RESERVED_MEM_TABLE),
+                    (ReleaseRange("0.4.7", "0.4.8"), LARGE_CARD_RULES),
+                    (ReleaseRange("0.4.6", "0.4.7"), THIRTEEN_GIB_ABOVE_80), (ReleaseRange(None, "0.4.6"), TP_TABLE))
+# The default chunked_prefill_size before 0.5.3: 2048 under 35 GiB, 8192 under 160 GiB, 16384 above, 4096 without
+# a size in 0.4.8-0.5.2 (0.5.2 server_args.py:509-518, 0.4.8 :318-327); 0.4.7: 16384 above 180,000 MiB, 2048 under
+# 25,000 MiB, else 8192 (16384 with PD disaggregation, not modelled; 0.4.7 :286-295); 0.4.0-0.4.6: 2048 under
+# 25,000 MiB, else 8192 (0.4.6 :241-245, 0.4.0 :171-175).
+CHUNK_BY_35_160_GIB = ReleaseRange("0.4.8")
+CHUNK_16384_ABOVE_180_GB = ReleaseRange("0.4.7", "0.4.8")
+# The default cuda_graph_max_bs before 0.5.3: 8 at tp < 4 and 80 at tp >= 4 on small cards (under 35 GiB from
+# 0.4.8, 0.4.8 server_args.py:331-337; under 25,000 MiB before); on larger cards 160 up to 0.4.5 (0.4.5 :260-268),
+# left to the graph runner's capture list from 0.4.6 (0.4.6 :260-266, no else); 0.4.0 takes 8 at any tp
+# (0.4.0 :178-182). It does not move the pool before 0.5.3 (no graph term in the fraction).
+GRAPH_MAX_BS_SMALL_CARD_35_GIB = ReleaseRange("0.4.8")
+GRAPH_MAX_BS_LEFT_TO_RUNNER = ReleaseRange("0.4.6")
+GRAPH_MAX_BS_80_AT_TP4 = ReleaseRange("0.4.1")
+# The pool itself is sized alike in every release from 0.4.0: rest = free memory after loading - `total` x (1 - f),
+# `total` the free memory read once torch.distributed is up, before loading (min over ranks):
+# model_runner.py init_torch_distributed -> init_memory_pool(min_per_gpu_memory) -> profile_max_num_token
+# (0.4.0 model_runner.py:148, :166, :466; 0.4.6 :177, :215, :707; 0.5.2 :240, :379, :1123).
+# SGLang reads no CPU size before 0.5.3 (get_device_memory_capacity has no CPU branch, nor an XPU one: 0.5.2
+# sglang/srt/utils.py:1406-1419): the fraction is the no-size one. Its free memory is psutil's available memory,
+# divided by the NUMA node count from 0.5.2 (0.5.2 utils.py:435-439; 0.5.1 utils.py:413-415 the whole host).
+CPU_HAS_A_SIZE = ReleaseRange("0.5.3")
+CPU_FREE_PER_NUMA_NODE = ReleaseRange("0.5.2")
+# The pool is rounded down to whole pages from 0.4.4 (0.4.4 model_runner.py:708-712; 0.4.3 has no --page-size).
+POOL_PAGE_ROUNDING = ReleaseRange("0.4.4")
+# The request pool holds max_num_reqs + 1 slots up to 0.4.6 (0.4.6 model_runner.py:795, 0.4.0 :517), so the
+# default max_running_requests is min(tokens // 2, estimate + 1): the 2049 of those releases' logs; max_num_reqs
+# from 0.4.7 (0.4.7 :926).
+REQ_POOL_ONE_EXTRA_SLOT = ReleaseRange(None, "0.4.7")
+# max_running_requests of zero is its own assertion from 0.4.6 (0.4.6 tp_worker.py:119; 0.4.5 has none).
+MRR_ZERO_CHECKED = ReleaseRange("0.4.6")
+# 0.4.0-0.4.1 estimate max_num_reqs after the --max-total-tokens cap (0.4.1 model_runner.py:519-535); 0.4.2-0.5.9
+# before it (0.4.2 :585-613), 0.5.10 after it again (MRR_ESTIMATE_FROM_CAPPED_POOL).
+MRR_ESTIMATE_AFTER_CAP_UP_TO_0_4_1 = ReleaseRange(None, "0.4.2")
+# A --context-length longer than the model's is allowed unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is false in
+# 0.4.4-0.5.0 (get_bool_env_var(..., default="True"), 0.4.4 sglang/srt/configs/model_config.py:83-85, 0.5.0rc2
+# :169-171); refused unless it is set up to 0.4.3 (0.4.3 :73) and from 0.5.1 (0.5.1 :176).
+LONGER_CONTEXT_ALLOWED_BY_DEFAULT = ReleaseRange("0.4.4", "0.5.1")
 
 # The default decode graph max_bs is capped at --max-running-requests from 0.5.22 (0.5.22
 # sglang/srt/arg_groups/memory_hook.py:83, :182-188); older releases reserve for the tier's max_bs.
@@ -55,7 +112,7 @@ PREFILL_CAP_CONTEXT_LENGTH = ReleaseRange("0.5.13", "0.5.17")
 CPU_DECODE_MAX_BS_FROM_TORCH_COMPILE = ReleaseRange("0.5.10")
 # max_running_requests: given, it is used as is up to 0.5.9 (0.5.3 model_runner.py:1431-1441), capped at
 # the estimate (2048-4096) in 0.5.10-0.5.13 (0.5.10 model_runner_kv_cache_mixin.py:840-851), at tokens // 2
-# from 0.5.14 (0.5.14 :981-994). Up to 0.5.9 the estimate is made from the profiled tokens before the
+# from 0.5.14 (0.5.14 :981-994). In 0.4.2-0.5.9 the estimate is made from the profiled tokens before the
 # --max-total-tokens cap and page rounding.
 MRR_GIVEN_CAPPED_AT_HALF_POOL = ReleaseRange("0.5.14")
 MRR_GIVEN_CAPPED_AT_ESTIMATE = ReleaseRange("0.5.10", "0.5.14")
@@ -66,8 +123,10 @@ MRR_ESTIMATE_FROM_CAPPED_POOL = ReleaseRange("0.5.10")
 # "Current value: mem_fraction_static=F"). "Memory pool size is too small" also fires for
 # max_req_input_len <= 0 up to 0.5.13 (0.5.13 tp_worker.py:309-311).
 WEIGHTS_LEAVE_NO_MEMORY_ERROR = ReleaseRange("0.5.14")
-NOT_ENOUGH_MEMORY_SUFFIX = ((ReleaseRange(None, "0.5.10"), " Current value: self.server_args.mem_fraction_static={f}"),
-                            (ReleaseRange("0.5.10", "0.5.12"), " Current value: mem_fraction_static={f}"))
+# 0.5.2 and older say no more (0.5.2 model_runner.py:1317-1319, 0.4.0 :501-503).
+NOT_ENOUGH_MEMORY_SUFFIX = (
+    (ReleaseRange("0.5.3", "0.5.10"), " Current value: self.server_args.mem_fraction_static={f}"),
+    (ReleaseRange("0.5.10", "0.5.12"), " Current value: mem_fraction_static={f}"))
 TOO_SMALL_CHECKS_INPUT_LEN = ReleaseRange(None, "0.5.14")
 
 # The newest release the formulas model: a point that names no release is predicted as this one.
@@ -103,3 +162,9 @@ def not_enough_memory_suffix(version: str | None, fraction: float) -> str:
 def prefill_off_with_pp(version: str | None) -> bool:
     release = modelled_release(version)
     return any(release in releases for releases in PREFILL_OFF_WITH_PP)
+
+
+def default_fraction_rule(version: str | None) -> str:
+    """Which of releases.DEFAULT_FRACTION's rules gives this release's default mem_fraction_static."""
+    release = modelled_release(version)
+    return next(rule for releases, rule in DEFAULT_FRACTION if release in releases)
