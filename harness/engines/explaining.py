@@ -16,6 +16,9 @@ from parsers.record import StartupRecord
 
 LOG = "log"  # the term is what the row or its log states
 PREDICTOR = "predictor"  # the term is the predictor's (an exact rule or a labelled estimate)
+# A term no line states, solved from figures the log does state by the release's own formula (the rest of the
+# pool's arithmetic from the log, the engine's exact pool size or error): "log (pinned by #tokens)".
+PINNED = "log (pinned by {})"
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,9 @@ class SideFacts:
     row: Mapping[str, Any]
     record: StartupRecord | None = None
     prediction: Prediction | None = None
+    # the same side's prediction with other inputs (keyword arguments of harness.engines.predicting.predict:
+    # gpu_free_mib, free_at_load, calibration); None where the side cannot be predicted again
+    repredict: Callable[..., Prediction | None] | None = None
 
     @property
     def device(self) -> str:
@@ -90,7 +96,7 @@ class Term:
     before: Any
     after: Any
     delta_tokens: int
-    source: str  # LOG | PREDICTOR
+    source: str  # LOG | PREDICTOR | a PINNED label (per side where the sides differ: "before: ...; after: ...")
     rule: str | None = None  # the release rule(s) behind a changed value, with their source
     unit: str = ""
 
@@ -115,13 +121,16 @@ class Factor:
 class KvSplit:
     """An engine's split of one point's KV change: the terms (they add up to its model's change), its model's
     tokens on each side, one block/page in tokens, and what the logs' rounding can hide (tokens, over both sides).
-    `modelled` False: the engine cannot split this pair (`reason` says why); the whole change is then residual."""
+    `uncertainty_tokens`: how far the logs' rounding can move tokens between the terms where a term is pinned from
+    the log (the residual of a pinned pair is no test of the terms beyond it). `modelled` False: the engine cannot
+    split this pair (`reason` says why); the whole change is then residual."""
 
     terms: list[Term] = field(default_factory=list)
     model_before: int | None = None
     model_after: int | None = None
     grain_tokens: int = 1
     log_rounding_tokens: int = 0
+    uncertainty_tokens: int = 0
     modelled: bool = True
     reason: str = ""
     notes: list[str] = field(default_factory=list)

@@ -23,6 +23,7 @@ from harness.analysis.explain import (
 from harness.analysis.release_history import release_steps, rows_of
 from harness.cli import main
 from harness.engines.predicting import predict
+from harness.engines.sglang.explain import AFTER_LOAD, PINNED_BY_TOKENS
 from harness.engines.vllm import formulas as vf
 from harness.predict import load_model_description
 from harness.predict.model import GiB
@@ -222,7 +223,7 @@ def test_vllm_history_the_null_block_at_0_29_0_is_named_and_reproduced():
         assert "0.29.0 vllm/v1/core/kv_cache_utils.py:975" in figure.rules[0]
 
 
-def test_sglang_history_each_release_step_named_and_the_host_left_unexplained():
+def test_sglang_history_each_release_step_named_and_the_hosts_flips_pinned_by_their_logs():
     steps = _by_release(REPO / "results/sglang_history/releases-0.5.8-0.5.23/results.csv")
     changed = {k[1:]: e for k, e in steps.items() if e.points}
     assert sorted(changed) == [("0.5.13", "0.5.14"), ("0.5.14", "0.5.15"), ("0.5.19", "0.5.20"),
@@ -241,14 +242,20 @@ def test_sglang_history_each_release_step_named_and_the_host_left_unexplained():
     assert step.status == EXPLAINED and any(r.startswith("weights leave no memory: own error") for r in step.rules)
     assert (step.predicted_before, step.predicted_after) == ("engine_error/not_enough_memory",
                                                              "engine_error/weights_leave_no_memory")
-    # 0.5.19 -> 0.5.20 -> 0.5.21 at 0.001: the host, not the releases; no rule is claimed, the predictor says it
-    # fails on every one of them, and the readings are shown
-    for key in (("0.5.19", "0.5.20"), ("0.5.20", "0.5.21")):
+    # 0.5.19 -> 0.5.20 -> 0.5.21 at 0.001: the host, not the releases; no rule is claimed. Each side's own log pins
+    # what SGLang took after loading, before the pool (0.5.19/0.5.21: their errors' minimum fractions 0.003 and
+    # 0.0027 of 20.96/20.92 GiB; 0.5.20: its 43,124 tokens), and the predictor given those gives each outcome
+    for key, outcomes in ((("0.5.19", "0.5.20"), ("engine_error/weights_leave_no_memory", "ok")),
+                          (("0.5.20", "0.5.21"), ("ok", "engine_error/weights_leave_no_memory"))):
         step = fraction[key]
-        assert step.column == "error_kind" and step.status == UNEXPLAINED and step.rules == []
-        assert step.predicted_before == step.predicted_after == "engine_error/weights_leave_no_memory"
-        assert "the host moved: avail_mem_before_load_gib" in " ".join(step.notes)
-    assert sum(e.unexplained for e in changed.values()) == 2
+        assert step.column == "error_kind" and step.status == EXPLAINED and step.rules == []
+        assert (step.before, step.after) == (step.predicted_before, step.predicted_after) == outcomes
+        given = next(n for n in step.notes if n.startswith("the predictor given each side's own log"))
+        assert "log (pinned by #tokens)" in given and "log (pinned by the error's minimum fraction)" in given
+    assert "0.5.19: free 20.96 GiB" in " ".join(fraction["0.5.19", "0.5.20"].notes)
+    assert "taken after loading, before the pool 0.0629 GiB" in " ".join(fraction["0.5.19", "0.5.20"].notes)
+    assert "taken after loading, before the pool 0.0001 GiB" in " ".join(fraction["0.5.20", "0.5.21"].notes)
+    assert sum(e.unexplained for e in changed.values()) == 0
     assert all(e.counts()[WITHIN_LOG_ROUNDING] == 0 for e in changed.values())
 
 
@@ -270,19 +277,28 @@ def test_sglang_history_before_0_5_8_the_host_explains_the_fractions_and_the_env
                for k, e in steps.items() if k[1:] == ("0.5.5", "0.5.6") for p in e.points for n in p.notes)
 
 
-def test_cpu_budget_sglang_0_5_23_every_kv_change_within_what_the_logs_state():
+def test_cpu_budget_sglang_0_5_23_every_kv_change_pinned_and_within_what_the_logs_state():
     steps = _by_release(REPO / "results/cpu_budget/baseline-vllm0.32.0-sglang0.5.22-0.5.23/results.csv")
     explanation = steps["sglang", "0.5.22", "0.5.23"]
     kvs = [p.kv for p in explanation.points if p.kv is not None]
     assert len(kvs) == 5 and explanation.unexplained == 0
     for kv in kvs:
         assert sum(t.delta_tokens for t in kv.terms) + kv.residual_tokens == kv.kv_delta_tokens
-        assert kv.status in (EXPLAINED, WITHIN_LOG_ROUNDING) and kv.modelled
-        assert abs(kv.residual_tokens) <= kv.log_rounding_tokens
-    moved = {p.point_id: {t.name: t for t in p.kv.terms} for p in explanation.points}
-    # the 0.05 point: SGLang read 20.81 GiB free before loading on 0.5.22, 20.82 on 0.5.23 (their logs)
-    free = moved["719534dad5c748cb"]["free memory before loading"]
+        # each side's #tokens pins the memory taken after loading: nothing is left, but the free memory's two
+        # decimals leave f x 0.005 GiB a side between the terms (over a page of 1 token): not "explained"
+        assert kv.status == WITHIN_LOG_ROUNDING and kv.modelled and abs(kv.residual_tokens) <= kv.grain_tokens
+        assert kv.uncertainty_tokens > kv.grain_tokens
+        assert next(t for t in kv.terms if t.name == AFTER_LOAD).source == PINNED_BY_TOKENS
+    moved = {p.point_id: p.kv for p in explanation.points}
+    # the 0.05 point: SGLang read 20.81 GiB free before loading on 0.5.22, 20.82 on 0.5.23 (their logs); it took
+    # 0.0662 GiB after loading on 0.5.22, 0.0596 on 0.5.23 (their #tokens 2,043,218 and 2,058,238)
+    terms = {t.name: t for t in moved["719534dad5c748cb"].terms}
+    free = terms["free memory before loading"]
     assert (free.before, free.after, free.source, free.delta_tokens) == (20.81, 20.82, "log", 1049)
+    after = terms[AFTER_LOAD]
+    assert (round(after.before, 4), round(after.after, 4), after.delta_tokens) == (0.0662, 0.0596, 13971)
+    # 2 x 0.05 x 0.005 GiB of 512-byte cells
+    assert moved["719534dad5c748cb"].uncertainty_tokens == 1049
 
 
 def test_cpu_tiny_nothing_changed_so_nothing_to_explain():
@@ -331,8 +347,9 @@ def test_compare_explain_json_gives_terms_and_residual_per_changed_point(capsys)
     for p in points:
         assert sum(t["delta_tokens"] for t in p["terms"]) + p["residual_tokens"] == p["kv_delta_tokens"]
         assert all(set(t) >= {"name", "before", "after", "delta_tokens", "source", "rule"} for t in p["terms"])
-        assert all(t["source"] in ("log", "predictor") for t in p["terms"])
-        assert any(n.startswith("between the load's end and the pool SGLang takes memory") for n in p["notes"])
+        assert all(t["source"] in ("log", "predictor", PINNED_BY_TOKENS) for t in p["terms"])
+        assert p["uncertainty_tokens"] > p["grain_tokens"] >= abs(p["residual_tokens"])
+        assert any(n.startswith(f"{AFTER_LOAD}: no line states it") for n in p["notes"])
     assert step["explain"]["counts"] == {EXPLAINED: 0, WITHIN_LOG_ROUNDING: 5, RULE_NAMED: 0, UNEXPLAINED: 0}
 
 
