@@ -5,6 +5,7 @@ as residual; every committed history data set explained (the README's hand expla
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -388,3 +389,136 @@ def test_a_gpu_pair_is_split_from_its_logs(tmp_path):
     assert {t.name for t in point.kv.terms if t.delta_tokens} <= {"CUDA graph estimate",
                                                                   "rounding to blocks and requests"}
     assert point.kv.status == EXPLAINED
+
+
+# --- SGLang's memory taken after loading, before the pool: pinned from each side's own log -----------------------
+
+TINY_LOG = REPO / "results/cpu_budget/baseline-vllm0.32.0-sglang0.5.22-0.5.23/logs/719534dad5c748cb-0.5.22-0.log"
+TINY_CELL = 512  # builtin:tiny-llama's bytes per token in float16
+
+
+def _sglang_cpu_side(tmp_path: Path, release: str, tokens: int | None, free: float = 20.81, loaded: float = 20.81,
+                     kv: float | None = None, pool_end: float | None = None, exact_free: bool = True,
+                     error: str | None = None) -> dict:
+    """An SGLang-CPU row at fraction 0.05 and its log in 0.5.22's wording (the committed 0.05 point's, its figures
+    replaced): `tokens` None is a start that failed with `error` (the error's line)."""
+    lines = TINY_LOG.read_text().splitlines()
+    begin = next(i for i, line in enumerate(lines) if "Load weight begin" in line)
+    head = lines[:begin]
+    body = [f"[2026-12-01 12:39:58] Load weight begin. avail mem={free:.2f} GB",
+            ("[2026-12-01 12:39:58] Load weight end. elapsed=0.03 s, type=LlamaForCausalLM, "
+             f"avail mem={loaded:.2f} GB, mem usage=0.00 GB.")]
+    if tokens is not None:
+        half = (kv if kv is not None else tokens * TINY_CELL / GiB) / 2
+        end = pool_end if pool_end is not None else loaded - 2 * half - 0.01
+        body += [(f"[2026-12-01 12:40:00] KV Cache is allocated. dtype: torch.float16, #tokens: {tokens}, "
+                 f"K size: {half:.2f} GB, V size: {half:.2f} GB"),
+                 f"[2026-12-01 12:40:00] Memory pool end. avail mem={end:.2f} GB",
+                 (f"[2026-12-01 12:40:00] max_total_num_tokens={tokens}, chunked_prefill_size=2048, "
+                 "max_prefill_tokens=16384, max_running_requests=4096, context_len=512, available_cpu_mem=19.72 GB")]
+    else:
+        body.append(error)
+    (tmp_path / "logs").mkdir(exist_ok=True)
+    log = f"logs/p0-{release}-{tokens}.log"
+    (tmp_path / log).write_text("\n".join(head + body) + "\n")
+    values = {"kv_tokens": tokens, "block_size": 1, "mem_fraction_static_effective": 0.05, "log_path": log,
+              "engine_free_mib": free * 1024 if exact_free else None}
+    if tokens is None:
+        values.update(status="engine_error", error_kind=error.split(":")[0], kv_tokens=None)
+    return _row("sglang", release, {"mem_fraction_static": 0.05, "chunked_prefill_size": 2048},
+                model="builtin:tiny-llama", device_name="cpu (x86_64)", device_total_mib=24105, **values)
+
+
+def _explain_in(tmp_path: Path, before: dict, after: dict):
+    base, new = pd.DataFrame([before]), pd.DataFrame([after])
+    explanation = explain_comparison(compare_results(base, new), RunSource(base, tmp_path), RunSource(new, tmp_path))
+    assert len(explanation.points) == 1
+    return explanation.points[0]
+
+
+def _tokens_after_taking(taken_gib: float, free: float = 20.81, loaded: float = 20.81) -> int:
+    """SGLang's pool at fraction 0.05 when `taken_gib` went after loading (0.5.22 _profile_available_bytes)."""
+    return int((free * 0.05 - (free - loaded) - taken_gib) * GiB) // TINY_CELL
+
+
+def test_memory_taken_after_loading_is_its_own_term_pinned_by_each_sides_tokens(tmp_path):
+    # the same release and readings; 0.060 GiB went after loading on one side, 0.052 on the other: the harness's
+    # exact free memory leaves nothing uncertain, so the pinned term explains the change to a token
+    before = _sglang_cpu_side(tmp_path, "0.5.22", _tokens_after_taking(0.060))
+    after = _sglang_cpu_side(tmp_path, "0.5.23", _tokens_after_taking(0.052))
+    point = _explain_in(tmp_path, before, after)
+    _adds_up(point)
+    assert point.kv.status == EXPLAINED and point.kv.uncertainty_tokens == 0
+    assert abs(point.kv.residual_tokens) <= 1
+    moved = _moved(point)
+    assert set(moved) <= {AFTER_LOAD, "rounding to cells and pages"}
+    term = next(t for t in point.kv.terms if t.name == AFTER_LOAD)
+    assert term.source == PINNED_BY_TOKENS and abs(term.before - 0.060) < 1e-6 and abs(term.after - 0.052) < 1e-6
+    assert abs(moved[AFTER_LOAD] - round(0.008 * GiB / TINY_CELL)) <= 1
+
+
+def test_a_free_memory_logged_with_two_decimals_leaves_the_pinned_split_within_the_logs_rounding(tmp_path):
+    before = _sglang_cpu_side(tmp_path, "0.5.22", _tokens_after_taking(0.060), exact_free=False)
+    after = _sglang_cpu_side(tmp_path, "0.5.23", _tokens_after_taking(0.052), exact_free=False)
+    point = _explain_in(tmp_path, before, after)
+    _adds_up(point)
+    # 0.05 x 0.005 GiB a side may sit in the pinned term that belongs to the free memory
+    assert point.kv.uncertainty_tokens == math.ceil(2 * 0.05 * 0.005 * GiB / TINY_CELL)
+    assert point.kv.status == WITHIN_LOG_ROUNDING and abs(point.kv.residual_tokens) <= 1
+    assert any("up to 1,049 tokens may sit in" in n for n in point.kv.notes)
+
+
+@pytest.mark.parametrize("wrong", ["pool beyond the fraction", "K + V size", "memory pool end"])
+def test_pool_tokens_the_logs_contradict_pin_nothing_and_stay_unexplained(tmp_path, wrong):
+    # 0.15 GiB went after loading on the new side: unpinned, the predictor's 0.05 GiB leaves 0.1 GiB as residual
+    before = _sglang_cpu_side(tmp_path, "0.5.22", _tokens_after_taking(0.060))
+    tokens = _tokens_after_taking(0.15)
+    if wrong == "pool beyond the fraction":
+        # a release that sized by another formula: 0.1 GiB more pool than free x 0.05 less what loading took allows
+        after = _sglang_cpu_side(tmp_path, "0.5.23", _tokens_after_taking(-0.1))
+    elif wrong == "K + V size":
+        after = _sglang_cpu_side(tmp_path, "0.5.23", tokens, kv=tokens * TINY_CELL / GiB * 2)  # twice the cell
+    else:
+        after = _sglang_cpu_side(tmp_path, "0.5.23", tokens, pool_end=20.5)  # fell by 0.31 GiB for a 0.9 GiB pool
+    point = _explain_in(tmp_path, before, after)
+    _adds_up(point)
+    assert point.kv.status == UNEXPLAINED and abs(point.kv.residual_tokens) > point.kv.log_rounding_tokens
+    term = next(t for t in point.kv.terms if t.name == AFTER_LOAD)
+    assert term.source == f"before: {PINNED_BY_TOKENS}; after: predictor"
+    assert any(n.startswith("0.5.23: not pinned by #tokens") for n in point.kv.notes)
+
+
+def test_a_status_flip_is_explained_from_each_sides_pinned_memory(tmp_path):
+    # the failed side's error pins 0.0603 x 20.81 GiB (1 - available/pre: its available memory at the profile is
+    # 0.9397 of what it read before loading), the started side's #tokens 0.052 GiB
+    error = ("ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.05. "
+             "Raise --mem-fraction-static above 0.061 (minimum viable = 1 - available/pre = 0.0603). If using "
+             "speculative decoding, draft weights are now counted.")
+    failed = _sglang_cpu_side(tmp_path, "0.5.22", None, error=error)
+    failed["error_kind"] = "weights_leave_no_memory"
+    started = _sglang_cpu_side(tmp_path, "0.5.23", _tokens_after_taking(0.052))
+    point = _explain_in(tmp_path, failed, started)
+    outcome = next(f for f in point.figures if f.column == "error_kind")
+    assert outcome.status == EXPLAINED
+    assert (outcome.predicted_before, outcome.predicted_after) == ("engine_error/weights_leave_no_memory", "ok")
+    given = next(n for n in outcome.notes if n.startswith("the predictor given each side's own log"))
+    assert "taken after loading, before the pool 1.2548 GiB [log (pinned by the error's minimum fraction)]" in given
+    # an error whose minimum fraction is below the fraction is no pool <= 0 by the release's formula: not pinned
+    failed_wrong = _sglang_cpu_side(tmp_path, "0.5.22", None, error=error.replace("0.0603", "0.0301"))
+    failed_wrong["error_kind"] = "weights_leave_no_memory"
+    outcome = next(f for f in _explain_in(tmp_path, failed_wrong, started).figures if f.column == "error_kind")
+    assert outcome.status == UNEXPLAINED and outcome.predicted_before == "ok"
+    assert "not pinned by its error" in " ".join(outcome.notes)
+
+
+def test_a_failure_without_figures_bounds_the_term_and_the_predictors_estimate_stands(tmp_path):
+    # "Not enough memory" states no figure: the pool would have been <= 0, so at least free x 0.05 went after
+    # loading; the predictor keeps its estimate (0.05 GiB), which starts: the flip stays unexplained, bound shown
+    failed = _sglang_cpu_side(tmp_path, "0.5.22", None,
+                              error="RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
+    failed["error_kind"] = "not_enough_memory"
+    started = _sglang_cpu_side(tmp_path, "0.5.23", _tokens_after_taking(0.052))
+    outcome = next(f for f in _explain_in(tmp_path, failed, started).figures if f.column == "error_kind")
+    assert outcome.status == UNEXPLAINED and (outcome.predicted_before, outcome.predicted_after) == ("ok", "ok")
+    given = next(n for n in outcome.notes if n.startswith("the predictor given each side's own log"))
+    assert "0.0500 GiB [predictor] (its failure (the pool would be <= 0) bounds it: >= 1.0405 GiB)" in given
