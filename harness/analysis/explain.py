@@ -351,17 +351,21 @@ def _explain_figure(formulas, column: str, was: Any, now: Any, before: SideFacts
     predicted = [formulas.predicted_figure(s.prediction, column)
                  if formulas is not None and s.prediction is not None and s.prediction.modelled else None
                  for s in (before, after)]
+    from_logs = False
     if column == "error_kind" and formulas is not None:
         # the outcome from each side's own log where it states the memory the predictor otherwise estimates
         given = [formulas.logged_outcome(s) for s in (before, after)]
         if None not in given and None not in (g[0] for g in given):
-            predicted = [g[0] for g in given]
+            predicted, from_logs = [g[0] for g in given], True
             figure.notes.append("the predictor given each side's own log: " + "; ".join(g[1] for g in given))
     if None not in predicted:
         figure.predicted_before, figure.predicted_after = predicted
         figure.checked = True
         figure.reproduced = _same(predicted[0], was) and _same(predicted[1], now)
-        if figure.reproduced and not rules:
+        if figure.reproduced and not rules and from_logs:
+            figure.notes.append("no release rule changed for it: the predictor gives both from what each side's log "
+                                "states of its memory")
+        elif figure.reproduced and not rules:
             moved = [f"{c} {_num(before.number(c))} -> {_num(after.number(c))}" for c in INPUT_COLUMNS
                      if before.number(c) != after.number(c)]
             figure.notes.append("no release rule changed for it: the predictor gives both from the sides' inputs"
