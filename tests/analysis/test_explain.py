@@ -522,3 +522,32 @@ def test_a_failure_without_figures_bounds_the_term_and_the_predictors_estimate_s
     assert outcome.status == UNEXPLAINED and (outcome.predicted_before, outcome.predicted_after) == ("ok", "ok")
     given = next(n for n in outcome.notes if n.startswith("the predictor given each side's own log"))
     assert "0.0500 GiB [predictor] (its failure (the pool would be <= 0) bounds it: >= 1.0405 GiB)" in given
+
+
+HISTORY_FILES = ("results/vllm_history/releases-0.22.0-0.32.0/results.csv",
+                 "results/sglang_history/releases-0.5.1-0.5.7/results.csv",
+                 "results/sglang_history/releases-0.5.8-0.5.23/results.csv",
+                 "results/cpu_budget/baseline-vllm0.32.0-sglang0.5.22-0.5.23/results.csv",
+                 "results/cpu_tiny/sglang-releases-0.5.22-0.5.23/results.csv")
+
+
+def test_every_committed_history_file_explained_where_the_predictor_models_both_releases():
+    # (file, step, point, figure) of each change left unexplained on a pair whose releases the predictor models
+    left = []
+    for path in HISTORY_FILES:
+        for (_, before, after), explanation in _by_release(REPO / path).items():
+            for p in explanation.points:
+                if any("the predictor models" in n for n in p.notes):
+                    continue  # a release the predictor has no numbers for: nothing to check there
+                left += [(path.split("/")[1], f"{before}->{after}", p.point_id[:6], f.column, f.before, f.after)
+                         for f in p.figures if f.status == UNEXPLAINED]
+                if p.kv is not None and p.kv.status == UNEXPLAINED:
+                    left.append((path.split("/")[1], f"{before}->{after}", p.point_id[:6], "kv_tokens"))
+    # only the envs' crashes, which no budget rule is about: torch 2.8.0's missing uint64 copy kernel (0.5.3, 0.5.5)
+    # and a pyarrow import error in 0.5.5's env
+    assert left == [
+        ("sglang_history", "0.5.3->0.5.5", "bb41d1", "error_kind", "engine_error/max_model_len_exceeds_derived",
+         "engine_error/other"),
+        ("sglang_history", "0.5.5->0.5.6", "05a0ff", "error_kind", "engine_error/other", "ok"),
+        ("sglang_history", "0.5.5->0.5.6", "bb41d1", "error_kind", "engine_error/other",
+         "engine_error/max_model_len_exceeds_derived")]
