@@ -257,7 +257,13 @@ def _gib_term(side: SideFacts, logged: str, predicted: float | None,
 
 
 def _other_gib(side: SideFacts) -> tuple[float, str]:
-    """Non-torch memory: the predictor's O. The logs' non-KV figure is not one quantity across the lines that state
-    it (weights + non-torch in "Actual usage is ... for consumed memory", the profile's whole non-KV memory in
-    "Total non KV cache memory"), so a change in O is left to the residual rather than read from the wrong one."""
+    """Non-torch memory: the line that states it alone ("N GiB for non-torch memory" in the --kv-cache-memory
+    suggestion from 0.20.0 to 0.31.0, "non_torch_memory takes N GiB" / "non-torch forward increase memory: N GiB"
+    in older profiling lines), else the predictor's O. The logs' non-KV figures are not this one quantity (weights +
+    non-torch in "Actual usage is ... for consumed memory", the profile's whole non-KV memory in "Total non KV cache
+    memory"), so where only those are stated the change in O is left to the residual rather than read from the
+    wrong one."""
+    logged = side.logged("non_torch_gib")
+    if logged is not None:
+        return logged, LOG
     return _estimated_gib(side, "O"), PREDICTOR
