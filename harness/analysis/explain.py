@@ -27,7 +27,7 @@ import pandas as pd
 
 from harness.analysis.compare import Comparison, PointComparison, settings_columns
 from harness.engines import get_engine
-from harness.engines.explaining import KvSplit, SideFacts, Term
+from harness.engines.explaining import KvSplit, SideFacts, Term, pool_split
 from harness.engines.predicting import predict
 from harness.errors import InputError
 from harness.formatting import number as _num
@@ -317,6 +317,12 @@ def _explain_point(point: PointComparison, before: SideFacts, after: SideFacts) 
         except (TypeError, ValueError, ZeroDivisionError, KeyError) as exc:
             # a pair whose facts the split cannot take: say so, and leave the whole change as residual
             split = KvSplit(modelled=False, reason=f"the split failed on these rows: {exc!r}")
+        if not split.modelled:
+            # the engine's formulas do not split it: the pools both logs state may (what went where)
+            by_pools = pool_split(before, after)
+            if by_pools is not None:
+                by_pools.notes.insert(0, f"not split by the engine's formulas: {split.reason}")
+                split = by_pools
         out.kv = _explain_kv(split, int(kv.new - kv.base))
     # the effective settings as each side's row states them, failed startups included (compare leaves those out)
     figures = []

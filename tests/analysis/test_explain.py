@@ -584,3 +584,69 @@ def test_a_gpu_pair_whose_logs_state_non_torch_memory_has_it_as_a_log_term(tmp_p
     assert {t.name for t in point.kv.terms if t.delta_tokens} <= {"non-torch memory",
                                                                   "rounding to blocks and requests"}
     assert point.kv.status == EXPLAINED
+
+
+# --- the pools both logs state (results format v5's kv_pools) ------------------------------------------------------
+
+
+def _pooled_side(release: str, kv_tokens: int, pools: list[dict], engine: str = "sglang") -> dict:
+    """A row of a model the predictor has no card for (no engine split): its pools as the results CSV keeps them."""
+    return _row(engine, release, {}, model="example/unsized-model", kv_tokens=kv_tokens, block_size=1,
+                kv_pools=json.dumps(pools))
+
+
+def _terms(point) -> dict:
+    return {t.name: t for t in point.kv.terms}
+
+
+@pytest.mark.parametrize(("kind", "name", "was", "now"), [
+    ("swa", "SWA KV Cache", 2.0, 2.5),  # a sliding-window model's SWA layers took 0.5 GiB more
+    ("draft", "Draft KV Cache", None, 1.0),  # a speculative draft model's pool appeared
+    ("state", "Mamba Cache", 2.0, 1.0),  # a hybrid model's recurrent state gave 1 GiB back
+])
+def test_a_pool_beside_the_target_is_a_term_of_its_own(kind, name, was, now):
+    cell = 131072  # 128 KiB a token in the target pool
+    total = 10.0
+
+    def side(release, other_gib):
+        target_gib = total - (other_gib or 0.0)
+        tokens = int(target_gib * GiB // cell)
+        pools = [{"kind": "full" if kind == "swa" else "kv", "name": "Full KV Cache" if kind == "swa" else "KV Cache",
+                  "tokens": tokens, "gib": target_gib}]
+        if other_gib is not None:
+            pools.append({"kind": kind, "name": name, "gib": other_gib, **({"slots": 48} if kind == "state" else {})})
+        return _pooled_side(release, tokens, pools)
+
+    point = _explain(side("0.5.22", was), side("0.5.23", now))
+    _adds_up(point)
+    assert "not split by the engine's formulas" in point.kv.notes[0]
+    terms = _terms(point)
+    assert {t.name for t in point.kv.terms if t.delta_tokens} == {f"{name} ({kind} pool)"}
+    term = terms[f"{name} ({kind} pool)"]
+    assert (term.before, term.after, term.source) == (was or 0.0, now, "log")
+    assert term.delta_tokens == -round((now - (was or 0.0)) * GiB / cell)
+    assert abs(point.kv.residual_tokens) <= 1 and point.kv.status == WITHIN_LOG_ROUNDING
+    assert point.kv.uncertainty_tokens > 0
+
+
+def test_kv_cache_groups_that_changed_are_a_term_and_the_shared_memory_the_rest():
+    # vLLM: a hybrid model's groups (block sizes 16 and 64) become one; the pool grew by 1 GiB (8,192 tokens)
+    def side(release, tokens, gib, sizes):
+        pools = [{"kind": "kv", "name": "GPU", "tokens": tokens, "gib": gib},
+                 *({"kind": "group", "name": f"group {i}", "block_size": s} for i, s in enumerate(sizes))]
+        return _pooled_side(release, tokens, pools, engine="vllm")
+
+    point = _explain(side("0.31.0", 40_960, 5.0, (16, 64)), side("0.32.0", 49_152, 6.0, (16,)))
+    _adds_up(point)
+    terms = _terms(point)
+    assert terms["memory of all pools"].delta_tokens == 8192 and terms["memory of all pools"].source == "log"
+    groups = terms["KV cache groups (block sizes)"]
+    assert (groups.before, groups.after, groups.delta_tokens) == ("16,64", "16", 0)
+    assert point.kv.residual_tokens == 0
+
+
+def test_pools_on_one_side_only_leave_the_change_unsplit():
+    before = _pooled_side("0.5.22", 1000, [{"kind": "kv", "name": "KV Cache", "tokens": 1000, "gib": 0.12}])
+    after = _row("sglang", "0.5.23", {}, model="example/unsized-model", kv_tokens=2000, block_size=1)
+    point = _explain(before, after)
+    assert not point.kv.modelled and point.kv.residual_tokens == 1000 and point.kv.status == UNEXPLAINED
