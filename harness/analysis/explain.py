@@ -462,7 +462,8 @@ def render_explain_markdown(explanation: Explanation) -> str:
         if p.kv is not None:
             kv = p.kv
             out.append(f"kv_tokens {kv.kv_delta_tokens:+,}: *{kv.status}*" + (f" (not split: {kv.reason})"
-                                                                               if not kv.modelled else ""))
+                                                                               if not kv.modelled else "")
+                       + (f" (the terms known to {kv.uncertainty_tokens:,} tokens)" if kv.uncertainty_tokens else ""))
             out += ["", "| term | before | after | tokens | source | rule |", "|---|---|---|---:|---|---|"]
             for t in kv.terms:
                 out.append(f"| {t.name} | {_term_value(t.before, t.unit)} | {_term_value(t.after, t.unit)} | "
