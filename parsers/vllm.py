@@ -178,6 +178,7 @@ class VllmStartupRecord(StartupRecord):
     non_kv_gib: float | None = None  # consumed by weights + non-torch (+ non-KV usages on CPU)
     peak_activation_gib: float | None = None
     non_torch_gib: float | None = None  # non-torch memory, where a line states it alone (not within non_kv_gib)
+    consumed_gib: float | None = None  # "consumed memory (weights + non-torch)", the suggestion's from 0.27.0
     cuda_graph_estimate_gib: float | None = None
     cuda_graph_profile_gib: float | None = None  # Model Runner V2's profiling capture, before the KV line
     gpu_memory_utilization_equivalent: float | None = None  # without CUDA-graph profiling
@@ -284,6 +285,8 @@ class VllmLogParser(LogParser):
                     (r"Desired GPU memory utilization is \(({NUM}),", "gpu_memory_utilization"),
                     (r"Desired GPU memory utilization is \({NUM}, ({NUM})" + GIB, "requested_memory_gib"),
                     (r"Actual usage is ({NUM})" + GIB + r" for consumed memory", "non_kv_gib"),
+                    (r"Actual usage is ({NUM})" + GIB + r" for consumed memory \(weights \+ non-torch\)",
+                     "consumed_gib"),
                     (r"Actual usage is ({NUM})" + GIB + r" for weight", "weights_gib"),
                     (r"({NUM})" + GIB + r" for peak activation", "peak_activation_gib"),
                     (r"({NUM})" + GIB + r" for non-torch memory", "non_torch_gib"),

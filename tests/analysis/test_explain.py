@@ -553,10 +553,15 @@ def test_every_committed_history_file_explained_where_the_predictor_models_both_
          "engine_error/max_model_len_exceeds_derived")]
 
 
-def test_a_gpu_pair_whose_logs_state_non_torch_memory_has_it_as_a_log_term(tmp_path):
-    # the --kv-cache-memory suggestion in 0.20.0-0.26.0's wording states non-torch memory alone; the new side's log
-    # states 0.25 GiB more of it and 2,048 tokens (0.25 GiB of 128 KiB tokens) fewer
-    def suggestion(non_torch: str) -> str:
+@pytest.mark.parametrize("wording", ["0.20.0-0.26.0", "0.27.0-0.32.0"])
+def test_a_gpu_pair_whose_logs_state_non_torch_memory_has_it_as_a_log_term(tmp_path, wording):
+    # the --kv-cache-memory suggestion states non-torch memory alone up to 0.26.0, with the weights ("consumed
+    # memory (weights + non-torch)") from 0.27.0; the new side's log states 0.25 GiB more of it and 2,048 tokens
+    # (0.25 GiB of 128 KiB tokens) fewer
+    def suggestion(non_torch: float) -> str:
+        if wording == "0.27.0-0.32.0":
+            return gpu_lines.v22(23.2, 23.52, 0.92, 21.64, round(14.99 + non_torch, 2), 0.58, 0.41, 5740542361,
+                                 5.35, 7302196633, 6.8, 5.73)
         return (f"Free memory on device (23.2/23.52 GiB) on startup. Desired GPU memory utilization is (0.92, 21.64 "
                 f"GiB). Actual usage is 14.99 GiB for weight, 0.58 GiB for peak activation, {non_torch} GiB for "
                 "non-torch memory, and 0.41 GiB for CUDAGraph memory. Replace gpu_memory_utilization config with "
@@ -567,7 +572,7 @@ def test_a_gpu_pair_whose_logs_state_non_torch_memory_has_it_as_a_log_term(tmp_p
     (tmp_path / "logs").mkdir()
     old = "\n".join(gpu_lines.MRV2_LOG) + "\n"
     rows = []
-    for release, non_torch, tokens in (("0.31.0", "0.3", 46_928), ("0.32.0", "0.55", 44_880)):
+    for release, non_torch, tokens in (("0.31.0", 0.3, 46_928), ("0.32.0", 0.55, 44_880)):
         text = old.replace(gpu_lines.SUGGESTION, suggestion(non_torch)).replace(
             gpu_lines.V19 % ("GPU", "46,928", "8,192", 5.73), gpu_lines.V19 % ("GPU", f"{tokens:,}", "8,192", 5.73))
         (tmp_path / "logs" / f"p0-{release}.log").write_text(text)
@@ -578,9 +583,9 @@ def test_a_gpu_pair_whose_logs_state_non_torch_memory_has_it_as_a_log_term(tmp_p
     point = explain_comparison(compare_results(base, new_rows), RunSource(base, tmp_path),
                                RunSource(new_rows, tmp_path)).points[0]
     _adds_up(point)
-    terms = {t.name: t for t in point.kv.terms}
-    assert (terms["non-torch memory"].before, terms["non-torch memory"].after) == (0.3, 0.55)
-    assert terms["non-torch memory"].source == "log" and terms["non-torch memory"].delta_tokens == -2048
+    term = {t.name: t for t in point.kv.terms}["non-torch memory"]
+    assert (term.before, term.after, term.delta_tokens) == (0.3, 0.55, -2048)
+    assert term.source == ("log" if wording == "0.20.0-0.26.0" else "log (consumed less weights)")
     assert {t.name for t in point.kv.terms if t.delta_tokens} <= {"non-torch memory",
                                                                   "rounding to blocks and requests"}
     assert point.kv.status == EXPLAINED
