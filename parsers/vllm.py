@@ -177,6 +177,8 @@ class VllmStartupRecord(StartupRecord):
     requested_memory_gib: float | None = None
     non_kv_gib: float | None = None  # consumed by weights + non-torch (+ non-KV usages on CPU)
     peak_activation_gib: float | None = None
+    non_torch_gib: float | None = None  # non-torch memory, where a line states it alone (not within non_kv_gib)
+    consumed_gib: float | None = None  # "consumed memory (weights + non-torch)", the suggestion's from 0.27.0
     cuda_graph_estimate_gib: float | None = None
     cuda_graph_profile_gib: float | None = None  # Model Runner V2's profiling capture, before the KV line
     gpu_memory_utilization_equivalent: float | None = None  # without CUDA-graph profiling
@@ -244,6 +246,7 @@ class VllmLogParser(LogParser):
         # message whose lines each carry the prefix (vllm 0.8.5 vllm/worker/worker.py)
         rule(r"Memory profiling takes {NUM} seconds",
              store_pairs((r"Total non KV cache memory: ({NUM})" + GIB, "non_kv_gib"),
+                    (r"non-torch forward increase memory: ({NUM})" + GIB, "non_torch_gib"),
                     (r"weights memory: ({NUM})" + GIB, "weights_gib")), primary_only=True),
         rule(r"total_gpu_memory \(({NUM})" + GIB + r"\) x gpu_memory_utilization",
              store_pairs((r"total_gpu_memory \(({NUM})", "total_memory_gib"),
@@ -251,6 +254,7 @@ class VllmLogParser(LogParser):
                     (r"\) = ({NUM})" + GIB, "requested_memory_gib")), primary_only=True),
         rule(r"model weights take ({NUM})" + GIB + r";",
              store_pairs((r"model weights take ({NUM})", "weights_gib"),
+                    (r"non_torch_memory takes ({NUM})", "non_torch_gib"),
                     (r"reserved for KV Cache is ({NUM})", "kv_gib")), primary_only=True),
         rule(r"Overriding num_gpu_blocks=-?[\d,]+ with num_gpu_blocks_override=(?P<num_gpu_blocks_override>[\d,]+)",
              copy_field("num_blocks", "num_gpu_blocks_override")),
@@ -281,8 +285,11 @@ class VllmLogParser(LogParser):
                     (r"Desired GPU memory utilization is \(({NUM}),", "gpu_memory_utilization"),
                     (r"Desired GPU memory utilization is \({NUM}, ({NUM})" + GIB, "requested_memory_gib"),
                     (r"Actual usage is ({NUM})" + GIB + r" for consumed memory", "non_kv_gib"),
+                    (r"Actual usage is ({NUM})" + GIB + r" for consumed memory \(weights \+ non-torch\)",
+                     "consumed_gib"),
                     (r"Actual usage is ({NUM})" + GIB + r" for weight", "weights_gib"),
                     (r"({NUM})" + GIB + r" for peak activation", "peak_activation_gib"),
+                    (r"({NUM})" + GIB + r" for non-torch memory", "non_torch_gib"),
                     (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fit into requested memory",
                      "suggested_kv_cache_memory_bytes"),
                     (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fully utilize gpu memory",

@@ -5,9 +5,11 @@ that is never hidden; every other changed figure is named by the release rules t
 The split itself is the engine's (`BudgetFormulas.split_kv`, harness/engines/<engine>/explain.py); this module
 gathers each side's facts (row, re-read log, prediction), adds the residual and judges:
 
-- explained: |residual| is at most one block/page (KV), or a changed rule is named and the predictor gives both
-  figures (other figures);
-- within the logs' rounding: a KV residual no larger than what the logs' rounded figures can hide;
+- explained: |residual| is at most one block/page and so is what the logs' rounding can move between the terms
+  (KV), or a changed rule is named and the predictor gives both figures (other figures; an outcome from each
+  side's own logged memory where its engine pins it);
+- within the logs' rounding: a KV residual no larger than what the logs' rounded figures can hide, or within a
+  page but with terms the logs' rounding leaves uncertain by more (the figure is shown);
 - rule named: a changed rule is named, but the predictor does not give that figure to check it;
 - unexplained: anything else - the residual is shown, and no rule is claimed.
 """
@@ -25,7 +27,7 @@ import pandas as pd
 
 from harness.analysis.compare import Comparison, PointComparison, settings_columns
 from harness.engines import get_engine
-from harness.engines.explaining import KvSplit, SideFacts, Term
+from harness.engines.explaining import KvSplit, SideFacts, Term, pool_split
 from harness.engines.predicting import predict
 from harness.envs.dists import changed_versions
 from harness.errors import InputError
@@ -96,20 +98,24 @@ class KvExplanation:
     modelled: bool
     reason: str = ""
     notes: list[str] = field(default_factory=list)
+    uncertainty_tokens: int = 0  # how far the logs' rounding can move tokens between pinned terms
 
     @property
     def status(self) -> str:
-        if self.modelled and abs(self.residual_tokens) <= self.grain_tokens:
+        if not self.modelled:
+            return UNEXPLAINED
+        within_grain = abs(self.residual_tokens) <= self.grain_tokens
+        if within_grain and self.uncertainty_tokens <= self.grain_tokens:
             return EXPLAINED
-        if self.modelled and abs(self.residual_tokens) <= self.log_rounding_tokens:
+        if within_grain or abs(self.residual_tokens) <= self.log_rounding_tokens:
             return WITHIN_LOG_ROUNDING
         return UNEXPLAINED
 
     def to_json(self) -> dict[str, Any]:
         return {"kv_delta_tokens": self.kv_delta_tokens, "terms": [t.to_json() for t in self.terms],
                 "residual_tokens": self.residual_tokens, "grain_tokens": self.grain_tokens,
-                "log_rounding_tokens": self.log_rounding_tokens, "modelled": self.modelled, "reason": self.reason,
-                "status": self.status, "notes": self.notes}
+                "log_rounding_tokens": self.log_rounding_tokens, "uncertainty_tokens": self.uncertainty_tokens,
+                "modelled": self.modelled, "reason": self.reason, "status": self.status, "notes": self.notes}
 
 
 @dataclass
@@ -275,12 +281,17 @@ def _prediction(point: PointComparison, source: RunSource, facts: SideFacts, kno
     else:
         settings, env = knobs, {}
     free = facts.number("engine_free_mib")
-    try:
-        return predict(point.engine, settings, model, facts.number("device_total_mib"), device=facts.device, env=env,
-                       point_id=point.point_id, engine_version=facts.release or None, gpu_free_mib=free,
-                       free_at_load=free is not None)
-    except (InputError, ValueError, TypeError, ZeroDivisionError):
-        return None
+
+    def again(**inputs):
+        inputs = {"gpu_free_mib": free, "free_at_load": free is not None, **inputs}
+        try:
+            return predict(point.engine, settings, model, facts.number("device_total_mib"), device=facts.device,
+                           env=env, point_id=point.point_id, engine_version=facts.release or None, **inputs)
+        except (InputError, ValueError, TypeError, ZeroDivisionError):
+            return None
+
+    facts.repredict = again
+    return again()
 
 
 # --- judging -----------------------------------------------------------------------------------------------------
@@ -307,6 +318,12 @@ def _explain_point(point: PointComparison, before: SideFacts, after: SideFacts) 
         except (TypeError, ValueError, ZeroDivisionError, KeyError) as exc:
             # a pair whose facts the split cannot take: say so, and leave the whole change as residual
             split = KvSplit(modelled=False, reason=f"the split failed on these rows: {exc!r}")
+        if not split.modelled:
+            # the engine's formulas do not split it: the pools both logs state may (what went where)
+            by_pools = pool_split(before, after)
+            if by_pools is not None:
+                by_pools.notes.insert(0, f"not split by the engine's formulas: {split.reason}")
+                split = by_pools
         out.kv = _explain_kv(split, int(kv.new - kv.base))
     # the effective settings as each side's row states them, failed startups included (compare leaves those out)
     figures = []
@@ -329,7 +346,7 @@ def _explain_kv(split: KvSplit, delta: int) -> KvExplanation:
     terms = split.terms if split.modelled else []
     residual = delta - sum(t.delta_tokens for t in terms)
     return KvExplanation(delta, terms, residual, split.grain_tokens, split.log_rounding_tokens, split.modelled,
-                         split.reason, list(split.notes))
+                         split.reason, list(split.notes), split.uncertainty_tokens if split.modelled else 0)
 
 
 def _explain_figure(formulas, column: str, was: Any, now: Any, before: SideFacts,
@@ -341,11 +358,21 @@ def _explain_figure(formulas, column: str, was: Any, now: Any, before: SideFacts
     predicted = [formulas.predicted_figure(s.prediction, column)
                  if formulas is not None and s.prediction is not None and s.prediction.modelled else None
                  for s in (before, after)]
+    from_logs = False
+    if column == "error_kind" and formulas is not None:
+        # the outcome from each side's own log where it states the memory the predictor otherwise estimates
+        given = [formulas.logged_outcome(s) for s in (before, after)]
+        if None not in given and None not in (g[0] for g in given):
+            predicted, from_logs = [g[0] for g in given], True
+            figure.notes.append("the predictor given each side's own log: " + "; ".join(g[1] for g in given))
     if None not in predicted:
         figure.predicted_before, figure.predicted_after = predicted
         figure.checked = True
         figure.reproduced = _same(predicted[0], was) and _same(predicted[1], now)
-        if figure.reproduced and not rules:
+        if figure.reproduced and not rules and from_logs:
+            figure.notes.append("no release rule changed for it: the predictor gives both from what each side's log "
+                                "states of its memory")
+        elif figure.reproduced and not rules:
             moved = [f"{c} {_num(before.number(c))} -> {_num(after.number(c))}" for c in INPUT_COLUMNS
                      if before.number(c) != after.number(c)]
             figure.notes.append("no release rule changed for it: the predictor gives both from the sides' inputs"
@@ -411,7 +438,8 @@ def explain_lines(explanation: Explanation) -> list[str]:
             out.append(f"  kv_tokens {kv.kv_delta_tokens:+,}: {kv.status} (residual {kv.residual_tokens:+,} tokens; "
                        f"one block/page = {kv.grain_tokens:,}"
                        + (f", the logs' rounding hides up to {kv.log_rounding_tokens:,}" if kv.log_rounding_tokens
-                          else "") + ")")
+                          else "")
+                       + (f", the terms known to {kv.uncertainty_tokens:,}" if kv.uncertainty_tokens else "") + ")")
             if not kv.modelled:
                 out.append(f"    not split: {kv.reason}")
             for t in kv.terms:
@@ -442,7 +470,8 @@ def render_explain_markdown(explanation: Explanation) -> str:
         if p.kv is not None:
             kv = p.kv
             out.append(f"kv_tokens {kv.kv_delta_tokens:+,}: *{kv.status}*" + (f" (not split: {kv.reason})"
-                                                                               if not kv.modelled else ""))
+                                                                               if not kv.modelled else "")
+                       + (f" (the terms known to {kv.uncertainty_tokens:,} tokens)" if kv.uncertainty_tokens else ""))
             out += ["", "| term | before | after | tokens | source | rule |", "|---|---|---|---:|---|---|"]
             for t in kv.terms:
                 out.append(f"| {t.name} | {_term_value(t.before, t.unit)} | {_term_value(t.after, t.unit)} | "

@@ -5,17 +5,22 @@ the chain that splits a pool's change into the terms an engine names (each engin
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.engines.releases import ReleaseRange
+from harness.predict.model import GiB
 from harness.predict.prediction import Prediction
 from parsers.record import StartupRecord
 
 LOG = "log"  # the term is what the row or its log states
 PREDICTOR = "predictor"  # the term is the predictor's (an exact rule or a labelled estimate)
+# A term no line states, solved from figures the log does state by the release's own formula (the rest of the
+# pool's arithmetic from the log, the engine's exact pool size or error): "log (pinned by #tokens)".
+PINNED = "log (pinned by {})"
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,9 @@ class SideFacts:
     row: Mapping[str, Any]
     record: StartupRecord | None = None
     prediction: Prediction | None = None
+    # the same side's prediction with other inputs (keyword arguments of harness.engines.predicting.predict:
+    # gpu_free_mib, free_at_load, calibration); None where the side cannot be predicted again
+    repredict: Callable[..., Prediction | None] | None = None
 
     @property
     def device(self) -> str:
@@ -90,7 +98,7 @@ class Term:
     before: Any
     after: Any
     delta_tokens: int
-    source: str  # LOG | PREDICTOR
+    source: str  # LOG | PREDICTOR | a PINNED label (per side where the sides differ: "before: ...; after: ...")
     rule: str | None = None  # the release rule(s) behind a changed value, with their source
     unit: str = ""
 
@@ -115,13 +123,16 @@ class Factor:
 class KvSplit:
     """An engine's split of one point's KV change: the terms (they add up to its model's change), its model's
     tokens on each side, one block/page in tokens, and what the logs' rounding can hide (tokens, over both sides).
-    `modelled` False: the engine cannot split this pair (`reason` says why); the whole change is then residual."""
+    `uncertainty_tokens`: how far the logs' rounding can move tokens between the terms where a term is pinned from
+    the log (the residual of a pinned pair is no test of the terms beyond it). `modelled` False: the engine cannot
+    split this pair (`reason` says why); the whole change is then residual."""
 
     terms: list[Term] = field(default_factory=list)
     model_before: int | None = None
     model_after: int | None = None
     grain_tokens: int = 1
     log_rounding_tokens: int = 0
+    uncertainty_tokens: int = 0
     modelled: bool = True
     reason: str = ""
     notes: list[str] = field(default_factory=list)
@@ -158,3 +169,73 @@ def _plain(value: Any) -> Any:
             return None
         return int(value) if value.is_integer() else value
     return value
+
+
+# --- the pools both logs state (results format v5's kv_pools) ------------------------------------------------------
+
+# The pools whose tokens are the engine's KV size (the others - a sliding-window model's SWA pool, a draft model's
+# pool, a hybrid model's recurrent state - take memory from the same budget beside it).
+TARGET_POOLS = ("kv", "full")
+# Each pool's GiB is logged with two decimals (SGLang's K and V sizes each so: up to 0.01 GiB a pool).
+POOL_GIB_STEP = 0.01
+
+
+def side_pools(side: SideFacts) -> list[dict[str, Any]]:
+    """The pools one side states: its re-read log's, else the row's kv_pools text (results format v5)."""
+    record_pools = getattr(side.record, "kv_pools", None) if side.record is not None else None
+    if record_pools:
+        return [{k: v for k, v in vars(p).items() if v is not None} for p in record_pools]
+    text = side.row.get("kv_pools")
+    if isinstance(text, str) and text.strip():
+        try:
+            pools = json.loads(text)
+        except ValueError:
+            return []
+        return [p for p in pools if isinstance(p, dict) and "kind" in p]
+    return []
+
+
+def pool_split(before: SideFacts, after: SideFacts) -> KvSplit | None:
+    """A KV change split by the pools both sides' logs state, where the engine's own split does not model them:
+    the memory of all pools (the budget they share), then each other pool's memory (a draft model's, the SWA
+    layers', a recurrent state's) as a term of its own - the tokens it takes from the target pool or gives back -,
+    then the target pool's bytes per token (its logged GiB over its tokens). KV cache groups (vLLM: block sizes,
+    no memory of their own) are a term of 0 tokens where they changed. None: a side states no target pool with
+    tokens and GiB. The pools' GiB are logged to 0.01: the split is known to that (uncertainty_tokens)."""
+    pools = [side_pools(s) for s in (before, after)]
+    if not pools[0] or not pools[1]:
+        return None
+    targets = [next((p for p in side if p["kind"] in TARGET_POOLS and p.get("tokens") and p.get("gib")), None)
+               for side in pools]
+    if None in targets:
+        return None
+    keyed = [{(p["kind"], p["name"]): p for p in side if p is not t and p["kind"] not in ("group", "worker")}
+             for side, t in zip(pools, targets)]
+    others = list(dict.fromkeys([*keyed[0], *keyed[1]]))
+    factors = [Factor("memory of all pools", sum(p.get("gib") or 0.0 for p in keyed[0].values()) + targets[0]["gib"],
+                      sum(p.get("gib") or 0.0 for p in keyed[1].values()) + targets[1]["gib"], LOG, "GiB")]
+    for kind, name in others:
+        was, now = keyed[0].get((kind, name), {}), keyed[1].get((kind, name), {})
+        factors.append(Factor(f"{name} ({kind} pool)", was.get("gib") or 0.0, now.get("gib") or 0.0, LOG, "GiB"))
+    cells = [t["gib"] * GiB / t["tokens"] for t in targets]
+    factors.append(Factor("bytes per token (target pool, as logged)", cells[0], cells[1], LOG, "bytes"))
+    other_names = [f.name for f in factors[1:-1]]
+
+    def continuous(v):
+        rest = v["memory of all pools"] - sum(v[n] for n in other_names)
+        return max(0.0, rest * GiB / v["bytes per token (target pool, as logged)"])
+
+    def rounded(v):
+        return round(continuous(v))
+
+    split = chain(factors, continuous, rounded, "rounding of the logged pools")
+    groups = [tuple(p.get("block_size") for p in side if p["kind"] == "group") for side in pools]
+    if groups[0] != groups[1]:
+        split.terms.append(Term("KV cache groups (block sizes)", ",".join(map(str, groups[0])) or "none",
+                                ",".join(map(str, groups[1])) or "none", 0, LOG))
+    logged = sum(1 + len(k) for k in keyed)  # every pool's GiB on each side
+    split.uncertainty_tokens = split.log_rounding_tokens = math.ceil(logged * POOL_GIB_STEP * GiB / min(cells))
+    split.grain_tokens = int(max((s.number("block_size") or 1) for s in (before, after)))
+    split.notes.append("split by the pools both logs state: the memory they share, what each pool besides the "
+                       "target took of it, and the target's bytes per token; each pool's GiB is logged to 0.01")
+    return split

@@ -18,6 +18,8 @@ from harness.engines.vllm import formulas as vf
 from harness.engines.vllm import releases as vllm_releases
 from harness.predict import load_model_description
 from harness.predict.model import GiB
+from parsers.record import KvPool
+from parsers.sglang import SglangStartupRecord
 from parsers.vllm import VllmStartupRecord
 
 SOURCE = re.compile(r"\b\d+\.\d+\.\d+(?:\.post\d+)? [\w/.]+\.py:\d+")
@@ -100,3 +102,44 @@ def test_a_predictor_term_names_only_the_rules_it_moves_with():
     assert terms["non-torch memory"].source == PREDICTOR and terms["non-torch memory"].delta_tokens > 0
     assert terms["non-torch memory"].rule.startswith("cuBLAS handles before the snapshot (0.32.0: no, 0.33.0: yes)")
     assert "CUDA graph estimate" not in terms or terms["CUDA graph estimate"].rule is None
+
+
+def _sglang_cpu_side(status: str = "ok", **record_values) -> SideFacts:
+    """An SGLang-CPU side at fraction 0.05 that read 20.81 GiB free before and after loading (tiny-llama)."""
+    model = load_model_description("builtin:tiny-llama")
+    p = predict("sglang", {"mem_fraction_static": 0.05}, model, 24105, device="cpu", engine_version="0.5.22",
+                gpu_free_mib=20.81 * 1024, free_at_load=True)
+    values = {"avail_mem_before_load_gib": 20.81, "avail_mem_after_load_gib": 20.81, **record_values}
+    record = SglangStartupRecord(**values)
+    row = {"device_name": "cpu (x86_64)", "status": status, "block_size": 1,
+           "mem_fraction_static_effective": 0.05, "kv_tokens": record.pool_tokens,
+           "max_total_tokens": record_values.get("max_total_tokens")}
+    return SideFacts("0.5.22", row, record, p)
+
+
+def _after_load(side: SideFacts):
+    from harness.engines.sglang.explain import _free_before_load, _taken_by_loading, after_load
+
+    return after_load(side, 0.05, _free_before_load(side), _taken_by_loading(side)[0])
+
+
+def test_sglang_memory_after_loading_pinned_by_tokens_bounded_by_a_cap_or_a_failure():
+    from harness.engines.sglang.explain import PINNED_BY_ERROR, PINNED_BY_TOKENS
+
+    # 2,043,218 tokens of 512 B: 0.9743 GiB of 20.81 x 0.05 = 1.0405 GiB: 0.0662 GiB went after loading
+    pinned = _after_load(_sglang_cpu_side(pool_tokens=2_043_218, kv_gib=0.98, avail_mem_after_pool_gib=19.81))
+    assert pinned.source == PINNED_BY_TOKENS and round(pinned.gib, 4) == 0.0662
+    assert math.isclose(pinned.uncertainty_gib, 0.05 * 0.005)  # f x the free reading's half step
+    # a pool that is max_total_tokens says only that at most this much went after loading
+    capped = _after_load(_sglang_cpu_side(pool_tokens=4096, max_total_tokens=4096))
+    assert capped.source == PREDICTOR and "which bounds it only: <= 1.0385 GiB" in capped.note
+    # an SWA model's pools share the budget: one pool's formula pins nothing
+    swa = _after_load(_sglang_cpu_side(pool_tokens=2_043_218, kv_pools=[KvPool("full", "Full KV Cache", 2_043_218,
+                                                                               0.98), KvPool("swa", "SWA KV Cache",
+                                                                                             1000, 0.01)]))
+    assert swa.source == PREDICTOR and "pools full, swa" in swa.note
+    # "leave no memory" with its minimum fraction: 0.0634 x 20.81 GiB available at the profile less than before
+    failed = _sglang_cpu_side("engine_error", error_data={"minimum_mem_fraction_static": 0.0634})
+    failed.row["error_kind"] = "weights_leave_no_memory"
+    term = _after_load(failed)
+    assert term.source == PINNED_BY_ERROR and round(term.gib, 4) == round(0.0634 * 20.81, 4)

@@ -93,6 +93,11 @@ class BudgetFormulas:
         attr = self.figure_attrs.get(figure)
         return getattr(prediction, attr, None) if attr else None
 
+    def logged_outcome(self, side: SideFacts) -> tuple[object, str] | None:
+        """The outcome (as compare writes it) the predictor gives this side from what its own log states of the
+        memory it sized from, and a line saying what that was (None: the plain prediction stands)."""
+        return None
+
     def figure_notes(self, before: SideFacts, after: SideFacts, figure: str) -> list[str]:
         """What the predictor's parts say moved `figure` between the two sides (none: nothing to add)."""
         return []

@@ -184,6 +184,12 @@ class SglangFormulas(BudgetFormulas):
 
         return predicted_outcome(prediction) if figure == "error_kind" else super().predicted_figure(prediction, figure)
 
+    def logged_outcome(self, side):
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.sglang.explain import logged_outcome
+
+        return logged_outcome(side)
+
     def figure_notes(self, before, after, figure):
         # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.sglang.explain import FRACTION, reserve_notes

@@ -1,12 +1,26 @@
 """SGLang's part of `compare --explain`: the release rules its releases differ by (each with its source), the parts
 of its reserve each rule acts through, and the split of a KV change into SGLang's pool terms
-(pool = fraction x free memory before loading - what loading took, in cells, page-aligned, capped)."""
+(pool = fraction x free memory before loading - what loading took - what SGLang took after loading, before the
+pool, in cells, page-aligned, capped). The last one is on no line: each side's own log pins it (its #tokens where it
+started, its error's minimum fraction where the pool would have been <= 0), checked against that log's other
+figures; else it is the predictor's estimate, and what it missed stays in the residual."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
-from harness.engines.explaining import LOG, PREDICTOR, Factor, KvSplit, ReleaseRule, SideFacts, chain, changed_rules
+from harness.engines.explaining import (
+    LOG,
+    PINNED,
+    PREDICTOR,
+    Factor,
+    KvSplit,
+    ReleaseRule,
+    SideFacts,
+    chain,
+    changed_rules,
+)
 from harness.engines.sglang.releases import (
     CHUNK_16384_ABOVE_180_GB,
     CHUNK_BY_35_160_GIB,
@@ -44,6 +58,8 @@ from harness.engines.sglang.releases import (
     tier_below_35_gib,
 )
 from harness.predict.model import GiB
+from harness.predict.prediction import Calibration
+from parsers.record import POOL_KV
 
 FRACTION = "mem_fraction_static_effective"
 # The reserve's parts (MiB) a default fraction keeps back; a rule is named for the fraction only where its part moved.
@@ -211,45 +227,154 @@ def _fraction(side: SideFacts) -> tuple[float | None, str]:
     return getattr(side.prediction, "mem_fraction_static", None), PREDICTOR
 
 
-def _free_before_load(side: SideFacts) -> tuple[float | None, str]:
-    """GiB free as SGLang began loading: its log, else the row's reading of it, else the predictor's base."""
+@dataclass(frozen=True)
+class FreeBeforeLoad:
+    """GiB free as SGLang began loading, where it comes from, and how far off it may be (GiB)."""
+
+    gib: float | None
+    source: str
+    half_step: float
+
+
+def _free_before_load(side: SideFacts) -> FreeBeforeLoad:
+    """GiB free as SGLang began loading: the row's reading where it is the harness's exact figure of what SGLang
+    logged (engine_free_mib rounds to the logged one: harness/engines/sglang/reading.py), else its log (two
+    decimals), else the predictor's base."""
     logged = side.logged("avail_mem_before_load_gib")
-    if logged is not None:
-        return logged, LOG
     row = side.number("engine_free_mib")
-    if row is not None:
-        return row / 1024, LOG
+    if row is not None and (logged is None or round(row / 1024, 2) == logged):
+        return FreeBeforeLoad(row / 1024, LOG, 0.0)
+    if logged is not None:
+        return FreeBeforeLoad(logged, LOG, LOGGED_GIB_HALF_STEP)
     p = side.prediction
     if p is None:
-        return None, PREDICTOR
+        return FreeBeforeLoad(None, PREDICTOR, 0.0)
     base = p.gpu_free_mib if p.gpu_free_mib is not None else p.gpu_total_mib
-    return (None if base is None else base / 1024), PREDICTOR
+    return FreeBeforeLoad(None if base is None else base / 1024, PREDICTOR, 0.0)
 
 
 def _taken_by_loading(side: SideFacts) -> tuple[float, str, str]:
-    """(GiB the load took before the pool was sized, source, what the log states of it: "readings" - its free
-    memory before and after loading -, "weights" - the row's weights -, or "" - nothing), plus the predictor's
-    estimate of what goes between the load's end and the pool (no line states it)."""
+    """(GiB the load took, source, what the log states of it: "readings" - its free memory before and after
+    loading -, "weights" - the row's weights -, or "" - nothing: the predictor's weights)."""
     p = side.prediction
-    estimates = p.estimates if p is not None else {}
-    between = estimates.get("L") or estimates.get("O") or estimates.get("fitted")
-    unlogged = between.gib if between is not None else 0.0
     before, after = side.logged("avail_mem_before_load_gib"), side.logged("avail_mem_after_load_gib")
     if before is not None and after is not None:
-        return (before - after) + unlogged, LOG, "readings"
+        return before - after, LOG, "readings"
     weights = side.number("weights_gib")
     if weights is not None:
-        return weights + unlogged, LOG, "weights"
-    return ((p.weights_gib or 0.0) if p is not None else 0.0) + unlogged, PREDICTOR, ""
+        return weights, LOG, "weights"
+    return ((p.weights_gib or 0.0) if p is not None else 0.0), PREDICTOR, ""
 
 
-def _hidden_gib(fraction: float, free_from_log: bool, taken_from: str) -> float:
+def _hidden_gib(fraction: float, free_half: float, taken_from: str) -> float:
     """What one side's two-decimal GB figures can hide of its pool (f x pre - taken), GiB: with both readings
     logged the pool is post - (1 - f) x pre, each reading within half a step."""
     half = LOGGED_GIB_HALF_STEP
-    if free_from_log and taken_from == "readings":
+    if free_half and taken_from == "readings":
         return half * (2 - fraction)
-    return (half * fraction if free_from_log else 0.0) + {"readings": 2 * half, "weights": half}.get(taken_from, 0.0)
+    return free_half * fraction + {"readings": 2 * half, "weights": half}.get(taken_from, 0.0)
+
+
+# The memory SGLang takes between the load's end and sizing its pool (no line states it), and where one side's
+# value comes from: solved from its logged pool size, or from its "leave no memory" error's minimum fraction.
+AFTER_LOAD = "taken after loading, before the pool"
+LOADING = "taken while loading (weights and more)"
+PINNED_BY_TOKENS = PINNED.format("#tokens")
+PINNED_BY_ERROR = PINNED.format("the error's minimum fraction")
+# The release's formula the pinned values are solved from, and the reading it sizes from (not the logged one).
+POOL_FORMULA = ("pool = free before loading x f - what loading took - what went after it (0.5.22 "
+                "mem_cache/kv_cache_configurator.py:2671-2741, 0.5.23 :2990-3060 _profile_available_bytes)")
+PRE_READING = ("SGLang's own pre-load reading (0.5.22 distributed/bootstrap.py:201, 0.5.23 :207) is not its logged "
+               "one (0.5.22 model_runner.py:1255, 0.5.23 :1274): a pinned value also holds (1 - f) x what went "
+               "between the two")
+# The error's minimum fraction is printed with 4 decimals (0.5.22 kv_cache_configurator.py:2731).
+ERROR_FRACTION_HALF_STEP = 0.00005
+
+
+@dataclass(frozen=True)
+class AfterLoad:
+    """One side's memory taken after loading, before the pool (GiB): its value, its source (a PINNED label or
+    the predictor's estimate), what the logs' rounding leaves of it that moves tokens between the terms (GiB), and
+    a note (the bound a failure sets, or why the log does not pin it)."""
+
+    gib: float
+    source: str
+    uncertainty_gib: float = 0.0
+    note: str | None = None
+
+
+def _estimate_gib(side: SideFacts) -> float:
+    p = side.prediction
+    estimates = p.estimates if p is not None else {}
+    between = estimates.get("L") or estimates.get("O") or estimates.get("fitted")
+    return between.gib if between is not None else 0.0
+
+
+def after_load(side: SideFacts, fraction: float, free: FreeBeforeLoad, loading: float) -> AfterLoad:
+    """What went between the load's end and the pool on this side: where it started, solved from its own
+    #tokens (pool = free x f - loading - it, each side's own figures; checked against its K+V size and its
+    "Memory pool end" reading, and no larger a pool than the fraction allows); where the pool would have been
+    <= 0, solved from the error's minimum fraction (1 - available/pre); else the predictor's estimate, with the
+    bound a failure sets."""
+    estimate = _estimate_gib(side)
+    p = side.prediction
+    if free.gib is None or p is None or not p.kv_bytes_per_token or free.source != LOG:
+        return AfterLoad(estimate, PREDICTOR)
+    cell, page = float(p.kv_bytes_per_token), int(side.number("block_size") or 1)
+    release = side.release
+    if side.row.get("status") == "ok":
+        tokens = side.logged("pool_tokens") or side.number("kv_tokens")
+        if tokens is None:
+            return AfterLoad(estimate, PREDICTOR)
+        cap = side.number("max_total_tokens")
+        if cap is not None and tokens >= int(cap) // page * page:
+            most = free.gib * fraction - loading - tokens * cell / GiB
+            return AfterLoad(estimate, PREDICTOR, note=f"{release}: its pool is max_total_tokens ({int(cap):,}), "
+                             f"which bounds it only: <= {most:.4f} GiB")
+        kinds = {pool.kind for pool in getattr(side.record, "kv_pools", None) or ()}
+        if kinds - {POOL_KV}:
+            return AfterLoad(estimate, PREDICTOR, note=f"{release}: pools {', '.join(sorted(kinds))}: "
+                                                       "one pool's formula does not pin it")
+        pool_gib = tokens * cell / GiB
+        value = free.gib * fraction - loading - (tokens + page / 2) * cell / GiB
+        off = _inconsistent(side, tokens, pool_gib, value, fraction, free, page * cell / GiB)
+        if off:
+            return AfterLoad(estimate, PREDICTOR, note=f"{release}: not pinned by #tokens {int(tokens):,}: {off}")
+        return AfterLoad(value, PINNED_BY_TOKENS, fraction * free.half_step)
+    kind = side.row.get("error_kind")
+    if kind not in ("weights_leave_no_memory", "not_enough_memory"):
+        return AfterLoad(estimate, PREDICTOR)
+    least = free.gib * fraction - loading  # the pool would be <= 0
+    minimum = (side.record.error_data or {}).get("minimum_mem_fraction_static") if side.record else None
+    if isinstance(minimum, (int, float)):
+        if minimum < fraction - ERROR_FRACTION_HALF_STEP:
+            return AfterLoad(estimate, PREDICTOR, note=f"{release}: not pinned by its error: a minimum fraction "
+                             f"{minimum} below the fraction {fraction} is no pool <= 0 by the release's formula")
+        return AfterLoad(minimum * free.gib - loading, PINNED_BY_ERROR,
+                         LOGGED_GIB_HALF_STEP + free.half_step + ERROR_FRACTION_HALF_STEP * free.gib,
+                         note=f"{release}: its error's minimum fraction {minimum} = 1 - available/pre")
+    return AfterLoad(estimate, PREDICTOR, note=f"{release}: its failure (the pool would be <= 0) bounds it: >= "
+                                               f"{least:.4f} GiB")
+
+
+def _inconsistent(side: SideFacts, tokens: float, pool_gib: float, value: float, fraction: float,
+                  free: FreeBeforeLoad, page_gib: float) -> str | None:
+    """Why this side's #tokens cannot pin the term (None: its logs agree): K + V size against #tokens x cell,
+    the pool against what the free memory fell by from the load's end to the pool's end, and a pool no larger than
+    the fraction allows (the term >= 0, to the readings' rounding)."""
+    half = LOGGED_GIB_HALF_STEP
+    kv = side.logged("kv_gib")
+    if kv is not None and abs(kv - pool_gib) > 2 * half + 1e-9:
+        return (f"K + V size {kv:.2f} GB, but #tokens x {int(pool_gib * GiB / tokens):,} B is {pool_gib:.4f} GiB "
+                "(the cell is not the predictor's)")
+    loaded, pooled = side.logged("avail_mem_after_load_gib"), side.logged("avail_mem_after_pool_gib")
+    if loaded is not None and pooled is not None and pool_gib > loaded - pooled + 2 * half + 1e-9:
+        return (f"the pool ({pool_gib:.4f} GiB) is more than the free memory fell by from the load's end to "
+                f"\"Memory pool end\" ({loaded:.2f} -> {pooled:.2f} GB)")
+    if value < -(half + (1 - fraction) * free.half_step + page_gib):
+        return (f"the pool is {-value:.4f} GiB larger than free before loading x {fraction} less what loading took "
+                "allows (not the release's formula)")
+    return None
 
 
 def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
@@ -266,24 +391,27 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
     cell = [s.prediction.kv_bytes_per_token for s in (before, after)]
     page = [int(s.number("block_size") or 1) for s in (before, after)]
     cap = [s.number("max_total_tokens") for s in (before, after)]
-    if None in (f for f, _ in fraction) or None in (g for g, _ in free) or None in cell:
+    if None in (f for f, _ in fraction) or None in (g.gib for g in free) or None in cell:
         return KvSplit(modelled=False, reason="fraction, free memory before loading or the cell size unknown on a side")
+    after_load_terms = [after_load(s, f, g, t) for s, (f, _), g, (t, _, _) in zip((before, after), fraction, free,
+                                                                                  taken)]
     rules = "; ".join(r.cite(before.release, after.release) for r in fraction_rules(before, after)) or None
     both_log = fraction[0][1] == LOG and fraction[1][1] == LOG
     factors = [
-        Factor("free memory before loading", free[0][0], free[1][0],
-               LOG if free[0][1] == LOG and free[1][1] == LOG else PREDICTOR, "GiB"),
+        Factor("free memory before loading", free[0].gib, free[1].gib,
+               LOG if free[0].source == LOG and free[1].source == LOG else PREDICTOR, "GiB"),
         Factor("mem_fraction_static", fraction[0][0], fraction[1][0], LOG if both_log else PREDICTOR, "", rules),
-        Factor("taken while loading (weights and more)", taken[0][0], taken[1][0],
-               LOG if taken[0][1] == LOG and taken[1][1] == LOG else PREDICTOR, "GiB"),
+        Factor(LOADING, taken[0][0], taken[1][0], LOG if taken[0][1] == LOG and taken[1][1] == LOG else PREDICTOR,
+               "GiB"),
+        Factor(AFTER_LOAD, after_load_terms[0].gib, after_load_terms[1].gib,
+               _sources(after_load_terms[0].source, after_load_terms[1].source), "GiB"),
         Factor("max_total_tokens", cap[0] if cap[0] is not None else math.inf,
                cap[1] if cap[1] is not None else math.inf, LOG, "tokens"),
         Factor("bytes per token", float(cell[0]), float(cell[1]), PREDICTOR, "bytes"),
     ]
-    free_key, f_key, taken_key = (f.name for f in factors[:3])
 
     def pool_bytes(v):
-        return (v[free_key] * v[f_key] - v[taken_key]) * GiB
+        return (v["free memory before loading"] * v["mem_fraction_static"] - v[LOADING] - v[AFTER_LOAD]) * GiB
 
     def continuous(v):
         return max(0.0, min(v["max_total_tokens"], pool_bytes(v) / v["bytes per token"]))
@@ -298,12 +426,53 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
     split = chain(factors, continuous, rounded_with(page[0]), "rounding to cells and pages",
                   rounded_after=rounded_with(page[1]))
     split.grain_tokens = max(page)
-    # what the logs' two-decimal readings can hide, over both sides
-    hidden = sum(_hidden_gib(f, free_source == LOG, kind)
-                 for (f, _), (_, free_source), (_, _, kind) in zip(fraction, free, taken))
+    # what the logs' two-decimal readings can hide, over both sides: a pinned side's term holds its own rounding
+    # (it moves tokens between the terms, not into the residual)
+    hidden = sum(a.uncertainty_gib if a.source != PREDICTOR else _hidden_gib(f, g.half_step, kind)
+                 for a, (f, _), g, (_, _, kind) in zip(after_load_terms, fraction, free, taken))
+    uncertain = sum(a.uncertainty_gib for a in after_load_terms if a.source == PINNED_BY_TOKENS)
     split.log_rounding_tokens = math.ceil(hidden * GiB / min(cell))
-    if any(s.logged("avail_mem_after_load_gib") is not None for s in (before, after)):
-        split.notes.append("between the load's end and the pool SGLang takes memory it does not log (the "
-                           "predictor's estimate on both sides): what it moved is in the residual")
+    split.uncertainty_tokens = math.ceil(uncertain * GiB / min(cell))
+    split.notes += _after_load_notes(after_load_terms, split.uncertainty_tokens, split.grain_tokens)
     return split
 
+
+def logged_outcome(side: SideFacts) -> tuple[str | None, str] | None:
+    """The outcome the predictor gives this side from its own log: the free memory it read before loading, what
+    loading took, and what went after it as its log pins it (its #tokens, its error's minimum fraction; else the
+    predictor's estimate). None where the log states no free memory before loading."""
+    p = side.prediction
+    if side.repredict is None or p is None or not p.modelled:
+        return None
+    fraction, _ = _fraction(side)
+    free = _free_before_load(side)
+    if fraction is None or free.gib is None or free.source != LOG:
+        return None
+    loading, _, _ = _taken_by_loading(side)
+    term = after_load(side, fraction, free, loading)
+    other = loading - (p.weights_gib or 0.0) + term.gib
+    again = side.repredict(gpu_free_mib=free.gib * 1024, free_at_load=True,
+                           calibration=Calibration(other, source=f"{AFTER_LOAD} [{term.source}]"))
+    if again is None or not again.modelled:
+        return None
+    return predicted_outcome(again), (f"{side.release}: free {free.gib:.2f} GiB, {LOADING} {loading:.4f} GiB, "
+                                      f"{AFTER_LOAD} {term.gib:.4f} GiB [{term.source}]"
+                                      + (f" ({term.note.split(': ', 1)[1]})" if term.note else ""))
+
+
+def _sources(before: str, after: str) -> str:
+    return before if before == after else f"before: {before}; after: {after}"
+
+
+def _after_load_notes(terms: list[AfterLoad], uncertainty: int, grain: int) -> list[str]:
+    notes = [t.note for t in terms if t.note]
+    if any(t.source == PINNED_BY_TOKENS for t in terms):
+        notes.append(f"{AFTER_LOAD}: no line states it; a side that started has it solved from its own #tokens by "
+                     f"the release's formula, {POOL_FORMULA}; {PRE_READING}")
+        if uncertainty > grain:
+            notes.append(f"the free memory before loading is logged with two decimals: up to {uncertainty:,} tokens "
+                         f"may sit in '{AFTER_LOAD}' that belong to 'free memory before loading'")
+    if any(t.source == PREDICTOR for t in terms):
+        notes.append(f"{AFTER_LOAD}: the predictor's estimate where the log does not pin it: what it moved is in "
+                     "the residual")
+    return notes

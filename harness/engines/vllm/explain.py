@@ -190,12 +190,15 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
             activation = [_gib_term(s, "peak_activation_gib", _estimated_gib(s, "A")) for s in (before, after)]
             other = [_other_gib(s) for s in (before, after)]
             for name, pair in zip(GPU_DEDUCTIONS, (weights, activation, other, graphs)):
-                source = LOG if pair[0][1] == LOG and pair[1][1] == LOG else PREDICTOR
+                sources = (pair[0][1], pair[1][1])
+                logged = all(src.startswith(LOG) for src in sources)
+                source = (sources[0] if sources[0] == sources[1] else LOG) if logged else PREDICTOR
                 factors.append(Factor(name, pair[0][0], pair[1][0], source, "GiB",
                                       _named(before, after, *TERM_RULES.get(name, ())) if source == PREDICTOR
                                       else None))
-                if source == LOG:
-                    rounding_tokens += 2 * LOGGED_GIB_HALF_STEP * GiB
+                if logged:  # each side's figure within half a step; a difference of two figures within two
+                    rounding_tokens += sum(2 if src == CONSUMED_LESS_WEIGHTS else 1
+                                           for src in sources) * LOGGED_GIB_HALF_STEP * GiB
         gpu = device != "cpu"
 
         def pool(v):
@@ -256,8 +259,24 @@ def _gib_term(side: SideFacts, logged: str, predicted: float | None,
     return float(predicted or 0.0), PREDICTOR
 
 
+# Non-torch memory from 0.27.0's --kv-cache-memory suggestion: "Actual usage is C GiB for consumed memory (weights +
+# non-torch)" less the weights "Model loading took W GiB" states (0.32.0 vllm/utils/mem_utils.py:312 total_consumed:
+# the free memory the profile took since the snapshot before the model was made; vllm/v1/worker/gpu_worker.py:681
+# weights_memory is model_memory_usage).
+CONSUMED_LESS_WEIGHTS = "log (consumed less weights)"
+
+
 def _other_gib(side: SideFacts) -> tuple[float, str]:
-    """Non-torch memory: the predictor's O. The logs' non-KV figure is not one quantity across the lines that state
-    it (weights + non-torch in "Actual usage is ... for consumed memory", the profile's whole non-KV memory in
-    "Total non KV cache memory"), so a change in O is left to the residual rather than read from the wrong one."""
+    """Non-torch memory: the line that states it alone ("N GiB for non-torch memory" in the --kv-cache-memory
+    suggestion from 0.20.0 to 0.26.0, "non_torch_memory takes N GiB" / "non-torch forward increase memory: N GiB"
+    in older profiling lines), else the suggestion's consumed memory (weights + non-torch, from 0.27.0) less the
+    weights, else the predictor's O. The profile's "Total non KV cache memory" is not this one quantity (it holds
+    the weights and the peak too), so where only it is stated the change in O is left to the residual."""
+    logged = side.logged("non_torch_gib")
+    if logged is not None:
+        return logged, LOG
+    consumed = side.logged("consumed_gib")
+    weights = side.number("weights_gib") if side.number("weights_gib") is not None else side.logged("weights_gib")
+    if consumed is not None and weights is not None:
+        return round(consumed - weights, 2), CONSUMED_LESS_WEIGHTS
     return _estimated_gib(side, "O"), PREDICTOR

@@ -50,7 +50,7 @@ FACTS = (
     # --- profiling and the KV budget
     Fact("kv_gib", r"^Available KV cache memory: %", ((r".", "kv_gib"),)),
     Fact("memory_profile", r"^Memory profiling takes \{",
-         ((r"non_kv_cache_memory", "non_kv_gib"), (r"weights_memory", "weights_gib"),
+         ((r"non_kv_cache_memory", "non_kv_gib"), (r"weights_memory", "weights_gib"), (r"non_torch", "non_torch_gib"),
           (r"total_gpu_memory", "total_memory_gib"), (r"gpu_memory_utilization", "gpu_memory_utilization"),
           (r"requested_memory|memory_for_current_instance", "requested_memory_gib"),
           (r"available_kv_cache_memory|kv_cache_memory", "kv_gib"), (r".", "-"))),
@@ -104,6 +104,7 @@ FACTS = (
           (r"^kv_cache_memory_bytes_to_requested_limit$", "suggested_kv_cache_memory_bytes"),
           (r"^kv_cache_memory_bytes_to_gpu_limit$", "suggested_kv_cache_memory_bytes_gpu_limit"),
           (r"model_memory_usage", "weights_gib"), (r"peak_activation", "peak_activation_gib"),
+          (r"non_torch", "non_torch_gib"),
           (r"consumed|non_kv", "non_kv_gib"), (r"available_kv_cache", "-"), (r"cuda_graph", "-"),
           (r".", "-"))),
     Fact("init_engine", r"^init engine \(profile, create kv cache, warmup model\) took %\.2f s",
