@@ -560,9 +560,11 @@ def test_every_committed_history_file_explained_where_the_predictor_models_both_
                          for f in p.figures if f.status == UNEXPLAINED]
                 if p.kv is not None and p.kv.status == UNEXPLAINED:
                     left.append((path.split("/")[1], f"{before}->{after}", p.point_id[:6], "kv_tokens"))
-    # only the envs' crashes, which no budget rule is about: torch 2.8.0's missing uint64 copy kernel (0.5.3, 0.5.5)
-    # and a pyarrow import error in 0.5.5's env
+    # only the envs' crashes, which no budget rule is about: torch 2.8.0's missing uint64 copy kernel (0.5.1, 0.5.3,
+    # 0.5.5) and a pyarrow import error in 0.5.5's env
     assert left == [
+        ("sglang_history", "0.5.1->0.5.2", "374045", "error_kind", "engine_error/other",
+         "engine_error/not_enough_memory"),
         ("sglang_history", "0.5.3->0.5.5", "bb41d1", "error_kind", "engine_error/max_model_len_exceeds_derived",
          "engine_error/other"),
         ("sglang_history", "0.5.5->0.5.6", "05a0ff", "error_kind", "engine_error/other", "ok"),
