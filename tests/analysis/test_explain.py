@@ -382,23 +382,27 @@ def test_the_history_readmes_show_what_explain_prints(readme, capsys):
     check_run(example, code, capsys.readouterr().out)
 
 
-def test_a_gpu_pair_is_split_from_its_logs(tmp_path):
-    # Model Runner V2 logs in vLLM 0.32.0's GPU wording (tests/support/gpu_lines.py); the new one estimates 0.25 GiB
-    # more CUDA-graph memory and logs 2,048 tokens (0.25 GiB of 128 KiB tokens) fewer
+def _gpu_pair(tmp_path, sides: list[tuple[str, str, int]]):
+    """The explained point of two vLLM GPU rows (release, log text, logged KV tokens) of one 0.92 x 23.52 GiB point."""
     (tmp_path / "logs").mkdir()
-    old = "\n".join(gpu_lines.MRV2_LOG) + "\n"
-    new = (old.replace(gpu_lines.V21 % ("0.41", "0.57", "0.16", 39.0), gpu_lines.V21 % ("0.41", "0.82", "0.41", 100.0))
-           .replace(gpu_lines.V19 % ("GPU", "46,928", "8,192", 5.73), gpu_lines.V19 % ("GPU", "44,880", "8,192", 5.48)))
     rows = []
-    for release, text, tokens in (("0.31.0", old, 46_928), ("0.32.0", new, 44_880)):
+    for release, text, tokens in sides:
         (tmp_path / "logs" / f"p0-{release}.log").write_text(text)
         rows.append(_row("vllm", release, {"gpu_memory_utilization": 0.92, "max_model_len": 8192},
                          device_total_mib=23.52 * 1024, kv_tokens=tokens, block_size=16, weights_gib=14.99,
                          cuda_graph_gib=0.41, log_path=f"logs/p0-{release}.log"))
     base, new_rows = pd.DataFrame(rows[:1]), pd.DataFrame(rows[1:])
-    explanation = explain_comparison(compare_results(base, new_rows), RunSource(base, tmp_path),
-                                     RunSource(new_rows, tmp_path))
-    point = explanation.points[0]
+    return explain_comparison(compare_results(base, new_rows), RunSource(base, tmp_path),
+                              RunSource(new_rows, tmp_path)).points[0]
+
+
+def test_a_gpu_pair_is_split_from_its_logs(tmp_path):
+    # Model Runner V2 logs in vLLM 0.32.0's GPU wording (tests/support/gpu_lines.py); the new one estimates 0.25 GiB
+    # more CUDA-graph memory and logs 2,048 tokens (0.25 GiB of 128 KiB tokens) fewer
+    old = "\n".join(gpu_lines.MRV2_LOG) + "\n"
+    new = (old.replace(gpu_lines.V21 % ("0.41", "0.57", "0.16", 39.0), gpu_lines.V21 % ("0.41", "0.82", "0.41", 100.0))
+           .replace(gpu_lines.V19 % ("GPU", "46,928", "8,192", 5.73), gpu_lines.V19 % ("GPU", "44,880", "8,192", 5.48)))
+    point = _gpu_pair(tmp_path, [("0.31.0", old, 46_928), ("0.32.0", new, 44_880)])
     _adds_up(point)
     terms = {t.name: t for t in point.kv.terms}
     assert (terms["CUDA graph estimate"].before, terms["CUDA graph estimate"].after) == (0.57, 0.82)
@@ -588,19 +592,11 @@ def test_a_gpu_pair_whose_logs_state_non_torch_memory_has_it_as_a_log_term(tmp_p
                 "`--kv-cache-memory=7302196633` (6.8 GiB) to fully utilize gpu memory. Current kv cache memory in "
                 "use is 5.73 GiB.")
 
-    (tmp_path / "logs").mkdir()
     old = "\n".join(gpu_lines.MRV2_LOG) + "\n"
-    rows = []
-    for release, non_torch, tokens in (("0.31.0", 0.3, 46_928), ("0.32.0", 0.55, 44_880)):
-        text = old.replace(gpu_lines.SUGGESTION, suggestion(non_torch)).replace(
-            gpu_lines.V19 % ("GPU", "46,928", "8,192", 5.73), gpu_lines.V19 % ("GPU", f"{tokens:,}", "8,192", 5.73))
-        (tmp_path / "logs" / f"p0-{release}.log").write_text(text)
-        rows.append(_row("vllm", release, {"gpu_memory_utilization": 0.92, "max_model_len": 8192},
-                         device_total_mib=23.52 * 1024, kv_tokens=tokens, block_size=16, weights_gib=14.99,
-                         cuda_graph_gib=0.41, log_path=f"logs/p0-{release}.log"))
-    base, new_rows = pd.DataFrame(rows[:1]), pd.DataFrame(rows[1:])
-    point = explain_comparison(compare_results(base, new_rows), RunSource(base, tmp_path),
-                               RunSource(new_rows, tmp_path)).points[0]
+    point = _gpu_pair(tmp_path, [
+        (release, old.replace(gpu_lines.SUGGESTION, suggestion(non_torch)).replace(
+            gpu_lines.V19 % ("GPU", "46,928", "8,192", 5.73), gpu_lines.V19 % ("GPU", f"{tokens:,}", "8,192", 5.73)),
+         tokens) for release, non_torch, tokens in (("0.31.0", 0.3, 46_928), ("0.32.0", 0.55, 44_880))])
     _adds_up(point)
     term = {t.name: t for t in point.kv.terms}["non-torch memory"]
     assert (term.before, term.after, term.delta_tokens) == (0.3, 0.55, -2048)
