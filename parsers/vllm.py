@@ -407,6 +407,15 @@ class VllmLogParser(LogParser):
         if record.block_size is None and record.device in DEFAULT_BLOCK_SIZE:
             record.block_size = DEFAULT_BLOCK_SIZE[record.device]
         derived = record.num_blocks is None or record.num_blocks == self.derived_blocks
+        if (record.kv_cache_groups or 1) > 1:
+            # Several KV cache groups (sliding-window, hybrid models) draw blocks from the one pool, and the KV line's
+            # tokens are the engine's capacity over them, not the pool's slots: int(max_concurrency x max_model_len),
+            # max_concurrency = num_blocks / (the blocks one max_model_len request takes in every group summed)
+            # (0.32.0 vllm/v1/core/kv_cache_utils.py:2300-2308 get_kv_cache_capacity, :1195-1221). The block count
+            # cannot be had from the tokens then; the log states it nowhere.
+            if self.derived_blocks is not None and record.num_blocks == self.derived_blocks:
+                record.num_blocks = None
+            derived = False
         if derived and record.kv_tokens is not None and record.block_size:
             # derived, not logged: follows kv_tokens (the smallest worker's, where several are logged)
             record.num_blocks = self.derived_blocks = record.kv_tokens // record.block_size
@@ -424,7 +433,9 @@ class VllmLogParser(LogParser):
         groups = [p for p in record.kv_pools if p.kind == POOL_GROUP]
         if len(lines) == 1:
             tokens, _, name = lines[0]
-            pools = [KvPool(POOL_KV, name, tokens, record.kv_gib)]
+            over = (f"max_concurrency x max_model_len over {len(groups)} KV cache groups sharing the pool's blocks"
+                    if len(groups) > 1 else None)
+            pools = [KvPool(POOL_KV, name, tokens, record.kv_gib, tokens_derived=over)]
         else:
             pools = [KvPool(POOL_WORKER, f"{name} (worker {i})", tokens) for i, (tokens, _, name) in enumerate(lines)]
             tokens, concurrency, _ = min(lines, key=lambda entry: entry[0])
