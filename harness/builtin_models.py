@@ -200,12 +200,13 @@ class TinyNemotronHShape(TinyShape):
     def conv_dim(self) -> int:
         return self.mamba_intermediate + 2 * self.n_groups * self.ssm_state_size
 
-    def mamba_state_bytes(self, dtype_bytes: int = 2) -> int:
+    def mamba_state_bytes(self, conv_bytes: int = 2, ssm_bytes: int = 2) -> int:
         """One sequence's state in one Mamba layer: the conv state (conv_dim x (kernel - 1)) and the SSM state
-        (heads x head_dim x state size), both in the model dtype."""
+        (heads x head_dim x state size), each in its own dtype (vLLM 0.32.0 keeps Nemotron-H's SSM state in
+        float32: "Updating mamba_ssm_cache_dtype to 'float32' for NemotronH model")."""
         conv = self.conv_dim * (self.conv_kernel - 1)
         ssm = self.mamba_num_heads * self.mamba_head_dim * self.ssm_state_size
-        return (conv + ssm) * dtype_bytes
+        return conv * conv_bytes + ssm * ssm_bytes
 
     def kind_config(self) -> dict[str, Any]:
         return {"hybrid_override_pattern": self.hybrid_override_pattern, "mamba_num_heads": self.mamba_num_heads,

@@ -113,8 +113,9 @@ def test_the_shapes_kv_figures():
     assert gemma.kv_bytes_per_token(2) == 4 * 2 * 2 * 32 * 2 and gemma.sliding_layers == 3
     assert moe.kv_bytes_per_token(2) == 2 * 2 * 2 * 32 * 2
     assert (hybrid.attention_layers, hybrid.mamba_layers) == (1, 2) and hybrid.kv_bytes_per_token(2) == 256
-    # one sequence's state in one Mamba2 layer: conv (288 x 3) and SSM (8 heads x 32 x 16), fp16
-    assert hybrid.mamba_state_bytes(2) == (288 * 3 + 8 * 32 * 16) * 2
+    # one sequence's state in one Mamba2 layer: conv (288 x 3) and SSM (8 heads x 32 x 16), fp16 or an fp32 SSM
+    assert hybrid.mamba_state_bytes() == (288 * 3 + 8 * 32 * 16) * 2
+    assert hybrid.mamba_state_bytes(2, 4) == 288 * 3 * 2 + 8 * 32 * 16 * 4
 
 
 LOAD = """

