@@ -113,7 +113,10 @@ def test_vllm_pads_nemotron_hs_mamba_state_to_the_attention_page_and_counts_thre
 
 
 @pytest.mark.parametrize("release", ["0.5.22", "0.5.23"])
-def test_sglang_refuses_nemotron_h_on_cpu_with_its_default_radix_cache(release):
-    record = _record(f"sglang-{release}-cpu/kinds-nemotronh-refused-extra-buffer.log")
+@pytest.mark.parametrize(("log", "words"), [("extra-buffer", "extra_buffer requires platform support"),
+                                            ("no-buffer-overlap", "Try to set disable_overlap_schedule=True")])
+def test_sglang_refuses_nemotron_h_on_cpu_before_sizing_anything(release, log, words):
+    # the default Mamba radix cache (extra_buffer) wants a GPU-like platform; no_buffer wants no overlap schedule
+    record = _record(f"sglang-{release}-cpu/kinds-nemotronh-refused-{log}.log")
     assert (record.status, record.kv_tokens, record.kv_pools) == ("engine_error", None, [])
-    assert "extra_buffer requires platform support" in record.error_message
+    assert words in record.error_message

@@ -91,6 +91,13 @@ KINDS_EXPECTED: dict[str, dict] = {
         engine="sglang", status="engine_error", error_kind="other", phase="starting", pools=[],
         error_message="AssertionError: extra_buffer requires platform support for Mamba cache state snapshots.",
     ) for release in ("0.5.22", "0.5.23")},
+    # --mamba-radix-cache-strategy no_buffer alone: "AssertionError: no_buffer do not support overlap schedule. Try to
+    # set disable_overlap_schedule=True." (0.5.22 sglang/srt/arg_groups/mamba_hook.py:156-160; the same in 0.5.23)
+    **{f"sglang-{release}-cpu/kinds-nemotronh-refused-no-buffer-overlap.log": dict(
+        engine="sglang", status="engine_error", error_kind="other", phase="starting", pools=[],
+        error_message="AssertionError: no_buffer do not support overlap schedule. Try to set "
+                      "disable_overlap_schedule=True.",
+    ) for release in ("0.5.22", "0.5.23")},
     # "Load weight begin. avail mem=20.61 GB", "Load weight end. elapsed=0.06 s, type=Qwen3MoeForCausalLM, avail
     # mem=20.61 GB, mem usage=0.00 GB.", "Memory pool end. avail mem=20.59 GB", "'mem_fraction_static': 0.839"
     "sglang-0.5.22-cpu/kinds-qwen3moe.log": dict(
