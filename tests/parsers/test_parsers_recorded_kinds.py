@@ -120,3 +120,18 @@ def test_sglang_refuses_nemotron_h_on_cpu_before_sizing_anything(release, log, w
     record = _record(f"sglang-{release}-cpu/kinds-nemotronh-refused-{log}.log")
     assert (record.status, record.kv_tokens, record.kv_pools) == ("engine_error", None, [])
     assert words in record.error_message
+
+
+@pytest.mark.parametrize(("release", "conv_gib", "ssm_gib"), [("0.5.22", 0.76, 7.18), ("0.5.23", 0.76, 7.21)])
+def test_sglangs_mamba_state_pool_is_its_slots_times_the_state_of_every_mamba_layer(release, conv_gib, ssm_gib):
+    # the pool SGLang sized from host memory: "conv_state size: 0.76GB, ssm_state size: 7.18GB" for its slots, each
+    # slot one request's conv state (fp16) and SSM state (fp32) in each of the 2 Mamba layers
+    record = _record(f"sglang-{release}-cpu/kinds-nemotronh-no-buffer.log")
+    shape, (state, kv) = BUILTINS["tiny-nemotron-h"], record.kv_pools
+    conv = shape.mamba_state_bytes(conv_bytes=2, ssm_bytes=0) * shape.mamba_layers
+    ssm = shape.mamba_state_bytes(conv_bytes=0, ssm_bytes=4) * shape.mamba_layers
+    assert (round(state.slots * conv / GIB, 2), round(state.slots * ssm / GIB, 2)) == (conv_gib, ssm_gib)
+    assert state.gib == round(conv_gib + ssm_gib, 2) and kv.tokens == record.max_total_tokens == 4096
+    # pinned: 64 slots hold 2.3 MB, "0.00GB" as logged
+    pinned = _record(f"sglang-{release}-cpu/kinds-nemotronh-no-buffer-mamba64.log").kv_pools[0]
+    assert pinned.slots == 64 and round(64 * (conv + ssm) / GIB, 2) == pinned.gib == 0.0

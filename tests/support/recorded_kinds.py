@@ -25,6 +25,18 @@ SGLANG_STARTED = dict(engine="sglang", status="ok", device="cpu", dtype="float16
                       kv_gib=0.0, max_model_len=512, context_len=512, chunked_prefill_size_effective=256,
                       max_prefill_tokens=16384, max_running_requests=2048, phase="ready")
 SGLANG_POOL = [{"kind": "kv", "name": "KV Cache", "tokens": 4096, "gib": 0.0}]
+SGLANG_FAILED_AFTER_POOLS = dict(
+    engine="sglang", status="engine_error", error_kind="other", phase="profiling", device="cpu", dtype="float16",
+    kv_dtype="torch.float16", tp_size=1, model=MODELS + "tiny-nemotron-h", kv_gib=0.0, block_size=1,
+    pool_tokens=4096, max_total_tokens=4096, chunked_prefill_size_effective=256, max_prefill_tokens=16384,
+    error_message="AttributeError: '_OpNamespace' 'sgl_kernel' object has no attribute "
+                  "'fused_sigmoid_gating_delta_rule_update_cpu'",
+)
+
+
+def _hybrid_pools(slots: int, gib: float) -> list[dict]:
+    # the state pool first (it is allocated first), its GiB the conv and SSM sizes added
+    return [{"kind": "state", "name": "Mamba Cache", "gib": gib, "slots": slots}, *SGLANG_POOL]
 
 KINDS_EXPECTED: dict[str, dict] = {
     # "pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig\n  Value error, The model type
@@ -98,6 +110,37 @@ KINDS_EXPECTED: dict[str, dict] = {
         error_message="AssertionError: no_buffer do not support overlap schedule. Try to set "
                       "disable_overlap_schedule=True.",
     ) for release in ("0.5.22", "0.5.23")},
+    # no_buffer and --disable-overlap-schedule: both pools allocated, then the attention backend fails: "Mamba Cache is
+    # allocated. max_mamba_cache_size: 235351, conv_state size: 0.76GB, ssm_state size: 7.18GB" (a state pool sized
+    # from host memory), "KV Cache is allocated. dtype: torch.float16, #tokens: 4096, K size: 0.00 GB, V size: 0.00 GB",
+    # "Memory pool end. avail mem=12.66 GB", then "AttributeError: '_OpNamespace' 'sgl_kernel' object has no attribute
+    # 'fused_sigmoid_gating_delta_rule_update_cpu'"; no "max_total_num_tokens=" line, so no kv_tokens
+    "sglang-0.5.22-cpu/kinds-nemotronh-no-buffer.log": dict(
+        SGLANG_FAILED_AFTER_POOLS, weights_gib=0.0, weights_load_seconds=0.43, mem_fraction_static_effective=0.839,
+        avail_mem_before_load_gib=20.06, avail_mem_after_load_gib=20.05, avail_mem_after_pool_gib=12.66,
+        state_pool_slots=235_351, state_pool_gib=7.94, pools=_hybrid_pools(235_351, 7.94),
+    ),
+    # "max_mamba_cache_size: 236244, conv_state size: 0.76GB, ssm_state size: 7.21GB", "Load weight end. elapsed=0.15 s,
+    # ... avail mem=19.90 GB, mem usage=0.00 GB.", "Memory pool end. avail mem=11.59 GB"
+    "sglang-0.5.23-cpu/kinds-nemotronh-no-buffer.log": dict(
+        SGLANG_FAILED_AFTER_POOLS, weights_gib=0.0, weights_load_seconds=0.15, mem_fraction_static_effective=0.846,
+        avail_mem_before_load_gib=19.9, avail_mem_after_load_gib=19.9, avail_mem_after_pool_gib=11.59,
+        state_pool_slots=236_244, state_pool_gib=7.97, pools=_hybrid_pools(236_244, 7.97),
+    ),
+    # ... and --max-mamba-cache-size 64: "Mamba Cache is allocated. max_mamba_cache_size: 64, conv_state size: 0.00GB,
+    # ssm_state size: 0.00GB"; 0.5.22 "Load weight end. elapsed=0.23 s, ... avail mem=20.79 GB, mem usage=0.00 GB.",
+    # "Memory pool end. avail mem=20.79 GB"; 0.5.23 "elapsed=0.02 s, ... avail mem=20.76 GB, mem usage=-0.00 GB.",
+    # "Memory pool end. avail mem=20.76 GB"
+    "sglang-0.5.22-cpu/kinds-nemotronh-no-buffer-mamba64.log": dict(
+        SGLANG_FAILED_AFTER_POOLS, weights_gib=0.0, weights_load_seconds=0.23, mem_fraction_static_effective=0.839,
+        avail_mem_before_load_gib=20.79, avail_mem_after_load_gib=20.79, avail_mem_after_pool_gib=20.79,
+        state_pool_slots=64, state_pool_gib=0.0, pools=_hybrid_pools(64, 0.0),
+    ),
+    "sglang-0.5.23-cpu/kinds-nemotronh-no-buffer-mamba64.log": dict(
+        SGLANG_FAILED_AFTER_POOLS, weights_gib=-0.0, weights_load_seconds=0.02, mem_fraction_static_effective=0.846,
+        avail_mem_before_load_gib=20.76, avail_mem_after_load_gib=20.76, avail_mem_after_pool_gib=20.76,
+        state_pool_slots=64, state_pool_gib=0.0, pools=_hybrid_pools(64, 0.0),
+    ),
     # "Load weight begin. avail mem=20.61 GB", "Load weight end. elapsed=0.06 s, type=Qwen3MoeForCausalLM, avail
     # mem=20.61 GB, mem usage=0.00 GB.", "Memory pool end. avail mem=20.59 GB", "'mem_fraction_static': 0.839"
     "sglang-0.5.22-cpu/kinds-qwen3moe.log": dict(
