@@ -70,13 +70,14 @@ class TinyShape:
 
     def tensor_shapes(self, vocab: int) -> TensorShapes:
         """Every tensor of the checkpoint, by its name in the safetensors file."""
+        # in this order (embeddings, final norm, head, layers) the builder's random draws give tiny-llama the bytes
+        # it always had
         h, p = self.hidden_size, self.prefix
-        out: TensorShapes = {p + "embed_tokens.weight": (vocab, h)}
-        for layer in range(self.num_hidden_layers):
-            out.update(self.layer_tensors(f"{p}layers.{layer}.", layer))
-        out[p + "norm.weight"] = (h,)
+        out: TensorShapes = {p + "embed_tokens.weight": (vocab, h), p + "norm.weight": (h,)}
         if not self.tie_word_embeddings:
             out["lm_head.weight"] = (vocab, h)
+        for layer in range(self.num_hidden_layers):
+            out.update(self.layer_tensors(f"{p}layers.{layer}.", layer))
         return out
 
     def layer_tensors(self, p: str, layer: int) -> TensorShapes:

@@ -57,8 +57,8 @@ def _train_tokenizer(target: Path, vocab_size: int) -> int:
 
 def _initial(name: str, dims: tuple[int, ...], rng):
     """A tensor's starting values: norms and Mamba's D at one, its A_log at log(1..heads) (A = -1..-heads,
-    as Mamba2 initialises it), conv biases and dt_bias near zero, every weight matrix small and random."""
-    import numpy as np
+    as Mamba2 initialises it), everything else (weights, conv biases, dt_bias) small and random."""
+    import numpy as np  # lazy: numpy loads only to write a tiny model
 
     if name.endswith(("norm.weight", ".D")):
         return np.ones(dims, np.float16)
