@@ -411,8 +411,9 @@ class VllmLogParser(LogParser):
             # Several KV cache groups (sliding-window, hybrid models) draw blocks from the one pool, and the KV line's
             # tokens are the engine's capacity over them, not the pool's slots: int(max_concurrency x max_model_len),
             # max_concurrency = num_blocks / (the blocks one max_model_len request takes in every group summed)
-            # (0.32.0 vllm/v1/core/kv_cache_utils.py:2300-2308 get_kv_cache_capacity, :1195-1221). The block count
-            # cannot be had from the tokens then; the log states it nowhere.
+            # (0.32.0 vllm/v1/core/kv_cache_utils.py:2300-2308 get_kv_cache_capacity, :1195-1221; the same in 0.30.0
+            # :2373-2383 and 0.31.0 :2444-2452, the first releases that log the groups). The block count cannot be
+            # had from the tokens then; the log states it nowhere.
             if self.derived_blocks is not None and record.num_blocks == self.derived_blocks:
                 record.num_blocks = None
             derived = False
