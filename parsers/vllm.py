@@ -344,9 +344,12 @@ class VllmLogParser(LogParser):
               r"max_num_seqs \((?P<max_num_seqs>[\d,]+)\) exceeds available Mamba cache blocks "
               r"\((?P<mamba_cache_blocks>-?[\d,]+)\)"),
         # A model type vLLM will not run in float16, refused at its config check (0.32.0 vllm/config/model.py:2399,
-        # the types in _FLOAT16_NOT_SUPPORTED_MODELS at :2380: gemma2, gemma3, gemma3_text, ...).
+        # the types in _FLOAT16_NOT_SUPPORTED_MODELS at :2380: gemma2, gemma3, gemma3_text, ...). Pydantic prints it
+        # on the indented line under its ValidationError, which a wrapper's prefix hides from the traceback reader:
+        # the wording alone is enough (the engine only ever raises it).
         error("dtype_unsupported_by_model",
-              r"The model type '(?P<model_type>[^']+)' does not support (?P<refused_dtype>float16)\. Reason: "),
+              r"The model type '(?P<model_type>[^']+)' does not support (?P<refused_dtype>float16)\. Reason: ",
+              standalone=True),
         error("cuda_oom",
               r"OutOfMemoryError: CUDA out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?"),
         error("process_died",
