@@ -38,6 +38,9 @@ class KvPool:
     gib: float | None = None  # as printed (SGLang's "GB" is GiB; its K and V sizes added)
     block_size: int | None = None  # a vLLM KV cache group's block size
     slots: int | None = None  # a recurrent-state pool's size in requests (SGLang's max_mamba_cache_size)
+    # How the engine got `tokens`, where it is a figure derived over the groups rather than the pool's token slots
+    # (vLLM with several KV cache groups: parsers/vllm.py says how)
+    tokens_derived: str | None = None
 
 
 def pools_text(pools: list[KvPool] | tuple[KvPool, ...]) -> str | None:

@@ -376,6 +376,16 @@ class SglangLogParser(LogParser):
         error("swa_pool_too_small",
               r"SWA pool \((?P<swa_tokens>\d+) tokens\) cannot hold even one request: the prefill admission floor is "
               r"sliding_window_size \((?P<sliding_window_size>\d+)\) \+ page_size \((?P<page_size>\d+)\)"),
+        # A hybrid (Mamba) model's radix-cache strategy this platform or schedule cannot take, refused while the
+        # arguments resolve (0.5.22 sglang/srt/arg_groups/mamba_hook.py:120 and :158; the same in 0.5.23): the default
+        # extra_buffer wants a CUDA/MUSA/NPU/HIP/XPU platform, no_buffer the overlap schedule off.
+        error("mamba_radix_cache_unsupported",
+              r"(?P<strategy>extra_buffer) requires platform support for Mamba cache state snapshots"),
+        error("mamba_radix_cache_unsupported",
+              r"(?P<strategy>no_buffer) do not support overlap schedule"),
+        # A kernel op the installed sgl-kernel build lacks (a CPU op of its CPU build, on the CUDA build: 0.5.22
+        # sglang/srt/layers/attention/linear/kernels/gdn_triton.py:28-31 for a hybrid model on a CPU).
+        error("kernel_op_missing", r"'_OpNamespace' 'sgl_kernel' object has no attribute '(?P<op>\w+)'"),
         error("cuda_oom",
               r"OutOfMemoryError: CUDA out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?"),
         error("process_died",

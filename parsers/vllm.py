@@ -350,6 +350,13 @@ class VllmLogParser(LogParser):
         error("mamba_blocks_below_max_num_seqs",
               r"max_num_seqs \((?P<max_num_seqs>[\d,]+)\) exceeds available Mamba cache blocks "
               r"\((?P<mamba_cache_blocks>-?[\d,]+)\)"),
+        # A model type vLLM will not run in float16, refused at its config check (0.32.0 vllm/config/model.py:2399,
+        # the types in _FLOAT16_NOT_SUPPORTED_MODELS at :2380: gemma2, gemma3, gemma3_text, ...). Pydantic prints it
+        # on the indented line under its ValidationError, which a wrapper's prefix hides from the traceback reader:
+        # the wording alone is enough (the engine only ever raises it).
+        error("dtype_unsupported_by_model",
+              r"The model type '(?P<model_type>[^']+)' does not support (?P<refused_dtype>float16)\. Reason: ",
+              standalone=True),
         error("cuda_oom",
               r"OutOfMemoryError: CUDA out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?"),
         error("process_died",
@@ -414,6 +421,16 @@ class VllmLogParser(LogParser):
         if record.block_size is None and record.device in DEFAULT_BLOCK_SIZE:
             record.block_size = DEFAULT_BLOCK_SIZE[record.device]
         derived = record.num_blocks is None or record.num_blocks == self.derived_blocks
+        if (record.kv_cache_groups or 1) > 1:
+            # Several KV cache groups (sliding-window, hybrid models) draw blocks from the one pool, and the KV line's
+            # tokens are the engine's capacity over them, not the pool's slots: int(max_concurrency x max_model_len),
+            # max_concurrency = num_blocks / (the blocks one max_model_len request takes in every group summed)
+            # (0.32.0 vllm/v1/core/kv_cache_utils.py:2300-2308 get_kv_cache_capacity, :1195-1221; the same in 0.30.0
+            # :2373-2383 and 0.31.0 :2444-2452, the first releases that log the groups). The block count cannot be
+            # had from the tokens then; the log states it nowhere.
+            if self.derived_blocks is not None and record.num_blocks == self.derived_blocks:
+                record.num_blocks = None
+            derived = False
         if derived and record.kv_tokens is not None and record.block_size:
             # derived, not logged: follows kv_tokens (the smallest worker's, where several are logged)
             record.num_blocks = self.derived_blocks = record.kv_tokens // record.block_size
@@ -431,7 +448,9 @@ class VllmLogParser(LogParser):
         groups = [p for p in record.kv_pools if p.kind == POOL_GROUP]
         if len(lines) == 1:
             tokens, _, name = lines[0]
-            pools = [KvPool(POOL_KV, name, tokens, record.kv_gib)]
+            over = (f"max_concurrency x max_model_len over {len(groups)} KV cache groups sharing the pool's blocks"
+                    if len(groups) > 1 else None)
+            pools = [KvPool(POOL_KV, name, tokens, record.kv_gib, tokens_derived=over)]
         else:
             pools = [KvPool(POOL_WORKER, f"{name} (worker {i})", tokens) for i, (tokens, _, name) in enumerate(lines)]
             tokens, concurrency, _ = min(lines, key=lambda entry: entry[0])

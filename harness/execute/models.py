@@ -1,8 +1,9 @@
-"""Building the builtin models on disk, so a run needs no model hub: `builtin:tiny-llama`.
+"""Building the builtin models on disk, so a run needs no model hub: `builtin:tiny-llama` and the other
+shapes of harness.builtin_models (sliding-window Gemma 3, Qwen3 MoE, hybrid Nemotron-H).
 
-The tiny Llama is real enough for both engines to load and size a KV cache: a Llama
-config, random fp16 weights in safetensors, and a byte-level BPE tokenizer trained
-here on a few sentences (model vocab = tokenizer vocab).
+Each is real enough for both engines to load and size a KV cache: its config, random fp16
+weights in safetensors under the checkpoint names the engines' loaders read, and a byte-level
+BPE tokenizer trained here on a few sentences (model vocab = tokenizer vocab).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.builtin_models import BUILTINS, TinyLlamaShape, models_dir
+from harness.builtin_models import BUILTINS, TinyLlamaShape, TinyShape, models_dir
 from harness.errors import InputError
 from harness.scenario import BUILTIN_PREFIX
 
@@ -54,45 +55,45 @@ def _train_tokenizer(target: Path, vocab_size: int) -> int:
     return tokenizer.get_vocab_size()
 
 
-def _write_weights(target: Path, shape: TinyLlamaShape, vocab: int, seed: int = 0) -> None:
+def _initial(name: str, dims: tuple[int, ...], rng):
+    """A tensor's starting values: norms and Mamba's D at one, its A_log at log(1..heads) (A = -1..-heads,
+    as Mamba2 initialises it), everything else (weights, conv biases, dt_bias) small and random."""
+    import numpy as np  # lazy: numpy loads only to write a tiny model
+
+    if name.endswith(("norm.weight", ".D")):
+        return np.ones(dims, np.float16)
+    if name.endswith(".A_log"):
+        return np.log(np.arange(1, dims[0] + 1)).astype(np.float16)
+    return (rng.standard_normal(dims) * 0.02).astype(np.float16)
+
+
+def _write_weights(target: Path, shape: TinyShape, vocab: int, seed: int = 0) -> None:
     # lazy: numpy and safetensors load only to write the tiny model
     import numpy as np
     from safetensors.numpy import save_file
 
     rng = np.random.default_rng(seed)
-    h, i, d = shape.hidden_size, shape.intermediate_size, shape.head_dim
-    kv = shape.num_key_value_heads * d
-
-    def rand(*dims: int):
-        return (rng.standard_normal(dims) * 0.02).astype(np.float16)
-
-    tensors = {"model.embed_tokens.weight": rand(vocab, h), "model.norm.weight": np.ones(h, np.float16),
-               "lm_head.weight": rand(vocab, h)}
-    for layer in range(shape.num_hidden_layers):
-        p = f"model.layers.{layer}."
-        tensors.update({
-            p + "self_attn.q_proj.weight": rand(h, h), p + "self_attn.k_proj.weight": rand(kv, h),
-            p + "self_attn.v_proj.weight": rand(kv, h), p + "self_attn.o_proj.weight": rand(h, h),
-            p + "mlp.gate_proj.weight": rand(i, h), p + "mlp.up_proj.weight": rand(i, h),
-            p + "mlp.down_proj.weight": rand(h, i),
-            p + "input_layernorm.weight": np.ones(h, np.float16),
-            p + "post_attention_layernorm.weight": np.ones(h, np.float16),
-        })
+    tensors = {name: _initial(name, dims, rng) for name, dims in shape.tensor_shapes(vocab).items()}
     save_file(tensors, str(target / "model.safetensors"), metadata={"format": "pt"})
 
 
-def _write_config(target: Path, shape: TinyLlamaShape, vocab: int) -> None:
+def _write_config(target: Path, shape: TinyShape, vocab: int) -> None:
     (target / "config.json").write_text(json.dumps(shape.config(vocab), indent=2))
     (target / "generation_config.json").write_text(json.dumps({"bos_token_id": 0, "eos_token_id": 1}))
 
 
-def build_tiny_llama(target: Path, shape: TinyLlamaShape = TinyLlamaShape()) -> Path:
-    """Write a loadable tiny Llama into `target` (created; must not exist)."""
+def build_builtin(target: Path, shape: TinyShape) -> Path:
+    """Write a loadable tiny model of `shape` into `target` (created; must not exist)."""
     target.mkdir(parents=True)
     vocab = _train_tokenizer(target, shape.vocab_target)
     _write_config(target, shape, vocab)
     _write_weights(target, shape, vocab)
     return target
+
+
+def build_tiny_llama(target: Path, shape: TinyShape = TinyLlamaShape()) -> Path:
+    """Write a loadable tiny Llama into `target` (created; must not exist)."""
+    return build_builtin(target, shape)
 
 
 def resolve_model(model: str) -> str:
@@ -109,7 +110,7 @@ def resolve_model(model: str) -> str:
     # Build beside the final place and rename, so a half-built model is never used.
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=final.parent))
     try:
-        build_tiny_llama(staging / "m", BUILTINS[name])
+        build_builtin(staging / "m", BUILTINS[name])
         try:
             (staging / "m").rename(final)
         except OSError:

@@ -39,7 +39,7 @@ def test_json_and_table_have_the_pools(capsys):
     code, out, _ = run(capsys, str(VLLM / "serve-kvspace2-maxlen512.log"), "--json")
     data = json.loads(out)
     assert data["kv_pools"] == [{"kind": "kv", "name": "CPU", "tokens": data["kv_tokens"], "gib": data["kv_gib"],
-                                 "block_size": None, "slots": None}]
+                                 "block_size": None, "slots": None, "tokens_derived": None}]
     code, out, _ = run(capsys, str(VLLM / "serve-kvspace2-maxlen512.log"))
     assert code == 0
     assert re.search(r"kv_pools\s+│ kind=kv, name=CPU, tokens=4194304", out)

@@ -142,6 +142,8 @@ def test_vllm_kv_cache_groups_are_listed_with_their_block_sizes():
         ("kv", "GPU", 1_048_576, 20.5, None), ("group", "group 0", None, None, 16),
         ("group", "group 1", None, None, 64)]
     assert (record.kv_tokens, record.kv_gib, record.kv_cache_groups) == (1_048_576, 20.5, 2)
+    # the tokens are a capacity over the groups, not block slots: no block count is derived from them
+    assert record.num_blocks is None and record.kv_pools[0].tokens_derived.startswith("max_concurrency x max_model_len")
     record = parse_log(vllm("kv cache group sizes [16, 16, 64]", where="kv_cache_utils.py:748"), "vllm")
     assert record.kv_cache_groups == 3
 
@@ -166,4 +168,4 @@ def test_the_record_with_its_pools_is_json_serialisable():
     lines = [sglang("Full KV Cache is allocated. dtype: torch.bfloat16, #tokens: 10, K size: 1.00 GB, V size: 1.00 GB")]
     data = json.loads(json.dumps(parse_log("\n".join(lines), "sglang").to_dict()))
     assert data["kv_pools"] == [{"kind": "full", "name": "Full KV Cache", "tokens": 10, "gib": 2.0,
-                                 "block_size": None, "slots": None}]
+                                 "block_size": None, "slots": None, "tokens_derived": None}]

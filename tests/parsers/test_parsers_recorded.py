@@ -10,6 +10,7 @@ import pytest
 
 from harness.results.columns import COLUMNS
 from parsers import PARSERS, StartupRecord, detect_engine, parse_log, read_log
+from tests.support.recorded_kinds import KINDS_EXPECTED
 from tests.support.recorded_logs import EXPECTED, LOGS, OLDER_EXPECTED, VLLM, assert_record
 
 # Seconds (first column of the .tlog captures) of the KV line and of "Application startup complete.".
@@ -27,7 +28,7 @@ TIMES = {
 
 def test_every_shared_log_has_expectations():
     logs = {str(p.relative_to(LOGS)) for p in LOGS.glob("*/*.log")}
-    assert logs == set(EXPECTED) | set(OLDER_EXPECTED)
+    assert logs == set(EXPECTED) | set(OLDER_EXPECTED) | set(KINDS_EXPECTED)  # kinds: test_parsers_recorded_kinds.py
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from harness.builtin_models import BUILTINS, MODELS_DIR_ENV
 from harness.engines.predicting import predict
 from harness.predict import bundled_cards, load_model_description, model_from_config
 from harness.predict.kinds import HYBRID, MLA, MOE, SLIDING_WINDOW, SPARSE_MLA, model_kinds
@@ -110,3 +111,23 @@ def test_a_dense_model_is_still_predicted(name):
 def test_the_bundled_cards_are_all_dense():
     for card in bundled_cards():
         assert load_model_description(card).kinds == [], card
+
+
+# The builtins (harness/builtin_models.py) the real CPU engines were run on (results/cpu_kinds/): the predictor keeps
+# sizing tiny-llama, refuses the KV-changing kinds in one line and sizes the MoE one's dense KV with a weights note.
+BUILTIN_REFUSED = {"tiny-gemma3": SLIDING_WINDOW, "tiny-nemotron-h": HYBRID}
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+@pytest.mark.parametrize("name", sorted(BUILTINS))
+def test_each_builtin_is_predicted_or_refused_by_its_kind(engine, name, tmp_path, monkeypatch):
+    monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path))  # not built: the shape's own config
+    model = load_model_description(f"builtin:{name}")
+    p = predict(engine, {"max_model_len": 512}, model, 24576, engine_version=None)
+    if name in BUILTIN_REFUSED:
+        assert not p.modelled and p.kv_tokens is None and "\n" not in p.reason
+        assert p.reason.startswith(f"{engine}: builtin:{name} has ") and p.reason.endswith("; no numbers")
+        assert SOURCES[(engine, BUILTIN_REFUSED[name])] in p.reason
+        return
+    assert p.modelled and p.kv_tokens and p.kv_bytes_per_token == BUILTINS[name].kv_bytes_per_token(2)
+    assert bool([n for n in p.notes if n.startswith("weights:")]) is (name == "tiny-qwen3-moe")

