@@ -20,12 +20,19 @@ CONFIGS = {
                      "n_routed_experts": 256, "num_experts_per_tok": 8}, [MLA, MOE]),
     "deepseek-v3.2": ({"model_type": "deepseek_v32", "kv_lora_rank": 512, "qk_rope_head_dim": 64,
                        "index_topk": 2048, "n_routed_experts": 256}, [SPARSE_MLA, MOE]),
-    "gemma-3": ({"model_type": "gemma3_text", "sliding_window": 1024,
+    "gemma-3": ({"model_type": "gemma3_text", "architectures": ["Gemma3ForCausalLM"], "sliding_window": 1024,
                  "layer_types": ["sliding_attention"] * 3 + ["full_attention"]}, [SLIDING_WINDOW]),
-    "gemma-3-old": ({"model_type": "gemma3_text", "sliding_window": 1024, "sliding_window_pattern": 6},
+    "gemma-3-old": ({"model_type": "gemma3_text", "architectures": ["Gemma3ForCausalLM"], "sliding_window": 1024,
+                     "sliding_window_pattern": 6},
                     [SLIDING_WINDOW]),
-    "gemma-2": ({"model_type": "gemma2", "sliding_window": 4096}, [SLIDING_WINDOW]),
-    "gpt-oss": ({"model_type": "gpt_oss", "sliding_window": 128, "num_local_experts": 32,
+    "gemma-2": ({"model_type": "gemma2", "architectures": ["Gemma2ForCausalLM"], "sliding_window": 4096},
+                [SLIDING_WINDOW]),
+    "gemma-4": ({"model_type": "gemma4_text", "architectures": ["Gemma4ForCausalLM"], "sliding_window": 1024,
+                 "layer_types": ["sliding_attention"] * 3 + ["full_attention"]}, [SLIDING_WINDOW]),
+    "opt-in-swa": ({"model_type": "custom", "architectures": ["CustomForCausalLM"], "sliding_window": 512,
+                    "is_hybrid_swa": True}, [SLIDING_WINDOW]),
+    "gpt-oss": ({"model_type": "gpt_oss", "architectures": ["GptOssForCausalLM"], "sliding_window": 128,
+                 "num_local_experts": 32,
                  "layer_types": ["sliding_attention", "full_attention"] * 2}, [SLIDING_WINDOW, MOE]),
     "qwen3-next": ({"model_type": "qwen3_next", "num_experts": 512,
                     "layer_types": ["linear_attention"] * 3 + ["full_attention"]}, [HYBRID, MOE]),
@@ -57,8 +64,12 @@ def test_each_config_shows_its_kinds(name):
     assert [k.name for k in model_kinds({**BASE, **extra})] == kinds
 
 
+# SGLang 0.5.22+ gives a sliding-window model outside its hybrid-SWA architectures one dense pool (releases.py
+# SLIDING_WINDOW_DENSE_POOL): Gemma 2 and 3 are sized as dense models there, Gemma 4 and an opted-in config are not
+SGLANG_DENSE_SLIDING = {"gemma-3", "gemma-3-old", "gemma-2"}
 UNMODELLED = [(engine, name) for name, (_, kinds) in CONFIGS.items() for engine in ("vllm", "sglang")
-              if set(kinds) & {SPARSE_MLA, SLIDING_WINDOW, HYBRID} or (MLA in kinds and engine == "sglang")]
+              if (set(kinds) & {SPARSE_MLA, SLIDING_WINDOW, HYBRID} or (MLA in kinds and engine == "sglang"))
+              and not (engine == "sglang" and name in SGLANG_DENSE_SLIDING)]
 
 
 @pytest.mark.parametrize(("engine", "name"), UNMODELLED)
@@ -97,8 +108,21 @@ def test_the_line_names_the_release_and_the_config_keys():
     p = predict("sglang", {}, _model("deepseek-v3"), 24576, engine_version="0.5.22")
     assert p.reason.startswith("sglang 0.5.22: org/deepseek-v3 has multi-head latent attention "
                                "(kv_lora_rank=512, qk_rope_head_dim=64); ")
-    p = predict("sglang", {}, _model("gemma-3"), 24576, engine_version="0.5.22")
+    p = predict("sglang", {}, _model("gemma-3"), 24576, engine_version="0.5.21")
     assert "sliding-window attention layers (sliding_window=1024, 3 of 4 layers sliding in layer_types)" in p.reason
+
+
+@pytest.mark.parametrize("name", sorted(SGLANG_DENSE_SLIDING))
+def test_sglang_sizes_a_sliding_window_model_outside_its_hybrid_swa_list_as_dense_where_read(name):
+    # one pool of every layer's K and V (SGLang-CPU 0.5.22/0.5.23 on tiny Gemma 3: "KV Cache is allocated",
+    # hybrid_swa=False; tests/parsers/test_parsers_recorded_kinds.py); before 0.5.22 the rule is not read: one line
+    model = _model(name)
+    per_token = 4 * 2 * 2 * (128 // 4) * 2  # layers x (K, V) x kv heads x head_dim x bf16, every layer alike
+    for release in ("0.5.22", "0.5.23"):
+        p = predict("sglang", {}, model, 24576, engine_version=release)
+        assert p.modelled and p.kv_tokens and p.kv_bytes_per_token == per_token
+    older = predict("sglang", {}, model, 24576, engine_version="0.5.21")
+    assert not older.modelled and "SWAKVPool" in older.reason and older.reason.endswith("no numbers")
 
 
 @pytest.mark.parametrize("name", ["qwen2.5", "mistral-v0.3", "llama"])
@@ -124,7 +148,7 @@ def test_each_builtin_is_predicted_or_refused_by_its_kind(engine, name, tmp_path
     monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path))  # not built: the shape's own config
     model = load_model_description(f"builtin:{name}")
     p = predict(engine, {"max_model_len": 512}, model, 24576, engine_version=None)
-    if name in BUILTIN_REFUSED:
+    if name in BUILTIN_REFUSED and not (engine == "sglang" and name == "tiny-gemma3"):  # SGLang: a dense pool
         assert not p.modelled and p.kv_tokens is None and "\n" not in p.reason
         assert p.reason.startswith(f"{engine}: builtin:{name} has ") and p.reason.endswith("; no numbers")
         assert SOURCES[(engine, BUILTIN_REFUSED[name])] in p.reason

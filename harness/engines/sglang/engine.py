@@ -11,8 +11,15 @@ from harness.engines import knobs
 from harness.engines.base import Engine
 from harness.engines.roles import AdviceKnobs, BudgetFormulas, Column, Installation, Launch, LogReading, VenvRuntime
 from harness.engines.sglang.prediction import SglangPrediction
-from harness.engines.sglang.releases import PREDICTED_RELEASES, PREDICTED_RELEASES_CPU
+from harness.engines.sglang.releases import (
+    HYBRID_SWA_ARCHITECTURES,
+    PREDICTED_RELEASES,
+    PREDICTED_RELEASES_CPU,
+    SLIDING_WINDOW_DENSE_POOL,
+    modelled_release,
+)
 from harness.engines.sglang.serving import SglangServing
+from harness.predict.kinds import SLIDING_WINDOW
 from parsers.sglang import SglangLogParser
 
 # `sglang.launch_server` flags (ServerArgs) that a memory sweep plausibly names.
@@ -139,6 +146,15 @@ class SglangInstallation(Installation):
         recipe.install(steps)
 
 
+def sliding_window_pool_is_dense(model, version: str | None) -> bool:
+    """Whether SGLang `version` gives `model` one pool of every layer's K and V although it has sliding-window layers
+    (harness/engines/sglang/releases.py SLIDING_WINDOW_DENSE_POOL): then the dense formulas size it."""
+    kv_kinds = {k.name for k in model.kinds if k.affects_kv}
+    if kv_kinds != {SLIDING_WINDOW} or modelled_release(version) not in SLIDING_WINDOW_DENSE_POOL:
+        return False
+    return model.architecture not in HYBRID_SWA_ARCHITECTURES and not model.config.get("is_hybrid_swa")
+
+
 class SglangFormulas(BudgetFormulas):
     predicted_releases = PREDICTED_RELEASES
     predicted_releases_cpu = PREDICTED_RELEASES_CPU
@@ -164,6 +180,12 @@ class SglangFormulas(BudgetFormulas):
                   "(pool_configurator.py:226-233 mambaish full_attention_layer_ids, mem_cache/memory_pool.py:503 "
                   "MambaPool)",
     }
+
+    def unmodelled_kind_note(self, model, version, device=None):
+        note = super().unmodelled_kind_note(model, version, device)
+        if note is None or not sliding_window_pool_is_dense(model, version):
+            return note
+        return None
 
     def release_rules(self):
         # lazy: the engine's own modules load on its first use, not at CLI start

@@ -168,3 +168,21 @@ def default_fraction_rule(version: str | None) -> str:
     """Which of releases.DEFAULT_FRACTION's rules gives this release's default mem_fraction_static."""
     release = modelled_release(version)
     return next(rule for releases, rule in DEFAULT_FRACTION if release in releases)
+
+# A sliding-window model gets SGLang's two pools (full + SWA, SWAKVPool) only when its architecture is in the release's
+# hybrid-SWA list or its config opts in with `is_hybrid_swa`; any other (Gemma 2/3, Mistral, Qwen2 with a window) gets
+# one pool holding every layer's K and V, sized as a dense model (0.5.22 sglang/srt/configs/model_config.py:1106-1109,
+# :2536-2575; 0.5.23 :1215-1218, :2651-2690, which adds BeamForCausalLM). Read in those two releases only; the list
+# below is theirs (SWA_SINK_ARCHS and MIMO_V2_MODEL_ARCHS expanded). Seen on SGLang-CPU 0.5.22 and 0.5.23: tiny Gemma 3
+# logs "KV Cache is allocated" and hybrid_swa=False (results/cpu_kinds).
+SLIDING_WINDOW_DENSE_POOL = ReleaseRange("0.5.22", "0.5.24")
+HYBRID_SWA_ARCHITECTURES = frozenset({
+    "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMDSpark", "DeepseekV4ForCausalLMNextN",
+    "DiffusionGemmaForBlockDiffusion", "EmbeddingGemma2Model", "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration",
+    "Gemma4UnifiedForConditionalGeneration", "GptOssForCausalLM", "GraniteMoeSWAForCausalLM", "GraniteSWAForCausalLM",
+    "IQuestQ1ForCausalLM", "IQuestQ1MTP", "InklingForConditionalGeneration", "InklingForConditionalGenerationMTP",
+    "LagunaForCausalLM", "Llama4ForConditionalGeneration", "MellumForCausalLM", "MiMoV2FlashForCausalLM",
+    "MiMoV2ForCausalLM", "MiMoV2MTP", "MuseGlimmerForCausalLM", "MuseGlimmerForConditionalGeneration",
+    "Step3p5ForCausalLM", "Step3p5MTP", "Step3p7ForConditionalGeneration", "UnlimitedOCRForCausalLM",
+    "BeamForCausalLM",  # 0.5.23
+})
