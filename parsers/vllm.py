@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
+from packaging.version import InvalidVersion, Version
+
 from parsers.base import (
     GENERIC,
     Line,
@@ -185,6 +187,29 @@ class VllmStartupRecord(StartupRecord):
     gpu_memory_utilization_suggested: float | None = None  # to keep the KV size of older releases
     kv_cache_groups: int | None = None  # KV cache groups (hybrid, sliding-window models), where the log states them
     suggested_kv_cache_memory_bytes_gpu_limit: int | None = None  # "--kv-cache-memory=" to fill the device
+
+
+# From 0.26.0 (read in 0.26.0 vllm/v1/core/kv_cache_utils.py:1819-1829, 0.28.0 :1848-1858, 0.29.0 :2011-2021, 0.32.0
+# :2300-2308 get_kv_cache_capacity) one group's KV line states int(max_concurrency x max_model_len) tokens,
+# max_concurrency = num_blocks / cdiv(max_model_len, block_size): the block count is the smallest that gives those
+# tokens, which is tokens // block_size only where max_model_len is a multiple of the block size. Before 0.26.0 (and
+# where the log names no release) the line is read as num_blocks x block_size.
+CAPACITY_LINE_FROM = Version("0.26.0")
+
+
+def _blocks_of_tokens(record: StartupRecord) -> int:
+    tokens, block, length = record.kv_tokens, record.block_size, record.max_model_len
+    if length and _capacity_line(record.engine_version):
+        per_request = -(-length // block)
+        return -(-tokens * per_request // length)
+    return tokens // block
+
+
+def _capacity_line(version: str | None) -> bool:
+    try:
+        return version is not None and Version(version).release >= CAPACITY_LINE_FROM.release
+    except InvalidVersion:
+        return False
 
 
 class VllmLogParser(LogParser):
@@ -433,7 +458,7 @@ class VllmLogParser(LogParser):
             derived = False
         if derived and record.kv_tokens is not None and record.block_size:
             # derived, not logged: follows kv_tokens (the smallest worker's, where several are logged)
-            record.num_blocks = self.derived_blocks = record.kv_tokens // record.block_size
+            record.num_blocks = self.derived_blocks = _blocks_of_tokens(record)
 
     def _kv_pools(self) -> None:
         """The pools the KV lines state, and the engine's total over them.

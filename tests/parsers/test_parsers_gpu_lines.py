@@ -384,3 +384,17 @@ def test_sglang_unbalanced_memory_warning_is_not_an_error():
              *sglang_gpu_log()[2:]]
     record = parse_log("\n".join(lines), "sglang")
     assert (record.status, record.error_kind) == ("ok", None)
+
+
+@pytest.mark.parametrize(("release", "blocks"), [("0.32.0", 5000), ("0.25.0", 79_365 // 16)])
+def test_the_block_count_derived_from_the_kv_line_follows_the_releases_capacity_formula(release, blocks):
+    # 5,000 blocks of 16 at max_model_len 1,000: a request takes cdiv(1000, 16) = 63 blocks, so 0.26.0+ logs
+    # int(5000 / 63 x 1000) = 79,365 tokens (kv_cache_utils.py get_kv_cache_capacity) and the blocks are the smallest
+    # count giving them, not 79,365 // 16 = 4,960; a release before 0.26.0 is read as blocks x block size
+    lines = [line.replace("0.32.0", release).replace("'max_model_len': 8192", "'max_model_len': 1000")
+             .replace("Using max model len 8192", "Using max model len 1000") for line in MRV2_LOG]
+    lines = [vllm(V19 % ("GPU", "79,365", "1,000", 5000 / 63), where="kv_cache_utils.py:2327")
+             if " KV cache size: " in line else line for line in lines]
+    record = parse_log("\n".join(lines) + "\n", "vllm")
+    assert (record.engine_version, record.max_model_len, record.block_size) == (release, 1000, 16)
+    assert record.kv_tokens == 79_365 and record.num_blocks == blocks
