@@ -7,16 +7,25 @@ from harness.engines.settings import Settings
 from harness.engines.vllm import formulas as vf
 from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
+    AUTO_FIT_MAX_MODEL_LEN,
+    BATCH_CAPPED_BY_MODEL_LEN,
     BATCH_DEFAULTS_160_GIB_TIER,
     BLOCK_OVERRIDE_BEFORE_CHECKS,
+    BUDGET_ROUNDED_UP,
     CPU_BLOCK_SIZE_NEEDS_IPEX,
     CPU_KV_SPACE_FROM_ENV,
     CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
     CPU_STARTUP_REQUEST_CHECK,
     CUBLAS_BEFORE_SNAPSHOT,
+    GRAPH_ESTIMATE_ON_BY_DEFAULT,
+    GRAPH_ESTIMATE_PROFILED,
     KV_DTYPE_MUST_MATCH,
+    KV_TOKENS_FROM_CONCURRENCY,
+    MAX_NUM_BATCHED_TOKENS_CAPTURED,
     MAX_NUM_SEQS_CAPTURED,
+    NON_KV_FROM_TOTAL_CONSUMED,
     NULL_BLOCK_HELD_BACK,
+    PERFORMANCE_MODE,
     default_gpu_memory_utilization,
     modelled_release,
 )
@@ -50,6 +59,12 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
                        "sm100 vLLM picks FLASHINFER_MLA, block 32 (platforms/cuda.py:95-153, "
                        "backends/mla/flashinfer_mla.py:205): give block_size 32 there")
     requested_len = s.get("max_model_len")  # -1 = auto
+    if requested_len == -1 and release not in AUTO_FIT_MAX_MODEL_LEN:
+        p.modelled = False
+        p.reason = (f"vllm {release}: --max-model-len -1 (auto-fit) arrived in 0.14.0 (0.14.0 "
+                    "vllm/v1/core/kv_cache_utils.py:1389; 0.13.0 vllm/config/model.py:167 wants a length > 0); "
+                    "give a length; no numbers")
+        return p
     length = derived if requested_len in (None, -1) else requested_len
     total = p.gpu_total_mib * MiB if p.gpu_total_mib is not None else None
     world = tp * (s.get("pipeline_parallel_size") or 1)
@@ -57,9 +72,12 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         s.get("max_num_batched_tokens"), s.get("max_num_seqs"), length,
         vf.batch_defaults(total, device=device, world_size=world,
                           tier_160_gib=release in BATCH_DEFAULTS_160_GIB_TIER),
-        # any spelling: enable_chunked_prefill: false, no_enable_chunked_prefill / disable_chunked_prefill: true
-        enable_chunked_prefill=switch_value(s, "enable_chunked_prefill") is not False,
-        performance_mode=str(s.get("performance_mode") or "balanced"),
+        # any spelling: enable_chunked_prefill: false, no_enable_chunked_prefill / disable_chunked_prefill: true;
+        # 0.11.0 turns it on for every generative model (releases.BATCH_CAPPED_BY_MODEL_LEN)
+        enable_chunked_prefill=(switch_value(s, "enable_chunked_prefill") is not False
+                                or release not in BATCH_CAPPED_BY_MODEL_LEN),
+        performance_mode=str(s.get("performance_mode") or "balanced") if release in PERFORMANCE_MODE else "balanced",
+        capped_by_model_len=release in BATCH_CAPPED_BY_MODEL_LEN,
     )
     page = model.page_bytes_per_layer(block_size, kv_dtype, tp, dtype)
     bpb = page * model.num_layers  # _get_kv_cache_bytes_per_block, one uniform group
@@ -133,7 +151,7 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
             return p
         upper, best = sized
     else:
-        budget = vf.budget_bytes(total, util)
+        budget = vf.budget_bytes(total, util, rounded_up=release in BUDGET_ROUNDED_UP)
         p.budget_gib = budget / GiB
         cublas_in_baseline = release in CUBLAS_BEFORE_SNAPSHOT
         upper = budget - weights
@@ -144,24 +162,15 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
             if cublas_in_baseline:
                 other -= vf.CUBLAS_HANDLES_GIB_ESTIMATE * GiB
             act = vf.activation_estimate_bytes(model, mnbt, min(mns, mnbt), tp, DTYPE_BYTES[dtype])
-            eager = s.get("enforce_eager") is True or device != "cuda"
-            sizes = [] if eager else vf.cudagraph_capture_sizes(
-                mns, mnbt, s.get("max_cudagraph_capture_size"), capture_max_num_seqs=release in MAX_NUM_SEQS_CAPTURED)
-            full = vf.full_decode_sizes(mns, sizes)
-            n_graphs = len(sizes) + len(full)
-            if sizes:
-                p.graph_sizes = {"piecewise": sizes, "full_decode": full}
-            graphs = n_graphs * vf.GRAPH_MIB_PER_SIZE_ESTIMATE * MiB
-            if env.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "1") == "0":
-                graphs = 0.0
-            p.estimates["O"] = Estimate(other / GiB, "estimate: non-torch memory after the snapshot (constant)"
+            graphs, graph_basis = _graph_estimate(p, s, env, model, release, mnbt, mns, DTYPE_BYTES[dtype])
+            counted = ("memory consumed since the snapshot beyond the weights" if release in NON_KV_FROM_TOTAL_CONSUMED
+                       else "non-torch memory since the snapshot")
+            p.estimates["O"] = Estimate(other / GiB, f"estimate: {counted} (constant)"
                                         + (f", less ~{vf.CUBLAS_HANDLES_GIB_ESTIMATE} GiB of cuBLAS handles that "
                                            f"vllm {release} creates before it" if cublas_in_baseline else ""))
             p.estimates["A"] = Estimate(act / GiB, f"estimate: dummy-forward peak for {mnbt} tokens, "
                                                    f"{min(mns, mnbt)} sampled rows")
-            p.estimates["G"] = Estimate(graphs / GiB, f"estimate: {n_graphs} CUDA graphs x "
-                                                      f"{vf.GRAPH_MIB_PER_SIZE_ESTIMATE} MiB" if graphs else
-                                        "no CUDA graphs (eager, CPU, or estimate disabled)")
+            p.estimates["G"] = Estimate(graphs / GiB, graph_basis)
             overhead = other + act + graphs
         best = int(upper - overhead)
         ctx = (vf.CUDA_CONTEXT_GIB_ESTIMATE + (vf.CUBLAS_HANDLES_GIB_ESTIMATE if cublas_in_baseline else 0.0)) * GiB
@@ -174,7 +183,8 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
     num_override = s.get("num_gpu_blocks_override")
     target_len = requested_len if requested_len is not None else derived
     rules = {"null_block_held_back": _null_block_held_back(p),
-             "override_before_checks": release in BLOCK_OVERRIDE_BEFORE_CHECKS}
+             "override_before_checks": release in BLOCK_OVERRIDE_BEFORE_CHECKS,
+             "tokens_from_concurrency": release in KV_TOKENS_FROM_CONCURRENCY}
     up = vf.size_kv(upper, bpb, block_size, target_len, derived, num_override, **rules)
     kv = vf.size_kv(best, bpb, block_size, target_len, derived, num_override, **rules)
     p.kv_gib_upper_bound = up.available_bytes / GiB
@@ -199,6 +209,32 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
             p.reason = (f"{kv.num_blocks} blocks of {block_size} tokens; "
                         f"{kv.max_concurrency:.2f}x requests of {kv.max_model_len} tokens")
     return p
+
+
+def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, release: str,
+                    mnbt: int, mns: int, elem_bytes: int) -> tuple[float, str]:
+    """G: the CUDA-graph memory the release subtracts before the pool, in bytes, and how it was made.
+
+    The captured sizes are recorded whatever the release does with them. From 0.18.0 profile_cudagraph_memory's
+    estimate is subtracted when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is on (default on from 0.20.0,
+    releases.GRAPH_ESTIMATE_ON_BY_DEFAULT); older releases capture after sizing the pool and subtract nothing."""
+    eager = s.get("enforce_eager") is True or p.device != "cuda"
+    sizes = [] if eager else vf.cudagraph_capture_sizes(
+        mns, mnbt, s.get("max_cudagraph_capture_size"), capture_max_num_seqs=release in MAX_NUM_SEQS_CAPTURED,
+        capture_max_num_batched_tokens=release in MAX_NUM_BATCHED_TOKENS_CAPTURED)
+    full = vf.full_decode_sizes(mns, sizes)
+    if not sizes:
+        return 0.0, "no CUDA graphs (eager or not a CUDA device)"
+    p.graph_sizes = {"piecewise": sizes, "full_decode": full}
+    if release not in GRAPH_ESTIMATE_PROFILED:
+        return 0.0, (f"vllm {release} captures its CUDA graphs after the pool is sized and subtracts no estimate "
+                     "(0.17.1 vllm/v1/worker/gpu_worker.py:352-430; the estimate arrived in 0.18.0)")
+    default = "1" if release in GRAPH_ESTIMATE_ON_BY_DEFAULT else "0"
+    if not int(env.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") or default):
+        return 0.0, ("CUDA-graph estimate not subtracted: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is off"
+                     + (f" (vllm {release}'s default, 0.19.0 vllm/envs.py:1654)" if default == "0" else ""))
+    graphs, how = vf.cudagraph_memory_estimate(model, {"PIECEWISE": sizes, "FULL": full}, p.tp, elem_bytes)
+    return float(graphs), f"estimate in profile_cudagraph_memory's arithmetic: {how}"
 
 
 def _fitted(p: VllmPrediction, calibration: Calibration, mnbt: int, what: str) -> float:
@@ -263,8 +299,11 @@ def _blocks_only(p: VllmPrediction, s: Settings, bpb: int, block_size: int, requ
     num_override = s.get("num_gpu_blocks_override")
     if num_override is None:
         return p
+    release = modelled_release(p.engine_version)
     kv = vf.size_kv(0, bpb, block_size, requested_len if requested_len is not None else derived, derived, num_override,
-                    null_block_held_back=_null_block_held_back(p))
+                    null_block_held_back=_null_block_held_back(p),
+                    override_before_checks=release in BLOCK_OVERRIDE_BEFORE_CHECKS,
+                    tokens_from_concurrency=release in KV_TOKENS_FROM_CONCURRENCY)
     p.kv_gib = p.kv_gib_upper_bound = kv.available_bytes / GiB
     p.num_blocks, p.max_concurrency, p.max_model_len = kv.num_blocks, kv.max_concurrency, kv.max_model_len
     p.kv_tokens = p.kv_tokens_upper_bound = kv.kv_tokens if kv.error is None else 0

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from harness.engines.releases import ReleaseRange
 
-# The formulas (harness/engines/vllm/formulas.py) are read from 0.32.0's code, and 0.33.0's
-# differences are modelled. On a GPU, determine_available_memory has 0.32.0's arithmetic from 0.27.0
-# (non_kv = total_consumed + transient peak headroom, the CUDA-graph estimate subtracted: 0.27.0
-# vllm/v1/worker/gpu_worker.py determine_available_memory; 0.28.0-0.30.0 differ from 0.31.0 only by
-# its allocator split scope and the XPU/ROCm branches); the batch defaults and capture sizes that
-# changed since are tagged below. 0.20.0-0.26.0 measured other terms (non_torch_increase + the peak
-# increase, the graph estimate inside the profile: 0.20.0 gpu_worker.py:363-425), so `predict` says so
-# instead of printing 0.32.0's numbers for them.
-PREDICTED_RELEASES = ReleaseRange("0.27.0", "0.34.0")
+# The formulas (harness/engines/vllm/formulas.py) are read from 0.32.0's code, and every release back to 0.11.0
+# is read for what it changes (tagged below). On a GPU, determine_available_memory subtracts the same terms
+# since 0.9.1: the weights, the non-torch memory since the startup snapshot and the dummy forward's torch peak
+# (0.11.0 vllm/v1/worker/gpu_worker.py:222-283 with 0.11.0 vllm/utils/__init__.py:2783 memory_profiling; 0.20.0
+# gpu_worker.py:363-425 with vllm/utils/mem_utils.py:191-275), then the CUDA-graph estimate from 0.18.0
+# (GRAPH_ESTIMATE_PROFILED); 0.27.0 counts the same memory from mem_get_info (NON_KV_FROM_TOTAL_CONSUMED).
+# 0.10.2 and older fall back to the V0 engine for some settings (0.10.2 vllm/engine/arg_utils.py:1431,
+# :1469 --kv-cache-dtype; 0.10.1 arg_utils.py:1403 also compute capability < 8.0), and 0.8.5-0.9.0 size
+# the budget from the device-wide non-torch memory (0.9.0 gpu_worker.py:167-215), so `predict` refuses them.
+PREDICTED_RELEASES = ReleaseRange("0.11.0", "0.34.0")
 # On a CPU, 0.20.0 is the first release with 0.32.0's scheme: ceil(node MemTotal x utilization) minus
 # the worker's RSS, the startup request check, --kv-cache-memory-bytes honoured (0.20.0
 # vllm/v1/worker/cpu_worker.py:53-73, :153-210). 0.10.0-0.19.1 size the cache from
@@ -74,6 +75,43 @@ KV_DTYPE_MUST_MATCH = ReleaseRange("0.33.0")
 # (0.32.0 vllm/v1/kv_cache_interface.py:686-698), in the block arithmetic of every other full-attention
 # layer; the releases whose code was read (0.32.0, and 0.33.0 in the oracle tests).
 MLA_KV_MODELLED = ReleaseRange("0.32.0", "0.34.0")
+
+# What the GPU budget counts besides the weights: up to 0.26.x the non-torch memory since the startup snapshot
+# plus the dummy forward's torch peak above what was allocated before it (0.20.0 vllm/utils/mem_utils.py:263-275,
+# gpu_worker.py:388-397); from 0.27.0 all memory consumed since the snapshot (mem_get_info) plus the transient
+# peak headroom (0.27.0 vllm/utils/mem_utils.py:317-326), so persistent torch
+# buffers outside the weights count too. The predictor's O and A are the same estimates on both sides.
+NON_KV_FROM_TOTAL_CONSUMED = ReleaseRange("0.27.0")
+
+# The CUDA-graph memory estimate (profile_cudagraph_memory: 0.18.0 vllm/v1/worker/gpu_model_runner.py:5593-5690,
+# 0.32.0 :6333-6480) exists from 0.18.0; 0.17.1 and older capture the graphs after the KV cache is allocated and
+# subtract nothing for them (0.17.1 vllm/v1/worker/gpu_worker.py:352-430).
+GRAPH_ESTIMATE_PROFILED = ReleaseRange("0.18.0")
+# The estimate is subtracted when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is on: default "0" in 0.18.0-0.19.1
+# (0.19.0 vllm/envs.py:1654-1656), "1" from 0.20.0 (0.20.0 vllm/envs.py:1724-1726).
+GRAPH_ESTIMATE_ON_BY_DEFAULT = ReleaseRange("0.20.0")
+# max_num_batched_tokens is appended to the capture sizes when it fits under the cap from 0.21.0 (0.21.0
+# vllm/config/vllm.py:1581-1585); 0.20.x and older capture the 8/16 stride only (0.20.0 config/vllm.py
+# _set_cudagraph_sizes).
+MAX_NUM_BATCHED_TOKENS_CAPTURED = ReleaseRange("0.21.0")
+
+# request_memory rounds the budget up to whole bytes from 0.14.0 (0.14.0 vllm/v1/worker/utils.py:258); 0.13.0
+# and older keep total x utilization as a float and truncate what is left (0.13.0 gpu_worker.py:241-244, :357, :382).
+BUDGET_ROUNDED_UP = ReleaseRange("0.14.0")
+# --max-model-len -1 (auto-fit to the KV memory) from 0.14.0 (0.14.0 vllm/v1/core/kv_cache_utils.py:1389,
+# vllm/config/model.py:175); 0.13.0 requires a length > 0 (0.13.0 vllm/config/model.py:167).
+AUTO_FIT_MAX_MODEL_LEN = ReleaseRange("0.14.0")
+# The logged "GPU KV cache size" is int(max_concurrency x max_model_len) from 0.20.1 (0.20.1
+# vllm/v1/core/kv_cache_utils.py:1706); up to 0.20.0 it is num_blocks // groups x block_size (0.20.0
+# kv_cache_utils.py:1694-1698, 0.11.0 :1080).
+KV_TOKENS_FROM_CONCURRENCY = ReleaseRange("0.20.1")
+# Default max_num_batched_tokens is capped at max_num_seqs x max_model_len and --no-enable-chunked-prefill
+# honoured from 0.11.1 (0.11.1 vllm/engine/arg_utils.py:1946, :2023); 0.11.0 turns chunked prefill on for every
+# generative model and takes the table's default as it is (0.11.0 vllm/engine/arg_utils.py:1548, :1665-1680).
+BATCH_CAPPED_BY_MODEL_LEN = ReleaseRange("0.11.1")
+# --performance-mode throughput doubles the default batch from 0.17.0 (0.17.0 vllm/engine/arg_utils.py:2128);
+# older releases have no such mode.
+PERFORMANCE_MODE = ReleaseRange("0.17.0")
 
 # The newest release the formulas model: a point that names no release is predicted as this one.
 NEWEST_PREDICTED = "0.33.0"
