@@ -24,6 +24,7 @@ from harness.engines.vllm.releases import (
     BATCH_DEFAULTS_160_GIB_TIER,
     BLOCK_OVERRIDE_BEFORE_CHECKS,
     BUDGET_ROUNDED_UP,
+    CAPTURE_STRIDE_16_FROM_256,
     CPU_BLOCK_SIZE_NEEDS_IPEX,
     CPU_CONTAINER_CAP,
     CPU_KV_SPACE_FROM_ENV,
@@ -97,6 +98,9 @@ RELEASE_RULES = (
     ReleaseRule("max_num_batched_tokens captured", "max_num_batched_tokens is a CUDA-graph size when it fits under "
                 "the cap, although off the 8/16 stride", "0.21.0 vllm/config/vllm.py:1581", ("kv_tokens",),
                 MAX_NUM_BATCHED_TOKENS_CAPTURED, devices=("cuda",)),
+    ReleaseRule("capture sizes step 16 from 256", "the CUDA-graph sizes from 256 up step by 16 (before: by 8)",
+                "0.11.1 vllm/config/vllm.py:810; 0.11.0 vllm/config/__init__.py:596", ("cuda_graph_gib",),
+                CAPTURE_STRIDE_16_FROM_256, devices=("cuda",)),
     ReleaseRule("budget rounded up", "the budget is ceil(total x utilization) (before: the float product, the "
                 "rest truncated)", "0.14.0 vllm/v1/worker/utils.py:258; 0.13.0 vllm/v1/worker/gpu_worker.py:241",
                 ("kv_tokens",), BUDGET_ROUNDED_UP, devices=("cuda",)),

@@ -154,12 +154,13 @@ def resolve_batch(max_num_batched_tokens: int | None, max_num_seqs: int | None, 
 def cudagraph_capture_sizes(max_num_seqs: int, max_num_batched_tokens: int,
                             max_capture_size: int | None = None, default_max: int = 512,
                             capture_max_num_seqs: bool = True,
-                            capture_max_num_batched_tokens: bool = True) -> list[int]:
+                            capture_max_num_batched_tokens: bool = True, stride_16_from_256: bool = True) -> list[int]:
     """config/vllm.py:2346-2495 for decode_query_len 1 (no speculative decoding).
 
     `capture_max_num_seqs`: the release adds max_num_seqs off the stride (releases.MAX_NUM_SEQS_CAPTURED);
     `capture_max_num_batched_tokens`: it adds max_num_batched_tokens under the cap
-    (releases.MAX_NUM_BATCHED_TOKENS_CAPTURED)."""
+    (releases.MAX_NUM_BATCHED_TOKENS_CAPTURED); `stride_16_from_256`: sizes from 256 up step by 16, not 8
+    (releases.CAPTURE_STRIDE_16_FROM_256)."""
     uniform_decode: list[int] = []
     if max_capture_size is None:
         max_capture_size = min(max_num_seqs * 2, default_max)
@@ -167,9 +168,11 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_num_batched_tokens: int,
             uniform_decode = [max_num_seqs]
     cap = min(max_num_batched_tokens, max_capture_size)
     sizes = [i for i in (1, 2, 4) if i <= cap]
-    if cap >= 8:
+    if not stride_16_from_256:
+        sizes += list(range(8, cap + 1, 8))
+    elif cap >= 8:
         sizes += list(range(8, min(cap + 1, 256), 8))
-    if cap >= 256:
+    if stride_16_from_256 and cap >= 256:
         sizes += list(range(256, cap + 1, 16))
     if capture_max_num_batched_tokens and max_num_batched_tokens <= cap and max_num_batched_tokens not in sizes:
         sizes.append(max_num_batched_tokens)

@@ -12,6 +12,7 @@ from harness.engines.vllm.releases import (
     BATCH_DEFAULTS_160_GIB_TIER,
     BLOCK_OVERRIDE_BEFORE_CHECKS,
     BUDGET_ROUNDED_UP,
+    CAPTURE_STRIDE_16_FROM_256,
     CPU_BLOCK_SIZE_NEEDS_IPEX,
     CPU_KV_SPACE_FROM_ENV,
     CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
@@ -221,7 +222,8 @@ def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: 
     eager = s.get("enforce_eager") is True or p.device != "cuda"
     sizes = [] if eager else vf.cudagraph_capture_sizes(
         mns, mnbt, s.get("max_cudagraph_capture_size"), capture_max_num_seqs=release in MAX_NUM_SEQS_CAPTURED,
-        capture_max_num_batched_tokens=release in MAX_NUM_BATCHED_TOKENS_CAPTURED)
+        capture_max_num_batched_tokens=release in MAX_NUM_BATCHED_TOKENS_CAPTURED,
+        stride_16_from_256=release in CAPTURE_STRIDE_16_FROM_256)
     full = vf.full_decode_sizes(mns, sizes)
     if not sizes:
         return 0.0, "no CUDA graphs (eager or not a CUDA device)"

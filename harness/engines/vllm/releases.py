@@ -94,6 +94,9 @@ GRAPH_ESTIMATE_ON_BY_DEFAULT = ReleaseRange("0.20.0")
 # vllm/config/vllm.py:1581-1585); 0.20.x and older capture the 8/16 stride only (0.20.0 config/vllm.py
 # _set_cudagraph_sizes).
 MAX_NUM_BATCHED_TOKENS_CAPTURED = ReleaseRange("0.21.0")
+# The capture sizes step by 16 from 256 up from 0.11.1 (0.11.1 vllm/config/vllm.py:810-811); 0.11.0 steps by 8 to
+# the cap (0.11.0 vllm/config/__init__.py:596, scheduler.py:76: 67 PIECEWISE graphs at 512, as its logs show).
+CAPTURE_STRIDE_16_FROM_256 = ReleaseRange("0.11.1")
 
 # request_memory rounds the budget up to whole bytes from 0.14.0 (0.14.0 vllm/v1/worker/utils.py:258); 0.13.0
 # and older keep total x utilization as a float and truncate what is left (0.13.0 gpu_worker.py:241-244, :357, :382).
