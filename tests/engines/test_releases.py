@@ -115,25 +115,25 @@ def test_predict_says_in_one_line_when_the_release_is_not_modelled(tmp_path, cap
     assert main(["predict", str(scenario(tmp_path, vllm="0.9.2"))]) == 0
     out = capsys.readouterr()
     assert "vllm 0.9.2: the predictor models vllm 0.10.0 up to 0.34.0 (excluded) on CPU only; no numbers" in out.out
-    # and the warning up front, which cannot know the device
-    assert ("vllm 0.9.2: the predictor models vllm 0.11.0 up to 0.34.0 (excluded) on a GPU, 0.10.0 up to 0.34.0 "
-            "(excluded) on CPU only; no numbers for this release") in out.err
+    # and the warning up front, which cannot know the device (the GPU and CPU ranges start together)
+    assert "vllm 0.9.2: the predictor models vllm 0.10.0 up to 0.34.0 (excluded) only; no numbers for this release" \
+        in out.err
     assert "sglang 0.5.22" in out.out  # the other engine's table still prints
 
 
-def test_the_cpu_formulas_hold_for_more_releases_than_the_gpu_ones(tmp_path, capsys):
+def test_the_gpu_and_cpu_formulas_start_at_0_10(tmp_path, capsys):
     import json
 
-    # vLLM-CPU's pool is modelled from 0.10.0 (VLLM_CPU_KVCACHE_SPACE before 0.20.0); on a GPU 0.10.1.1 may fall
-    # back to the V0 engine (0.10.1 vllm/engine/arg_utils.py:1403)
+    # vLLM-CPU's pool is modelled from 0.10.0 (VLLM_CPU_KVCACHE_SPACE before 0.20.0); on a GPU 0.10.x is modelled
+    # on the V1 engine, with a note for the cards below sm80 that 0.10.0-0.10.1.1 send to V0 (0.10.1
+    # vllm/engine/arg_utils.py:1400-1403)
     path = scenario(tmp_path, vllm="0.10.1.1")
     assert main(["predict", str(path), "--json"]) == 0
     assert all(r["modelled"] for r in json.loads(capsys.readouterr().out) if r["engine"] == "vllm")
     assert main(["predict", str(path), "--json", "--gpu-memory-mib", "81920", "--device", "cuda"]) == 0
     rows = [r for r in json.loads(capsys.readouterr().out) if r["engine"] == "vllm"]
-    assert rows and all(not r["modelled"] for r in rows)
-    assert all(r["reason"] == "vllm 0.10.1.1: the predictor models vllm 0.11.0 up to 0.34.0 (excluded) only; "
-                              "no numbers for this release" for r in rows)
+    assert rows and all(r["modelled"] and r["kv_tokens"] for r in rows)
+    assert all(any("compute capability 8.0" in n for n in r["notes"]) for r in rows)
 
 
 def test_predict_json_marks_unmodelled_points(tmp_path, capsys):

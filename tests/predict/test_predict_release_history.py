@@ -125,13 +125,40 @@ def test_vllm_capture_sizes_take_max_num_seqs_off_the_stride_from_0_31(tiny):
 GPU_LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "gpu-logs" / "vllm"
 
 
-def test_vllm_gpu_is_modelled_from_0_11_and_refused_before(tiny):
-    # 0.10.2 and older may fall back to the V0 engine (0.10.2 vllm/engine/arg_utils.py:1431, :1469)
-    p = predict("vllm", {"max_model_len": 4096}, tiny, 81920, engine_version="0.10.2")
+def test_vllm_gpu_is_modelled_from_0_10_and_refused_before(tiny):
+    # 0.9.x is not modelled (0.9.0 vllm/v1/worker/gpu_worker.py:167-215 sizes from the device-wide non-torch memory)
+    p = predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.9.2")
     assert not p.modelled and p.kv_tokens is None
-    for release in ("0.11.0", "0.14.0", "0.18.0", "0.20.0", "0.22.0", "0.26.0"):
+    for release in ("0.10.0", "0.10.2", "0.11.0", "0.14.0", "0.18.0", "0.20.0", "0.22.0", "0.26.0"):
         p = predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version=release)
         assert p.modelled and p.will_start and p.kv_tokens > 0, (release, p.reason)
+
+
+def test_vllm_0_10_is_modelled_on_the_v1_engine_only(tiny):
+    # _is_v1_supported_oracle sends these to V0 (0.10.2 vllm/engine/arg_utils.py:1431-1564): one line, no numbers
+    for args, env in (({"kv_cache_dtype": "fp8"}, {}), ({}, {"VLLM_USE_V1": "0"}),
+                      ({}, {"VLLM_ATTENTION_BACKEND": "XFORMERS"})):
+        p = predict("vllm", {"max_model_len": 2048, **args}, tiny, 81920, engine_version="0.10.2", env=env)
+        assert not p.modelled and "V1 engine only" in p.reason and p.kv_tokens is None, p.reason
+        assert predict("vllm", {"max_model_len": 2048, **args}, tiny, 81920, engine_version="0.11.0", env=env).modelled
+    # --kv-cache-memory-bytes arrived in 0.10.2 (arg_utils.py:344)
+    pinned = {"max_model_len": 2048, "kv_cache_memory_bytes": GiB}
+    assert not predict("vllm", pinned, tiny, 81920, engine_version="0.10.1").modelled
+    assert predict("vllm", pinned, tiny, 81920, engine_version="0.10.2").kv_gib == 1.0
+    # cards below sm80 run V0 in 0.10.0-0.10.1.1 (0.10.1 arg_utils.py:1400-1403): said, not modelled
+    notes = predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.10.1").notes
+    assert any("compute capability 8.0" in n for n in notes)
+    assert not any("compute capability" in n for n in predict(
+        "vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.10.2").notes)
+    # 0.10.x captures PIECEWISE graphs only (0.10.2 vllm/config/__init__.py:3393), 0.11.0 FULL decode ones too
+    graphs = predict("vllm", {"max_model_len": 2048}, tiny, 46068, engine_version="0.10.2").graph_sizes
+    assert graphs["full_decode"] == [] and len(graphs["piecewise"]) == 67
+    # 0.10.0 keeps the table's max_num_seqs above a smaller batch (arg_utils.py:1654); 0.10.1 caps it (:1711)
+    small = {"max_model_len": 2048, "max_num_batched_tokens": 128}
+    refused = predict("vllm", small, tiny, 24 * 1024, engine_version="0.10.0")
+    assert refused.max_num_seqs == 256 and refused.will_start is False  # and vllm/config.py:2474 refuses it
+    assert "must be greater than or equal to max_num_seqs (256)" in refused.reason
+    assert predict("vllm", small, tiny, 24 * 1024, engine_version="0.10.1").max_num_seqs == 128
 
 
 def _graphs(release: str, model, env: dict | None = None, **args):

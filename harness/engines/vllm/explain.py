@@ -31,15 +31,20 @@ from harness.engines.vllm.releases import (
     CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
     CPU_STARTUP_REQUEST_CHECK,
     CUBLAS_BEFORE_SNAPSHOT,
+    FULL_DECODE_GRAPHS_BY_DEFAULT,
     GRAPH_ESTIMATE_ON_BY_DEFAULT,
     GRAPH_ESTIMATE_PROFILED,
+    KV_CACHE_MEMORY_BYTES_FLAG,
     KV_DTYPE_MUST_MATCH,
     KV_TOKENS_FROM_CONCURRENCY,
     MAX_NUM_BATCHED_TOKENS_CAPTURED,
+    MAX_NUM_SEQS_CAPPED_BY_BATCH,
     MAX_NUM_SEQS_CAPTURED,
     NON_KV_FROM_TOTAL_CONSUMED,
     NULL_BLOCK_HELD_BACK,
     PERFORMANCE_MODE,
+    V0_BELOW_SM80,
+    V1_ENGINE_ONLY,
     default_gpu_memory_utilization,
 )
 from harness.predict.model import GiB, MiB
@@ -113,6 +118,19 @@ RELEASE_RULES = (
     ReleaseRule("default batch capped by model length", "a default max_num_batched_tokens is capped at max_num_seqs "
                 "x max_model_len and --no-enable-chunked-prefill is honoured", "0.11.1 vllm/engine/arg_utils.py:2023; "
                 "0.11.0 vllm/engine/arg_utils.py:1548", ("kv_tokens",), BATCH_CAPPED_BY_MODEL_LEN),
+    ReleaseRule("V1 engine only", "no fallback to the V0 engine (before: a KV dtype the platform lacks, "
+                "VLLM_USE_V1=0 or a V0-only attention backend run V0, which the predictor does not model)",
+                "0.10.2 vllm/engine/arg_utils.py:1431", ("kv_tokens", "error_kind"), V1_ENGINE_ONLY, devices=("cuda",)),
+    ReleaseRule("V0 below compute capability 8.0", "cards below sm80 run the V0 engine",
+                "0.10.1 vllm/engine/arg_utils.py:1400", ("kv_tokens",), V0_BELOW_SM80, devices=("cuda",)),
+    ReleaseRule("FULL decode graphs by default", "FULL_AND_PIECEWISE: FULL decode graphs beside the PIECEWISE ones "
+                "(before: PIECEWISE only)", "0.11.0 vllm/config/__init__.py:362; 0.10.2 vllm/config/__init__.py:3393",
+                ("cuda_graph_gib",), FULL_DECODE_GRAPHS_BY_DEFAULT, devices=("cuda",)),
+    ReleaseRule("default max_num_seqs capped by the batch", "a default max_num_seqs is at most "
+                "max_num_batched_tokens", "0.10.1 vllm/engine/arg_utils.py:1711; 0.10.0 vllm/engine/arg_utils.py:1654",
+                ("kv_tokens", "error_kind"), MAX_NUM_SEQS_CAPPED_BY_BATCH),
+    ReleaseRule("--kv-cache-memory-bytes", "the KV size can be given in bytes, skipping the profiled budget",
+                "0.10.2 vllm/engine/arg_utils.py:344", ("kv_tokens",), KV_CACHE_MEMORY_BYTES_FLAG, devices=("cuda",)),
     ReleaseRule("performance mode", "--performance-mode throughput doubles the default batch",
                 "0.17.0 vllm/engine/arg_utils.py:2128", ("kv_tokens",), PERFORMANCE_MODE),
 )

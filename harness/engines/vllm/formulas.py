@@ -132,11 +132,14 @@ def batch_defaults(total_bytes: float | None, device: str = "cuda", device_name:
 
 def resolve_batch(max_num_batched_tokens: int | None, max_num_seqs: int | None, max_model_len: int,
                   defaults: tuple[int, int], enable_chunked_prefill: bool = True,
-                  performance_mode: str = "balanced", capped_by_model_len: bool = True) -> tuple[int, int]:
+                  performance_mode: str = "balanced", capped_by_model_len: bool = True,
+                  seqs_capped_by_batch: bool = True) -> tuple[int, int]:
     """arg_utils.py:3097-3185: table defaults, then clamps applied only to values the user left unset.
 
     `capped_by_model_len`: the release caps a default max_num_batched_tokens at max_num_seqs x max_model_len
-    (releases.BATCH_CAPPED_BY_MODEL_LEN); 0.11.0 keeps the table's value (0.11.0 arg_utils.py:1665-1680)."""
+    (releases.BATCH_CAPPED_BY_MODEL_LEN); 0.11.0 keeps the table's value (0.11.0 arg_utils.py:1665-1680).
+    `seqs_capped_by_batch`: a default max_num_seqs is capped at max_num_batched_tokens
+    (releases.MAX_NUM_SEQS_CAPPED_BY_BATCH)."""
     mnbt = defaults[0] if max_num_batched_tokens is None else int(max_num_batched_tokens)
     mns = defaults[1] if max_num_seqs is None else int(max_num_seqs)
     if performance_mode == "throughput":
@@ -146,7 +149,7 @@ def resolve_batch(max_num_batched_tokens: int | None, max_num_seqs: int | None, 
         if not enable_chunked_prefill:
             mnbt = max(max_model_len, mnbt)
         mnbt = min(mns * max_model_len, mnbt)
-    if max_num_seqs is None:
+    if max_num_seqs is None and seqs_capped_by_batch:
         mns = min(mns, mnbt)
     return mnbt, mns
 

@@ -18,15 +18,20 @@ from harness.engines.vllm.releases import (
     CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
     CPU_STARTUP_REQUEST_CHECK,
     CUBLAS_BEFORE_SNAPSHOT,
+    FULL_DECODE_GRAPHS_BY_DEFAULT,
     GRAPH_ESTIMATE_ON_BY_DEFAULT,
     GRAPH_ESTIMATE_PROFILED,
+    KV_CACHE_MEMORY_BYTES_FLAG,
     KV_DTYPE_MUST_MATCH,
     KV_TOKENS_FROM_CONCURRENCY,
     MAX_NUM_BATCHED_TOKENS_CAPTURED,
+    MAX_NUM_SEQS_CAPPED_BY_BATCH,
     MAX_NUM_SEQS_CAPTURED,
     NON_KV_FROM_TOTAL_CONSUMED,
     NULL_BLOCK_HELD_BACK,
     PERFORMANCE_MODE,
+    V0_BELOW_SM80,
+    V1_ENGINE_ONLY,
     default_gpu_memory_utilization,
     modelled_release,
 )
@@ -59,6 +64,8 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         p.notes.append(f"MLA: block size {block_size} is FLASH_ATTN_MLA's (sm90) and TRITON_MLA's (sm80, sm120); on "
                        "sm100 vLLM picks FLASHINFER_MLA, block 32 (platforms/cuda.py:95-153, "
                        "backends/mla/flashinfer_mla.py:205): give block_size 32 there")
+    if device != "cpu" and release not in V1_ENGINE_ONLY and not _v1_engine(p, s, env, kv_dtype, release):
+        return p
     requested_len = s.get("max_model_len")  # -1 = auto
     if requested_len == -1 and release not in AUTO_FIT_MAX_MODEL_LEN:
         p.modelled = False
@@ -79,6 +86,7 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
                                 or release not in BATCH_CAPPED_BY_MODEL_LEN),
         performance_mode=str(s.get("performance_mode") or "balanced") if release in PERFORMANCE_MODE else "balanced",
         capped_by_model_len=release in BATCH_CAPPED_BY_MODEL_LEN,
+        seqs_capped_by_batch=release in MAX_NUM_SEQS_CAPPED_BY_BATCH,
     )
     page = model.page_bytes_per_layer(block_size, kv_dtype, tp, dtype)
     bpb = page * model.num_layers  # _get_kv_cache_bytes_per_block, one uniform group
@@ -97,6 +105,13 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         p.will_start = False
         p.reason = (f'kv_cache_dtype="{kv_dtype}" is incompatible with dtype="{dtype}" (vllm {p.engine_version} '
                     f"refuses it at startup); set --kv-cache-dtype to {allowed}")
+        return p
+
+    if mnbt < mns:
+        # SchedulerConfig's check, raised before any memory is touched (0.32.0 vllm/config/scheduler.py:328, 0.10.0
+        # vllm/config.py:2474): reached with a default max_num_seqs only where it is not capped by the batch
+        p.will_start = False
+        p.reason = f"max_num_batched_tokens ({mnbt}) must be greater than or equal to max_num_seqs ({mns})"
         return p
 
     if requested_len is not None and requested_len > derived and env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN") != "1":
@@ -224,7 +239,7 @@ def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: 
         mns, mnbt, s.get("max_cudagraph_capture_size"), capture_max_num_seqs=release in MAX_NUM_SEQS_CAPTURED,
         capture_max_num_batched_tokens=release in MAX_NUM_BATCHED_TOKENS_CAPTURED,
         stride_16_from_256=release in CAPTURE_STRIDE_16_FROM_256)
-    full = vf.full_decode_sizes(mns, sizes)
+    full = vf.full_decode_sizes(mns, sizes) if release in FULL_DECODE_GRAPHS_BY_DEFAULT else []
     if not sizes:
         return 0.0, "no CUDA graphs (eager or not a CUDA device)"
     p.graph_sizes = {"piecewise": sizes, "full_decode": full}
@@ -237,6 +252,32 @@ def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: 
                      + (f" (vllm {release}'s default, 0.19.0 vllm/envs.py:1654)" if default == "0" else ""))
     graphs, how = vf.cudagraph_memory_estimate(model, {"PIECEWISE": sizes, "FULL": full}, p.tp, elem_bytes)
     return float(graphs), f"estimate in profile_cudagraph_memory's arithmetic: {how}"
+
+
+def _v1_engine(p: VllmPrediction, s: Settings, env: dict[str, str], kv_dtype: str | None, release: str) -> bool:
+    """vLLM 0.10.x on a GPU: whether the settings keep the V1 engine the formulas model (False: p says why).
+
+    _is_v1_supported_oracle (0.10.2 vllm/engine/arg_utils.py:1431-1564) sends VLLM_USE_V1=0, an attention backend
+    V1 lacks and a KV cache dtype the platform may not support to V0; 0.10.0-0.10.1 also cards below compute
+    capability 8.0 (0.10.1 :1400-1403), which the predictor cannot see: a note."""
+    why = None
+    if env.get("VLLM_USE_V1") == "0":
+        why = "VLLM_USE_V1=0 selects the V0 engine"
+    elif kv_dtype not in (None, "auto"):
+        why = (f"kv_cache_dtype {kv_dtype} goes to the V0 engine where the platform does not support it "
+               "(0.10.2 vllm/engine/arg_utils.py:1469)")
+    elif env.get("VLLM_ATTENTION_BACKEND"):
+        why = "VLLM_ATTENTION_BACKEND set: a backend V1 lacks goes to the V0 engine (0.10.2 arg_utils.py:1502-1525)"
+    elif s.get("kv_cache_memory_bytes") is not None and release not in KV_CACHE_MEMORY_BYTES_FLAG:
+        why = "--kv-cache-memory-bytes arrived in 0.10.2 (0.10.2 vllm/engine/arg_utils.py:344)"
+    if why is not None:
+        p.modelled = False
+        p.reason = f"vllm {release}: {why}; the predictor models the V1 engine only; no numbers"
+        return False
+    if release in V0_BELOW_SM80:
+        p.notes.append(f"vllm {release} runs the V0 engine on cards below compute capability 8.0 (T4, V100: "
+                       "0.10.1 vllm/engine/arg_utils.py:1400-1403), which these numbers do not model")
+    return True
 
 
 def _fitted(p: VllmPrediction, calibration: Calibration, mnbt: int, what: str) -> float:

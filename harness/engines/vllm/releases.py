@@ -4,16 +4,23 @@ from __future__ import annotations
 
 from harness.engines.releases import ReleaseRange
 
-# The formulas (harness/engines/vllm/formulas.py) are read from 0.32.0's code, and every release back to 0.11.0
+# The formulas (harness/engines/vllm/formulas.py) are read from 0.32.0's code, and every release back to 0.10.0
 # is read for what it changes (tagged below). On a GPU, determine_available_memory subtracts the same terms
 # since 0.9.1: the weights, the non-torch memory since the startup snapshot and the dummy forward's torch peak
 # (0.11.0 vllm/v1/worker/gpu_worker.py:222-283 with 0.11.0 vllm/utils/__init__.py:2783 memory_profiling; 0.20.0
 # gpu_worker.py:363-425 with vllm/utils/mem_utils.py:191-275), then the CUDA-graph estimate from 0.18.0
 # (GRAPH_ESTIMATE_PROFILED); 0.27.0 counts the same memory from mem_get_info (NON_KV_FROM_TOTAL_CONSUMED).
-# 0.10.2 and older fall back to the V0 engine for some settings (0.10.2 vllm/engine/arg_utils.py:1431,
-# :1469 --kv-cache-dtype; 0.10.1 arg_utils.py:1403 also compute capability < 8.0), and 0.8.5-0.9.0 size
-# the budget from the device-wide non-torch memory (0.9.0 gpu_worker.py:167-215), so `predict` refuses them.
-PREDICTED_RELEASES = ReleaseRange("0.11.0", "0.34.0")
+# 0.10.x runs the V1 engine unless a setting sends it back to V0 (V1_ENGINE_ONLY: the predictor refuses those
+# settings); 0.9.x and 0.8.5 are not modelled (0.8.5-0.9.0 size the budget from the device-wide non-torch
+# memory, 0.9.0 gpu_worker.py:167-215, and fall back to V0 for more settings).
+PREDICTED_RELEASES = ReleaseRange("0.10.0", "0.34.0")
+# The V0 engine is gone from 0.11.0; up to 0.10.2 _is_v1_supported_oracle falls back to it for a KV cache dtype
+# the platform does not support, VLLM_USE_V1=0, an attention backend V1 lacks (0.10.2
+# vllm/engine/arg_utils.py:1431-1564, :1469, :1502-1525). The predictor models V1 only: it refuses those settings.
+V1_ENGINE_ONLY = ReleaseRange("0.11.0")
+# 0.10.0-0.10.1.1 also fall back to V0 on cards below compute capability 8.0 (0.10.1 arg_utils.py:1400-1403), which
+# the predictor cannot see: a note with its numbers; 0.10.2 dropped the check.
+V0_BELOW_SM80 = ReleaseRange("0.10.0", "0.10.2")
 # On a CPU, 0.20.0 is the first release with 0.32.0's scheme: ceil(node MemTotal x utilization) minus
 # the worker's RSS, the startup request check, --kv-cache-memory-bytes honoured (0.20.0
 # vllm/v1/worker/cpu_worker.py:53-73, :153-210). 0.10.0-0.19.1 size the cache from
@@ -115,6 +122,16 @@ BATCH_CAPPED_BY_MODEL_LEN = ReleaseRange("0.11.1")
 # --performance-mode throughput doubles the default batch from 0.17.0 (0.17.0 vllm/engine/arg_utils.py:2128);
 # older releases have no such mode.
 PERFORMANCE_MODE = ReleaseRange("0.17.0")
+
+# The default CUDA-graph mode is FULL_AND_PIECEWISE from 0.11.0 (0.11.0 vllm/config/__init__.py:362-366): FULL
+# decode graphs beside the PIECEWISE ones; 0.10.x captures PIECEWISE only (0.10.2 vllm/config/__init__.py:3393).
+FULL_DECODE_GRAPHS_BY_DEFAULT = ReleaseRange("0.11.0")
+# The default max_num_seqs is capped at max_num_batched_tokens from 0.10.1 (0.10.1 vllm/engine/arg_utils.py:1711);
+# 0.10.0 takes the table's 256/1024 (0.10.0 arg_utils.py:1654).
+MAX_NUM_SEQS_CAPPED_BY_BATCH = ReleaseRange("0.10.1")
+# --kv-cache-memory-bytes from 0.10.2 (0.10.2 vllm/engine/arg_utils.py:344, gpu_worker.py:222-240); 0.10.1 has no
+# such flag.
+KV_CACHE_MEMORY_BYTES_FLAG = ReleaseRange("0.10.2")
 
 # The newest release the formulas model: a point that names no release is predicted as this one.
 NEWEST_PREDICTED = "0.33.0"
