@@ -125,11 +125,11 @@ def test_vllm_capture_sizes_take_max_num_seqs_off_the_stride_from_0_31(tiny):
 GPU_LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "gpu-logs" / "vllm"
 
 
-def test_vllm_gpu_is_modelled_from_0_10_and_refused_before(tiny):
-    # 0.9.x is not modelled (0.9.0 vllm/v1/worker/gpu_worker.py:167-215 sizes from the device-wide non-torch memory)
-    p = predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.9.2")
+def test_vllm_gpu_is_modelled_from_0_9_1_and_refused_before(tiny):
+    # 0.9.0.x is not modelled (0.9.0 vllm/v1/worker/gpu_worker.py:167-215 sizes from the device-wide non-torch memory)
+    p = predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.9.0.1")
     assert not p.modelled and p.kv_tokens is None
-    for release in ("0.10.0", "0.10.2", "0.11.0", "0.14.0", "0.18.0", "0.20.0", "0.22.0", "0.26.0"):
+    for release in ("0.9.1", "0.9.2", "0.10.0", "0.10.2", "0.11.0", "0.14.0", "0.18.0", "0.20.0", "0.22.0", "0.26.0"):
         p = predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version=release)
         assert p.modelled and p.will_start and p.kv_tokens > 0, (release, p.reason)
 
@@ -145,7 +145,15 @@ def test_vllm_0_10_is_modelled_on_the_v1_engine_only(tiny):
     pinned = {"max_model_len": 2048, "kv_cache_memory_bytes": GiB}
     assert not predict("vllm", pinned, tiny, 81920, engine_version="0.10.1").modelled
     assert predict("vllm", pinned, tiny, 81920, engine_version="0.10.2").kv_gib == 1.0
-    # cards below sm80 run V0 in 0.10.0-0.10.1.1 (0.10.1 arg_utils.py:1400-1403): said, not modelled
+    # 0.9.1 runs V0 for a dtype other than float16/bfloat16 (0.9.1 vllm/engine/arg_utils.py:1341), 0.9.2 V1
+    wide = {"max_model_len": 2048, "dtype": "float32"}
+    assert not predict("vllm", wide, tiny, 81920, engine_version="0.9.1").modelled
+    assert predict("vllm", wide, tiny, 81920, engine_version="0.9.2").modelled
+    # 0.9.x captures up to 512 whatever max_num_seqs is (0.9.2 vllm/config.py:2133), 0.10.0 up to 2 x max_num_seqs
+    few = {"max_model_len": 2048, "max_num_seqs": 32}
+    assert max(predict("vllm", few, tiny, 46068, engine_version="0.9.2").graph_sizes["piecewise"]) == 512
+    assert max(predict("vllm", few, tiny, 46068, engine_version="0.10.0").graph_sizes["piecewise"]) == 64
+    # cards below sm80 run V0 up to 0.10.1.1 (0.10.1 arg_utils.py:1400-1403): said, not modelled
     notes = predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.10.1").notes
     assert any("compute capability 8.0" in n for n in notes)
     assert not any("compute capability" in n for n in predict(

@@ -24,6 +24,7 @@ from harness.engines.vllm.releases import (
     BATCH_DEFAULTS_160_GIB_TIER,
     BLOCK_OVERRIDE_BEFORE_CHECKS,
     BUDGET_ROUNDED_UP,
+    CAPTURE_CAP_FOLLOWS_MAX_NUM_SEQS,
     CAPTURE_STRIDE_16_FROM_256,
     CPU_BLOCK_SIZE_NEEDS_IPEX,
     CPU_CONTAINER_CAP,
@@ -44,6 +45,7 @@ from harness.engines.vllm.releases import (
     NULL_BLOCK_HELD_BACK,
     PERFORMANCE_MODE,
     V0_BELOW_SM80,
+    V0_FOR_32_BIT_DTYPE,
     V1_ENGINE_ONLY,
     default_gpu_memory_utilization,
 )
@@ -123,6 +125,11 @@ RELEASE_RULES = (
                 "0.10.2 vllm/engine/arg_utils.py:1431", ("kv_tokens", "error_kind"), V1_ENGINE_ONLY, devices=("cuda",)),
     ReleaseRule("V0 below compute capability 8.0", "cards below sm80 run the V0 engine",
                 "0.10.1 vllm/engine/arg_utils.py:1400", ("kv_tokens",), V0_BELOW_SM80, devices=("cuda",)),
+    ReleaseRule("V0 for a 32-bit dtype", "a dtype other than float16/bfloat16 runs the V0 engine",
+                "0.9.1 vllm/engine/arg_utils.py:1341", ("kv_tokens",), V0_FOR_32_BIT_DTYPE, devices=("cuda",)),
+    ReleaseRule("capture cap follows max_num_seqs", "the CUDA-graph sizes stop at min(2 x max_num_seqs, 512) "
+                "(before: at 512)", "0.10.0 vllm/config.py:2456; 0.9.2 vllm/config.py:2133", ("cuda_graph_gib",),
+                CAPTURE_CAP_FOLLOWS_MAX_NUM_SEQS, devices=("cuda",)),
     ReleaseRule("FULL decode graphs by default", "FULL_AND_PIECEWISE: FULL decode graphs beside the PIECEWISE ones "
                 "(before: PIECEWISE only)", "0.11.0 vllm/config/__init__.py:362; 0.10.2 vllm/config/__init__.py:3393",
                 ("cuda_graph_gib",), FULL_DECODE_GRAPHS_BY_DEFAULT, devices=("cuda",)),

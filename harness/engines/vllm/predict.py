@@ -12,6 +12,7 @@ from harness.engines.vllm.releases import (
     BATCH_DEFAULTS_160_GIB_TIER,
     BLOCK_OVERRIDE_BEFORE_CHECKS,
     BUDGET_ROUNDED_UP,
+    CAPTURE_CAP_FOLLOWS_MAX_NUM_SEQS,
     CAPTURE_STRIDE_16_FROM_256,
     CPU_BLOCK_SIZE_NEEDS_IPEX,
     CPU_KV_SPACE_FROM_ENV,
@@ -31,6 +32,7 @@ from harness.engines.vllm.releases import (
     NULL_BLOCK_HELD_BACK,
     PERFORMANCE_MODE,
     V0_BELOW_SM80,
+    V0_FOR_32_BIT_DTYPE,
     V1_ENGINE_ONLY,
     default_gpu_memory_utilization,
     modelled_release,
@@ -64,7 +66,7 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         p.notes.append(f"MLA: block size {block_size} is FLASH_ATTN_MLA's (sm90) and TRITON_MLA's (sm80, sm120); on "
                        "sm100 vLLM picks FLASHINFER_MLA, block 32 (platforms/cuda.py:95-153, "
                        "backends/mla/flashinfer_mla.py:205): give block_size 32 there")
-    if device != "cpu" and release not in V1_ENGINE_ONLY and not _v1_engine(p, s, env, kv_dtype, release):
+    if device != "cpu" and release not in V1_ENGINE_ONLY and not _v1_engine(p, s, env, kv_dtype, dtype, release):
         return p
     requested_len = s.get("max_model_len")  # -1 = auto
     if requested_len == -1 and release not in AUTO_FIT_MAX_MODEL_LEN:
@@ -235,8 +237,11 @@ def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: 
     estimate is subtracted when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is on (default on from 0.20.0,
     releases.GRAPH_ESTIMATE_ON_BY_DEFAULT); older releases capture after sizing the pool and subtract nothing."""
     eager = s.get("enforce_eager") is True or p.device != "cuda"
+    cap = s.get("max_cudagraph_capture_size")
+    if cap is None and release not in CAPTURE_CAP_FOLLOWS_MAX_NUM_SEQS:
+        cap = 512  # 0.9.2 vllm/config.py:2133: cuda_graph_sizes [512]
     sizes = [] if eager else vf.cudagraph_capture_sizes(
-        mns, mnbt, s.get("max_cudagraph_capture_size"), capture_max_num_seqs=release in MAX_NUM_SEQS_CAPTURED,
+        mns, mnbt, cap, capture_max_num_seqs=release in MAX_NUM_SEQS_CAPTURED,
         capture_max_num_batched_tokens=release in MAX_NUM_BATCHED_TOKENS_CAPTURED,
         stride_16_from_256=release in CAPTURE_STRIDE_16_FROM_256)
     full = vf.full_decode_sizes(mns, sizes) if release in FULL_DECODE_GRAPHS_BY_DEFAULT else []
@@ -254,14 +259,18 @@ def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: 
     return float(graphs), f"estimate in profile_cudagraph_memory's arithmetic: {how}"
 
 
-def _v1_engine(p: VllmPrediction, s: Settings, env: dict[str, str], kv_dtype: str | None, release: str) -> bool:
-    """vLLM 0.10.x on a GPU: whether the settings keep the V1 engine the formulas model (False: p says why).
+def _v1_engine(p: VllmPrediction, s: Settings, env: dict[str, str], kv_dtype: str | None, dtype: str,
+               release: str) -> bool:
+    """vLLM 0.9.1-0.10.x on a GPU: whether the settings keep the V1 engine the formulas model (False: p says why).
 
     _is_v1_supported_oracle (0.10.2 vllm/engine/arg_utils.py:1431-1564) sends VLLM_USE_V1=0, an attention backend
     V1 lacks and a KV cache dtype the platform may not support to V0; 0.10.0-0.10.1 also cards below compute
-    capability 8.0 (0.10.1 :1400-1403), which the predictor cannot see: a note."""
+    capability 8.0 (0.10.1 :1400-1403), which the predictor cannot see: a note; 0.9.1 a dtype other than
+    float16/bfloat16 (0.9.1 :1341)."""
     why = None
-    if env.get("VLLM_USE_V1") == "0":
+    if release in V0_FOR_32_BIT_DTYPE and dtype not in ("float16", "bfloat16"):
+        why = f"dtype {dtype} goes to the V0 engine (0.9.1 vllm/engine/arg_utils.py:1341)"
+    elif env.get("VLLM_USE_V1") == "0":
         why = "VLLM_USE_V1=0 selects the V0 engine"
     elif kv_dtype not in (None, "auto"):
         why = (f"kv_cache_dtype {kv_dtype} goes to the V0 engine where the platform does not support it "

@@ -4,23 +4,27 @@ from __future__ import annotations
 
 from harness.engines.releases import ReleaseRange
 
-# The formulas (harness/engines/vllm/formulas.py) are read from 0.32.0's code, and every release back to 0.10.0
+# The formulas (harness/engines/vllm/formulas.py) are read from 0.32.0's code, and every release back to 0.9.1
 # is read for what it changes (tagged below). On a GPU, determine_available_memory subtracts the same terms
-# since 0.9.1: the weights, the non-torch memory since the startup snapshot and the dummy forward's torch peak
-# (0.11.0 vllm/v1/worker/gpu_worker.py:222-283 with 0.11.0 vllm/utils/__init__.py:2783 memory_profiling; 0.20.0
+# since 0.9.1 (0.9.1 vllm/v1/worker/gpu_worker.py:183-235 with vllm/utils.py:2342 memory_profiling): the
+# weights, the non-torch memory since the startup snapshot and the dummy forward's torch peak (0.11.0
+# vllm/v1/worker/gpu_worker.py:222-283 with 0.11.0 vllm/utils/__init__.py:2783 memory_profiling; 0.20.0
 # gpu_worker.py:363-425 with vllm/utils/mem_utils.py:191-275), then the CUDA-graph estimate from 0.18.0
 # (GRAPH_ESTIMATE_PROFILED); 0.27.0 counts the same memory from mem_get_info (NON_KV_FROM_TOTAL_CONSUMED).
-# 0.10.x runs the V1 engine unless a setting sends it back to V0 (V1_ENGINE_ONLY: the predictor refuses those
-# settings); 0.9.x and 0.8.5 are not modelled (0.8.5-0.9.0 size the budget from the device-wide non-torch
-# memory, 0.9.0 gpu_worker.py:167-215, and fall back to V0 for more settings).
-PREDICTED_RELEASES = ReleaseRange("0.10.0", "0.34.0")
+# 0.9.1-0.10.x run the V1 engine unless a setting sends them back to V0 (V1_ENGINE_ONLY: the predictor refuses
+# those settings); 0.8.5-0.9.0.x are not modelled: they size the budget from the device-wide non-torch memory
+# after the profile, the CUDA context and other processes included, with no startup check of the free memory
+# (0.9.0 vllm/v1/worker/gpu_worker.py:167-215).
+PREDICTED_RELEASES = ReleaseRange("0.9.1", "0.34.0")
 # The V0 engine is gone from 0.11.0; up to 0.10.2 _is_v1_supported_oracle falls back to it for a KV cache dtype
 # the platform does not support, VLLM_USE_V1=0, an attention backend V1 lacks (0.10.2
 # vllm/engine/arg_utils.py:1431-1564, :1469, :1502-1525). The predictor models V1 only: it refuses those settings.
 V1_ENGINE_ONLY = ReleaseRange("0.11.0")
-# 0.10.0-0.10.1.1 also fall back to V0 on cards below compute capability 8.0 (0.10.1 arg_utils.py:1400-1403), which
-# the predictor cannot see: a note with its numbers; 0.10.2 dropped the check.
-V0_BELOW_SM80 = ReleaseRange("0.10.0", "0.10.2")
+# Up to 0.10.1.1 they also fall back to V0 on cards below compute capability 8.0 (0.10.1 arg_utils.py:1400-1403,
+# 0.9.1 :1305), which the predictor cannot see: a note with its numbers; 0.10.2 dropped the check.
+V0_BELOW_SM80 = ReleaseRange(None, "0.10.2")
+# 0.9.1 also sends a dtype other than float16/bfloat16 to V0 (0.9.1 vllm/engine/arg_utils.py:1341); 0.9.2 dropped it.
+V0_FOR_32_BIT_DTYPE = ReleaseRange(None, "0.9.2")
 # On a CPU, 0.20.0 is the first release with 0.32.0's scheme: ceil(node MemTotal x utilization) minus
 # the worker's RSS, the startup request check, --kv-cache-memory-bytes honoured (0.20.0
 # vllm/v1/worker/cpu_worker.py:53-73, :153-210). 0.10.0-0.19.1 size the cache from
@@ -123,6 +127,9 @@ BATCH_CAPPED_BY_MODEL_LEN = ReleaseRange("0.11.1")
 # older releases have no such mode.
 PERFORMANCE_MODE = ReleaseRange("0.17.0")
 
+# The CUDA-graph sizes stop at min(2 x max_num_seqs, 512) from 0.10.0 (0.10.0 vllm/config.py:2456); 0.9.x
+# captures up to 512 whatever max_num_seqs is (0.9.2 vllm/config.py:2133).
+CAPTURE_CAP_FOLLOWS_MAX_NUM_SEQS = ReleaseRange("0.10.0")
 # The default CUDA-graph mode is FULL_AND_PIECEWISE from 0.11.0 (0.11.0 vllm/config/__init__.py:362-366): FULL
 # decode graphs beside the PIECEWISE ones; 0.10.x captures PIECEWISE only (0.10.2 vllm/config/__init__.py:3393).
 FULL_DECODE_GRAPHS_BY_DEFAULT = ReleaseRange("0.11.0")
