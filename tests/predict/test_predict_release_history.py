@@ -141,6 +141,8 @@ def test_vllm_0_10_is_modelled_on_the_v1_engine_only(tiny):
         p = predict("vllm", {"max_model_len": 2048, **args}, tiny, 81920, engine_version="0.10.2", env=env)
         assert not p.modelled and "V1 engine only" in p.reason and p.kv_tokens is None, p.reason
         assert predict("vllm", {"max_model_len": 2048, **args}, tiny, 81920, engine_version="0.11.0", env=env).modelled
+    assert predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.10.2",
+                   env={"VLLM_ATTENTION_BACKEND": "FLASHINFER"}).modelled
     # --kv-cache-memory-bytes arrived in 0.10.2 (arg_utils.py:344)
     pinned = {"max_model_len": 2048, "kv_cache_memory_bytes": GiB}
     assert not predict("vllm", pinned, tiny, 81920, engine_version="0.10.1").modelled

@@ -259,6 +259,10 @@ def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: 
     return float(graphs), f"estimate in profile_cudagraph_memory's arithmetic: {how}"
 
 
+# V1 backends of 0.9.1-0.10.2's list (0.9.1 vllm/engine/arg_utils.py:1399, 0.10.2 :1502) whose block size is 16
+V1_BLOCK_16_BACKENDS = ("FLASH_ATTN", "FLASH_ATTN_VLLM_V1", "FLASHINFER", "FLASHINFER_VLLM_V1")
+
+
 def _v1_engine(p: VllmPrediction, s: Settings, env: dict[str, str], kv_dtype: str | None, dtype: str,
                release: str) -> bool:
     """vLLM 0.9.1-0.10.x on a GPU: whether the settings keep the V1 engine the formulas model (False: p says why).
@@ -275,8 +279,10 @@ def _v1_engine(p: VllmPrediction, s: Settings, env: dict[str, str], kv_dtype: st
     elif kv_dtype not in (None, "auto"):
         why = (f"kv_cache_dtype {kv_dtype} goes to the V0 engine where the platform does not support it "
                "(0.10.2 vllm/engine/arg_utils.py:1469)")
-    elif env.get("VLLM_ATTENTION_BACKEND"):
-        why = "VLLM_ATTENTION_BACKEND set: a backend V1 lacks goes to the V0 engine (0.10.2 arg_utils.py:1502-1525)"
+    elif env.get("VLLM_ATTENTION_BACKEND", "") not in ("", *V1_BLOCK_16_BACKENDS):
+        why = (f"VLLM_ATTENTION_BACKEND={env['VLLM_ATTENTION_BACKEND']}: a backend outside the release's V1 list runs "
+               "the V0 engine (0.10.2 vllm/engine/arg_utils.py:1502-1525, 0.9.1 :1399); the predictor reads "
+               "FLASH_ATTN and FLASHINFER only here")
     elif s.get("kv_cache_memory_bytes") is not None and release not in KV_CACHE_MEMORY_BYTES_FLAG:
         why = "--kv-cache-memory-bytes arrived in 0.10.2 (0.10.2 vllm/engine/arg_utils.py:344)"
     if why is not None:
