@@ -125,11 +125,12 @@ def test_vllm_capture_sizes_take_max_num_seqs_off_the_stride_from_0_31(tiny):
 GPU_LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "gpu-logs" / "vllm"
 
 
-def test_vllm_gpu_is_modelled_from_0_9_1_and_refused_before(tiny):
-    # 0.9.0.x is not modelled (0.9.0 vllm/v1/worker/gpu_worker.py:167-215 sizes from the device-wide non-torch memory)
-    p = predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.9.0.1")
+def test_vllm_gpu_is_modelled_from_0_8_5_and_refused_before(tiny):
+    # 0.8.4 and older run the V0 engine by default: not modelled
+    p = predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.8.4")
     assert not p.modelled and p.kv_tokens is None
-    for release in ("0.9.1", "0.9.2", "0.10.0", "0.10.2", "0.11.0", "0.14.0", "0.18.0", "0.20.0", "0.22.0", "0.26.0"):
+    for release in ("0.8.5", "0.9.0", "0.9.0.1", "0.9.1", "0.9.2", "0.10.0", "0.10.2", "0.11.0", "0.14.0", "0.18.0",
+                    "0.20.0", "0.22.0", "0.26.0"):
         p = predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version=release)
         assert p.modelled and p.will_start and p.kv_tokens > 0, (release, p.reason)
 
@@ -169,6 +170,27 @@ def test_vllm_0_10_is_modelled_on_the_v1_engine_only(tiny):
     assert refused.max_num_seqs == 256 and refused.will_start is False  # and vllm/config.py:2474 refuses it
     assert "must be greater than or equal to max_num_seqs (256)" in refused.reason
     assert predict("vllm", small, tiny, 24 * 1024, engine_version="0.10.1").max_num_seqs == 128
+
+
+def test_vllm_before_0_9_1_counts_the_cards_non_torch_memory(llama8b):
+    # 0.8.5-0.9.0.x: torch peak since the profile + all non-torch memory on the card after it, the CUDA context
+    # included (0.9.0 vllm/v1/worker/gpu_worker.py:197-212); 0.9.1 counts what grew since its snapshot (:183)
+    old, new = (predict("vllm", {"max_model_len": 8192}, llama8b, 80 * 1024, engine_version=r)
+                for r in ("0.9.0", "0.9.1"))
+    assert old.estimates["O"].gib - new.estimates["O"].gib == pytest.approx(vf.CUDA_CONTEXT_GIB_ESTIMATE)
+    assert old.kv_gib == pytest.approx(new.kv_gib - vf.CUDA_CONTEXT_GIB_ESTIMATE, abs=1e-6)
+    # no startup check of the free memory before 0.9.1 (0.9.1 gpu_worker.py:136-147 adds it)
+    full = {"max_model_len": 8192, "gpu_memory_utilization": 0.999}
+    assert predict("vllm", full, llama8b, 80 * 1024, engine_version="0.9.0").will_start
+    assert predict("vllm", full, llama8b, 80 * 1024, engine_version="0.9.1").reason.startswith("E1")
+    # the max-model-len error names no estimate before 0.9.1 (0.9.0 vllm/v1/core/kv_cache_utils.py:547-548)
+    long = {"max_model_len": 131072, "gpu_memory_utilization": 0.3}
+    e3_old, e3_new = (predict("vllm", long, llama8b, 80 * 1024, engine_version=r) for r in ("0.9.0", "0.9.1"))
+    assert e3_old.reason.startswith("E3") and e3_old.estimated_max_model_len is None
+    assert e3_new.reason.startswith("E3") and e3_new.estimated_max_model_len > 0
+    # 0.8.5 gives an 80 GiB A100 the >= 70 GiB batch tier (0.8.5 vllm/engine/arg_utils.py:1596; 0.9.0 :1495 does not)
+    assert vf.batch_defaults(80 * GiB, device_name="NVIDIA A100-SXM4-80GB", a100_excluded=False) == (8192, 1024)
+    assert vf.batch_defaults(80 * GiB, device_name="NVIDIA A100-SXM4-80GB") == (2048, 256)
 
 
 def _graphs(release: str, model, env: dict | None = None, **args):

@@ -116,16 +116,17 @@ def cdiv(a: int, b: int) -> int:
 
 
 def batch_defaults(total_bytes: float | None, device: str = "cuda", device_name: str = "",
-                   world_size: int = 1, tier_160_gib: bool = True) -> tuple[int, int]:
+                   world_size: int = 1, tier_160_gib: bool = True, a100_excluded: bool = True) -> tuple[int, int]:
     """(max_num_batched_tokens, max_num_seqs) for `vllm serve` (EngineArgs.get_batch_defaults, arg_utils.py:2894).
 
-    `tier_160_gib`: the release has the >= 160 GiB tier (releases.BATCH_DEFAULTS_160_GIB_TIER)."""
+    `tier_160_gib`: the release has the >= 160 GiB tier (releases.BATCH_DEFAULTS_160_GIB_TIER); `a100_excluded`:
+    A100s stay below the >= 70 GiB tier (releases.BATCH_DEFAULTS_A100_EXCLUDED)."""
     if device == "cpu":
         return 2048 * world_size, 128 * world_size
     mem = total_bytes or 0
     if tier_160_gib and mem >= 160 * GiB:
         return 16384, 1024
-    if mem >= 70 * GiB and "a100" not in device_name.lower():
+    if mem >= 70 * GiB and not (a100_excluded and "a100" in device_name.lower()):
         return 8192, 1024
     return 2048, 256
 

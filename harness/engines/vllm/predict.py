@@ -10,6 +10,7 @@ from harness.engines.vllm.releases import (
     AUTO_FIT_MAX_MODEL_LEN,
     BATCH_CAPPED_BY_MODEL_LEN,
     BATCH_DEFAULTS_160_GIB_TIER,
+    BATCH_DEFAULTS_A100_EXCLUDED,
     BLOCK_OVERRIDE_BEFORE_CHECKS,
     BUDGET_ROUNDED_UP,
     CAPTURE_CAP_FOLLOWS_MAX_NUM_SEQS,
@@ -19,6 +20,8 @@ from harness.engines.vllm.releases import (
     CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
     CPU_STARTUP_REQUEST_CHECK,
     CUBLAS_BEFORE_SNAPSHOT,
+    E3_STATES_ESTIMATE,
+    FREE_MEMORY_CHECKED_AT_STARTUP,
     FULL_DECODE_GRAPHS_BY_DEFAULT,
     GRAPH_ESTIMATE_ON_BY_DEFAULT,
     GRAPH_ESTIMATE_PROFILED,
@@ -29,6 +32,7 @@ from harness.engines.vllm.releases import (
     MAX_NUM_SEQS_CAPPED_BY_BATCH,
     MAX_NUM_SEQS_CAPTURED,
     NON_KV_FROM_TOTAL_CONSUMED,
+    NON_TORCH_SINCE_SNAPSHOT,
     NULL_BLOCK_HELD_BACK,
     PERFORMANCE_MODE,
     V0_BELOW_SM80,
@@ -81,7 +85,8 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
     mnbt, mns = vf.resolve_batch(
         s.get("max_num_batched_tokens"), s.get("max_num_seqs"), length,
         vf.batch_defaults(total, device=device, world_size=world,
-                          tier_160_gib=release in BATCH_DEFAULTS_160_GIB_TIER),
+                          tier_160_gib=release in BATCH_DEFAULTS_160_GIB_TIER,
+                          a100_excluded=release in BATCH_DEFAULTS_A100_EXCLUDED),
         # any spelling: enable_chunked_prefill: false, no_enable_chunked_prefill / disable_chunked_prefill: true;
         # 0.11.0 turns it on for every generative model (releases.BATCH_CAPPED_BY_MODEL_LEN)
         enable_chunked_prefill=(switch_value(s, "enable_chunked_prefill") is not False
@@ -183,6 +188,11 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
             graphs, graph_basis = _graph_estimate(p, s, env, model, release, mnbt, mns, DTYPE_BYTES[dtype])
             counted = ("memory consumed since the snapshot beyond the weights" if release in NON_KV_FROM_TOTAL_CONSUMED
                        else "non-torch memory since the snapshot")
+            if release not in NON_TORCH_SINCE_SNAPSHOT:
+                # 0.9.0 vllm/v1/worker/gpu_worker.py:197-212: all non-torch memory on the card after the profile
+                other += vf.CUDA_CONTEXT_GIB_ESTIMATE * GiB
+                counted = (f"all non-torch memory on the card after the profile, the ~{vf.CUDA_CONTEXT_GIB_ESTIMATE} "
+                           f"GiB CUDA context included (vllm {release}; other processes' memory too: none assumed)")
             p.estimates["O"] = Estimate(other / GiB, f"estimate: {counted} (constant)"
                                         + (f", less ~{vf.CUBLAS_HANDLES_GIB_ESTIMATE} GiB of cuBLAS handles that "
                                            f"vllm {release} creates before it" if cublas_in_baseline else ""))
@@ -192,7 +202,7 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
             overhead = other + act + graphs
         best = int(upper - overhead)
         ctx = (vf.CUDA_CONTEXT_GIB_ESTIMATE + (vf.CUBLAS_HANDLES_GIB_ESTIMATE if cublas_in_baseline else 0.0)) * GiB
-        if device == "cuda" and budget > total - ctx:
+        if device == "cuda" and budget > total - ctx and release in FREE_MEMORY_CHECKED_AT_STARTUP:
             p.will_start = False
             p.reason = (f"E1 likely: requested {budget / GiB:.2f} GiB exceeds free memory on an empty card "
                         f"(~{(total - ctx) / GiB:.2f} GiB after a ~{ctx / GiB:.2f} GiB CUDA context"
@@ -214,6 +224,9 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
     p.context_len = kv.max_model_len
     p.max_req_len = kv.max_model_len
     p.estimated_max_model_len = kv.estimated_max_model_len
+    if kv.error is not None and kv.error.startswith("E3") and release not in E3_STATES_ESTIMATE:
+        p.estimated_max_model_len = None  # 0.9.0 vllm/v1/core/kv_cache_utils.py:547-548: not in the message
+        p.notes.append(f"vllm {release}'s max-model-len error does not state the estimated length")
     p.notes.extend(kv.notes)
     if kv.error is not None:
         p.kv_tokens = 0

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from harness.engines.releases import ReleaseRange
 
-# The formulas (harness/engines/vllm/formulas.py) are read from 0.32.0's code, and every release back to 0.9.1
+# The formulas (harness/engines/vllm/formulas.py) are read from 0.32.0's code, and every release back to 0.8.5
 # is read for what it changes (tagged below). On a GPU, determine_available_memory subtracts the same terms
 # since 0.9.1 (0.9.1 vllm/v1/worker/gpu_worker.py:183-235 with vllm/utils.py:2342 memory_profiling): the
 # weights, the non-torch memory since the startup snapshot and the dummy forward's torch peak (0.11.0
 # vllm/v1/worker/gpu_worker.py:222-283 with 0.11.0 vllm/utils/__init__.py:2783 memory_profiling; 0.20.0
 # gpu_worker.py:363-425 with vllm/utils/mem_utils.py:191-275), then the CUDA-graph estimate from 0.18.0
 # (GRAPH_ESTIMATE_PROFILED); 0.27.0 counts the same memory from mem_get_info (NON_KV_FROM_TOTAL_CONSUMED).
-# 0.9.1-0.10.x run the V1 engine unless a setting sends them back to V0 (V1_ENGINE_ONLY: the predictor refuses
-# those settings); 0.8.5-0.9.0.x are not modelled: they size the budget from the device-wide non-torch memory
-# after the profile, the CUDA context and other processes included, with no startup check of the free memory
-# (0.9.0 vllm/v1/worker/gpu_worker.py:167-215).
-PREDICTED_RELEASES = ReleaseRange("0.9.1", "0.34.0")
+# 0.8.5-0.9.0.x count other memory (NON_TORCH_SINCE_SNAPSHOT). 0.8.5-0.10.x run the V1 engine unless a setting
+# sends them back to V0 (V1_ENGINE_ONLY: the predictor refuses those settings); older releases are V0 by default.
+PREDICTED_RELEASES = ReleaseRange("0.8.5", "0.34.0")
 # The V0 engine is gone from 0.11.0; up to 0.10.2 _is_v1_supported_oracle falls back to it for a KV cache dtype
 # the platform does not support, VLLM_USE_V1=0, an attention backend V1 lacks (0.10.2
 # vllm/engine/arg_utils.py:1431-1564, :1469, :1502-1525). The predictor models V1 only: it refuses those settings.
@@ -23,7 +21,8 @@ V1_ENGINE_ONLY = ReleaseRange("0.11.0")
 # Up to 0.10.1.1 they also fall back to V0 on cards below compute capability 8.0 (0.10.1 arg_utils.py:1400-1403,
 # 0.9.1 :1305), which the predictor cannot see: a note with its numbers; 0.10.2 dropped the check.
 V0_BELOW_SM80 = ReleaseRange(None, "0.10.2")
-# 0.9.1 also sends a dtype other than float16/bfloat16 to V0 (0.9.1 vllm/engine/arg_utils.py:1341); 0.9.2 dropped it.
+# Up to 0.9.1 a dtype other than float16/bfloat16 also goes to V0 (0.9.1 vllm/engine/arg_utils.py:1341, 0.8.5
+# :1382); 0.9.2 dropped it.
 V0_FOR_32_BIT_DTYPE = ReleaseRange(None, "0.9.2")
 # On a CPU, 0.20.0 is the first release with 0.32.0's scheme: ceil(node MemTotal x utilization) minus
 # the worker's RSS, the startup request check, --kv-cache-memory-bytes honoured (0.20.0
@@ -127,6 +126,20 @@ BATCH_CAPPED_BY_MODEL_LEN = ReleaseRange("0.11.1")
 # older releases have no such mode.
 PERFORMANCE_MODE = ReleaseRange("0.17.0")
 
+# From 0.9.1 the budget takes the weights, the non-torch memory since the startup snapshot and the torch peak
+# above what was allocated (0.9.1 vllm/v1/worker/gpu_worker.py:183 with vllm/utils.py:2342); 0.8.5-0.9.0.x take
+# the torch peak since the profile began (weights included) plus all non-torch memory on the card after it -
+# the CUDA context and other processes too (0.9.0 vllm/v1/worker/gpu_worker.py:197-212, 0.8.5 :195-210).
+NON_TORCH_SINCE_SNAPSHOT = ReleaseRange("0.9.1")
+# The startup check of free memory against the request (E1) from 0.9.1 (0.9.1 vllm/v1/worker/gpu_worker.py:136-147);
+# 0.8.5-0.9.0.x record the free memory and only assert after the profile that it shrank (0.9.0 gpu_worker.py:190).
+FREE_MEMORY_CHECKED_AT_STARTUP = ReleaseRange("0.9.1")
+# The max-model-len error states the estimated length from 0.9.1 (0.9.1 vllm/v1/core/kv_cache_utils.py:568-570);
+# 0.8.5-0.9.0.x drop it (the f-string stands alone on its line: 0.9.0 kv_cache_utils.py:547-548, 0.8.5 :542-543).
+E3_STATES_ESTIMATE = ReleaseRange("0.9.1")
+# The >= 70 GiB tier of the batch defaults leaves out A100s from 0.9.0 (0.9.0 vllm/engine/arg_utils.py:1495);
+# 0.8.5 gives it to every card of 70 GiB or more (0.8.5 arg_utils.py:1596).
+BATCH_DEFAULTS_A100_EXCLUDED = ReleaseRange("0.9.0")
 # The CUDA-graph sizes stop at min(2 x max_num_seqs, 512) from 0.10.0 (0.10.0 vllm/config.py:2456); 0.9.x
 # captures up to 512 whatever max_num_seqs is (0.9.2 vllm/config.py:2133).
 CAPTURE_CAP_FOLLOWS_MAX_NUM_SEQS = ReleaseRange("0.10.0")
