@@ -50,6 +50,7 @@ from harness.engines.vllm.releases import (
     PERFORMANCE_MODE,
     V0_BELOW_SM80,
     V0_FOR_32_BIT_DTYPE,
+    V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT,
     V1_ENGINE_ONLY,
     default_gpu_memory_utilization,
 )
@@ -142,6 +143,9 @@ RELEASE_RULES = (
     ReleaseRule("batch defaults: A100 below the 70 GiB tier", "A100s keep 2,048 tokens / 256 sequences",
                 "0.9.0 vllm/engine/arg_utils.py:1495; 0.8.5 vllm/engine/arg_utils.py:1596", ("kv_tokens",),
                 BATCH_DEFAULTS_A100_EXCLUDED, devices=("cuda",)),
+    ReleaseRule("V0 for pipeline parallelism by default", "pipeline parallelism runs the V0 engine unless the "
+                "executor is named", "0.8.5 vllm/engine/arg_utils.py:1478; 0.9.1 vllm/engine/arg_utils.py:1434",
+                ("kv_tokens",), V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT, devices=("cuda",)),
     ReleaseRule("V0 for a 32-bit dtype", "a dtype other than float16/bfloat16 runs the V0 engine",
                 "0.9.1 vllm/engine/arg_utils.py:1341", ("kv_tokens",), V0_FOR_32_BIT_DTYPE, devices=("cuda",)),
     ReleaseRule("capture cap follows max_num_seqs", "the CUDA-graph sizes stop at min(2 x max_num_seqs, 512) "

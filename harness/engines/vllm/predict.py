@@ -37,6 +37,7 @@ from harness.engines.vllm.releases import (
     PERFORMANCE_MODE,
     V0_BELOW_SM80,
     V0_FOR_32_BIT_DTYPE,
+    V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT,
     V1_ENGINE_ONLY,
     default_gpu_memory_utilization,
     modelled_release,
@@ -287,6 +288,11 @@ def _v1_engine(p: VllmPrediction, s: Settings, env: dict[str, str], kv_dtype: st
     why = None
     if release in V0_FOR_32_BIT_DTYPE and dtype not in ("float16", "bfloat16"):
         why = f"dtype {dtype} goes to the V0 engine (0.9.1 vllm/engine/arg_utils.py:1341)"
+    elif (release in V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT and (s.get("pipeline_parallel_size") or 1) > 1
+          and s.get("distributed_executor_backend") not in
+          (("ray",) if release == "0.8.5" else ("ray", "mp", "external_launcher"))):
+        why = ("pipeline parallelism without a named executor goes to the V0 engine (0.8.5 "
+               "vllm/engine/arg_utils.py:1478; 0.9.0 accepts ray, mp or external_launcher)")
     elif env.get("VLLM_USE_V1") == "0":
         why = "VLLM_USE_V1=0 selects the V0 engine"
     elif kv_dtype not in (None, "auto"):

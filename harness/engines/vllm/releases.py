@@ -24,6 +24,9 @@ V0_BELOW_SM80 = ReleaseRange(None, "0.10.2")
 # Up to 0.9.1 a dtype other than float16/bfloat16 also goes to V0 (0.9.1 vllm/engine/arg_utils.py:1341, 0.8.5
 # :1382); 0.9.2 dropped it.
 V0_FOR_32_BIT_DTYPE = ReleaseRange(None, "0.9.2")
+# Before 0.9.1 pipeline parallelism goes to V0 unless the executor is named: "ray" in 0.8.5 (0.8.5
+# vllm/engine/arg_utils.py:1478), ray/mp/external_launcher in 0.9.0.x; 0.9.1 accepts the default too (0.9.1 :1434).
+V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT = ReleaseRange(None, "0.9.1")
 # On a CPU, 0.20.0 is the first release with 0.32.0's scheme: ceil(node MemTotal x utilization) minus
 # the worker's RSS, the startup request check, --kv-cache-memory-bytes honoured (0.20.0
 # vllm/v1/worker/cpu_worker.py:53-73, :153-210). 0.10.0-0.19.1 size the cache from
