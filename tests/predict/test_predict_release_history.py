@@ -286,6 +286,16 @@ def test_vllm_0_11_0_log_block_arithmetic():
     assert (record.kv_tokens, record.max_concurrency) == (463136, 3.53)
 
 
+def test_vllm_0_20_0_log_counts_blocks_not_concurrency():
+    # the WSL2 log of 0.20.0: "GPU KV cache size: 6,288 tokens" is whole blocks of the 2,096-token hybrid block
+    # (num_blocks // groups x block_size, 0.20.0 vllm/v1/core/kv_cache_utils.py:1694-1698), not
+    # int(max_concurrency x max_model_len) = int(1.5 x 8192) = 12,288 as 0.20.1 would log (:1706)
+    record = parse_log(read_log(GPU_LOGS / "16-wsl2-docker-compose-ts-qwen36-35b-nvfp4-v0.20.0-full.log"), "vllm")
+    assert (record.engine_version, record.kv_tokens, record.block_size) == ("0.20.0", 6288, 2096)
+    assert (record.max_concurrency, record.max_model_len) == (1.5, 8192)
+    assert record.kv_tokens % record.block_size == 0 and record.kv_tokens != int(1.5 * 8192)
+
+
 def test_vllm_kv_tokens_from_concurrency_from_0_20_1(tiny):
     # 0.20.1 logs int(concurrency x length) (kv_cache_utils.py:1706), 0.20.0 num_blocks x block_size (:1694)
     kv_old = vf.size_kv(100 * 4096, 4096, 16, 1000, 1000, tokens_from_concurrency=False)
