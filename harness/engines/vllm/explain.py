@@ -95,7 +95,7 @@ RELEASE_RULES = (
                 CUBLAS_BEFORE_SNAPSHOT, devices=("cuda",)),
     ReleaseRule("16-bit KV dtype must match", "an explicit float16/bfloat16 KV dtype other than the model's is "
                 "refused", "0.33.0 vllm/config/vllm.py:1492", ("error_kind",), KV_DTYPE_MUST_MATCH),
-    # the releases before 0.27.0 (#29)
+    # the releases before 0.27.0
     ReleaseRule("non-KV memory from mem_get_info", "the budget counts all memory consumed since the snapshot, "
                 "persistent torch buffers beside the weights included (before: non-torch increase + torch peak "
                 "increase + weights)", "0.27.0 vllm/utils/mem_utils.py:317; 0.20.0 vllm/utils/mem_utils.py:263",
