@@ -209,8 +209,7 @@ def cudagraph_memory_estimate(model: ModelDescription, sizes_by_mode: dict[str, 
     if not firsts:
         return 0, "no CUDA graphs"
     first = max(firsts)
-    return int(first + further * per_graph), (f"largest first capture ~{first / MiB:.0f} MiB + {further} further "
-                                              f"graphs x {per_graph / MiB:g} MiB")
+    return int(first + further * per_graph), f"first graph ~{first / MiB:.0f} MiB + {further} x {per_graph / MiB:g} MiB"
 
 
 def activation_estimate_bytes(model: ModelDescription, num_tokens: int, num_reqs: int, tp: int,

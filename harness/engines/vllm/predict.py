@@ -187,8 +187,8 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
                 other -= vf.CUBLAS_HANDLES_GIB_ESTIMATE * GiB
             act = vf.activation_estimate_bytes(model, mnbt, min(mns, mnbt), tp, DTYPE_BYTES[dtype])
             graphs, graph_basis = _graph_estimate(p, s, env, model, release, mnbt, mns, DTYPE_BYTES[dtype])
-            counted = ("memory consumed since the snapshot beyond the weights" if release in NON_KV_FROM_TOTAL_CONSUMED
-                       else "non-torch memory since the snapshot")
+            counted = ("consumed since the snapshot" if release in NON_KV_FROM_TOTAL_CONSUMED
+                       else "non-torch since the snapshot")
             if release not in NON_TORCH_SINCE_SNAPSHOT:
                 # 0.9.0 vllm/v1/worker/gpu_worker.py:197-212: all non-torch memory on the card after the profile
                 other += vf.CUDA_CONTEXT_GIB_ESTIMATE * GiB
@@ -270,7 +270,7 @@ def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: 
         return 0.0, ("CUDA-graph estimate not subtracted: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is off"
                      + (f" (vllm {release}'s default, 0.19.0 vllm/envs.py:1654)" if default == "0" else ""))
     graphs, how = vf.cudagraph_memory_estimate(model, {"PIECEWISE": sizes, "FULL": full}, p.tp, elem_bytes)
-    return float(graphs), f"estimate in profile_cudagraph_memory's arithmetic: {how}"
+    return float(graphs), f"estimate: {how}"  # profile_cudagraph_memory's sum (formulas.cudagraph_memory_estimate)
 
 
 # V1 backends of 0.9.1-0.10.2's list (0.9.1 vllm/engine/arg_utils.py:1399, 0.10.2 :1502) whose block size is 16
