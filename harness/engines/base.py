@@ -168,7 +168,7 @@ class Engine:
         if version is None or modelled is None or version in modelled:
             return None
         cpu, gpu = formulas.predicted_releases_cpu, formulas.predicted_releases
-        if cpu is not None and gpu is not None and device is None:
+        if cpu is not None and gpu is not None and device is None and cpu != gpu:
             models = f"{gpu.describe()} on a GPU, {cpu.describe()} on CPU"
         elif cpu is not None and device == "cpu":
             models = f"{cpu.describe()} on CPU"

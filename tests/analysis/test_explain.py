@@ -198,11 +198,11 @@ def test_a_pinned_pool_and_the_auto_fit_length_the_null_block_moved_are_terms_of
 
 
 def test_a_pair_the_predictor_cannot_model_is_all_residual():
-    # the GPU formulas are sourced from 0.27.0: 0.22.0 measured other terms
+    # the GPU formulas hold from 0.8.5: 0.8.4 runs the V0 engine by default
     before, after = _vllm_side("0.32.0", 0.9), _vllm_side("0.32.0", 0.9, weights_delta_gib=0.5)
-    before["engine_version"] = "0.22.0"
+    before["engine_version"] = "0.8.4"
     point = _explain(before, after)
-    assert not point.kv.modelled and "does not model vllm 0.22.0" in point.kv.reason
+    assert not point.kv.modelled and "does not model vllm 0.8.4" in point.kv.reason
     assert point.kv.terms == [] and point.kv.residual_tokens == point.kv.kv_delta_tokens
     assert point.kv.status == UNEXPLAINED
 

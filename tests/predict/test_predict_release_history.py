@@ -120,9 +120,208 @@ def test_vllm_capture_sizes_take_max_num_seqs_off_the_stride_from_0_31(tiny):
     assert (big_old.max_num_batched_tokens, big_new.max_num_batched_tokens) == (8192, 16384)
 
 
-def test_vllm_gpu_before_0_27_is_not_modelled(tiny):
-    p = predict("vllm", {"max_model_len": 4096}, tiny, 81920, engine_version="0.26.0")
+# ---- vLLM on a GPU before 0.27.0: each release's budget, read from its code (#29) -------------------------------
+
+GPU_LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "gpu-logs" / "vllm"
+
+
+def test_vllm_gpu_is_modelled_from_0_8_5_and_refused_before(tiny):
+    # 0.8.4 and older run the V0 engine by default: not modelled
+    p = predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.8.4")
     assert not p.modelled and p.kv_tokens is None
+    for release in ("0.8.5", "0.9.0", "0.9.0.1", "0.9.1", "0.9.2", "0.10.0", "0.10.2", "0.11.0", "0.14.0", "0.18.0",
+                    "0.20.0", "0.22.0", "0.26.0"):
+        p = predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version=release)
+        assert p.modelled and p.will_start and p.kv_tokens > 0, (release, p.reason)
+
+
+def test_vllm_0_10_is_modelled_on_the_v1_engine_only(tiny):
+    # _is_v1_supported_oracle sends these to V0 (0.10.2 vllm/engine/arg_utils.py:1431-1564): one line, no numbers
+    for args, env in (({"kv_cache_dtype": "fp8"}, {}), ({}, {"VLLM_USE_V1": "0"}),
+                      ({}, {"VLLM_ATTENTION_BACKEND": "XFORMERS"})):
+        p = predict("vllm", {"max_model_len": 2048, **args}, tiny, 81920, engine_version="0.10.2", env=env)
+        assert not p.modelled and "V1 engine only" in p.reason and p.kv_tokens is None, p.reason
+        assert predict("vllm", {"max_model_len": 2048, **args}, tiny, 81920, engine_version="0.11.0", env=env).modelled
+    assert predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.10.2",
+                   env={"VLLM_ATTENTION_BACKEND": "FLASHINFER"}).modelled
+    # --kv-cache-memory-bytes arrived in 0.10.2 (arg_utils.py:344)
+    pinned = {"max_model_len": 2048, "kv_cache_memory_bytes": GiB}
+    assert not predict("vllm", pinned, tiny, 81920, engine_version="0.10.1").modelled
+    assert predict("vllm", pinned, tiny, 81920, engine_version="0.10.2").kv_gib == 1.0
+    # pipeline parallelism runs V0 before 0.9.1 unless the executor is named (0.8.5 arg_utils.py:1478)
+    pp = {"max_model_len": 2048, "pipeline_parallel_size": 2}
+    assert not predict("vllm", pp, tiny, 81920, engine_version="0.9.0").modelled
+    assert predict("vllm", {**pp, "distributed_executor_backend": "mp"}, tiny, 81920, engine_version="0.9.0").modelled
+    assert not predict("vllm", {**pp, "distributed_executor_backend": "mp"}, tiny, 81920,
+                       engine_version="0.8.5").modelled
+    assert predict("vllm", pp, tiny, 81920, engine_version="0.9.1").modelled
+    # 0.9.1 runs V0 for a dtype other than float16/bfloat16 (0.9.1 vllm/engine/arg_utils.py:1341), 0.9.2 V1
+    wide = {"max_model_len": 2048, "dtype": "float32"}
+    assert not predict("vllm", wide, tiny, 81920, engine_version="0.9.1").modelled
+    assert predict("vllm", wide, tiny, 81920, engine_version="0.9.2").modelled
+    # 0.9.x captures up to 512 whatever max_num_seqs is (0.9.2 vllm/config.py:2133), 0.10.0 up to 2 x max_num_seqs
+    few = {"max_model_len": 2048, "max_num_seqs": 32}
+    assert max(predict("vllm", few, tiny, 46068, engine_version="0.9.2").graph_sizes["piecewise"]) == 512
+    assert max(predict("vllm", few, tiny, 46068, engine_version="0.10.0").graph_sizes["piecewise"]) == 64
+    # cards below sm80 run V0 up to 0.10.1.1 (0.10.1 arg_utils.py:1400-1403): said, not modelled
+    notes = predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.10.1").notes
+    assert any("compute capability 8.0" in n for n in notes)
+    assert not any("compute capability" in n for n in predict(
+        "vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.10.2").notes)
+    # 0.10.x captures PIECEWISE graphs only (0.10.2 vllm/config/__init__.py:3393), 0.11.0 FULL decode ones too
+    graphs = predict("vllm", {"max_model_len": 2048}, tiny, 46068, engine_version="0.10.2").graph_sizes
+    assert graphs["full_decode"] == [] and len(graphs["piecewise"]) == 67
+    # 0.10.0 keeps the table's max_num_seqs above a smaller batch (arg_utils.py:1654); 0.10.1 caps it (:1711)
+    small = {"max_model_len": 2048, "max_num_batched_tokens": 128}
+    refused = predict("vllm", small, tiny, 24 * 1024, engine_version="0.10.0")
+    assert refused.max_num_seqs == 256 and refused.will_start is False  # and vllm/config.py:2474 refuses it
+    assert "must be greater than or equal to max_num_seqs (256)" in refused.reason
+    assert predict("vllm", small, tiny, 24 * 1024, engine_version="0.10.1").max_num_seqs == 128
+
+
+def test_vllm_before_0_9_1_counts_the_cards_non_torch_memory(llama8b):
+    # 0.8.5-0.9.0.x: torch peak since the profile + all non-torch memory on the card after it, the CUDA context
+    # included (0.9.0 vllm/v1/worker/gpu_worker.py:197-212); 0.9.1 counts what grew since its snapshot (:183)
+    old, new = (predict("vllm", {"max_model_len": 8192}, llama8b, 80 * 1024, engine_version=r)
+                for r in ("0.9.0", "0.9.1"))
+    assert old.estimates["O"].gib - new.estimates["O"].gib == pytest.approx(vf.CUDA_CONTEXT_GIB_ESTIMATE)
+    assert old.kv_gib == pytest.approx(new.kv_gib - vf.CUDA_CONTEXT_GIB_ESTIMATE, abs=1e-6)
+    # no startup check of the free memory before 0.9.1 (0.9.1 gpu_worker.py:136-147 adds it)
+    full = {"max_model_len": 8192, "gpu_memory_utilization": 0.999}
+    assert predict("vllm", full, llama8b, 80 * 1024, engine_version="0.9.0").will_start
+    assert predict("vllm", full, llama8b, 80 * 1024, engine_version="0.9.1").reason.startswith("E1")
+    # the max-model-len error names no estimate before 0.9.1 (0.9.0 vllm/v1/core/kv_cache_utils.py:547-548)
+    long = {"max_model_len": 131072, "gpu_memory_utilization": 0.3}
+    e3_old, e3_new = (predict("vllm", long, llama8b, 80 * 1024, engine_version=r) for r in ("0.9.0", "0.9.1"))
+    assert e3_old.reason.startswith("E3") and e3_old.estimated_max_model_len is None
+    assert e3_new.reason.startswith("E3") and e3_new.estimated_max_model_len > 0
+    # 0.8.5 gives an 80 GiB A100 the >= 70 GiB batch tier (0.8.5 vllm/engine/arg_utils.py:1596; 0.9.0 :1495 does not)
+    assert vf.batch_defaults(80 * GiB, device_name="NVIDIA A100-SXM4-80GB", a100_excluded=False) == (8192, 1024)
+    assert vf.batch_defaults(80 * GiB, device_name="NVIDIA A100-SXM4-80GB") == (2048, 256)
+
+
+def _graphs(release: str, model, env: dict | None = None, **args):
+    p = predict("vllm", {"max_model_len": 2048, "gpu_memory_utilization": 0.9, **args}, model, 24 * 1024,
+                engine_version=release, env=env or {})
+    assert p.modelled, p.reason
+    return p
+
+
+def test_vllm_graph_estimate_is_subtracted_where_the_release_profiles_it(tiny):
+    # 0.17.1 captures after the pool is sized (0.17.1 vllm/v1/worker/gpu_worker.py:352-430); 0.18.0-0.19.1
+    # profile the estimate but subtract it only with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 (0.19.0
+    # vllm/envs.py:1654); 0.20.0 turns it on by default (0.20.0 vllm/envs.py:1724)
+    before, opt_out, opt_in, on = (_graphs("0.17.1", tiny), _graphs("0.19.1", tiny),
+                                   _graphs("0.19.1", tiny, {"VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "1"}),
+                                   _graphs("0.20.0", tiny))
+    assert before.graph_sizes["piecewise"] and before.estimates["G"].gib == 0
+    assert opt_out.estimates["G"].gib == 0 and "default" in opt_out.estimates["G"].basis
+    assert opt_in.estimates["G"].gib == on.estimates["G"].gib > 0
+    assert before.kv_tokens > on.kv_tokens and opt_out.kv_tokens > opt_in.kv_tokens
+    off = _graphs("0.20.0", tiny, {"VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0"})
+    assert off.estimates["G"].gib == 0 and off.kv_tokens == opt_out.kv_tokens
+    assert _graphs("0.20.0", tiny, enforce_eager=True).estimates["G"].gib == 0
+
+
+def test_vllm_graph_estimate_follows_profile_cudagraph_memory(tiny):
+    # per mode the first (largest) capture whole, every further graph the second's increase, at least 1 MiB;
+    # one shared pool: max of the first captures (0.18.0 vllm/v1/worker/gpu_model_runner.py:5593-5690, 0.32.0
+    # :6333-6480) - not a fixed size per graph
+    for release in ("0.20.0", "0.27.0", "0.32.0"):
+        p = _graphs(release, tiny)
+        sizes, full = p.graph_sizes["piecewise"], p.graph_sizes["full_decode"]
+        first = max(vf.activation_estimate_bytes(tiny, max(sizes), 0, 1, 2),
+                    vf.activation_estimate_bytes(tiny, max(full), 0, 1, 2))
+        per_graph = max(vf.GRAPH_MIB_PER_SIZE_ESTIMATE, vf.GRAPH_MIB_PER_GRAPH_FLOOR) * 2**20
+        expected = first + (len(sizes) - 1 + len(full) - 1) * per_graph
+        assert p.estimates["G"].gib * GiB == pytest.approx(expected), release
+        assert "first graph" in p.estimates["G"].basis
+    # a larger model's first capture is larger; the further graphs cost the same
+    big = load_model_description("meta-llama/Llama-3.1-8B-Instruct")
+    g_tiny, how = vf.cudagraph_memory_estimate(tiny, {"PIECEWISE": [1, 2, 512], "FULL": [1, 256]}, 1, 2)
+    g_big, _ = vf.cudagraph_memory_estimate(big, {"PIECEWISE": [1, 2, 512], "FULL": [1, 256]}, 1, 2)
+    assert g_big - g_tiny == (vf.activation_estimate_bytes(big, 512, 0, 1, 2)
+                              - vf.activation_estimate_bytes(tiny, 512, 0, 1, 2))
+    assert how.endswith("+ 3 x 5 MiB")
+
+
+def test_vllm_capture_sizes_per_release():
+    # 0.11.0 steps by 8 to the cap (0.11.0 vllm/config/__init__.py:596), 0.11.1 by 16 from 256 (vllm.py:810)
+    assert len(vf.cudagraph_capture_sizes(256, 2048, stride_16_from_256=False, capture_max_num_seqs=False,
+                                          capture_max_num_batched_tokens=False)) == 67
+    assert len(vf.cudagraph_capture_sizes(256, 2048, capture_max_num_seqs=False)) == 51
+    # max_num_batched_tokens off the stride is captured from 0.21.0 (0.21.0 vllm/config/vllm.py:1581-1585)
+    assert 300 in vf.cudagraph_capture_sizes(256, 300, capture_max_num_seqs=False)
+    assert 300 not in vf.cudagraph_capture_sizes(256, 300, capture_max_num_seqs=False,
+                                                 capture_max_num_batched_tokens=False)
+
+
+def test_vllm_0_11_0_log_sized_the_pool_before_capturing(tiny):
+    # the L40S log of 0.11.0: "Available KV cache memory" and the KV size come before "Capturing CUDA graphs":
+    # 0.11.0 subtracts no graph estimate, and captures 67 PIECEWISE (step 8 to 512) and 35 FULL graphs
+    text = read_log(GPU_LOGS / "19-l40s-granite-4.0-micro-fp8-v0.11.0-offline-full.log")
+    lines = text.splitlines()
+    kv_at = next(i for i, line in enumerate(lines) if "Available KV cache memory" in line)
+    capture_at = next(i for i, line in enumerate(lines) if "Capturing CUDA graphs" in line)
+    assert kv_at < capture_at and "67/67" in lines[capture_at] and "35/35" in lines[capture_at + 1]
+    p = predict("vllm", {"max_model_len": 2048}, tiny, 46068, engine_version="0.11.0")
+    assert p.estimates["G"].gib == 0 and "after the pool is sized" in p.estimates["G"].basis
+    assert (len(p.graph_sizes["piecewise"]), len(p.graph_sizes["full_decode"])) == (67, 35)
+    assert max(p.graph_sizes["piecewise"]) == 512
+
+
+def test_vllm_0_11_0_log_block_arithmetic():
+    # up to 0.20.0 the logged KV size is num_blocks x block_size (0.11.0 vllm/v1/core/kv_cache_utils.py:1080); the
+    # log's 28,946 blocks of 16 at 131,072 tokens a request: 463,136 tokens, 3.53x. The block's bytes are what the
+    # log's 35.34 GiB (35.335 at least) over 28,946 blocks gives: 1.25 MiB (16 tokens x 80 KiB), the 28,947th
+    # block would need 35.3357 GiB.
+    record = parse_log(read_log(GPU_LOGS / "19-l40s-granite-4.0-micro-fp8-v0.11.0-offline-full.log"), "vllm")
+    assert (record.engine_version, record.num_blocks, record.kv_gib) == ("0.11.0", 28946, 35.34)
+    bpb = 16 * 80 * 1024
+    least = (record.kv_gib - 0.005) * GiB
+    assert record.num_blocks * bpb <= least < (record.num_blocks + 1) * bpb
+    kv = vf.size_kv(int(least), bpb, 16, 131072, 131072, null_block_held_back=False,
+                    override_before_checks=False, tokens_from_concurrency=False)
+    assert (kv.num_blocks, kv.kv_tokens, round(kv.max_concurrency, 2)) == (28946, 463136, 3.53)
+    assert (record.kv_tokens, record.max_concurrency) == (463136, 3.53)
+
+
+def test_vllm_0_20_0_log_counts_blocks_not_concurrency():
+    # the WSL2 log of 0.20.0: "GPU KV cache size: 6,288 tokens" is whole blocks of the 2,096-token hybrid block
+    # (num_blocks // groups x block_size, 0.20.0 vllm/v1/core/kv_cache_utils.py:1694-1698), not
+    # int(max_concurrency x max_model_len) = int(1.5 x 8192) = 12,288 as 0.20.1 would log (:1706)
+    record = parse_log(read_log(GPU_LOGS / "16-wsl2-docker-compose-ts-qwen36-35b-nvfp4-v0.20.0-full.log"), "vllm")
+    assert (record.engine_version, record.kv_tokens, record.block_size) == ("0.20.0", 6288, 2096)
+    assert (record.max_concurrency, record.max_model_len) == (1.5, 8192)
+    assert record.kv_tokens % record.block_size == 0 and record.kv_tokens != int(1.5 * 8192)
+
+
+def test_vllm_kv_tokens_from_concurrency_from_0_20_1(tiny):
+    # 0.20.1 logs int(concurrency x length) (kv_cache_utils.py:1706), 0.20.0 num_blocks x block_size (:1694)
+    kv_old = vf.size_kv(100 * 4096, 4096, 16, 1000, 1000, tokens_from_concurrency=False)
+    kv_new = vf.size_kv(100 * 4096, 4096, 16, 1000, 1000)
+    assert (kv_old.kv_tokens, kv_new.kv_tokens) == (1600, int(100 / 63 * 1000))
+    old = predict("vllm", {"max_model_len": 1000}, tiny, 24 * 1024, engine_version="0.20.0")
+    new = predict("vllm", {"max_model_len": 1000}, tiny, 24 * 1024, engine_version="0.20.1")
+    assert old.kv_tokens == old.num_blocks * 16 and new.kv_tokens == int(new.num_blocks / 63 * 1000)
+
+
+def test_vllm_budget_and_batch_before_0_14(tiny):
+    # the budget is the float product before 0.14.0 (0.13.0 gpu_worker.py:241), ceil from 0.14.0 (utils.py:258)
+    assert vf.budget_bytes(1000, 0.9005, rounded_up=False) == pytest.approx(900.5)
+    assert vf.budget_bytes(1000, 0.9005) == 901
+    # auto-fit (-1) from 0.14.0 (0.14.0 vllm/v1/core/kv_cache_utils.py:1389); 0.13.0 wants a length > 0
+    assert not predict("vllm", {"max_model_len": -1}, tiny, 24 * 1024, engine_version="0.13.0").modelled
+    assert predict("vllm", {"max_model_len": -1}, tiny, 24 * 1024, engine_version="0.14.0").modelled
+    # 0.11.0 keeps the table's max_num_batched_tokens (0.11.0 arg_utils.py:1665-1680); 0.11.1 caps it at
+    # max_num_seqs x max_model_len (0.11.1 arg_utils.py:2023)
+    args = {"max_model_len": 1024, "max_num_seqs": 1}
+    assert predict("vllm", args, tiny, 24 * 1024, engine_version="0.11.0").max_num_batched_tokens == 2048
+    assert predict("vllm", args, tiny, 24 * 1024, engine_version="0.11.1").max_num_batched_tokens == 1024
+    # --performance-mode throughput doubles the default batch from 0.17.0 (0.17.0 arg_utils.py:2128)
+    mode = {"max_model_len": 4096, "performance_mode": "throughput"}
+    assert predict("vllm", mode, tiny, 24 * 1024, engine_version="0.16.0").max_num_batched_tokens == 2048
+    assert predict("vllm", mode, tiny, 24 * 1024, engine_version="0.17.0").max_num_batched_tokens == 4096
 
 
 # ---- SGLang: the default mem_fraction_static and the pool, per release (0.5.3 on) ----------------

@@ -19,17 +19,39 @@ from harness.engines.explaining import (
 )
 from harness.engines.vllm import formulas as vf
 from harness.engines.vllm.releases import (
+    AUTO_FIT_MAX_MODEL_LEN,
+    BATCH_CAPPED_BY_MODEL_LEN,
     BATCH_DEFAULTS_160_GIB_TIER,
+    BATCH_DEFAULTS_A100_EXCLUDED,
     BLOCK_OVERRIDE_BEFORE_CHECKS,
+    BUDGET_ROUNDED_UP,
+    CAPTURE_CAP_FOLLOWS_MAX_NUM_SEQS,
+    CAPTURE_STRIDE_16_FROM_256,
     CPU_BLOCK_SIZE_NEEDS_IPEX,
     CPU_CONTAINER_CAP,
     CPU_KV_SPACE_FROM_ENV,
     CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
     CPU_STARTUP_REQUEST_CHECK,
     CUBLAS_BEFORE_SNAPSHOT,
+    E3_STATES_ESTIMATE,
+    FREE_MEMORY_CHECKED_AT_STARTUP,
+    FULL_DECODE_GRAPHS_BY_DEFAULT,
+    GRAPH_ESTIMATE_ON_BY_DEFAULT,
+    GRAPH_ESTIMATE_PROFILED,
+    KV_CACHE_MEMORY_BYTES_FLAG,
     KV_DTYPE_MUST_MATCH,
+    KV_TOKENS_FROM_CONCURRENCY,
+    MAX_NUM_BATCHED_TOKENS_CAPTURED,
+    MAX_NUM_SEQS_CAPPED_BY_BATCH,
     MAX_NUM_SEQS_CAPTURED,
+    NON_KV_FROM_TOTAL_CONSUMED,
+    NON_TORCH_SINCE_SNAPSHOT,
     NULL_BLOCK_HELD_BACK,
+    PERFORMANCE_MODE,
+    V0_BELOW_SM80,
+    V0_FOR_32_BIT_DTYPE,
+    V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT,
+    V1_ENGINE_ONLY,
     default_gpu_memory_utilization,
 )
 from harness.predict.model import GiB, MiB
@@ -73,6 +95,72 @@ RELEASE_RULES = (
                 CUBLAS_BEFORE_SNAPSHOT, devices=("cuda",)),
     ReleaseRule("16-bit KV dtype must match", "an explicit float16/bfloat16 KV dtype other than the model's is "
                 "refused", "0.33.0 vllm/config/vllm.py:1492", ("error_kind",), KV_DTYPE_MUST_MATCH),
+    # the releases before 0.27.0
+    ReleaseRule("non-KV memory from mem_get_info", "the budget counts all memory consumed since the snapshot, "
+                "persistent torch buffers beside the weights included (before: non-torch increase + torch peak "
+                "increase + weights)", "0.27.0 vllm/utils/mem_utils.py:317; 0.20.0 vllm/utils/mem_utils.py:263",
+                ("kv_tokens",), NON_KV_FROM_TOTAL_CONSUMED, devices=("cuda",)),
+    ReleaseRule("CUDA-graph estimate profiled", "a CUDA-graph memory estimate is profiled before the pool is sized "
+                "(before: graphs captured after it, nothing subtracted)",
+                "0.18.0 vllm/v1/worker/gpu_model_runner.py:5593", ("kv_tokens", "error_kind"),
+                GRAPH_ESTIMATE_PROFILED, devices=("cuda",)),
+    ReleaseRule("CUDA-graph estimate on by default", "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1: the "
+                "estimate is subtracted from the budget", "0.20.0 vllm/envs.py:1724; 0.19.0 vllm/envs.py:1654",
+                ("kv_tokens", "error_kind"), GRAPH_ESTIMATE_ON_BY_DEFAULT, devices=("cuda",)),
+    ReleaseRule("max_num_batched_tokens captured", "max_num_batched_tokens is a CUDA-graph size when it fits under "
+                "the cap, although off the 8/16 stride", "0.21.0 vllm/config/vllm.py:1581", ("kv_tokens",),
+                MAX_NUM_BATCHED_TOKENS_CAPTURED, devices=("cuda",)),
+    ReleaseRule("capture sizes step 16 from 256", "the CUDA-graph sizes from 256 up step by 16 (before: by 8)",
+                "0.11.1 vllm/config/vllm.py:810; 0.11.0 vllm/config/__init__.py:596", ("cuda_graph_gib",),
+                CAPTURE_STRIDE_16_FROM_256, devices=("cuda",)),
+    ReleaseRule("budget rounded up", "the budget is ceil(total x utilization) (before: the float product, the "
+                "rest truncated)", "0.14.0 vllm/v1/worker/utils.py:258; 0.13.0 vllm/v1/worker/gpu_worker.py:241",
+                ("kv_tokens",), BUDGET_ROUNDED_UP, devices=("cuda",)),
+    ReleaseRule("max-model-len auto-fit", "--max-model-len -1 fits the length to the KV memory",
+                "0.14.0 vllm/v1/core/kv_cache_utils.py:1389", ("max_model_len as logged", "error_kind"),
+                AUTO_FIT_MAX_MODEL_LEN),
+    ReleaseRule("KV tokens from concurrency", "the logged KV size is int(max_concurrency x max_model_len) (before: "
+                "num_blocks x block_size)", "0.20.1 vllm/v1/core/kv_cache_utils.py:1706; 0.20.0 "
+                "vllm/v1/core/kv_cache_utils.py:1694", ("kv_tokens",), KV_TOKENS_FROM_CONCURRENCY),
+    ReleaseRule("default batch capped by model length", "a default max_num_batched_tokens is capped at max_num_seqs "
+                "x max_model_len and --no-enable-chunked-prefill is honoured", "0.11.1 vllm/engine/arg_utils.py:2023; "
+                "0.11.0 vllm/engine/arg_utils.py:1548", ("kv_tokens",), BATCH_CAPPED_BY_MODEL_LEN),
+    ReleaseRule("V1 engine only", "no fallback to the V0 engine (before: a KV dtype the platform lacks, "
+                "VLLM_USE_V1=0 or a V0-only attention backend run V0, which the predictor does not model)",
+                "0.10.2 vllm/engine/arg_utils.py:1431", ("kv_tokens", "error_kind"), V1_ENGINE_ONLY, devices=("cuda",)),
+    ReleaseRule("V0 below compute capability 8.0", "cards below sm80 run the V0 engine",
+                "0.10.1 vllm/engine/arg_utils.py:1400", ("kv_tokens",), V0_BELOW_SM80, devices=("cuda",)),
+    ReleaseRule("non-torch memory since the snapshot", "the budget counts the non-torch memory since the startup "
+                "snapshot (before: all non-torch memory on the card after the profile, the CUDA context and other "
+                "processes included)", "0.9.1 vllm/v1/worker/gpu_worker.py:183; 0.9.0 vllm/v1/worker/gpu_worker.py:197",
+                ("kv_tokens",), NON_TORCH_SINCE_SNAPSHOT, devices=("cuda",)),
+    ReleaseRule("free memory checked at startup", "a request above the card's free memory is refused at startup",
+                "0.9.1 vllm/v1/worker/gpu_worker.py:136", ("error_kind",), FREE_MEMORY_CHECKED_AT_STARTUP,
+                devices=("cuda",)),
+    ReleaseRule("max-model-len error states the estimate", "the error names the estimated maximum model length",
+                "0.9.1 vllm/v1/core/kv_cache_utils.py:568; 0.9.0 vllm/v1/core/kv_cache_utils.py:547",
+                ("estimated_max_model_len",), E3_STATES_ESTIMATE),
+    ReleaseRule("batch defaults: A100 below the 70 GiB tier", "A100s keep 2,048 tokens / 256 sequences",
+                "0.9.0 vllm/engine/arg_utils.py:1495; 0.8.5 vllm/engine/arg_utils.py:1596", ("kv_tokens",),
+                BATCH_DEFAULTS_A100_EXCLUDED, devices=("cuda",)),
+    ReleaseRule("V0 for pipeline parallelism by default", "pipeline parallelism runs the V0 engine unless the "
+                "executor is named", "0.8.5 vllm/engine/arg_utils.py:1478; 0.9.1 vllm/engine/arg_utils.py:1434",
+                ("kv_tokens",), V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT, devices=("cuda",)),
+    ReleaseRule("V0 for a 32-bit dtype", "a dtype other than float16/bfloat16 runs the V0 engine",
+                "0.9.1 vllm/engine/arg_utils.py:1341", ("kv_tokens",), V0_FOR_32_BIT_DTYPE, devices=("cuda",)),
+    ReleaseRule("capture cap follows max_num_seqs", "the CUDA-graph sizes stop at min(2 x max_num_seqs, 512) "
+                "(before: at 512)", "0.10.0 vllm/config.py:2456; 0.9.2 vllm/config.py:2133", ("cuda_graph_gib",),
+                CAPTURE_CAP_FOLLOWS_MAX_NUM_SEQS, devices=("cuda",)),
+    ReleaseRule("FULL decode graphs by default", "FULL_AND_PIECEWISE: FULL decode graphs beside the PIECEWISE ones "
+                "(before: PIECEWISE only)", "0.11.0 vllm/config/__init__.py:362; 0.10.2 vllm/config/__init__.py:3393",
+                ("cuda_graph_gib",), FULL_DECODE_GRAPHS_BY_DEFAULT, devices=("cuda",)),
+    ReleaseRule("default max_num_seqs capped by the batch", "a default max_num_seqs is at most "
+                "max_num_batched_tokens", "0.10.1 vllm/engine/arg_utils.py:1711; 0.10.0 vllm/engine/arg_utils.py:1654",
+                ("kv_tokens", "error_kind"), MAX_NUM_SEQS_CAPPED_BY_BATCH),
+    ReleaseRule("--kv-cache-memory-bytes", "the KV size can be given in bytes, skipping the profiled budget",
+                "0.10.2 vllm/engine/arg_utils.py:344", ("kv_tokens",), KV_CACHE_MEMORY_BYTES_FLAG, devices=("cuda",)),
+    ReleaseRule("performance mode", "--performance-mode throughput doubles the default batch",
+                "0.17.0 vllm/engine/arg_utils.py:2128", ("kv_tokens",), PERFORMANCE_MODE),
 )
 
 # What vLLM's GPU budget subtracts before the KV pool (determine_available_memory, 0.32.0
@@ -97,9 +185,12 @@ def predicted_outcome(prediction) -> str | None:
 
 # The release rules each of the predictor's GPU terms moves with (the batch defaults size the dummy forward's peak,
 # the capture sizes the graph estimate, the cuBLAS handles leave the non-torch memory).
-TERM_RULES = {"activation peak": ("batch defaults >= 160 GiB tier",),
-              "CUDA graph estimate": ("max_num_seqs captured", "batch defaults >= 160 GiB tier"),
-              "non-torch memory": ("cuBLAS handles before the snapshot",)}
+TERM_RULES = {"activation peak": ("batch defaults >= 160 GiB tier", "default batch capped by model length",
+                                  "performance mode"),
+              "CUDA graph estimate": ("max_num_seqs captured", "batch defaults >= 160 GiB tier",
+                                      "max_num_batched_tokens captured", "CUDA-graph estimate profiled",
+                                      "CUDA-graph estimate on by default"),
+              "non-torch memory": ("cuBLAS handles before the snapshot", "non-KV memory from mem_get_info")}
 
 
 def _named(before: SideFacts, after: SideFacts, *names: str) -> str | None:

@@ -22,8 +22,11 @@ DEFAULT_BLOCK_SIZE_CPU = 128  # vllm/platforms/cpu.py:273-293
 # O: non-torch memory allocated after the init snapshot (cuBLAS/NCCL workspaces, allocator
 #    fragmentation) that vLLM counts in total_consumed (vllm/v1/worker/gpu_worker.py determine_available_memory).
 OTHER_GIB_ESTIMATE = 0.30
-# G: CUDA-graph pool per captured size (PIECEWISE sizes + FULL decode sizes, captured after the profile).
+# G: what each CUDA graph after a mode's first adds (profile_cudagraph_memory measures it on the second-largest
+#    size, at least 1 MiB: 0.32.0 vllm/v1/worker/gpu_model_runner.py:6417-6420); the first capture is sized as
+#    the dummy forward's tensors for that size (cudagraph_memory_estimate).
 GRAPH_MIB_PER_SIZE_ESTIMATE = 5.0
+GRAPH_MIB_PER_GRAPH_FLOOR = 1.0  # "at least 1 MiB per graph for driver overhead" (0.18.0 gpu_model_runner.py:5653)
 # A: working copies of the hidden state alive at the dummy forward's peak (residual, normed
 #    input, attention output, ...) - a coarse count.
 ACTIVATION_HIDDEN_COPIES = 4
@@ -113,44 +116,55 @@ def cdiv(a: int, b: int) -> int:
 
 
 def batch_defaults(total_bytes: float | None, device: str = "cuda", device_name: str = "",
-                   world_size: int = 1, tier_160_gib: bool = True) -> tuple[int, int]:
+                   world_size: int = 1, tier_160_gib: bool = True, a100_excluded: bool = True) -> tuple[int, int]:
     """(max_num_batched_tokens, max_num_seqs) for `vllm serve` (EngineArgs.get_batch_defaults, arg_utils.py:2894).
 
-    `tier_160_gib`: the release has the >= 160 GiB tier (releases.BATCH_DEFAULTS_160_GIB_TIER)."""
+    `tier_160_gib`: the release has the >= 160 GiB tier (releases.BATCH_DEFAULTS_160_GIB_TIER); `a100_excluded`:
+    A100s stay below the >= 70 GiB tier (releases.BATCH_DEFAULTS_A100_EXCLUDED)."""
     if device == "cpu":
         return 2048 * world_size, 128 * world_size
     mem = total_bytes or 0
     if tier_160_gib and mem >= 160 * GiB:
         return 16384, 1024
-    if mem >= 70 * GiB and "a100" not in device_name.lower():
+    if mem >= 70 * GiB and not (a100_excluded and "a100" in device_name.lower()):
         return 8192, 1024
     return 2048, 256
 
 
 def resolve_batch(max_num_batched_tokens: int | None, max_num_seqs: int | None, max_model_len: int,
                   defaults: tuple[int, int], enable_chunked_prefill: bool = True,
-                  performance_mode: str = "balanced") -> tuple[int, int]:
-    """arg_utils.py:3097-3185: table defaults, then clamps applied only to values the user left unset."""
+                  performance_mode: str = "balanced", capped_by_model_len: bool = True,
+                  seqs_capped_by_batch: bool = True) -> tuple[int, int]:
+    """arg_utils.py:3097-3185: table defaults, then clamps applied only to values the user left unset.
+
+    `capped_by_model_len`: the release caps a default max_num_batched_tokens at max_num_seqs x max_model_len
+    (releases.BATCH_CAPPED_BY_MODEL_LEN); 0.11.0 keeps the table's value (0.11.0 arg_utils.py:1665-1680).
+    `seqs_capped_by_batch`: a default max_num_seqs is capped at max_num_batched_tokens
+    (releases.MAX_NUM_SEQS_CAPPED_BY_BATCH)."""
     mnbt = defaults[0] if max_num_batched_tokens is None else int(max_num_batched_tokens)
     mns = defaults[1] if max_num_seqs is None else int(max_num_seqs)
     if performance_mode == "throughput":
         mnbt = mnbt * 2 if max_num_batched_tokens is None else mnbt
         mns = mns * 2 if max_num_seqs is None else mns
-    if max_num_batched_tokens is None:
+    if max_num_batched_tokens is None and capped_by_model_len:
         if not enable_chunked_prefill:
             mnbt = max(max_model_len, mnbt)
         mnbt = min(mns * max_model_len, mnbt)
-    if max_num_seqs is None:
+    if max_num_seqs is None and seqs_capped_by_batch:
         mns = min(mns, mnbt)
     return mnbt, mns
 
 
 def cudagraph_capture_sizes(max_num_seqs: int, max_num_batched_tokens: int,
                             max_capture_size: int | None = None, default_max: int = 512,
-                            capture_max_num_seqs: bool = True) -> list[int]:
+                            capture_max_num_seqs: bool = True,
+                            capture_max_num_batched_tokens: bool = True, stride_16_from_256: bool = True) -> list[int]:
     """config/vllm.py:2346-2495 for decode_query_len 1 (no speculative decoding).
 
-    `capture_max_num_seqs`: the release adds max_num_seqs off the stride (releases.MAX_NUM_SEQS_CAPTURED)."""
+    `capture_max_num_seqs`: the release adds max_num_seqs off the stride (releases.MAX_NUM_SEQS_CAPTURED);
+    `capture_max_num_batched_tokens`: it adds max_num_batched_tokens under the cap
+    (releases.MAX_NUM_BATCHED_TOKENS_CAPTURED); `stride_16_from_256`: sizes from 256 up step by 16, not 8
+    (releases.CAPTURE_STRIDE_16_FROM_256)."""
     uniform_decode: list[int] = []
     if max_capture_size is None:
         max_capture_size = min(max_num_seqs * 2, default_max)
@@ -158,11 +172,13 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_num_batched_tokens: int,
             uniform_decode = [max_num_seqs]
     cap = min(max_num_batched_tokens, max_capture_size)
     sizes = [i for i in (1, 2, 4) if i <= cap]
-    if cap >= 8:
+    if not stride_16_from_256:
+        sizes += list(range(8, cap + 1, 8))
+    elif cap >= 8:
         sizes += list(range(8, min(cap + 1, 256), 8))
-    if cap >= 256:
+    if stride_16_from_256 and cap >= 256:
         sizes += list(range(256, cap + 1, 16))
-    if max_num_batched_tokens <= cap and max_num_batched_tokens not in sizes:
+    if capture_max_num_batched_tokens and max_num_batched_tokens <= cap and max_num_batched_tokens not in sizes:
         sizes.append(max_num_batched_tokens)
     sizes += [s for s in uniform_decode if s <= max_num_batched_tokens]
     return sorted(set(sizes))
@@ -171,6 +187,29 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_num_batched_tokens: int,
 def full_decode_sizes(max_num_seqs: int, capture_sizes: list[int]) -> list[int]:
     """FULL (uniform decode) graphs: the capture sizes that are batch sizes of one-token requests."""
     return [s for s in capture_sizes if s <= max_num_seqs]
+
+
+def cudagraph_memory_estimate(model: ModelDescription, sizes_by_mode: dict[str, list[int]], tp: int,
+                              elem_bytes: int) -> tuple[int, str]:
+    """G the way profile_cudagraph_memory makes it (0.18.0 vllm/v1/worker/gpu_model_runner.py:5593-5690, the same
+    arithmetic to 0.32.0 :6333-6480): per mode (PIECEWISE, FULL decode) the first capture, of its largest size, is
+    measured whole and the second's increase stands for every further graph (at least 1 MiB); the modes share one
+    pool, so the largest first capture counts once: max(first) + sum((n - 1) x per_graph). (Bytes, how.)
+
+    vLLM measures both samples on the card. Here the first capture is the dummy forward's tensors for its size
+    (activation_estimate_bytes without the sampler, which the graph does not hold) and the per-graph increase
+    GRAPH_MIB_PER_SIZE_ESTIMATE: our estimates, in the release's arithmetic."""
+    per_graph = max(GRAPH_MIB_PER_SIZE_ESTIMATE, GRAPH_MIB_PER_GRAPH_FLOOR) * MiB
+    firsts: list[int] = []
+    further = 0
+    for sizes in sizes_by_mode.values():
+        if sizes:
+            firsts.append(activation_estimate_bytes(model, max(sizes), 0, tp, elem_bytes))
+            further += len(sizes) - 1
+    if not firsts:
+        return 0, "no CUDA graphs"
+    first = max(firsts)
+    return int(first + further * per_graph), f"first graph ~{first / MiB:.0f} MiB + {further} x {per_graph / MiB:g} MiB"
 
 
 def activation_estimate_bytes(model: ModelDescription, num_tokens: int, num_reqs: int, tp: int,
@@ -221,11 +260,12 @@ class VllmKV:
 def size_kv(available_bytes: int, bytes_per_block: int, block_size: int, max_model_len: int,
             derived_max_model_len: int, num_gpu_blocks_override: int | None = None,
             device_label: str = "GPU", null_block_held_back: bool = True,
-            override_before_checks: bool = True) -> VllmKV:
+            override_before_checks: bool = True, tokens_from_concurrency: bool = True) -> VllmKV:
     """get_kv_cache_configs (kv_cache_utils.py:2531) for one uniform full-attention group, one worker.
 
     `override_before_checks`: the length checks see num_gpu_blocks_override's blocks, not the profiled
-    memory (releases.BLOCK_OVERRIDE_BEFORE_CHECKS)."""
+    memory (releases.BLOCK_OVERRIDE_BEFORE_CHECKS); `tokens_from_concurrency`: the logged token count is
+    int(concurrency x length), else num_blocks x block_size (releases.KV_TOKENS_FROM_CONCURRENCY)."""
     notes: list[str] = []
     avail = int(available_bytes)
     checked = avail
@@ -268,15 +308,18 @@ def size_kv(available_bytes: int, bytes_per_block: int, block_size: int, max_mod
     num_blocks = max(0, avail // bytes_per_block)
     blocks_per_req = cdiv(length, block_size)
     concurrency = num_blocks / blocks_per_req if blocks_per_req else 0.0
-    tokens = int(concurrency * length)  # kv_cache_utils.py:2308, includes the null block
+    # kv_cache_utils.py:2308, includes the null block; up to 0.20.0 num_blocks // groups x block_size (0.20.0 :1694)
+    tokens = int(concurrency * length) if tokens_from_concurrency else num_blocks * block_size
     return VllmKV(available_bytes=avail, bytes_per_block=bytes_per_block, num_blocks=num_blocks,
                   max_model_len=length, kv_tokens=tokens, max_concurrency=concurrency,
                   estimated_max_model_len=estimated, autofit_from=autofit_from, error=error, notes=notes)
 
 
-def budget_bytes(total_bytes: float, gpu_memory_utilization: float) -> int:
-    """request_memory (v1/worker/utils.py): ceil(total x utilization)."""
-    return math.ceil(total_bytes * gpu_memory_utilization)
+def budget_bytes(total_bytes: float, gpu_memory_utilization: float, rounded_up: bool = True) -> float:
+    """request_memory (v1/worker/utils.py): ceil(total x utilization); before 0.14.0 the float product
+    (releases.BUDGET_ROUNDED_UP: 0.13.0 vllm/v1/worker/gpu_worker.py:241-244)."""
+    product = total_bytes * gpu_memory_utilization
+    return math.ceil(product) if rounded_up else product
 
 
 def _gib(x: float) -> float:

@@ -7,16 +7,38 @@ from harness.engines.settings import Settings
 from harness.engines.vllm import formulas as vf
 from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
+    AUTO_FIT_MAX_MODEL_LEN,
+    BATCH_CAPPED_BY_MODEL_LEN,
     BATCH_DEFAULTS_160_GIB_TIER,
+    BATCH_DEFAULTS_A100_EXCLUDED,
     BLOCK_OVERRIDE_BEFORE_CHECKS,
+    BUDGET_ROUNDED_UP,
+    CAPTURE_CAP_FOLLOWS_MAX_NUM_SEQS,
+    CAPTURE_STRIDE_16_FROM_256,
     CPU_BLOCK_SIZE_NEEDS_IPEX,
     CPU_KV_SPACE_FROM_ENV,
     CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
     CPU_STARTUP_REQUEST_CHECK,
     CUBLAS_BEFORE_SNAPSHOT,
+    E3_STATES_ESTIMATE,
+    FREE_MEMORY_CHECKED_AT_STARTUP,
+    FULL_DECODE_GRAPHS_BY_DEFAULT,
+    GRAPH_ESTIMATE_ON_BY_DEFAULT,
+    GRAPH_ESTIMATE_PROFILED,
+    KV_CACHE_MEMORY_BYTES_FLAG,
     KV_DTYPE_MUST_MATCH,
+    KV_TOKENS_FROM_CONCURRENCY,
+    MAX_NUM_BATCHED_TOKENS_CAPTURED,
+    MAX_NUM_SEQS_CAPPED_BY_BATCH,
     MAX_NUM_SEQS_CAPTURED,
+    NON_KV_FROM_TOTAL_CONSUMED,
+    NON_TORCH_SINCE_SNAPSHOT,
     NULL_BLOCK_HELD_BACK,
+    PERFORMANCE_MODE,
+    V0_BELOW_SM80,
+    V0_FOR_32_BIT_DTYPE,
+    V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT,
+    V1_ENGINE_ONLY,
     default_gpu_memory_utilization,
     modelled_release,
 )
@@ -49,17 +71,30 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         p.notes.append(f"MLA: block size {block_size} is FLASH_ATTN_MLA's (sm90) and TRITON_MLA's (sm80, sm120); on "
                        "sm100 vLLM picks FLASHINFER_MLA, block 32 (platforms/cuda.py:95-153, "
                        "backends/mla/flashinfer_mla.py:205): give block_size 32 there")
+    if device != "cpu" and release not in V1_ENGINE_ONLY and not _v1_engine(p, s, env, kv_dtype, dtype, release):
+        return p
     requested_len = s.get("max_model_len")  # -1 = auto
+    if requested_len == -1 and release not in AUTO_FIT_MAX_MODEL_LEN:
+        p.modelled = False
+        p.reason = (f"vllm {release}: --max-model-len -1 (auto-fit) arrived in 0.14.0 (0.14.0 "
+                    "vllm/v1/core/kv_cache_utils.py:1389; 0.13.0 vllm/config/model.py:167 wants a length > 0); "
+                    "give a length; no numbers")
+        return p
     length = derived if requested_len in (None, -1) else requested_len
     total = p.gpu_total_mib * MiB if p.gpu_total_mib is not None else None
     world = tp * (s.get("pipeline_parallel_size") or 1)
     mnbt, mns = vf.resolve_batch(
         s.get("max_num_batched_tokens"), s.get("max_num_seqs"), length,
         vf.batch_defaults(total, device=device, world_size=world,
-                          tier_160_gib=release in BATCH_DEFAULTS_160_GIB_TIER),
-        # any spelling: enable_chunked_prefill: false, no_enable_chunked_prefill / disable_chunked_prefill: true
-        enable_chunked_prefill=switch_value(s, "enable_chunked_prefill") is not False,
-        performance_mode=str(s.get("performance_mode") or "balanced"),
+                          tier_160_gib=release in BATCH_DEFAULTS_160_GIB_TIER,
+                          a100_excluded=release in BATCH_DEFAULTS_A100_EXCLUDED),
+        # any spelling: enable_chunked_prefill: false, no_enable_chunked_prefill / disable_chunked_prefill: true;
+        # 0.11.0 turns it on for every generative model (releases.BATCH_CAPPED_BY_MODEL_LEN)
+        enable_chunked_prefill=(switch_value(s, "enable_chunked_prefill") is not False
+                                or release not in BATCH_CAPPED_BY_MODEL_LEN),
+        performance_mode=str(s.get("performance_mode") or "balanced") if release in PERFORMANCE_MODE else "balanced",
+        capped_by_model_len=release in BATCH_CAPPED_BY_MODEL_LEN,
+        seqs_capped_by_batch=release in MAX_NUM_SEQS_CAPPED_BY_BATCH,
     )
     page = model.page_bytes_per_layer(block_size, kv_dtype, tp, dtype)
     bpb = page * model.num_layers  # _get_kv_cache_bytes_per_block, one uniform group
@@ -78,6 +113,13 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         p.will_start = False
         p.reason = (f'kv_cache_dtype="{kv_dtype}" is incompatible with dtype="{dtype}" (vllm {p.engine_version} '
                     f"refuses it at startup); set --kv-cache-dtype to {allowed}")
+        return p
+
+    if mnbt < mns:
+        # SchedulerConfig's check, raised before any memory is touched (0.32.0 vllm/config/scheduler.py:328, 0.10.0
+        # vllm/config.py:2474): reached with a default max_num_seqs only where it is not capped by the batch
+        p.will_start = False
+        p.reason = f"max_num_batched_tokens ({mnbt}) must be greater than or equal to max_num_seqs ({mns})"
         return p
 
     if requested_len is not None and requested_len > derived and env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN") != "1":
@@ -133,7 +175,7 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
             return p
         upper, best = sized
     else:
-        budget = vf.budget_bytes(total, util)
+        budget = vf.budget_bytes(total, util, rounded_up=release in BUDGET_ROUNDED_UP)
         p.budget_gib = budget / GiB
         cublas_in_baseline = release in CUBLAS_BEFORE_SNAPSHOT
         upper = budget - weights
@@ -144,28 +186,24 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
             if cublas_in_baseline:
                 other -= vf.CUBLAS_HANDLES_GIB_ESTIMATE * GiB
             act = vf.activation_estimate_bytes(model, mnbt, min(mns, mnbt), tp, DTYPE_BYTES[dtype])
-            eager = s.get("enforce_eager") is True or device != "cuda"
-            sizes = [] if eager else vf.cudagraph_capture_sizes(
-                mns, mnbt, s.get("max_cudagraph_capture_size"), capture_max_num_seqs=release in MAX_NUM_SEQS_CAPTURED)
-            full = vf.full_decode_sizes(mns, sizes)
-            n_graphs = len(sizes) + len(full)
-            if sizes:
-                p.graph_sizes = {"piecewise": sizes, "full_decode": full}
-            graphs = n_graphs * vf.GRAPH_MIB_PER_SIZE_ESTIMATE * MiB
-            if env.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "1") == "0":
-                graphs = 0.0
-            p.estimates["O"] = Estimate(other / GiB, "estimate: non-torch memory after the snapshot (constant)"
+            graphs, graph_basis = _graph_estimate(p, s, env, model, release, mnbt, mns, DTYPE_BYTES[dtype])
+            counted = ("consumed since the snapshot" if release in NON_KV_FROM_TOTAL_CONSUMED
+                       else "non-torch since the snapshot")
+            if release not in NON_TORCH_SINCE_SNAPSHOT:
+                # 0.9.0 vllm/v1/worker/gpu_worker.py:197-212: all non-torch memory on the card after the profile
+                other += vf.CUDA_CONTEXT_GIB_ESTIMATE * GiB
+                counted = (f"all non-torch memory on the card after the profile, the ~{vf.CUDA_CONTEXT_GIB_ESTIMATE} "
+                           f"GiB CUDA context included (vllm {release}; other processes' memory too: none assumed)")
+            p.estimates["O"] = Estimate(other / GiB, f"estimate: {counted} (constant)"
                                         + (f", less ~{vf.CUBLAS_HANDLES_GIB_ESTIMATE} GiB of cuBLAS handles that "
                                            f"vllm {release} creates before it" if cublas_in_baseline else ""))
             p.estimates["A"] = Estimate(act / GiB, f"estimate: dummy-forward peak for {mnbt} tokens, "
                                                    f"{min(mns, mnbt)} sampled rows")
-            p.estimates["G"] = Estimate(graphs / GiB, f"estimate: {n_graphs} CUDA graphs x "
-                                                      f"{vf.GRAPH_MIB_PER_SIZE_ESTIMATE} MiB" if graphs else
-                                        "no CUDA graphs (eager, CPU, or estimate disabled)")
+            p.estimates["G"] = Estimate(graphs / GiB, graph_basis)
             overhead = other + act + graphs
         best = int(upper - overhead)
         ctx = (vf.CUDA_CONTEXT_GIB_ESTIMATE + (vf.CUBLAS_HANDLES_GIB_ESTIMATE if cublas_in_baseline else 0.0)) * GiB
-        if device == "cuda" and budget > total - ctx:
+        if device == "cuda" and budget > total - ctx and release in FREE_MEMORY_CHECKED_AT_STARTUP:
             p.will_start = False
             p.reason = (f"E1 likely: requested {budget / GiB:.2f} GiB exceeds free memory on an empty card "
                         f"(~{(total - ctx) / GiB:.2f} GiB after a ~{ctx / GiB:.2f} GiB CUDA context"
@@ -174,7 +212,8 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
     num_override = s.get("num_gpu_blocks_override")
     target_len = requested_len if requested_len is not None else derived
     rules = {"null_block_held_back": _null_block_held_back(p),
-             "override_before_checks": release in BLOCK_OVERRIDE_BEFORE_CHECKS}
+             "override_before_checks": release in BLOCK_OVERRIDE_BEFORE_CHECKS,
+             "tokens_from_concurrency": release in KV_TOKENS_FROM_CONCURRENCY}
     up = vf.size_kv(upper, bpb, block_size, target_len, derived, num_override, **rules)
     kv = vf.size_kv(best, bpb, block_size, target_len, derived, num_override, **rules)
     p.kv_gib_upper_bound = up.available_bytes / GiB
@@ -186,6 +225,9 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
     p.context_len = kv.max_model_len
     p.max_req_len = kv.max_model_len
     p.estimated_max_model_len = kv.estimated_max_model_len
+    if kv.error is not None and kv.error.startswith("E3") and release not in E3_STATES_ESTIMATE:
+        p.estimated_max_model_len = None  # 0.9.0 vllm/v1/core/kv_cache_utils.py:547-548: not in the message
+        p.notes.append(f"vllm {release}'s max-model-len error does not state the estimated length")
     p.notes.extend(kv.notes)
     if kv.error is not None:
         p.kv_tokens = 0
@@ -199,6 +241,77 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
             p.reason = (f"{kv.num_blocks} blocks of {block_size} tokens; "
                         f"{kv.max_concurrency:.2f}x requests of {kv.max_model_len} tokens")
     return p
+
+
+def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, release: str,
+                    mnbt: int, mns: int, elem_bytes: int) -> tuple[float, str]:
+    """G: the CUDA-graph memory the release subtracts before the pool, in bytes, and how it was made.
+
+    The captured sizes are recorded whatever the release does with them. From 0.18.0 profile_cudagraph_memory's
+    estimate is subtracted when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is on (default on from 0.20.0,
+    releases.GRAPH_ESTIMATE_ON_BY_DEFAULT); older releases capture after sizing the pool and subtract nothing."""
+    eager = s.get("enforce_eager") is True or p.device != "cuda"
+    cap = s.get("max_cudagraph_capture_size")
+    if cap is None and release not in CAPTURE_CAP_FOLLOWS_MAX_NUM_SEQS:
+        cap = 512  # 0.9.2 vllm/config.py:2133: cuda_graph_sizes [512]
+    sizes = [] if eager else vf.cudagraph_capture_sizes(
+        mns, mnbt, cap, capture_max_num_seqs=release in MAX_NUM_SEQS_CAPTURED,
+        capture_max_num_batched_tokens=release in MAX_NUM_BATCHED_TOKENS_CAPTURED,
+        stride_16_from_256=release in CAPTURE_STRIDE_16_FROM_256)
+    full = vf.full_decode_sizes(mns, sizes) if release in FULL_DECODE_GRAPHS_BY_DEFAULT else []
+    if not sizes:
+        return 0.0, "no CUDA graphs (eager or not a CUDA device)"
+    p.graph_sizes = {"piecewise": sizes, "full_decode": full}
+    if release not in GRAPH_ESTIMATE_PROFILED:
+        return 0.0, (f"vllm {release} captures its CUDA graphs after the pool is sized and subtracts no estimate "
+                     "(0.17.1 vllm/v1/worker/gpu_worker.py:352-430; the estimate arrived in 0.18.0)")
+    default = "1" if release in GRAPH_ESTIMATE_ON_BY_DEFAULT else "0"
+    if not int(env.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") or default):
+        return 0.0, ("CUDA-graph estimate not subtracted: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is off"
+                     + (f" (vllm {release}'s default, 0.19.0 vllm/envs.py:1654)" if default == "0" else ""))
+    graphs, how = vf.cudagraph_memory_estimate(model, {"PIECEWISE": sizes, "FULL": full}, p.tp, elem_bytes)
+    return float(graphs), f"estimate: {how}"  # profile_cudagraph_memory's sum (formulas.cudagraph_memory_estimate)
+
+
+# V1 backends of 0.9.1-0.10.2's list (0.9.1 vllm/engine/arg_utils.py:1399, 0.10.2 :1502) whose block size is 16
+V1_BLOCK_16_BACKENDS = ("FLASH_ATTN", "FLASH_ATTN_VLLM_V1", "FLASHINFER", "FLASHINFER_VLLM_V1")
+
+
+def _v1_engine(p: VllmPrediction, s: Settings, env: dict[str, str], kv_dtype: str | None, dtype: str,
+               release: str) -> bool:
+    """vLLM 0.9.1-0.10.x on a GPU: whether the settings keep the V1 engine the formulas model (False: p says why).
+
+    _is_v1_supported_oracle (0.10.2 vllm/engine/arg_utils.py:1431-1564) sends VLLM_USE_V1=0, an attention backend
+    V1 lacks and a KV cache dtype the platform may not support to V0; 0.10.0-0.10.1 also cards below compute
+    capability 8.0 (0.10.1 :1400-1403), which the predictor cannot see: a note; 0.9.1 a dtype other than
+    float16/bfloat16 (0.9.1 :1341)."""
+    why = None
+    if release in V0_FOR_32_BIT_DTYPE and dtype not in ("float16", "bfloat16"):
+        why = f"dtype {dtype} goes to the V0 engine (0.9.1 vllm/engine/arg_utils.py:1341)"
+    elif (release in V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT and (s.get("pipeline_parallel_size") or 1) > 1
+          and s.get("distributed_executor_backend") not in
+          (("ray",) if release == "0.8.5" else ("ray", "mp", "external_launcher"))):
+        why = ("pipeline parallelism without a named executor goes to the V0 engine (0.8.5 "
+               "vllm/engine/arg_utils.py:1478; 0.9.0 accepts ray, mp or external_launcher)")
+    elif env.get("VLLM_USE_V1") == "0":
+        why = "VLLM_USE_V1=0 selects the V0 engine"
+    elif kv_dtype not in (None, "auto"):
+        why = (f"kv_cache_dtype {kv_dtype} goes to the V0 engine where the platform does not support it "
+               "(0.10.2 vllm/engine/arg_utils.py:1469)")
+    elif env.get("VLLM_ATTENTION_BACKEND", "") not in ("", *V1_BLOCK_16_BACKENDS):
+        why = (f"VLLM_ATTENTION_BACKEND={env['VLLM_ATTENTION_BACKEND']}: a backend outside the release's V1 list runs "
+               "the V0 engine (0.10.2 vllm/engine/arg_utils.py:1502-1525, 0.9.1 :1399); the predictor reads "
+               "FLASH_ATTN and FLASHINFER only here")
+    elif s.get("kv_cache_memory_bytes") is not None and release not in KV_CACHE_MEMORY_BYTES_FLAG:
+        why = "--kv-cache-memory-bytes arrived in 0.10.2 (0.10.2 vllm/engine/arg_utils.py:344)"
+    if why is not None:
+        p.modelled = False
+        p.reason = f"vllm {release}: {why}; the predictor models the V1 engine only; no numbers"
+        return False
+    if release in V0_BELOW_SM80:
+        p.notes.append(f"vllm {release} runs the V0 engine on cards below compute capability 8.0 (T4, V100: "
+                       "0.10.1 vllm/engine/arg_utils.py:1400-1403), which these numbers do not model")
+    return True
 
 
 def _fitted(p: VllmPrediction, calibration: Calibration, mnbt: int, what: str) -> float:
@@ -263,8 +376,11 @@ def _blocks_only(p: VllmPrediction, s: Settings, bpb: int, block_size: int, requ
     num_override = s.get("num_gpu_blocks_override")
     if num_override is None:
         return p
+    release = modelled_release(p.engine_version)
     kv = vf.size_kv(0, bpb, block_size, requested_len if requested_len is not None else derived, derived, num_override,
-                    null_block_held_back=_null_block_held_back(p))
+                    null_block_held_back=_null_block_held_back(p),
+                    override_before_checks=release in BLOCK_OVERRIDE_BEFORE_CHECKS,
+                    tokens_from_concurrency=release in KV_TOKENS_FROM_CONCURRENCY)
     p.kv_gib = p.kv_gib_upper_bound = kv.available_bytes / GiB
     p.num_blocks, p.max_concurrency, p.max_model_len = kv.num_blocks, kv.max_concurrency, kv.max_model_len
     p.kv_tokens = p.kv_tokens_upper_bound = kv.kv_tokens if kv.error is None else 0

@@ -4,15 +4,29 @@ from __future__ import annotations
 
 from harness.engines.releases import ReleaseRange
 
-# The formulas (harness/engines/vllm/formulas.py) are read from 0.32.0's code, and 0.33.0's
-# differences are modelled. On a GPU, determine_available_memory has 0.32.0's arithmetic from 0.27.0
-# (non_kv = total_consumed + transient peak headroom, the CUDA-graph estimate subtracted: 0.27.0
-# vllm/v1/worker/gpu_worker.py determine_available_memory; 0.28.0-0.30.0 differ from 0.31.0 only by
-# its allocator split scope and the XPU/ROCm branches); the batch defaults and capture sizes that
-# changed since are tagged below. 0.20.0-0.26.0 measured other terms (non_torch_increase + the peak
-# increase, the graph estimate inside the profile: 0.20.0 gpu_worker.py:363-425), so `predict` says so
-# instead of printing 0.32.0's numbers for them.
-PREDICTED_RELEASES = ReleaseRange("0.27.0", "0.34.0")
+# The formulas (harness/engines/vllm/formulas.py) are read from 0.32.0's code, and every release back to 0.8.5
+# is read for what it changes (tagged below). On a GPU, determine_available_memory subtracts the same terms
+# since 0.9.1 (0.9.1 vllm/v1/worker/gpu_worker.py:183-235 with vllm/utils.py:2342 memory_profiling): the
+# weights, the non-torch memory since the startup snapshot and the dummy forward's torch peak (0.11.0
+# vllm/v1/worker/gpu_worker.py:222-283 with 0.11.0 vllm/utils/__init__.py:2783 memory_profiling; 0.20.0
+# gpu_worker.py:363-425 with vllm/utils/mem_utils.py:191-275), then the CUDA-graph estimate from 0.18.0
+# (GRAPH_ESTIMATE_PROFILED); 0.27.0 counts the same memory from mem_get_info (NON_KV_FROM_TOTAL_CONSUMED).
+# 0.8.5-0.9.0.x count other memory (NON_TORCH_SINCE_SNAPSHOT). 0.8.5-0.10.x run the V1 engine unless a setting
+# sends them back to V0 (V1_ENGINE_ONLY: the predictor refuses those settings); older releases are V0 by default.
+PREDICTED_RELEASES = ReleaseRange("0.8.5", "0.34.0")
+# The V0 engine is gone from 0.11.0; up to 0.10.2 _is_v1_supported_oracle falls back to it for a KV cache dtype
+# the platform does not support, VLLM_USE_V1=0, an attention backend V1 lacks (0.10.2
+# vllm/engine/arg_utils.py:1431-1564, :1469, :1502-1525). The predictor models V1 only: it refuses those settings.
+V1_ENGINE_ONLY = ReleaseRange("0.11.0")
+# Up to 0.10.1.1 they also fall back to V0 on cards below compute capability 8.0 (0.10.1 arg_utils.py:1400-1403,
+# 0.9.1 :1305), which the predictor cannot see: a note with its numbers; 0.10.2 dropped the check.
+V0_BELOW_SM80 = ReleaseRange(None, "0.10.2")
+# Up to 0.9.1 a dtype other than float16/bfloat16 also goes to V0 (0.9.1 vllm/engine/arg_utils.py:1341, 0.8.5
+# :1382); 0.9.2 dropped it.
+V0_FOR_32_BIT_DTYPE = ReleaseRange(None, "0.9.2")
+# Before 0.9.1 pipeline parallelism goes to V0 unless the executor is named: "ray" in 0.8.5 (0.8.5
+# vllm/engine/arg_utils.py:1478), ray/mp/external_launcher in 0.9.0.x; 0.9.1 accepts the default too (0.9.1 :1434).
+V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT = ReleaseRange(None, "0.9.1")
 # On a CPU, 0.20.0 is the first release with 0.32.0's scheme: ceil(node MemTotal x utilization) minus
 # the worker's RSS, the startup request check, --kv-cache-memory-bytes honoured (0.20.0
 # vllm/v1/worker/cpu_worker.py:53-73, :153-210). 0.10.0-0.19.1 size the cache from
@@ -74,6 +88,73 @@ KV_DTYPE_MUST_MATCH = ReleaseRange("0.33.0")
 # (0.32.0 vllm/v1/kv_cache_interface.py:686-698), in the block arithmetic of every other full-attention
 # layer; the releases whose code was read (0.32.0, and 0.33.0 in the oracle tests).
 MLA_KV_MODELLED = ReleaseRange("0.32.0", "0.34.0")
+
+# What the GPU budget counts besides the weights: up to 0.26.x the non-torch memory since the startup snapshot
+# plus the dummy forward's torch peak above what was allocated before it (0.20.0 vllm/utils/mem_utils.py:263-275,
+# gpu_worker.py:388-397); from 0.27.0 all memory consumed since the snapshot (mem_get_info) plus the transient
+# peak headroom (0.27.0 vllm/utils/mem_utils.py:317-326), so persistent torch
+# buffers outside the weights count too. The predictor's O and A are the same estimates on both sides.
+NON_KV_FROM_TOTAL_CONSUMED = ReleaseRange("0.27.0")
+
+# The CUDA-graph memory estimate (profile_cudagraph_memory: 0.18.0 vllm/v1/worker/gpu_model_runner.py:5593-5690,
+# 0.32.0 :6333-6480) exists from 0.18.0; 0.17.1 and older capture the graphs after the KV cache is allocated and
+# subtract nothing for them (0.17.1 vllm/v1/worker/gpu_worker.py:352-430).
+GRAPH_ESTIMATE_PROFILED = ReleaseRange("0.18.0")
+# The estimate is subtracted when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is on: default "0" in 0.18.0-0.19.1
+# (0.19.0 vllm/envs.py:1654-1656), "1" from 0.20.0 (0.20.0 vllm/envs.py:1724-1726).
+GRAPH_ESTIMATE_ON_BY_DEFAULT = ReleaseRange("0.20.0")
+# max_num_batched_tokens is appended to the capture sizes when it fits under the cap from 0.21.0 (0.21.0
+# vllm/config/vllm.py:1581-1585); 0.20.x and older capture the 8/16 stride only (0.20.0 config/vllm.py
+# _set_cudagraph_sizes).
+MAX_NUM_BATCHED_TOKENS_CAPTURED = ReleaseRange("0.21.0")
+# The capture sizes step by 16 from 256 up from 0.11.1 (0.11.1 vllm/config/vllm.py:810-811); 0.11.0 steps by 8 to
+# the cap (0.11.0 vllm/config/__init__.py:596, scheduler.py:76: 67 PIECEWISE graphs at 512, as its logs show).
+CAPTURE_STRIDE_16_FROM_256 = ReleaseRange("0.11.1")
+
+# request_memory rounds the budget up to whole bytes from 0.14.0 (0.14.0 vllm/v1/worker/utils.py:258); 0.13.0
+# and older keep total x utilization as a float and truncate what is left (0.13.0 gpu_worker.py:241-244, :357, :382).
+BUDGET_ROUNDED_UP = ReleaseRange("0.14.0")
+# --max-model-len -1 (auto-fit to the KV memory) from 0.14.0 (0.14.0 vllm/v1/core/kv_cache_utils.py:1389,
+# vllm/config/model.py:175); 0.13.0 requires a length > 0 (0.13.0 vllm/config/model.py:167).
+AUTO_FIT_MAX_MODEL_LEN = ReleaseRange("0.14.0")
+# The logged "GPU KV cache size" is int(max_concurrency x max_model_len) from 0.20.1 (0.20.1
+# vllm/v1/core/kv_cache_utils.py:1706); up to 0.20.0 it is num_blocks // groups x block_size (0.20.0
+# kv_cache_utils.py:1694-1698, 0.11.0 :1080).
+KV_TOKENS_FROM_CONCURRENCY = ReleaseRange("0.20.1")
+# Default max_num_batched_tokens is capped at max_num_seqs x max_model_len and --no-enable-chunked-prefill
+# honoured from 0.11.1 (0.11.1 vllm/engine/arg_utils.py:1946, :2023); 0.11.0 turns chunked prefill on for every
+# generative model and takes the table's default as it is (0.11.0 vllm/engine/arg_utils.py:1548, :1665-1680).
+BATCH_CAPPED_BY_MODEL_LEN = ReleaseRange("0.11.1")
+# --performance-mode throughput doubles the default batch from 0.17.0 (0.17.0 vllm/engine/arg_utils.py:2128);
+# older releases have no such mode.
+PERFORMANCE_MODE = ReleaseRange("0.17.0")
+
+# From 0.9.1 the budget takes the weights, the non-torch memory since the startup snapshot and the torch peak
+# above what was allocated (0.9.1 vllm/v1/worker/gpu_worker.py:183 with vllm/utils.py:2342); 0.8.5-0.9.0.x take
+# the torch peak since the profile began (weights included) plus all non-torch memory on the card after it -
+# the CUDA context and other processes too (0.9.0 vllm/v1/worker/gpu_worker.py:197-212, 0.8.5 :195-210).
+NON_TORCH_SINCE_SNAPSHOT = ReleaseRange("0.9.1")
+# The startup check of free memory against the request (E1) from 0.9.1 (0.9.1 vllm/v1/worker/gpu_worker.py:136-147);
+# 0.8.5-0.9.0.x record the free memory and only assert after the profile that it shrank (0.9.0 gpu_worker.py:190).
+FREE_MEMORY_CHECKED_AT_STARTUP = ReleaseRange("0.9.1")
+# The max-model-len error states the estimated length from 0.9.1 (0.9.1 vllm/v1/core/kv_cache_utils.py:568-570);
+# 0.8.5-0.9.0.x drop it (the f-string stands alone on its line: 0.9.0 kv_cache_utils.py:547-548, 0.8.5 :542-543).
+E3_STATES_ESTIMATE = ReleaseRange("0.9.1")
+# The >= 70 GiB tier of the batch defaults leaves out A100s from 0.9.0 (0.9.0 vllm/engine/arg_utils.py:1495);
+# 0.8.5 gives it to every card of 70 GiB or more (0.8.5 arg_utils.py:1596).
+BATCH_DEFAULTS_A100_EXCLUDED = ReleaseRange("0.9.0")
+# The CUDA-graph sizes stop at min(2 x max_num_seqs, 512) from 0.10.0 (0.10.0 vllm/config.py:2456); 0.9.x
+# captures up to 512 whatever max_num_seqs is (0.9.2 vllm/config.py:2133).
+CAPTURE_CAP_FOLLOWS_MAX_NUM_SEQS = ReleaseRange("0.10.0")
+# The default CUDA-graph mode is FULL_AND_PIECEWISE from 0.11.0 (0.11.0 vllm/config/__init__.py:362-366): FULL
+# decode graphs beside the PIECEWISE ones; 0.10.x captures PIECEWISE only (0.10.2 vllm/config/__init__.py:3393).
+FULL_DECODE_GRAPHS_BY_DEFAULT = ReleaseRange("0.11.0")
+# The default max_num_seqs is capped at max_num_batched_tokens from 0.10.1 (0.10.1 vllm/engine/arg_utils.py:1711);
+# 0.10.0 takes the table's 256/1024 (0.10.0 arg_utils.py:1654).
+MAX_NUM_SEQS_CAPPED_BY_BATCH = ReleaseRange("0.10.1")
+# --kv-cache-memory-bytes from 0.10.2 (0.10.2 vllm/engine/arg_utils.py:344, gpu_worker.py:222-240); 0.10.1 has no
+# such flag.
+KV_CACHE_MEMORY_BYTES_FLAG = ReleaseRange("0.10.2")
 
 # The newest release the formulas model: a point that names no release is predicted as this one.
 NEWEST_PREDICTED = "0.33.0"
