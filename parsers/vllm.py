@@ -189,12 +189,12 @@ class VllmStartupRecord(StartupRecord):
     suggested_kv_cache_memory_bytes_gpu_limit: int | None = None  # "--kv-cache-memory=" to fill the device
 
 
-# From 0.26.0 (read in 0.26.0 vllm/v1/core/kv_cache_utils.py:1819-1829, 0.28.0 :1848-1858, 0.29.0 :2011-2021, 0.32.0
-# :2300-2308 get_kv_cache_capacity) one group's KV line states int(max_concurrency x max_model_len) tokens,
-# max_concurrency = num_blocks / cdiv(max_model_len, block_size): the block count is the smallest that gives those
-# tokens, which is tokens // block_size only where max_model_len is a multiple of the block size. Before 0.26.0 (and
-# where the log names no release) the line is read as num_blocks x block_size.
-CAPACITY_LINE_FROM = Version("0.26.0")
+# From 0.20.1 one group's KV line states int(max_concurrency x max_model_len) tokens, max_concurrency = num_blocks /
+# cdiv(max_model_len, block_size) (0.20.1 vllm/v1/core/kv_cache_utils.py:1706, 0.29.0 :2011-2021, 0.32.0 :2300-2308
+# get_kv_cache_capacity; the predictor's KV_TOKENS_FROM_CONCURRENCY): the block count is the smallest that gives those
+# tokens, which is tokens // block_size only where max_model_len is a multiple of the block size. Up to 0.20.0 (and
+# where the log names no release) the line is num_blocks // groups x block_size (0.20.0 :1694-1698).
+CAPACITY_LINE_FROM = Version("0.20.1")
 
 
 def _blocks_of_tokens(record: StartupRecord) -> int:
