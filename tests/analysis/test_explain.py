@@ -418,9 +418,14 @@ TINY_LOG = REPO / "results/cpu_budget/baseline-vllm0.32.0-sglang0.5.22-0.5.23/lo
 TINY_CELL = 512  # builtin:tiny-llama's bytes per token in float16
 
 
-def _sglang_cpu_side(tmp_path: Path, release: str, tokens: int | None, free: float = 20.81, loaded: float = 20.81,
-                     kv: float | None = None, pool_end: float | None = None, exact_free: bool = True,
-                     error: str | None = None) -> dict:
+# what the harness read as SGLang began loading, finer than the log's 20.81: a reading that rounds to the logged figure
+# (harness/predict/host.py as_logged_mib); the logged figure copied into the row would be no finer than the log
+FREE_READ = 20.81 + 1.5 / 1024
+
+
+def _sglang_cpu_side(tmp_path: Path, release: str, tokens: int | None, free: float = FREE_READ,
+                     loaded: float = FREE_READ, kv: float | None = None, pool_end: float | None = None,
+                     exact_free: bool = True, error: str | None = None) -> dict:
     """An SGLang-CPU row at fraction 0.05 and its log in 0.5.22's wording (the committed 0.05 point's, its figures
     replaced): `tokens` None is a start that failed with `error` (the error's line)."""
     lines = TINY_LOG.read_text().splitlines()
@@ -457,7 +462,7 @@ def _explain_in(tmp_path: Path, before: dict, after: dict):
     return explanation.points[0]
 
 
-def _tokens_after_taking(taken_gib: float, free: float = 20.81, loaded: float = 20.81) -> int:
+def _tokens_after_taking(taken_gib: float, free: float = FREE_READ, loaded: float = FREE_READ) -> int:
     """SGLang's pool at fraction 0.05 when `taken_gib` went after loading (0.5.22 _profile_available_bytes)."""
     return int((free * 0.05 - (free - loaded) - taken_gib) * GiB) // TINY_CELL
 
@@ -515,7 +520,7 @@ def test_a_status_flip_is_explained_from_each_sides_pinned_memory(tmp_path):
     error = ("ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.05. "
              "Raise --mem-fraction-static above 0.061 (minimum viable = 1 - available/pre = 0.0603). If using "
              "speculative decoding, draft weights are now counted.")
-    failed = _sglang_cpu_side(tmp_path, "0.5.22", None, error=error)
+    failed = _sglang_cpu_side(tmp_path, "0.5.22", None, free=20.81, loaded=20.81, error=error)
     failed["error_kind"] = "weights_leave_no_memory"
     started = _sglang_cpu_side(tmp_path, "0.5.23", _tokens_after_taking(0.052))
     point = _explain_in(tmp_path, failed, started)
@@ -525,7 +530,8 @@ def test_a_status_flip_is_explained_from_each_sides_pinned_memory(tmp_path):
     given = next(n for n in outcome.notes if n.startswith("the predictor given each side's own log"))
     assert "taken after loading, before the pool 1.2548 GiB [log (pinned by the error's minimum fraction)]" in given
     # an error whose minimum fraction is below the fraction is no pool <= 0 by the release's formula: not pinned
-    failed_wrong = _sglang_cpu_side(tmp_path, "0.5.22", None, error=error.replace("0.0603", "0.0301"))
+    failed_wrong = _sglang_cpu_side(tmp_path, "0.5.22", None, free=20.81, loaded=20.81,
+                                    error=error.replace("0.0603", "0.0301"))
     failed_wrong["error_kind"] = "weights_leave_no_memory"
     outcome = next(f for f in _explain_in(tmp_path, failed_wrong, started).figures if f.column == "error_kind")
     assert outcome.status == UNEXPLAINED and outcome.predicted_before == "ok"
@@ -535,7 +541,7 @@ def test_a_status_flip_is_explained_from_each_sides_pinned_memory(tmp_path):
 def test_a_failure_without_figures_bounds_the_term_and_the_predictors_estimate_stands(tmp_path):
     # "Not enough memory" states no figure: the pool would have been <= 0, so at least free x 0.05 went after
     # loading; the predictor keeps its estimate (0.05 GiB), which starts: the flip stays unexplained, bound shown
-    failed = _sglang_cpu_side(tmp_path, "0.5.22", None,
+    failed = _sglang_cpu_side(tmp_path, "0.5.22", None, free=20.81, loaded=20.81,
                               error="RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
     failed["error_kind"] = "not_enough_memory"
     started = _sglang_cpu_side(tmp_path, "0.5.23", _tokens_after_taking(0.052))
@@ -670,3 +676,14 @@ def test_pools_on_one_side_only_leave_the_change_unsplit():
     after = _row("sglang", "0.5.23", {}, model="example/unsized-model", kv_tokens=2000, block_size=1)
     point = _explain(before, after)
     assert not point.kv.modelled and point.kv.residual_tokens == 1000 and point.kv.status == UNEXPLAINED
+
+
+def test_a_row_that_kept_the_logged_free_memory_itself_is_no_finer_than_the_log(tmp_path):
+    # no reading of the harness rounded to SGLang's figure: the row keeps 20.81 x 1024 MiB (as_logged_mib), which says
+    # nothing finer than the log's two decimals, so the pinned split stays within the logs' rounding
+    before = _sglang_cpu_side(tmp_path, "0.5.22", _tokens_after_taking(0.060, 20.81, 20.81), free=20.81, loaded=20.81)
+    after = _sglang_cpu_side(tmp_path, "0.5.23", _tokens_after_taking(0.052, 20.81, 20.81), free=20.81, loaded=20.81)
+    assert before["engine_free_mib"] == 20.81 * 1024
+    point = _explain_in(tmp_path, before, after)
+    _adds_up(point)
+    assert point.kv.status == WITHIN_LOG_ROUNDING and point.kv.uncertainty_tokens > 0

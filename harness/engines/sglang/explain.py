@@ -242,7 +242,10 @@ def _free_before_load(side: SideFacts) -> FreeBeforeLoad:
     decimals), else the predictor's base."""
     logged = side.logged("avail_mem_before_load_gib")
     row = side.number("engine_free_mib")
-    if row is not None and (logged is None or round(row / 1024, 2) == logged):
+    # where no reading of the harness rounds to the logged figure, the row keeps the logged figure itself
+    # (harness/predict/host.py as_logged_mib): that is the log's two decimals, not a finer reading
+    copied = row is not None and logged is not None and math.isclose(row, logged * 1024, abs_tol=1e-6)
+    if row is not None and not copied and (logged is None or round(row / 1024, 2) == logged):
         return FreeBeforeLoad(row / 1024, LOG, 0.0)
     if logged is not None:
         return FreeBeforeLoad(logged, LOG, LOGGED_GIB_HALF_STEP)
