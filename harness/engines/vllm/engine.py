@@ -17,6 +17,7 @@ from harness.engines.vllm.releases import (
     MLA_KV_MODELLED,
     PREDICTED_RELEASES,
     PREDICTED_RELEASES_CPU,
+    SLIDING_WINDOW_GROUPS_MODELLED,
     modelled_release,
 )
 from harness.engines.vllm.serving import VllmServing
@@ -161,7 +162,8 @@ class VllmFormulas(BudgetFormulas):
                       "(kv_cache_interface.py:686 MLAAttentionSpec and the sparse MLA backends)",
         "sliding_window": "vLLM puts sliding-window layers in KV cache groups of their own whose blocks are freed "
                           "past the window, which changes the blocks per request and the pool's token count "
-                          "(kv_cache_interface.py:850 SlidingWindowSpec, v1/core/kv_cache_utils.py)",
+                          "(kv_cache_interface.py:850 SlidingWindowSpec, v1/core/kv_cache_utils.py); the predictor "
+                          "models them for 0.32.0-0.33.x only",
         "hybrid": "vLLM gives Mamba/linear-attention layers a fixed state per request, padded to the attention "
                   "page, and its logged token count is derived from concurrency, not a capacity "
                   "(kv_cache_interface.py:1035 MambaSpec)",
@@ -171,7 +173,23 @@ class VllmFormulas(BudgetFormulas):
         # MLA: the latent page in the usual block arithmetic, on a GPU, in the releases read for it
         if kind == "mla":
             return device != "cpu" and modelled_release(version) in MLA_KV_MODELLED
+        # sliding-window layers: KV cache groups sharing the pool, in the releases read for them
+        if kind == "sliding_window":
+            return modelled_release(version) in SLIDING_WINDOW_GROUPS_MODELLED
         return super().kind_modelled(kind, version, device)
+
+    def unmodelled_kind_note(self, model, version, device=None):
+        note = super().unmodelled_kind_note(model, version, device)
+        sliding = next((k for k in model.kinds if k.name == "sliding_window"), None)
+        if note is not None or sliding is None:
+            return note
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.vllm.layers import sliding_layout
+
+        layout = sliding_layout(model)
+        if not isinstance(layout, str):
+            return None
+        return f"vllm {modelled_release(version)}: {model.name} has {sliding.describe()}; {layout}; no numbers"
 
     def predicted_figure(self, prediction, figure):
         # lazy: the engine's own modules load on its first use, not at CLI start

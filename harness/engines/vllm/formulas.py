@@ -9,6 +9,7 @@ checks are exact here; O, A and G are labelled estimates (calibration can replac
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from harness.predict.host import DeviceMemory, HostMemory
@@ -240,6 +241,74 @@ def estimate_max_model_len(check_memory: int, bytes_per_block: int, block_size: 
     return min(upper, (check_memory // bytes_per_block) * block_size)
 
 
+def estimate_max_model_len_groups(check_memory: int, bytes_per_block: int, blocks_per_request: Callable[[int], int],
+                                  upper: int) -> int:
+    """The same search over several KV cache groups: largest L <= upper whose blocks in every group, times the pool's
+    bytes per block, fit `check_memory`; 0 if not even 1 token does. 0.32.0 vllm/v1/core/kv_cache_utils.py:2369-2409
+    (_estimate_max_model_len_from_groups) binary-searches [1, upper] and so do we: a sliding group's blocks are no
+    closed form of L."""
+    def fits(length: int) -> bool:
+        return blocks_per_request(length) * bytes_per_block <= check_memory
+
+    if not fits(1):
+        return 0
+    left, right, result = 1, upper, 1
+    while left <= right:
+        mid = (left + right) // 2
+        if fits(mid):
+            result, left = mid, mid + 1
+        else:
+            right = mid - 1
+    return result
+
+
+@dataclass(frozen=True)
+class KvCacheGroups:
+    """vLLM's KV cache groups for full-attention layers beside sliding-window layers of one window, all pages of
+    one size (0.32.0 vllm/v1/core/kv_cache_utils.py:1362-1502 _get_kv_cache_groups_uniform_page_size): every
+    group holds `layers_per_group` layers (the last of a kind padded), all groups draw blocks from one pool whose
+    block is the widest group's pages (:1520-1545 _get_kv_cache_bytes_per_block)."""
+
+    full_groups: int
+    sliding_groups: int
+    layers_per_group: int
+    sliding_window: int
+    block_size: int
+    in_flight_tokens: int  # VllmConfig.max_in_flight_tokens (0.32.0 vllm/config/vllm.py:590-598)
+
+    @property
+    def count(self) -> int:
+        return self.full_groups + self.sliding_groups
+
+    def sliding_blocks(self, max_model_len: int) -> int:
+        """SlidingWindowSpec.max_admission_blocks_per_request (0.32.0 vllm/v1/kv_cache_interface.py:859-885):
+        the window less one plus the tokens in flight, at most max_model_len, +1 for a window that starts
+        mid-block."""
+        return cdiv(min(self.sliding_window - 1 + self.in_flight_tokens, max_model_len), self.block_size) + 1
+
+    def blocks_per_request(self, max_model_len: int) -> int:
+        """What one request of `max_model_len` takes from the pool: its blocks in every group, summed
+        (get_max_concurrency_for_kv_cache_config, kv_cache_utils.py:1195-1227; FullAttentionSpec takes
+        cdiv(len, block_size), kv_cache_interface.py:602-607)."""
+        return (self.full_groups * cdiv(max_model_len, self.block_size)
+                + self.sliding_groups * self.sliding_blocks(max_model_len))
+
+
+def sliding_window_groups(full_layers: int, sliding_layers: int, sliding_window: int, block_size: int,
+                          in_flight_tokens: int) -> KvCacheGroups:
+    """The groups vLLM makes of `full_layers` and `sliding_layers` (one window, one page size). All sliding: one
+    group of every layer (is_kv_cache_spec_uniform, kv_cache_utils.py:2183-2187). Both: the group size is the
+    fewer layers of a kind, or the more where that is under 1.5 x the fewer (:1462-1475), and each kind is split
+    into cdiv(layers, size) groups (:1476-1502)."""
+    counts = [n for n in (full_layers, sliding_layers) if n]
+    size = min(counts)
+    if max(counts) < size * 1.5:
+        size = max(counts)
+    return KvCacheGroups(full_groups=cdiv(full_layers, size), sliding_groups=cdiv(sliding_layers, size),
+                         layers_per_group=size, sliding_window=sliding_window, block_size=block_size,
+                         in_flight_tokens=in_flight_tokens)
+
+
 @dataclass
 class VllmKV:
     """The engine-core part (vllm/v1/core/kv_cache_utils.py get_kv_cache_configs, 0.32.0): bytes to blocks,
@@ -260,8 +329,10 @@ class VllmKV:
 def size_kv(available_bytes: int, bytes_per_block: int, block_size: int, max_model_len: int,
             derived_max_model_len: int, num_gpu_blocks_override: int | None = None,
             device_label: str = "GPU", null_block_held_back: bool = True,
-            override_before_checks: bool = True, tokens_from_concurrency: bool = True) -> VllmKV:
-    """get_kv_cache_configs (kv_cache_utils.py:2531) for one uniform full-attention group, one worker.
+            override_before_checks: bool = True, tokens_from_concurrency: bool = True,
+            groups: KvCacheGroups | None = None) -> VllmKV:
+    """get_kv_cache_configs (kv_cache_utils.py:2531) for one uniform full-attention group, one worker, or for
+    `groups` sharing the pool (then `bytes_per_block` is the widest group's, KvCacheGroups).
 
     `override_before_checks`: the length checks see num_gpu_blocks_override's blocks, not the profiled
     memory (releases.BLOCK_OVERRIDE_BEFORE_CHECKS); `tokens_from_concurrency`: the logged token count is
@@ -276,6 +347,17 @@ def size_kv(available_bytes: int, bytes_per_block: int, block_size: int, max_mod
             checked = avail
         else:
             notes.append("the length checks use the profiled memory, not the override (before 0.20.1)")
+    if groups is None:
+        def blocks_for(length: int) -> int:
+            return cdiv(length, block_size)
+
+        def estimate(memory: int, upper: int) -> int:
+            return estimate_max_model_len(memory, bytes_per_block, block_size, upper)
+    else:
+        blocks_for = groups.blocks_per_request
+
+        def estimate(memory: int, upper: int) -> int:
+            return estimate_max_model_len_groups(memory, bytes_per_block, groups.blocks_per_request, upper)
     # the null block BlockPool holds back (checked from 0.29.0: releases.NULL_BLOCK_HELD_BACK)
     check = checked - bytes_per_block if null_block_held_back else checked
     autofit_from = None
@@ -284,7 +366,7 @@ def size_kv(available_bytes: int, bytes_per_block: int, block_size: int, max_mod
     length = max_model_len
     if max_model_len == -1:
         autofit_from = derived_max_model_len
-        estimated = estimate_max_model_len(check, bytes_per_block, block_size, derived_max_model_len)
+        estimated = estimate(check, derived_max_model_len)
         if estimated <= 0:
             error = ("E4: Cannot auto-fit max_model_len: not enough GPU memory available to serve even a "
                      "single token.")
@@ -298,15 +380,15 @@ def size_kv(available_bytes: int, bytes_per_block: int, block_size: int, max_mod
         if check <= 0:
             error = "E2: No available memory for the cache blocks."
         else:
-            needed = cdiv(length, block_size) * bytes_per_block
+            needed = blocks_for(length) * bytes_per_block
             if needed > check:
-                estimated = estimate_max_model_len(check, bytes_per_block, block_size, length)
+                estimated = estimate(check, length)
                 error = (f"E3: max_model_len {length} needs {_gib(needed)} GiB KV cache, more than the available "
                          f"{_gib(check)} GiB; estimated maximum model length is {estimated}"
                          + (f" (--max-model-len -1 would shrink it to {min(derived_max_model_len, estimated)})"
                             if estimated > 0 else ""))
     num_blocks = max(0, avail // bytes_per_block)
-    blocks_per_req = cdiv(length, block_size)
+    blocks_per_req = blocks_for(length)
     concurrency = num_blocks / blocks_per_req if blocks_per_req else 0.0
     # kv_cache_utils.py:2308, includes the null block; up to 0.20.0 num_blocks // groups x block_size (0.20.0 :1694)
     tokens = int(concurrency * length) if tokens_from_concurrency else num_blocks * block_size

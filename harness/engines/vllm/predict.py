@@ -5,6 +5,7 @@ from __future__ import annotations
 from harness.engines.cli_flags import switch_value
 from harness.engines.settings import Settings
 from harness.engines.vllm import formulas as vf
+from harness.engines.vllm.layers import sliding_layout
 from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
     AUTO_FIT_MAX_MODEL_LEN,
@@ -31,6 +32,7 @@ from harness.engines.vllm.releases import (
     MAX_NUM_BATCHED_TOKENS_CAPTURED,
     MAX_NUM_SEQS_CAPPED_BY_BATCH,
     MAX_NUM_SEQS_CAPTURED,
+    SLIDING_WINDOW_GROUPS_MODELLED,
     NON_KV_FROM_TOTAL_CONSUMED,
     NON_TORCH_SINCE_SNAPSHOT,
     NULL_BLOCK_HELD_BACK,
@@ -43,6 +45,7 @@ from harness.engines.vllm.releases import (
     modelled_release,
 )
 from harness.predict import Calibration, Estimate
+from harness.predict.kinds import SLIDING_WINDOW
 from harness.predict.model import DTYPE_BYTES, GiB, MiB, ModelDescription, resolve_dtype
 
 
@@ -98,6 +101,13 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
     )
     page = model.page_bytes_per_layer(block_size, kv_dtype, tp, dtype)
     bpb = page * model.num_layers  # _get_kv_cache_bytes_per_block, one uniform group
+    groups = None
+    if any(k.name == SLIDING_WINDOW for k in model.kinds):
+        if not _sliding_groups_modelled(p, s, release):
+            return p
+        groups = _sliding_groups(p, s, model, block_size, mnbt)
+        if groups is not None:
+            bpb = page * groups.layers_per_group  # the widest group's pages (kv_cache_utils.py:1520-1545)
     weights = model.weight_bytes_per_rank(tp, dtype)
     p.block_size, p.max_num_batched_tokens, p.max_num_seqs = block_size, mnbt, mns
     p.gpu_memory_utilization = util
@@ -145,7 +155,7 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         p.notes.append(f"KV space from {basis}; gpu_memory_utilization is not read by the CPU worker before 0.20.0")
         if space is None:
             p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
-            return _blocks_only(p, s, bpb, block_size, requested_len, derived)
+            return _blocks_only(p, s, bpb, block_size, requested_len, derived, groups)
         explicit_kv = space
     elif device == "cpu" and env.get("VLLM_CPU_KVCACHE_SPACE", "") != "":
         # platforms/cpu.py:324-327: the env var, when set, replaces the flag
@@ -168,7 +178,7 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
             p.notes.append("KV size given explicitly: no profiling, gpu_memory_utilization ignored")
     elif total is None:
         p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
-        return _blocks_only(p, s, bpb, block_size, requested_len, derived)
+        return _blocks_only(p, s, bpb, block_size, requested_len, derived, groups)
     elif device == "cpu":
         sized = _cpu_kv_bytes(p, util, total, weights, mnbt, calibration)
         if sized is None:
@@ -213,7 +223,7 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
     target_len = requested_len if requested_len is not None else derived
     rules = {"null_block_held_back": _null_block_held_back(p),
              "override_before_checks": release in BLOCK_OVERRIDE_BEFORE_CHECKS,
-             "tokens_from_concurrency": release in KV_TOKENS_FROM_CONCURRENCY}
+             "tokens_from_concurrency": release in KV_TOKENS_FROM_CONCURRENCY, "groups": groups}
     up = vf.size_kv(upper, bpb, block_size, target_len, derived, num_override, **rules)
     kv = vf.size_kv(best, bpb, block_size, target_len, derived, num_override, **rules)
     p.kv_gib_upper_bound = up.available_bytes / GiB
@@ -372,7 +382,7 @@ def _null_block_held_back(p: VllmPrediction) -> bool:
 
 
 def _blocks_only(p: VllmPrediction, s: Settings, bpb: int, block_size: int, requested_len: int | None,
-                 derived: int) -> VllmPrediction:
+                 derived: int, groups: vf.KvCacheGroups | None) -> VllmPrediction:
     num_override = s.get("num_gpu_blocks_override")
     if num_override is None:
         return p
@@ -380,10 +390,52 @@ def _blocks_only(p: VllmPrediction, s: Settings, bpb: int, block_size: int, requ
     kv = vf.size_kv(0, bpb, block_size, requested_len if requested_len is not None else derived, derived, num_override,
                     null_block_held_back=_null_block_held_back(p),
                     override_before_checks=release in BLOCK_OVERRIDE_BEFORE_CHECKS,
-                    tokens_from_concurrency=release in KV_TOKENS_FROM_CONCURRENCY)
+                    tokens_from_concurrency=release in KV_TOKENS_FROM_CONCURRENCY, groups=groups)
     p.kv_gib = p.kv_gib_upper_bound = kv.available_bytes / GiB
     p.num_blocks, p.max_concurrency, p.max_model_len = kv.num_blocks, kv.max_concurrency, kv.max_model_len
     p.kv_tokens = p.kv_tokens_upper_bound = kv.kv_tokens if kv.error is None else 0
     p.will_start = kv.error is None
     p.reason = kv.error or "num_gpu_blocks_override fixes the pool"
     return p
+
+
+def _sliding_groups_modelled(p: VllmPrediction, s: Settings, release: str) -> bool:
+    """Whether the settings keep a sliding-window model in what the groups model (False: p says why, one line).
+
+    Pipeline stages each group their own layers (kv_cache_utils.py:2486 _project_kv_cache_groups_to_worker) and
+    change the batches in flight; a speculative decoder retains extra tokens below the window
+    (SlidingWindowSpec.extra_retained_tokens, kv_cache_interface.py:850-858) and may turn async scheduling off."""
+    why = None
+    if (s.get("pipeline_parallel_size") or 1) > 1:
+        why = "pipeline parallelism splits the KV cache groups across stages"
+    elif s.get("speculative_config"):
+        why = "speculative decoding retains extra tokens in the sliding-window groups"
+    if why is None:
+        return True
+    p.modelled = False
+    p.reason = f"vllm {release}: sliding-window KV cache groups with {why}, which the predictor does not model; no numbers"
+    return False
+
+
+def _sliding_groups(p: VllmPrediction, s: Settings, model: ModelDescription, block_size: int,
+                    mnbt: int) -> vf.KvCacheGroups | None:
+    """The KV cache groups of a sliding-window model (VllmFormulas.unmodelled_kind_note has checked its layout),
+    or None where --disable-hybrid-kv-cache-manager makes every layer a full-attention one."""
+    if switch_value(s, "disable_hybrid_kv_cache_manager") is True:
+        # unify_hybrid_kv_cache_specs turns each SlidingWindowSpec into a FullAttentionSpec (0.32.0
+        # kv_cache_utils.py:1799-1858): one group, every layer caching every token, the dense arithmetic
+        p.notes.append("--disable-hybrid-kv-cache-manager: the sliding-window layers cache every token, "
+                       "as full-attention ones (one KV cache group)")
+        return None
+    layout = sliding_layout(model)
+    assert not isinstance(layout, str), layout
+    # max_in_flight_tokens = max_concurrent_batches x max_num_batched_tokens, two batches with async
+    # scheduling, on by default with one pipeline stage (0.32.0 vllm/config/vllm.py:577-598, :1585-1644)
+    batches = 1 if switch_value(s, "async_scheduling") is False else 2
+    groups = vf.sliding_window_groups(layout.full_layers, layout.sliding_layers, layout.sliding_window, block_size,
+                                      batches * mnbt)
+    p.notes.append(f"{groups.count} KV cache groups of {groups.layers_per_group} layer(s) share the pool's blocks "
+                   f"({groups.full_groups} full attention, {groups.sliding_groups} sliding window of "
+                   f"{layout.sliding_window}, {batches} x {mnbt} tokens in flight): kv_tokens is their capacity, "
+                   "int(max_concurrency x max_model_len), not the pool's token slots (kv_cache_utils.py:2300-2308)")
+    return groups

@@ -89,6 +89,12 @@ KV_DTYPE_MUST_MATCH = ReleaseRange("0.33.0")
 # layer; the releases whose code was read (0.32.0, and 0.33.0 in the oracle tests).
 MLA_KV_MODELLED = ReleaseRange("0.32.0", "0.34.0")
 
+# Sliding-window layers beside full-attention ones: KV cache groups of one page size drawing blocks from one pool,
+# a sliding group holding the window plus the tokens in flight per request (0.32.0
+# vllm/v1/core/kv_cache_utils.py:1362-1502, :1195-1227; vllm/v1/kv_cache_interface.py:850-907); the releases
+# whose code was read (0.32.0, and 0.33.0 in the oracle tests).
+SLIDING_WINDOW_GROUPS_MODELLED = ReleaseRange("0.32.0", "0.34.0")
+
 # What the GPU budget counts besides the weights: up to 0.26.x the non-torch memory since the startup snapshot
 # plus the dummy forward's torch peak above what was allocated before it (0.20.0 vllm/utils/mem_utils.py:263-275,
 # gpu_worker.py:388-397); from 0.27.0 all memory consumed since the snapshot (mem_get_info) plus the transient
