@@ -32,7 +32,6 @@ from harness.engines.vllm.releases import (
     MAX_NUM_BATCHED_TOKENS_CAPTURED,
     MAX_NUM_SEQS_CAPPED_BY_BATCH,
     MAX_NUM_SEQS_CAPTURED,
-    SLIDING_WINDOW_GROUPS_MODELLED,
     NON_KV_FROM_TOTAL_CONSUMED,
     NON_TORCH_SINCE_SNAPSHOT,
     NULL_BLOCK_HELD_BACK,
@@ -413,7 +412,8 @@ def _sliding_groups_modelled(p: VllmPrediction, s: Settings, release: str) -> bo
     if why is None:
         return True
     p.modelled = False
-    p.reason = f"vllm {release}: sliding-window KV cache groups with {why}, which the predictor does not model; no numbers"
+    p.reason = (f"vllm {release}: sliding-window KV cache groups with {why}, which the predictor does not model; "
+                "no numbers")
     return False
 
 
