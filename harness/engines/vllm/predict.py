@@ -430,8 +430,9 @@ def _sliding_groups(p: VllmPrediction, s: Settings, model: ModelDescription, blo
     layout = sliding_layout(model)
     assert not isinstance(layout, str), layout
     # max_in_flight_tokens = max_concurrent_batches x max_num_batched_tokens, two batches with async
-    # scheduling, on by default with one pipeline stage (0.32.0 vllm/config/vllm.py:577-598, :1585-1644)
-    batches = 1 if switch_value(s, "async_scheduling") is False else 2
+    # scheduling, on by default with one pipeline stage (0.32.0 vllm/config/vllm.py:577-598, :1585-1644); the CPU
+    # platform turns it off (vllm/platforms/cpu.py:330-331)
+    batches = 1 if p.device == "cpu" or switch_value(s, "async_scheduling") is False else 2
     groups = vf.sliding_window_groups(layout.full_layers, layout.sliding_layers, layout.sliding_window, block_size,
                                       batches * mnbt)
     p.notes.append(f"{groups.count} KV cache groups of {groups.layers_per_group} layer(s) share the pool's blocks "

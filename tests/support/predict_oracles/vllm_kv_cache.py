@@ -3,9 +3,13 @@ auto-fit max model length) of the release installed in the interpreter it runs i
 
 Runs in the vLLM environment's interpreter, never in the harness process.
 stdin: JSON list of cases {"config": HF config.json, "dtype", "block_size", "available_bytes",
-"max_model_len" (-1 = auto), "num_gpu_blocks_override"}; a config with kv_lora_rank gets vLLM's MLA spec
-(MLAAttentionSpec: one head of kv_lora_rank + qk_rope_head_dim) for every layer.
-stdout: JSON list of {"num_blocks", "kv_tokens", "max_concurrency", "max_model_len", "error"}.
+"max_model_len" (-1 = auto), "num_gpu_blocks_override", "max_num_batched_tokens", "async_scheduling" (set after
+the config is made: the CPU platform's False otherwise), "disable_hybrid_kv_cache_manager"}. A config with
+kv_lora_rank gets vLLM's MLA spec (MLAAttentionSpec: one head of kv_lora_rank + qk_rope_head_dim) for every layer;
+one with layer_types and sliding_window a SlidingWindowSpec of that window for each "sliding_attention" layer (what
+e.g. 0.32.0 vllm/model_executor/models/gemma3.py:154-155 gives the attention layer), the groups then made by vLLM's
+own get_kv_cache_groups.
+stdout: JSON list of {"num_blocks", "kv_tokens", "max_concurrency", "max_model_len", "groups", "error"}.
 """
 
 import json
@@ -19,7 +23,7 @@ logging.disable(logging.WARNING)
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
 
 import torch  # noqa: E402
-from vllm.config import CacheConfig, ModelConfig, VllmConfig  # noqa: E402
+from vllm.config import CacheConfig, ModelConfig, SchedulerConfig, VllmConfig  # noqa: E402
 from vllm.v1.core import kv_cache_utils as _utils  # noqa: E402
 
 try:  # 0.33.0 moved the KV planning functions to their own module (vllm/v1/core/kv_cache_planning.py)
@@ -39,7 +43,7 @@ class _KvCacheFunctions:
 
 
 kcu = _KvCacheFunctions()
-from vllm.v1.kv_cache_interface import FullAttentionSpec, MLAAttentionSpec  # noqa: E402
+from vllm.v1.kv_cache_interface import FullAttentionSpec, MLAAttentionSpec, SlidingWindowSpec  # noqa: E402
 
 DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}
 
@@ -61,11 +65,18 @@ def run(case: dict, dirs: dict) -> dict:
                                skip_tokenizer_init=True)
     cache_config = CacheConfig(block_size=case["block_size"],
                                num_gpu_blocks_override=case.get("num_gpu_blocks_override"))
-    vllm_config = VllmConfig(model_config=model_config, cache_config=cache_config)
+    scheduler = {k: case[k] for k in ("max_num_batched_tokens", "disable_hybrid_kv_cache_manager")
+                 if case.get(k) is not None}
+    scheduler_config = SchedulerConfig.default_factory(max_model_len=model_config.max_model_len, **scheduler)
+    vllm_config = VllmConfig(model_config=model_config, cache_config=cache_config, scheduler_config=scheduler_config)
     # The engine core resolves the layout from the attention backend; pre-setting it is the
     # documented way for standalone tools. For one uniform full-attention group the block
     # bytes are the same in every layout (a sum of equal, unpadded pages).
     vllm_config.cache_config.kv_cache_layout = "LBNHC"
+    if case.get("async_scheduling") is not None:
+        # what a GPU platform resolves (on by default: 0.32.0 vllm/config/vllm.py:1585-1644); this interpreter's CPU
+        # platform turns it off (vllm/platforms/cpu.py:330-331), which a case without the key keeps
+        vllm_config.scheduler_config.async_scheduling = case["async_scheduling"]
     heads = cfg["num_attention_heads"]
     head_dim = cfg.get("head_dim") or cfg["hidden_size"] // heads
     kv_heads = max(1, cfg.get("num_key_value_heads", heads) // case.get("tp", 1))
@@ -77,7 +88,15 @@ def run(case: dict, dirs: dict) -> dict:
         def layer_spec():
             return FullAttentionSpec(block_size=case["block_size"], num_kv_heads=kv_heads, head_size=head_dim,
                                      dtype=DTYPES[dtype])
-    spec = {f"model.layers.{i}.self_attn.attn": layer_spec() for i in range(cfg["num_hidden_layers"])}
+    types = cfg.get("layer_types") or ["full_attention"] * cfg["num_hidden_layers"]
+
+    def spec_of(layer_type):
+        if layer_type != "sliding_attention":
+            return layer_spec()
+        return SlidingWindowSpec(block_size=case["block_size"], num_kv_heads=kv_heads, head_size=head_dim,
+                                 dtype=DTYPES[dtype], sliding_window=cfg["sliding_window"])
+
+    spec = {f"model.layers.{i}.self_attn.attn": spec_of(types[i]) for i in range(cfg["num_hidden_layers"])}
     try:
         if hasattr(kcu, "get_global_kv_cache_groups"):
             # 0.33.0 (vllm/v1/core/kv_cache_planning.py:1461, called as in vllm/v1/engine/core.py:321):
@@ -94,7 +113,8 @@ def run(case: dict, dirs: dict) -> dict:
     scheduler = kcu.generate_scheduler_kv_cache_config(configs)
     tokens, concurrency = kcu.get_kv_cache_capacity(vllm_config, scheduler)
     return {"error": None, "num_blocks": scheduler.num_blocks, "kv_tokens": tokens,
-            "max_concurrency": concurrency, "max_model_len": vllm_config.model_config.max_model_len}
+            "max_concurrency": concurrency, "max_model_len": vllm_config.model_config.max_model_len,
+            "groups": len(scheduler.kv_cache_groups)}
 
 
 def answer(cases: list) -> list:
