@@ -1,6 +1,7 @@
-"""Model kinds the KV formula does not size (harness/predict/kinds.py): sliding-window layers, hybrid Mamba/linear
-attention, sparse MLA - and MLA except on vLLM's GPU path - get one line instead of numbers, naming the engine's own
-sizing; MoE only a weights note. vLLM's MLA sizing is checked against its own code in test_predict_oracle.py."""
+"""Model kinds the KV formula does not size (harness/predict/kinds.py): sliding-window layers (except vLLM
+0.32.0-0.33.x's KV cache groups of layers named in layer_types), hybrid Mamba/linear attention, sparse MLA - and MLA
+except on vLLM's GPU path - get one line instead of numbers, naming the engine's own sizing; MoE only a weights note.
+vLLM's MLA and sliding-window sizing is checked against its own code in test_predict_oracle.py."""
 
 from __future__ import annotations
 
@@ -67,9 +68,13 @@ def test_each_config_shows_its_kinds(name):
 # SGLang 0.5.22+ gives a sliding-window model outside its hybrid-SWA architectures one dense pool (releases.py
 # SLIDING_WINDOW_DENSE_POOL): Gemma 2 and 3 are sized as dense models there, Gemma 4 and an opted-in config are not
 SGLANG_DENSE_SLIDING = {"gemma-3", "gemma-3-old", "gemma-2"}
+# vLLM 0.32.0-0.33.x sizes sliding-window layers named in layer_types as KV cache groups sharing the pool
+# (test_predict_oracle.py checks them against its own code); a config without layer_types stays one line
+VLLM_GROUPED_SLIDING = {"gemma-3", "gemma-4", "gpt-oss"}
 UNMODELLED = [(engine, name) for name, (_, kinds) in CONFIGS.items() for engine in ("vllm", "sglang")
               if (set(kinds) & {SPARSE_MLA, SLIDING_WINDOW, HYBRID} or (MLA in kinds and engine == "sglang"))
-              and not (engine == "sglang" and name in SGLANG_DENSE_SLIDING)]
+              and not (engine == "sglang" and name in SGLANG_DENSE_SLIDING)
+              and not (engine == "vllm" and name in VLLM_GROUPED_SLIDING)]
 
 
 @pytest.mark.parametrize(("engine", "name"), UNMODELLED)
@@ -112,6 +117,36 @@ def test_the_line_names_the_release_and_the_config_keys():
     assert "sliding-window attention layers (sliding_window=1024, 3 of 4 layers sliding in layer_types)" in p.reason
 
 
+@pytest.mark.parametrize("name", sorted(VLLM_GROUPED_SLIDING))
+def test_vllm_sizes_sliding_window_layers_as_kv_cache_groups_where_read(name):
+    model = _model(name)
+    for device, total in (("cuda", 81559), ("cpu", 24576)):
+        p = predict("vllm", {"max_model_len": 2048, "kv_cache_memory_bytes": 1 << 30}, model, total, device=device,
+                    engine_version="0.32.0")
+        assert p.modelled and p.will_start and p.kv_tokens and p.num_blocks
+        assert p.kv_tokens == int(p.max_concurrency * 2048)
+        assert any("KV cache groups" in n and "kv_tokens is their capacity" in n for n in p.notes)
+    older = predict("vllm", {}, model, 81559, engine_version="0.31.0")
+    assert not older.modelled and "SlidingWindowSpec" in older.reason and "for 0.32.0-0.33.x only" in older.reason
+
+
+@pytest.mark.parametrize(("extra", "words"), [
+    ({"layer_types": None, "sliding_window_pattern": 6}, "layer_types only"),
+    ({"global_head_dim": 256}, "global_head_dim"),
+    ({"kv_lora_rank": 512, "qk_rope_head_dim": 64}, "SlidingWindowMLASpec"),
+])
+def test_vllm_keeps_one_line_for_sliding_layouts_it_does_not_read(extra, words):
+    cfg = {k: v for k, v in {**BASE, **CONFIGS["gemma-3"][0], **extra}.items() if v is not None}
+    p = predict("vllm", {}, model_from_config(cfg, name="org/x", source="test"), 81559, engine_version="0.32.0")
+    assert not p.modelled and p.kv_tokens is None and "\n" not in p.reason and words in p.reason
+    assert p.reason.startswith("vllm 0.32.0: org/x has ") and p.reason.endswith("; no numbers")
+
+
+def test_vllm_refuses_sliding_groups_across_pipeline_stages():
+    p = predict("vllm", {"pipeline_parallel_size": 2}, _model("gemma-3"), 81559, engine_version="0.32.0")
+    assert not p.modelled and "pipeline parallelism" in p.reason and p.reason.endswith("no numbers")
+
+
 @pytest.mark.parametrize("name", sorted(SGLANG_DENSE_SLIDING))
 def test_sglang_sizes_a_sliding_window_model_outside_its_hybrid_swa_list_as_dense_where_read(name):
     # one pool of every layer's K and V (SGLang-CPU 0.5.22/0.5.23 on tiny Gemma 3: "KV Cache is allocated",
@@ -140,6 +175,8 @@ def test_the_bundled_cards_are_all_dense():
 # The builtins (harness/builtin_models.py) the real CPU engines were run on (results/cpu_kinds/): the predictor keeps
 # sizing tiny-llama, refuses the KV-changing kinds in one line and sizes the MoE one's dense KV with a weights note.
 BUILTIN_REFUSED = {"tiny-gemma3": SLIDING_WINDOW, "tiny-nemotron-h": HYBRID}
+# ... except where the engine's sizing of that kind is modelled (vLLM's sliding-window groups, SGLang's dense pool)
+BUILTIN_SIZED = {("vllm", "tiny-gemma3"), ("sglang", "tiny-gemma3")}
 
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang"])
@@ -148,7 +185,7 @@ def test_each_builtin_is_predicted_or_refused_by_its_kind(engine, name, tmp_path
     monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path))  # not built: the shape's own config
     model = load_model_description(f"builtin:{name}")
     p = predict(engine, {"max_model_len": 512}, model, 24576, engine_version=None)
-    if name in BUILTIN_REFUSED and not (engine == "sglang" and name == "tiny-gemma3"):  # SGLang: a dense pool
+    if name in BUILTIN_REFUSED and (engine, name) not in BUILTIN_SIZED:
         assert not p.modelled and p.kv_tokens is None and "\n" not in p.reason
         assert p.reason.startswith(f"{engine}: builtin:{name} has ") and p.reason.endswith("; no numbers")
         assert SOURCES[(engine, BUILTIN_REFUSED[name])] in p.reason

@@ -189,7 +189,8 @@ class VllmFormulas(BudgetFormulas):
         layout = sliding_layout(model)
         if not isinstance(layout, str):
             return None
-        return f"vllm {modelled_release(version)}: {model.name} has {sliding.describe()}; {layout}; no numbers"
+        release = f" {version}" if version else ""
+        return f"vllm{release}: {model.name} has {sliding.describe()}; {layout}; no numbers"
 
     def predicted_figure(self, prediction, figure):
         # lazy: the engine's own modules load on its first use, not at CLI start

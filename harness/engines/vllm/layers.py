@@ -28,6 +28,10 @@ def sliding_layout(model: ModelDescription) -> SlidingLayout | str:
     cfg = model.config
     if model.mla_latent_dim is not None:
         return "MLA beside sliding-window layers (SlidingWindowMLASpec) is not modelled"
+    per_kind = [k for k in ("global_head_dim", "num_global_key_value_heads", "num_kv_shared_layers") if cfg.get(k)]
+    if per_kind:
+        # pages of two sizes, or layers reading another's cache: not the one-page-size groups modelled here
+        return f"{', '.join(per_kind)} in config.json: SlidingWindowSpec layers unlike the full ones are not modelled"
     types = cfg.get("layer_types")
     if not isinstance(types, list) or len(types) != model.num_layers:
         return ("vLLM's model file decides which layers slide (SlidingWindowSpec); the predictor reads them from "
