@@ -24,10 +24,10 @@ from parsers.vllm import VllmStartupRecord
 
 SOURCE = re.compile(r"\b\d+\.\d+\.\d+(?:\.post\d+)? [\w/.]+\.py:\d+")
 # Ranges that are no rule between releases: where the formulas hold at all (for every model, for MLA models, for
-# SGLang's sliding-window models outside its hybrid-SWA list: the releases whose list was read), and a warning that
-# moves no figure.
+# SGLang's sliding-window models outside its hybrid-SWA list: the releases whose list was read, for vLLM's
+# sliding-window and Mamba KV cache groups: the releases read for them), and a warning that moves no figure.
 NOT_RULES = {"PREDICTED_RELEASES", "PREDICTED_RELEASES_CPU", "MLA_KV_MODELLED", "POOL_SHORTER_THAN_CONTEXT_WARNS",
-             "SLIDING_WINDOW_DENSE_POOL"}
+             "SLIDING_WINDOW_DENSE_POOL", "SLIDING_WINDOW_GROUPS_MODELLED", "MAMBA_GROUPS_MODELLED"}
 
 
 def test_the_chain_adds_up_to_the_models_change_in_whole_tokens():
