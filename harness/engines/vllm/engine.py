@@ -14,6 +14,7 @@ from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
     CPU_CONTAINER_CAP,
     CPU_KV_SPACE_FROM_ENV,
+    MAMBA_GROUPS_MODELLED,
     MLA_KV_MODELLED,
     PREDICTED_RELEASES,
     PREDICTED_RELEASES_CPU,
@@ -166,7 +167,9 @@ class VllmFormulas(BudgetFormulas):
                           "models them for 0.32.0-0.33.x only",
         "hybrid": "vLLM gives Mamba/linear-attention layers a fixed state per request, padded to the attention "
                   "page, and its logged token count is derived from concurrency, not a capacity "
-                  "(kv_cache_interface.py:1035 MambaSpec)",
+                  "(kv_cache_interface.py:1035 MambaSpec); the predictor models Nemotron-H's Mamba2 layers on a "
+                  "CPU for 0.32.0-0.33.x only (on a GPU the attention block size follows the backend's kernel "
+                  "block sizes, platforms/interface.py:1066-1095)",
     }
 
     def kind_modelled(self, kind, version, device):
@@ -176,21 +179,26 @@ class VllmFormulas(BudgetFormulas):
         # sliding-window layers: KV cache groups sharing the pool, in the releases read for them
         if kind == "sliding_window":
             return modelled_release(version) in SLIDING_WINDOW_GROUPS_MODELLED
+        # Mamba layers: state pages padded to the attention page, on a CPU, in the releases read for them
+        if kind == "hybrid":
+            return device == "cpu" and modelled_release(version) in MAMBA_GROUPS_MODELLED
         return super().kind_modelled(kind, version, device)
 
     def unmodelled_kind_note(self, model, version, device=None):
         note = super().unmodelled_kind_note(model, version, device)
-        sliding = next((k for k in model.kinds if k.name == "sliding_window"), None)
-        if note is not None or sliding is None:
+        if note is not None:
             return note
         # lazy: the engine's own modules load on its first use, not at CLI start
-        from harness.engines.vllm.layers import sliding_layout
+        from harness.engines.vllm.layers import mamba_layout, sliding_layout
 
-        layout = sliding_layout(model)
-        if not isinstance(layout, str):
-            return None
-        release = f" {version}" if version else ""
-        return f"vllm{release}: {model.name} has {sliding.describe()}; {layout}; no numbers"
+        # the kinds are modelled for some layouts only: the first one not read gets the line
+        readers = {"sliding_window": sliding_layout, "hybrid": mamba_layout}
+        for kind in model.kinds:
+            why = readers[kind.name](model) if kind.name in readers else None
+            if isinstance(why, str):
+                release = f" {version}" if version else ""
+                return f"vllm{release}: {model.name} has {kind.describe()}; {why}; no numbers"
+        return None
 
     def predicted_figure(self, prediction, figure):
         # lazy: the engine's own modules load on its first use, not at CLI start

@@ -275,10 +275,12 @@ class KvCacheGroups:
     sliding_window: int
     block_size: int
     in_flight_tokens: int  # VllmConfig.max_in_flight_tokens (0.32.0 vllm/config/vllm.py:590-598)
+    state_groups: int = 0  # Mamba groups: a fixed number of state pages per request
+    state_blocks: int = 0  # MambaSpec.max_memory_usage_bytes / page_size_bytes (kv_cache_interface.py:1076-1082)
 
     @property
     def count(self) -> int:
-        return self.full_groups + self.sliding_groups
+        return self.full_groups + self.sliding_groups + self.state_groups
 
     def sliding_blocks(self, max_model_len: int) -> int:
         """SlidingWindowSpec.max_admission_blocks_per_request (0.32.0 vllm/v1/kv_cache_interface.py:859-885):
@@ -291,7 +293,7 @@ class KvCacheGroups:
         (get_max_concurrency_for_kv_cache_config, kv_cache_utils.py:1195-1227; FullAttentionSpec takes
         cdiv(len, block_size), kv_cache_interface.py:602-607)."""
         return (self.full_groups * cdiv(max_model_len, self.block_size)
-                + self.sliding_groups * self.sliding_blocks(max_model_len))
+                + self.sliding_groups * self.sliding_blocks(max_model_len) + self.state_groups * self.state_blocks)
 
 
 def sliding_window_groups(full_layers: int, sliding_layers: int, sliding_window: int, block_size: int,
@@ -307,6 +309,16 @@ def sliding_window_groups(full_layers: int, sliding_layers: int, sliding_window:
     return KvCacheGroups(full_groups=cdiv(full_layers, size), sliding_groups=cdiv(sliding_layers, size),
                          layers_per_group=size, sliding_window=sliding_window, block_size=block_size,
                          in_flight_tokens=in_flight_tokens)
+
+
+def mamba_groups(attention_layers: int, mamba_layers: int, block_size: int, state_blocks: int) -> KvCacheGroups:
+    """The groups vLLM makes of full-attention and Mamba layers whose state page is padded to the attention page
+    (one page size): the same split as sliding_window_groups (kv_cache_utils.py:1462-1502), a Mamba group taking
+    `state_blocks` pages per request whatever its length."""
+    kinds = sliding_window_groups(attention_layers, mamba_layers, 1, block_size, 0)
+    return KvCacheGroups(full_groups=kinds.full_groups, sliding_groups=0, layers_per_group=kinds.layers_per_group,
+                         sliding_window=0, block_size=block_size, in_flight_tokens=0,
+                         state_groups=kinds.sliding_groups, state_blocks=state_blocks)
 
 
 @dataclass

