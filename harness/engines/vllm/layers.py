@@ -73,6 +73,10 @@ def mamba_layout(model: ModelDescription, tp: int = 1) -> MambaLayout | str:
         return "Mamba2 state shards across tensor-parallel ranks (mamba_utils.py:195-220) are not modelled"
     if set(pattern) - set("M*-E"):
         return f"hybrid_override_pattern {pattern!r} has layers other than M, *, - and E, not modelled"
+    missing = [k for k in ("mamba_num_heads", "mamba_head_dim", "ssm_state_size", "n_groups", "conv_kernel")
+               if not isinstance(cfg.get(k), int)]
+    if missing:
+        return f"config.json lacks {', '.join(missing)}, which size the Mamba2 state (MambaSpec)"
     heads, head_dim, state = cfg["mamba_num_heads"], cfg["mamba_head_dim"], cfg["ssm_state_size"]
     conv_dim = heads * head_dim + 2 * cfg["n_groups"] * state
     return MambaLayout(attention_layers=pattern.count("*"), mamba_layers=pattern.count("M"),
