@@ -103,7 +103,7 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
     groups = None
     kinds = {k.name for k in model.kinds}
     if kinds & {SLIDING_WINDOW, HYBRID}:
-        if not _groups_modelled(p, s, release):
+        if not _groups_modelled(p, s, release, kinds):
             return p
         if HYBRID in kinds:
             groups = _mamba_groups(p, s, model, block_size, dtype, page)
@@ -407,7 +407,7 @@ def _blocks_only(p: VllmPrediction, s: Settings, bpb: int, block_size: int, requ
     return p
 
 
-def _groups_modelled(p: VllmPrediction, s: Settings, release: str) -> bool:
+def _groups_modelled(p: VllmPrediction, s: Settings, release: str, kinds: set[str]) -> bool:
     """Whether the settings keep a sliding-window or Mamba model in what the groups model (False: p says why).
 
     Pipeline stages each group their own layers (kv_cache_utils.py:2486 _project_kv_cache_groups_to_worker) and
@@ -415,7 +415,9 @@ def _groups_modelled(p: VllmPrediction, s: Settings, release: str) -> bool:
     (SlidingWindowSpec.extra_retained_tokens, kv_cache_interface.py:850-858), adds Mamba state blocks
     (MambaSpec.num_speculative_blocks) and may turn async scheduling off."""
     why = None
-    if (s.get("pipeline_parallel_size") or 1) > 1:
+    if {SLIDING_WINDOW, HYBRID} <= kinds:
+        why = "sliding-window layers beside Mamba ones,"
+    elif (s.get("pipeline_parallel_size") or 1) > 1:
         why = "pipeline parallelism, which splits the groups across stages,"
     elif s.get("speculative_config"):
         why = "speculative decoding, which retains extra tokens or state blocks in them,"
@@ -459,6 +461,8 @@ def _mamba_groups(p: VllmPrediction, s: Settings, model: ModelDescription, block
     release = modelled_release(p.engine_version)
     layout = mamba_layout(model, p.tp)
     why = layout if isinstance(layout, str) else None
+    if why is None and s.get("kv_cache_dtype") not in (None, "auto"):
+        why = "a quantized KV cache beside the Mamba state is not modelled"
     if why is None and s.get("mamba_cache_dtype") not in (None, "auto"):
         why = "a --mamba-cache-dtype other than auto is not modelled"
     # the state dtypes: conv in the model's dtype (mamba_cache_dtype auto), SSM in --mamba-ssm-cache-dtype, else the
