@@ -187,7 +187,9 @@ def render(report: PredictReport, console: Console) -> None:
             console.print(table)
             if first.weights_source:
                 console.print(f"  weights: {first.weights_source}", soft_wrap=True)
-            for note in dict.fromkeys(n for p in rows for n in p.notes if n.startswith("weights:")):
+            # the weights' basis, and what kv_tokens means where several KV cache groups share the pool
+            shown = ("weights:", "KV cache groups:")
+            for note in dict.fromkeys(n for p in rows for n in p.notes if n.startswith(shown)):
                 console.print(f"  {note}", soft_wrap=True)
             if first.estimates:
                 console.print("  est = ≤ minus " + "; ".join(

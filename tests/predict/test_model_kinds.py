@@ -151,7 +151,7 @@ def test_vllm_sizes_nemotron_hs_mamba_groups_on_a_cpu_only():
                 engine_version="0.32.0")
     assert p.modelled and p.will_start and p.kv_tokens == int(p.max_concurrency * 2048)
     assert p.kv_bytes_per_token == 2 * 2 * 32 * 2  # the one attention layer's K and V, bf16
-    assert any(n.startswith("4 KV cache groups") for n in p.notes)
+    assert any(n.startswith("KV cache groups: 4 of") for n in p.notes)
     gpu = predict("vllm", {"max_model_len": 2048}, model, 81559, engine_version="0.32.0")
     assert not gpu.modelled and "on a CPU for 0.32.0-0.33.x only" in gpu.reason
     small = predict("vllm", {"max_model_len": 2048, "block_size": 32}, model, 24576, device="cpu",

@@ -228,7 +228,7 @@ def test_vllm_sliding_window_groups_match_the_engine(vllm_oracle):
             groups = got["groups"]
             ok = (p.will_start and p.num_blocks == got["num_blocks"] and p.kv_tokens == got["kv_tokens"]
                   and p.max_model_len == got["max_model_len"] and p.max_concurrency == got["max_concurrency"]
-                  and (groups == 1 or any(n.startswith(f"{groups} KV cache groups") for n in p.notes)))
+                  and (groups == 1 or any(n.startswith(f"KV cache groups: {groups} of") for n in p.notes)))
         if not ok:
             mismatches.append((case["name"], case["block_size"], case["available_bytes"], case["max_model_len"],
                                case["max_num_batched_tokens"], got,
@@ -284,7 +284,7 @@ def test_vllm_mamba_groups_match_the_engine_on_a_cpu(vllm_oracle):
         else:
             ok = (p.will_start and p.num_blocks == got["num_blocks"] and p.kv_tokens == got["kv_tokens"]
                   and p.max_model_len == got["max_model_len"] and p.max_concurrency == got["max_concurrency"]
-                  and any(n.startswith(f"{got['groups']} KV cache groups") for n in p.notes))
+                  and any(n.startswith(f"KV cache groups: {got['groups']} of") for n in p.notes))
         if not ok:
             mismatches.append((case["name"], case["dtype"], case["block_size"], case["available_bytes"],
                                case["max_model_len"], case.get("enable_prefix_caching"), got,

@@ -31,7 +31,7 @@ def test_tiny_gemma3s_four_groups_predict_the_logged_capacity(tmp_path, monkeypa
     assert (p.kv_tokens, round(p.max_concurrency, 2), p.block_size) == (record.kv_tokens, record.max_concurrency,
                                                                          record.block_size) == (441_505, 862.32, 128)
     assert p.num_blocks == 16_384 and record.kv_cache_groups == 4
-    assert any(n.startswith(f"{record.kv_cache_groups} KV cache groups of 1 layer(s) share the pool's blocks")
+    assert any(n.startswith(f"KV cache groups: {record.kv_cache_groups} of 1 layer(s) share the pool's blocks")
                and "kv_tokens is their capacity" in n for n in p.notes)
 
 
@@ -46,5 +46,5 @@ def test_tiny_nemotron_hs_three_groups_predict_the_logged_capacity_and_padding(t
     assert p.num_blocks == 32_768 and record.kv_cache_groups == 3
     padding = next(n for n in p.notes if n.startswith("Mamba state"))
     assert "padded by 80.92%" in padding and "Padding mamba page size by 80.92%" in text
-    assert any(n.startswith("3 KV cache groups") and "'align' mode" in n for n in p.notes)
+    assert any(n.startswith("KV cache groups: 3 of") and "'align' mode" in n for n in p.notes)
     assert "Mamba cache mode is set to 'align'" in text

@@ -447,7 +447,7 @@ def _sliding_groups(p: VllmPrediction, s: Settings, model: ModelDescription, blo
     batches = 1 if p.device == "cpu" or switch_value(s, "async_scheduling") is False else 2
     groups = vf.sliding_window_groups(layout.full_layers, layout.sliding_layers, layout.sliding_window, block_size,
                                       batches * mnbt)
-    p.notes.append(f"{groups.count} KV cache groups of {groups.layers_per_group} layer(s) share the pool's blocks "
+    p.notes.append(f"KV cache groups: {groups.count} of {groups.layers_per_group} layer(s) share the pool's blocks "
                    f"({groups.full_groups} full attention, {groups.sliding_groups} sliding window of "
                    f"{layout.sliding_window}, {batches} x {mnbt} tokens in flight): kv_tokens is their capacity, "
                    "int(max_concurrency x max_model_len), not the pool's token slots (kv_cache_utils.py:2300-2308)")
@@ -500,7 +500,7 @@ def _mamba_groups(p: VllmPrediction, s: Settings, model: ModelDescription, block
     if page > state:
         p.notes.append(f"Mamba state {state} B padded by {100 * (page - state) / state:.2f}% to the {page}-byte "
                        "attention page (platforms/interface.py:1110-1125)")
-    p.notes.append(f"{groups.count} KV cache groups of {groups.layers_per_group} layer(s) share the pool's blocks "
+    p.notes.append(f"KV cache groups: {groups.count} of {groups.layers_per_group} layer(s) share the pool's blocks "
                    f"({groups.full_groups} full attention, {groups.state_groups} Mamba taking {blocks} page(s) per "
                    f"request in '{mode}' mode): kv_tokens is their capacity, int(max_concurrency x max_model_len), "
                    "not the pool's token slots (kv_cache_utils.py:2300-2308)")
