@@ -276,7 +276,7 @@ class KvCacheGroups:
     block_size: int
     in_flight_tokens: int  # VllmConfig.max_in_flight_tokens (0.32.0 vllm/config/vllm.py:590-598)
     state_groups: int = 0  # Mamba groups: a fixed number of state pages per request
-    state_blocks: int = 0  # MambaSpec.max_memory_usage_bytes / page_size_bytes (kv_cache_interface.py:1076-1082)
+    state_blocks: int = 0  # MambaSpec.max_memory_usage_bytes / page_size_bytes (0.32.0 kv_cache_interface.py:1076)
 
     @property
     def count(self) -> int:

@@ -112,7 +112,7 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         else:
             groups = _sliding_groups(p, s, model, block_size, mnbt)
         if groups is not None:
-            bpb = page * groups.layers_per_group  # the widest group's pages (kv_cache_utils.py:1520-1545)
+            bpb = page * groups.layers_per_group  # the widest group's pages (0.32.0 kv_cache_utils.py:1520-1545)
     weights = model.weight_bytes_per_rank(tp, dtype)
     p.block_size, p.max_num_batched_tokens, p.max_num_seqs = block_size, mnbt, mns
     p.gpu_memory_utilization = util
@@ -410,7 +410,7 @@ def _blocks_only(p: VllmPrediction, s: Settings, bpb: int, block_size: int, requ
 def _groups_modelled(p: VllmPrediction, s: Settings, release: str, kinds: set[str]) -> bool:
     """Whether the settings keep a sliding-window or Mamba model in what the groups model (False: p says why).
 
-    Pipeline stages each group their own layers (kv_cache_utils.py:2486 _project_kv_cache_groups_to_worker) and
+    Pipeline stages each group their own layers (0.32.0 kv_cache_utils.py:2486 _project_kv_cache_groups_to_worker) and
     change the batches in flight; a speculative decoder retains extra tokens below the window
     (SlidingWindowSpec.extra_retained_tokens, kv_cache_interface.py:850-858), adds Mamba state blocks
     (MambaSpec.num_speculative_blocks) and may turn async scheduling off."""
