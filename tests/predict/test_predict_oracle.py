@@ -137,6 +137,17 @@ def test_sglang_cpu_memory_reading_matches_the_engine(sglang_oracle):
 # ---- vLLM -------------------------------------------------------------------------------------
 
 
+def _predicted_as_vllm_planned(p, got: dict) -> bool:
+    """Whether a prediction gives what vLLM's own planning gave (the oracle's answer `got`): its error and the
+    estimated length it names, else its blocks, tokens, length and concurrency."""
+    if got["error"] is not None:
+        return (p.will_start is False and p.reason.startswith(got["error"])
+                and (got["estimated_max_model_len"] is None
+                     or p.estimated_max_model_len == got["estimated_max_model_len"]))
+    return bool(p.will_start and p.num_blocks == got["num_blocks"] and p.kv_tokens == got["kv_tokens"]
+                and p.max_model_len == got["max_model_len"] and p.max_concurrency == got["max_concurrency"])
+
+
 def _vllm_cases() -> list[dict]:
     tiny = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 128,
             "intermediate_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
@@ -220,15 +231,10 @@ def test_vllm_sliding_window_groups_match_the_engine(vllm_oracle):
             args["async_scheduling"] = False
         p = predict("vllm", {**args, "kv_cache_memory_bytes": case["available_bytes"]}, model, 80 * 1024,
                     device=case["device"], engine_version=vllm_oracle.release)
-        if got["error"] is not None:
-            ok = (p.will_start is False and p.reason.startswith(got["error"])
-                  and (got["estimated_max_model_len"] is None
-                       or p.estimated_max_model_len == got["estimated_max_model_len"]))
-        else:
-            groups = got["groups"]
-            ok = (p.will_start and p.num_blocks == got["num_blocks"] and p.kv_tokens == got["kv_tokens"]
-                  and p.max_model_len == got["max_model_len"] and p.max_concurrency == got["max_concurrency"]
-                  and (groups == 1 or any(n.startswith(f"KV cache groups: {groups} of") for n in p.notes)))
+        groups = got.get("groups")
+        ok = _predicted_as_vllm_planned(p, got) and (
+            got["error"] is not None or groups == 1 or any(n.startswith(f"KV cache groups: {groups} of")
+                                                           for n in p.notes))
         if not ok:
             mismatches.append((case["name"], case["block_size"], case["available_bytes"], case["max_model_len"],
                                case["max_num_batched_tokens"], got,
@@ -277,14 +283,9 @@ def test_vllm_mamba_groups_match_the_engine_on_a_cpu(vllm_oracle):
         p = predict("vllm", args, model, 22 * 1024, device="cpu", engine_version=vllm_oracle.release)
         if got["block_size"] != case["block_size"]:
             ok = not p.modelled and "raises the block size" in p.reason
-        elif got["error"] is not None:
-            ok = (p.will_start is False and p.reason.startswith(got["error"])
-                  and (got["estimated_max_model_len"] is None
-                       or p.estimated_max_model_len == got["estimated_max_model_len"]))
         else:
-            ok = (p.will_start and p.num_blocks == got["num_blocks"] and p.kv_tokens == got["kv_tokens"]
-                  and p.max_model_len == got["max_model_len"] and p.max_concurrency == got["max_concurrency"]
-                  and any(n.startswith(f"KV cache groups: {got['groups']} of") for n in p.notes))
+            ok = _predicted_as_vllm_planned(p, got) and (
+                got["error"] is not None or any(n.startswith(f"KV cache groups: {got['groups']} of") for n in p.notes))
         if not ok:
             mismatches.append((case["name"], case["dtype"], case["block_size"], case["available_bytes"],
                                case["max_model_len"], case.get("enable_prefix_caching"), got,
@@ -346,13 +347,7 @@ def test_vllm_kv_cache_utils_match_the_engine(vllm_oracle):
         if case.get("num_gpu_blocks_override") is not None:
             args["num_gpu_blocks_override"] = case["num_gpu_blocks_override"]
         p = predict("vllm", args, model, 80 * 1024, engine_version=release)
-        if got["error"] is not None:
-            ok = (p.will_start is False and p.reason.startswith(got["error"])
-                  and (got["estimated_max_model_len"] is None
-                       or p.estimated_max_model_len == got["estimated_max_model_len"]))
-        else:
-            ok = (p.will_start and p.num_blocks == got["num_blocks"] and p.kv_tokens == got["kv_tokens"]
-                  and p.max_model_len == got["max_model_len"] and p.max_concurrency == got["max_concurrency"])
+        ok = _predicted_as_vllm_planned(p, got)
         if not ok:
             mismatches.append((case["name"], case.get("tp", 1), case["available_bytes"], case["max_model_len"], got,
                                (p.num_blocks, p.kv_tokens, p.max_model_len, p.max_concurrency,
