@@ -383,7 +383,24 @@ def _explain_figure(formulas, column: str, was: Any, now: Any, before: SideFacts
                                    + _host_moved(formulas, before, after)))
     elif not rules:
         figure.notes.append("no release rule the predictor knows changed for it" + _host_moved(formulas, before, after))
+    if column == "error_kind":
+        figure.notes += _unruled_failures(before, after)
     return figure
+
+
+def _unruled_failures(before: SideFacts, after: SideFacts) -> list[str]:
+    """A side that stopped with an exception no rule names (`other`): no budget rule is about it, so its own line
+    is what there is to say, beside the dependencies it ran with."""
+    notes = []
+    for side in (before, after):
+        if side.row.get("error_kind") != "other":
+            continue
+        message = side.row.get("error_message")
+        torch = side.row.get("torch_version")
+        notes.append(f"{side.release} stopped with an exception no budget rule is about"
+                     + (f" (torch {torch})" if not _missing(torch) else "")
+                     + (f": {str(message).splitlines()[0][:200]}" if not _missing(message) else ""))
+    return notes
 
 
 def _version_changes(column: str, before: Any, after: Any) -> list[str]:

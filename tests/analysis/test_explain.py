@@ -687,3 +687,23 @@ def test_a_row_that_kept_the_logged_free_memory_itself_is_no_finer_than_the_log(
     point = _explain_in(tmp_path, before, after)
     _adds_up(point)
     assert point.kv.status == WITHIN_LOG_ROUNDING and point.kv.uncertainty_tokens > 0
+
+
+def test_an_outcome_flip_through_a_crash_names_the_crash_and_its_torch():
+    # sglang_history 0.5.1-0.5.7: the envs' crashes (engine_error/other) are what no budget rule is about; each
+    # unexplained flip says which side crashed, with what, on which torch
+    path = "results/sglang_history/releases-0.5.1-0.5.7/results.csv"
+    frame = pd.read_csv(REPO / path)
+    crashed = {(r.engine_version, r.point_id[:6]): r.error_message.splitlines()[0]
+               for r in frame.itertuples() if r.error_kind == "other"}
+    flips = 0
+    for (_, before, after), explanation in _by_release(REPO / path).items():
+        for p in explanation.points:
+            for f in p.figures:
+                if f.column != "error_kind" or f.status != UNEXPLAINED:
+                    continue
+                flips += 1
+                side = before if (before, p.point_id[:6]) in crashed else after
+                assert (f"{side} stopped with an exception no budget rule is about (torch 2.8.0+cu128): "
+                        f"{crashed[(side, p.point_id[:6])]}") in f.notes
+    assert flips == 4
