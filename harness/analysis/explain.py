@@ -11,6 +11,9 @@ gathers each side's facts (row, re-read log, prediction), adds the residual and 
 - within the logs' rounding: a KV residual no larger than what the logs' rounded figures can hide, or within a
   page but with terms the logs' rounding leaves uncertain by more (the figure is shown);
 - rule named: a changed rule is named, but the predictor does not give that figure to check it;
+- a crash outside the budget: an outcome that changed because a side stopped with an exception no budget rule is
+  about (its own line is shown), while the predictor gives the other side's outcome as logged: the budget did not
+  decide the change, and it is not counted as explained;
 - unexplained: anything else - the residual is shown, and no rule is claimed.
 """
 
@@ -41,8 +44,9 @@ from parsers import parse_log, read_log
 EXPLAINED = "explained"
 WITHIN_LOG_ROUNDING = "within the logs' rounding"
 RULE_NAMED = "rule named (not checked)"
+CRASH_OUTSIDE_BUDGET = "a crash outside the budget"
 UNEXPLAINED = "unexplained"
-STATUSES = (EXPLAINED, WITHIN_LOG_ROUNDING, RULE_NAMED, UNEXPLAINED)
+STATUSES = (EXPLAINED, WITHIN_LOG_ROUNDING, RULE_NAMED, CRASH_OUTSIDE_BUDGET, UNEXPLAINED)
 
 # Figures besides the KV size that are explained when they change (the compared settings come from compare).
 EXTRA_FIGURES = ("estimated_max_model_len",)
@@ -130,10 +134,13 @@ class FigureExplanation:
     predicted_after: Any = None
     checked: bool = False  # the predictor gives this figure on both sides
     reproduced: bool = False  # ... and it gives the measured values
+    crashed: list[str] = field(default_factory=list)  # releases whose side crashed outside the budget (outcome only)
     notes: list[str] = field(default_factory=list)
 
     @property
     def status(self) -> str:
+        if self.crashed:
+            return CRASH_OUTSIDE_BUDGET
         if self.checked:
             return EXPLAINED if self.reproduced else UNEXPLAINED
         return RULE_NAMED if self.rules else UNEXPLAINED
@@ -141,7 +148,7 @@ class FigureExplanation:
     def to_json(self) -> dict[str, Any]:
         return {"column": self.column, "before": self.before, "after": self.after, "rules": self.rules,
                 "predicted_before": self.predicted_before, "predicted_after": self.predicted_after,
-                "status": self.status, "notes": self.notes}
+                "crashed": self.crashed, "status": self.status, "notes": self.notes}
 
 
 @dataclass
@@ -385,7 +392,24 @@ def _explain_figure(formulas, column: str, was: Any, now: Any, before: SideFacts
         figure.notes.append("no release rule the predictor knows changed for it" + _host_moved(formulas, before, after))
     if column == "error_kind":
         figure.notes += _unruled_failures(before, after)
+        if not figure.reproduced:
+            _attribute_to_crashes(figure, predicted, (before, after), (was, now))
     return figure
+
+
+def _attribute_to_crashes(figure: FigureExplanation, predicted: list[Any], sides: tuple[SideFacts, SideFacts],
+                          outcomes: tuple[Any, Any]) -> None:
+    """An outcome change that a crash no budget rule is about made: a side stopped with an exception the format
+    tables name no kind for (`other`, with its line), the predictor gives that side a budget outcome, and every
+    side that did not crash has the outcome the predictor gives it. Then the budget did not decide the change."""
+    crashed = [s.row.get("error_kind") == "other" and not _missing(s.row.get("error_message")) for s in sides]
+    if not any(crashed) or None in predicted:
+        return
+    if all(_same(p, outcome) for p, outcome, c in zip(predicted, outcomes, crashed) if not c):
+        figure.crashed = [s.release for s, c in zip(sides, crashed) if c]
+        figure.notes.append("the budget did not decide this change: " + "; ".join(
+            f"{s.release} crashed where the predictor gives {_show(p)}" if c else f"{s.release} {_show(p)} as predicted"
+            for s, p, c in zip(sides, predicted, crashed)))
 
 
 def _unruled_failures(before: SideFacts, after: SideFacts) -> list[str]:

@@ -14,6 +14,7 @@ import pytest
 
 from harness.analysis.compare import compare_results
 from harness.analysis.explain import (
+    CRASH_OUTSIDE_BUDGET,
     EXPLAINED,
     RULE_NAMED,
     UNEXPLAINED,
@@ -272,7 +273,7 @@ def test_sglang_history_each_release_step_named_and_the_hosts_flips_pinned_by_th
     assert all(e.counts()[WITHIN_LOG_ROUNDING] == 0 for e in changed.values())
 
 
-def test_sglang_history_before_0_5_8_the_host_explains_the_fractions_and_the_envs_failures_stay_unexplained():
+def test_sglang_history_before_0_5_8_the_host_explains_the_fractions_and_the_envs_crashes_are_outside_the_budget():
     # NUMA node 0's MemTotal grew while this run went on: each modelled release's fraction comes from the total it
     # read; the outcome changes are the envs' (torch 2.8.0's missing uint64 copy kernel up to 0.5.5, a pyarrow
     # import error in 0.5.5's env), which no budget rule is about
@@ -290,7 +291,7 @@ def test_sglang_history_before_0_5_8_the_host_explains_the_fractions_and_the_env
             assert figure.status == EXPLAINED and figure.rules == [] and "device_total_mib" in figure.notes[0], key
         else:
             assert figure.column == "error_kind" and "engine_error/other" in (figure.before, figure.after), key
-            assert figure.status == UNEXPLAINED and figure.rules == [], key
+            assert figure.status == CRASH_OUTSIDE_BUDGET and figure.rules == [], key
     assert any("its dependencies changed too: torch_version 2.8.0+cu128 -> 2.9.1+cu128" in n
                for k, e in steps.items() if k[1:] == ("0.5.5", "0.5.6") for p in e.points for n in p.notes)
 
@@ -368,7 +369,8 @@ def test_compare_explain_json_gives_terms_and_residual_per_changed_point(capsys)
         assert all(t["source"] in ("log", "predictor", PINNED_BY_TOKENS) for t in p["terms"])
         assert p["uncertainty_tokens"] > p["grain_tokens"] >= abs(p["residual_tokens"])
         assert any(n.startswith(f"{AFTER_LOAD}: no line states it") for n in p["notes"])
-    assert step["explain"]["counts"] == {EXPLAINED: 0, WITHIN_LOG_ROUNDING: 5, RULE_NAMED: 0, UNEXPLAINED: 0}
+    assert step["explain"]["counts"] == {EXPLAINED: 0, WITHIN_LOG_ROUNDING: 5, RULE_NAMED: 0, CRASH_OUTSIDE_BUDGET: 0,
+                                         UNEXPLAINED: 0}
 
 
 @pytest.mark.parametrize("readme", ["vllm_history", "sglang_history", "cpu_budget"])
@@ -450,7 +452,7 @@ def _sglang_cpu_side(tmp_path: Path, release: str, tokens: int | None, free: flo
     values = {"kv_tokens": tokens, "block_size": 1, "mem_fraction_static_effective": 0.05, "log_path": log,
               "engine_free_mib": free * 1024 if exact_free else None}
     if tokens is None:
-        values.update(status="engine_error", error_kind=error.split(":")[0], kv_tokens=None)
+        values.update(status="engine_error", error_kind=error.split(":")[0], error_message=error, kv_tokens=None)
     return _row("sglang", release, {"mem_fraction_static": 0.05, "chunked_prefill_size": 2048},
                 model="builtin:tiny-llama", device_name="cpu (x86_64)", device_total_mib=24105, **values)
 
@@ -551,6 +553,24 @@ def test_a_failure_without_figures_bounds_the_term_and_the_predictors_estimate_s
     assert "0.0500 GiB [predictor] (its failure (the pool would be <= 0) bounds it: >= 1.0405 GiB)" in given
 
 
+def test_a_flip_through_a_crash_is_outside_the_budget_only_where_the_other_side_is_as_predicted(tmp_path):
+    # a crash after loading (no line of the budget's) beside a start the predictor gives: the budget did not decide
+    crash = "RuntimeError: CUDA error: an illegal memory access was encountered"
+    crashed = _sglang_cpu_side(tmp_path, "0.5.22", None, free=20.81, loaded=20.81, error=crash)
+    crashed["error_kind"] = "other"
+    started = _sglang_cpu_side(tmp_path, "0.5.23", _tokens_after_taking(0.052))
+    outcome = next(f for f in _explain_in(tmp_path, crashed, started).figures if f.column == "error_kind")
+    assert outcome.status == CRASH_OUTSIDE_BUDGET and outcome.crashed == ["0.5.22"]
+    assert ("the budget did not decide this change: 0.5.22 crashed where the predictor gives ok; 0.5.23 ok as "
+            "predicted") in outcome.notes
+    # beside a failure the predictor does not give (it starts by the predictor): the crash explains one side only
+    failed = _sglang_cpu_side(tmp_path, "0.5.23", None, free=20.81, loaded=20.81,
+                              error="RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
+    failed["error_kind"] = "not_enough_memory"
+    outcome = next(f for f in _explain_in(tmp_path, crashed, failed).figures if f.column == "error_kind")
+    assert outcome.status == UNEXPLAINED and outcome.crashed == []
+
+
 HISTORY_FILES = ("results/vllm_history/releases-0.22.0-0.32.0/results.csv",
                  "results/sglang_history/releases-0.5.1-0.5.7/results.csv",
                  "results/sglang_history/releases-0.5.8-0.5.23/results.csv",
@@ -560,7 +580,7 @@ HISTORY_FILES = ("results/vllm_history/releases-0.22.0-0.32.0/results.csv",
 
 def test_every_committed_history_file_explained_where_the_predictor_models_both_releases():
     # (file, step, point, figure) of each change left unexplained on a pair whose releases the predictor models
-    left = []
+    left, crashes = [], []
     for path in HISTORY_FILES:
         for (_, before, after), explanation in _by_release(REPO / path).items():
             for p in explanation.points:
@@ -570,16 +590,13 @@ def test_every_committed_history_file_explained_where_the_predictor_models_both_
                          for f in p.figures if f.status == UNEXPLAINED]
                 if p.kv is not None and p.kv.status == UNEXPLAINED:
                     left.append((path.split("/")[1], f"{before}->{after}", p.point_id[:6], "kv_tokens"))
-    # only the envs' crashes, which no budget rule is about: torch 2.8.0's missing uint64 copy kernel (0.5.1, 0.5.3,
-    # 0.5.5) and a pyarrow import error in 0.5.5's env
-    assert left == [
-        ("sglang_history", "0.5.1->0.5.2", "374045", "error_kind", "engine_error/other",
-         "engine_error/not_enough_memory"),
-        ("sglang_history", "0.5.3->0.5.5", "bb41d1", "error_kind", "engine_error/max_model_len_exceeds_derived",
-         "engine_error/other"),
-        ("sglang_history", "0.5.5->0.5.6", "05a0ff", "error_kind", "engine_error/other", "ok"),
-        ("sglang_history", "0.5.5->0.5.6", "bb41d1", "error_kind", "engine_error/other",
-         "engine_error/max_model_len_exceeds_derived")]
+                crashes += [(f"{before}->{after}", p.point_id[:6], f.crashed) for f in p.figures
+                            if f.status == CRASH_OUTSIDE_BUDGET]
+    assert left == []
+    # the envs' crashes, which no budget rule is about: torch 2.8.0's missing uint64 copy kernel (0.5.1, 0.5.3,
+    # 0.5.5) and a pyarrow import error in 0.5.5's env; the predictor gives the other side's outcome each time
+    assert crashes == [("0.5.1->0.5.2", "374045", ["0.5.1"]), ("0.5.3->0.5.5", "bb41d1", ["0.5.5"]),
+                       ("0.5.5->0.5.6", "05a0ff", ["0.5.5"]), ("0.5.5->0.5.6", "bb41d1", ["0.5.5"])]
 
 
 @pytest.mark.parametrize("wording", ["0.20.0-0.26.0", "0.27.0-0.32.0"])
@@ -691,7 +708,7 @@ def test_a_row_that_kept_the_logged_free_memory_itself_is_no_finer_than_the_log(
 
 def test_an_outcome_flip_through_a_crash_names_the_crash_and_its_torch():
     # sglang_history 0.5.1-0.5.7: the envs' crashes (engine_error/other) are what no budget rule is about; each
-    # unexplained flip says which side crashed, with what, on which torch
+    # flip through one says which side crashed, with what, on which torch
     path = "results/sglang_history/releases-0.5.1-0.5.7/results.csv"
     frame = pd.read_csv(REPO / path)
     crashed = {(r.engine_version, r.point_id[:6]): r.error_message.splitlines()[0]
@@ -700,7 +717,7 @@ def test_an_outcome_flip_through_a_crash_names_the_crash_and_its_torch():
     for (_, before, after), explanation in _by_release(REPO / path).items():
         for p in explanation.points:
             for f in p.figures:
-                if f.column != "error_kind" or f.status != UNEXPLAINED:
+                if f.column != "error_kind" or f.status != CRASH_OUTSIDE_BUDGET:
                     continue
                 flips += 1
                 side = before if (before, p.point_id[:6]) in crashed else after

@@ -199,8 +199,10 @@ def fraction_rules(before: SideFacts, after: SideFacts) -> list[ReleaseRule]:
             if not r.parts or set(r.parts) & moved]
 
 
-# The predictor's startup errors (harness/engines/sglang/formulas.py size_pool) as the parser names them.
-PREDICTED_ERRORS = {"G1": "weights_leave_no_memory", "G2": "not_enough_memory", "G3": "pool_too_small"}
+# The predictor's startup errors as the parser names them, by how their reasons begin: size_pool's codes
+# (harness/engines/sglang/formulas.py) and the context-length check (harness/engines/sglang/predict.py).
+PREDICTED_ERRORS = {"G1:": "weights_leave_no_memory", "G2:": "not_enough_memory", "G3:": "pool_too_small",
+                    "G4:": "max_running_requests_zero", "context_length (": "max_model_len_exceeds_derived"}
 
 
 def predicted_outcome(prediction) -> str | None:
@@ -208,7 +210,8 @@ def predicted_outcome(prediction) -> str | None:
     names)."""
     if prediction.will_start:
         return "ok"
-    kind = PREDICTED_ERRORS.get((prediction.reason or "")[:2])
+    reason = prediction.reason or ""
+    kind = next((kind for start, kind in PREDICTED_ERRORS.items() if reason.startswith(start)), None)
     return f"engine_error/{kind}" if kind else None
 
 
