@@ -400,15 +400,22 @@ def _gpu_pair(tmp_path, sides: list[tuple[str, str, int]]):
 
 def test_a_gpu_pair_is_split_from_its_logs(tmp_path):
     # Model Runner V2 logs in vLLM 0.32.0's GPU wording (tests/support/gpu_lines.py); the new one estimates 0.25 GiB
-    # more CUDA-graph memory and logs 2,048 tokens (0.25 GiB of 128 KiB tokens) fewer
+    # more CUDA-graph memory and logs 2,048 tokens (0.25 GiB of 128 KiB tokens) fewer. From 0.27.0 the suggestion's
+    # peak activation holds the applied estimate (0.32.0 vllm/v1/worker/gpu_worker.py:735-737), so it grows by the
+    # same 0.25 GiB, and the pool subtracts the estimate once (:740-744)
     old = "\n".join(gpu_lines.MRV2_LOG) + "\n"
     new = (old.replace(gpu_lines.V21 % ("0.41", "0.57", "0.16", 39.0), gpu_lines.V21 % ("0.41", "0.82", "0.41", 100.0))
-           .replace(gpu_lines.V19 % ("GPU", "46,928", "8,192", 5.73), gpu_lines.V19 % ("GPU", "44,880", "8,192", 5.48)))
+           .replace(gpu_lines.V19 % ("GPU", "46,928", "8,192", 5.73), gpu_lines.V19 % ("GPU", "44,880", "8,192", 5.48))
+           .replace(gpu_lines.SUGGESTION, gpu_lines.v22(23.2, 23.52, 0.92, 21.64, 15.29, 0.83, 0.41, 5740542361,
+                                                        5.35, 7302196633, 6.8, 5.48)))
     point = _gpu_pair(tmp_path, [("0.31.0", old, 46_928), ("0.32.0", new, 44_880)])
     _adds_up(point)
     terms = {t.name: t for t in point.kv.terms}
     assert (terms["CUDA graph estimate"].before, terms["CUDA graph estimate"].after) == (0.57, 0.82)
     assert terms["CUDA graph estimate"].source == "log" and terms["CUDA graph estimate"].delta_tokens == -2048
+    # the activation is the logged peak less the estimate in it (0.58 - 0.57, 0.83 - 0.82): the same on both sides,
+    # so no term (taking the logged peak itself would count the 0.25 GiB twice)
+    assert "activation peak" not in terms
     assert {t.name for t in point.kv.terms if t.delta_tokens} <= {"CUDA graph estimate",
                                                                   "rounding to blocks and requests"}
     assert point.kv.status == EXPLAINED

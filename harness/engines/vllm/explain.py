@@ -47,6 +47,7 @@ from harness.engines.vllm.releases import (
     NON_KV_FROM_TOTAL_CONSUMED,
     NON_TORCH_SINCE_SNAPSHOT,
     NULL_BLOCK_HELD_BACK,
+    PEAK_ACTIVATION_LOGGED_WITH_GRAPH_ESTIMATE,
     PERFORMANCE_MODE,
     V0_BELOW_SM80,
     V0_FOR_32_BIT_DTYPE,
@@ -277,8 +278,8 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
                        for s in (before, after)]
             # the budget subtracts the graph *estimate*; the row's cuda_graph_gib is what the capture took after
             # the pool was sized, no KV term
-            graphs = [_gib_term(s, "cuda_graph_estimate_gib", _estimated_gib(s, "G")) for s in (before, after)]
-            activation = [_gib_term(s, "peak_activation_gib", _estimated_gib(s, "A")) for s in (before, after)]
+            graphs = [_graph_estimate_applied(s) for s in (before, after)]
+            activation = [_activation_gib(s, g) for s, (g, _) in zip((before, after), graphs)]
             other = [_other_gib(s) for s in (before, after)]
             for name, pair in zip(GPU_DEDUCTIONS, (weights, activation, other, graphs)):
                 sources = (pair[0][1], pair[1][1])
@@ -288,7 +289,7 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
                                       _named(before, after, *TERM_RULES.get(name, ())) if source == PREDICTOR
                                       else None))
                 if logged:  # each side's figure within half a step; a difference of two figures within two
-                    rounding_tokens += sum(2 if src == CONSUMED_LESS_WEIGHTS else 1
+                    rounding_tokens += sum(2 if src in TWO_LOGGED_FIGURES else 1
                                            for src in sources) * LOGGED_GIB_HALF_STEP * GiB
         gpu = device != "cpu"
 
@@ -350,11 +351,35 @@ def _gib_term(side: SideFacts, logged: str, predicted: float | None,
     return float(predicted or 0.0), PREDICTOR
 
 
+def _graph_estimate_applied(side: SideFacts) -> tuple[float, str]:
+    """The CUDA-graph estimate the pool subtracted: the logged one where the release subtracts it (the predictor
+    says whether: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS and the release's default), else none."""
+    estimate = side.prediction.estimates.get("G") if side.prediction is not None else None
+    if estimate is not None and not estimate.basis.startswith("estimate"):
+        return 0.0, PREDICTOR  # not subtracted (off, or a release before the estimate): the log's figure is not
+    return _gib_term(side, "cuda_graph_estimate_gib", _estimated_gib(side, "G"))
+
+
+# A peak activation logged with the applied graph estimate in it, the estimate taken out (two logged figures).
+ACTIVATION_LESS_GRAPH = "log (peak activation less the graph estimate)"
+
+
+def _activation_gib(side: SideFacts, graph_applied: float) -> tuple[float, str]:
+    """The activation peak as the pool subtracts it apart from the graph estimate: the logged peak, less the applied
+    estimate in the releases whose logged peak holds it (releases.PEAK_ACTIVATION_LOGGED_WITH_GRAPH_ESTIMATE)."""
+    value, source = _gib_term(side, "peak_activation_gib", _estimated_gib(side, "A"))
+    if source == LOG and graph_applied and any(side.release in r for r in PEAK_ACTIVATION_LOGGED_WITH_GRAPH_ESTIMATE):
+        return value - graph_applied, ACTIVATION_LESS_GRAPH
+    return value, source
+
+
 # Non-torch memory from 0.27.0's --kv-cache-memory suggestion: "Actual usage is C GiB for consumed memory (weights +
 # non-torch)" less the weights "Model loading took W GiB" states (0.32.0 vllm/utils/mem_utils.py:312 total_consumed:
 # the free memory the profile took since the snapshot before the model was made; vllm/v1/worker/gpu_worker.py:681
 # weights_memory is model_memory_usage).
 CONSUMED_LESS_WEIGHTS = "log (consumed less weights)"
+# terms made of two logged figures: each one's rounding counts
+TWO_LOGGED_FIGURES = (CONSUMED_LESS_WEIGHTS, ACTIVATION_LESS_GRAPH)
 
 
 def _other_gib(side: SideFacts) -> tuple[float, str]:

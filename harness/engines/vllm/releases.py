@@ -114,6 +114,12 @@ GRAPH_ESTIMATE_PROFILED = ReleaseRange("0.18.0")
 # The estimate is subtracted when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is on: default "0" in 0.18.0-0.19.1
 # (0.19.0 vllm/envs.py:1654-1656), "1" from 0.20.0 (0.20.0 vllm/envs.py:1724-1726).
 GRAPH_ESTIMATE_ON_BY_DEFAULT = ReleaseRange("0.20.0")
+# The peak activation the --kv-cache-memory suggestion logs holds the applied CUDA-graph estimate in 0.18.x
+# (0.18.0 vllm/v1/worker/gpu_worker.py:420-422: torch_peak_increase + cudagraph_memory_estimate_applied) and from
+# 0.27.0 (0.27.0 gpu_worker.py:527-529, 0.32.0 :735-737: transient_peak_headroom + the applied estimate), not in
+# 0.19.0-0.26.x (0.19.0 gpu_worker.py:402, 0.26.0 :526: torch_peak_increase alone). The pool subtracts the estimate
+# once either way (0.32.0 gpu_worker.py:740-744).
+PEAK_ACTIVATION_LOGGED_WITH_GRAPH_ESTIMATE = (ReleaseRange("0.18.0", "0.19.0"), ReleaseRange("0.27.0"))
 # max_num_batched_tokens is appended to the capture sizes when it fits under the cap from 0.21.0 (0.21.0
 # vllm/config/vllm.py:1581-1585); 0.20.x and older capture the 8/16 stride only (0.20.0 config/vllm.py
 # _set_cudagraph_sizes).
