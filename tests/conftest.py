@@ -5,6 +5,7 @@ import signal
 
 from tests.support.e2e_runs import BACKGROUND, RUNS, cpu_budget_run, cpu_tiny_run  # noqa: F401 - the shared runs
 from tests.support.engine_envs import sglang_env, vllm_env  # noqa: F401 - session fixtures (install or reuse the engines)
+from tests.support.host_waits import no_host_waits_for_stand_ins  # noqa: F401 - autouse: no host waits for stand-ins
 
 # The suite measures the CPU engines wherever it runs: on a GPU host too (KV_HARNESS_DEVICE=cpu: -cpu envs, host
 # memory as the device), so its engine tests check what holds there as here; the GPU path is tested against the
