@@ -291,6 +291,11 @@ class SglangStartupRecord(StartupRecord):
     cuda_graph_decode_max_bs: int | None = None
     cuda_graph_prefill_backend: str | None = None
     cuda_graph_prefill_max_bs: int | None = None
+    # the launcher's startup timings, from 0.5.17 (0.5.23 sglang/srt/entrypoints/engine.py:1109-1118): the slowest
+    # rank's KV pool allocation and scheduler start-up, and the whole launch as the tokenizer manager saw it
+    kv_cache_allocation_seconds: float | None = None
+    scheduler_startup_seconds: float | None = None
+    engine_startup_seconds: float | None = None
 
 
 class SglangLogParser(LogParser):
@@ -335,6 +340,9 @@ class SglangLogParser(LogParser):
         rule(r"Automatically reduce --mem-fraction-static to (?P<mem_fraction_static_effective>{NUM})"),
         rule(r"Automatically turn of+ --chunked-prefill-size", set_fields(chunked_prefill_size_effective=-1)),
         rule(r"^KV pool holds (?P<pool_tokens>-?[\d,]+) tokens, fewer than --context-length (?P<context_len>[\d,]+)"),
+        rule(r"^Engine startup timings \(s\): load_weight={NUM}, kv_cache_allocation=(?P<kv_cache_allocation_seconds>"
+             r"{NUM}), scheduler_e2e=(?P<scheduler_startup_seconds>{NUM}), cuda_graph=\{[^}]*\}, "
+             r"tokenizer_e2e=(?P<engine_startup_seconds>{NUM})"),
         rule(r"^Capture .*(?:graph|CG|Graph).* begin\.", phase("capturing")),
         rule(r"^Capture .*(?:graph|CG|Graph).* end\.", _graph_captured, primary_only=True),
         rule(r"^Capture \w+ \w+ .+ begin\. ", phase("capturing")),

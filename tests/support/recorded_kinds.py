@@ -82,6 +82,8 @@ KINDS_EXPECTED: dict[str, dict] = {
         max_concurrency=4096.0, total_memory_gib=22.46, init_engine_seconds=0.87,
         pools=[{"kind": "kv", "name": "CPU", "tokens": 2_097_152, "gib": 1.0}],
     ),
+    # Every SGLang start below ends with "Engine startup timings (s): load_weight=L, kv_cache_allocation=A,
+    # scheduler_e2e=S, cuda_graph={prefill=0.00, ...}, tokenizer_e2e=T" (0.5.23 sglang/srt/entrypoints/engine.py:1109).
     # One pool of 4096 tokens for every layer, sliding ones too: "Tree cache initialized: ... hybrid_swa=False
     # hybrid_ssm=False"; "Load weight begin. avail mem=20.57 GB", "Load weight end. elapsed=1.26 s,
     # type=Gemma3ForCausalLM, avail mem=20.56 GB, mem usage=0.01 GB.", "Memory pool end. avail mem=20.55 GB",
@@ -89,14 +91,18 @@ KINDS_EXPECTED: dict[str, dict] = {
     "sglang-0.5.22-cpu/kinds-gemma3.log": dict(
         SGLANG_STARTED, model=MODELS + "tiny-gemma3", weights_gib=0.01, weights_load_seconds=1.26,
         mem_fraction_static_effective=0.839, available_mem_gib=20.55, avail_mem_before_load_gib=20.57,
-        avail_mem_after_load_gib=20.56, avail_mem_after_pool_gib=20.55, pools=SGLANG_POOL,
+        avail_mem_after_load_gib=20.56, avail_mem_after_pool_gib=20.55,
+        kv_cache_allocation_seconds=0.9, scheduler_startup_seconds=7.29,
+        engine_startup_seconds=69.01, pools=SGLANG_POOL,
     ),
     # "Load weight begin. avail mem=20.28 GB", "Load weight end. elapsed=0.05 s, type=Gemma3ForCausalLM, avail
     # mem=20.27 GB, mem usage=0.00 GB.", "Memory pool end. avail mem=20.25 GB", "'mem_fraction_static': 0.846"
     "sglang-0.5.23-cpu/kinds-gemma3.log": dict(
         SGLANG_STARTED, model=MODELS + "tiny-gemma3", weights_gib=0.0, weights_load_seconds=0.05,
         mem_fraction_static_effective=0.846, available_mem_gib=20.25, avail_mem_before_load_gib=20.28,
-        avail_mem_after_load_gib=20.27, avail_mem_after_pool_gib=20.25, pools=SGLANG_POOL,
+        avail_mem_after_load_gib=20.27, avail_mem_after_pool_gib=20.25,
+        kv_cache_allocation_seconds=1.16, scheduler_startup_seconds=5.32,
+        engine_startup_seconds=47.24, pools=SGLANG_POOL,
     ),
     # SGLang's default Mamba radix-cache strategy needs a GPU-like platform; refused while resolving the arguments,
     # before any process starts: "AssertionError: extra_buffer requires platform support for Mamba cache state
@@ -150,13 +156,17 @@ KINDS_EXPECTED: dict[str, dict] = {
     "sglang-0.5.22-cpu/kinds-qwen3moe.log": dict(
         SGLANG_STARTED, model=MODELS + "tiny-qwen3-moe", weights_gib=0.0, weights_load_seconds=0.06,
         mem_fraction_static_effective=0.839, available_mem_gib=20.59, avail_mem_before_load_gib=20.61,
-        avail_mem_after_load_gib=20.61, avail_mem_after_pool_gib=20.59, pools=SGLANG_POOL,
+        avail_mem_after_load_gib=20.61, avail_mem_after_pool_gib=20.59,
+        kv_cache_allocation_seconds=0.77, scheduler_startup_seconds=3.7,
+        engine_startup_seconds=59.0, pools=SGLANG_POOL,
     ),
     # "Load weight begin. avail mem=20.13 GB", "Load weight end. elapsed=0.08 s, type=Qwen3MoeForCausalLM, avail
     # mem=20.12 GB, mem usage=0.00 GB.", "Memory pool end. avail mem=20.08 GB", "'mem_fraction_static': 0.846"
     "sglang-0.5.23-cpu/kinds-qwen3moe.log": dict(
         SGLANG_STARTED, model=MODELS + "tiny-qwen3-moe", weights_gib=0.0, weights_load_seconds=0.08,
         mem_fraction_static_effective=0.846, available_mem_gib=20.08, avail_mem_before_load_gib=20.13,
-        avail_mem_after_load_gib=20.12, avail_mem_after_pool_gib=20.08, pools=SGLANG_POOL,
+        avail_mem_after_load_gib=20.12, avail_mem_after_pool_gib=20.08,
+        kv_cache_allocation_seconds=0.76, scheduler_startup_seconds=3.92,
+        engine_startup_seconds=51.7, pools=SGLANG_POOL,
     ),
 }

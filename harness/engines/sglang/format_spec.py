@@ -12,7 +12,7 @@ KEYWORDS = re.compile(
     r"|max_total_num_tokens|max_total_tokens|Not enough memory|mem-fraction-static|mem_fraction_static"
     r"|[Cc]hunked.prefill|profiled|context.length|context_len|fired up|#tokens|kv_cache_dtype|avail mem|GB"
     r"|max_running_requests|memory"
-    r"|[Ss]liding|SWA|swa_|Mamba|hit an exception|sigquit|failed"
+    r"|[Ss]liding|SWA|swa_|Mamba|hit an exception|sigquit|failed|startup timings"
 )
 
 
@@ -76,6 +76,12 @@ FACTS = (
          literal_map=(("turn off", -1), ("turn of", -1)), samples=((r".", "qwen2_vl"),)),
     Fact("pool_below_context_length", r"^KV pool holds %d tokens, fewer than --context-length %d",
          ((r"capacity|tokens", "pool_tokens"), (r"context", "context_len"))),
+    # --- the launcher's startup timings (from 0.5.17)
+    Fact("startup_timings", r"^Engine startup timings \(s\): ",
+         ((r"load_weight", "-"), (r"kv_cache_allocation", "kv_cache_allocation_seconds"),
+          (r"scheduler_e2e", "scheduler_startup_seconds"), (r"cuda_graph", "-"),
+          (r"tokenizer_e2e", "engine_startup_seconds")),
+         samples=((r"cuda_graph", "prefill=0.00, decode=2.41"),)),
     # --- CUDA graphs
     Fact("capture_begin", r"^Capture .*(?:graph|CG|Graph).* begin\.", ((r".", "-"),),
          samples=((r"capture_name|graph_backend|cpu graph", "cuda graph"),), unread=True),
