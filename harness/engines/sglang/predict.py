@@ -127,8 +127,7 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
     if p.gpu_total_mib is None:
         if max_total is not None and device == "cpu":
             # Explicit pool on the CPU: the RAM-sized pool is far larger, so the cap decides.
-            return swa_pools.finish(_pool(p, float("inf"), float("inf"), cell, context_len, page, max_total, mrr_arg,
-                                          f, None), swa, page)
+            return _pool(p, float("inf"), float("inf"), cell, context_len, page, max_total, mrr_arg, f, None, swa)
         p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
         return p
 
@@ -160,13 +159,13 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
     if free_gib is not None:
         p.notes.append(f"pool sized from {p.gpu_free_mib:.0f} MiB free before loading (default fraction from the "
                        f"{p.gpu_total_mib:.0f} MiB total)")
-    return swa_pools.finish(_pool(p, upper_rest, best_rest, cell, context_len, page, max_total, mrr_arg, f,
-                                  (pre, pre - weights / GiB - other)), swa, page)
+    return _pool(p, upper_rest, best_rest, cell, context_len, page, max_total, mrr_arg, f,
+                 (pre, pre - weights / GiB - other), swa)
 
 
 def _pool(p: SglangPrediction, upper_rest: float, best_rest: float, cell: float, context_len: int, page: int,
           max_total: int | None, mrr_arg: int | None, f: float,
-          g1: tuple[float, float] | None) -> SglangPrediction:
+          g1: tuple[float, float] | None, swa: swa_pools.SwaPlan | None = None) -> SglangPrediction:
     if math.isinf(best_rest):
         tokens = max_total // page * page
         mrr = sg.resolve_max_num_reqs(tokens, context_len, mrr_arg, release=p.engine_version) if tokens > 0 else 0
@@ -194,4 +193,4 @@ def _pool(p: SglangPrediction, upper_rest: float, best_rest: float, cell: float,
     else:
         p.will_start = True
         p.reason = f"{best.max_total_num_tokens} tokens; max request {best.max_req_len} tokens"
-    return p
+    return swa_pools.finish(p, swa, page, best.max_total_num_tokens, up.max_total_num_tokens)

@@ -143,25 +143,25 @@ def ratio_error(swa: SwaPlan) -> str | None:
     return "--swa-full-tokens-ratio should be in range (0, 1.0]."  # arg_groups/kv_cache_hook.py:427-428
 
 
-def finish(p, swa: SwaPlan | None, page: int):
-    """The SWA pool beside the full pool `p` was sized as: its tokens, both pools' GiB, and its own check."""
-    if swa is None or not p.modelled or p.kv_tokens is None:
+def finish(p, swa: SwaPlan | None, page: int, full_tokens: int, upper_full_tokens: int):
+    """The SWA pool beside the full pool `p` was sized as (`full_tokens`, whatever the later checks said of it):
+    its tokens, both pools' GiB, and its own check."""
+    if swa is None or (p.reason or "")[:2] == "G1":  # G1: no budget at all, raised before any pool is solved
         return p
-    full = p.kv_tokens
+    full = max(full_tokens, 0)
     p.swa_pool_tokens = swa.swa_tokens(full, page)
-    p.kv_gib = (full * swa.full_bytes + p.swa_pool_tokens * swa.swa_bytes) / GiB
-    if p.kv_tokens_upper_bound:
-        upper_swa = swa.swa_tokens(p.kv_tokens_upper_bound, page)
-        if swa.too_small(upper_swa, page):
-            p.kv_tokens_upper_bound = 0
+    if p.kv_tokens_upper_bound and swa.too_small(swa.swa_tokens(upper_full_tokens, page), page):
+        p.kv_tokens_upper_bound = 0
     layout_ = swa.layout
     p.notes.append(f"two pools (SWAKVPool): {full} tokens for the {layout_.full_layers} full-attention layers, "
                    f"{p.swa_pool_tokens} for the {layout_.swa_layers} sliding-window layers (swa_full_tokens_ratio "
                    f"{swa.ratio}); max_total_num_tokens is the full pool's")
-    # The SWA check runs as the pool sizes are solved, before the full pool's own "Not enough memory" and the
-    # request checks (pool_configurator.py:857-860, :91-96; tp_worker.py:413-418).
+    # The SWA check runs as the pools are solved, before the full pool's own "Not enough memory" and the request
+    # checks (pool_configurator.py:857-860, :91-96; tp_worker.py:413-418).
     error = swa.too_small(p.swa_pool_tokens, page)
-    if error and (p.reason or "")[:2] != "G1":
+    if error:
         p.will_start, p.reason = False, error
         p.kv_tokens, p.kv_gib, p.max_running_requests, p.max_req_len = 0, 0.0, None, None
+    elif p.will_start:
+        p.kv_gib = (full * swa.full_bytes + p.swa_pool_tokens * swa.swa_bytes) / GiB
     return p
