@@ -1,7 +1,8 @@
 """SGLang's two KV pools for a hybrid sliding-window model: one for the full-attention layers, one for the
 sliding-window layers (SWAKVPool), split by --swa-full-tokens-ratio.
 
-Read in 0.5.22 and 0.5.23 (the line numbers are 0.5.22's; 0.5.23 moves them, changes nothing read here):
+Read in 0.5.20-0.5.23 (the line numbers are 0.5.22's; 0.5.23 moves them and changes nothing read here, 0.5.20 and
+0.5.21 only which launches take the request-capped pool, REQUEST_CAP_NEEDS_A_POSITIVE_CHUNK):
 - is_hybrid_swa: the architecture is in the hybrid-SWA list and --disable-hybrid-swa-memory is off
   (sglang/srt/configs/model_config.py:1106-1109; releases.HYBRID_SWA_ARCHITECTURES); with it on, the model gets
   DefaultPoolConfigurator's one pool of every layer (pool_configurator.py:1627-1636), sized as a dense model.
@@ -31,8 +32,13 @@ from harness.engines.releases import ReleaseRange
 from harness.engines.settings import Settings
 from harness.predict.model import GiB, ModelDescription, kv_element_bytes, resolve_dtype
 
-# The releases whose split is read (the older ones keep the one-line refusal).
-SPLIT_MODELLED = ReleaseRange("0.5.22", "0.5.24")
+# The releases whose split is read (the older ones keep the one-line refusal: 0.5.19 has no SWA pool check,
+# 0.5.19 sglang/srt/model_executor/pool_configurator.py:582-629).
+SPLIT_MODELLED = ReleaseRange("0.5.20", "0.5.24")
+# The request-capped SWA pool: --max-running-requests with --disable-radix-cache and a chunked prefill (> 0) from
+# 0.5.22 (pool_configurator.py:960-977 SWARequestCapPoolConfigurator); 0.5.20-0.5.21 take any chunk size given,
+# -1 included (0.5.21 pool_configurator.py:874-885, 0.5.20 :853-864 SWAChunkCapPoolConfigurator).
+REQUEST_CAP_NEEDS_A_POSITIVE_CHUNK = ReleaseRange("0.5.22")
 # The architectures whose split is read, with the window SGLang's pool check uses: the model class's
 # get_attention_sliding_window_size where it has one (GPT-OSS: sliding_window - 1, 0.5.22 sglang/srt/models/
 # gpt_oss.py:131-132; model_runner_components/load_model_utils.py:144-157 resolve_sliding_window_size). Their
@@ -107,7 +113,7 @@ def plan(model: ModelDescription, s: Settings, env: dict[str, str], version: str
     """None: SGLang gives this launch one pool (not hybrid SWA); a str: the one line for a split not modelled."""
     if model.architecture not in WINDOW_OFFSET or s.get("disable_hybrid_swa_memory"):
         return None
-    refused = _refused_setting(s, env, chunked_prefill_size)
+    refused = _refused_setting(s, env, version, chunked_prefill_size)
     if refused:
         return (f"sglang {version}: {model.name} has two KV pools (full and sliding-window layers, SWAKVPool) and "
                 f"{refused}; no numbers")
@@ -120,10 +126,14 @@ def plan(model: ModelDescription, s: Settings, env: dict[str, str], version: str
     return SwaPlan(found, found.full_layers * per_layer, found.swa_layers * per_layer, ratio)
 
 
-def _refused_setting(s: Settings, env: dict[str, str], chunked_prefill_size: int | None) -> str | None:
-    if s.get("max_running_requests") is not None and s.get("disable_radix_cache") and (chunked_prefill_size or 0) > 0:
+def _refused_setting(s: Settings, env: dict[str, str], version: str, chunked_prefill_size: int | None) -> str | None:
+    if version in REQUEST_CAP_NEEDS_A_POSITIVE_CHUNK:
+        capped, name = chunked_prefill_size is not None and chunked_prefill_size > 0, "SWARequestCapPoolConfigurator"
+    else:
+        capped, name = chunked_prefill_size is not None, "SWAChunkCapPoolConfigurator"
+    if s.get("max_running_requests") is not None and s.get("disable_radix_cache") and capped:
         return ("--max-running-requests with --disable-radix-cache sizes the SWA pool from the request cap "
-                "(pool_configurator.py:945 SWARequestCapPoolConfigurator), which the predictor does not model")
+                f"(pool_configurator.py {name}), which the predictor does not model")
     for flag, what in (("enable_unified_memory", "one unified byte pool"), ("speculative_algorithm", "a draft's pool"),
                        ("enable_dp_attention", "DP attention's heads")):
         if s.get(flag):
