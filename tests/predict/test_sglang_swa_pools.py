@@ -1,5 +1,5 @@
 """SGLang's two pools for a hybrid sliding-window model (harness/engines/sglang/swa_pools.py): GPT-OSS-like configs
-against SGLang 0.5.22's and 0.5.23's own pool sizing (run in their envs; 0.5.20-0.5.21 are read only), the settings
+against SGLang 0.5.22's and 0.5.23's own pool sizing (run in their envs; 0.5.16-0.5.21 are read only), the settings
 whose split is not modelled, and the recorded one-pool Gemma 3 (results/cpu_kinds) that stays a dense prediction."""
 
 from __future__ import annotations
@@ -140,17 +140,17 @@ def test_gpt_oss_gets_two_pools_where_read_and_one_line_before():
                    for n in p.notes)
         # both pools' K and V: 12 full + 12 sliding layers x 8 heads x 64 x 2 (K, V) x bf16 each
         assert p.kv_gib == pytest.approx((p.kv_tokens + p.swa_pool_tokens) * 12 * 8 * 64 * 2 * 2 / (1 << 30))
-    # 0.5.20-0.5.21 size them alike (read, not run: their configurators match 0.5.22's outside the request cap)
-    for release in ("0.5.20", "0.5.21"):
+    # 0.5.16-0.5.21 size them alike (read, not run: their configurators match 0.5.22's outside the request cap)
+    for release in ("0.5.16", "0.5.19", "0.5.20", "0.5.21"):
         p = predict("sglang", {}, model, 81559, engine_version=release)
         assert p.modelled and p.will_start and p.swa_pool_tokens == int(p.kv_tokens * 0.8)
-    older = predict("sglang", {}, model, 81559, engine_version="0.5.19")
+    older = predict("sglang", {}, model, 81559, engine_version="0.5.15")
     assert not older.modelled and "SWAKVPool" in older.reason and older.reason.endswith("; no numbers")
 
 
 def test_the_request_capped_pool_takes_any_chunk_size_before_0_5_22():
     args = {"max_running_requests": 8, "disable_radix_cache": True, "chunked_prefill_size": -1}
-    for release, capped in (("0.5.20", True), ("0.5.21", True), ("0.5.22", False), ("0.5.23", False)):
+    for release, capped in (("0.5.16", True), ("0.5.21", True), ("0.5.22", False), ("0.5.23", False)):
         p = predict("sglang", args, _model("gpt-oss-20b"), 81559, engine_version=release)
         assert p.modelled is not capped, release
         assert not capped or "SWAChunkCapPoolConfigurator" in p.reason

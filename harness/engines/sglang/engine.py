@@ -176,7 +176,7 @@ class SglangFormulas(BudgetFormulas):
         "sliding_window": "SGLang splits the pool into a full-attention pool and a sliding-window pool by "
                           "swa_full_tokens_ratio (pool_configurator.py:633-890 HybridSWAPoolConfigurator, "
                           "mem_cache/swa_memory_pool.py:21 SWAKVPool); the predictor sizes the two pools for "
-                          "GptOssForCausalLM in 0.5.20-0.5.23 only (harness/engines/sglang/swa_pools.py)",
+                          "GptOssForCausalLM in 0.5.16-0.5.23 only (harness/engines/sglang/swa_pools.py)",
         "hybrid": "SGLang sizes KV for the full-attention layers only and a Mamba state pool per request beside it "
                   "(pool_configurator.py:226-233 mambaish full_attention_layer_ids, mem_cache/memory_pool.py:503 "
                   "MambaPool)",

@@ -484,7 +484,7 @@ def size_pool(rest_gib: float, cell_size: float, context_len: int, page_size: in
     if rest_gib <= 0:
         return Pool(0, 0, 0, 0, 0, error=not_enough)
     budget = int(rest_gib * (1 << 30))
-    # int(): a hybrid sliding-window model's cell is a float (0.5.22 pool_configurator.py:888 int(available // cell))
+    # int(): a hybrid sliding-window model's cell is a float (0.5.22 pool_configurator.py:889 int(available // cell))
     profiled = int(budget // cell_size)
     if modelled_release(release) not in POOL_PAGE_ROUNDING:
         page_size = 1  # 0.4.3 and older have no pages

@@ -1,8 +1,8 @@
 """SGLang's two KV pools for a hybrid sliding-window model: one for the full-attention layers, one for the
 sliding-window layers (SWAKVPool), split by --swa-full-tokens-ratio.
 
-Read in 0.5.20-0.5.23 (the line numbers are 0.5.22's; 0.5.23 moves them and changes nothing read here, 0.5.20 and
-0.5.21 only which launches take the request-capped pool, REQUEST_CAP_NEEDS_A_POSITIVE_CHUNK):
+Read in 0.5.16-0.5.23 (the line numbers are 0.5.22's; 0.5.23 moves them and changes nothing read here, 0.5.16-0.5.21
+only which launches take the request-capped pool, REQUEST_CAP_NEEDS_A_POSITIVE_CHUNK):
 - is_hybrid_swa: the architecture is in the hybrid-SWA list and --disable-hybrid-swa-memory is off
   (sglang/srt/configs/model_config.py:1106-1109; releases.HYBRID_SWA_ARCHITECTURES); with it on, the model gets
   DefaultPoolConfigurator's one pool of every layer (pool_configurator.py:1627-1636), sized as a dense model.
@@ -32,12 +32,14 @@ from harness.engines.releases import ReleaseRange
 from harness.engines.settings import Settings
 from harness.predict.model import GiB, ModelDescription, kv_element_bytes, resolve_dtype
 
-# The releases whose split is read (the older ones keep the one-line refusal: 0.5.19 has no SWA pool check,
-# 0.5.19 sglang/srt/model_executor/pool_configurator.py:582-629).
-SPLIT_MODELLED = ReleaseRange("0.5.20", "0.5.24")
+# The releases whose split is read. 0.5.16-0.5.21 size it alike (0.5.16 sglang/srt/model_executor/
+# pool_configurator.py:301-458, the SWA pool's check inline at :427-436 up to 0.5.19 :608-617, then
+# validate_swa_pool_size; mem_cache/kv_cache_configurator.py:1593-1700 as 0.5.22's); 0.5.15 and older have no SWA
+# pool check (0.5.15 pool_configurator.py:284-400) and keep the one-line refusal.
+SPLIT_MODELLED = ReleaseRange("0.5.16", "0.5.24")
 # The request-capped SWA pool: --max-running-requests with --disable-radix-cache and a chunked prefill (> 0) from
-# 0.5.22 (pool_configurator.py:960-977 SWARequestCapPoolConfigurator); 0.5.20-0.5.21 take any chunk size given,
-# -1 included (0.5.21 pool_configurator.py:874-885, 0.5.20 :853-864 SWAChunkCapPoolConfigurator).
+# 0.5.22 (pool_configurator.py:960-977 SWARequestCapPoolConfigurator); 0.5.16-0.5.21 take any chunk size given,
+# -1 included (0.5.21 pool_configurator.py:874-885, 0.5.16 :510-521 SWAChunkCapPoolConfigurator).
 REQUEST_CAP_NEEDS_A_POSITIVE_CHUNK = ReleaseRange("0.5.22")
 # The architectures whose split is read, with the window SGLang's pool check uses: the model class's
 # get_attention_sliding_window_size where it has one (GPT-OSS: sliding_window - 1, 0.5.22 sglang/srt/models/
