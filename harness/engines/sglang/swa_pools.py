@@ -168,6 +168,10 @@ def finish(p, swa: SwaPlan | None, page: int, full_tokens: int, upper_full_token
     p.notes.append(f"two pools (SWAKVPool): {full} tokens for the {layout_.full_layers} full-attention layers, "
                    f"{p.swa_pool_tokens} for the {layout_.swa_layers} sliding-window layers (swa_full_tokens_ratio "
                    f"{swa.ratio}); max_total_num_tokens is the full pool's")
+    if p.device == "cuda" and not p.args.get("page_size"):
+        # 0.5.22 arg_groups/model_overrides/gpt_oss.py:30-31, overrides.py:1124-1137
+        p.notes.append("page_size 1 assumed: on a Blackwell (sm100) GPU SGLang picks the trtllm_mha backend for "
+                       "GPT-OSS, which raises page_size to 64 (both pools round to 64-token pages)")
     # The SWA check runs as the pools are solved, before the full pool's own "Not enough memory" and the request
     # checks (pool_configurator.py:857-860, :91-96; tp_worker.py:413-418).
     error = swa.too_small(p.swa_pool_tokens, page)
