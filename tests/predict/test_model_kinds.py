@@ -69,12 +69,14 @@ def test_each_config_shows_its_kinds(name):
 # SGLang 0.5.22+ gives a sliding-window model outside its hybrid-SWA architectures one dense pool (releases.py
 # SLIDING_WINDOW_DENSE_POOL): Gemma 2 and 3 are sized as dense models there, Gemma 4 and an opted-in config are not
 SGLANG_DENSE_SLIDING = {"gemma-3", "gemma-3-old", "gemma-2"}
+# ... and GPT-OSS its two pools, full and sliding-window, in 0.5.22-0.5.23 (tests/predict/test_sglang_swa_pools.py)
+SGLANG_SPLIT_SLIDING = {"gpt-oss"}
 # vLLM 0.32.0-0.33.x sizes sliding-window layers named in layer_types as KV cache groups sharing the pool
 # (test_predict_oracle.py checks them against its own code); a config without layer_types stays one line
 VLLM_GROUPED_SLIDING = {"gemma-3", "gemma-4", "gpt-oss"}
 UNMODELLED = [(engine, name) for name, (_, kinds) in CONFIGS.items() for engine in ("vllm", "sglang")
               if (set(kinds) & {SPARSE_MLA, SLIDING_WINDOW, HYBRID} or (MLA in kinds and engine == "sglang"))
-              and not (engine == "sglang" and name in SGLANG_DENSE_SLIDING)
+              and not (engine == "sglang" and name in SGLANG_DENSE_SLIDING | SGLANG_SPLIT_SLIDING)
               and not (engine == "vllm" and name in VLLM_GROUPED_SLIDING)]
 
 

@@ -174,18 +174,23 @@ class SglangFormulas(BudgetFormulas):
         "mla": "SGLang's cell is (kv_lora_rank + qk_rope_head_dim) x layers x dtype bytes, one latent per token "
                "(pool_configurator.py:353-380 _compute_cell_size, mem_cache/memory_pool.py:4672 MLATokenToKVPool)",
         "sliding_window": "SGLang splits the pool into a full-attention pool and a sliding-window pool by "
-                          "swa_full_tokens_ratio (pool_configurator.py:640-707, mem_cache/swa_memory_pool.py:21 "
-                          "SWAKVPool)",
+                          "swa_full_tokens_ratio (pool_configurator.py:633-890 HybridSWAPoolConfigurator, "
+                          "mem_cache/swa_memory_pool.py:21 SWAKVPool); the predictor sizes the two pools for "
+                          "GptOssForCausalLM in 0.5.16-0.5.23 only (harness/engines/sglang/swa_pools.py)",
         "hybrid": "SGLang sizes KV for the full-attention layers only and a Mamba state pool per request beside it "
                   "(pool_configurator.py:226-233 mambaish full_attention_layer_ids, mem_cache/memory_pool.py:503 "
                   "MambaPool)",
     }
 
     def unmodelled_kind_note(self, model, version, device=None):
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.sglang.swa_pools import split_modelled
+
         note = super().unmodelled_kind_note(model, version, device)
-        if note is None or not sliding_window_pool_is_dense(model, version):
-            return note
-        return None
+        if note is None or sliding_window_pool_is_dense(model, version):
+            return None
+        kv_kinds = {k.name for k in model.kinds if k.affects_kv}
+        return None if kv_kinds == {SLIDING_WINDOW} and split_modelled(model, modelled_release(version)) else note
 
     def release_rules(self):
         # lazy: the engine's own modules load on its first use, not at CLI start

@@ -464,7 +464,7 @@ def resolve_max_num_reqs(tokens: int, context_len: int, max_running_requests: in
     return min(estimated, tokens // 2)
 
 
-def size_pool(rest_gib: float, cell_size: int, context_len: int, page_size: int = 1,
+def size_pool(rest_gib: float, cell_size: float, context_len: int, page_size: int = 1,
               max_total_tokens: int | None = None, max_running_requests: int | None = None,
               pre_model_load_gib: float | None = None, mem_fraction_static: float | None = None,
               available_after_load_gib: float | None = None, release: str | None = None) -> Pool:
@@ -484,7 +484,8 @@ def size_pool(rest_gib: float, cell_size: int, context_len: int, page_size: int 
     if rest_gib <= 0:
         return Pool(0, 0, 0, 0, 0, error=not_enough)
     budget = int(rest_gib * (1 << 30))
-    profiled = budget // cell_size
+    # int(): a hybrid sliding-window model's cell is a float (0.5.22 pool_configurator.py:889 int(available // cell))
+    profiled = int(budget // cell_size)
     if modelled_release(release) not in POOL_PAGE_ROUNDING:
         page_size = 1  # 0.4.3 and older have no pages
     tokens = profiled // page_size * page_size

@@ -6,6 +6,7 @@ import math
 
 from harness.engines.settings import Settings
 from harness.engines.sglang import formulas as sg
+from harness.engines.sglang import swa_pools
 from harness.engines.sglang.prediction import SglangPrediction
 from harness.engines.sglang.releases import (
     CPU_HAS_A_SIZE,
@@ -85,7 +86,14 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
         p.notes.append("mem_fraction_static depends on the smallest NUMA node's MemTotal (give --gpu-memory-mib)")
     p.graph_sizes = {"decode": settings.decode_bs if decode_backend != sg.BACKEND_DISABLED else [],
                      "prefill": settings.prefill_bs if prefill_backend != sg.BACKEND_DISABLED else []}
-    cell = model.kv_bytes_per_token(kv_dtype, tp, dtype)
+    swa = swa_pools.plan(model, s, env, release, tp, settings.chunked_prefill_size)  # None: one pool
+    if isinstance(swa, str):  # two pools the predictor does not size for these settings: one line
+        p.modelled, p.reason = False, swa
+        return p
+    if swa is not None and swa_pools.ratio_error(swa):
+        p.will_start, p.reason = False, swa_pools.ratio_error(swa)
+        return p
+    cell = swa.cell if swa is not None else model.kv_bytes_per_token(kv_dtype, tp, dtype)
     weights = model.weight_bytes_per_rank(tp, dtype)
     p.kv_bytes_per_token = cell
     p.weights_gib = weights / GiB
@@ -119,7 +127,7 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
     if p.gpu_total_mib is None:
         if max_total is not None and device == "cpu":
             # Explicit pool on the CPU: the RAM-sized pool is far larger, so the cap decides.
-            return _pool(p, float("inf"), float("inf"), cell, context_len, page, max_total, mrr_arg, f, None)
+            return _pool(p, float("inf"), float("inf"), cell, context_len, page, max_total, mrr_arg, f, None, swa)
         p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
         return p
 
@@ -152,12 +160,12 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
         p.notes.append(f"pool sized from {p.gpu_free_mib:.0f} MiB free before loading (default fraction from the "
                        f"{p.gpu_total_mib:.0f} MiB total)")
     return _pool(p, upper_rest, best_rest, cell, context_len, page, max_total, mrr_arg, f,
-                        (pre, pre - weights / GiB - other))
+                 (pre, pre - weights / GiB - other), swa)
 
 
-def _pool(p: SglangPrediction, upper_rest: float, best_rest: float, cell: int, context_len: int, page: int,
+def _pool(p: SglangPrediction, upper_rest: float, best_rest: float, cell: float, context_len: int, page: int,
           max_total: int | None, mrr_arg: int | None, f: float,
-          g1: tuple[float, float] | None) -> SglangPrediction:
+          g1: tuple[float, float] | None, swa: swa_pools.SwaPlan | None = None) -> SglangPrediction:
     if math.isinf(best_rest):
         tokens = max_total // page * page
         mrr = sg.resolve_max_num_reqs(tokens, context_len, mrr_arg, release=p.engine_version) if tokens > 0 else 0
@@ -185,4 +193,4 @@ def _pool(p: SglangPrediction, upper_rest: float, best_rest: float, cell: int, c
     else:
         p.will_start = True
         p.reason = f"{best.max_total_num_tokens} tokens; max request {best.max_req_len} tokens"
-    return p
+    return swa_pools.finish(p, swa, page, best.max_total_num_tokens, up.max_total_num_tokens)

@@ -14,3 +14,4 @@ class SglangPrediction(Prediction):
     cuda_graph_max_bs: int | None = None
     reserved_mib: float | None = None  # the memory SGLang's default fraction keeps back
     max_running_requests: int | None = None
+    swa_pool_tokens: int | None = None  # a hybrid sliding-window model's second pool (kv_tokens: its full pool)
