@@ -11,7 +11,10 @@ e.g. 0.32.0 vllm/model_executor/models/gemma3.py:154-155 gives the attention lay
 own get_kv_cache_groups. A Nemotron-H config (hybrid_override_pattern) gets, for each M, the MambaSpec its Mamba2
 mixer makes (the model class's own state shapes and dtypes, the cache config's mode and padding, one prefill
 checkpoint: 0.32.0 vllm/model_executor/layers/mamba/abstract.py:62-84, mamba_mixer2.py:1098-1108), after vLLM's own
-_align_hybrid_block_size for the CPU attention backend ("enable_prefix_caching" may turn the mode off).
+block-size alignment for the CPU attention backend, or with "gpu_backend" (FLASH_ATTN, TRITON_ATTN) the one a
+CUDA platform runs ("enable_prefix_caching" may turn the mode off; "block_size" null: vLLM's default); with
+"cudagraph_mode" (e.g. FULL_AND_PIECEWISE, a GPU's default) the worker's CUDA-graph check of the sized pool against
+"max_num_seqs" too.
 stdout: JSON list of {"num_blocks", "kv_tokens", "max_concurrency", "max_model_len", "groups", "block_size", "error"}.
 """
 
@@ -67,9 +70,10 @@ def run(case: dict, dirs: dict) -> dict:
     model_config = ModelConfig(model=model_dir(cfg, dirs), max_model_len=case["max_model_len"], dtype=dtype,
                                skip_tokenizer_init=True)
     cache = {"enable_prefix_caching": case["enable_prefix_caching"]} if "enable_prefix_caching" in case else {}
-    cache_config = CacheConfig(block_size=case["block_size"],
-                               num_gpu_blocks_override=case.get("num_gpu_blocks_override"), **cache)
-    scheduler = {k: case[k] for k in ("max_num_batched_tokens", "disable_hybrid_kv_cache_manager")
+    if case.get("block_size") is not None:  # else vLLM's default, not a user-specified one
+        cache["block_size"] = case["block_size"]
+    cache_config = CacheConfig(num_gpu_blocks_override=case.get("num_gpu_blocks_override"), **cache)
+    scheduler = {k: case[k] for k in ("max_num_batched_tokens", "max_num_seqs", "disable_hybrid_kv_cache_manager")
                  if case.get(k) is not None}
     scheduler_config = SchedulerConfig.default_factory(max_model_len=model_config.max_model_len, **scheduler)
     vllm_config = VllmConfig(model_config=model_config, cache_config=cache_config, scheduler_config=scheduler_config)
@@ -102,7 +106,7 @@ def run(case: dict, dirs: dict) -> dict:
 
     spec = {f"model.layers.{i}.self_attn.attn": spec_of(types[i]) for i in range(cfg["num_hidden_layers"])}
     if cfg.get("hybrid_override_pattern"):
-        spec = mamba_model_specs(vllm_config, cfg, kv_heads, head_dim, DTYPES[dtype])
+        spec = mamba_model_specs(vllm_config, cfg, kv_heads, head_dim, DTYPES[dtype], case)
     try:
         if hasattr(kcu, "get_global_kv_cache_groups"):
             # 0.33.0 (vllm/v1/core/kv_cache_planning.py:1461, called as in vllm/v1/engine/core.py:321):
@@ -119,23 +123,66 @@ def run(case: dict, dirs: dict) -> dict:
                 "block_size": vllm_config.cache_config.block_size}
     scheduler = kcu.generate_scheduler_kv_cache_config(configs)
     tokens, concurrency = kcu.get_kv_cache_capacity(vllm_config, scheduler)
+    if case.get("cudagraph_mode"):
+        refused = cudagraph_refusal(vllm_config, configs[0], case["cudagraph_mode"])
+        if refused is not None:
+            return {"error": "mamba_blocks_below_max_num_seqs", "message": refused, "estimated_max_model_len": None,
+                    "num_blocks": scheduler.num_blocks, "block_size": vllm_config.cache_config.block_size}
     return {"error": None, "num_blocks": scheduler.num_blocks, "kv_tokens": tokens,
             "max_concurrency": concurrency, "max_model_len": vllm_config.model_config.max_model_len,
             "groups": len(scheduler.kv_cache_groups), "block_size": vllm_config.cache_config.block_size}
 
 
-def mamba_model_specs(vllm_config, cfg: dict, kv_heads: int, head_dim: int, dtype) -> dict:
-    """Nemotron-H's layer specs on vLLM-CPU: the block size and Mamba page padding from vLLM's own
-    _align_hybrid_block_size (platforms/interface.py:939), the attention backends being the CPU one (what
-    _find_non_ssm_backends reads from the built model's layers, which this oracle does not build)."""
+def cudagraph_refusal(vllm_config, kv_cache_config, mode: str) -> str | None:
+    """What the GPU worker's CUDA-graph resolution raises for this pool (None: nothing), run by vLLM's own
+    CompilationConfig.resolve_cudagraph_mode_and_sizes as the model runner calls it once the pool is sized
+    (0.32.0 vllm/v1/worker/gpu_model_runner.py:6851-6859), with the cudagraph mode a GPU platform resolves (the
+    CPU one this interpreter runs sets none) and the Mamba2 backend's UNIFORM_BATCH support
+    (v1/attention/backends/mamba_attn.py:87), the lowest beside FLASH_ATTN's."""
+    from vllm.config.compilation import CUDAGraphMode
+    from vllm.v1.attention.backend import AttentionCGSupport
+
+    compilation = vllm_config.compilation_config
+    compilation.cudagraph_mode = CUDAGraphMode[mode]
+    try:
+        compilation.resolve_cudagraph_mode_and_sizes(
+            AttentionCGSupport.UNIFORM_BATCH, "Mamba2AttentionBackend", kv_cache_config=kv_cache_config,
+            max_num_reqs=vllm_config.scheduler_config.max_num_seqs)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+# GPU attention backends a case may name; this interpreter runs the CPU platform, where neither sees a card
+# (FLASH_ATTN then gives what it gives below sm100: MultipleOf(16), flash_attn.py:355-365)
+GPU_BACKENDS = {"FLASH_ATTN": "vllm.v1.attention.backends.flash_attn:FlashAttentionBackend",
+                "TRITON_ATTN": "vllm.v1.attention.backends.triton_attn:TritonAttentionBackend"}
+
+
+def mamba_model_specs(vllm_config, cfg: dict, kv_heads: int, head_dim: int, dtype, case: dict) -> dict:
+    """Nemotron-H's layer specs: the block size and Mamba page padding from vLLM's own block-size alignment, with
+    the attention backend standing in for what _find_non_ssm_backends reads from the built model's layers (which
+    this oracle does not build). On vLLM-CPU (no "gpu_backend") the CPU platform's update_block_size_for_backend
+    with CPU_ATTN (platforms/cpu.py:533-545); on a GPU ("gpu_backend": FLASH_ATTN or TRITON_ATTN) the generic
+    Platform.update_block_size_for_backend every CUDA platform inherits (platforms/interface.py:750-792: the
+    backend's preferred block size unless --block-size was given, then _align_hybrid_block_size)."""
+    import importlib
+
     from vllm.model_executor.models.nemotron_h import NemotronHForCausalLM
     from vllm.platforms import current_platform
+    from vllm.platforms.interface import Platform
     from vllm.v1.attention.backends.cpu_attn import CPUAttentionBackend
     from vllm.v1.kv_cache_interface import MambaSpec
 
     platform = type(current_platform)
-    platform._find_non_ssm_backends = classmethod(lambda cls, config: [CPUAttentionBackend])
-    platform._align_hybrid_block_size(vllm_config, CPUAttentionBackend)
+    if case.get("gpu_backend"):
+        module, name = GPU_BACKENDS[case["gpu_backend"]].split(":")
+        backend = getattr(importlib.import_module(module), name)
+        platform._find_non_ssm_backends = classmethod(lambda cls, config: [backend])
+        Platform.update_block_size_for_backend.__func__(platform, vllm_config)
+    else:
+        platform._find_non_ssm_backends = classmethod(lambda cls, config: [CPUAttentionBackend])
+        platform.update_block_size_for_backend(vllm_config)
     cache = vllm_config.cache_config
     specs = {}
     for i, letter in enumerate(cfg["hybrid_override_pattern"]):
