@@ -193,7 +193,26 @@ def test_vllm_sizes_nemotron_hs_mamba_groups_on_a_gpu():
     assert not old.modelled
 
 
-@pytest.mark.parametrize("name", ["granite-4", "jamba", "qwen3-next", "nemotron-h"])  # the last: no state shapes
+def test_vllm_sizes_granite_4s_mamba2_layers_with_their_own_state_shape():
+    model = model_from_config({**BASE, **CONFIGS["granite-4"][0], "hidden_size": 256, "mamba_n_heads": 16,
+                               "mamba_d_state": 64, "mamba_n_groups": 1, "mamba_d_conv": 4, "mamba_expand": 2},
+                              name="org/granite", source="test")
+    # conv 3 x (2 x 256 + 2 x 64) x 2 B + SSM 16 x 32 x 64 x 2 B (bf16, the conv's: no float32 default as
+    # Nemotron-H's) = 69376 B, over 2 x 2 x 64 x 2 B a token: 9 x 16 tokens
+    gpu = predict("vllm", {"max_model_len": 2048, "kv_cache_memory_bytes": 1 << 30}, model, 81559,
+                  engine_version="0.32.0")
+    assert gpu.modelled and gpu.will_start and gpu.block_size == 144
+    assert any(n.startswith("KV cache groups: 4 of 1 layer(s)") for n in gpu.notes)
+    # a bf16 SSM state on vLLM-CPU: the host's AVX512-BF16 decides whether it is kept
+    cpu = predict("vllm", {"max_model_len": 2048, "kv_cache_memory_bytes": 1 << 30}, model, 24576, device="cpu",
+                  engine_version="0.32.0")
+    assert not cpu.modelled and "AVX512-BF16" in cpu.reason and cpu.reason.endswith("; no numbers")
+    assert predict("vllm", {"max_model_len": 2048, "kv_cache_memory_bytes": 1 << 30, "dtype": "float32"}, model,
+                   24576, device="cpu", engine_version="0.32.0").modelled
+
+
+# jamba's Mamba1 and Qwen3-Next's Gated DeltaNet are not read; Granite 4 and Nemotron-H here lack their state shapes
+@pytest.mark.parametrize("name", ["granite-4", "jamba", "qwen3-next", "nemotron-h"])
 def test_vllm_keeps_one_line_for_other_hybrids_on_a_cpu(name):
     p = predict("vllm", {}, _model(name), 24576, device="cpu", engine_version="0.32.0")
     assert not p.modelled and "\n" not in p.reason and "MambaSpec" in p.reason and p.reason.endswith("; no numbers")

@@ -10,6 +10,7 @@ The harness process never imports either engine: each oracle is a script fed JSO
 
 from __future__ import annotations
 
+import itertools
 import json
 import zipfile
 from dataclasses import dataclass
@@ -255,6 +256,24 @@ NEMOTRON_H_8B_SHAPES = {"mamba_num_heads": 128, "mamba_head_dim": 64, "ssm_state
                         "hidden_size": 4096}
 
 
+# Granite 4.0-H-Tiny's Mamba2 shapes (mamba_expand x hidden 3072 channels over 48 heads of 64, a 128-wide state) on
+# a small attention/MLP; the SSM state in the model's dtype (no NemotronH-style float32); both spellings of
+# layer_types, and mamba_d_head "auto" (intermediate // heads)
+GRANITE_4 = {"architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid", "hidden_size": 1536,
+             "intermediate_size": 512, "shared_intermediate_size": 512, "num_local_experts": 0,
+             "num_attention_heads": 12, "num_key_value_heads": 4, "vocab_size": 512, "torch_dtype": "bfloat16",
+             "max_position_embeddings": 8192, "position_embedding_type": "nope", "mamba_n_heads": 48,
+             "mamba_d_head": 64, "mamba_d_state": 128, "mamba_n_groups": 1, "mamba_d_conv": 4, "mamba_expand": 2}
+GRANITE_LAYOUTS = {"granite 3:1": ["mamba"] * 3 + ["attention"],
+                   "granite 9:1 auto": (["linear_attention"] * 9 + ["full_attention"], {"mamba_d_head": "auto"})}
+
+
+def _granite_config(name: str) -> dict:
+    layout = GRANITE_LAYOUTS[name]
+    types, extra = layout if isinstance(layout, tuple) else (layout, {})
+    return {**GRANITE_4, **extra, "layer_types": types, "num_hidden_layers": len(types)}
+
+
 def _mamba_config(pattern: str, shapes: dict | None = None) -> dict:
     from harness.builtin_models import BUILTINS
 
@@ -274,6 +293,12 @@ def _vllm_mamba_cases() -> list[dict]:
                         case = {"name": f"mamba {pattern}", "config": config, "dtype": dtype, "block_size": block,
                                 "available_bytes": kv, "max_model_len": length}
                         cases.append(case if prefix is None else {**case, "enable_prefix_caching": prefix})
+    # Granite 4 in float32: its SSM state is the model's dtype, which vLLM-CPU keeps as float32 on every host
+    for name, block, kv, length, prefix in itertools.product(GRANITE_LAYOUTS, (32, 128, 1024), (1 << 30, 2_000_000),
+                                                             (-1, 4097), (None, False)):
+        case = {"name": name, "config": _granite_config(name), "dtype": "float32", "block_size": block,
+                "available_bytes": kv, "max_model_len": length}
+        cases.append(case if prefix is None else {**case, "enable_prefix_caching": prefix})
     return cases
 
 
@@ -320,24 +345,23 @@ def test_vllm_mamba_groups_match_the_engine_on_a_cpu(vllm_oracle):
 
 
 def _vllm_mamba_gpu_cases() -> list[dict]:
+    configs = [(f"mamba {p}", _mamba_config(p)) for p in MAMBA_PATTERNS]
+    configs += [(f"mamba {p} 8B", _mamba_config(p, NEMOTRON_H_8B_SHAPES)) for p in ("M*M-", "MMM*MM*")]
+    configs += [(name, _granite_config(name)) for name in GRANITE_LAYOUTS]
+    # block None: vLLM's default (the backend's preferred 16); 64 and 2048: given, raised or kept. Full CUDA graphs
+    # (a GPU's default), none (eager) and piecewise ones, over max_num_seqs 8, 256 and 1024
     cases = []
-    for shapes, patterns in ((None, MAMBA_PATTERNS), (NEMOTRON_H_8B_SHAPES, ("M*M-", "MMM*MM*"))):
-        for pattern in patterns:
-            config = _mamba_config(pattern, shapes)
-            # None: vLLM's default (the backend's preferred 16); 64 and 2048: given, raised or kept
-            for block, dtype in ((None, "bfloat16"), (None, "float16"), (64, "bfloat16"), (2048, "bfloat16")):
-                for kv in (1 << 30, 8 << 20, 300_000):
-                    for length, seqs in ((-1, 256), (512, 1024), (4097, 8)):
-                        for prefix, backend, graphs in ((None, "FLASH_ATTN", "FULL_AND_PIECEWISE"),
-                                                        (False, "TRITON_ATTN", None),
-                                                        (None, "TRITON_ATTN", "PIECEWISE")):
-                            case = {"name": f"mamba {pattern}{' 8B' if shapes else ''}", "config": config,
-                                    "dtype": dtype, "block_size": block, "available_bytes": kv,
-                                    "max_model_len": length, "max_num_seqs": seqs, "max_num_batched_tokens": 8192,
-                                    "gpu_backend": backend, "async_scheduling": True}
-                            if graphs:
-                                case["cudagraph_mode"] = graphs
-                            cases.append(case if prefix is None else {**case, "enable_prefix_caching": prefix})
+    for (label, config), (block, dtype), kv, (length, seqs), (prefix, backend, graphs) in itertools.product(
+            configs, ((None, "bfloat16"), (None, "float16"), (64, "bfloat16"), (2048, "bfloat16")),
+            (1 << 30, 8 << 20, 300_000), ((-1, 256), (512, 1024), (4097, 8)),
+            ((None, "FLASH_ATTN", "FULL_AND_PIECEWISE"), (False, "TRITON_ATTN", None),
+             (None, "TRITON_ATTN", "PIECEWISE"))):
+        case = {"name": label, "config": config, "dtype": dtype, "block_size": block, "available_bytes": kv,
+                "max_model_len": length, "max_num_seqs": seqs, "max_num_batched_tokens": 8192,
+                "gpu_backend": backend, "async_scheduling": True}
+        if graphs:
+            case["cudagraph_mode"] = graphs
+        cases.append(case if prefix is None else {**case, "enable_prefix_caching": prefix})
     return cases
 
 
@@ -350,7 +374,8 @@ def test_vllm_mamba_groups_match_the_engine_on_a_gpu(vllm_oracle):
     mismatches = _mamba_mismatches(cases, engine, "cuda", vllm_oracle.release)
     assert not mismatches, mismatches[:5]
     assert {g["error"] for g in engine} >= {None, "E3", "mamba_blocks_below_max_num_seqs"}
-    assert {g["block_size"] for g in engine} >= {80, 128, 1040, 2048}  # raised from 16 and 64; 2048 kept
+    # raised from 16 and 64 (Nemotron-H: tiny, 8B; Granite 4: 806400 B of bf16 state over 2 KiB a token); 2048 kept
+    assert {g["block_size"] for g in engine} >= {80, 128, 1040, 1088, 400, 448, 2048}
     # PIECEWISE graphs and eager runs take any max_num_seqs: only full ones refuse
     refused = {c.get("cudagraph_mode") for c, g in zip(cases, engine)
                if g["error"] == "mamba_blocks_below_max_num_seqs"}

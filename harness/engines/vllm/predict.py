@@ -531,8 +531,8 @@ def _kernel_block(p: VllmPrediction, s: Settings, env: dict[str, str], model: Mo
 
 def _mamba_groups(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, block_size: int,
                   dtype: str, page: int) -> vf.KvCacheGroups | None:
-    """Nemotron-H's KV cache groups (VllmFormulas.unmodelled_kind_note has checked its layout), their block size
-    the one vLLM aligns to the Mamba state, or None where they are not modelled (p says why, one line)."""
+    """Nemotron-H's or Granite 4's KV cache groups (VllmFormulas.unmodelled_kind_note has checked the layout), their
+    block size the one vLLM aligns to the Mamba state, or None where they are not modelled (p says why, one line)."""
     release = modelled_release(p.engine_version)
     layout = mamba_layout(model, p.tp)
     why = layout if isinstance(layout, str) else None
@@ -540,14 +540,19 @@ def _mamba_groups(p: VllmPrediction, s: Settings, env: dict[str, str], model: Mo
         why = "a quantized KV cache beside the Mamba state is not modelled"
     if why is None and s.get("mamba_cache_dtype") not in (None, "auto"):
         why = "a --mamba-cache-dtype other than auto is not modelled"
-    # the state dtypes: conv in the model's dtype (mamba_cache_dtype auto), SSM in --mamba-ssm-cache-dtype, else the
-    # config's mamba_ssm_cache_dtype, else float32 (0.32.0 vllm/model_executor/models/config.py:712-738
-    # NemotronHForCausalLMConfig; layers/mamba/mamba_utils.py:75-83)
+    # the state dtypes: conv in the model's dtype (mamba_cache_dtype auto), SSM in --mamba-ssm-cache-dtype, else
+    # the model's own (Nemotron-H: the config's mamba_ssm_cache_dtype, else float32, 0.32.0
+    # vllm/model_executor/models/config.py:712-738), else the conv's (layers/mamba/mamba_utils.py:75-83)
     ssm_dtype = str(s.get("mamba_ssm_cache_dtype") or "auto")
     if ssm_dtype == "auto":
-        ssm_dtype = str(model.config.get("mamba_ssm_cache_dtype") or "float32")
+        ssm_dtype = (None if isinstance(layout, str) else layout.ssm_dtype) or dtype
     if why is None and ssm_dtype not in DTYPE_BYTES:
         why = f"mamba_ssm_cache_dtype {ssm_dtype} is not modelled"
+    if why is None and p.device == "cpu" and ssm_dtype != "float32":
+        # vLLM-CPU keeps it only on hosts without AVX512-BF16, else resets it to float32 (0.32.0
+        # vllm/platforms/cpu.py:302-316, 0.33.0 :319-333): the host decides, which the predictor does not read
+        why = (f"a {ssm_dtype} SSM state, which vLLM-CPU resets to float32 on AVX512-BF16 hosts only "
+               "(platforms/cpu.py:302-316), is not modelled on a CPU")
     mode = s.get("mamba_cache_mode")
     if why is None and mode not in (None, "none", "align"):
         why = f"--mamba-cache-mode {mode} is not modelled"

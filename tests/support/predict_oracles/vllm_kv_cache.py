@@ -8,13 +8,14 @@ the config is made: the CPU platform's False otherwise), "disable_hybrid_kv_cach
 kv_lora_rank gets vLLM's MLA spec (MLAAttentionSpec: one head of kv_lora_rank + qk_rope_head_dim) for every layer;
 one with layer_types and sliding_window a SlidingWindowSpec of that window for each "sliding_attention" layer (what
 e.g. 0.32.0 vllm/model_executor/models/gemma3.py:154-155 gives the attention layer), the groups then made by vLLM's
-own get_kv_cache_groups. A Nemotron-H config (hybrid_override_pattern) gets, for each M, the MambaSpec its Mamba2
-mixer makes (the model class's own state shapes and dtypes, the cache config's mode and padding, one prefill
-checkpoint: 0.32.0 vllm/model_executor/layers/mamba/abstract.py:62-84, mamba_mixer2.py:1098-1108), after vLLM's own
-block-size alignment for the CPU attention backend, or with "gpu_backend" (FLASH_ATTN, TRITON_ATTN) the one a
-CUDA platform runs ("enable_prefix_caching" may turn the mode off; "block_size" null: vLLM's default); with
-"cudagraph_mode" (e.g. FULL_AND_PIECEWISE, a GPU's default) the worker's CUDA-graph check of the sized pool against
-"max_num_seqs" too.
+own get_kv_cache_groups. A Nemotron-H config (hybrid_override_pattern) or a Granite 4 one (granitemoehybrid's
+layer_types) gets, for each Mamba2 layer, the MambaSpec its mixer makes (the model class's own state shapes and
+dtypes, the cache config's mode and padding, one prefill checkpoint: 0.32.0
+vllm/model_executor/layers/mamba/abstract.py:62-84, mamba_mixer2.py:1098-1108), after vLLM's own block-size
+alignment for the CPU attention backend, or with "gpu_backend" (FLASH_ATTN, TRITON_ATTN) the one a CUDA platform
+runs ("enable_prefix_caching" may turn the mode off; "block_size" null: vLLM's default); with "cudagraph_mode"
+(e.g. FULL_AND_PIECEWISE, a GPU's default) the worker's CUDA-graph check of the sized pool against "max_num_seqs"
+too.
 stdout: JSON list of {"num_blocks", "kv_tokens", "max_concurrency", "max_model_len", "groups", "block_size", "error"}.
 """
 
@@ -105,7 +106,7 @@ def run(case: dict, dirs: dict) -> dict:
                                  dtype=DTYPES[dtype], sliding_window=cfg["sliding_window"])
 
     spec = {f"model.layers.{i}.self_attn.attn": spec_of(types[i]) for i in range(cfg["num_hidden_layers"])}
-    if cfg.get("hybrid_override_pattern"):
+    if cfg.get("hybrid_override_pattern") or cfg.get("model_type") == "granitemoehybrid":
         spec = mamba_model_specs(vllm_config, cfg, kv_heads, head_dim, DTYPES[dtype], case)
     try:
         if hasattr(kcu, "get_global_kv_cache_groups"):
@@ -160,7 +161,8 @@ GPU_BACKENDS = {"FLASH_ATTN": "vllm.v1.attention.backends.flash_attn:FlashAttent
 
 
 def mamba_model_specs(vllm_config, cfg: dict, kv_heads: int, head_dim: int, dtype, case: dict) -> dict:
-    """Nemotron-H's layer specs: the block size and Mamba page padding from vLLM's own block-size alignment, with
+    """Nemotron-H's or Granite 4's layer specs (the Mamba2 state shapes and dtypes from the model class vLLM resolves
+    for the architecture): the block size and Mamba page padding from vLLM's own block-size alignment, with
     the attention backend standing in for what _find_non_ssm_backends reads from the built model's layers (which
     this oracle does not build). On vLLM-CPU (no "gpu_backend") the CPU platform's update_block_size_for_backend
     with CPU_ATTN (platforms/cpu.py:533-545); on a GPU ("gpu_backend": FLASH_ATTN or TRITON_ATTN) the generic
@@ -168,7 +170,7 @@ def mamba_model_specs(vllm_config, cfg: dict, kv_heads: int, head_dim: int, dtyp
     backend's preferred block size unless --block-size was given, then _align_hybrid_block_size)."""
     import importlib
 
-    from vllm.model_executor.models.nemotron_h import NemotronHForCausalLM
+    from vllm.model_executor.models import ModelRegistry
     from vllm.platforms import current_platform
     from vllm.platforms.interface import Platform
     from vllm.v1.attention.backends.cpu_attn import CPUAttentionBackend
@@ -176,6 +178,16 @@ def mamba_model_specs(vllm_config, cfg: dict, kv_heads: int, head_dim: int, dtyp
 
     platform = type(current_platform)
     if case.get("gpu_backend"):
+        # This interpreter's CPU platform resets the SSM state dtype to float32 on AVX512-BF16 hosts (0.32.0
+        # vllm/platforms/cpu.py:302-316); a CUDA platform leaves what the model's own config hook made of
+        # --mamba-ssm-cache-dtype (vllm/config/vllm.py:2648-2660, e.g. NemotronH's float32 default), so that is
+        # run again from the flag's value
+        from vllm.model_executor.models.config import MODELS_CONFIG_MAP
+
+        vllm_config.cache_config.mamba_ssm_cache_dtype = case.get("mamba_ssm_cache_dtype", "auto")
+        hook = MODELS_CONFIG_MAP.get(vllm_config.model_config.architecture)
+        if hook is not None:
+            hook.verify_and_update_config(vllm_config)
         module, name = GPU_BACKENDS[case["gpu_backend"]].split(":")
         backend = getattr(importlib.import_module(module), name)
         platform._find_non_ssm_backends = classmethod(lambda cls, config: [backend])
@@ -184,15 +196,23 @@ def mamba_model_specs(vllm_config, cfg: dict, kv_heads: int, head_dim: int, dtyp
         platform._find_non_ssm_backends = classmethod(lambda cls, config: [CPUAttentionBackend])
         platform.update_block_size_for_backend(vllm_config)
     cache = vllm_config.cache_config
+    # the model class vLLM sizes the state with, resolved as _align_hybrid_block_size does (interface.py:1040-1043)
+    model_cls, _ = ModelRegistry.resolve_model_cls(vllm_config.model_config.architecture,
+                                                   model_config=vllm_config.model_config)
+    if cfg.get("hybrid_override_pattern"):
+        pattern = cfg["hybrid_override_pattern"]
+    else:  # Granite 4: layer_types as transformers normalised them (granitemoehybrid.py:322-325, :351)
+        kinds = {"full_attention": "*", "linear_attention": "M"}
+        pattern = "".join(kinds[t] for t in vllm_config.model_config.hf_config.layer_types)
     specs = {}
-    for i, letter in enumerate(cfg["hybrid_override_pattern"]):
+    for i, letter in enumerate(pattern):
         if letter == "*":
             specs[f"model.layers.{i}.mixer.attn"] = FullAttentionSpec(
                 block_size=cache.block_size, num_kv_heads=kv_heads, head_size=head_dim, dtype=dtype)
         elif letter == "M":
             specs[f"model.layers.{i}.mixer"] = MambaSpec(
-                shapes=NemotronHForCausalLM.get_mamba_state_shape_from_config(vllm_config),
-                dtypes=NemotronHForCausalLM.get_mamba_state_dtype_from_config(vllm_config),
+                shapes=model_cls.get_mamba_state_shape_from_config(vllm_config),
+                dtypes=model_cls.get_mamba_state_dtype_from_config(vllm_config),
                 block_size=cache.mamba_block_size, page_size_padded=cache.mamba_page_size_padded,
                 mamba_cache_mode=cache.mamba_cache_mode, num_prefill_checkpoint_blocks=1,
                 prefill_checkpoint_alignment=1)
