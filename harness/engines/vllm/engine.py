@@ -167,11 +167,11 @@ class VllmFormulas(BudgetFormulas):
                           "models them for 0.32.0-0.33.x only",
         "hybrid": "vLLM gives Mamba/linear-attention layers a fixed state per request, padded to the attention "
                   "page, and its logged token count is derived from concurrency, not a capacity "
-                  "(kv_cache_interface.py:1035 MambaSpec); the predictor models Nemotron-H's Mamba2 layers for "
-                  "0.32.0-0.33.x only, on a CPU and on a CUDA GPU with the FLASH_ATTN, FLASHINFER or TRITON_ATTN "
-                  "backend (the attention block raised to hold the state at the kernel's multiple of 16, "
-                  "platforms/interface.py:1060-1100; full CUDA graphs refuse max_num_seqs above the blocks, "
-                  "config/compilation.py:1509-1524)",
+                  "(kv_cache_interface.py:1035 MambaSpec); the predictor models the Mamba2 layers of Nemotron-H "
+                  "and Granite 4 for 0.32.0-0.33.x only, on a CPU and on a CUDA GPU with the FLASH_ATTN, "
+                  "FLASHINFER or TRITON_ATTN backend (the attention block raised to hold the state at the kernel's "
+                  "multiple of 16, platforms/interface.py:1060-1100; full CUDA graphs refuse max_num_seqs above the "
+                  "blocks, config/compilation.py:1509-1524); not Mamba1 (Jamba) or Gated DeltaNet (Qwen3-Next)",
     }
 
     def kind_modelled(self, kind, version, device):
