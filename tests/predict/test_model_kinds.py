@@ -185,8 +185,14 @@ def test_vllm_sizes_nemotron_hs_mamba_groups_on_a_gpu():
     assert get_engine("vllm").formulas.predicted_figure(refused, "error_kind") == \
         "engine_error/mamba_blocks_below_max_num_seqs"
     for flags in ({"enforce_eager": True}, {"compilation_config": '{"cudagraph_mode": "PIECEWISE"}'},
-                  {"max_num_seqs": 16}):
+                  {"max_num_seqs": 16}, {"optimization_level": 0}, {"optimization_level": "O1"}):
         assert predict("vllm", {**small, **flags}, model, 81559, engine_version="0.32.0").will_start, flags
+    assert not predict("vllm", {**small, "optimization_level": 3}, model, 81559, engine_version="0.32.0").will_start
+    # 0.32.0 reads the backend from --attention-backend only; the old variable changes nothing and is said to
+    named = predict("vllm", {**small, "attention_backend": "triton_attn"}, model, 81559, engine_version="0.32.0",
+                    env={"VLLM_ATTENTION_BACKEND": "FLEX_ATTENTION"})
+    assert named.block_size == 80 and any(n.startswith("VLLM_ATTENTION_BACKEND=FLEX_ATTENTION is not read")
+                                          for n in named.notes)
     other = predict("vllm", {**small, "attention_backend": "FLEX_ATTENTION"}, model, 81559, engine_version="0.32.0")
     assert not other.modelled and "FLEX_ATTENTION" in other.reason and other.reason.endswith("; no numbers")
     old = predict("vllm", small, model, 81559, engine_version="0.31.0")

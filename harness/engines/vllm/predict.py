@@ -501,7 +501,8 @@ def _full_cudagraphs(s: Settings) -> bool:
     """Whether the GPU worker captures full (decode) CUDA graphs: the default optimization level's
     FULL_AND_PIECEWISE (0.32.0 vllm/config/vllm.py:303, -O2), none with --enforce-eager (:1691-1693), -O0 or -O1
     (:261, :282), or a compilation_config cudagraph_mode without FULL."""
-    if s.get("enforce_eager") is True or str(s.get("optimization_level") or "2").upper().lstrip("O") in ("0", "1"):
+    level = s.get("optimization_level")
+    if s.get("enforce_eager") is True or (level is not None and str(level).upper().lstrip("O") in ("0", "1")):
         return False
     mode = _json_setting(s, "compilation_config").get("cudagraph_mode")
     return mode is None or "FULL" in str(mode).upper()
