@@ -354,15 +354,16 @@ def test_a_target_is_met_in_three_launches_when_the_harness_reads_another_node_t
 
 
 def test_a_model_kind_the_formulas_do_not_size_is_one_line_and_no_launch(scenario, tmp_path, capsys):
-    # Granite 4's Mamba layers: vLLM sizes their state as KV cache groups of their own (MambaSpec), which the
-    # formulas model for Nemotron-H only; advise has no forecast to search with and says so before launching anything.
-    model = tmp_path / "granite-4-tiny"
+    # Qwen3-Next's Gated DeltaNet layers: vLLM sizes their state as KV cache groups of their own (MambaSpec), which
+    # the formulas model for Nemotron-H's and Granite 4's Mamba2 layers only; advise has no forecast to search with
+    # and says so before launching anything.
+    model = tmp_path / "qwen3-next-tiny"
     model.mkdir()
     (model / "config.json").write_text(json.dumps({
-        "architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid", "hidden_size": 128,
+        "architectures": ["Qwen3NextForCausalLM"], "model_type": "qwen3_next", "hidden_size": 128,
         "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 4, "intermediate_size": 256,
         "vocab_size": 512, "torch_dtype": "bfloat16", "max_position_embeddings": 4096,
-        "layer_types": ["mamba", "mamba", "mamba", "attention"]}))
+        "layer_types": ["linear_attention", "linear_attention", "linear_attention", "full_attention"]}))
     scenario.write_text(scenario.read_text().replace("model: {builtin: tiny-llama}", f"model: {model}"))
     assert main(["advise", str(scenario), "--engine", "vllm", "--max-model-len", "512", "--out",
                  str(tmp_path / "out"), "--kv-tokens", "100000"]) == 2

@@ -1,14 +1,15 @@
 """Model kinds the KV formula does not size (harness/predict/kinds.py): sliding-window layers (except vLLM
-0.32.0-0.33.x's KV cache groups of layers named in layer_types), hybrid Mamba/linear attention (except Nemotron-H on
-vLLM-CPU 0.32.0-0.33.x), sparse MLA - and MLA except on vLLM's GPU path - get one line instead of numbers, naming the
-engine's own sizing; MoE only a weights note. vLLM's MLA, sliding-window and Mamba sizing is checked against its own
-code in test_predict_oracle.py."""
+0.32.0-0.33.x's KV cache groups of layers named in layer_types), hybrid Mamba/linear attention (except Nemotron-H's
+and Granite 4's Mamba2 layers on vLLM 0.32.0-0.33.x), sparse MLA - and MLA except on vLLM's GPU path - get one line
+instead of numbers, naming the engine's own sizing; MoE only a weights note. vLLM's MLA, sliding-window and Mamba
+sizing is checked against its own code in test_predict_oracle.py."""
 
 from __future__ import annotations
 
 import pytest
 
 from harness.builtin_models import BUILTINS, MODELS_DIR_ENV
+from harness.engines import get_engine
 from harness.engines.predicting import predict
 from harness.predict import bundled_cards, load_model_description, model_from_config
 from harness.predict.kinds import HYBRID, MLA, MOE, SLIDING_WINDOW, SPARSE_MLA, model_kinds
@@ -145,23 +146,81 @@ def test_vllm_keeps_one_line_for_sliding_layouts_it_does_not_read(extra, words):
     assert p.reason.startswith("vllm 0.32.0: org/x has ") and p.reason.endswith("; no numbers")
 
 
-def test_vllm_sizes_nemotron_hs_mamba_groups_on_a_cpu_only():
+def _tiny_state_nemotron_h():
     model = _model("nemotron-h")  # M-M*-M-: 3 Mamba2 layers, 1 attention layer
+    # an 18112-byte state (bf16 conv 3 x 288 x 2 B + fp32 SSM 8 x 32 x 16 x 4 B) over a 256-byte token
     model.config.update({"mamba_num_heads": 8, "mamba_head_dim": 32, "ssm_state_size": 16, "n_groups": 1,
                          "conv_kernel": 4})
+    return model
+
+
+def test_vllm_sizes_nemotron_hs_mamba_groups_on_a_cpu():
+    model = _tiny_state_nemotron_h()
     p = predict("vllm", {"max_model_len": 2048, "kv_cache_memory_bytes": 1 << 30}, model, 24576, device="cpu",
                 engine_version="0.32.0")
     assert p.modelled and p.will_start and p.kv_tokens == int(p.max_concurrency * 2048)
+    assert p.block_size == 128  # the CPU default's page (32 KiB) holds the state
     assert p.kv_bytes_per_token == 2 * 2 * 32 * 2  # the one attention layer's K and V, bf16
     assert any(n.startswith("KV cache groups: 4 of") for n in p.notes)
-    gpu = predict("vllm", {"max_model_len": 2048}, model, 81559, engine_version="0.32.0")
-    assert not gpu.modelled and "on a CPU for 0.32.0-0.33.x only" in gpu.reason
-    small = predict("vllm", {"max_model_len": 2048, "block_size": 32}, model, 24576, device="cpu",
-                    engine_version="0.32.0")
-    assert not small.modelled and "raises the block size 32" in small.reason
+    # 32 x 256 B does not hold 18112 B: vLLM raises the block to the CPU kernel's next multiple of 32 that does
+    small = predict("vllm", {"max_model_len": 2048, "block_size": 32, "kv_cache_memory_bytes": 1 << 30}, model,
+                    24576, device="cpu", engine_version="0.32.0")
+    assert small.modelled and small.block_size == 96
+    assert any(n.startswith("block size 32 raised to 96") for n in small.notes)
 
 
-@pytest.mark.parametrize("name", ["granite-4", "jamba", "qwen3-next", "nemotron-h"])  # the last: no state shapes
+def test_vllm_sizes_nemotron_hs_mamba_groups_on_a_gpu():
+    model = _tiny_state_nemotron_h()
+    gpu = predict("vllm", {"max_model_len": 2048, "kv_cache_memory_bytes": 1 << 30}, model, 81559,
+                  engine_version="0.33.0")
+    # the backend's 16 raised to 5 x 16 (5 x 16 x 256 B >= 18112 B), given or not
+    assert gpu.modelled and gpu.will_start and gpu.block_size == 80
+    given = predict("vllm", {"max_model_len": 2048, "kv_cache_memory_bytes": 1 << 30, "block_size": 64}, model,
+                    81559, engine_version="0.33.0")
+    assert given.block_size == 128 and any(n.startswith("block size 64 raised to 128") for n in given.notes)
+    # a small pool under the default max_num_seqs (1024 on an 80 GB card): full CUDA graphs refuse, eager does not
+    small = {"max_model_len": 2048, "kv_cache_memory_bytes": 8 << 20}
+    refused = predict("vllm", small, model, 81559, engine_version="0.32.0")
+    assert refused.will_start is False and refused.max_num_seqs == 1024
+    assert refused.reason.startswith(f"mamba_blocks_below_max_num_seqs: max_num_seqs (1024) exceeds available Mamba "
+                                     f"cache blocks ({refused.num_blocks})")
+    assert get_engine("vllm").formulas.predicted_figure(refused, "error_kind") == \
+        "engine_error/mamba_blocks_below_max_num_seqs"
+    for flags in ({"enforce_eager": True}, {"compilation_config": '{"cudagraph_mode": "PIECEWISE"}'},
+                  {"max_num_seqs": 16}, {"optimization_level": 0}, {"optimization_level": "O1"}):
+        assert predict("vllm", {**small, **flags}, model, 81559, engine_version="0.32.0").will_start, flags
+    assert not predict("vllm", {**small, "optimization_level": 3}, model, 81559, engine_version="0.32.0").will_start
+    # 0.32.0 reads the backend from --attention-backend only; the old variable changes nothing and is said to
+    named = predict("vllm", {**small, "attention_backend": "triton_attn"}, model, 81559, engine_version="0.32.0",
+                    env={"VLLM_ATTENTION_BACKEND": "FLEX_ATTENTION"})
+    assert named.block_size == 80 and any(n.startswith("VLLM_ATTENTION_BACKEND=FLEX_ATTENTION is not read")
+                                          for n in named.notes)
+    other = predict("vllm", {**small, "attention_backend": "FLEX_ATTENTION"}, model, 81559, engine_version="0.32.0")
+    assert not other.modelled and "FLEX_ATTENTION" in other.reason and other.reason.endswith("; no numbers")
+    old = predict("vllm", small, model, 81559, engine_version="0.31.0")
+    assert not old.modelled
+
+
+def test_vllm_sizes_granite_4s_mamba2_layers_with_their_own_state_shape():
+    model = model_from_config({**BASE, **CONFIGS["granite-4"][0], "hidden_size": 256, "mamba_n_heads": 16,
+                               "mamba_d_state": 64, "mamba_n_groups": 1, "mamba_d_conv": 4, "mamba_expand": 2},
+                              name="org/granite", source="test")
+    # conv 3 x (2 x 256 + 2 x 64) x 2 B + SSM 16 x 32 x 64 x 2 B (bf16, the conv's: no float32 default as
+    # Nemotron-H's) = 69376 B, over 2 x 2 x 64 x 2 B a token: 9 x 16 tokens
+    gpu = predict("vllm", {"max_model_len": 2048, "kv_cache_memory_bytes": 1 << 30}, model, 81559,
+                  engine_version="0.32.0")
+    assert gpu.modelled and gpu.will_start and gpu.block_size == 144
+    assert any(n.startswith("KV cache groups: 4 of 1 layer(s)") for n in gpu.notes)
+    # a bf16 SSM state on vLLM-CPU: the host's AVX512-BF16 decides whether it is kept
+    cpu = predict("vllm", {"max_model_len": 2048, "kv_cache_memory_bytes": 1 << 30}, model, 24576, device="cpu",
+                  engine_version="0.32.0")
+    assert not cpu.modelled and "AVX512-BF16" in cpu.reason and cpu.reason.endswith("; no numbers")
+    assert predict("vllm", {"max_model_len": 2048, "kv_cache_memory_bytes": 1 << 30, "dtype": "float32"}, model,
+                   24576, device="cpu", engine_version="0.32.0").modelled
+
+
+# jamba's Mamba1 and Qwen3-Next's Gated DeltaNet are not read; Granite 4 and Nemotron-H here lack their state shapes
+@pytest.mark.parametrize("name", ["granite-4", "jamba", "qwen3-next", "nemotron-h"])
 def test_vllm_keeps_one_line_for_other_hybrids_on_a_cpu(name):
     p = predict("vllm", {}, _model(name), 24576, device="cpu", engine_version="0.32.0")
     assert not p.modelled and "\n" not in p.reason and "MambaSpec" in p.reason and p.reason.endswith("; no numbers")
@@ -200,8 +259,9 @@ def test_the_bundled_cards_are_all_dense():
 # The builtins (harness/builtin_models.py) the real CPU engines were run on (results/cpu_kinds/): the predictor keeps
 # sizing tiny-llama, refuses the KV-changing kinds in one line and sizes the MoE one's dense KV with a weights note.
 BUILTIN_REFUSED = {"tiny-gemma3": SLIDING_WINDOW, "tiny-nemotron-h": HYBRID}
-# ... except where the engine's sizing of that kind is modelled (vLLM's sliding-window groups, SGLang's dense pool)
-BUILTIN_SIZED = {("vllm", "tiny-gemma3"), ("sglang", "tiny-gemma3")}
+# ... except where the engine's sizing of that kind is modelled (vLLM's sliding-window and Mamba groups, SGLang's
+# dense pool)
+BUILTIN_SIZED = {("vllm", "tiny-gemma3"), ("sglang", "tiny-gemma3"), ("vllm", "tiny-nemotron-h")}
 
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang"])

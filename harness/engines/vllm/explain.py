@@ -173,7 +173,8 @@ LOGGED_GIB_HALF_STEP = 0.005
 
 def predicted_outcome(prediction) -> str | None:
     """The outcome as compare writes it ("ok", "engine_error/KIND") that the predictor gives (None: not one it
-    names): its E3 is the parser's max_model_len_too_large, its CPU refusal cpu_memory_below_requested."""
+    names): its E3 is the parser's max_model_len_too_large, its CPU refusal cpu_memory_below_requested, a hybrid
+    model's Mamba blocks under max_num_seqs mamba_blocks_below_max_num_seqs."""
     if prediction.will_start:
         return "ok"
     reason = prediction.reason or ""
@@ -181,6 +182,8 @@ def predicted_outcome(prediction) -> str | None:
         return "engine_error/max_model_len_too_large"
     if reason.startswith("cpu_memory_below_requested"):
         return "engine_error/cpu_memory_below_requested"
+    if reason.startswith("mamba_blocks_below_max_num_seqs"):
+        return "engine_error/mamba_blocks_below_max_num_seqs"
     return None
 
 

@@ -321,6 +321,19 @@ def mamba_groups(attention_layers: int, mamba_layers: int, block_size: int, stat
                          state_groups=kinds.sliding_groups, state_blocks=state_blocks)
 
 
+def hybrid_block_size(block_size: int, page_per_token: int, state_bytes: int, kernel_block: int) -> int:
+    """The attention block size vLLM gives a hybrid model so that one attention page holds a Mamba state
+    (_align_hybrid_block_size, 0.32.0 vllm/platforms/interface.py:1060-1100, 0.33.0 :1066-1112): the fewest
+    multiples of max(kernel block, block size) whose page (`page_per_token` bytes a token, one layer) is at least
+    the state, rounded up to the kernel block. It never shrinks: a block that already holds the state and is a
+    multiple of the kernel block stays. `kernel_block` is the attention backend's smallest kernel block size (the
+    lcm over the backends, all of them one here); 0.33.0 also makes it a multiple of the Mamba layers' prefill
+    checkpoint alignment in 'align' mode, which is 1 for Mamba2 (mamba_mixer2.py:1117, abstract.py:65-70)."""
+    align = max(kernel_block, block_size)
+    raised = align * cdiv(state_bytes, align * page_per_token)
+    return kernel_block * cdiv(raised, kernel_block)
+
+
 @dataclass
 class VllmKV:
     """The engine-core part (vllm/v1/core/kv_cache_utils.py get_kv_cache_configs, 0.32.0): bytes to blocks,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from harness.engines.cli_flags import switch_value
 from harness.engines.settings import Settings
 from harness.engines.vllm import formulas as vf
@@ -106,9 +108,12 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         if not _groups_modelled(p, s, release, kinds):
             return p
         if HYBRID in kinds:
-            groups = _mamba_groups(p, s, model, block_size, dtype, page)
+            groups = _mamba_groups(p, s, env, model, block_size, dtype, page)
             if groups is None:
                 return p
+            # the block size vLLM aligned to the Mamba state (the same one when it already held it)
+            block_size = groups.block_size
+            page = model.page_bytes_per_layer(block_size, kv_dtype, tp, dtype)
         else:
             groups = _sliding_groups(p, s, model, block_size, mnbt)
         if groups is not None:
@@ -254,6 +259,16 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         p.reason = kv.error + at_upper
     else:
         p.kv_tokens = kv.kv_tokens
+        if groups is not None and groups.state_groups and device == "cuda" and _full_cudagraphs(s) \
+                and mns > kv.num_blocks:
+            # every decode sequence of a full CUDA graph takes one Mamba block: the worker refuses after sizing
+            # the pool (0.32.0 vllm/config/compilation.py:1509-1524, 0.33.0 :1516-1531)
+            p.will_start = False
+            at_upper = (f" (at the upper bound: {up.num_blocks} blocks)" if up.error is None
+                        and up.num_blocks >= mns else "")
+            p.reason = (f"mamba_blocks_below_max_num_seqs: max_num_seqs ({mns}) exceeds available Mamba cache "
+                        f"blocks ({kv.num_blocks}); lower max_num_seqs to at most {kv.num_blocks}, raise the KV "
+                        f"memory or run without full CUDA graphs{at_upper}")
         if p.will_start is None:
             p.will_start = True
             p.reason = (f"{kv.num_blocks} blocks of {block_size} tokens; "
@@ -454,10 +469,71 @@ def _sliding_groups(p: VllmPrediction, s: Settings, model: ModelDescription, blo
     return groups
 
 
-def _mamba_groups(p: VllmPrediction, s: Settings, model: ModelDescription, block_size: int, dtype: str,
-                  page: int) -> vf.KvCacheGroups | None:
-    """Nemotron-H's KV cache groups on vLLM-CPU (VllmFormulas.unmodelled_kind_note has checked its layout), or None
-    where they are not modelled (p says why, one line)."""
+# The attention backends whose smallest kernel block is 16 tokens for a 16-bit KV cache and heads of at most 256
+# (0.32.0 vllm/v1/attention/backends/flash_attn.py:355-365 MultipleOf(16), flashinfer.py:460-479 [16, 32, 64, ...],
+# triton_attn.py:315-316 MultipleOf(16); 0.33.0 flash_attn.py:357-367, flashinfer.py:585, triton_attn.py:339),
+# each also keeping the default block size 16 (attention/backend.py:152-160 get_preferred_block_size). vLLM's own
+# pick for a decoder's attention on a CUDA GPU is FLASH_ATTN below sm100 and FLASHINFER on sm100
+# (platforms/cuda.py:154-179), so the card's compute capability does not change the block size here.
+GPU_KERNEL_BLOCK = 16
+GPU_BACKENDS_KERNEL_16 = ("FLASH_ATTN", "FLASHINFER", "TRITON_ATTN")
+CPU_KERNEL_BLOCK = 32  # CPU_ATTN's MultipleOf(32) (0.32.0 vllm/v1/attention/backends/cpu_attn.py:65-66)
+
+
+def _json_setting(s: Settings, key: str) -> dict:
+    """A dict-valued flag (attention_config, compilation_config) given as a mapping or as JSON text; {} else."""
+    value = s.get(key)
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _attention_backend(s: Settings) -> str | None:
+    """The backend named by --attention-backend (or attention_config's backend), upper-cased; None: vLLM's own."""
+    named = s.get("attention_backend") or _json_setting(s, "attention_config").get("backend")
+    return None if named in (None, "", "auto") else str(named).upper()
+
+
+def _full_cudagraphs(s: Settings) -> bool:
+    """Whether the GPU worker captures full (decode) CUDA graphs: the default optimization level's
+    FULL_AND_PIECEWISE (0.32.0 vllm/config/vllm.py:303, -O2), none with --enforce-eager (:1691-1693), -O0 or -O1
+    (:261, :282), or a compilation_config cudagraph_mode without FULL."""
+    level = s.get("optimization_level")
+    if s.get("enforce_eager") is True or (level is not None and str(level).upper().lstrip("O") in ("0", "1")):
+        return False
+    mode = _json_setting(s, "compilation_config").get("cudagraph_mode")
+    return mode is None or "FULL" in str(mode).upper()
+
+
+def _kernel_block(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription) -> int | str:
+    """The smallest kernel block of the attention backend vLLM runs a hybrid model's attention layers with, or why
+    the predictor does not know it (one clause)."""
+    if p.device == "cpu":
+        return CPU_KERNEL_BLOCK
+    if env.get("VLLM_ATTENTION_BACKEND"):
+        # 0.32.0 and 0.33.0 read no such variable (the backend is --attention-backend, vllm/config/attention.py:40)
+        p.notes.append(f"VLLM_ATTENTION_BACKEND={env['VLLM_ATTENTION_BACKEND']} is not read by vllm "
+                       f"{modelled_release(p.engine_version)}: give --attention-backend")
+    backend = _attention_backend(s)
+    if backend is not None and backend not in GPU_BACKENDS_KERNEL_16:
+        return (f"attention backend {backend}: the predictor knows the kernel block sizes of "
+                f"{', '.join(GPU_BACKENDS_KERNEL_16)} only (platforms/interface.py:1060-1100 aligns to them)")
+    if model.head_dim > 256 or model.head_dim % 8:
+        # FLASH_ATTN takes head sizes that are multiples of 8 up to 256 (FA4 up to 512, flash_attn.py:423-430)
+        return f"attention head size {model.head_dim}: vLLM's backend choice for it is not modelled"
+    if model.head_dim == 256 and backend == "FLASH_ATTN":
+        p.notes.append("FLASH_ATTN on sm100/sm110 runs FA4's head-256 kernel, whose pages are 128 tokens "
+                       "(fa_utils.py:14, :224-233): the block size there differs")
+    return GPU_KERNEL_BLOCK
+
+
+def _mamba_groups(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, block_size: int,
+                  dtype: str, page: int) -> vf.KvCacheGroups | None:
+    """Nemotron-H's or Granite 4's KV cache groups (VllmFormulas.unmodelled_kind_note has checked the layout), their
+    block size the one vLLM aligns to the Mamba state, or None where they are not modelled (p says why, one line)."""
     release = modelled_release(p.engine_version)
     layout = mamba_layout(model, p.tp)
     why = layout if isinstance(layout, str) else None
@@ -465,31 +541,43 @@ def _mamba_groups(p: VllmPrediction, s: Settings, model: ModelDescription, block
         why = "a quantized KV cache beside the Mamba state is not modelled"
     if why is None and s.get("mamba_cache_dtype") not in (None, "auto"):
         why = "a --mamba-cache-dtype other than auto is not modelled"
-    # the state dtypes: conv in the model's dtype (mamba_cache_dtype auto), SSM in --mamba-ssm-cache-dtype, else the
-    # config's mamba_ssm_cache_dtype, else float32 (0.32.0 vllm/model_executor/models/config.py:712-738
-    # NemotronHForCausalLMConfig; layers/mamba/mamba_utils.py:75-83)
+    # the state dtypes: conv in the model's dtype (mamba_cache_dtype auto), SSM in --mamba-ssm-cache-dtype, else
+    # the model's own (Nemotron-H: the config's mamba_ssm_cache_dtype, else float32, 0.32.0
+    # vllm/model_executor/models/config.py:712-738), else the conv's (layers/mamba/mamba_utils.py:75-83)
     ssm_dtype = str(s.get("mamba_ssm_cache_dtype") or "auto")
     if ssm_dtype == "auto":
-        ssm_dtype = str(model.config.get("mamba_ssm_cache_dtype") or "float32")
+        ssm_dtype = (None if isinstance(layout, str) else layout.ssm_dtype) or dtype
     if why is None and ssm_dtype not in DTYPE_BYTES:
         why = f"mamba_ssm_cache_dtype {ssm_dtype} is not modelled"
+    if why is None and p.device == "cpu" and ssm_dtype != "float32":
+        # vLLM-CPU keeps it only on hosts without AVX512-BF16, else resets it to float32 (0.32.0
+        # vllm/platforms/cpu.py:302-316, 0.33.0 :319-333): the host decides, which the predictor does not read
+        why = (f"a {ssm_dtype} SSM state, which vLLM-CPU resets to float32 on AVX512-BF16 hosts only "
+               "(platforms/cpu.py:302-316), is not modelled on a CPU")
     mode = s.get("mamba_cache_mode")
     if why is None and mode not in (None, "none", "align"):
         why = f"--mamba-cache-mode {mode} is not modelled"
-    if why is None:
-        assert not isinstance(layout, str)
-        state = layout.state_bytes(DTYPE_BYTES[dtype], DTYPE_BYTES[ssm_dtype])
-        if page < state or block_size % 32:
-            # the attention block size is raised to a multiple of the CPU attention kernel's (MultipleOf(32),
-            # vllm/v1/attention/backends/cpu_attn.py:65-66) whose page holds the state (platforms/interface.py:
-            # 1066-1100)
-            why = (f"vLLM raises the block size {block_size} to fit the {state}-byte Mamba state in one attention "
-                   "page at the CPU kernel's multiple of 32 (platforms/interface.py:1066-1100); give a block_size "
-                   "that does")
+    kernel = _kernel_block(p, s, env, model) if why is None else None
+    if isinstance(kernel, str):
+        why = kernel
+    if why is None and p.device != "cpu" and block_size % GPU_KERNEL_BLOCK:
+        why = f"block_size {block_size} is not a multiple of the GPU attention kernels' 16"
     if why is not None:
         p.modelled = False
         p.reason = f"vllm {release}: {model.name}: {why}; no numbers"
         return None
+    assert not isinstance(layout, str) and isinstance(kernel, int)
+    state = layout.state_bytes(DTYPE_BYTES[dtype], DTYPE_BYTES[ssm_dtype])
+    # The block size is raised until one attention page holds the state, whether the user gave it or not (on a GPU
+    # update_block_size_for_backend's phase 2 may override --block-size, 0.32.0 platforms/interface.py:781-787;
+    # the CPU platform runs the same alignment, cpu.py:533-545)
+    aligned = vf.hybrid_block_size(block_size, page // block_size, state, kernel)
+    if aligned != block_size:
+        p.notes.append(f"block size {block_size} raised to {aligned} so that one attention page holds the "
+                       f"{state}-byte Mamba state, at the attention kernel's multiple of {kernel} "
+                       "(platforms/interface.py:1060-1100, logged 'Setting attention block size to')")
+        page = page // block_size * aligned
+        block_size = aligned
     # prefix caching on (the default): 'align' mode keeps 2 state pages and one prefill checkpoint per request;
     # off: 'none', one page (0.32.0 vllm/model_executor/models/config.py:672-709, v1/kv_cache_interface.py:
     # 1076-1082, layers/mamba/mamba_mixer2.py:1098-1108)

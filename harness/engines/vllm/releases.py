@@ -95,9 +95,10 @@ MLA_KV_MODELLED = ReleaseRange("0.32.0", "0.34.0")
 # whose code was read (0.32.0, and 0.33.0 in the oracle tests).
 SLIDING_WINDOW_GROUPS_MODELLED = ReleaseRange("0.32.0", "0.34.0")
 
-# Nemotron-H's Mamba2 layers on vLLM-CPU: a state page padded to the attention page, a fixed number per request in
-# its own KV cache groups (0.32.0 vllm/platforms/interface.py:1036-1125, vllm/v1/kv_cache_interface.py:1035-1090);
-# on a GPU the attention block size follows the attention backend's kernel block sizes, not read here.
+# Nemotron-H's and Granite 4's Mamba2 layers: a state page padded to the attention page, a fixed number per request
+# in their own KV cache groups (0.32.0 vllm/platforms/interface.py:1036-1125, vllm/v1/kv_cache_interface.py:
+# 1035-1090), the attention block raised to the CPU or GPU attention kernel's multiple that holds the state
+# (interface.py:750-787, :1060-1100; 0.33.0 :1066-1112).
 MAMBA_GROUPS_MODELLED = ReleaseRange("0.32.0", "0.34.0")
 
 # What the GPU budget counts besides the weights: up to 0.26.x the non-torch memory since the startup snapshot
