@@ -1,9 +1,9 @@
-"""The versions of an environment's installed distributions, read from its site-packages metadata (no import,
+"""The versions of an environment's installed distributions, read from its site-packages .dist-info folders (no import,
 no subprocess): what each results row records of its engine's key dependencies."""
 
 from __future__ import annotations
 
-from importlib import metadata
+import os
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
@@ -17,16 +17,23 @@ def site_packages(env_dir: Path) -> list[Path]:
 
 
 def installed_versions(env_dir: Path, names: tuple[str, ...]) -> dict[str, str]:
-    """{name: version} of those of `names` installed in the env at `env_dir`, in the order of `names`."""
+    """{name: version} of those of `names` installed in the env at `env_dir`, in the order of `names`.
+
+    From the `.dist-info` folders' names alone, `{name}-{version}.dist-info` as installers write them (the
+    binary distribution format's spec: packaging.python.org "Recording installed projects"): one listing of
+    site-packages, no file read - every `envs list`, doctor and run asks this of each env, and reading each
+    distribution's METADATA took 0.1-0.5 s an env."""
     wanted = {canonicalize_name(n): n for n in names}
     found: dict[str, str] = {}
-    paths = [str(p) for p in site_packages(env_dir)]
-    if not paths:
-        return {}
-    for dist in metadata.distributions(path=paths):
-        name = canonicalize_name(dist.metadata.get("Name") or "")
-        if name in wanted and wanted[name] not in found:
-            found[wanted[name]] = dist.version
+    for folder in site_packages(env_dir):
+        for entry in sorted(os.listdir(folder)):
+            stem, _, kind = entry.rpartition(".")
+            name, dash, version = stem.partition("-")
+            if kind != "dist-info" or not dash or not version:
+                continue
+            key = canonicalize_name(name)
+            if key in wanted and wanted[key] not in found:
+                found[wanted[key]] = version
     return {n: found[n] for n in names if n in found}
 
 

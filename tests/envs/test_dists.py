@@ -1,4 +1,4 @@
-"""The engine's key dependencies as an env has them installed: read from site-packages metadata (managed envs)
+"""The engine's key dependencies as an env has them installed: read from its .dist-info folders (managed envs)
 or asked of the interpreter (a scenario's own), recorded on every row, named by `compare --explain`."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _managed_env(cache: Path, engine: str, version: str, dists: dict[str, str]) 
     return env_dir
 
 
-def test_installed_versions_reads_the_metadata_whatever_the_folder_spells(tmp_path):
+def test_installed_versions_reads_the_dist_info_folders_whatever_their_case_and_separator(tmp_path):
     site = tmp_path / "lib" / "python3.11" / "site-packages"
     _dist_info(site, "flashinfer-python", "0.7.1", folder_name="flashinfer_python")
     _dist_info(site, "Transformers", "5.19.0")
