@@ -9,6 +9,8 @@ logic is tested with scripted readings (tests/predict/test_cpu_budget.py)."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 
@@ -17,9 +19,11 @@ def no_host_waits_for_stand_ins(request, monkeypatch):
     if request.node.get_closest_marker("engine") is not None:
         yield
         return
-    from harness.execute import point_run
+    from harness.execute import host, point_run
 
-    # one reading, as the settle would have returned at once on a quiet host
-    monkeypatch.setattr(point_run, "settled_host_memory", lambda env=None: point_run.read_host_memory(env))
-    monkeypatch.setattr(point_run, "wait_for_host_release", lambda before, env=None: None)
+    # the harness's own readings, with no time to wait in: a reading (two for the settle), no sleep
+    monkeypatch.setattr(point_run, "settled_host_memory",
+                        functools.partial(host.settled_host_memory, window_s=0.0, timeout_s=0.0))
+    monkeypatch.setattr(point_run, "wait_for_host_release",
+                        functools.partial(host.wait_for_host_release, timeout_s=0.0, poll_s=0.0))
     yield
