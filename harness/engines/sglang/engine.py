@@ -197,12 +197,13 @@ class SglangFormulas(BudgetFormulas):
 
     def unmodelled_kind_note(self, model, version, device=None):
         note = super().unmodelled_kind_note(model, version, device)
-        if note is None and any(k.name == MLA for k in model.kinds) and model.architecture not in MLA_ARCHITECTURES:
+        mla = next((k for k in model.kinds if k.name == MLA), None)
+        if note is None and mla is not None and model.architecture not in MLA_ARCHITECTURES:
             release = f" {version}" if version else ""
-            return (f"{self.engine_name}{release}: {model.name} has kv_lora_rank but its architecture "
-                    f"{model.architecture or '(none)'} is not one SGLang sizes as MLA in the releases read "
-                    "(configs/model_config.py:1258-1288, :1334-1338); SGLang would give it per-head K and V "
-                    "from its own head_dim, which the predictor does not attempt; no numbers")
+            return (f"{self.engine_name}{release}: {model.name} has {mla.describe()} under the architecture "
+                    f"{model.architecture or '(none)'}, which SGLang does not size as MLA in the releases read "
+                    "(configs/model_config.py:1258-1288, :1334-1338): it would give it per-head K and V from its "
+                    "own head_dim, which the predictor does not attempt; no numbers")
         if note is None or not sliding_window_pool_is_dense(model, version):
             return note
         return None
