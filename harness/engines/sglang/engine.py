@@ -13,11 +13,11 @@ from harness.engines.roles import AdviceKnobs, BudgetFormulas, Column, Installat
 from harness.engines.sglang.prediction import SglangPrediction
 from harness.engines.sglang.releases import (
     HYBRID_SWA_ARCHITECTURES,
-    MLA_ARCHITECTURES,
     MLA_LATENT_POOL,
     PREDICTED_RELEASES,
     PREDICTED_RELEASES_CPU,
     SLIDING_WINDOW_DENSE_POOL,
+    mla_architectures,
     modelled_release,
 )
 from harness.engines.sglang.serving import SglangServing
@@ -175,7 +175,7 @@ class SglangFormulas(BudgetFormulas):
     kind_sources: ClassVar[dict[str, str]] = {
         "mla": "SGLang's cell is (kv_lora_rank + qk_rope_head_dim) x layers x dtype bytes, one latent per token "
                "(pool_configurator.py:353-380 _compute_cell_size, mem_cache/memory_pool.py:4672 MLATokenToKVPool); "
-               "the predictor models it for 0.5.22-0.5.23 only, on the text architectures those releases make MLA "
+               "the predictor models it for 0.5.19-0.5.23 only, on the text architectures those releases make MLA "
                "(configs/model_config.py:1258-1288)",
         "sparse_mla": "SGLang adds a DSA indexer cache to the latent's cell and a page size of its own "
                       "(pool_configurator.py:395-401 _compute_dsa_indexer_cell_size, "
@@ -198,10 +198,10 @@ class SglangFormulas(BudgetFormulas):
     def unmodelled_kind_note(self, model, version, device=None):
         note = super().unmodelled_kind_note(model, version, device)
         mla = next((k for k in model.kinds if k.name == MLA), None)
-        if note is None and mla is not None and model.architecture not in MLA_ARCHITECTURES:
+        if note is None and mla is not None and model.architecture not in mla_architectures(version):
             release = f" {version}" if version else ""
             return (f"{self.engine_name}{release}: {model.name} has {mla.describe()} under the architecture "
-                    f"{model.architecture or '(none)'}, which SGLang does not size as MLA in the releases read "
+                    f"{model.architecture or '(none)'}, which SGLang{release} does not size as MLA "
                     "(configs/model_config.py:1258-1288, :1334-1338): it would give it per-head K and V from its "
                     "own head_dim, which the predictor does not attempt; no numbers")
         if note is None or not sliding_window_pool_is_dense(model, version):

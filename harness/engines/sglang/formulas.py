@@ -20,6 +20,7 @@ from harness.engines.sglang.releases import (
     CPU_FREE_PER_NUMA_NODE,
     CPU_HAS_A_SIZE,
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
+    CUTLASS_MLA_PAGE_128,
     DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING,
     DECODE_RESERVE_FOLLOWS_GRAPH,
     GRAPH_MAX_BS_80_AT_TP4,
@@ -355,8 +356,8 @@ def memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *, devi
 
 
 def mla_prefill_max_bs(chunked_prefill_size: int, release: str | None) -> int:
-    """An MLA model's default prefill graph max_bs (releases.MLA_PREFILL_MAX_BS_*): 2048 in 0.5.22
-    (memory_hook.py:237-240), min(8192, chunked_prefill_size) from 0.5.23 (memory_hook.py:235-238)."""
+    """An MLA model's default prefill graph max_bs (releases.MLA_PREFILL_MAX_BS_*): 2048 in 0.5.19-0.5.22
+    (0.5.22 memory_hook.py:237-240), min(8192, chunked_prefill_size) from 0.5.23 (memory_hook.py:235-238)."""
     if modelled_release(release) in MLA_PREFILL_MAX_BS_CAPPED_CHUNK:
         return min(MLA_PREFILL_MAX_BS_CAP, chunked_prefill_size)
     return MLA_PREFILL_MAX_BS_2048
@@ -367,10 +368,13 @@ def mla_page_size(page_size: int | None, release: str | None, *backends: str | N
     `backends` are the attention, decode and prefill backends given (None: not given); None: page_size unchanged
     (not given, so _page_size_default's 1 on CUDA and the CPU)."""
     named = {b for b in backends if b}
+    release = modelled_release(release)
     for backend, size in MLA_PAGE_FIXED.items():
         if backend in named:
             page_size = size
-    snapping = MLA_PAGE_32_OR_64 if modelled_release(release) in TOKENSPEED_MLA_PAGE else (
+    if "cutlass_mla" in named and release in CUTLASS_MLA_PAGE_128:
+        page_size = 128  # 0.5.19 overrides.py:1142-1149, before the 32-or-64 snaps
+    snapping = MLA_PAGE_32_OR_64 if release in TOKENSPEED_MLA_PAGE else (
         MLA_PAGE_32_OR_64 - {"tokenspeed_mla"})
     if named & snapping and page_size not in (32, 64):
         page_size = 64
