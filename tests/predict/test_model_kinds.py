@@ -9,8 +9,10 @@ from __future__ import annotations
 import pytest
 
 from harness.builtin_models import BUILTINS, MODELS_DIR_ENV
+from harness.engines.explaining import SideFacts
 from harness.engines.predicting import predict
 from harness.engines.releases import version_key
+from harness.engines.sglang.explain import DECODE, PREFILL, reserve_parts
 from harness.predict import bundled_cards, load_model_description, model_from_config
 from harness.predict.kinds import HYBRID, MLA, MOE, SLIDING_WINDOW, SPARSE_MLA, model_kinds
 
@@ -127,6 +129,10 @@ def test_sglang_sizes_mla_with_one_latent_on_every_rank_where_read():
                          engine_version=release)
         assert trtllm.kv_tokens % 64 == 0 and trtllm.graph_sizes["prefill"] == []
         assert any("takes page size 64" in n for n in trtllm.notes)
+        # compare --explain splits the reserve as the predictor made it: the flat MLA prefill term stays after
+        # trtllm_mla turns the graph off
+        parts = reserve_parts(SideFacts(release, {}, None, trtllm))
+        assert parts[PREFILL] == 1536 and parts[DECODE] == trtllm.cuda_graph_max_bs * 2
     # the MLA prefill graph: 2048 tokens in 0.5.19-0.5.22, the chunk capped at 8192 from 0.5.23, 1.5 GiB reserved for it
     older, newer = (predict("sglang", {"chunked_prefill_size": 16384}, model, 81559, engine_version=v)
                     for v in ("0.5.22", "0.5.23"))

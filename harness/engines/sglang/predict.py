@@ -12,6 +12,7 @@ from harness.engines.sglang.releases import (
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
     DEEPSEEK_OVERRIDE_ARCHITECTURES,
     LONGER_CONTEXT_ALLOWED_BY_DEFAULT,
+    MLA_PREFILL_GRAPH_RESERVE_MIB,
     PREFILL_RESERVE_BY_DEFAULT,
     RESERVE_FORMULA,
     default_fraction_rule,
@@ -81,6 +82,9 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
             or (device == "cpu" and release not in CPU_HAS_A_SIZE)):
         p.mem_fraction_static = f
         p.reserved_mib = settings.reserved_mib if p.gpu_total_mib is not None else None
+        if mla and prefill_backend != sg.BACKEND_DISABLED:
+            # the flat MLA term, kept when trtllm_mla turns the graph off afterwards (_mla_page)
+            p.prefill_reserve_mib = MLA_PREFILL_GRAPH_RESERVE_MIB
     elif modelled_release(p.engine_version) in CPU_MEMORY_FROM_MEMINFO_CAPPED:
         p.notes.append("mem_fraction_static depends on /proc/meminfo's MemTotal capped by the container's memory "
                        "limit, per NUMA node (give --gpu-memory-mib)")
