@@ -264,5 +264,7 @@ def test_an_unmodelled_kind_prints_its_line_and_a_local_model_its_weights_source
     out = capsys.readouterr().out
     unmodelled = [line for line in out.splitlines() if "multi-head latent attention" in line]
     assert [line.split(":")[0] for line in unmodelled] == ["sglang 0.5.22"]  # vLLM's GPU path sizes MLA
+    # SGLang sizes MLA only for the architectures its ModelConfig makes MLA: a Llama with a latent is not one
+    assert "under the architecture LlamaForCausalLM, which SGLang 0.5.22 does not size as MLA" in unmodelled[0]
     assert unmodelled[0].endswith("; no numbers")
     assert "vllm 0.32.0: cuda 24576 MiB, tp=1, weights 0.00 GiB/rank, 2,304 B KV per token" in out  # 2 x 576 x 2 B

@@ -1,8 +1,9 @@
 """Model kinds the KV formula does not size (harness/predict/kinds.py): sliding-window layers (except vLLM
 0.32.0-0.33.x's KV cache groups of layers named in layer_types), hybrid Mamba/linear attention (except Nemotron-H's
-and Granite 4's Mamba2 layers on vLLM 0.32.0-0.33.x), sparse MLA - and MLA except on vLLM's GPU path - get one line
-instead of numbers, naming the engine's own sizing; MoE only a weights note. vLLM's MLA, sliding-window and Mamba
-sizing is checked against its own code in test_predict_oracle.py."""
+and Granite 4's Mamba2 layers on vLLM 0.32.0-0.33.x), sparse MLA - and MLA except on vLLM's GPU path and SGLang
+0.5.18-0.5.23's MLA architectures - get one line instead of numbers, naming the engine's own sizing; MoE only a
+weights note. vLLM's MLA, sliding-window and Mamba sizing and SGLang's MLA sizing are checked against their own
+code in test_predict_oracle.py."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ import pytest
 
 from harness.builtin_models import BUILTINS, MODELS_DIR_ENV
 from harness.engines import get_engine
+from harness.engines.explaining import SideFacts
 from harness.engines.predicting import predict
+from harness.engines.releases import version_key
+from harness.engines.sglang.explain import DECODE, PREFILL, reserve_parts
 from harness.predict import bundled_cards, load_model_description, model_from_config
 from harness.predict.kinds import HYBRID, MLA, MOE, SLIDING_WINDOW, SPARSE_MLA, model_kinds
 
@@ -19,9 +23,11 @@ BASE = {"hidden_size": 128, "num_attention_heads": 4, "num_key_value_heads": 2, 
 
 # (config keys over BASE as the real models' config.json spell them, the kinds they show)
 CONFIGS = {
-    "deepseek-v3": ({"model_type": "deepseek_v3", "kv_lora_rank": 512, "qk_rope_head_dim": 64, "q_lora_rank": 1536,
+    "deepseek-v3": ({"model_type": "deepseek_v3", "architectures": ["DeepseekV3ForCausalLM"], "kv_lora_rank": 512,
+                     "qk_rope_head_dim": 64, "q_lora_rank": 1536,
                      "n_routed_experts": 256, "num_experts_per_tok": 8}, [MLA, MOE]),
-    "deepseek-v3.2": ({"model_type": "deepseek_v32", "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+    "deepseek-v3.2": ({"model_type": "deepseek_v32", "architectures": ["DeepseekV32ForCausalLM"], "kv_lora_rank": 512,
+                       "qk_rope_head_dim": 64,
                        "index_topk": 2048, "n_routed_experts": 256}, [SPARSE_MLA, MOE]),
     "gemma-3": ({"model_type": "gemma3_text", "architectures": ["Gemma3ForCausalLM"], "sliding_window": 1024,
                  "layer_types": ["sliding_attention"] * 3 + ["full_attention"]}, [SLIDING_WINDOW]),
@@ -76,7 +82,7 @@ SGLANG_SPLIT_SLIDING = {"gpt-oss"}
 # (test_predict_oracle.py checks them against its own code); a config without layer_types stays one line
 VLLM_GROUPED_SLIDING = {"gemma-3", "gemma-4", "gpt-oss"}
 UNMODELLED = [(engine, name) for name, (_, kinds) in CONFIGS.items() for engine in ("vllm", "sglang")
-              if (set(kinds) & {SPARSE_MLA, SLIDING_WINDOW, HYBRID} or (MLA in kinds and engine == "sglang"))
+              if set(kinds) & {SPARSE_MLA, SLIDING_WINDOW, HYBRID}
               and not (engine == "sglang" and name in SGLANG_DENSE_SLIDING | SGLANG_SPLIT_SLIDING)
               and not (engine == "vllm" and name in VLLM_GROUPED_SLIDING)]
 
@@ -113,9 +119,68 @@ def test_mla_stays_one_line_where_vllm_is_not_modelled_for_it():
     assert not cpu.modelled and "platforms/cpu.py" in cpu.reason
 
 
+def test_sglang_sizes_mla_with_one_latent_on_every_rank_where_read():
+    model = _model("deepseek-v3")  # 4 layers of kv_lora_rank 512 + qk_rope_head_dim 64
+    for release in ("0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23"):
+        for tp in (1, 4):
+            p = predict("sglang", {"tp_size": tp}, model, 81559, engine_version=release)
+            assert p.modelled and p.will_start and p.kv_bytes_per_token == 4 * (512 + 64) * 2
+            assert p.kv_tokens == int(p.kv_gib * (1 << 30)) // p.kv_bytes_per_token
+            assert any(n.startswith("MLA: page size 1 is that of fa3 (sm90)") for n in p.notes)
+        fp8 = predict("sglang", {"kv_cache_dtype": "fp8_e4m3"}, model, 81559, engine_version=release)
+        assert fp8.kv_bytes_per_token == 4 * 576 and fp8.kv_tokens > p.kv_tokens
+        trtllm = predict("sglang", {"attention_backend": "trtllm_mla", "tp_size": 8}, model, 183359,
+                         engine_version=release)
+        assert trtllm.kv_tokens % 64 == 0 and trtllm.graph_sizes["prefill"] == []
+        assert any("takes page size 64" in n for n in trtllm.notes)
+        # compare --explain splits the reserve as the predictor made it: the flat MLA prefill term stays after
+        # trtllm_mla turns the graph off
+        parts = reserve_parts(SideFacts(release, {}, None, trtllm))
+        assert parts[PREFILL] == 1536 and parts[DECODE] == trtllm.cuda_graph_max_bs * 2
+    # the MLA prefill graph: 2048 tokens in 0.5.19-0.5.22, the chunk capped at 8192 from 0.5.23, 1.5 GiB reserved for it
+    older, newer = (predict("sglang", {"chunked_prefill_size": 16384}, model, 81559, engine_version=v)
+                    for v in ("0.5.22", "0.5.23"))
+    assert (max(older.graph_sizes["prefill"]), max(newer.graph_sizes["prefill"])) == (2048, 8192)
+    # Cutlass MLA forces 128-token pages up to 0.5.19 (0.5.19 overrides.py:1142-1149)
+    cutlass = {v: predict("sglang", {"attention_backend": "cutlass_mla", "max_total_tokens": 1000}, model, 81559,
+                          device="cpu", engine_version=v).kv_tokens for v in ("0.5.18", "0.5.19", "0.5.20")}
+    assert cutlass == {"0.5.18": 896, "0.5.19": 896, "0.5.20": 1000}
+
+
+@pytest.mark.parametrize(("architecture", "first"), [("Dots3NoteForCausalLM", "0.5.19"),
+                                                     ("HYV4ForCausalLM", "0.5.20"),
+                                                     ("GigaChat35ForCausalLM", "0.5.21")])
+def test_sglang_sizes_an_architecture_as_mla_from_the_release_that_lists_it(architecture, first):
+    cfg = {**BASE, **CONFIGS["deepseek-v3"][0], "architectures": [architecture]}
+    model = model_from_config(cfg, name="org/m", source="test")
+    for release in ("0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.23"):
+        p = predict("sglang", {}, model, 81559, engine_version=release)
+        listed = version_key(release) >= version_key(first)
+        assert p.modelled is listed, release
+        assert listed or f"architecture {architecture}, which SGLang {release} does not size as MLA" in p.reason
+    dense = predict("sglang", {"chunked_prefill_size": 16384}, _model("llama"), 81559, engine_version="0.5.23")
+    assert max(dense.graph_sizes["prefill"]) == 16384
+
+
+def test_mla_stays_one_line_where_sglang_is_not_modelled_for_it():
+    model = _model("deepseek-v3")
+    for release in ("0.5.17", "0.5.14", "0.5.3", "0.4.8"):
+        for device in ("cuda", "cpu"):
+            p = predict("sglang", {}, model, 81559, device=device, engine_version=release)
+            assert not p.modelled and "MLATokenToKVPool" in p.reason and "for 0.5.18-0.5.23 only" in p.reason
+            assert p.reason.endswith("; no numbers") and "\n" not in p.reason
+    other = model_from_config({**BASE, **CONFIGS["deepseek-v3"][0], "architectures": ["CustomMlaForCausalLM"]},
+                              name="org/custom", source="test")
+    p = predict("sglang", {}, other, 81559, engine_version="0.5.23")
+    assert not p.modelled and "architecture CustomMlaForCausalLM, which SGLang 0.5.23 does not size as MLA" in p.reason
+    assert p.reason.endswith("; no numbers")
+    sparse = predict("sglang", {}, _model("deepseek-v3.2"), 81559, engine_version="0.5.23")
+    assert not sparse.modelled and "DSA indexer cache" in sparse.reason and sparse.reason.endswith("; no numbers")
+
+
 def test_the_line_names_the_release_and_the_config_keys():
-    p = predict("sglang", {}, _model("deepseek-v3"), 24576, engine_version="0.5.22")
-    assert p.reason.startswith("sglang 0.5.22: org/deepseek-v3 has multi-head latent attention "
+    p = predict("sglang", {}, _model("deepseek-v3"), 24576, engine_version="0.5.17")
+    assert p.reason.startswith("sglang 0.5.17: org/deepseek-v3 has multi-head latent attention "
                                "(kv_lora_rank=512, qk_rope_head_dim=64); ")
     p = predict("sglang", {}, _model("gemma-3"), 24576, engine_version="0.5.21")
     assert "sliding-window attention layers (sliding_window=1024, 3 of 4 layers sliding in layer_types)" in p.reason

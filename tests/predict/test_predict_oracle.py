@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import pytest
 
 from harness.engines.predicting import predict
+from harness.engines.registry import get_engine
 from harness.engines.sglang import formulas as sg
 from harness.predict import load_model_description, model_from_config
 from harness.predict.model import GiB, MiB, bundled_cards
@@ -133,6 +134,135 @@ def test_sglang_cpu_memory_reading_matches_the_engine(sglang_oracle):
               "omp_threads_bind": h.omp_threads_bind} for h in hosts]
     engine = sglang_oracle.ask("sglang_cpu_memory", cases, timeout=300)
     assert [sg.cpu_memory_capacity_mib(h, sglang_oracle.release) for h in hosts] == engine
+
+
+# ---- SGLang MLA -------------------------------------------------------------------------------
+
+# MLA configs as the models' config.json spell them (reduced to what SGLang's ModelConfig reads): DeepSeek-V3 / Kimi K2
+# (61 layers), DeepSeek-V2-Lite (27), GLM-4.7-Flash (Glm4MoeLite, 47), and made-up ranks, rope widths and layer counts
+MLA_BASE = {"hidden_size": 1024, "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 2048,
+            "moe_intermediate_size": 256, "n_routed_experts": 8, "num_experts_per_tok": 2, "vocab_size": 1000,
+            "q_lora_rank": 256, "qk_nope_head_dim": 128, "v_head_dim": 128, "max_position_embeddings": 163840,
+            "torch_dtype": "bfloat16"}
+MLA_CONFIGS = {
+    "deepseek-v3": {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "num_hidden_layers": 61,
+                    "kv_lora_rank": 512, "qk_rope_head_dim": 64},
+    "deepseek-v2-lite": {"architectures": ["DeepseekV2ForCausalLM"], "model_type": "deepseek_v2",
+                         "num_hidden_layers": 27, "kv_lora_rank": 512, "qk_rope_head_dim": 64, "q_lora_rank": None},
+    "glm-4.7-flash": {"architectures": ["Glm4MoeLiteForCausalLM"], "model_type": "deepseek_v3",
+                      "num_hidden_layers": 47, "kv_lora_rank": 512, "qk_rope_head_dim": 64},
+    "rank-256-rope-32": {"architectures": ["DeepseekV2ForCausalLM"], "model_type": "deepseek_v2",
+                         "num_hidden_layers": 5, "kv_lora_rank": 256, "qk_rope_head_dim": 32},
+    "rank-128-rope-16-fp16": {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3",
+                              "num_hidden_layers": 3, "kv_lora_rank": 128, "qk_rope_head_dim": 16,
+                              "torch_dtype": "float16"},
+    "not-an-mla-architecture": {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "num_hidden_layers": 4,
+                                "kv_lora_rank": 512, "qk_rope_head_dim": 64},
+}
+# the KV dtypes a point may name (auto: the model's), the page sizes and the MLA backends that force theirs
+MLA_KV_DTYPES = (None, "fp8_e4m3", "fp8_e5m2", "bfloat16")
+MLA_PAGES = ((None, None), (16, None), (None, "flashmla"), (None, "trtllm_mla"), (32, "trtllm_mla"),
+             (128, "cutedsl_mla"), (None, "tokenspeed_mla"), (None, "fa3"), (1, "triton"))
+
+
+def _mla_model(name: str):
+    return model_from_config({**MLA_BASE, **MLA_CONFIGS[name]}, name=f"org/{name}", source="oracle case")
+
+
+def test_sglang_mla_cell_and_pool_match_the_engine(sglang_oracle):
+    """Which architectures SGLang makes MLA, the cell _compute_cell_size gives, the bytes an MLATokenToKVPool of
+    that size holds and the page size the MLA backends force, against the predictor - and through a point."""
+    cases = []
+    for name, config in MLA_CONFIGS.items():
+        for kv in MLA_KV_DTYPES:
+            for tp in (1, 2, 8):
+                page, backend = MLA_PAGES[len(cases) % len(MLA_PAGES)]
+                case = {"name": name, "config": {**MLA_BASE, **config}, "tp": tp, "size": 1000 + tp,
+                        "page_size": page, "attention_backend": backend}
+                if kv is not None:
+                    case["kv_cache_dtype"] = kv
+                cases.append(case)
+    cases += [{"name": "deepseek-v3", "config": {**MLA_BASE, **MLA_CONFIGS["deepseek-v3"]}, "tp": 8, "size": 4096,
+               "page_size": page, "attention_backend": backend} for page, backend in MLA_PAGES]
+    engine = sglang_oracle.ask("sglang_mla_pool", cases, timeout=600)
+
+    release = sglang_oracle.release
+    formulas = get_engine("sglang").formulas
+    mismatches = []
+    for case, got in zip(cases, engine):
+        model = _mla_model(case["name"])
+        modelled = formulas.unmodelled_kind_note(model, release, "cuda") is None
+        if not got["mla"]:
+            if modelled:
+                mismatches.append((case["name"], "SGLang sizes it per head, the predictor as MLA"))
+            continue
+        kv = case.get("kv_cache_dtype")
+        cell = model.kv_bytes_per_token(kv, case["tp"])
+        page = sg.mla_page_size(case["page_size"], release, case["attention_backend"]) or case["page_size"]
+        args = {"tp_size": case["tp"], "context_length": 4096, **({"kv_cache_dtype": kv} if kv else {}),
+                **({"page_size": case["page_size"]} if case["page_size"] else {}),
+                **({"attention_backend": case["attention_backend"]} if case["attention_backend"] else {})}
+        point = predict("sglang", args, model, 81559, engine_version=release)
+        have = {"modelled": modelled, "cell": cell, "pool_bytes": (case["size"] + (case["page_size"] or 1)) * cell,
+                "page_size": page, "point_cell": point.kv_bytes_per_token,
+                "point_tokens_whole_pages": bool(point.kv_tokens) and point.kv_tokens % (page or 1) == 0}
+        want = {"modelled": True, "cell": got["cell"], "pool_bytes": got["pool_bytes"], "page_size": got["page_size"],
+                "point_cell": got["cell"], "point_tokens_whole_pages": True}
+        if have != want:
+            mismatches.append((case["name"], case.get("kv_cache_dtype"), case["tp"], case["attention_backend"],
+                               {k: (want[k], have[k]) for k in want if want[k] != have[k]}))
+    assert not mismatches, mismatches[:5]
+    # the worked example, read from the engine itself: DeepSeek-V3's latent, 61 layers of 576 bf16 elements
+    first = engine[0]
+    assert (first["mla"], first["latent"], first["layers"], first["cell"]) == (True, 576, 61, 61 * 576 * 2)
+    assert not engine[[c["name"] for c in cases].index("not-an-mla-architecture")]["mla"]
+
+
+def test_sglang_mla_memory_settings_match_the_engine(sglang_oracle):
+    """handle_gpu_memory_settings for an MLA model: the prefill graph's own max_bs and its flat 1.5 GiB reserve, and
+    the prefill graph trtllm_mla turns off for DeepSeek-V3 after the fraction is set."""
+    config = {**MLA_BASE, **MLA_CONFIGS["deepseek-v3"]}
+    model = _mla_model("deepseek-v3")
+    cases = [{"gpu_mem_mib": mib, "tp": tp, "args": {} if chunk is None else {"chunked_prefill_size": chunk},
+              "config": config, "mla": True}
+             for mib in (20480, 24 * 1024, 46068, 81559, 143771, 183359) for tp in (1, 8)
+             for chunk in (None, 2048, 8192, 16384, -1)]
+    cases += [{"gpu_mem_mib": 183359, "tp": 8, "args": args, "config": config, "mla": True} for args in (
+        {"attention_backend": "trtllm_mla"},
+        {"attention_backend": "trtllm_mla", "cuda_graph_backend_prefill": "breakable"}, {"attention_backend": "fa3"},
+        {"cuda_graph_backend_prefill": "disabled"}, {"max_total_tokens": 1000},
+        {"cuda_graph_max_bs_prefill": 512}, {"disable_cuda_graph": True}, {"mem_fraction_static": 0.8})]
+    engine = sglang_oracle.ask("sglang_memory_settings", cases)
+
+    release = sglang_oracle.release
+    mismatches = []
+    for case, got in zip(cases, engine):
+        a = case["args"]
+        decode, prefill = sg.graph_backends(
+            disable_cuda_graph=bool(a.get("disable_cuda_graph")),
+            cuda_graph_backend_prefill=a.get("cuda_graph_backend_prefill"), release=release)
+        ours = sg.memory_settings(
+            case["gpu_mem_mib"], case["tp"], chunked_prefill_size=a.get("chunked_prefill_size"),
+            mem_fraction_static=a.get("mem_fraction_static"), max_total_tokens=a.get("max_total_tokens"),
+            cuda_graph_max_bs_prefill=a.get("cuda_graph_max_bs_prefill"), decode_backend=decode,
+            prefill_backend=prefill, model_path=model.name, release=release, mla=True)
+        point = predict("sglang", {**a, "tp_size": case["tp"], "context_length": 4096}, model, case["gpu_mem_mib"],
+                        engine_version=release)
+        want = {"mem_fraction_static": got["mem_fraction_static"], "chunked_prefill_size": got["chunked_prefill_size"],
+                "prefill_max_bs": got["prefill_max_bs"], "prefill_bs": got["prefill_bs"],
+                "graph_reserve_mib": got["graph_reserve_mib"], "point_fraction": got["mem_fraction_static"],
+                "point_prefill_bs": got["prefill_bs"] if got["prefill_backend"] != "disabled" else []}
+        have = {"mem_fraction_static": ours.mem_fraction_static, "chunked_prefill_size": ours.chunked_prefill_size,
+                "prefill_max_bs": ours.prefill_max_bs, "prefill_bs": ours.prefill_bs,
+                "graph_reserve_mib": ours.graph_reserve_mib, "point_fraction": point.mem_fraction_static,
+                "point_prefill_bs": point.graph_sizes.get("prefill")}
+        if want != have:
+            mismatches.append((case["gpu_mem_mib"], case["tp"], a,
+                               {k: (want[k], have[k]) for k in want if want[k] != have[k]}))
+    assert not mismatches, mismatches[:5]
+    # the MLA reserve is the engine's own: 1.5 GiB for the prefill graph beside the decode graph's 2 MiB a batch
+    default = engine[0]
+    assert default["graph_reserve_mib"] == default["decode_max_bs"] * 2 + 1536
 
 
 # ---- vLLM -------------------------------------------------------------------------------------

@@ -13,13 +13,15 @@ from harness.engines.roles import AdviceKnobs, BudgetFormulas, Column, Installat
 from harness.engines.sglang.prediction import SglangPrediction
 from harness.engines.sglang.releases import (
     HYBRID_SWA_ARCHITECTURES,
+    MLA_LATENT_POOL,
     PREDICTED_RELEASES,
     PREDICTED_RELEASES_CPU,
     SLIDING_WINDOW_DENSE_POOL,
+    mla_architectures,
     modelled_release,
 )
 from harness.engines.sglang.serving import SglangServing
-from harness.predict.kinds import SLIDING_WINDOW
+from harness.predict.kinds import MLA, SLIDING_WINDOW
 from parsers.sglang import SglangLogParser
 
 # `sglang.launch_server` flags (ServerArgs) that a memory sweep plausibly names.
@@ -172,7 +174,12 @@ class SglangFormulas(BudgetFormulas):
     # how SGLang 0.5.22 sizes the kinds the formulas do not (sglang/srt/model_executor/pool_configurator.py)
     kind_sources: ClassVar[dict[str, str]] = {
         "mla": "SGLang's cell is (kv_lora_rank + qk_rope_head_dim) x layers x dtype bytes, one latent per token "
-               "(pool_configurator.py:353-380 _compute_cell_size, mem_cache/memory_pool.py:4672 MLATokenToKVPool)",
+               "(pool_configurator.py:353-380 _compute_cell_size, mem_cache/memory_pool.py:4672 MLATokenToKVPool); "
+               "the predictor models it for 0.5.18-0.5.23 only, on the text architectures those releases make MLA "
+               "(configs/model_config.py:1258-1288)",
+        "sparse_mla": "SGLang adds a DSA indexer cache to the latent's cell and a page size of its own "
+                      "(pool_configurator.py:395-401 _compute_dsa_indexer_cell_size, "
+                      "model_overrides/deepseek_v2.py:151-176)",
         "sliding_window": "SGLang splits the pool into a full-attention pool and a sliding-window pool by "
                           "swa_full_tokens_ratio (pool_configurator.py:633-890 HybridSWAPoolConfigurator, "
                           "mem_cache/swa_memory_pool.py:21 SWAKVPool); the predictor sizes the two pools for "
@@ -182,11 +189,25 @@ class SglangFormulas(BudgetFormulas):
                   "MambaPool)",
     }
 
+    def kind_modelled(self, kind, version, device):
+        # MLA: the latent cell in the usual pool arithmetic, in the releases read for it (on a GPU and a CPU alike:
+        # _compute_cell_size has no device branch); the architecture is checked in unmodelled_kind_note
+        if kind == MLA:
+            return modelled_release(version) in MLA_LATENT_POOL
+        return super().kind_modelled(kind, version, device)
+
     def unmodelled_kind_note(self, model, version, device=None):
         # lazy: the engine's own modules load on its first use, not at CLI start
         from harness.engines.sglang.swa_pools import split_modelled
 
         note = super().unmodelled_kind_note(model, version, device)
+        mla = next((k for k in model.kinds if k.name == MLA), None)
+        if note is None and mla is not None and model.architecture not in mla_architectures(version):
+            release = f" {version}" if version else ""
+            return (f"{self.engine_name}{release}: {model.name} has {mla.describe()} under the architecture "
+                    f"{model.architecture or '(none)'}, which SGLang{release} does not size as MLA "
+                    "(configs/model_config.py:1258-1288, :1334-1338): it would give it per-head K and V from its "
+                    "own head_dim, which the predictor does not attempt; no numbers")
         if note is None or sliding_window_pool_is_dense(model, version):
             return None
         kv_kinds = {k.name for k in model.kinds if k.affects_kv}

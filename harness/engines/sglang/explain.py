@@ -186,7 +186,9 @@ def reserve_parts(side: SideFacts) -> dict[str, float]:
     decode = 0.0
     if p.cuda_graph_max_bs and (decode_on or modelled_release(side.release) not in DECODE_RESERVE_FOLLOWS_GRAPH):
         decode = p.cuda_graph_max_bs * 2.0
-    prefill = len(p.graph_sizes.get("prefill") or []) * 8.0
+    prefill = getattr(p, "prefill_reserve_mib", None)
+    if prefill is None:
+        prefill = len(p.graph_sizes.get("prefill") or []) * 8.0
     return {DECODE: decode, PREFILL: prefill, ACTIVATION: reserved - decode - prefill,
             "device size": p.gpu_total_mib or 0.0}
 

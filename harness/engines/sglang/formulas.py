@@ -20,12 +20,19 @@ from harness.engines.sglang.releases import (
     CPU_FREE_PER_NUMA_NODE,
     CPU_HAS_A_SIZE,
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
+    CUTLASS_MLA_PAGE_128,
     DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING,
     DECODE_RESERVE_FOLLOWS_GRAPH,
     GRAPH_MAX_BS_80_AT_TP4,
     GRAPH_MAX_BS_LEFT_TO_RUNNER,
     GRAPH_MAX_BS_SMALL_CARD_35_GIB,
     LARGE_CARD_RULES,
+    MLA_PAGE_32_OR_64,
+    MLA_PAGE_FIXED,
+    MLA_PREFILL_GRAPH_RESERVE_MIB,
+    MLA_PREFILL_MAX_BS_2048,
+    MLA_PREFILL_MAX_BS_CAP,
+    MLA_PREFILL_MAX_BS_CAPPED_CHUNK,
     MRR_ESTIMATE_AFTER_CAP_UP_TO_0_4_1,
     MRR_ESTIMATE_FROM_CAPPED_POOL,
     MRR_GIVEN_CAPPED_AT_ESTIMATE,
@@ -45,6 +52,7 @@ from harness.engines.sglang.releases import (
     RESERVE_FORMULA,
     RESERVED_MEM_TABLE,
     THIRTEEN_GIB_ABOVE_80,
+    TOKENSPEED_MLA_PAGE,
     TOO_SMALL_CHECKS_INPUT_LEN,
     WEIGHTS_LEAVE_NO_MEMORY_ERROR,
     XPU_RESERVE,
@@ -213,7 +221,7 @@ def pool_shorter_than_context_note(tokens: int, context_len: int, max_req_len: i
 
 @dataclass
 class MemorySettings:
-    """What handle_gpu_memory_settings resolves (non-MLA, non-VLM, no DP attention, no PD, no deepep)."""
+    """What handle_gpu_memory_settings resolves (non-VLM, no DP attention, no PD, no deepep)."""
 
     chunked_prefill_size: int
     decode_backend: str
@@ -275,9 +283,11 @@ def memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *, devi
                     cuda_graph_max_bs_prefill: int | None = None, decode_backend: str = "full",
                     prefill_backend: str = "breakable", disable_cuda_graph_padding: bool = False,
                     torch_compile_max_bs: int | None = None, model_path: str = "",
-                    context_length: int | None = None, release: str | None = None) -> MemorySettings:
-    """handle_gpu_memory_settings (0.5.22 memory_hook.py:47-356) for a dense MHA text model, per release
-    (`release`, None: the newest modelled; the rules are releases.py's)."""
+                    context_length: int | None = None, release: str | None = None,
+                    mla: bool = False) -> MemorySettings:
+    """handle_gpu_memory_settings (0.5.22 memory_hook.py:47-356) for a text model, per release (`release`, None:
+    the newest modelled; the rules are releases.py's); `mla`: an MLA model (releases.MLA_LATENT_POOL only), whose
+    prefill graph takes its own max_bs and reserve."""
     release = modelled_release(release)
     if default_fraction_rule(release) != RESERVE_FORMULA:
         return table_memory_settings(gpu_mem_mib, tp, pp, device=device, chunked_prefill_size=chunked_prefill_size,
@@ -300,6 +310,8 @@ def memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *, devi
 
     if cuda_graph_max_bs_prefill is None:
         prefill_max_bs = cps  # non-MLA: prefill buckets go up to the chunk size
+        if mla:
+            prefill_max_bs = mla_prefill_max_bs(cps, release)
         if (release in PREFILL_PP_CAP_8192 and pp > 1 and prefill_backend == "breakable"
                 and prefill_max_bs > 8192):
             prefill_max_bs = 8192
@@ -320,7 +332,7 @@ def memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *, devi
     if decode_backend != BACKEND_DISABLED or release not in DECODE_RESERVE_FOLLOWS_GRAPH:
         graph += decode_max_bs * 2
     if prefill_backend != BACKEND_DISABLED:
-        graph += len(prefill_bs) * 8
+        graph += MLA_PREFILL_GRAPH_RESERVE_MIB if mla else len(prefill_bs) * 8
 
     reserved = None
     given = mem_fraction_static is not None
@@ -341,6 +353,32 @@ def memory_settings(gpu_mem_mib: float | None, tp: int = 1, pp: int = 1, *, devi
                           decode_bs=decode_bs, prefill_backend=prefill_backend, prefill_max_bs=prefill_max_bs,
                           prefill_bs=prefill_bs, graph_reserve_mib=graph, reserved_mib=reserved,
                           mem_fraction_static=fraction, mem_fraction_static_given=given)
+
+
+def mla_prefill_max_bs(chunked_prefill_size: int, release: str | None) -> int:
+    """An MLA model's default prefill graph max_bs (releases.MLA_PREFILL_MAX_BS_*): 2048 in 0.5.19-0.5.22
+    (0.5.22 memory_hook.py:237-240), min(8192, chunked_prefill_size) from 0.5.23 (memory_hook.py:235-238)."""
+    if modelled_release(release) in MLA_PREFILL_MAX_BS_CAPPED_CHUNK:
+        return min(MLA_PREFILL_MAX_BS_CAP, chunked_prefill_size)
+    return MLA_PREFILL_MAX_BS_2048
+
+
+def mla_page_size(page_size: int | None, release: str | None, *backends: str | None) -> int | None:
+    """The page size after _mla_backend_page_constraints (0.5.22 sglang/srt/arg_groups/overrides.py:1085-1150):
+    `backends` are the attention, decode and prefill backends given (None: not given); None: page_size unchanged
+    (not given, so _page_size_default's 1 on CUDA and the CPU)."""
+    named = {b for b in backends if b}
+    release = modelled_release(release)
+    for backend, size in MLA_PAGE_FIXED.items():
+        if backend in named:
+            page_size = size
+    if "cutlass_mla" in named and release in CUTLASS_MLA_PAGE_128:
+        page_size = 128  # 0.5.19 overrides.py:1142-1149, before the 32-or-64 snaps
+    snapping = MLA_PAGE_32_OR_64 if release in TOKENSPEED_MLA_PAGE else (
+        MLA_PAGE_32_OR_64 - {"tokenspeed_mla"})
+    if named & snapping and page_size not in (32, 64):
+        page_size = 64
+    return page_size
 
 
 # The tp (tp x pp in 0.4.7) table of 0.4.0-0.4.7 (0.4.5 sglang/srt/server_args.py:233-243, 0.4.7 :255-265).

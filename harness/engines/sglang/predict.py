@@ -11,7 +11,9 @@ from harness.engines.sglang.prediction import SglangPrediction
 from harness.engines.sglang.releases import (
     CPU_HAS_A_SIZE,
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
+    DEEPSEEK_OVERRIDE_ARCHITECTURES,
     LONGER_CONTEXT_ALLOWED_BY_DEFAULT,
+    MLA_PREFILL_GRAPH_RESERVE_MIB,
     PREFILL_RESERVE_BY_DEFAULT,
     RESERVE_FORMULA,
     default_fraction_rule,
@@ -46,6 +48,8 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
         cpu_engine=env.get("SGLANG_USE_CPU_ENGINE") == "1",
         disable_piecewise_cuda_graph=_on(s, "disable_piecewise_cuda_graph"),
     )
+    # MLA: SglangFormulas.unmodelled_kind_note has let only the releases and architectures read for it through
+    mla = model.mla_latent_dim is not None
     if _on(s, "enable_piecewise_cuda_graph") and release not in PREFILL_RESERVE_BY_DEFAULT:
         p.notes.append(f"--enable-piecewise-cuda-graph: sglang {release}'s opt-in piecewise graph reserve is not "
                        "modelled (the fraction below leaves it out)")
@@ -62,7 +66,7 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
         decode_backend=decode_backend, prefill_backend=prefill_backend,
         disable_cuda_graph_padding=_on(s, "disable_cuda_graph_padding"),
         torch_compile_max_bs=s.get("torch_compile_max_bs"),
-        model_path=model.name, context_length=s.get("context_length"), release=release,
+        model_path=model.name, context_length=s.get("context_length"), release=release, mla=mla,
     )
     f = settings.mem_fraction_static
     p.chunked_prefill_size = settings.chunked_prefill_size
@@ -79,6 +83,9 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
             or (device == "cpu" and release not in CPU_HAS_A_SIZE)):
         p.mem_fraction_static = f
         p.reserved_mib = settings.reserved_mib if p.gpu_total_mib is not None else None
+        if mla and prefill_backend != sg.BACKEND_DISABLED:
+            # the flat MLA term, kept when trtllm_mla turns the graph off afterwards (_mla_page)
+            p.prefill_reserve_mib = MLA_PREFILL_GRAPH_RESERVE_MIB
     elif modelled_release(p.engine_version) in CPU_MEMORY_FROM_MEMINFO_CAPPED:
         p.notes.append("mem_fraction_static depends on /proc/meminfo's MemTotal capped by the container's memory "
                        "limit, per NUMA node (give --gpu-memory-mib)")
@@ -93,11 +100,15 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
     if swa is not None and swa_pools.ratio_error(swa):
         p.will_start, p.reason = False, swa_pools.ratio_error(swa)
         return p
+    # MLA: (kv_lora_rank + qk_rope_head_dim) x layers x kv dtype bytes, on every TP rank alike (0.5.22
+    # pool_configurator.py:353-380); dense: layers x 2 x kv heads per rank x head_dim x bytes
     cell = swa.cell if swa is not None else model.kv_bytes_per_token(kv_dtype, tp, dtype)
     weights = model.weight_bytes_per_rank(tp, dtype)
     p.kv_bytes_per_token = cell
     p.weights_gib = weights / GiB
     page = s.get("page_size") or 1
+    if mla:
+        page = _mla_page(p, s, model, device, release, page, prefill_backend)
     ctx_arg = s.get("context_length")
     context_len = ctx_arg or derived_context_len
     p.context_len = context_len
@@ -161,6 +172,39 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
                        f"{p.gpu_total_mib:.0f} MiB total)")
     return _pool(p, upper_rest, best_rest, cell, context_len, page, max_total, mrr_arg, f,
                  (pre, pre - weights / GiB - other), swa)
+
+
+def _mla_page(p: SglangPrediction, s: Settings, model: ModelDescription, device: str, release: str, page: int,
+              prefill_backend: str) -> int:
+    """An MLA model's page size: the one its attention backend forces when the point names that backend, else the
+    page given (1 by default: fa3 on sm90, triton elsewhere, FlashInfer on sm100 for an architecture without the
+    DeepSeek overrides; intel_amx on a CPU), with a note where the card's backend would change it."""
+    attention = s.get("attention_backend")
+    decode_attention = s.get("decode_attention_backend") or attention
+    prefill_attention = s.get("prefill_attention_backend") or attention
+    forced = sg.mla_page_size(page, release, attention, s.get("decode_attention_backend"))
+    if forced != page:
+        p.notes.append(f"MLA: attention backend {decode_attention} takes page size {forced}, not {page} "
+                       "(overrides.py:1085-1150 _mla_backend_page_constraints)")
+        page = forced
+    archs = model.config.get("architectures") or [model.architecture]
+    if (prefill_attention == "trtllm_mla" and "DeepseekV3ForCausalLM" in archs
+            and prefill_backend != sg.BACKEND_DISABLED and s.get("cuda_graph_backend_prefill") is None):
+        # after the fraction is set (pipeline.py:208 then :235): the reserve keeps its 1.5 GiB, no graph is captured
+        p.graph_sizes["prefill"] = []
+        p.notes.append("MLA: trtllm_mla turns DeepSeek-V3's prefill CUDA graph off after the fraction was set "
+                       "(cuda_graph_hook.py:241-274): the reserve above still holds its 1.5 GiB")
+    if device != "cpu" and not any(s.get(k) for k in ("attention_backend", "decode_attention_backend",
+                                                      "prefill_attention_backend")):
+        if model.architecture in DEEPSEEK_OVERRIDE_ARCHITECTURES:
+            p.notes.append(f"MLA: page size {page} is that of fa3 (sm90) and triton; on sm100 (B200/GB200) SGLang "
+                           "picks trtllm_mla for this architecture (model_overrides/deepseek_v2.py:178-189), page 64"
+                           + (" and no prefill CUDA graph" if "DeepseekV3ForCausalLM" in archs else "")
+                           + ": give attention_backend trtllm_mla there")
+        else:
+            p.notes.append(f"MLA: page size {page} is that of SGLang's default MLA backend on every CUDA card "
+                           "(fa3 on sm90, flashinfer on sm100, else triton; model_override_base.py:268-330)")
+    return page
 
 
 def _pool(p: SglangPrediction, upper_rest: float, best_rest: float, cell: float, context_len: int, page: int,

@@ -13,5 +13,7 @@ class SglangPrediction(Prediction):
     chunked_prefill_size: int | None = None
     cuda_graph_max_bs: int | None = None
     reserved_mib: float | None = None  # the memory SGLang's default fraction keeps back
+    # the prefill graph's part of that reserve (an MLA model's flat 1.5 GiB; None: its buckets x 8 MiB)
+    prefill_reserve_mib: float | None = None
     max_running_requests: int | None = None
     swa_pool_tokens: int | None = None  # a hybrid sliding-window model's second pool (kv_tokens: its full pool)

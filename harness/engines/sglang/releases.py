@@ -186,3 +186,55 @@ HYBRID_SWA_ARCHITECTURES = frozenset({
     "Step3p5ForCausalLM", "Step3p5MTP", "Step3p7ForConditionalGeneration", "UnlimitedOCRForCausalLM",
     "BeamForCausalLM",  # 0.5.23
 })
+
+# Multi-head latent attention: SGLang gives a model one latent of kv_lora_rank + qk_rope_head_dim per token and layer,
+# the same on every TP rank, when its architecture makes ModelConfig.attention_arch MLA (0.5.22
+# sglang/srt/configs/model_config.py:1258-1288, :1334-1338; 0.5.23 :1367-1397, :1443-1447): cell = latent x layers x
+# kv dtype bytes (0.5.22 sglang/srt/model_executor/pool_configurator.py:353-380 _compute_cell_size), the pool
+# MLATokenToKVPool ((size + page_size) x 1 x latent per layer, 0.5.22 sglang/srt/mem_cache/memory_pool.py:4672,
+# :4726-4738). Read in 0.5.18-0.5.23 (the same cell and pool in 0.5.18 pool_configurator.py:235, memory_pool.py:3932;
+# 0.5.19 :248, :3968; 0.5.20 :295, :4325; 0.5.21 :278, :4395); 0.5.14-0.5.17 differ (a breakable prefill graph is
+# turned off for MLA before the fraction is set, 0.5.17 server_args.py:4469 "MLA attention (non-DSA)") and older
+# releases are not read: they keep the one-line refusal.
+MLA_LATENT_POOL = ReleaseRange("0.5.18", "0.5.24")
+# The text architectures of those branches (the multimodal ones are not modelled); a config with kv_lora_rank under any
+# other architecture is sized as MHA by SGLang, which the predictor does not attempt. 0.5.18 model_config.py:877;
+# Dots3Note from 0.5.19 (0.5.19 model_config.py:923), HYV4 from 0.5.20 (:1092), GigaChat 3.5 from 0.5.21 (:1178).
+_MLA_TEXT_ARCHITECTURES = frozenset({"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "Glm4MoeLiteForCausalLM",
+                                     "LongcatFlashForCausalLM", "MistralLarge3ForCausalLM", "MiniCPM3ForCausalLM"})
+MLA_ARCHITECTURES = ((ReleaseRange("0.5.21"), _MLA_TEXT_ARCHITECTURES | {"Dots3NoteForCausalLM", "HYV4ForCausalLM",
+                                                                          "GigaChat35ForCausalLM"}),
+                     (ReleaseRange("0.5.20", "0.5.21"), _MLA_TEXT_ARCHITECTURES | {"Dots3NoteForCausalLM",
+                                                                                   "HYV4ForCausalLM"}),
+                     (ReleaseRange("0.5.19", "0.5.20"), _MLA_TEXT_ARCHITECTURES | {"Dots3NoteForCausalLM"}),
+                     (ReleaseRange(None, "0.5.19"), _MLA_TEXT_ARCHITECTURES))
+# The prefill graph's default max_bs for an MLA model: 2048 tokens in 0.5.18-0.5.22 (0.5.22 memory_hook.py:237-240,
+# 0.5.19 :192, 0.5.18 server_args.py:4926), the chunk size capped at 8192 from 0.5.23 (memory_hook.py:235-238); its
+# reserve is a flat 1.5 GiB instead of 8 MiB a bucket ("MLA backend overhead is much higher than expected with fa3",
+# 0.5.22 memory_hook.py:386-391, 0.5.19 :324, 0.5.18 server_args.py:5108, 0.5.23 the same). The trtllm_mla prefill
+# graph switch-off below comes after the fraction in every one (0.5.18 server_args.py:3677 then :3690).
+MLA_PREFILL_MAX_BS_CAPPED_CHUNK = ReleaseRange("0.5.23")
+MLA_PREFILL_MAX_BS_2048 = 2048
+MLA_PREFILL_MAX_BS_CAP = 8192
+MLA_PREFILL_GRAPH_RESERVE_MIB = 1.5 * 1024
+# The architectures the DeepSeek overrides apply to (0.5.22 sglang/srt/arg_groups/model_overrides/deepseek_v2.py:37-50):
+# on sm100 with no attention backend given they pick trtllm_mla (:178-189; 0.5.19 :111).
+DEEPSEEK_OVERRIDE_ARCHITECTURES = frozenset({
+    "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "KimiK25ForConditionalGeneration", "MistralLarge3ForCausalLM",
+    "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM", "Glm5NextForConditionalGeneration", "HYV4ForCausalLM",
+    "HYV4ForCausalLMNextN", "LongcatFlashForCausalLM", "LongcatFlashForCausalLMNextN", "Dots3NoteForCausalLM",
+})
+# MLA decode backends that force a page size (0.5.22 sglang/srt/arg_groups/overrides.py:1085-1150
+# _mla_backend_page_constraints): FlashMLA 64 always; TRT-LLM MLA, CuteDSL MLA and tokenspeed_mla 32 or 64, else 64;
+# hpc_ops 64. Cutlass MLA 128 up to 0.5.19 (0.5.19 overrides.py:1142-1149, 0.5.18 :2146-2149); tokenspeed_mla's snap
+# is gone in 0.5.23 (0.5.23 overrides.py:1144).
+MLA_PAGE_FIXED = {"flashmla": 64, "hpc_ops": 64}
+MLA_PAGE_32_OR_64 = frozenset({"trtllm_mla", "cutedsl_mla", "tokenspeed_mla"})
+CUTLASS_MLA_PAGE_128 = ReleaseRange(None, "0.5.20")
+TOKENSPEED_MLA_PAGE = ReleaseRange(None, "0.5.23")
+
+
+def mla_architectures(version: str | None) -> frozenset[str]:
+    """The text architectures SGLang `version` sizes as MLA (releases.MLA_ARCHITECTURES)."""
+    release = modelled_release(version)
+    return next(archs for releases, archs in MLA_ARCHITECTURES if release in releases)
