@@ -176,13 +176,33 @@ class SglangFormulas(BudgetFormulas):
         "sliding_window": "SGLang splits the pool into a full-attention pool and a sliding-window pool by "
                           "swa_full_tokens_ratio (pool_configurator.py:640-707, mem_cache/swa_memory_pool.py:21 "
                           "SWAKVPool)",
-        "hybrid": "SGLang sizes KV for the full-attention layers only and a Mamba state pool per request beside it "
-                  "(pool_configurator.py:226-233 mambaish full_attention_layer_ids, mem_cache/memory_pool.py:503 "
-                  "MambaPool)",
+        "hybrid": "SGLang sizes KV for the full-attention layers only and, first, a Mamba state pool of whole-request "
+                  "slots from mamba_full_memory_ratio of the budget (pool_configurator.py:226-233 mambaish "
+                  "full_attention_layer_ids, mem_cache/kv_cache_configurator.py:2876-3073 _handle_max_mamba_cache, "
+                  "mem_cache/memory_pool.py MambaPool); the predictor models Nemotron-H's Mamba2 and Qwen3-Next's "
+                  "gated-delta-net layers for 0.5.22-0.5.23 only (harness/engines/sglang/mamba_pools.py)",
     }
+
+    def kind_modelled(self, kind, version, device):
+        # hybrid Mamba/linear-attention layers: the state pool beside the KV pool, in the releases read for it
+        if kind == "hybrid":
+            # lazy: the engine's own modules load on its first use, not at CLI start
+            from harness.engines.sglang.mamba_pools import MAMBA_POOLS_MODELLED
+
+            return modelled_release(version) in MAMBA_POOLS_MODELLED
+        return super().kind_modelled(kind, version, device)
 
     def unmodelled_kind_note(self, model, version, device=None):
         note = super().unmodelled_kind_note(model, version, device)
+        hybrid = next((k for k in model.kinds if k.name == "hybrid"), None)
+        if note is None and hybrid is not None:
+            # lazy: the engine's own modules load on its first use, not at CLI start
+            from harness.engines.sglang.mamba_pools import state_layout
+
+            why = state_layout(model)  # the layouts read: the first one not read gets the line
+            if isinstance(why, str):
+                release = f" {version}" if version else ""
+                return f"sglang{release}: {model.name} has {hybrid.describe()}; {why}; no numbers"
         if note is None or not sliding_window_pool_is_dense(model, version):
             return note
         return None

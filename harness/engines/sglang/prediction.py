@@ -14,3 +14,6 @@ class SglangPrediction(Prediction):
     cuda_graph_max_bs: int | None = None
     reserved_mib: float | None = None  # the memory SGLang's default fraction keeps back
     max_running_requests: int | None = None
+    # a hybrid model's Mamba state pool (harness/engines/sglang/mamba_pools.py): slots (requests) and GiB
+    state_pool_slots: int | None = None
+    state_pool_gib: float | None = None
