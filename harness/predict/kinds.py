@@ -97,6 +97,11 @@ def _hybrid(cfg: dict[str, Any]) -> ModelKind | None:
         if isinstance(pattern, list) and any("mamba" in str(t).lower() for t in pattern):
             count = sum("mamba" in str(t).lower() for t in pattern)
             return ModelKind(HYBRID, f"{key}: {count} of {len(pattern)} layers mamba", True)
+    # Qwen3-Next: every full_attention_interval-th layer attends, the others are linear attention (gated delta net)
+    interval, layers = cfg.get("full_attention_interval"), cfg.get("num_hidden_layers")
+    if isinstance(interval, int) and interval > 1 and isinstance(layers, int) and cfg.get("linear_num_value_heads"):
+        return ModelKind(HYBRID, f"full_attention_interval={interval}: {layers - layers // interval} of {layers} "
+                                 "layers linear attention", True)
     return None
 
 

@@ -134,8 +134,8 @@ def state_layout(model: ModelDescription, tp: int = 1) -> StateLayout | str:
         if isinstance(shape, str):
             return shape
         return StateLayout("gated delta net", full, layers - full, *shape, ssm)
-    return (f"the predictor reads the state layers of Nemotron-H and Qwen3-Next only; {model.architecture}'s "
-            "(mambaish_config, configs/hybrid_arch.py) are not modelled")
+    return (f"SGLang's MambaPool for {model.architecture or model.model_type}'s state layers (mambaish_config, "
+            "configs/hybrid_arch.py) is not modelled: the predictor reads Nemotron-H's and Qwen3-Next's only")
 
 
 @dataclass(frozen=True)
