@@ -11,7 +11,8 @@ mamba2_cache_params), arg_groups/model_hook.py handle_mamba_radix_cache (the str
 asserts), and KVCacheConfigurator._resolve_memory_pool_config (_profile_available_bytes, _handle_max_mamba_cache,
 the DefaultPoolConfigurator's cell over the full-attention layers, resolve_max_num_reqs). Replaced: the runtime
 context getters (the settled arguments as plain namespaces), the platform, the free-memory reading, and the
-configurator's constructor (its methods run on a plain object holding the attributes they read).
+configurator's constructor (its methods run on a plain object holding the attributes they read), and its
+gc.collect() before profiling.
 """
 
 import json
@@ -126,6 +127,7 @@ def run(case: dict) -> dict:
             if hasattr(module, name):
                 setattr(module, name, getter)
     kcc.get_available_gpu_memory = lambda *args, **kwargs: case["available_gib"]
+    kcc.gc = NS(collect=lambda: 0)  # a full collection per case (~0.5 s here) frees nothing the sizing reads
     kv_dtype = getattr(torch, case["dtype"])
     attrs = dict(model_config=mc, mambaish_config=kcc.mambaish_config(mc), post_capture_kv_active=False,
                  attn_dp_size=1, pp_size=1, spec_algorithm=SpeculativeAlgorithm.NONE,
