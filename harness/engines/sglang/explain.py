@@ -200,7 +200,8 @@ def fraction_rules(before: SideFacts, after: SideFacts) -> list[ReleaseRule]:
 
 
 # The predictor's startup errors (harness/engines/sglang/formulas.py size_pool) as the parser names them.
-PREDICTED_ERRORS = {"G1": "weights_leave_no_memory", "G2": "not_enough_memory", "G3": "pool_too_small"}
+PREDICTED_ERRORS = {"G1": "weights_leave_no_memory", "G2": "not_enough_memory", "G3": "pool_too_small",
+                    "M1": "mamba_radix_cache_unsupported"}  # M1: harness/engines/sglang/mamba_pools.py
 
 
 def predicted_outcome(prediction) -> str | None:
