@@ -2,8 +2,9 @@
 of whole-request slots (conv + temporal state of every state layer) sized first from the same budget.
 
 Read from 0.5.22 and 0.5.23 (the same code for what is modelled here; 0.5.23 only adds max(1, ...) guards for DP
-attention, which is not modelled). Pure: a model description and a point's settings in, the plan or the one
-clause why the predictor does not size it out. Citations are 0.5.22 paths under sglang/srt/.
+attention, which is not modelled), and 0.5.21 (MAMBA_POOLS_MODELLED). Pure: a model description and a point's
+settings in, the plan or the one clause why the predictor does not size it out. Citations are 0.5.22 paths under
+sglang/srt/.
 
 1. Which layers: Nemotron-H's `hybrid_override_pattern` / `layers_block_type` (M Mamba2, * attention;
    configs/nemotron_h.py:409-422), Qwen3-Next's `full_attention_interval` (configs/qwen3_next.py:259-285).
@@ -42,8 +43,11 @@ from harness.engines.sglang import formulas as sg
 from harness.predict.kinds import HYBRID
 from harness.predict.model import GiB, ModelDescription
 
-# The releases whose Mamba pools were read (older ones keep the one line of SglangFormulas.kind_sources).
-MAMBA_POOLS_MODELLED = ReleaseRange("0.5.22", "0.5.24")
+# The releases whose Mamba pools were read (older ones keep the one line of SglangFormulas.kind_sources). 0.5.21 sizes
+# alike (its _calculate_mamba_ratio spells the tracking slots out, 0.5.21 mem_cache/kv_cache_configurator.py:
+# 2232-2265) and words its platform refusal otherwise (0.5.21 arg_groups/mamba_hook.py:106-112).
+MAMBA_POOLS_MODELLED = ReleaseRange("0.5.21", "0.5.24")
+PLATFORM_REFUSAL_NAMES_SNAPSHOTS = ReleaseRange("0.5.22")
 
 _DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 # Architectures whose radix cache takes the Mamba strategies, and those that support extra_buffer (the modelled
@@ -208,7 +212,8 @@ def _dtype(name: str | None, default: str) -> str:
     return name if name in _DTYPE_BYTES else default
 
 
-def plan(s: Settings, env: dict[str, str], model: ModelDescription, tp: int, device: str) -> MambaPlan | str:
+def plan(s: Settings, env: dict[str, str], model: ModelDescription, tp: int, device: str,
+         release: str) -> MambaPlan | str:
     """The plan for a point of a hybrid model, or why it is not modelled ("not modelled: ...") or the refusal
     SGLang stops with while resolving its arguments ("M1: ...")."""
     layout = state_layout(model, tp)
@@ -247,9 +252,12 @@ def plan(s: Settings, env: dict[str, str], model: ModelDescription, tp: int, dev
         if strategy.startswith("extra_buffer"):
             if not supported:
                 refusal = f"extra_buffer is not supported for {model.architecture}; use no_buffer."
-            elif device not in _SNAPSHOT_PLATFORMS:
+            elif device not in _SNAPSHOT_PLATFORMS and release in PLATFORM_REFUSAL_NAMES_SNAPSHOTS:
                 refusal = "extra_buffer requires platform support for Mamba cache state snapshots."
+            elif device not in _SNAPSHOT_PLATFORMS:
+                refusal = "extra_buffer needs CUDA/MUSA/NPU/ROCm/XPU (FLA)."
             elif strategy == "extra_buffer_lazy" and overlap_off:
+                # an assert of _calculate_mamba_ratio once the pool is sized (kv_cache_configurator.py:2754-2757)
                 refusal = "Lazy extra buffer requires overlap schedule (--disable-overlap-schedule is incompatible)"
             elif page is not None and (s.get("mamba_track_interval") or 256) % page:
                 # mamba_hook.py:126-127, an assert with no message (--mamba-track-interval 256 by default,

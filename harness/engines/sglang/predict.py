@@ -109,7 +109,7 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
                     f"({derived_context_len}); set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 to allow it")
         return p
     # a hybrid model: KV for its full-attention layers, a state pool beside it (harness/engines/sglang/mamba_pools.py)
-    mamba = mamba_pools.plan(s, env, model, tp, device) if mamba_pools.is_hybrid(model) else None
+    mamba = mamba_pools.plan(s, env, model, tp, device, release) if mamba_pools.is_hybrid(model) else None
     if isinstance(mamba, str):
         return mamba_pools.refuse(p, mamba)
     if mamba is not None:

@@ -151,7 +151,7 @@ def run(case: dict) -> dict:
     try:
         config = kvc._resolve_memory_pool_config(case["pre_gib"])
         out.update(tokens=config.max_total_num_tokens, max_running_requests=config.max_running_requests)
-    except (RuntimeError, ValueError) as exc:
+    except (AssertionError, RuntimeError, ValueError) as exc:
         out["error"] = str(exc)
     out["slots"] = schedule.max_mamba_cache_size
     return out
