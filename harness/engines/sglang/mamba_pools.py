@@ -7,7 +7,8 @@ settings in, the plan or the one clause why the predictor does not size it out. 
 sglang/srt/.
 
 1. Which layers: Nemotron-H's `hybrid_override_pattern` / `layers_block_type` (M Mamba2, * attention;
-   configs/nemotron_h.py:409-422), Qwen3-Next's `full_attention_interval` (configs/qwen3_next.py:259-285).
+   configs/nemotron_h.py:409-422), Qwen3-Next's `full_attention_interval` (configs/qwen3_next.py:259-285), Granite 4's
+   `layer_types` (configs/granitemoehybrid.py:183-195).
 2. One slot of state: configs/mamba_utils.py:117-129 mamba_cache_per_req = (conv elements x conv dtype + temporal
    elements x SSM dtype) x state layers, shapes from Mamba2StateShape.create (:198-257, head shards and group
    replication across tp) as nemotron_h.py:425-439 and qwen3_next.py:288-313 call it; the conv dtype is
@@ -52,7 +53,7 @@ PLATFORM_REFUSAL_NAMES_SNAPSHOTS = ReleaseRange("0.5.22")
 _DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 # Architectures whose radix cache takes the Mamba strategies, and those that support extra_buffer (the modelled
 # ones among arg_groups/overrides.py:347-378 _MAMBA_RADIX_CACHE_ARCHS and :380-405 _MAMBA_EXTRA_BUFFER_ARCHS)
-_RADIX_AND_EXTRA_BUFFER = frozenset({"NemotronHForCausalLM", "Qwen3NextForCausalLM"})
+_RADIX_AND_EXTRA_BUFFER = frozenset({"NemotronHForCausalLM", "Qwen3NextForCausalLM", "GraniteMoeHybridForCausalLM"})
 # mamba_hook.py:96-106 _platform_supports_mamba_cache_extra_buffer
 _SNAPSHOT_PLATFORMS = frozenset({"cuda", "musa", "npu", "hip", "xpu"})
 DEFAULT_FULL_MEMORY_RATIO = 0.9  # arg_groups/fields/schedule.py:214-221 (fallback)
@@ -138,8 +139,39 @@ def state_layout(model: ModelDescription, tp: int = 1) -> StateLayout | str:
         if isinstance(shape, str):
             return shape
         return StateLayout("gated delta net", full, layers - full, *shape, ssm)
+    if model.architecture == "GraniteMoeHybridForCausalLM":
+        return _granite_4(cfg, tp)
     return (f"SGLang's MambaPool for {model.architecture or model.model_type}'s state layers (mambaish_config, "
-            "configs/hybrid_arch.py) is not modelled: the predictor reads Nemotron-H's and Qwen3-Next's only")
+            "configs/hybrid_arch.py) is not modelled: the predictor reads Nemotron-H's, Qwen3-Next's and Granite "
+            "4's only")
+
+
+# SGLang's own GraniteMoeHybridConfig defaults (configs/granitemoehybrid.py:160-165)
+_GRANITE_DEFAULTS = {"mamba_d_state": 128, "mamba_d_conv": 4, "mamba_expand": 2, "mamba_d_head": 64,
+                     "mamba_n_heads": 64, "mamba_n_groups": 1}
+
+
+def _granite_4(cfg: dict, tp: int) -> StateLayout | str:
+    """Granite 4 (configs/granitemoehybrid.py:183-195, :279-310): layer_types mamba / attention (transformers 5.15's
+    linear_attention / full_attention read as those), every 6th layer attention without it; the intermediate size is
+    mamba_expand x hidden_size; its cache params name no dtype, so the config's mamba_ssm_dtype is not read."""
+    layers = cfg.get("num_hidden_layers")
+    if not isinstance(layers, int) or not isinstance(cfg.get("hidden_size"), int):
+        return "config.json lacks num_hidden_layers or hidden_size"
+    types = cfg.get("layer_types")
+    if types is None:
+        kinds = ["attention" if (i + 1) % 6 == 0 else "mamba" for i in range(layers)]
+    else:
+        aliases = {"linear_attention": "mamba", "full_attention": "attention"}
+        kinds = [aliases.get(str(k), str(k)) for k in types]
+    if set(kinds) - {"mamba", "attention"} or len(kinds) != layers:
+        return f"Granite 4 layer_types {types!r} are not {layers} of mamba and attention"
+    keys = {k: cfg[k] if isinstance(cfg.get(k), int) else default for k, default in _GRANITE_DEFAULTS.items()}
+    shape = _mamba2_shape(tp, keys["mamba_expand"] * cfg["hidden_size"], keys["mamba_n_groups"],
+                          keys["mamba_n_heads"], keys["mamba_d_head"], keys["mamba_d_state"], keys["mamba_d_conv"])
+    if isinstance(shape, str):
+        return shape
+    return StateLayout("Mamba2", kinds.count("attention"), kinds.count("mamba"), *shape, None)
 
 
 @dataclass(frozen=True)
