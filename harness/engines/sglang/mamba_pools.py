@@ -215,10 +215,13 @@ class MambaPlan:
                            min(context_len - 1, tokens - 1), min(context_len - 1, tokens - 1) - 5)
         else:
             pool = sg.size_pool(rest, max(cell, 1), context_len, page, max_total, mrr_arg, release=release, **g1)
+        held = (f"Mamba state pool: {slots:,} slots, {state:.2f} GiB ((slots + 1) x {self.per_slot:,} B, taken "
+                f"before the KV pool from a rest of {rest_gib:.2f} GiB)")
+        notes = [held, *pool.notes]
         out = HybridPool(**{k: getattr(pool, k) for k in ("budget_bytes", "max_total_num_tokens",
                                                           "max_running_requests", "max_req_len", "max_req_input_len",
                                                           "error")},
-                         notes=list(pool.notes), state_slots=slots, state_gib=state)
+                         notes=notes, state_slots=slots, state_gib=state)
         if out.error is not None:
             return out
         cap = slots // self.ratio

@@ -9,6 +9,8 @@ from harness.predict.prediction import Prediction
 
 @dataclass
 class SglangPrediction(Prediction):
+    ROUNDED_GIB = ("state_pool_gib",)
+
     mem_fraction_static: float | None = None  # as given, or the default SGLang derives
     chunked_prefill_size: int | None = None
     cuda_graph_max_bs: int | None = None
