@@ -43,6 +43,7 @@ CONFIGS = {
     "qwen3-next-interval": ({"model_type": "qwen3_next", "full_attention_interval": 4, "linear_num_value_heads": 32},
                             [HYBRID]),
     "nemotron-h": ({"model_type": "nemotron_h", "hybrid_override_pattern": "M-M*-M-"}, [HYBRID]),
+    "falcon-h1": ({"model_type": "falcon_h1", "mamba_d_ssm": 1024, "mamba_n_heads": 16}, [HYBRID]),
     "granite-4": ({"model_type": "granitemoehybrid", "layer_types": ["mamba", "mamba", "mamba", "attention"],
                    "num_local_experts": 0}, [HYBRID]),
     "jamba": ({"model_type": "jamba", "layers_block_type": ["mamba", "attention", "mamba", "mamba"],

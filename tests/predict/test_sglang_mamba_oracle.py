@@ -1,9 +1,9 @@
 """The predictor's Mamba state pools and full-attention KV for hybrid models against SGLang's own code (0.5.22 and
 0.5.23, each in its env; 0.5.21's code over 0.5.22's env): tests/support/predict_oracles/sglang_mamba_pools.py runs
-SGLang's ModelConfig (its NemotronHConfig and Qwen3NextConfig), its radix-cache strategy checks and its KV cache
-configurator's sizing over Nemotron-H and Granite 4 layer patterns and Qwen3-Next-like linear-attention layouts,
-several state sizes, tp 1-4, fractions and free memory from a pool of a few slots to an 80 GiB card, on a GPU
-platform and on the CPU one.
+SGLang's ModelConfig (its NemotronHConfig, Qwen3NextConfig, GraniteMoeHybridConfig and FalconH1Config), its radix-
+cache strategy checks and its KV cache configurator's sizing over Nemotron-H, Granite 4 and Falcon-H1 layer patterns
+and Qwen3-Next-like linear-attention layouts, several state sizes, tp 1-4, fractions and free memory from a pool of a
+few slots to an 80 GiB card, on a GPU platform and on the CPU one.
 
 The predictor is fed the memory the engine is: the free memory before loading as SGLang's own reading
 (free_at_load) and nothing else taken while loading beyond the weights (a zero calibration), so the engine's
@@ -90,6 +90,14 @@ def _granite_4(layer_types: list[str], heads: int, head_dim: int, state: int, gr
             "num_local_experts": 0, "shared_intermediate_size": 512, "mamba_ssm_dtype": "bfloat16"}
 
 
+def _falcon_h1(layers: int, d_ssm: int | None, heads: int, state: int, groups: int) -> dict:
+    return {"architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1", "hidden_size": 256,
+            "intermediate_size": 512, "num_hidden_layers": layers, "num_attention_heads": 8, "num_key_value_heads": 2,
+            "head_dim": 32, "max_position_embeddings": 4096, "vocab_size": 512, "torch_dtype": "bfloat16",
+            "mamba_d_ssm": d_ssm, "mamba_n_heads": heads, "mamba_d_head": "auto", "mamba_d_state": state,
+            "mamba_n_groups": groups, "mamba_d_conv": 4, "mamba_expand": 2}
+
+
 # (name, config, the tp sizes it shards to)
 MODELS = [
     ("M*M- (tiny-nemotron-h's)", _nemotron_h("M*M-", 8, 32, 16, 1), (1, 2)),  # tp 2: its one group replicated
@@ -102,6 +110,8 @@ MODELS = [
     ("granite-4", _granite_4(["mamba", "mamba", "attention", "mamba", "mamba", "attention"], 16, 32, 64, 1), (1, 2)),
     ("granite-4, transformers 5.15 names", _granite_4(["linear_attention"] * 3 + ["full_attention"], 8, 64, 128, 2),
      (1,)),
+    ("falcon-h1", _falcon_h1(4, 512, 16, 64, 1), (1, 2)),
+    ("falcon-h1, mamba_d_ssm null", _falcon_h1(3, None, 8, 32, 2), (1,)),
 ]
 
 # (device, card MiB, free GiB before loading): an 80 GiB and a 24 GiB card, a card with little free, a CPU host

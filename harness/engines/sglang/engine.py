@@ -179,8 +179,9 @@ class SglangFormulas(BudgetFormulas):
         "hybrid": "SGLang sizes KV for the full-attention layers only and, first, a Mamba state pool of whole-request "
                   "slots from mamba_full_memory_ratio of the budget (pool_configurator.py:226-233 mambaish "
                   "full_attention_layer_ids, mem_cache/kv_cache_configurator.py:2876-3073 _handle_max_mamba_cache, "
-                  "mem_cache/memory_pool.py MambaPool); the predictor models Nemotron-H's and Granite 4's Mamba2 and "
-                  "Qwen3-Next's gated-delta-net layers for 0.5.21-0.5.23 only (harness/engines/sglang/mamba_pools.py)",
+                  "mem_cache/memory_pool.py MambaPool); the predictor models Nemotron-H's, Granite 4's and Falcon-H1's "
+                  "Mamba2 and Qwen3-Next's gated-delta-net layers for 0.5.21-0.5.23 only "
+                  "(harness/engines/sglang/mamba_pools.py)",
     }
 
     def kind_modelled(self, kind, version, device):

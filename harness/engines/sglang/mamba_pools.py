@@ -8,7 +8,7 @@ sglang/srt/.
 
 1. Which layers: Nemotron-H's `hybrid_override_pattern` / `layers_block_type` (M Mamba2, * attention;
    configs/nemotron_h.py:409-422), Qwen3-Next's `full_attention_interval` (configs/qwen3_next.py:259-285), Granite 4's
-   `layer_types` (configs/granitemoehybrid.py:183-195).
+   `layer_types` (configs/granitemoehybrid.py:183-195), Falcon-H1's every layer both (configs/falcon_h1.py:292-299).
 2. One slot of state: configs/mamba_utils.py:117-129 mamba_cache_per_req = (conv elements x conv dtype + temporal
    elements x SSM dtype) x state layers, shapes from Mamba2StateShape.create (:198-257, head shards and group
    replication across tp) as nemotron_h.py:425-439 and qwen3_next.py:288-313 call it; the conv dtype is
@@ -53,7 +53,8 @@ PLATFORM_REFUSAL_NAMES_SNAPSHOTS = ReleaseRange("0.5.22")
 _DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 # Architectures whose radix cache takes the Mamba strategies, and those that support extra_buffer (the modelled
 # ones among arg_groups/overrides.py:347-378 _MAMBA_RADIX_CACHE_ARCHS and :380-405 _MAMBA_EXTRA_BUFFER_ARCHS)
-_RADIX_AND_EXTRA_BUFFER = frozenset({"NemotronHForCausalLM", "Qwen3NextForCausalLM", "GraniteMoeHybridForCausalLM"})
+_RADIX_AND_EXTRA_BUFFER = frozenset({"NemotronHForCausalLM", "Qwen3NextForCausalLM", "GraniteMoeHybridForCausalLM",
+                                     "FalconH1ForCausalLM"})
 # mamba_hook.py:96-106 _platform_supports_mamba_cache_extra_buffer
 _SNAPSHOT_PLATFORMS = frozenset({"cuda", "musa", "npu", "hip", "xpu"})
 DEFAULT_FULL_MEMORY_RATIO = 0.9  # arg_groups/fields/schedule.py:214-221 (fallback)
@@ -141,9 +142,11 @@ def state_layout(model: ModelDescription, tp: int = 1) -> StateLayout | str:
         return StateLayout("gated delta net", full, layers - full, *shape, ssm)
     if model.architecture == "GraniteMoeHybridForCausalLM":
         return _granite_4(cfg, tp)
+    if model.architecture == "FalconH1ForCausalLM":
+        return _falcon_h1(cfg, tp, ssm)
     return (f"SGLang's MambaPool for {model.architecture or model.model_type}'s state layers (mambaish_config, "
-            "configs/hybrid_arch.py) is not modelled: the predictor reads Nemotron-H's, Qwen3-Next's and Granite "
-            "4's only")
+            "configs/hybrid_arch.py) is not modelled: the predictor reads Nemotron-H's, Qwen3-Next's, Granite "
+            "4's and Falcon-H1's only")
 
 
 # SGLang's own GraniteMoeHybridConfig defaults (configs/granitemoehybrid.py:160-165)
@@ -172,6 +175,32 @@ def _granite_4(cfg: dict, tp: int) -> StateLayout | str:
     if isinstance(shape, str):
         return shape
     return StateLayout("Mamba2", kinds.count("attention"), kinds.count("mamba"), *shape, None)
+
+
+# SGLang's own FalconH1Config defaults (configs/falcon_h1.py:159-165)
+_FALCON_DEFAULTS = {"mamba_n_heads": 128, "mamba_n_groups": 1, "mamba_d_state": 256, "mamba_d_conv": 4,
+                    "mamba_expand": 2}
+
+
+def _falcon_h1(cfg: dict, tp: int, ssm: str | None) -> StateLayout | str:
+    """Falcon-H1 (configs/falcon_h1.py:211-224, :292-315): attention and a Mamba2 mixer in every layer; the
+    intermediate size is mamba_d_ssm (1024 unless null, then mamba_expand x hidden_size), the head size
+    intermediate / heads where "auto"."""
+    layers, hidden = cfg.get("num_hidden_layers"), cfg.get("hidden_size")
+    if not isinstance(layers, int) or not isinstance(hidden, int):
+        return "config.json lacks num_hidden_layers or hidden_size"
+    keys = {k: cfg[k] if isinstance(cfg.get(k), int) else default for k, default in _FALCON_DEFAULTS.items()}
+    inner = cfg.get("mamba_d_ssm", 1024)
+    inner = keys["mamba_expand"] * hidden if inner is None else inner
+    head_dim = cfg.get("mamba_d_head", "auto")
+    head_dim = inner // keys["mamba_n_heads"] if head_dim == "auto" else head_dim
+    if not isinstance(inner, int) or not isinstance(head_dim, int) or head_dim * keys["mamba_n_heads"] != inner:
+        return f"Falcon-H1's mamba heads ({keys['mamba_n_heads']} x {head_dim}) do not make mamba_d_ssm {inner}"
+    shape = _mamba2_shape(tp, inner, keys["mamba_n_groups"], keys["mamba_n_heads"], head_dim, keys["mamba_d_state"],
+                          keys["mamba_d_conv"])
+    if isinstance(shape, str):
+        return shape
+    return StateLayout("Mamba2", layers, layers, *shape, ssm)
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,13 @@ the pool is profiled), "args": {ServerArgs fields the Mamba path reads}, "env": 
 list of {"refusal"} (the strategy check's message) or {"tokens", "max_running_requests", "slots", "per_slot",
 "full_attention_layers", "strategy", "error"}.
 
-What runs is SGLang's: ModelConfig over the config (its NemotronHConfig / Qwen3NextConfig / GraniteMoeHybridConfig,
-mambaish_config and mamba2_cache_params), arg_groups/model_hook.py handle_mamba_radix_cache (the strategy's
-resolution and its asserts), and KVCacheConfigurator._resolve_memory_pool_config (_profile_available_bytes,
-_handle_max_mamba_cache, the DefaultPoolConfigurator's cell over the full-attention layers, resolve_max_num_reqs).
-Replaced: the runtime context getters (the settled arguments as plain namespaces), the platform, the free-memory
-reading, and the configurator's constructor (its methods run on a plain object holding the attributes they read), and
-its gc.collect() before profiling.
+What runs is SGLang's: ModelConfig over the config (its NemotronHConfig / Qwen3NextConfig / GraniteMoeHybridConfig /
+FalconH1Config, mambaish_config and mamba2_cache_params), arg_groups/model_hook.py handle_mamba_radix_cache (the
+strategy's resolution and its asserts), and KVCacheConfigurator._resolve_memory_pool_config
+(_profile_available_bytes, _handle_max_mamba_cache, the DefaultPoolConfigurator's cell over the full-attention
+layers, resolve_max_num_reqs). Replaced: the runtime context getters (the settled arguments as plain namespaces), the
+platform, the free-memory reading, and the configurator's constructor (its methods run on a plain object holding the
+attributes they read), and its gc.collect() before profiling.
 """
 
 import json
@@ -26,7 +26,7 @@ logging.disable(logging.WARNING)
 
 import torch  # noqa: E402
 from sglang.srt.arg_groups import mamba_hook, model_hook, model_override_base, overrides  # noqa: E402
-from sglang.srt.configs import granitemoehybrid, mamba_utils, nemotron_h, qwen3_next  # noqa: E402
+from sglang.srt.configs import falcon_h1, granitemoehybrid, mamba_utils, nemotron_h, qwen3_next  # noqa: E402
 from sglang.srt.configs.model_config import ModelConfig  # noqa: E402
 from sglang.srt.layers.cp import utils as cp_utils  # noqa: E402
 from sglang.srt.mem_cache import kv_cache_configurator as kcc  # noqa: E402
@@ -91,7 +91,7 @@ def run(case: dict) -> dict:
     parallel = NS(attn_tp_size=tp, attn_dcp_size=1, attn_cp_size=1, pp_size=1, launch_world_size=1,
                   world_group=NS(cpu_group=None), attn_dp_size=1, enable_dsa_cache_layer_split=False,
                   enable_kv_cache_sharding=False)
-    for module in (nemotron_h, qwen3_next, granitemoehybrid, mamba_utils):
+    for module in (nemotron_h, qwen3_next, granitemoehybrid, falcon_h1, mamba_utils):
         if hasattr(module, "get_parallel"):
             module.get_parallel = lambda: parallel
     qwen3_next.linear_attn_tp_size = lambda: tp
