@@ -301,4 +301,5 @@ class SglangEngine(Engine):
             fraction_ceiling=0.95,
             default_fraction_is_safe=True,  # memory_hook.py's reserve formula: activations + graphs + a margin
             kv_shortfall_errors=frozenset({"weights_leave_no_memory", "not_enough_memory", "pool_too_small",
-                                           "max_running_requests_zero", "swa_pool_too_small"}))
+                                           "max_running_requests_zero", "swa_pool_too_small",
+                                           "state_pool_too_small"}))

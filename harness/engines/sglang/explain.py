@@ -201,7 +201,8 @@ def fraction_rules(before: SideFacts, after: SideFacts) -> list[ReleaseRule]:
 
 # The predictor's startup errors (harness/engines/sglang/formulas.py size_pool) as the parser names them.
 PREDICTED_ERRORS = {"G1": "weights_leave_no_memory", "G2": "not_enough_memory", "G3": "pool_too_small",
-                    "M1": "mamba_radix_cache_unsupported"}  # M1: harness/engines/sglang/mamba_pools.py
+                    # M1-M3: harness/engines/sglang/mamba_pools.py
+                    "M1": "mamba_radix_cache_unsupported", "M2": "state_pool_too_small", "M3": "state_pool_too_small"}
 
 
 def predicted_outcome(prediction) -> str | None:
