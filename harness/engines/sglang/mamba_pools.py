@@ -366,10 +366,10 @@ def is_hybrid(model: ModelDescription) -> bool:
 
 def refuse(p, why: str):
     """`p` stopped by a plan's string: not modelled (one line, no numbers) or SGLang's own refusal."""
-    release = p.engine_version or ""
+    release = f" {p.engine_version}" if p.engine_version else ""
     if why.startswith("not modelled: "):
         p.modelled = False
-        p.reason = f"sglang {release}: {why.removeprefix('not modelled: ')}; no numbers"
+        p.reason = f"sglang{release}: {why.removeprefix('not modelled: ')}; no numbers"
     else:
         p.will_start = False
         p.reason = why
