@@ -391,6 +391,16 @@ class SglangLogParser(LogParser):
               r"(?P<strategy>extra_buffer) requires platform support for Mamba cache state snapshots"),
         error("mamba_radix_cache_unsupported",
               r"(?P<strategy>no_buffer) do not support overlap schedule"),
+        # A hybrid model's state pool with no slot, or too few for one request (0.5.22
+        # sglang/srt/mem_cache/kv_cache_configurator.py:3057-3070 and :2831-2839; the same in 0.5.21 and 0.5.23).
+        error("state_pool_too_small",
+              r"Not enough GPU memory for hybrid \(mamba/linear-attention\) state cache\. Computed "
+              r"max_mamba_cache_size=(?P<max_mamba_cache_size>-?\d+) \(total_rest_memory=(?P<rest_gib>{NUM}) GB, "
+              r"mamba_cache_per_req=(?P<per_slot_mib>{NUM}) MB\)"),
+        error("state_pool_too_small",
+              r"Hybrid \(mamba/linear-attention\) state cache is too small to serve any requests\. "
+              r"max_mamba_cache_size=(?P<max_mamba_cache_size>-?\d+), mamba_ratio=(?P<mamba_ratio>\d+), resulting "
+              r"max_num_reqs=(?P<max_num_reqs>-?\d+)"),
         # A kernel op the installed sgl-kernel build lacks (a CPU op of its CPU build, on the CUDA build: 0.5.22
         # sglang/srt/layers/attention/linear/kernels/gdn_triton.py:28-31 for a hybrid model on a CPU).
         error("kernel_op_missing", r"'_OpNamespace' 'sgl_kernel' object has no attribute '(?P<op>\w+)'"),

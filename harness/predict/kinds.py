@@ -97,6 +97,16 @@ def _hybrid(cfg: dict[str, Any]) -> ModelKind | None:
         if isinstance(pattern, list) and any("mamba" in str(t).lower() for t in pattern):
             count = sum("mamba" in str(t).lower() for t in pattern)
             return ModelKind(HYBRID, f"{key}: {count} of {len(pattern)} layers mamba", True)
+    # Falcon-H1: attention and a Mamba2 mixer side by side in every layer
+    if cfg.get("model_type") == "falcon_h1" or (cfg.get("mamba_d_ssm") is not None and cfg.get("mamba_n_heads")):
+        layers = cfg.get("num_hidden_layers")
+        return ModelKind(HYBRID, f"mamba_n_heads={cfg.get('mamba_n_heads')}: a Mamba2 mixer in each of {layers} "
+                                 "layers", True)
+    # Qwen3-Next: every full_attention_interval-th layer attends, the others are linear attention (gated delta net)
+    interval, layers = cfg.get("full_attention_interval"), cfg.get("num_hidden_layers")
+    if isinstance(interval, int) and interval > 1 and isinstance(layers, int) and cfg.get("linear_num_value_heads"):
+        return ModelKind(HYBRID, f"full_attention_interval={interval}: {layers - layers // interval} of {layers} "
+                                 "layers linear attention", True)
     return None
 
 

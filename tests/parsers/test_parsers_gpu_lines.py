@@ -340,6 +340,15 @@ G_CASES = [
     ("G9", ("ValueError: SWA pool (1024 tokens) cannot hold even one request: the prefill admission floor is "
             "sliding_window_size (4096) + page_size (1). Increase --swa-full-tokens-ratio or the total KV budget."),
      "swa_pool_too_small", dict(swa_tokens=1024, sliding_window_size=4096, page_size=1)),
+    ("M2", ("RuntimeError: Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed "
+            "max_mamba_cache_size=-1 (total_rest_memory=0.01 GB, mamba_cache_per_req=3.11 MB). Try: (1) reduce "
+            "--max-running-requests, (2) increase --mem-fraction-static, (3) reduce --speculative-num-draft-tokens, or "
+            "(4) use GPUs with more memory."), "state_pool_too_small",
+     dict(max_mamba_cache_size=-1, rest_gib=0.01, per_slot_mib=3.11)),
+    ("M3", ("RuntimeError: Hybrid (mamba/linear-attention) state cache is too small to serve any requests. "
+            "max_mamba_cache_size=2, mamba_ratio=5, resulting max_num_reqs=0. Try: (1) reduce --max-running-requests, "
+            "(2) increase --mem-fraction-static, or (3) use GPUs with more memory."), "state_pool_too_small",
+     dict(max_mamba_cache_size=2, mamba_ratio=5, max_num_reqs=0)),
     ("CTX", ("ValueError: Warning: User-specified context_length (131072) is greater than the derived context_length "
              "(32768). This may lead to incorrect model outputs or CUDA errors. Note that the derived context_length "
              "may differ from max_position_embeddings in the model's config. To allow overriding this maximum, set the "

@@ -7,6 +7,8 @@ code in test_predict_oracle.py."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from harness.builtin_models import BUILTINS, MODELS_DIR_ENV
@@ -45,7 +47,10 @@ CONFIGS = {
                  "layer_types": ["sliding_attention", "full_attention"] * 2}, [SLIDING_WINDOW, MOE]),
     "qwen3-next": ({"model_type": "qwen3_next", "num_experts": 512,
                     "layer_types": ["linear_attention"] * 3 + ["full_attention"]}, [HYBRID, MOE]),
+    "qwen3-next-interval": ({"model_type": "qwen3_next", "full_attention_interval": 4, "linear_num_value_heads": 32},
+                            [HYBRID]),
     "nemotron-h": ({"model_type": "nemotron_h", "hybrid_override_pattern": "M-M*-M-"}, [HYBRID]),
+    "falcon-h1": ({"model_type": "falcon_h1", "mamba_d_ssm": 1024, "mamba_n_heads": 16}, [HYBRID]),
     "granite-4": ({"model_type": "granitemoehybrid", "layer_types": ["mamba", "mamba", "mamba", "attention"],
                    "num_local_experts": 0}, [HYBRID]),
     "jamba": ({"model_type": "jamba", "layers_block_type": ["mamba", "attention", "mamba", "mamba"],
@@ -325,8 +330,9 @@ def test_the_bundled_cards_are_all_dense():
 # sizing tiny-llama, refuses the KV-changing kinds in one line and sizes the MoE one's dense KV with a weights note.
 BUILTIN_REFUSED = {"tiny-gemma3": SLIDING_WINDOW, "tiny-nemotron-h": HYBRID}
 # ... except where the engine's sizing of that kind is modelled (vLLM's sliding-window and Mamba groups, SGLang's
-# dense pool)
-BUILTIN_SIZED = {("vllm", "tiny-gemma3"), ("sglang", "tiny-gemma3"), ("vllm", "tiny-nemotron-h")}
+# dense pool and Mamba state pool)
+BUILTIN_SIZED = {("vllm", "tiny-gemma3"), ("sglang", "tiny-gemma3"), ("vllm", "tiny-nemotron-h"),
+                 ("sglang", "tiny-nemotron-h")}
 
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang"])
@@ -342,3 +348,32 @@ def test_each_builtin_is_predicted_or_refused_by_its_kind(engine, name, tmp_path
         return
     assert p.modelled and p.kv_tokens and p.kv_bytes_per_token == BUILTINS[name].kv_bytes_per_token(2)
     assert bool([n for n in p.notes if n.startswith("weights:")]) is (name == "tiny-qwen3-moe")
+
+
+def _sglang_hybrid(name: str):
+    model = _model(name)
+    if name == "nemotron-h":  # M-M*-M-: 3 Mamba2 layers, 1 attention layer
+        model.config.update({"architectures": ["NemotronHForCausalLM"], "mamba_num_heads": 8, "mamba_head_dim": 32,
+                             "ssm_state_size": 16, "n_groups": 1, "conv_kernel": 4})
+    else:  # 4 layers, every 4th full attention: 3 gated-delta-net layers, 1 attention layer
+        model.config.update({"architectures": ["Qwen3NextForCausalLM"], "linear_num_key_heads": 4,
+                             "linear_num_value_heads": 8, "linear_key_head_dim": 32, "linear_value_head_dim": 32,
+                             "linear_conv_kernel_dim": 4})
+    return dataclasses.replace(model, architecture=model.config["architectures"][0])
+
+
+@pytest.mark.parametrize("name", ["nemotron-h", "qwen3-next-interval"])
+def test_sglang_sizes_a_hybrid_models_state_pool_and_full_attention_kv_where_read(name):
+    # the pools against SGLang's own code: tests/predict/test_sglang_mamba_oracle.py
+    model = _sglang_hybrid(name)
+    refusals = {"0.5.21": "extra_buffer needs CUDA/MUSA/NPU/ROCm/XPU (FLA).",
+                "0.5.22": "extra_buffer requires platform support for Mamba cache state snapshots."}
+    for release in ("0.5.21", "0.5.22", "0.5.23"):
+        p = predict("sglang", {"context_length": 2048}, model, 81559, engine_version=release)
+        assert p.modelled and p.will_start and p.kv_tokens and p.state_pool_slots > 0 and p.state_pool_gib > 0
+        assert p.kv_bytes_per_token == 1 * 2 * 2 * 32 * 2  # the one attention layer's K and V, bf16
+        assert any(n.startswith("Mamba state pool: 3 ") and "strategy extra_buffer" in n for n in p.notes)
+        cpu = predict("sglang", {"context_length": 2048}, model, 24576, device="cpu", engine_version=release)
+        assert cpu.will_start is False and cpu.reason == "M1: " + refusals.get(release, refusals["0.5.22"])
+    older = predict("sglang", {}, model, 81559, engine_version="0.5.20")
+    assert not older.modelled and "MambaPool" in older.reason and older.reason.endswith("no numbers")

@@ -184,9 +184,12 @@ class SglangFormulas(BudgetFormulas):
                           "swa_full_tokens_ratio (pool_configurator.py:633-890 HybridSWAPoolConfigurator, "
                           "mem_cache/swa_memory_pool.py:21 SWAKVPool); the predictor sizes the two pools for "
                           "GptOssForCausalLM in 0.5.16-0.5.23 only (harness/engines/sglang/swa_pools.py)",
-        "hybrid": "SGLang sizes KV for the full-attention layers only and a Mamba state pool per request beside it "
-                  "(pool_configurator.py:226-233 mambaish full_attention_layer_ids, mem_cache/memory_pool.py:503 "
-                  "MambaPool)",
+        "hybrid": "SGLang sizes KV for the full-attention layers only and, first, a Mamba state pool of whole-request "
+                  "slots from mamba_full_memory_ratio of the budget (pool_configurator.py:226-233 mambaish "
+                  "full_attention_layer_ids, mem_cache/kv_cache_configurator.py:2876-3073 _handle_max_mamba_cache, "
+                  "mem_cache/memory_pool.py MambaPool); the predictor models Nemotron-H's, Granite 4's and Falcon-H1's "
+                  "Mamba2 and Qwen3-Next's gated-delta-net layers for 0.5.21-0.5.23 only "
+                  "(harness/engines/sglang/mamba_pools.py)",
     }
 
     def kind_modelled(self, kind, version, device):
@@ -194,6 +197,12 @@ class SglangFormulas(BudgetFormulas):
         # _compute_cell_size has no device branch); the architecture is checked in unmodelled_kind_note
         if kind == MLA:
             return modelled_release(version) in MLA_LATENT_POOL
+        # hybrid Mamba/linear-attention layers: the state pool beside the KV pool, in the releases read for it
+        if kind == "hybrid":
+            # lazy: the engine's own modules load on its first use, not at CLI start
+            from harness.engines.sglang.mamba_pools import MAMBA_POOLS_MODELLED
+
+            return modelled_release(version) in MAMBA_POOLS_MODELLED
         return super().kind_modelled(kind, version, device)
 
     def unmodelled_kind_note(self, model, version, device=None):
@@ -208,6 +217,15 @@ class SglangFormulas(BudgetFormulas):
                     f"{model.architecture or '(none)'}, which SGLang{release} does not size as MLA "
                     "(configs/model_config.py:1258-1288, :1334-1338): it would give it per-head K and V from its "
                     "own head_dim, which the predictor does not attempt; no numbers")
+        hybrid = next((k for k in model.kinds if k.name == "hybrid"), None)
+        if note is None and hybrid is not None:
+            # lazy: the engine's own modules load on its first use, not at CLI start
+            from harness.engines.sglang.mamba_pools import state_layout
+
+            why = state_layout(model)  # the layouts read: the first one not read gets the line
+            if isinstance(why, str):
+                release = f" {version}" if version else ""
+                return f"sglang{release}: {model.name} has {hybrid.describe()}; {why}; no numbers"
         if note is None or sliding_window_pool_is_dense(model, version):
             return None
         kv_kinds = {k.name for k in model.kinds if k.affects_kv}
@@ -306,4 +324,5 @@ class SglangEngine(Engine):
             fraction_ceiling=0.95,
             default_fraction_is_safe=True,  # memory_hook.py's reserve formula: activations + graphs + a margin
             kv_shortfall_errors=frozenset({"weights_leave_no_memory", "not_enough_memory", "pool_too_small",
-                                           "max_running_requests_zero", "swa_pool_too_small"}))
+                                           "max_running_requests_zero", "swa_pool_too_small",
+                                           "state_pool_too_small"}))

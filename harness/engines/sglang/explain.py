@@ -202,11 +202,12 @@ def fraction_rules(before: SideFacts, after: SideFacts) -> list[ReleaseRule]:
 
 
 # The predictor's startup errors as the parser names them, by how their reasons begin: size_pool's codes
-# (harness/engines/sglang/formulas.py; G9: harness/engines/sglang/swa_pools.py) and the context-length check
-# (harness/engines/sglang/predict.py).
+# (harness/engines/sglang/formulas.py; G9: harness/engines/sglang/swa_pools.py; M1-M3:
+# harness/engines/sglang/mamba_pools.py) and the context-length check (harness/engines/sglang/predict.py).
 PREDICTED_ERRORS = {"G1:": "weights_leave_no_memory", "G2:": "not_enough_memory", "G3:": "pool_too_small",
                     "G4:": "max_running_requests_zero", "G9:": "swa_pool_too_small",
-                    "context_length (": "max_model_len_exceeds_derived"}
+                    "M1:": "mamba_radix_cache_unsupported", "M2:": "state_pool_too_small",
+                    "M3:": "state_pool_too_small", "context_length (": "max_model_len_exceeds_derived"}
 
 
 def predicted_outcome(prediction) -> str | None:

@@ -6,7 +6,7 @@ import math
 
 from harness.engines.settings import Settings
 from harness.engines.sglang import formulas as sg
-from harness.engines.sglang import swa_pools
+from harness.engines.sglang import mamba_pools, swa_pools
 from harness.engines.sglang.prediction import SglangPrediction
 from harness.engines.sglang.releases import (
     CPU_HAS_A_SIZE,
@@ -20,6 +20,7 @@ from harness.engines.sglang.releases import (
     modelled_release,
 )
 from harness.predict import Calibration, Estimate
+from harness.predict.kinds import MLA, SPARSE_MLA
 from harness.predict.model import GiB, ModelDescription, resolve_dtype
 
 
@@ -126,6 +127,20 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
         p.reason = (f"context_length ({ctx_arg}) is greater than the derived context_length "
                     f"({derived_context_len}); set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 to allow it")
         return p
+    # a hybrid model: KV for its full-attention layers, a state pool beside it (harness/engines/sglang/mamba_pools.py)
+    mamba = mamba_pools.plan(s, env, model, tp, device, release) if mamba_pools.is_hybrid(model) else None
+    if isinstance(mamba, str):
+        return mamba_pools.refuse(p, mamba)
+    if mamba is not None and (swa is not None or any(k.name in (MLA, SPARSE_MLA) for k in model.kinds)):
+        # each is read alone (swa_pools.py, mamba_pools.py, the MLA cell): a model with both is not sized
+        p.modelled = False
+        p.reason = (f"sglang {release}: {model.name} has a Mamba state pool beside "
+                    + ("two sliding-window pools" if swa is not None else "latent (MLA) attention")
+                    + ", which the predictor does not size together; no numbers")
+        return p
+    if mamba is not None:
+        cell = p.kv_bytes_per_token = mamba_pools.kv_cell(model, mamba.layout, kv_dtype, tp, dtype)
+        p.notes.append(mamba_pools.describe(mamba))
     rule = default_fraction_rule(release)
     if rule != RESERVE_FORMULA:
         if not settings.mem_fraction_static_given:
@@ -136,9 +151,9 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
                        f"({len(settings.prefill_bs)} buckets, max_bs {settings.prefill_max_bs})")
 
     if p.gpu_total_mib is None:
-        if max_total is not None and device == "cpu":
+        if max_total is not None and device == "cpu" and mamba is None:
             # Explicit pool on the CPU: the RAM-sized pool is far larger, so the cap decides.
-            return _pool(p, float("inf"), float("inf"), cell, context_len, page, max_total, mrr_arg, f, None, swa)
+            return _pool(p, float("inf"), float("inf"), cell, context_len, page, max_total, mrr_arg, f, None, swa, None)
         p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
         return p
 
@@ -171,7 +186,7 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
         p.notes.append(f"pool sized from {p.gpu_free_mib:.0f} MiB free before loading (default fraction from the "
                        f"{p.gpu_total_mib:.0f} MiB total)")
     return _pool(p, upper_rest, best_rest, cell, context_len, page, max_total, mrr_arg, f,
-                 (pre, pre - weights / GiB - other), swa)
+                 (pre, pre - weights / GiB - other), swa, mamba)
 
 
 def _mla_page(p: SglangPrediction, s: Settings, model: ModelDescription, device: str, release: str, page: int,
@@ -209,7 +224,8 @@ def _mla_page(p: SglangPrediction, s: Settings, model: ModelDescription, device:
 
 def _pool(p: SglangPrediction, upper_rest: float, best_rest: float, cell: float, context_len: int, page: int,
           max_total: int | None, mrr_arg: int | None, f: float,
-          g1: tuple[float, float] | None, swa: swa_pools.SwaPlan | None = None) -> SglangPrediction:
+          g1: tuple[float, float] | None, swa: swa_pools.SwaPlan | None = None,
+          mamba: mamba_pools.MambaPlan | None = None) -> SglangPrediction:
     if math.isinf(best_rest):
         tokens = max_total // page * page
         mrr = sg.resolve_max_num_reqs(tokens, context_len, mrr_arg, release=p.engine_version) if tokens > 0 else 0
@@ -221,11 +237,16 @@ def _pool(p: SglangPrediction, upper_rest: float, best_rest: float, cell: float,
                                                                 p.engine_version))
     else:
         pre, avail = g1 if g1 else (None, None)
-        up = sg.size_pool(upper_rest, cell, context_len, page, max_total, mrr_arg, release=p.engine_version)
-        best = sg.size_pool(best_rest, cell, context_len, page, max_total, mrr_arg, pre_model_load_gib=pre,
-                            mem_fraction_static=f, available_after_load_gib=avail, release=p.engine_version)
+        size = sg.size_pool if mamba is None else mamba.size_pool
+        up = size(upper_rest, cell, context_len, page, max_total, mrr_arg, release=p.engine_version)
+        best = size(best_rest, cell, context_len, page, max_total, mrr_arg, pre_model_load_gib=pre,
+                    mem_fraction_static=f, available_after_load_gib=avail, release=p.engine_version)
+        if mamba is not None:
+            p.state_pool_slots, p.state_pool_gib = best.state_slots, best.state_gib
     p.kv_tokens_upper_bound = up.max_total_num_tokens if up.error is None else 0
     p.kv_gib_upper_bound = max(0.0, upper_rest) if not math.isinf(upper_rest) else up.max_total_num_tokens * cell / GiB
+    if mamba is not None:  # the state pool's share is not KV
+        p.kv_gib_upper_bound = max(0.0, p.kv_gib_upper_bound - up.state_gib)
     p.kv_tokens = best.max_total_num_tokens if best.error is None else 0
     p.kv_gib = p.kv_tokens * cell / GiB
     p.max_running_requests = best.max_running_requests or None

@@ -9,6 +9,8 @@ from harness.predict.prediction import Prediction
 
 @dataclass
 class SglangPrediction(Prediction):
+    ROUNDED_GIB = ("state_pool_gib",)
+
     mem_fraction_static: float | None = None  # as given, or the default SGLang derives
     chunked_prefill_size: int | None = None
     cuda_graph_max_bs: int | None = None
@@ -17,3 +19,6 @@ class SglangPrediction(Prediction):
     prefill_reserve_mib: float | None = None
     max_running_requests: int | None = None
     swa_pool_tokens: int | None = None  # a hybrid sliding-window model's second pool (kv_tokens: its full pool)
+    # a hybrid model's Mamba state pool (harness/engines/sglang/mamba_pools.py): slots (requests) and GiB
+    state_pool_slots: int | None = None
+    state_pool_gib: float | None = None
