@@ -1,9 +1,10 @@
 """Model kinds the KV formula does not size (harness/predict/kinds.py): sliding-window layers (except vLLM
-0.32.0-0.33.x's KV cache groups of layers named in layer_types), hybrid Mamba/linear attention (except Nemotron-H's
-and Granite 4's Mamba2 layers on vLLM 0.32.0-0.33.x), sparse MLA - and MLA except on vLLM's GPU path and SGLang
-0.5.18-0.5.23's MLA architectures - get one line instead of numbers, naming the engine's own sizing; MoE only a
-weights note. vLLM's MLA, sliding-window and Mamba sizing and SGLang's MLA sizing are checked against their own
-code in test_predict_oracle.py."""
+0.32.0-0.33.x's KV cache groups of layers named in layer_types, SGLang's one dense pool outside its hybrid-SWA list
+and its two pools for GPT-OSS), hybrid Mamba/linear attention (except Nemotron-H's and Granite 4's Mamba2 layers on
+vLLM 0.32.0-0.33.x, and SGLang 0.5.21-0.5.23's state pool for Nemotron-H, Granite 4, Falcon-H1 and Qwen3-Next),
+sparse MLA - and MLA except on vLLM's GPU path and SGLang 0.5.18-0.5.23's MLA architectures - get one line instead of
+numbers, naming the engine's own sizing; MoE only a weights note. Each modelled sizing is checked against the engine's
+own code (test_predict_oracle.py, test_sglang_swa_pools.py, test_sglang_mamba_oracle.py)."""
 
 from __future__ import annotations
 
