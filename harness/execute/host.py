@@ -12,6 +12,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from harness.errors import InputError
 from harness.predict.host import HostMemory
 
 _NODE_DIR = Path("/sys/devices/system/node")
@@ -103,6 +104,26 @@ def read_host_memory(env: Mapping[str, str] | None = None, node_dir: Path = _NOD
         cgroup_v1_usage_bytes=_cgroup_number("memory/memory.usage_in_bytes", cgroup),
     )
 
+
+
+# The longest each of the CPU host's waits may take (the settle before a point, the memory coming back after it), in
+# seconds, where a host needs another bound: 0 reads the host once and does not wait - for engines that hold no host
+# memory worth waiting for (the test suite's stand-ins), or a host whose memory never stops moving.
+HOST_WAIT_ENV = "KV_HARNESS_HOST_WAIT_S"
+
+
+def host_wait_limit_s(environ: Mapping[str, str]) -> float | None:
+    """The bound $KV_HARNESS_HOST_WAIT_S sets on each host wait (None: the waits' own, 20 s)."""
+    text = environ.get(HOST_WAIT_ENV)
+    if text is None or not text.strip():
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"${HOST_WAIT_ENV}={text!r}: not a number of seconds") from None
+    if not value >= 0:  # negative, or nan
+        raise InputError(f"${HOST_WAIT_ENV}={text!r}: not a number of seconds >= 0")
+    return value
 
 
 SETTLE_TOLERANCE_MIB = 2.0

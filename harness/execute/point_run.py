@@ -37,7 +37,7 @@ from harness.execute.gpu import (
     wait_for_release,
     wait_until_idle,
 )
-from harness.execute.host import read_host_memory, settled_host_memory, wait_for_host_release
+from harness.execute.host import host_wait_limit_s, read_host_memory, settled_host_memory, wait_for_host_release
 from harness.execute.launcher import LaunchOutcome, launch
 from harness.execute.probe.attach import MemoryReader, point_prober
 from harness.predict import Prediction, load_model_description
@@ -234,7 +234,9 @@ def _host_before(engine: Engine, version: str | None, point: Point, ctx: LaunchC
     wait for the memory to settle first; beside other points, host memory is theirs too."""
     env = {**ctx.env_vars, **point.env}
     alone = gpus is None
-    reading = settled_host_memory(env) if alone else read_host_memory(env)
+    limit = host_wait_limit_s(os.environ)
+    bound = {} if limit is None else {"window_s": min(0.5, limit), "timeout_s": limit}
+    reading = settled_host_memory(env, **bound) if alone else read_host_memory(env)
     host = _HostBefore(env=env, reading=reading, memory=_cpu_memory(engine, reading, version), alone=alone)
     return _Before(DeviceReading(name=f"cpu ({platform.machine()})"), host=host)
 
@@ -289,7 +291,9 @@ def _wait_for_release(point: Point, before: _Before) -> str | None:
     if before.gpu is not None:
         return wait_for_release(before.gpu.read, before.gpu.baseline)
     if before.host is not None and before.host.alone:
-        note = wait_for_host_release(before.host.reading, before.host.env)
+        limit = host_wait_limit_s(os.environ)
+        bound = {} if limit is None else {"timeout_s": limit, "poll_s": min(1.0, limit)}
+        note = wait_for_host_release(before.host.reading, before.host.env, **bound)
         if note:
             log.info("%s: %s", point.name, note)
     return None

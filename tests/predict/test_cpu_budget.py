@@ -286,3 +286,24 @@ def test_after_a_cpu_point_the_harness_waits_until_host_memory_is_back():
     ticks = iter([0, 0, 100])
     note = wait_for_host_release(before, read=read, timeout_s=20, clock=lambda: next(ticks), sleep=lambda s: None)
     assert note == "host memory not back within 20 s: 11900 MiB less available than before the launch"
+
+
+def test_the_host_waits_bound_is_the_operators_and_zero_reads_once_without_sleeping():
+    from harness.errors import InputError
+    from harness.execute.host import HOST_WAIT_ENV, host_wait_limit_s, settled_host_memory, wait_for_host_release
+
+    assert host_wait_limit_s({}) is None and host_wait_limit_s({HOST_WAIT_ENV: "0"}) == 0.0
+    assert host_wait_limit_s({HOST_WAIT_ENV: "7.5"}) == 7.5
+    for bad in ("soon", "-1", "nan"):
+        with pytest.raises(InputError, match=HOST_WAIT_ENV):
+            host_wait_limit_s({HOST_WAIT_ENV: bad})
+    # bounded to 0 s on a host whose memory keeps moving: two readings for the settle, one after the point, and no
+    # time slept (a real clock: the bound is what ends them)
+    moving = iter(range(10_000, 20_000, 100))
+    read = lambda env: HostMemory(24 << 30, 1, meminfo_available_bytes=next(moving) << 20)  # noqa: E731
+    slept = []
+    host = settled_host_memory({}, read=read, sleep=slept.append, window_s=0.0, timeout_s=0.0)
+    assert host.meminfo_available_bytes == 10_100 << 20 and sum(slept) == 0
+    before = HostMemory(24 << 30, 1, meminfo_available_bytes=22_000 << 20)
+    note = wait_for_host_release(before, read=read, sleep=slept.append, timeout_s=0.0, poll_s=0.0)
+    assert note is not None and note.startswith("host memory not back within 0 s") and sum(slept) == 0

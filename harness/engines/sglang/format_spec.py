@@ -12,7 +12,7 @@ KEYWORDS = re.compile(
     r"|max_total_num_tokens|max_total_tokens|Not enough memory|mem-fraction-static|mem_fraction_static"
     r"|[Cc]hunked.prefill|profiled|context.length|context_len|fired up|#tokens|kv_cache_dtype|avail mem|GB"
     r"|max_running_requests|memory"
-    r"|[Ss]liding|SWA|swa_|Mamba|hit an exception|sigquit|failed|startup timings"
+    r"|[Ss]liding|SWA|swa_|Mamba|hit an exception|sigquit|failed|startup timings|state cache|overlap schedule"
 )
 
 
@@ -105,6 +105,22 @@ FACTS = (
     Fact("error:not_enough_memory", r"^Not enough memory\. Please try to increase --mem-fraction-static\.",
          ((r"mem_fraction_static", "mem_fraction_static_effective"), (r".", "-"))),
     Fact("error:pool_too_small", r"Memory pool size is too small", ((r".", "-"),)),
+    # a sliding-window model's SWA pool below one request's admission floor (0.5.23
+    # model_executor/pool_configurator.py:211)
+    Fact("error:swa_pool_too_small", r"^SWA pool \(\{swa_tokens\} tokens\) cannot hold even one request",
+         ((r"swa_tokens", "error_data.swa_tokens"), (r"sliding_window_size", "error_data.sliding_window_size"),
+          (r"page_size", "error_data.page_size"), (r".", "-"))),
+    # a hybrid model's state pool with no slot, or too few for one request (0.5.23 mem_cache/kv_cache_configurator.py
+    # :3393 and :3153)
+    Fact("error:state_pool_too_small", r"^Not enough GPU memory for hybrid \(mamba/linear-attention\) state cache\."
+         r"|^Hybrid \(mamba/linear-attention\) state cache is too small to serve ",
+         ((r"max_mamba_cache_size", "error_data.max_mamba_cache_size"), (r"total_rest_memory", "error_data.rest_gib"),
+          (r"per_req", "error_data.per_slot_mib"), (r"^ratio$|mamba_ratio", "error_data.mamba_ratio"),
+          (r"max_num_reqs", "error_data.max_num_reqs"), (r".", "-"))),
+    # a hybrid model's radix-cache strategy the platform or schedule cannot take (0.5.23 arg_groups/mamba_hook.py:121,
+    # :159)
+    Fact("error:mamba_radix_cache_unsupported", r"^extra_buffer requires platform support for Mamba cache state "
+         r"snapshots|^no_buffer do not support overlap schedule", ((r".", "-"),)),
     # A process's own word that it failed: tests/parsers/test_parsers_fatal_start.py holds every such row to the
     # parser's failure markers.
     Fact("fatal", r"^\w+ hit an exception\b|^Received sigquit from a child process", ((r".", "-"),), contexts=("log",),
