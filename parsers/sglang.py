@@ -382,8 +382,9 @@ class SglangLogParser(LogParser):
               r"The memory capacity is unbalanced\. Some GPUs may be occupied by other processes\."
               r"(?: ?pre_model_load_memory=(?P<pre_model_load_gib>{NUM}), local_gpu_memory=(?P<local_gpu_gib>{NUM}))?"),
         error("swa_pool_too_small",
-              r"SWA pool \((?P<swa_tokens>-?\d+) tokens\) cannot hold even one request: the prefill admission floor is "
-              r"sliding_window_size \((?P<sliding_window_size>\d+)\) \+ page_size \((?P<page_size>\d+)\)"),
+              r"SWA pool \((?P<swa_tokens>-?[\d,]+) tokens\) cannot hold even one request: the prefill admission "
+              r"floor is "
+              r"sliding_window_size \((?P<sliding_window_size>-?[\d,]+)\) \+ page_size \((?P<page_size>-?[\d,]+)\)"),
         # A hybrid (Mamba) model's radix-cache strategy this platform or schedule cannot take, refused while the
         # arguments resolve (0.5.22 sglang/srt/arg_groups/mamba_hook.py:120 and :158; the same in 0.5.23): the default
         # extra_buffer wants a CUDA/MUSA/NPU/HIP/XPU platform, no_buffer the overlap schedule off.
@@ -395,12 +396,14 @@ class SglangLogParser(LogParser):
         # sglang/srt/mem_cache/kv_cache_configurator.py:3057-3070 and :2831-2839; the same in 0.5.21 and 0.5.23).
         error("state_pool_too_small",
               r"Not enough GPU memory for hybrid \(mamba/linear-attention\) state cache\. Computed "
-              r"max_mamba_cache_size=(?P<max_mamba_cache_size>-?\d+) \(total_rest_memory=(?P<rest_gib>{NUM}) GB, "
-              r"mamba_cache_per_req=(?P<per_slot_mib>{NUM}) MB\)"),
+              r"max_mamba_cache_size=(?P<max_mamba_cache_size>-?[\d,]+) "
+              r"\(total_rest_memory=(?P<rest_gib>-?[\d,]+(?:\.\d+)?) GB, "
+              r"mamba_cache_per_req=(?P<per_slot_mib>-?[\d,]+(?:\.\d+)?) MB\)"),
         error("state_pool_too_small",
               r"Hybrid \(mamba/linear-attention\) state cache is too small to serve any requests\. "
-              r"max_mamba_cache_size=(?P<max_mamba_cache_size>-?\d+), mamba_ratio=(?P<mamba_ratio>{NUM}), resulting "
-              r"max_num_reqs=(?P<max_num_reqs>-?\d+)"),
+              r"max_mamba_cache_size=(?P<max_mamba_cache_size>-?[\d,]+), "
+              r"mamba_ratio=(?P<mamba_ratio>-?[\d,]+(?:\.\d+)?), resulting "
+              r"max_num_reqs=(?P<max_num_reqs>-?[\d,]+)"),
         # A kernel op the installed sgl-kernel build lacks (a CPU op of its CPU build, on the CUDA build: 0.5.22
         # sglang/srt/layers/attention/linear/kernels/gdn_triton.py:28-31 for a hybrid model on a CPU).
         error("kernel_op_missing", r"'_OpNamespace' 'sgl_kernel' object has no attribute '(?P<op>\w+)'"),
