@@ -34,6 +34,7 @@ from harness.builtin_models import models_dir
 from harness.cli import build_parser
 from harness.envs.model import env_name, write_marker
 from harness.scenario import load_scenario
+from tests.support.fake_hub import FakeHub
 from tests.support.gpu_host import GpuHost, subprocess_env
 from tests.support.readme_examples import Example, assert_shown_in_order, check_run, read_transcript, shown_table
 
@@ -101,12 +102,17 @@ def test_the_report_example_writes_the_files_it_names(tmp_path, home):
 
 
 def test_the_doctor_example_on_the_gpu_host_stand_in(tmp_path, home):
-    """The README's host: the stand-in's A100-80GB with a CUDA 12.4 driver, nothing installed."""
+    """The README's host: the stand-in's A100-80GB with a CUDA 12.4 driver, nothing installed, no Hub token, and a
+    Hub (the stand-in, tests/support/fake_hub.py) where the scenario's Llama is gated, as it is on the real one."""
     host = GpuHost.of("A100-80GB", cuda_driver_version=12040, driver_version="550.54.15").write(tmp_path / "host")
     example = TRANSCRIPT.example("doctor").with_paths({README_HOME: f"{home}/"})
     varying = {"3.11.7 (CPython)": r"\d+\.\d+\.\d+\S* \(\w+\)",  # the interpreter running the tests
                "63.1 GiB free": r"[\d,.]+ [KMGT]iB free", "(e.g. 51965)": r"\(e\.g\. \d+\)"}
-    check_run(example, *run(example, subprocess_env(host, reader_env(home))), varying)
+    model = load_scenario(REPO / "scenarios" / "24g_8b.yaml").model
+    with FakeHub({model: {"config.json": b"{}"}}, gated={model}) as hub:
+        env = {**subprocess_env(host, reader_env(home)), "HF_ENDPOINT": hub.url, "HF_HUB_OFFLINE": "0"}
+        env.pop("HF_TOKEN", None)
+        check_run(example, *run(example, env), varying)
 
 
 def test_the_envs_list_example_over_marker_only_envs(home):

@@ -140,7 +140,7 @@ def settled_host_memory(env: Mapping[str, str] | None = None, read=read_host_mem
     deadline = clock() + timeout_s
     last = read(env)
     while True:
-        sleep(window_s)
+        sleep(min(window_s, timeout_s))  # a bound below the window shortens the window too
         now = read(env)
         before, after = last.meminfo_available_bytes, now.meminfo_available_bytes
         if before is None or after is None or abs(after - before) <= tolerance_mib * (1 << 20) or clock() >= deadline:
@@ -183,4 +183,4 @@ def wait_for_host_release(before: HostMemory, env: Mapping[str, str] | None = No
             return (f"host memory not back within {timeout_s:.0f} s: "
                     f"{(want - now) / (1 << 20) + tolerance_mib:.0f} MiB less available than before the launch")
         last = now
-        sleep(poll_s)
+        sleep(min(poll_s, timeout_s))  # a bound below the poll shortens the poll too
