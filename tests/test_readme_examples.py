@@ -1,4 +1,4 @@
-"""Every command example in README.md is still what the code prints.
+"""Every command example in README.md and docs/ is still what the code prints.
 
 Each `$ python -m harness ...` example runs from the repository root with this interpreter, in a subprocess, and
 every output line the README shows must be in what it prints, in order (tests/support/readme_examples.py says how
@@ -36,11 +36,19 @@ from harness.envs.model import env_name, write_marker
 from harness.scenario import load_scenario
 from tests.support.fake_hub import FakeHub
 from tests.support.gpu_host import GpuHost, subprocess_env
-from tests.support.readme_examples import Example, assert_shown_in_order, check_run, read_transcript, shown_table
+from tests.support.readme_examples import (
+    Example,
+    assert_shown_in_order,
+    check_run,
+    read_pages,
+    read_transcript,
+    shown_table,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
-TRANSCRIPT = read_transcript(README.read_text())
+PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]
+TRANSCRIPT = read_pages(PAGES)
 
 RERUN = ("plan", "validate", "predict", "parse", "compare", "report", "doctor", "envs list")
 NOT_RERUN = ("advise",)
@@ -214,11 +222,11 @@ def test_the_check_wants_each_shown_line_whole_and_in_order():
     assert_shown_in_order(example, "│ a │ 1\nnote: 51965 free\n", varying)  # or as given by its regex
 
 
-def test_one_changed_line_in_a_copy_of_the_readme_fails_its_example(home):
-    """The check can fail: the compare example, run as in its test, against a README whose last shown line
-    says one point fewer."""
+def test_one_changed_line_in_a_copy_of_the_docs_fails_its_example(home):
+    """The check can fail: the compare example, run as in its test, against a copy of its page whose last shown
+    line says one point fewer."""
     line = "no change beyond tolerance in 5 points"
-    text = README.read_text()
+    text = (REPO / "docs" / "commands.md").read_text()
     assert text.count(line) == 1
     example = read_transcript(text.replace(line, line.replace("5", "4"))).example("compare")
     returncode, output = run(example, reader_env(home))

@@ -165,7 +165,7 @@ def wait_for_host_release(before: HostMemory, env: Mapping[str, str] | None = No
     over 40 s after an SGLang-CPU point, some 15 MiB/s), and a reading meanwhile would count it as used:
     SGLang's own reading a minute later does not. Part of it comes back for minutes on this VM, so the
     wait is bounded (20 s: the fast part); what is still missing then stays in the next reading, and in
-    the SGLang-CPU prediction error (README: "What the knobs do on CPU"). None when back (or at a
+    the SGLang-CPU prediction error (docs/data-sets.md: "What the knobs do on CPU"). None when back (or at a
     plateau); a note at the timeout."""
     if before.meminfo_available_bytes is None:
         return None
