@@ -80,10 +80,10 @@ def _gpu_checks(scenario: Scenario, points: list[Point], states: list) -> list[C
     if scenario.gpu.memory_gib and states:
         card = states[0]
         same = in_card_class(card.total_mib, scenario.gpu.memory_gib)
+        fix = "" if same else (": numbers not comparable with the scenario's (set gpu.memory_gib to "
+                               f"{card.total_mib / 1024:.0f} for this card)")
         out.append(Check("card class", same, f"the scenario is about a {scenario.gpu.memory_gib:g} GB card; GPU "
-                                             f"{card.index} has {card.total_mib / 1024:.1f} GiB"
-                                             + ("" if same else ": numbers not comparable with the scenario's"),
-                         blocks=False))
+                                             f"{card.index} has {card.total_mib / 1024:.1f} GiB{fix}", blocks=False))
     return out
 
 
