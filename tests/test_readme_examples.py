@@ -1,4 +1,4 @@
-"""Every command example in README.md is still what the code prints.
+"""Every command example in README.md and docs/ is still what the code prints.
 
 Each `$ python -m harness ...` example runs from the repository root with this interpreter, in a subprocess, and
 every output line the README shows must be in what it prints, in order (tests/support/readme_examples.py says how
@@ -34,12 +34,21 @@ from harness.builtin_models import models_dir
 from harness.cli import build_parser
 from harness.envs.model import env_name, write_marker
 from harness.scenario import load_scenario
+from tests.support.fake_hub import FakeHub
 from tests.support.gpu_host import GpuHost, subprocess_env
-from tests.support.readme_examples import Example, assert_shown_in_order, check_run, read_transcript, shown_table
+from tests.support.readme_examples import (
+    Example,
+    assert_shown_in_order,
+    check_run,
+    read_pages,
+    read_transcript,
+    shown_table,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
-TRANSCRIPT = read_transcript(README.read_text())
+PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]
+TRANSCRIPT = read_pages(PAGES)
 
 RERUN = ("plan", "validate", "predict", "parse", "compare", "report", "doctor", "envs list")
 NOT_RERUN = ("advise",)
@@ -101,12 +110,17 @@ def test_the_report_example_writes_the_files_it_names(tmp_path, home):
 
 
 def test_the_doctor_example_on_the_gpu_host_stand_in(tmp_path, home):
-    """The README's host: the stand-in's A100-80GB with a CUDA 12.4 driver, nothing installed."""
+    """The README's host: the stand-in's A100-80GB with a CUDA 12.4 driver, nothing installed, no Hub token, and a
+    Hub (the stand-in, tests/support/fake_hub.py) where the scenario's Llama is gated, as it is on the real one."""
     host = GpuHost.of("A100-80GB", cuda_driver_version=12040, driver_version="550.54.15").write(tmp_path / "host")
     example = TRANSCRIPT.example("doctor").with_paths({README_HOME: f"{home}/"})
     varying = {"3.11.7 (CPython)": r"\d+\.\d+\.\d+\S* \(\w+\)",  # the interpreter running the tests
                "63.1 GiB free": r"[\d,.]+ [KMGT]iB free", "(e.g. 51965)": r"\(e\.g\. \d+\)"}
-    check_run(example, *run(example, subprocess_env(host, reader_env(home))), varying)
+    model = load_scenario(REPO / "scenarios" / "24g_8b.yaml").model
+    with FakeHub({model: {"config.json": b"{}"}}, gated={model}) as hub:
+        env = {**subprocess_env(host, reader_env(home)), "HF_ENDPOINT": hub.url, "HF_HUB_OFFLINE": "0"}
+        env.pop("HF_TOKEN", None)
+        check_run(example, *run(example, env), varying)
 
 
 def test_the_envs_list_example_over_marker_only_envs(home):
@@ -208,11 +222,11 @@ def test_the_check_wants_each_shown_line_whole_and_in_order():
     assert_shown_in_order(example, "│ a │ 1\nnote: 51965 free\n", varying)  # or as given by its regex
 
 
-def test_one_changed_line_in_a_copy_of_the_readme_fails_its_example(home):
-    """The check can fail: the compare example, run as in its test, against a README whose last shown line
-    says one point fewer."""
+def test_one_changed_line_in_a_copy_of_the_docs_fails_its_example(home):
+    """The check can fail: the compare example, run as in its test, against a copy of its page whose last shown
+    line says one point fewer."""
     line = "no change beyond tolerance in 5 points"
-    text = README.read_text()
+    text = (REPO / "docs" / "commands.md").read_text()
     assert text.count(line) == 1
     example = read_transcript(text.replace(line, line.replace("5", "4"))).example("compare")
     returncode, output = run(example, reader_env(home))

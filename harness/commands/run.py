@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import numbers
 import signal
 from pathlib import Path
 
@@ -31,11 +30,11 @@ from harness.commands.common_args import add_tolerance, engine_versions, example
 from harness.commands.compare import _threshold
 from harness.commands.console import output_console
 from harness.commands.plan import _run as print_plan
+from harness.commands.run_summary import SummaryTables
 from harness.engines import engine_names
 from harness.errors import InputError
 from harness.execute.executors import EXECUTORS, make_executor
 from harness.execute.run import RunOptions, point_ref, run_scenario
-from harness.formatting import MISSING, count, is_missing
 from harness.results.io import read_results
 from harness.results.rows import PointResult
 from harness.scenario import Point
@@ -44,64 +43,6 @@ from harness.scenario.point import knob_label
 
 def _knob_text(point: Point) -> str:
     return knob_label(point.knobs, empty="")
-
-
-def summary_tables(results: list[PointResult]) -> list[Table]:
-    tables = []
-    for engine in sorted({r.point.engine for r in results}):
-        table = Table(title=f"{engine}: {sum(r.point.engine == engine for r in results)} points")
-        # the knobs this sweep varied for the engine, in scenario order
-        knobs = list(dict.fromkeys(k for r in results if r.point.engine == engine for k in r.point.knobs))
-        # A release axis runs each point once per release: a column says which row is which.
-        release = ("release",) if any(r.point.release_axis for r in results if r.point.engine == engine) else ()
-        for column in ("point_id", *release, *knobs, "status", "kv_tokens", "max_concurrency", "predicted", "error"):
-            table.add_column(column,
-                             justify="right" if column in ("kv_tokens", "predicted", "max_concurrency") else "left")
-        for r in (r for r in results if r.point.engine == engine):
-            record, predicted = r.record, r.prediction
-            table.add_row(
-                r.point.point_id, *((_cell(r.point.engine_version),) if release else ()),
-                *(_cell(r.point.knobs.get(k, "default")) for k in knobs), r.status,
-                _cell(record.kv_tokens if record else None, thousands=True),
-                _concurrency(record.max_concurrency if record else None),
-                _cell(predicted.kv_tokens if predicted else None, thousands=True), _cell(r.error_kind),
-            )
-        tables.append(table)
-    return tables
-
-
-class _SummaryTable:
-    """An engine's summary table at the width it is printed: where its columns do not all fit, the status
-    and the numbers keep their values whole (their headers fold) and the point ids, knobs and errors are cut."""
-
-    WHOLE = ("status", "kv_tokens", "max_concurrency", "predicted")
-
-    def __init__(self, table: Table):
-        self.table = table
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        whole = [column for column in self.table.columns if column.header in self.WHOLE]
-        for column in whole:
-            column.width, column.overflow = None, "ellipsis"
-        unbounded = options.update_width(1 << 16)
-        if Measurement.get(console, unbounded, self.table).maximum > options.max_width:
-            for column in whole:
-                column.width, column.overflow = max(map(cell_len, column.cells), default=1), "fold"
-        yield self.table
-
-
-def _cell(value, thousands: bool = False) -> str:
-    if is_missing(value):
-        return MISSING
-    return count(value) if thousands and isinstance(value, (int, float)) else str(value)
-
-
-def _concurrency(value) -> str:
-    """As the engine's log line states it (vLLM: "Maximum concurrency for 512 tokens per request: 8192.00x"),
-    not as the float it was read into (8192.0)."""
-    if is_missing(value):
-        return MISSING
-    return f"{value:.2f}x" if isinstance(value, numbers.Real) else str(value)
 
 
 class _PointLine:
@@ -279,8 +220,7 @@ def _run(args: argparse.Namespace) -> int:
         if progress.live.is_started:  # stopping a display never shown prints a blank line
             progress.stop()
     out = output_console()
-    for table in summary_tables(result.results):
-        out.print(_SummaryTable(table))
+    out.print(SummaryTables(result.results))
     for warning in result.warnings:
         console.print(f"[yellow]warning:[/] {warning}")
     for note in result.notes:

@@ -140,7 +140,7 @@ def settled_host_memory(env: Mapping[str, str] | None = None, read=read_host_mem
     deadline = clock() + timeout_s
     last = read(env)
     while True:
-        sleep(window_s)
+        sleep(min(window_s, timeout_s))  # a bound below the window shortens the window too
         now = read(env)
         before, after = last.meminfo_available_bytes, now.meminfo_available_bytes
         if before is None or after is None or abs(after - before) <= tolerance_mib * (1 << 20) or clock() >= deadline:
@@ -165,7 +165,7 @@ def wait_for_host_release(before: HostMemory, env: Mapping[str, str] | None = No
     over 40 s after an SGLang-CPU point, some 15 MiB/s), and a reading meanwhile would count it as used:
     SGLang's own reading a minute later does not. Part of it comes back for minutes on this VM, so the
     wait is bounded (20 s: the fast part); what is still missing then stays in the next reading, and in
-    the SGLang-CPU prediction error (README: "What the knobs do on CPU"). None when back (or at a
+    the SGLang-CPU prediction error (docs/data-sets.md: "What the knobs do on CPU"). None when back (or at a
     plateau); a note at the timeout."""
     if before.meminfo_available_bytes is None:
         return None
@@ -183,4 +183,4 @@ def wait_for_host_release(before: HostMemory, env: Mapping[str, str] | None = No
             return (f"host memory not back within {timeout_s:.0f} s: "
                     f"{(want - now) / (1 << 20) + tolerance_mib:.0f} MiB less available than before the launch")
         last = now
-        sleep(poll_s)
+        sleep(min(poll_s, timeout_s))  # a bound below the poll shortens the poll too

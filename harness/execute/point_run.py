@@ -235,7 +235,7 @@ def _host_before(engine: Engine, version: str | None, point: Point, ctx: LaunchC
     env = {**ctx.env_vars, **point.env}
     alone = gpus is None
     limit = host_wait_limit_s(os.environ)
-    bound = {} if limit is None else {"window_s": min(0.5, limit), "timeout_s": limit}
+    bound = {} if limit is None else {"timeout_s": limit}
     reading = settled_host_memory(env, **bound) if alone else read_host_memory(env)
     host = _HostBefore(env=env, reading=reading, memory=_cpu_memory(engine, reading, version), alone=alone)
     return _Before(DeviceReading(name=f"cpu ({platform.machine()})"), host=host)
@@ -292,7 +292,7 @@ def _wait_for_release(point: Point, before: _Before) -> str | None:
         return wait_for_release(before.gpu.read, before.gpu.baseline)
     if before.host is not None and before.host.alone:
         limit = host_wait_limit_s(os.environ)
-        bound = {} if limit is None else {"timeout_s": limit, "poll_s": min(1.0, limit)}
+        bound = {} if limit is None else {"timeout_s": limit}
         note = wait_for_host_release(before.host.reading, before.host.env, **bound)
         if note:
             log.info("%s: %s", point.name, note)

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import platform
 import shutil
-import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.engines import get_engine
 from harness.envs import default_cache_dir, host_is_cpu_only, install_command, resolve_env
 from harness.envs.cuda_driver import cuda_of_driver, env_driver_refusal
 from harness.errors import HarnessError, InputError
 from harness.execute.executors.slots import gpus_needed, usable_gpus
 from harness.execute.gpu import BUSY_THRESHOLD_MIB, in_card_class, nvml_reader
+from harness.execute.hub_access import hub_access
+from harness.execute.point_run import free_port
 from harness.nvml import driver_versions
-from harness.predict.model import find_in_hf_cache
 from harness.scenario.point import Point
 from harness.scenario.schema import Scenario
 
@@ -79,15 +80,16 @@ def _gpu_checks(scenario: Scenario, points: list[Point], states: list) -> list[C
     if scenario.gpu.memory_gib and states:
         card = states[0]
         same = in_card_class(card.total_mib, scenario.gpu.memory_gib)
+        fix = "" if same else (": numbers not comparable with the scenario's (set gpu.memory_gib to "
+                               f"{card.total_mib / 1024:.0f} for this card)")
         out.append(Check("card class", same, f"the scenario is about a {scenario.gpu.memory_gib:g} GB card; GPU "
-                                             f"{card.index} has {card.total_mib / 1024:.1f} GiB"
-                                             + ("" if same else ": numbers not comparable with the scenario's"),
-                         blocks=False))
+                                             f"{card.index} has {card.total_mib / 1024:.1f} GiB{fix}", blocks=False))
     return out
 
 
-def _env_checks(scenario: Scenario, points: list[Point], device: str) -> list[Check]:
-    out = []
+def _env_checks(scenario: Scenario, points: list[Point], device: str) -> tuple[list[Check], list[tuple[str, str]]]:
+    """One line per (engine, release) of the points, and the envs `run` would install first (not there yet)."""
+    out, missing = [], []
     versions = driver_versions() if device == "cuda" else None
     for engine, version in dict.fromkeys((p.engine, p.engine_version) for p in points):
         name = f"{engine} {version or ''}".strip()
@@ -97,6 +99,8 @@ def _env_checks(scenario: Scenario, points: list[Point], device: str) -> list[Ch
             hint = "" if scenario.engines[engine].python or "install" in str(exc) else \
                 f" ({install_command(engine, version)})"
             out.append(Check(f"env {name}", False, f"{exc}{hint}"))
+            if not scenario.engines[engine].python and version:
+                missing.append((engine, version))
             continue
         detail = f"{env.python}: {engine} {env.engine_version}, torch {env.torch_version}"
         refusal = None
@@ -105,40 +109,70 @@ def _env_checks(scenario: Scenario, points: list[Point], device: str) -> list[Ch
             detail += (f" (CUDA {env.torch_cuda or 'not known'}; driver supports "
                        f"{cuda_of_driver(versions[1]) or 'not known'})")
         out.append(Check(f"env {name}", refusal is None, refusal or detail))
-    return out
+    return out, missing
 
 
-def _disk() -> Check:
+def _disk(missing_envs: list[tuple[str, str]], device: str, model_download_bytes: int | None) -> Check:
+    """Free space under the cache against what would be written there: the envs not yet installed (each engine
+    recipe's own size) and the model's files not yet cached. Nothing to write needs no space."""
     where = default_cache_dir()
     probe = where
     while not probe.exists():
         probe = probe.parent
     free = shutil.disk_usage(probe).free
-    enough = free >= 12 * GiB  # an SGLang env (~10 GiB) and a small model
-    return Check("disk", enough, f"{free / GiB:.1f} GiB free under {where}"
-                 + ("" if enough else ": an engine env takes 3-10 GiB, an 8B model 16 GB"))
+    parts = [(f"{engine} {version} env", get_engine(engine).installation.recipe(version, device == "cpu").disk_bytes)
+             for engine, version in missing_envs]
+    if model_download_bytes:
+        parts.append(("the model's files", model_download_bytes))
+    need = sum(size for _, size in parts)
+    if not parts:
+        return Check("disk", True, f"{free / GiB:.1f} GiB free under {where}; every env installed and the model "
+                                   "at hand: nothing to write there but results")
+    listed = " + ".join(f"{what} ~{size / GiB:.1f} GiB" for what, size in parts)
+    enough = free >= need
+    return Check("disk", enough, f"{free / GiB:.1f} GiB free under {where}; {listed} to write"
+                 + ("" if enough else f": {(need - free) / GiB:.1f} GiB short: free space there or set "
+                                      "KV_HARNESS_CACHE_DIR to a larger disk"))
 
 
-def _model(scenario: Scenario) -> Check:
+def _model(scenario: Scenario) -> tuple[Check, int | None]:
+    """(the model's line, bytes `run` would download for it: None when not known)."""
     model = scenario.model
     if model.startswith("builtin:"):
-        return Check("model", True, f"{model}: built locally")
+        return Check("model", True, f"{model}: built locally"), 0
     path = Path(model).expanduser()
-    if model.startswith(("/", "./", "../", "~")):
-        return Check("model", path.is_dir(), f"{path}: {'a local directory' if path.is_dir() else 'no such directory'}")
-    config = find_in_hf_cache(model)
-    if config is not None and any(config.parent.glob("*.safetensors")):
-        return Check("model", True, f"{model}: weights in the Hugging Face cache ({config.parent})")
-    return Check("model", False, f"{model}: weights not in the Hugging Face cache: the first point downloads them "
-                                 "inside its timeout (download it first: huggingface-cli download " + model + ")",
-                 blocks=False)
+    if path.exists() or model.startswith(("/", "./", "../", "~")) or not _valid_hub_id(model):
+        # run hands any existing path to the engine as it is, relative ones from where it runs (models.is_hub_id)
+        if not path.is_dir():
+            return Check("model", False, f"{model}: no such directory (from {Path.cwd()}), and not a hub id"), 0
+        has_config = (path / "config.json").is_file()
+        return Check("model", has_config, f"{path.resolve()}: a local directory"
+                     + ("" if has_config else " without config.json: the engines cannot load it")), 0
+    access = hub_access(model)
+    return Check("model", not access.blocks, access.detail), access.download_bytes
 
 
-def _port() -> Check:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return Check("port", True, f"a free local port for the servers (e.g. {port})")
+def _valid_hub_id(model: str) -> bool:
+    # lazy: huggingface_hub costs ~0.4 s to import, paid only by a scenario that names a model by path or id
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(model)
+    except HFValidationError:
+        return False
+    return True
+
+
+def _ports(points: list[Point]) -> Check:
+    """Each point's server gets a free local port at launch, at or below its engine's limit (point_run.free_port):
+    the same search, done now."""
+    highest = min((get_engine(engine).launch.highest_port for engine in {p.engine for p in points}), default=65535)
+    try:
+        port = free_port(highest)
+    except OSError as exc:
+        return Check("port", False, f"no free local port at or below {highest} ({exc}): the servers could not listen "
+                                    "on 127.0.0.1; free local ports (`ss -ltn` lists them) or stop what holds them")
+    return Check("port", True, f"a free local port at or below {highest} for the servers (e.g. {port})")
 
 
 def preflight(scenario: Scenario, points: list[Point]) -> list[Check]:
@@ -151,6 +185,8 @@ def preflight(scenario: Scenario, points: list[Point]) -> list[Check]:
                             "run refuses (gpu: {memory_gib: null} measures the CPU engines)"))
     if device == "cuda" and states:
         checks += _gpu_checks(scenario, points, states)
-    checks += _env_checks(scenario, points, device)
-    checks += [_disk(), _model(scenario), _port()]
+    env_checks, missing_envs = _env_checks(scenario, points, device)
+    model_check, download_bytes = _model(scenario)
+    checks += env_checks
+    checks += [_disk(missing_envs, device, download_bytes), model_check, _ports(points)]
     return checks

@@ -605,20 +605,31 @@ def _sweep(plan: RunPlan, todo: list[Point], job: PointJob, records: _Records,
     """One release at a time, each job seeing that release's env as its engine's: the executors need
     not know about releases, and an env can go once its points are done."""
     envs = dict(plan.envs)
+    started = 0  # points of earlier release groups: the executor counts within its group, the caller the run
     for key in _releases(todo):
         if key in plan.later:
             envs[key] = _install_later(plan, key, records)
         group = [p for p in todo if (p.engine, p.engine_version) == key]
         # One writer, in this thread, appends rows in the order they finish.
         for point_result in plan.executor.run(group, dataclasses.replace(job, envs={key[0]: envs[key]}),
-                                              on_point_start):
+                                              _in_whole_run(on_point_start, started, len(todo))):
             records.add(point_result)
             if on_point_end:
                 on_point_end(point_result)
+        started += len(group)
         # Only an env this run installed: one that was there before may be what other runs use.
         if plan.options.remove_after and key in plan.later and getattr(envs[key], "managed", False):
             remove_env(key[0], key[1], cpu=envs[key].cpu)
             records.result.notes.append(f"removed the {key[0]} {key[1]} environment after its points (--remove-after)")
+
+
+def _in_whole_run(on_point_start: Callable[[Point, int, int], Callable[[str], None] | None] | None, offset: int,
+                  total: int) -> Callable[[Point, int, int], Callable[[str], None] | None] | None:
+    """The executor's start callback for one release group, told the point's place in the whole run and the run's
+    number of points, not the group's."""
+    if on_point_start is None:
+        return None
+    return lambda point, index, _group_total: on_point_start(point, offset + index, total)
 
 
 def _install_later(plan: RunPlan, key: ReleaseKey, records: _Records):

@@ -29,6 +29,7 @@ class Example:
     argv: tuple[str, ...]  # the words after `python -m harness`
     shown: tuple[str, ...]  # the output lines it shows, remarks taken off
     exit_code: int
+    page: str = "README"  # the file it is in, for messages
 
     @property
     def command(self) -> str:
@@ -56,8 +57,19 @@ class Transcript:
 
     def example(self, command: str) -> Example:
         found = [e for e in self.examples if e.command == command]
-        assert len(found) == 1, f"the README has {len(found)} `{command}` examples; this test checks one"
+        assert len(found) == 1, f"the docs have {len(found)} `{command}` examples; this test checks one"
         return found[0]
+
+
+def read_pages(paths) -> Transcript:
+    """The examples and shown files of several pages (README.md and docs/*.md) as one transcript."""
+    examples: list[Example] = []
+    files: dict[str, str] = {}
+    for path in paths:
+        transcript = read_transcript(path.read_text())
+        examples += [replace(e, page=path.name) for e in transcript.examples]
+        files.update(transcript.files)
+    return Transcript(tuple(examples), files)
 
 
 def read_transcript(text: str) -> Transcript:
@@ -131,14 +143,14 @@ def assert_shown_in_order(example: Example, output: str, varying: Mapping[str, s
         hit = next((i for i in range(at, len(real)) if pattern.fullmatch(real[i])), None)
         if hit is None:
             where = f"after output line {at}" if at else "anywhere"
-            raise AssertionError(f"README line {example.line} `python -m harness {shlex.join(example.argv)}`: "
+            raise AssertionError(f"{example.page} line {example.line} `python -m harness {shlex.join(example.argv)}`: "
                                  f"this shown line is not in the output {where}:\n{shown}\n"
                                  "--- the output:\n" + "\n".join(real))
         at = hit + 1
 
 
 def check_run(example: Example, returncode: int, output: str, varying: Mapping[str, str] | None = None) -> None:
-    assert returncode == example.exit_code, (f"README line {example.line}: exit {returncode}, the README says "
+    assert returncode == example.exit_code, (f"{example.page} line {example.line}: exit {returncode}, it says "
                                              f"{example.exit_code}; the output:\n{output}")
     assert_shown_in_order(example, output, varying)
 
