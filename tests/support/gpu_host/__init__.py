@@ -97,13 +97,14 @@ def subprocess_env(host_file: Path, base: dict[str, str] | None = None) -> dict[
     return env
 
 
-def gpu_vllm_env(root: Path, env: dict[str, str] | None = None, torch_cuda: str = "12.8") -> Path:
-    """A fake engine env whose `vllm` is the fake GPU vLLM (vllm_gpu.py), with `env` set for it; returns its
-    interpreter (engines.vllm.python)."""
+def gpu_vllm_env(root: Path, env: dict[str, str] | None = None, torch_cuda: str = "12.8",
+                 version: str = "0.32.0") -> Path:
+    """A fake engine env whose `vllm` is the fake GPU vLLM (vllm_gpu.py) of release `version` (one of
+    vllm_rules.RELEASES), with `env` set for it; returns its interpreter (engines.vllm.python)."""
     from tests.support.fake_env import make_fake_env
 
-    python = make_fake_env(root, {}, torch_version="2.9.1", torch_cuda=torch_cuda)
-    exports = "".join(f"export {k}={v}\n" for k, v in (env or {}).items())
+    python = make_fake_env(root, {}, version=version, torch_version="2.9.1", torch_cuda=torch_cuda)
+    exports = "".join(f"export {k}={v}\n" for k, v in {"STANDIN_VLLM_RELEASE": version, **(env or {})}.items())
     vllm = python.parent / "vllm"
     vllm.write_text(f"#!/bin/sh\n{exports}exec {sys.executable} {FOLDER / 'vllm_gpu.py'} \"$@\"\n")
     vllm.chmod(0o755)
@@ -128,8 +129,9 @@ def gpu_sglang_env(root: Path, env: dict[str, str] | None = None, torch_cuda: st
     return python
 
 
-def gpu24_scenario(folder: Path, python: Path, zip_block: str, memory_gib: str = "24") -> Path:
-    """`folder`/gpu24.yaml: the fake GPU vLLM 0.32.0 at `python` over `zip_block`'s zipped knobs (indented lines)."""
+def gpu24_scenario(folder: Path, python: Path, zip_block: str, memory_gib: str = "24", version: str = "0.32.0") -> Path:
+    """`folder`/gpu24.yaml: the fake GPU vLLM `version` at `python` over `zip_block`'s zipped knobs (indented
+    lines)."""
     path = folder / "gpu24.yaml"
     path.write_text(f"""
 name: gpu24
@@ -138,7 +140,7 @@ gpu: {{memory_gib: {memory_gib}}}
 defaults: {{max_model_len: 2048}}
 engines:
   vllm:
-    version: "0.32.0"
+    version: "{version}"
     python: {python}
     zip:
 {zip_block}
