@@ -56,3 +56,47 @@ def test_vllm_sizes_a_given_kv_memory_as_the_harness_predicts_for_each_release(t
             assert predicted.kv_tokens == row["kv_tokens"] == row["predicted_kv_tokens"]
         else:
             assert predicted.estimated_max_model_len == row["estimated_max_model_len"], predicted.reason
+
+
+def test_sglang_takes_the_fraction_and_requests_the_harness_derives_for_the_card(tmp_path, monkeypatch):
+    # an 80 GB card: chunk 2048 reserves less than the 10 GiB floor SGLang keeps on cards above 60 GiB, 8192 more
+    from harness.engines.predicting import predict_point
+    from harness.engines.sglang.formulas import resolve_max_num_reqs
+    from harness.execute.models import resolve_model
+    from harness.predict import load_model_description
+    from harness.results.io import read_results
+    from harness.scenario import expand, load_scenario_with_releases
+    from tests.support.gpu_host import gpu_sglang_env
+
+    host = GpuHost.of("A100-80GB")
+    install(monkeypatch, host.write(tmp_path / "host"))
+    python = gpu_sglang_env(tmp_path / "env", {"STANDIN_KV_BYTES_PER_TOKEN": str(TINY_KV_BYTES_PER_TOKEN),
+                                               "STANDIN_WEIGHTS_GIB": "0.01"})
+    scenario = tmp_path / "sglang80.yaml"
+    scenario.write_text(f"""
+name: sglang80
+model: {{builtin: tiny-llama}}
+gpu: {{memory_gib: 80}}
+defaults: {{max_model_len: 2048}}
+engines:
+  sglang:
+    version: "0.5.22"
+    python: {python}
+    sweep: {{chunked_prefill_size: [2048, 8192]}}
+run: {{timeout_s: 30, stop_after: ready}}
+""")
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out)]) == 0
+    rows = read_results(out / "results.csv").set_index("point_id")
+    card = host.cards[0]
+    fractions = {}
+    for point in expand(load_scenario_with_releases(scenario, None)):
+        row = rows.loc[point.point_id]
+        assert row["status"] == "ok", row.to_dict()
+        predicted = predict_point(point, load_model_description(resolve_model(point.model)), card.total_mib,
+                                  device="cuda")
+        assert row["mem_fraction_static_effective"] == predicted.mem_fraction_static
+        assert row["chunked_prefill_size_effective"] == predicted.chunked_prefill_size == row["chunked_prefill_size"]
+        assert row["max_running_requests"] == resolve_max_num_reqs(int(row["kv_tokens"]), 2048, release="0.5.22")
+        fractions[row["chunked_prefill_size"]] = row["mem_fraction_static_effective"]
+    assert fractions == {2048: 0.875, 8192: 0.83}  # (81920 - 10240) / 81920; (81920 - 13904) / 81920
