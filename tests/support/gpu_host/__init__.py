@@ -4,6 +4,10 @@
     install(monkeypatch, host_file)                   # in-process: pynvml is the fake
     subprocess_env(host_file)                         # for a child: PYTHONPATH and KVH_FAKE_GPU_HOST
 
+Its fake engines (vllm_gpu.py, sglang_gpu.py) size their KV caches by rules read from each release's own source
+(vllm_rules.py, sglang_rules.py; never the harness's predictor, so a wrong harness rule fails a GPU-path test:
+tests/execute/test_gpu_host_rules.py) and print each line in the release's wording (wording.py).
+
 The cards' figures are what NVML reports for them on real hosts (nvidia-smi output in public issues):
 an idle A100-SXM4-80GB reserves ~870 MiB of its 81,920 MiB, an idle RTX 4090 that drives a desktop shows
 Xorg and a compositor as graphics processes (~770 MiB), an L4/A10G has 23,034 MiB.
