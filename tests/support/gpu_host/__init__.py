@@ -4,6 +4,10 @@
     install(monkeypatch, host_file)                   # in-process: pynvml is the fake
     subprocess_env(host_file)                         # for a child: PYTHONPATH and KVH_FAKE_GPU_HOST
 
+Its fake engines (vllm_gpu.py, sglang_gpu.py) size their KV caches by rules read from each release's own source
+(vllm_rules.py, sglang_rules.py; never the harness's predictor, so a wrong harness rule fails a GPU-path test:
+tests/execute/test_gpu_host_rules.py) and print each line in the release's wording (wording.py).
+
 The cards' figures are what NVML reports for them on real hosts (nvidia-smi output in public issues):
 an idle A100-SXM4-80GB reserves ~870 MiB of its 81,920 MiB, an idle RTX 4090 that drives a desktop shows
 Xorg and a compositor as graphics processes (~770 MiB), an L4/A10G has 23,034 MiB.
@@ -97,13 +101,14 @@ def subprocess_env(host_file: Path, base: dict[str, str] | None = None) -> dict[
     return env
 
 
-def gpu_vllm_env(root: Path, env: dict[str, str] | None = None, torch_cuda: str = "12.8") -> Path:
-    """A fake engine env whose `vllm` is the fake GPU vLLM (vllm_gpu.py), with `env` set for it; returns its
-    interpreter (engines.vllm.python)."""
+def gpu_vllm_env(root: Path, env: dict[str, str] | None = None, torch_cuda: str = "12.8",
+                 version: str = "0.32.0") -> Path:
+    """A fake engine env whose `vllm` is the fake GPU vLLM (vllm_gpu.py) of release `version` (one of
+    vllm_rules.RELEASES), with `env` set for it; returns its interpreter (engines.vllm.python)."""
     from tests.support.fake_env import make_fake_env
 
-    python = make_fake_env(root, {}, torch_version="2.9.1", torch_cuda=torch_cuda)
-    exports = "".join(f"export {k}={v}\n" for k, v in (env or {}).items())
+    python = make_fake_env(root, {}, version=version, torch_version="2.9.1", torch_cuda=torch_cuda)
+    exports = "".join(f"export {k}={v}\n" for k, v in {"STANDIN_VLLM_RELEASE": version, **(env or {})}.items())
     vllm = python.parent / "vllm"
     vllm.write_text(f"#!/bin/sh\n{exports}exec {sys.executable} {FOLDER / 'vllm_gpu.py'} \"$@\"\n")
     vllm.chmod(0o755)
@@ -128,8 +133,9 @@ def gpu_sglang_env(root: Path, env: dict[str, str] | None = None, torch_cuda: st
     return python
 
 
-def gpu24_scenario(folder: Path, python: Path, zip_block: str, memory_gib: str = "24") -> Path:
-    """`folder`/gpu24.yaml: the fake GPU vLLM 0.32.0 at `python` over `zip_block`'s zipped knobs (indented lines)."""
+def gpu24_scenario(folder: Path, python: Path, zip_block: str, memory_gib: str = "24", version: str = "0.32.0") -> Path:
+    """`folder`/gpu24.yaml: the fake GPU vLLM `version` at `python` over `zip_block`'s zipped knobs (indented
+    lines)."""
     path = folder / "gpu24.yaml"
     path.write_text(f"""
 name: gpu24
@@ -138,7 +144,7 @@ gpu: {{memory_gib: {memory_gib}}}
 defaults: {{max_model_len: 2048}}
 engines:
   vllm:
-    version: "0.32.0"
+    version: "{version}"
     python: {python}
     zip:
 {zip_block}
