@@ -213,7 +213,8 @@ class ModelDescription:
 
     def _declared_bytes(self, dtype: str | None) -> tuple[int, list[str]]:
         """(bytes the engine holds for the tensors config.json declares at tp=1, what was adjusted)."""
-        return self._held_bytes(self.declared.weights.tensors, dtype)
+        # one declared tensor stands for all experts of a layer: their number is not the checkpoint's
+        return self._held_bytes(self.declared.weights.tensors, dtype, counted=False)
 
     def _stored_bytes(self, dtype: str | None) -> tuple[int, list[str]] | None:
         """(bytes the engine holds for the stored tensors at tp=1, what was adjusted) - None without tensors.
@@ -227,8 +228,10 @@ class ModelDescription:
             return None
         return self._held_bytes(self.stored.tensors, dtype)
 
-    def _held_bytes(self, tensors: tuple[StoredTensor, ...], dtype: str | None) -> tuple[int, list[str]]:
-        """What the engine holds of `tensors` at tp=1 (see _stored_bytes), and what was adjusted."""
+    def _held_bytes(self, tensors: tuple[StoredTensor, ...], dtype: str | None,
+                    counted: bool = True) -> tuple[int, list[str]]:
+        """What the engine holds of `tensors` at tp=1 (see _stored_bytes), and what was adjusted (`counted`: the
+        tensors are a checkpoint's own, one per stored tensor, so their number means something)."""
         elem = DTYPE_BYTES[resolve_dtype(dtype, self.dtype)]
         quantized = bool(self.config.get("quantization_config"))
         padded_vocab = _round_up(self.vocab_size, _VOCAB_PAD)
@@ -259,7 +262,8 @@ class ModelDescription:
         if tied:
             notes.append("a stored lm_head.weight not counted (tied to the embeddings)")
         if draft_n:
-            notes.append(f"{draft_n} tensors ({size_text(draft)}) of speculative-decoding layers not counted")
+            what = f"{draft_n} tensors ({size_text(draft)})" if counted else size_text(draft)
+            notes.append(f"{what} of speculative-decoding layers not counted")
         return total, notes
 
     def _shaped_weight_bytes(self, tp: int = 1, dtype: str | None = None) -> int:
