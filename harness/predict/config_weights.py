@@ -9,9 +9,9 @@ per-tensor or block scales, MXFP4 experts, AWQ and GPTQ int4 with group scales a
 compressed-tensors), compressed-tensors int/fp8 groups with their `ignore` list.
 
 Left out on purpose (each under 0.01 % of a checkpoint): Qwen3's per-head q/k norms; the sizes below match
-the dense estimate of `ModelDescription._shaped_weight_bytes` exactly for a dense 16-bit config. Not modelled:
-vision/audio towers (counted as absent, and said so), Llama-4's interleaved MoE, other quantization methods
-(counted 16-bit, and said so).
+the dense estimate of `ModelDescription._shaped_weight_bytes` exactly for a dense 16-bit config. Vision towers:
+Qwen2-VL's and Qwen2.5-VL's. Not modelled: other vision/audio towers (counted as absent, and said so), Llama-4's
+interleaved MoE, other quantization methods (counted 16-bit, and said so).
 """
 
 from __future__ import annotations
@@ -27,6 +27,10 @@ from harness.predict.stored_weights import StoredTensor, StoredWeights
 # bytes per element of the header dtypes written below
 _ELEM_BYTES = {"BF16": 2, "F16": 2, "F32": 4, "F8_E4M3": 1, "U8": 1, "I32": 4, "I64": 8}
 _HEADER_DTYPE = {"bfloat16": "BF16", "float16": "F16", "float32": "F32"}
+
+
+# Qwen2-family language models carry q/k/v biases without attention_bias in config.json (vLLM models/qwen2.py)
+_QKV_BIAS_MODEL_TYPES = ("qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen2_5_vl_text")
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,7 @@ def declared_weights(cfg: dict[str, Any], dtype: str) -> DeclaredWeights:
     for i in range(int(cfg["num_hidden_layers"])):
         modules += _decoder_layer(cfg, i)
     modules += _mtp_layers(cfg)
+    modules += _vision_tower(cfg)
     scheme = _scheme(cfg)
     plain_dtype = _HEADER_DTYPE.get(dtype, "BF16")
     tensors = [t for m in modules for t in _stored(m, scheme, plain_dtype)]
@@ -106,7 +111,7 @@ def _attention(cfg: dict[str, Any], prefix: str) -> list[Linear | Plain]:
     kv_heads = int(cfg.get("num_key_value_heads") or heads)
     hd = int(cfg.get("head_dim") or h // heads)
     bias = bool(cfg.get("attention_bias", False))
-    qkv_bias = bias or cfg.get("model_type") == "qwen2" or cfg.get("model_type") == "qwen2_moe"
+    qkv_bias = bias or cfg.get("model_type") in _QKV_BIAS_MODEL_TYPES
     p = prefix + "self_attn."
     out: list[Linear | Plain] = [Linear(p + "q_proj", heads * hd, h, bias=qkv_bias),
                                  Linear(p + "k_proj", kv_heads * hd, h, bias=qkv_bias),
@@ -216,6 +221,71 @@ def _mtp_layers(cfg: dict[str, Any]) -> list[Linear | Plain]:
                 Linear(p + "eh_proj", h, 2 * h, quantizable=False),
                 Linear(p + "shared_head.head", vocab, h, quantizable=False)]
     return out
+
+
+# ---- vision towers ---------------------------------------------------------------------------------
+
+
+def _vision_tower(cfg: dict[str, Any]) -> list[Linear | Plain]:
+    """The vision encoder a Qwen2-VL / Qwen2.5-VL config.json describes (other towers: not modelled, said so).
+    Kept 16-bit: the quantized VL checkpoints of the schemes modelled leave the tower out of their scheme."""
+    vc = cfg.get("vision_config")
+    arch = str((cfg.get("architectures") or [""])[0])
+    if not isinstance(vc, dict) or arch not in _TOWERS:
+        return []
+    return _TOWERS[arch](vc, cfg)
+
+
+def _tower_linear(name: str, out_features: int, in_features: int, count: int = 1) -> Linear:
+    return Linear(name, out_features, in_features, count, bias=True, quantizable=False)
+
+
+def _patch_embed(vc: dict[str, Any], width: int) -> list[Linear | Plain]:
+    channels = int(vc.get("in_chans") or vc.get("in_channels") or 3)
+    patch, temporal = int(vc.get("patch_size") or 14), int(vc.get("temporal_patch_size") or 2)
+    # a Conv3d without bias: width x channels x temporal x patch x patch
+    return [Plain("visual.patch_embed.proj.weight", (width, channels, temporal, patch, patch))]
+
+
+def _qwen2_vl_tower(vc: dict[str, Any], cfg: dict[str, Any]) -> list[Linear | Plain]:
+    """vLLM 0.32.0 models/qwen2_vl.py Qwen2VisionTransformer: LayerNorms (weight and bias), qkv and proj with
+    biases, an fc1/fc2 MLP of embed_dim x mlp_ratio, a merger of spatial_merge_size**2 patches into hidden_size."""
+    width, depth = int(vc.get("embed_dim") or 1280), int(vc.get("depth") or 32)
+    mlp = int(width * float(vc.get("mlp_ratio") or 4))
+    merged = width * int(vc.get("spatial_merge_size") or 2) ** 2
+    out: list[Linear | Plain] = _patch_embed(vc, width)
+    p = "visual.blocks.0."
+    out += [Plain(p + "norm1.weight", (width,), 2 * depth), Plain(p + "norm2.weight", (width,), 2 * depth),
+            _tower_linear(p + "attn.qkv", 3 * width, width, depth),
+            _tower_linear(p + "attn.proj", width, width, depth),
+            _tower_linear(p + "mlp.fc1", mlp, width, depth), _tower_linear(p + "mlp.fc2", width, mlp, depth)]
+    out += [Plain("visual.merger.ln_q.weight", (width,), 2), _tower_linear("visual.merger.mlp.0", merged, merged, 1),
+            Linear("visual.merger.mlp.2", int(vc.get("hidden_size") or cfg["hidden_size"]), merged, 1, True, False)]
+    return out
+
+
+def _qwen2_5_vl_tower(vc: dict[str, Any], cfg: dict[str, Any]) -> list[Linear | Plain]:
+    """vLLM 0.32.0 models/qwen2_5_vl.py Qwen2_5_VisionTransformer: RMSNorms (weight only), qkv and proj with
+    biases, a gated MLP (gate/up/down with biases) of intermediate_size, the merger into out_hidden_size."""
+    width, depth = int(vc.get("hidden_size") or 1280), int(vc.get("depth") or 32)
+    inter = int(vc.get("intermediate_size") or 3420)
+    merged = width * int(vc.get("spatial_merge_size") or 2) ** 2
+    out: list[Linear | Plain] = _patch_embed(vc, width)
+    p = "visual.blocks.0."
+    out += [Plain(p + "norm1.weight", (width,), depth), Plain(p + "norm2.weight", (width,), depth),
+            _tower_linear(p + "attn.qkv", 3 * width, width, depth),
+            _tower_linear(p + "attn.proj", width, width, depth),
+            _tower_linear(p + "mlp.gate_proj", inter, width, depth),
+            _tower_linear(p + "mlp.up_proj", inter, width, depth),
+            _tower_linear(p + "mlp.down_proj", width, inter, depth)]
+    out += [Plain("visual.merger.ln_q.weight", (width,)), _tower_linear("visual.merger.mlp.0", merged, merged, 1),
+            Linear("visual.merger.mlp.2", int(vc.get("out_hidden_size") or cfg["hidden_size"]), merged, 1, True,
+                   False)]
+    return out
+
+
+_TOWERS = {"Qwen2VLForConditionalGeneration": _qwen2_vl_tower,
+           "Qwen2_5_VLForConditionalGeneration": _qwen2_5_vl_tower}
 
 
 # ---- storage: one function per quantization scheme ------------------------------------------------
@@ -438,6 +508,10 @@ def _terms(cfg: dict[str, Any], scheme: Scheme | None) -> list[str]:
         terms.append(f"{mtp} multi-token-prediction layer{'s' if mtp > 1 else ''} (stored, not loaded)")
     if scheme is not None:
         terms.append(scheme.name)
+    tower = _vision_tower(cfg)
+    if tower:
+        depth = cfg["vision_config"].get("depth")
+        terms.append(f"vision tower ({depth} blocks, 16-bit)")
     if cfg.get("tie_word_embeddings", False):
         terms.append("tied embeddings")
     return terms
@@ -449,7 +523,8 @@ def _unmodelled(cfg: dict[str, Any], scheme: Scheme | None) -> list[str]:
     if isinstance(quant, dict) and scheme is None:
         method = quant.get("quant_method") or quant.get("quant_algo") or "quantized"
         out.append(f"the checkpoint is {method}, a scheme not modelled: its linear layers are counted 16-bit")
-    towers = [k for k in ("vision_config", "audio_config", "speech_config") if isinstance(cfg.get(k), dict)]
+    towers = [k for k in ("vision_config", "audio_config", "speech_config") if isinstance(cfg.get(k), dict)
+              and not (k == "vision_config" and _vision_tower(cfg))]
     if towers:
         out.append(f"{', '.join(k.removesuffix('_config') for k in towers)} tower not counted")
     return out

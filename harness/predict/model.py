@@ -208,7 +208,7 @@ class ModelDescription:
         """What the weights estimate from config.json leaves out (no tensors read): towers, unmodelled schemes."""
         if self.stored is not None:
             return []
-        return [f"weights: {note} - its safetensors headers (a local copy, the HF cache or the hub) give them exactly"
+        return [f"weights: {note}; the safetensors headers (a local copy, the HF cache or the hub) would count it"
                 for note in self.declared.unmodelled]
 
     def _declared_bytes(self, dtype: str | None) -> tuple[int, list[str]]:

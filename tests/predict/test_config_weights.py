@@ -3,9 +3,10 @@
 Each fixture (tests/fixtures/predict/checkpoints/, sources in its SOURCES.md) pairs a checkpoint's config.json with
 its `model.safetensors.index.json` `metadata.total_size`. Every rule of harness/predict/config_weights.py was
 written from the scheme's loader (vLLM 0.32.0) and the model's documented layout before any total was looked at:
-all five are out of sample, none fitted. Kinds: dense bf16 (Llama-3.1-8B), tied dense (Llama-3.2-3B), MoE bf16
+the first five are out of sample, none fitted. Kinds: dense bf16 (Llama-3.1-8B), tied dense (Llama-3.2-3B), MoE bf16
 (WizardLM-2-8x22B, Mixtral layout), MXFP4 MoE (gpt-oss-20b), FP8 block-scaled MoE with MLA and an MTP layer
-(DeepSeek-V3).
+(DeepSeek-V3); a vision tower (olmOCR-7B, Qwen2-VL: its total was seen before the tower rule was written from vLLM's
+qwen2_vl.py, though nothing was fitted to it).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.predict.config_weights import declared_weights
-from harness.predict.model import load_model_description
+from harness.predict.model import load_model_description, model_from_config
 
 CHECKPOINTS = Path(__file__).resolve().parents[1] / "fixtures" / "predict" / "checkpoints"
 FIXTURES = sorted(p.name for p in CHECKPOINTS.iterdir() if p.is_dir())
@@ -29,8 +30,9 @@ def _pair(name: str) -> tuple[dict, int]:
 
 
 def test_every_kind_has_a_checkpoint():
-    assert FIXTURES == ["deepseek-ai--DeepSeek-V3", "meta-llama--Llama-3.1-8B-Instruct", "meta-llama--Llama-3.2-3B",
-                        "microsoft--WizardLM-2-8x22B", "openai--gpt-oss-20b"]
+    assert FIXTURES == ["allenai--olmOCR-7B-0225-preview", "deepseek-ai--DeepSeek-V3",
+                        "meta-llama--Llama-3.1-8B-Instruct", "meta-llama--Llama-3.2-3B", "microsoft--WizardLM-2-8x22B",
+                        "openai--gpt-oss-20b"]
 
 
 @pytest.mark.parametrize("name", FIXTURES)
@@ -78,3 +80,20 @@ def test_a_dense_16_bit_config_keeps_the_dense_estimate_and_its_split(name):
         assert model.weight_bytes_per_rank(tp) == model._shaped_weight_bytes(tp)
     assert model.weights_source().startswith("estimated from config.json (dense, bfloat16")
     assert ("tied embeddings" in model.weights_source()) is (name == "meta-llama--Llama-3.2-3B")
+
+
+def test_a_vision_tower_is_counted_and_named():
+    model = load_model_description(str(CHECKPOINTS / "allenai--olmOCR-7B-0225-preview"))
+    assert model.weights_source().startswith("estimated from config.json (vision tower (32 blocks, 16-bit)): ")
+    assert model.weights_notes() == []
+    vision = sum(t.nbytes for t in model.declared.weights.tensors if t.name.startswith("visual."))
+    assert 1.2e9 < vision < 1.4e9  # Qwen2-VL's 675M-parameter ViT and merger, bf16
+
+
+def test_a_tower_not_modelled_is_said_in_a_note():
+    config, _ = _pair("meta-llama--Llama-3.1-8B-Instruct")
+    tower = {"hidden_size": 1152, "num_hidden_layers": 27}  # a vision config of no family modelled
+    model = model_from_config({**config, "vision_config": tower}, "llama-with-a-tower", "test")
+    note = ("weights: vision tower not counted; the safetensors headers (a local copy, the HF cache or the hub) would "
+            "count it")
+    assert model.weights_notes() == [note]
