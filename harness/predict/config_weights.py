@@ -415,7 +415,7 @@ def _compressed_tensors(quant: dict[str, Any]) -> Scheme | None:
     """compressed-tensors: the first config group's weights scheme applied to every Linear not in `ignore`
     (vLLM 0.32.0 compressed_tensors/schemes/): int4/8 packed (wNa16.py:223-228: `weight_packed` I32
     (out, in/pack), `weight_scale` (out, groups) at the model dtype, `weight_shape` I64 (2,), a packed
-    `weight_zero_point` when asymmetric); fp8 (w8a8_fp8.py:120-135: F8_E4M3 `weight`, `weight_scale` per
+    `weight_zero_point` when asymmetric); fp8 (w8a8_fp8.py:120-135: F8_E4M3 `weight`, an F32 `weight_scale` per
     tensor or channel, `input_scale` when static); nvfp4 (w4a4_nvfp4.py:63-91: U8 `weight_packed`, F8_E4M3
     `weight_scale` per 16, F32 `weight_global_scale`, `input_global_scale`)."""
     groups = quant.get("config_groups") or {}
@@ -437,10 +437,10 @@ def _compressed_tensors(quant: dict[str, Any]) -> Scheme | None:
     if kind == "float":
         static = bool(acts) and not acts.get("dynamic", False)
 
-        def fp8(m: Linear, plain: str) -> list[tuple[str, str, tuple[int, ...]]]:
+        def fp8(m: Linear, _: str) -> list[tuple[str, str, tuple[int, ...]]]:
             scale = (m.out_features, 1) if strategy == "channel" else (1,)
-            parts = [("weight", "F8_E4M3", (m.out_features, m.in_features)), ("weight_scale", plain, scale)]
-            return parts + ([("input_scale", plain, (1,))] if static else [])
+            parts = [("weight", "F8_E4M3", (m.out_features, m.in_features)), ("weight_scale", "F32", scale)]
+            return parts + ([("input_scale", "F32", (1,))] if static else [])
         return Scheme(f"fp8 (compressed-tensors) {strategy} scales", fp8, skips)
     pack = 32 // bits
     symmetric = weights.get("symmetric", True)
@@ -477,6 +477,13 @@ def _name_skips(patterns: Any) -> Any:
 
 _SCHEMES = {"fp8": _fp8, "mxfp4": _mxfp4, "awq": _awq, "gptq": _gptq, "modelopt": _modelopt,
             "compressed-tensors": _compressed_tensors}
+
+
+def linear_tensors(quantization_config: dict[str, Any] | None, out_features: int, in_features: int,
+                   dtype: str = "bfloat16") -> list[StoredTensor]:
+    """The tensors one linear layer of out_features x in_features stores under a quantization_config (None: 16-bit)."""
+    scheme = _scheme({"quantization_config": quantization_config})
+    return _stored(Linear("layer", out_features, in_features, stacked=True), scheme, _HEADER_DTYPE.get(dtype, "BF16"))
 
 
 def _scheme(cfg: dict[str, Any]) -> Scheme | None:

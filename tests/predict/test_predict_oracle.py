@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import zipfile
 from dataclasses import dataclass
 
@@ -639,3 +640,50 @@ def test_sglang_cpu_free_memory_matches_the_engine(sglang_oracle):
     engine = sglang_oracle.ask("sglang_cpu_memory", cases, timeout=300)
     assert [round(sg.cpu_free_memory_mib(h, sglang_oracle.release) / 1024, 6) for h in hosts] == \
         [round(g, 6) for g in engine]
+
+
+# ---- the tensors each quantization scheme stores, against vLLM's own quantization methods ---------------------
+
+# One linear layer per scheme as config.json declares it; the NVFP4 and FP8-block methods have no kernel on this CPU
+# build (vLLM picks one when the layer is made), so they are left to the public checkpoints
+# (tests/predict/test_config_weights.py: DeepSeek-V3's FP8 block scales).
+QUANT_CASES = {
+    "awq": {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"},
+    "gptq": {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True},
+    "gptq-one-group": {"quant_method": "gptq", "bits": 4, "group_size": -1, "desc_act": False, "sym": True},
+    "fp8-per-tensor-static": {"quant_method": "fp8", "activation_scheme": "static"},
+    "modelopt-fp8": {"quant_method": "modelopt", "quant_algo": "FP8", "exclude_modules": ["lm_head"]},
+    "ct-w4a16": {"quant_method": "compressed-tensors", "format": "pack-quantized", "ignore": ["lm_head"],
+                 "config_groups": {"group_0": {"targets": ["Linear"], "input_activations": None, "weights": {
+                     "num_bits": 4, "type": "int", "symmetric": True, "strategy": "group", "group_size": 128}}}},
+    "ct-w4a16-asym": {"quant_method": "compressed-tensors", "format": "pack-quantized", "ignore": ["lm_head"],
+                      "config_groups": {"group_0": {"targets": ["Linear"], "input_activations": None, "weights": {
+                          "num_bits": 4, "type": "int", "symmetric": False, "strategy": "group", "group_size": 64}}}},
+    "ct-fp8-dynamic": {"quant_method": "compressed-tensors", "format": "float-quantized", "ignore": ["lm_head"],
+                       "config_groups": {"group_0": {
+                           "targets": ["Linear"],
+                           "weights": {"num_bits": 8, "type": "float", "symmetric": True, "strategy": "channel"},
+                           "input_activations": {"num_bits": 8, "type": "float", "strategy": "token",
+                                                 "dynamic": True}}}},
+}
+_ORACLE_ITEMSIZE = {"int32": 4, "int64": 8, "bfloat16": 2, "float16": 2, "float32": 4, "float8_e4m3fn": 1, "uint8": 1}
+
+
+def test_each_quantization_scheme_stores_the_tensors_vllm_makes_for_it(vllm_oracle):
+    from harness.predict.config_weights import linear_tensors
+
+    shapes = [(4096, 2048), (1024, 3584)]  # a down projection; a KV projection of a 7B-class model
+    cases = [{"quantization_config": qc, "out": out, "in": inp} for qc in QUANT_CASES.values() for out, inp in shapes]
+    engine = vllm_oracle.ask("vllm_quant_params", cases)
+    mismatches = []
+    for case, got in zip(cases, engine):
+        assert "params" in got, got
+        theirs = {name: math.prod(shape) * _ORACLE_ITEMSIZE[dtype] for name, (dtype, shape) in got["params"].items()}
+        ours = {t.name.removeprefix("layer."): t.nbytes
+                for t in linear_tensors(case["quantization_config"], case["out"], case["in"])}
+        if case["quantization_config"]["quant_method"] == "gptq":
+            # AutoGPTQ/GPTQModel checkpoints store each row's group index; vLLM reads it only for act-order
+            assert ours.pop("g_idx") == case["in"] * 4
+        if ours != theirs:
+            mismatches.append((case, ours, theirs))
+    assert not mismatches, mismatches
