@@ -5,8 +5,9 @@ its `model.safetensors.index.json` `metadata.total_size`. Every rule of harness/
 written from the scheme's loader (vLLM 0.32.0) and the model's documented layout before any total was looked at:
 the first five are out of sample, none fitted. Kinds: dense bf16 (Llama-3.1-8B), tied dense (Llama-3.2-3B), MoE bf16
 (WizardLM-2-8x22B, Mixtral layout), MXFP4 MoE (gpt-oss-20b), FP8 block-scaled MoE with MLA and an MTP layer
-(DeepSeek-V3); a vision tower (olmOCR-7B, Qwen2-VL: its total was seen before the tower rule was written from vLLM's
-qwen2_vl.py, though nothing was fitted to it).
+(DeepSeek-V3); dense Qwen2 with q/k/v biases and an unpadded vocab (cogito-v1-preview-qwen-14B, added after the
+rules were written); a vision tower (olmOCR-7B, Qwen2-VL: its total was seen before the tower rule was written
+from vLLM's qwen2_vl.py, though nothing was fitted to it).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def _pair(name: str) -> tuple[dict, int]:
 
 
 def test_every_kind_has_a_checkpoint():
-    assert FIXTURES == ["allenai--olmOCR-7B-0225-preview", "deepseek-ai--DeepSeek-V3",
+    assert FIXTURES == ["allenai--olmOCR-7B-0225-preview", "deepcogito--cogito-v1-preview-qwen-14B",
+                        "deepseek-ai--DeepSeek-V3",
                         "meta-llama--Llama-3.1-8B-Instruct", "meta-llama--Llama-3.2-3B", "microsoft--WizardLM-2-8x22B",
                         "openai--gpt-oss-20b"]
 
@@ -73,7 +75,8 @@ def test_mxfp4_packs_only_the_experts():
     assert experts == by_dtype["U8"]
 
 
-@pytest.mark.parametrize("name", ["meta-llama--Llama-3.1-8B-Instruct", "meta-llama--Llama-3.2-3B"])
+@pytest.mark.parametrize("name", ["meta-llama--Llama-3.1-8B-Instruct", "meta-llama--Llama-3.2-3B",
+                                  "deepcogito--cogito-v1-preview-qwen-14B"])
 def test_a_dense_16_bit_config_keeps_the_dense_estimate_and_its_split(name):
     model = load_model_description(str(CHECKPOINTS / name))
     for tp in (1, 2, 4):
