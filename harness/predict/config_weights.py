@@ -10,8 +10,9 @@ compressed-tensors), compressed-tensors int/fp8 groups with their `ignore` list.
 
 Left out on purpose (each under 0.01 % of a checkpoint): Qwen3's per-head q/k norms; the sizes below match
 the dense estimate of `ModelDescription._shaped_weight_bytes` exactly for a dense 16-bit config. Vision towers:
-Qwen2-VL's and Qwen2.5-VL's. Not modelled: other vision/audio towers (counted as absent, and said so), Llama-4's
-interleaved MoE, other quantization methods (counted 16-bit, and said so).
+Qwen2-VL's and Qwen2.5-VL's. Not modelled: other vision/audio towers (counted as absent, and said so), MoE
+families other than Mixtral, Qwen2/3-MoE, DeepSeek V2/V3 (and configs with its keys), gpt-oss and Llama-4 (counted
+with the Qwen-MoE layout, and said so), other quantization methods (counted 16-bit, and said so).
 """
 
 from __future__ import annotations
@@ -100,7 +101,12 @@ def _decoder_layer(cfg: dict[str, Any], i: int) -> list[Linear | Plain]:
     h = int(cfg["hidden_size"])
     norms: list[Linear | Plain] = [Plain(prefix + "input_layernorm.weight", (h,)),
                                    Plain(prefix + "post_attention_layernorm.weight", (h,))]
-    mlp = _moe(cfg, prefix) if _is_moe_layer(cfg, i) else _dense_mlp(cfg, prefix, _dense_inter(cfg))
+    if _is_moe_layer(cfg, i):
+        mlp = _moe(cfg, prefix)
+    elif _is_llama4(cfg):  # Llama-4's dense layers: intermediate_size_mlp (vLLM 0.32.0 models/llama4.py:350-357)
+        mlp = _dense_mlp(cfg, prefix, int(cfg.get("intermediate_size_mlp") or _dense_inter(cfg)), "feed_forward.")
+    else:
+        mlp = _dense_mlp(cfg, prefix, _dense_inter(cfg))
     return norms + _attention(cfg, prefix) + mlp
 
 
@@ -163,6 +169,9 @@ def _is_moe_layer(cfg: dict[str, Any], i: int) -> bool:
     """Which decoder layers carry experts, by each family's keys (as the engines' model files read them)."""
     if not num_experts(cfg):
         return False
+    if _is_llama4(cfg):  # every interleave_moe_layer_step-th layer (vLLM 0.32.0 models/llama4.py:340-343)
+        step = int(cfg.get("interleave_moe_layer_step") or 0)
+        return step > 0 and (i + 1) % step == 0
     if "first_k_dense_replace" in cfg or cfg.get("n_routed_experts"):
         # DeepSeek V2/V3: dense below first_k_dense_replace, then every moe_layer_freq-th layer
         return i >= int(cfg.get("first_k_dense_replace") or 0) and i % int(cfg.get("moe_layer_freq") or 1) == 0
@@ -178,6 +187,8 @@ def _moe(cfg: dict[str, Any], prefix: str) -> list[Linear | Plain]:
     model_type = str(cfg.get("model_type", ""))
     if model_type == "gpt_oss":
         return _gpt_oss_experts(cfg, prefix, experts)
+    if _is_llama4(cfg):
+        return _llama4_experts(cfg, prefix, experts)
     if model_type == "mixtral":
         p = prefix + "block_sparse_moe."
         inter = _dense_inter(cfg)
@@ -203,6 +214,21 @@ def _gpt_oss_experts(cfg: dict[str, Any], prefix: str, experts: int) -> list[Lin
     return [Linear(p + "router", experts, h, bias=True, quantizable=False),
             Linear(p + "experts.gate_up_proj", 2 * inter, h, experts, bias=True, stacked=True),
             Linear(p + "experts.down_proj", h, inter, experts, bias=True, stacked=True)]
+
+
+def _is_llama4(cfg: dict[str, Any]) -> bool:
+    return str(cfg.get("model_type", "")).startswith("llama4")
+
+
+def _llama4_experts(cfg: dict[str, Any], prefix: str, experts: int) -> list[Linear | Plain]:
+    """Llama-4 (vLLM 0.32.0 models/llama4.py:73-142): a router, the experts stacked with gate and up fused
+    (experts.gate_up_proj, experts.down_proj), and one shared expert, all of intermediate_size."""
+    h, inter = int(cfg["hidden_size"]), int(cfg.get("intermediate_size") or 4 * int(cfg["hidden_size"]))
+    p = prefix + "feed_forward."
+    return [Linear(p + "router", experts, h, quantizable=False),
+            Linear(p + "experts.gate_up_proj", 2 * inter, h, experts, stacked=True),
+            Linear(p + "experts.down_proj", h, inter, experts, stacked=True)] + \
+        _dense_mlp(cfg, prefix, inter, "feed_forward.shared_expert.")
 
 
 def _mtp_layers(cfg: dict[str, Any]) -> list[Linear | Plain]:
@@ -494,6 +520,10 @@ def _scheme(cfg: dict[str, Any]) -> Scheme | None:
     return build(quant) if build is not None else None
 
 
+# the MoE families whose layouts are written above (DeepSeek's keys, n_routed_experts, stand for its family)
+_MOE_FAMILIES = ("mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "deepseek_v2", "deepseek_v3")
+
+
 # ---- what the weights line says -------------------------------------------------------------------
 
 
@@ -530,6 +560,10 @@ def _unmodelled(cfg: dict[str, Any], scheme: Scheme | None) -> list[str]:
     if isinstance(quant, dict) and scheme is None:
         method = quant.get("quant_method") or quant.get("quant_algo") or "quantized"
         out.append(f"the checkpoint is {method}, a scheme not modelled: its linear layers are counted 16-bit")
+    model_type = str(cfg.get("model_type", ""))
+    if num_experts(cfg) and not (_is_llama4(cfg) or model_type in _MOE_FAMILIES or cfg.get("n_routed_experts")):
+        out.append(f"{model_type or 'this model'}'s experts are counted with the Qwen-MoE layout "
+                   "(moe_intermediate_size, a router, shared_expert_intermediate_size), its own layout is not modelled")
     towers = [k for k in ("vision_config", "audio_config", "speech_config") if isinstance(cfg.get(k), dict)
               and not (k == "vision_config" and _vision_tower(cfg))]
     if towers:

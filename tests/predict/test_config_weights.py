@@ -100,3 +100,24 @@ def test_a_tower_not_modelled_is_said_in_a_note():
     note = ("weights: vision tower not counted; the safetensors headers (a local copy, the HF cache or the hub) would "
             "count it")
     assert model.weights_notes() == [note]
+
+
+def test_a_compressed_tensors_ignore_list_keeps_those_modules_16_bit():
+    config, _ = _pair("meta-llama--Llama-3.1-8B-Instruct")
+    group = {"targets": ["Linear"],
+             "weights": {"num_bits": 4, "type": "int", "symmetric": True, "strategy": "group", "group_size": 128}}
+    w4a16 = {"quant_method": "compressed-tensors", "format": "pack-quantized",
+             "ignore": ["lm_head", "re:.*self_attn.*"], "config_groups": {"group_0": group}}
+    weights = declared_weights({**config, "quantization_config": w4a16}, "bfloat16").weights
+    bf16 = sum(t.nbytes for t in weights.tensors if t.dtype == "BF16" and ".self_attn." in t.name)
+    assert bf16 == 32 * 2 * (2 * 4096 * 4096 + 2 * 1024 * 4096)  # q, o 4096x4096; k, v 1024x4096; bf16
+    packed = [t for t in weights.tensors if t.name.endswith(".weight_packed")]
+    assert {t.name.split(".")[-2] for t in packed} == {"gate_proj", "up_proj", "down_proj"}
+    assert all(t.dtype == "I32" for t in packed)
+
+
+def test_experts_of_a_family_not_modelled_are_counted_and_said_to_be_approximate():
+    config, _ = _pair("meta-llama--Llama-3.1-8B-Instruct")
+    granite = {**config, "model_type": "granitemoe", "num_local_experts": 32, "num_experts_per_tok": 8}
+    notes = model_from_config(granite, "granite-like", "test").weights_notes()
+    assert len(notes) == 1 and notes[0].startswith("weights: granitemoe's experts are counted with the Qwen-MoE layout")
