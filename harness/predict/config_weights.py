@@ -363,7 +363,7 @@ def _fp8(quant: dict[str, Any]) -> Scheme:
         return parts
 
     kind = f"fp8 block {block[0]}x{block[1]} scales" if block else "fp8 per-tensor scales"
-    return Scheme(kind, store, _name_skips(quant.get("modules_to_not_convert") or quant.get("ignored_layers")))
+    return Scheme(kind, store, _name_skips(quant.get("modules_to_not_convert") or quant.get("ignored_layers"), "exact"))
 
 
 def _mxfp4(quant: dict[str, Any]) -> Scheme:
@@ -395,7 +395,7 @@ def _awq(quant: dict[str, Any]) -> Scheme:
                 ("qzeros", "I32", (groups, m.out_features // pack)), ("scales", "F16", (groups, m.out_features))]
 
     return Scheme(f"awq int{bits} group {group} scales and zeros", store,
-                  _name_skips(quant.get("modules_to_not_convert")))
+                  _name_skips(quant.get("modules_to_not_convert"), "substring"))
 
 
 def _gptq(quant: dict[str, Any]) -> Scheme:
@@ -412,7 +412,7 @@ def _gptq(quant: dict[str, Any]) -> Scheme:
                 ("g_idx", "I32", (m.in_features,))]
 
     return Scheme(f"gptq int{bits} group {group} scales and zeros", store,
-                  _name_skips(quant.get("modules_to_not_convert")))
+                  _name_skips(quant.get("modules_to_not_convert"), "substring"))
 
 
 def _modelopt(quant: dict[str, Any]) -> Scheme:
@@ -482,22 +482,27 @@ def _compressed_tensors(quant: dict[str, Any]) -> Scheme | None:
     return Scheme(f"int{bits} (compressed-tensors) {label} scales", packed, skips)
 
 
-def _name_skips(patterns: Any) -> Any:
-    """A test of module names against a config's list of modules left 16-bit: exact names, prefixes,
-    shell wildcards (ModelOpt, gpt-oss) or `re:` regular expressions (compressed-tensors)."""
+def _name_skips(patterns: Any, match: str = "pattern") -> Any:
+    """A test of module names against a config's list of modules left 16-bit, matched as the engine matches it
+    (vLLM 0.32.0 layers/quantization/utils/quant_utils.py:617-645 is_layer_skipped): "exact" (fp8's
+    modules_to_not_convert, fp8.py:118-120), "substring" (AWQ, auto_awq.py:294-299), "pattern" (compressed-tensors'
+    `re:` expressions, ModelOpt's shell wildcards, else a name or its dotted suffix)."""
     if not patterns:
         return None
     entries = [str(p) for p in patterns]
 
+    def matches(name: str, entry: str) -> bool:
+        if match == "exact":
+            return name == entry
+        if match == "substring":
+            return entry in name
+        if entry.startswith("re:"):
+            return re.match(entry[3:], name) is not None
+        return (name == entry or name.endswith("." + entry) or fnmatch.fnmatchcase(name, entry)
+                or fnmatch.fnmatchcase(name, entry + ".*"))
+
     def skipped(name: str) -> bool:
-        for entry in entries:
-            if entry.startswith("re:"):
-                if re.match(entry[3:], name):
-                    return True
-            elif name == entry or name.endswith("." + entry) or fnmatch.fnmatchcase(name, entry) \
-                    or name.startswith(entry + ".") or ("." + entry + ".") in name:
-                return True
-        return False
+        return any(matches(name, entry) for entry in entries)
     return skipped
 
 
