@@ -506,7 +506,8 @@ def _name_skips(patterns: Any, match: str = "pattern") -> Any:
     return skipped
 
 
-_SCHEMES = {"fp8": _fp8, "mxfp4": _mxfp4, "awq": _awq, "gptq": _gptq, "modelopt": _modelopt,
+# "modelopt_fp4": the name vLLM gives a ModelOpt NVFP4 checkpoint's method (its config.json says "modelopt")
+_SCHEMES = {"fp8": _fp8, "mxfp4": _mxfp4, "awq": _awq, "gptq": _gptq, "modelopt": _modelopt, "modelopt_fp4": _modelopt,
             "compressed-tensors": _compressed_tensors}
 
 

@@ -644,9 +644,9 @@ def test_sglang_cpu_free_memory_matches_the_engine(sglang_oracle):
 
 # ---- the tensors each quantization scheme stores, against vLLM's own quantization methods ---------------------
 
-# One linear layer per scheme as config.json declares it; the NVFP4 and FP8-block methods have no kernel on this CPU
-# build (vLLM picks one when the layer is made), so they are left to the public checkpoints
-# (tests/predict/test_config_weights.py: DeepSeek-V3's FP8 block scales).
+# One linear layer per scheme as config.json declares it. The FP8-block and NVFP4 methods have no kernel on this CPU
+# build and refuse when the layer is made: the oracle stubs the kernel choice for them (STUBBED), the parameters
+# being made from the config before any kernel runs.
 QUANT_CASES = {
     "awq": {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"},
     "gptq": {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True},
@@ -665,15 +665,27 @@ QUANT_CASES = {
                            "weights": {"num_bits": 8, "type": "float", "symmetric": True, "strategy": "channel"},
                            "input_activations": {"num_bits": 8, "type": "float", "strategy": "token",
                                                  "dynamic": True}}}},
+    "fp8-block": {"quant_method": "fp8", "activation_scheme": "dynamic", "weight_block_size": [128, 128]},
+    "modelopt-nvfp4": {"quant_method": "modelopt_fp4", "quant_algo": "NVFP4", "group_size": 16,
+                       "exclude_modules": ["lm_head"]},
+    "ct-nvfp4": {"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized", "ignore": ["lm_head"],
+                 "config_groups": {"group_0": {
+                     "targets": ["Linear"],
+                     "weights": {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16},
+                     "input_activations": {"num_bits": 4, "type": "float", "strategy": "tensor_group",
+                                           "group_size": 16, "dynamic": "local"}}}},
 }
+STUBBED = ("fp8-block", "modelopt-nvfp4", "ct-nvfp4")
 _ORACLE_ITEMSIZE = {"int32": 4, "int64": 8, "bfloat16": 2, "float16": 2, "float32": 4, "float8_e4m3fn": 1, "uint8": 1}
 
 
 def test_each_quantization_scheme_stores_the_tensors_vllm_makes_for_it(vllm_oracle):
     from harness.predict.config_weights import linear_tensors
 
-    shapes = [(4096, 2048), (1024, 3584)]  # a down projection; a KV projection of a 7B-class model
-    cases = [{"quantization_config": qc, "out": out, "in": inp} for qc in QUANT_CASES.values() for out, inp in shapes]
+    # a down projection; a KV projection of a 7B-class model; DeepSeek-V3's kv_a_proj (576 rows: a partial FP8 block)
+    shapes = [(4096, 2048), (1024, 3584), (576, 7168)]
+    cases = [{"quantization_config": qc, "out": out, "in": inp, "stub_kernels": name in STUBBED}
+             for name, qc in QUANT_CASES.items() for out, inp in shapes]
     engine = vllm_oracle.ask("vllm_quant_params", cases)
     mismatches = []
     for case, got in zip(cases, engine):

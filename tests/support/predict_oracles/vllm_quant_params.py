@@ -7,15 +7,20 @@ stdin: JSON list of cases {"quantization_config": the config.json block, "out": 
 as the engine builds a layer, a ReplicatedLinear (no tensor-parallel split, bf16 params) under the config's own
 QuantizationConfig (vllm.model_executor.layers.quantization.get_quantization_config(quant_method).from_config), on
 the meta device.
-stdout: JSON list of {"params": {name: [dtype, shape]}} or {"error": text} (a scheme this CPU build cannot make,
-e.g. NVFP4 without a kernel).
+A case with "stub_kernels": true has vLLM's kernel choice stubbed out for the FP8-block, NVFP4 and ModelOpt methods:
+this CPU build has no FP4 and no AMX kernel and refuses at layer creation (fp8.py:347, modelopt.py:2598-2604,
+compressed_tensors_w4a4_nvfp4.py:31), though the parameters are made from the config alone, before any kernel
+runs.
+stdout: JSON list of {"params": {name: [dtype, shape]}} or {"error": text} (a scheme this build cannot make).
 """
 
+import contextlib
 import json
 import logging
 import os
 import sys
 import tempfile
+from unittest import mock
 
 logging.disable(logging.WARNING)
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
@@ -48,11 +53,24 @@ def _ensure_world_of_one(vllm_config: VllmConfig) -> None:
         parallel_state.initialize_model_parallel(1, 1)
 
 
+def _stubbed_kernels() -> contextlib.ExitStack:
+    from vllm.model_executor.layers.quantization import fp8, modelopt
+    from vllm.model_executor.layers.quantization.compressed_tensors.schemes import compressed_tensors_w4a4_nvfp4 as ct4
+
+    stack = contextlib.ExitStack()
+    for module, name in ((fp8, "init_fp8_linear_kernel"), (modelopt, "select_linear_kernel"),
+                         (modelopt, "expose_input_quant_key"), (ct4, "init_nvfp4_linear_kernel"),
+                         (ct4, "expose_input_quant_key")):
+        stack.enter_context(mock.patch.object(module, name, lambda *args, **kwargs: None))
+    return stack
+
+
 def run(case: dict, vllm_config: VllmConfig) -> dict:
     qc = case["quantization_config"]
+    stubs = _stubbed_kernels() if case.get("stub_kernels") else contextlib.nullcontext()
     try:
         quant = get_quantization_config(qc["quant_method"]).from_config(qc)
-        with set_current_vllm_config(vllm_config), torch.device("meta"):
+        with stubs, set_current_vllm_config(vllm_config), torch.device("meta"):
             layer = ReplicatedLinear(case["in"], case["out"], bias=False, params_dtype=torch.bfloat16,
                                      quant_config=quant, prefix="model.layers.0.mlp.down_proj")
     except Exception as exc:  # noqa: BLE001 - the test shows which scheme this build cannot make
