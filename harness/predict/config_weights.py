@@ -31,7 +31,7 @@ _HEADER_DTYPE = {"bfloat16": "BF16", "float16": "F16", "float32": "F32"}
 
 
 # Qwen2-family language models carry q/k/v biases without attention_bias in config.json (vLLM models/qwen2.py)
-_QKV_BIAS_MODEL_TYPES = ("qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen2_5_vl_text")
+_QKV_BIAS_MODEL_TYPES = ("qwen2", "qwen2_moe", "qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text")
 
 
 @dataclass(frozen=True)
