@@ -438,28 +438,49 @@ def _modelopt(quant: dict[str, Any]) -> Scheme:
 
 
 def _compressed_tensors(quant: dict[str, Any]) -> Scheme | None:
-    """compressed-tensors: the first config group's weights scheme applied to every Linear not in `ignore`
-    (vLLM 0.32.0 compressed_tensors/schemes/): int4/8 packed (wNa16.py:223-228: `weight_packed` I32
-    (out, in/pack), `weight_scale` (out, groups) at the model dtype, `weight_shape` I64 (2,), a packed
-    `weight_zero_point` when asymmetric); fp8 (w8a8_fp8.py:120-135: F8_E4M3 `weight`, an F32 `weight_scale` per
-    tensor or channel, `input_scale` when static); nvfp4 (w4a4_nvfp4.py:63-91: U8 `weight_packed`, F8_E4M3
-    `weight_scale` per 16, F32 `weight_global_scale`, `input_global_scale`)."""
+    """compressed-tensors: each Linear not in `ignore` stored as the first config group whose `targets` name it
+    ("Linear": every one; `re:` expressions or names otherwise), one that no group names left 16-bit."""
     groups = quant.get("config_groups") or {}
-    group = next(iter(groups.values()), None) if isinstance(groups, dict) else None
-    if not isinstance(group, dict) or not isinstance(group.get("weights"), dict):
+    schemes = [(_ct_targets(g.get("targets") or ["Linear"]), *_ct_group(g))
+               for g in (groups.values() if isinstance(groups, dict) else []) if isinstance(g, dict)
+               and isinstance(g.get("weights"), dict)]
+    if not schemes:
         return None
+
+    def store(m: Linear, plain: str) -> list[tuple[str, str, tuple[int, ...]]]:
+        for targets, _, group_store in schemes:
+            if targets(m.name):
+                return group_store(m, plain)
+        return _unquantized(m, plain)
+
+    label = " + ".join(dict.fromkeys(name for _, name, _ in schemes))
+    return Scheme(label, store, _name_skips(quant.get("ignore")))
+
+
+def _ct_targets(targets: list[Any]) -> Any:
+    """A config group's targets as a test of module names: the class name Linear takes every linear module."""
+    if any(str(t) == "Linear" for t in targets):
+        return lambda name: True
+    return _name_skips(targets) or (lambda name: False)
+
+
+def _ct_group(group: dict[str, Any]) -> tuple[str, Any]:
+    """(label, store) of one config group's weights (vLLM 0.32.0 compressed_tensors/schemes/): int4/8 packed
+    (wNa16.py:223-228: `weight_packed` I32 (out, in/pack), `weight_scale` (out, groups) at the model dtype,
+    `weight_shape` I64 (2,), a packed `weight_zero_point` when asymmetric); fp8 (w8a8_fp8.py:120-135: F8_E4M3
+    `weight`, an F32 `weight_scale` per tensor or channel, `input_scale` when static); nvfp4 (w4a4_nvfp4.py:63-91:
+    U8 `weight_packed`, F8_E4M3 `weight_scale` per 16, F32 `weight_global_scale`, `input_global_scale`)."""
     weights, acts = group["weights"], group.get("input_activations") or {}
     bits, kind = int(weights.get("num_bits") or 8), str(weights.get("type") or "int")
     strategy = str(weights.get("strategy") or "tensor")
     size = int(weights.get("group_size") or 0)
-    skips = _name_skips(quant.get("ignore"))
     if kind == "float" and bits == 4:
         def nvfp4(m: Linear, _: str) -> list[tuple[str, str, tuple[int, ...]]]:
             parts = [("weight_packed", "U8", (m.out_features, m.in_features // 2)),
                      ("weight_scale", "F8_E4M3", (m.out_features, m.in_features // (size or 16))),
                      ("weight_global_scale", "F32", (1,))]
             return parts + ([("input_global_scale", "F32", (1,))] if acts else [])
-        return Scheme(f"nvfp4 (compressed-tensors) group {size or 16} scales", nvfp4, skips)
+        return f"nvfp4 (compressed-tensors) group {size or 16} scales", nvfp4
     if kind == "float":
         static = bool(acts) and not acts.get("dynamic", False)
 
@@ -467,7 +488,7 @@ def _compressed_tensors(quant: dict[str, Any]) -> Scheme | None:
             scale = (m.out_features, 1) if strategy == "channel" else (1,)
             parts = [("weight", "F8_E4M3", (m.out_features, m.in_features)), ("weight_scale", "F32", scale)]
             return parts + ([("input_scale", "F32", (1,))] if static else [])
-        return Scheme(f"fp8 (compressed-tensors) {strategy} scales", fp8, skips)
+        return f"fp8 (compressed-tensors) {strategy} scales", fp8
     pack = 32 // bits
     symmetric = weights.get("symmetric", True)
 
@@ -479,7 +500,7 @@ def _compressed_tensors(quant: dict[str, Any]) -> Scheme | None:
             parts.append(("weight_zero_point", "I32", (m.out_features // pack, ngroups)))
         return parts
     label = f"group {size}" if strategy == "group" else strategy
-    return Scheme(f"int{bits} (compressed-tensors) {label} scales", packed, skips)
+    return f"int{bits} (compressed-tensors) {label} scales", packed
 
 
 def _name_skips(patterns: Any, match: str = "pattern") -> Any:

@@ -121,3 +121,18 @@ def test_experts_of_a_family_not_modelled_are_counted_and_said_to_be_approximate
     granite = {**config, "model_type": "granitemoe", "num_local_experts": 32, "num_experts_per_tok": 8}
     notes = model_from_config(granite, "granite-like", "test").weights_notes()
     assert len(notes) == 1 and notes[0].startswith("weights: granitemoe's experts are counted with the Qwen-MoE layout")
+
+
+def test_compressed_tensors_groups_each_store_the_modules_they_target():
+    config, _ = _pair("meta-llama--Llama-3.1-8B-Instruct")
+    int4 = {"targets": ["re:.*mlp.*"],
+            "weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128}}
+    fp8 = {"targets": ["re:.*self_attn.*"], "weights": {"num_bits": 8, "type": "float", "strategy": "channel"}}
+    quant = {"quant_method": "compressed-tensors", "ignore": ["lm_head"], "config_groups": {"g0": int4, "g1": fp8}}
+    weights = declared_weights({**config, "quantization_config": quant}, "bfloat16").weights
+    kinds = {(t.name.split(".")[-2], t.name.split(".")[-1]) for t in weights.tensors if ".layers.0." in t.name}
+    assert ("down_proj", "weight_packed") in kinds and ("q_proj", "weight") in kinds
+    f8 = sum(t.nbytes for t in weights.tensors if t.dtype == "F8_E4M3")
+    assert f8 == 32 * (2 * 4096 * 4096 + 2 * 1024 * 4096)  # every attention projection, one byte an element
+    assert declared_weights({**config, "quantization_config": quant}, "bfloat16").terms == [
+        "int4 (compressed-tensors) group 128 scales + fp8 (compressed-tensors) channel scales"]
