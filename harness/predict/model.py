@@ -15,13 +15,22 @@ import math
 import os
 import re
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from harness.builtin_models import BUILTINS, models_dir
 from harness.errors import InputError
-from harness.predict.kinds import MOE, ModelKind, model_kinds
-from harness.predict.stored_weights import HeaderError, StoredWeights, hub_weights, local_weights, size_text
+from harness.predict.config_weights import DeclaredWeights, declared_weights
+from harness.predict.kinds import ModelKind, model_kinds
+from harness.predict.stored_weights import (
+    HeaderError,
+    StoredTensor,
+    StoredWeights,
+    hub_weights,
+    local_weights,
+    size_text,
+)
 
 CARDS_DIR = Path(__file__).with_name("cards")
 
@@ -54,6 +63,9 @@ _VOCAB_PAD = 64
 
 # Architectures whose q/k/v projections carry a bias even without attention_bias in config.json
 _QKV_BIAS_MODEL_TYPES = ("qwen2",)
+
+# keys of a multimodal config.json's top level that its text config does not repeat
+_OUTER_KEYS = ("quantization_config", "vision_config", "audio_config")
 
 
 @dataclass(frozen=True)
@@ -149,21 +161,25 @@ class ModelDescription:
         lm_head = 0 if self.tie_word_embeddings else embed
         return self.num_layers * (sharded + replicated) + embed + lm_head + self.hidden_size
 
+    @cached_property
+    def declared(self) -> DeclaredWeights:
+        """The tensors config.json declares, stored as its quantization_config says (harness.predict.config_weights)."""
+        return declared_weights(self.config, self.dtype)
+
     def weight_bytes_per_rank(self, tp: int = 1, dtype: str | None = None) -> int:
-        """Weight bytes one TP rank holds: from the safetensors headers when read (split by the config's
-        shapes when those account for every stored byte, else divided by tp), else from the shapes."""
-        measured = self._stored_bytes(dtype)
-        if measured is None or measured[0] == self._shaped_weight_bytes(1, dtype):
+        """Weight bytes one TP rank holds: from the safetensors headers when read, else from the tensors config.json
+        declares (experts, quantization); split by the config's dense shapes when those account for every byte,
+        else divided by tp."""
+        measured = self._stored_bytes(dtype) or self._declared_bytes(dtype)
+        if measured[0] == self._shaped_weight_bytes(1, dtype):
             return self._shaped_weight_bytes(tp, dtype)
         return math.ceil(measured[0] / max(1, tp))
 
     def weights_source(self, tp: int = 1, dtype: str | None = None) -> str:
         """One line: where weight_bytes_per_rank's figure comes from."""
-        run_dtype = resolve_dtype(dtype, self.dtype)
         measured = self._stored_bytes(dtype)
         if measured is None:
-            why = f"; {self.stored_note}" if self.stored_note else ""
-            return f"estimated from config.json (dense, {run_dtype}){why}"
+            return self._declared_source(tp, dtype)
         total, adjustments = measured
         line = self.stored.describe()
         if adjustments:
@@ -171,30 +187,34 @@ class ModelDescription:
         if total == self._shaped_weight_bytes(1, dtype):
             return line + "; the config's shapes account for every byte, split per rank by those shapes"
         line += f"; {size_text(total)} as the engine holds it"
-        if max(1, tp) > 1:
-            line += (f", / tp={tp} per rank (approximate: norms and biases replicate, the vocab pads, KV heads "
-                     "replicate past tp)")
-        return line
+        return line + _approximate_split(tp)
+
+    def _declared_source(self, tp: int, dtype: str | None) -> str:
+        """The weights line without tensors read: what config.json declares and which terms were counted."""
+        run_dtype = resolve_dtype(dtype, self.dtype)
+        why = f"; {self.stored_note}" if self.stored_note else ""
+        total, adjustments = self._declared_bytes(dtype)
+        terms = self.declared.terms
+        if total == self._shaped_weight_bytes(1, dtype):
+            extra = "".join(f", {t}" for t in terms)
+            return f"estimated from config.json (dense, {run_dtype}{extra}){why}"
+        line = (f"estimated from config.json ({', '.join(terms) or 'dense'}): "
+                f"{size_text(self.declared.stored_bytes)} as a checkpoint stores it")
+        if adjustments:
+            line += "; " + "; ".join(adjustments)
+        return line + f"; {size_text(total)} as the engine holds it" + _approximate_split(tp) + why
 
     def weights_notes(self) -> list[str]:
-        """What makes the weights estimate wrong when no tensors were read: experts, a quantized checkpoint."""
+        """What the weights estimate from config.json leaves out (no tensors read): towers, unmodelled schemes."""
         if self.stored is not None:
             return []
-        notes = []
-        moe = next((k for k in self.kinds if k.name == MOE), None)
-        if moe is not None:
-            notes.append(f"weights: the model has {moe.describe()}; the dense estimate from config.json leaves "
-                         "the experts out - its safetensors headers (a local copy, the HF cache or the hub) give "
-                         "them exactly")
-        if self.mla_latent_dim is not None:
-            notes.append("weights: multi-head latent attention's low-rank projections are not the dense q/k/v the "
-                         "estimate from config.json sizes - its safetensors headers give them exactly")
-        quant = self.config.get("quantization_config")
-        if isinstance(quant, dict):
-            method = quant.get("quant_method") or quant.get("quant_algo") or "quantized"
-            notes.append(f"weights: the checkpoint is {method}; the 16-bit estimate from config.json does not "
-                         "count its stored bytes - its safetensors headers would")
-        return notes
+        return [f"weights: {note}; the safetensors headers (a local copy, the HF cache or the hub) would count it"
+                for note in self.declared.unmodelled]
+
+    def _declared_bytes(self, dtype: str | None) -> tuple[int, list[str]]:
+        """(bytes the engine holds for the tensors config.json declares at tp=1, what was adjusted)."""
+        # one declared tensor stands for all experts of a layer: their number is not the checkpoint's
+        return self._held_bytes(self.declared.weights.tensors, dtype, counted=False)
 
     def _stored_bytes(self, dtype: str | None) -> tuple[int, list[str]] | None:
         """(bytes the engine holds for the stored tensors at tp=1, what was adjusted) - None without tensors.
@@ -206,13 +226,19 @@ class ModelDescription:
         loaded for plain serving."""
         if self.stored is None or not self.stored.tensors:
             return None
+        return self._held_bytes(self.stored.tensors, dtype)
+
+    def _held_bytes(self, tensors: tuple[StoredTensor, ...], dtype: str | None,
+                    counted: bool = True) -> tuple[int, list[str]]:
+        """What the engine holds of `tensors` at tp=1 (see _stored_bytes), and what was adjusted (`counted`: the
+        tensors are a checkpoint's own, one per stored tensor, so their number means something)."""
         elem = DTYPE_BYTES[resolve_dtype(dtype, self.dtype)]
         quantized = bool(self.config.get("quantization_config"))
         padded_vocab = _round_up(self.vocab_size, _VOCAB_PAD)
         total = draft = draft_n = 0
         recast: set[str] = set()
         padded = tied = False
-        for t in self.stored.tensors:
+        for t in tensors:
             n = t.nbytes
             size = _STORED_FLOAT_BYTES.get(t.dtype)
             if size is not None and (size == 2 or not quantized) and size != elem:
@@ -236,7 +262,8 @@ class ModelDescription:
         if tied:
             notes.append("a stored lm_head.weight not counted (tied to the embeddings)")
         if draft_n:
-            notes.append(f"{draft_n} tensors ({size_text(draft)}) of speculative-decoding layers not counted")
+            what = f"{draft_n} tensors ({size_text(draft)})" if counted else size_text(draft)
+            notes.append(f"{what} of speculative-decoding layers not counted")
         return total, notes
 
     def _shaped_weight_bytes(self, tp: int = 1, dtype: str | None = None) -> int:
@@ -264,6 +291,13 @@ class ModelDescription:
         out.pop("config")
         out.pop("stored")
         return out
+
+
+def _approximate_split(tp: int) -> str:
+    if max(1, tp) <= 1:
+        return ""
+    return (f", / tp={tp} per rank (approximate: norms and biases replicate, the vocab pads, KV heads "
+            "replicate past tp)")
 
 
 def _round_up(x: int, m: int) -> int:
@@ -307,7 +341,9 @@ def kv_element_bytes(kv_cache_dtype: str | None, model_dtype: str) -> int:
 def model_from_config(cfg: dict[str, Any], name: str, source: str) -> ModelDescription:
     """Build a description from a config.json dict (text config of a multimodal model if nested)."""
     if "text_config" in cfg and "num_hidden_layers" not in cfg:
-        cfg = {**cfg["text_config"], "architectures": cfg.get("architectures")}
+        # the weights estimate needs what a multimodal config keeps at its top level: how it is quantized, its towers
+        outer = {k: cfg[k] for k in _OUTER_KEYS if k in cfg and k not in cfg["text_config"]}
+        cfg = {**cfg["text_config"], **outer, "architectures": cfg.get("architectures")}
     try:
         hidden = int(cfg["hidden_size"])
         heads = int(cfg["num_attention_heads"])

@@ -268,3 +268,16 @@ def test_an_unmodelled_kind_prints_its_line_and_a_local_model_its_weights_source
     assert "under the architecture LlamaForCausalLM, which SGLang 0.5.22 does not size as MLA" in unmodelled[0]
     assert unmodelled[0].endswith("; no numbers")
     assert "vllm 0.32.0: cuda 24576 MiB, tp=1, weights 0.00 GiB/rank, 2,304 B KV per token" in out  # 2 x 576 x 2 B
+
+
+def test_a_config_only_model_dir_prints_the_weights_its_config_declares(tmp_path, capsys):
+    # gpt-oss-20b's public config.json alone (tests/fixtures/predict/checkpoints/SOURCES.md): no safetensors at hand
+    fixture = ROOT / "tests" / "fixtures" / "predict" / "checkpoints" / "openai--gpt-oss-20b" / "config.json"
+    (tmp_path / "gpt-oss").mkdir()
+    (tmp_path / "gpt-oss" / "config.json").write_text(fixture.read_text())
+    assert main(["predict", str(_write_scenario(tmp_path, str(tmp_path / "gpt-oss")))]) == 0
+    out = capsys.readouterr().out
+    line = ("weights: estimated from config.json (32 experts in 24 layers, mxfp4 experts): 12.82 GiB as a checkpoint "
+            "stores it; 12.82 GiB as the engine holds it")
+    assert out.count(line) == 2  # one per engine
+    assert "dense estimate" not in out and "leaves the experts out" not in out

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import zipfile
 from dataclasses import dataclass
 
@@ -639,3 +640,132 @@ def test_sglang_cpu_free_memory_matches_the_engine(sglang_oracle):
     engine = sglang_oracle.ask("sglang_cpu_memory", cases, timeout=300)
     assert [round(sg.cpu_free_memory_mib(h, sglang_oracle.release) / 1024, 6) for h in hosts] == \
         [round(g, 6) for g in engine]
+
+
+# ---- the tensors each quantization scheme stores, against vLLM's own quantization methods ---------------------
+
+# One linear layer per scheme as config.json declares it. The FP8-block and NVFP4 methods have no kernel on this CPU
+# build and refuse when the layer is made: the oracle stubs the kernel choice for them (STUBBED), the parameters
+# being made from the config before any kernel runs.
+QUANT_CASES = {
+    "awq": {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"},
+    "gptq": {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True},
+    "gptq-one-group": {"quant_method": "gptq", "bits": 4, "group_size": -1, "desc_act": False, "sym": True},
+    "fp8-per-tensor-static": {"quant_method": "fp8", "activation_scheme": "static"},
+    "modelopt-fp8": {"quant_method": "modelopt", "quant_algo": "FP8", "exclude_modules": ["lm_head"]},
+    "ct-w4a16": {"quant_method": "compressed-tensors", "format": "pack-quantized", "ignore": ["lm_head"],
+                 "config_groups": {"group_0": {"targets": ["Linear"], "input_activations": None, "weights": {
+                     "num_bits": 4, "type": "int", "symmetric": True, "strategy": "group", "group_size": 128}}}},
+    "ct-w4a16-asym": {"quant_method": "compressed-tensors", "format": "pack-quantized", "ignore": ["lm_head"],
+                      "config_groups": {"group_0": {"targets": ["Linear"], "input_activations": None, "weights": {
+                          "num_bits": 4, "type": "int", "symmetric": False, "strategy": "group", "group_size": 64}}}},
+    "ct-fp8-dynamic": {"quant_method": "compressed-tensors", "format": "float-quantized", "ignore": ["lm_head"],
+                       "config_groups": {"group_0": {
+                           "targets": ["Linear"],
+                           "weights": {"num_bits": 8, "type": "float", "symmetric": True, "strategy": "channel"},
+                           "input_activations": {"num_bits": 8, "type": "float", "strategy": "token",
+                                                 "dynamic": True}}}},
+    "fp8-block": {"quant_method": "fp8", "activation_scheme": "dynamic", "weight_block_size": [128, 128]},
+    "modelopt-nvfp4": {"quant_method": "modelopt_fp4", "quant_algo": "NVFP4", "group_size": 16,
+                       "exclude_modules": ["lm_head"]},
+    "ct-nvfp4": {"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized", "ignore": ["lm_head"],
+                 "config_groups": {"group_0": {
+                     "targets": ["Linear"],
+                     "weights": {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16},
+                     "input_activations": {"num_bits": 4, "type": "float", "strategy": "tensor_group",
+                                           "group_size": 16, "dynamic": "local"}}}},
+}
+STUBBED = ("fp8-block", "modelopt-nvfp4", "ct-nvfp4")
+_ORACLE_ITEMSIZE = {"int32": 4, "int64": 8, "bfloat16": 2, "float16": 2, "float32": 4, "float8_e4m3fn": 1, "uint8": 1}
+
+
+def test_each_quantization_scheme_stores_the_tensors_vllm_makes_for_it(vllm_oracle):
+    from harness.predict.config_weights import linear_tensors
+
+    # a down projection; a KV projection of a 7B-class model; DeepSeek-V3's kv_a_proj (576 rows: a partial FP8 block)
+    shapes = [(4096, 2048), (1024, 3584), (576, 7168)]
+    cases = [{"quantization_config": qc, "out": out, "in": inp, "stub_kernels": name in STUBBED}
+             for name, qc in QUANT_CASES.items() for out, inp in shapes]
+    engine = vllm_oracle.ask("vllm_quant_params", cases)
+    mismatches = []
+    for case, got in zip(cases, engine):
+        assert "params" in got, got
+        theirs = {name: math.prod(shape) * _ORACLE_ITEMSIZE[dtype] for name, (dtype, shape) in got["params"].items()}
+        ours = {t.name.removeprefix("layer."): t.nbytes
+                for t in linear_tensors(case["quantization_config"], case["out"], case["in"])}
+        if case["quantization_config"]["quant_method"] == "gptq":
+            # AutoGPTQ/GPTQModel checkpoints store each row's group index; vLLM reads it only for act-order
+            assert ours.pop("g_idx") == case["in"] * 4
+        if ours != theirs:
+            mismatches.append((case, ours, theirs))
+    assert not mismatches, mismatches
+
+
+# ---- the tensors each architecture's config declares, against transformers' own model classes ----------------
+
+_TINY = {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 128,
+         "tie_word_embeddings": False, "torch_dtype": "bfloat16", "max_position_embeddings": 256}
+_MLA = {"q_lora_rank": 48, "kv_lora_rank": 32, "qk_rope_head_dim": 8, "qk_nope_head_dim": 16, "v_head_dim": 16,
+        "num_key_value_heads": 4}
+_TINY_TEXT = {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "vocab_size": 128, "max_position_embeddings": 256, "tie_word_embeddings": False,
+              "rope_scaling": {"type": "mrope", "mrope_section": [2, 3, 3]}}
+# Each family's MoE keys set to values that exercise them: dense layers among MoE ones, shared experts, an MLA
+# query with and without its low-rank step.
+LAYOUT_CASES = {
+    "mixtral": {**_TINY, "model_type": "mixtral", "architectures": ["MixtralForCausalLM"], "intermediate_size": 96,
+                "num_hidden_layers": 2, "num_local_experts": 4, "num_experts_per_tok": 2},
+    "qwen2_moe": {**_TINY, "model_type": "qwen2_moe", "architectures": ["Qwen2MoeForCausalLM"], "intermediate_size": 96,
+                  "moe_intermediate_size": 32, "shared_expert_intermediate_size": 48, "num_hidden_layers": 4,
+                  "num_experts": 8, "num_experts_per_tok": 2, "decoder_sparse_step": 2, "mlp_only_layers": [3]},
+    "qwen3_moe": {**_TINY, "model_type": "qwen3_moe", "architectures": ["Qwen3MoeForCausalLM"], "intermediate_size": 96,
+                  "moe_intermediate_size": 32, "num_hidden_layers": 4, "num_experts": 8, "num_experts_per_tok": 2,
+                  "decoder_sparse_step": 1, "mlp_only_layers": [0]},
+    "deepseek_v3": {**_TINY, **_MLA, "model_type": "deepseek_v3", "architectures": ["DeepseekV3ForCausalLM"],
+                    "intermediate_size": 96, "moe_intermediate_size": 32, "num_hidden_layers": 3, "n_routed_experts": 8,
+                    "n_shared_experts": 2, "num_experts_per_tok": 2, "first_k_dense_replace": 1, "n_group": 2,
+                    "topk_group": 1, "topk_method": "noaux_tc"},
+    "deepseek_v2": {**_TINY, **_MLA, "q_lora_rank": None, "model_type": "deepseek_v2",
+                    "architectures": ["DeepseekV2ForCausalLM"], "intermediate_size": 96, "moe_intermediate_size": 32,
+                    "num_hidden_layers": 3, "n_routed_experts": 8, "n_shared_experts": 2, "num_experts_per_tok": 2,
+                    "first_k_dense_replace": 1, "topk_method": "greedy"},
+    "gpt_oss": {**_TINY, "model_type": "gpt_oss", "architectures": ["GptOssForCausalLM"], "intermediate_size": 64,
+                "num_hidden_layers": 2, "num_local_experts": 4, "num_experts_per_tok": 2, "attention_bias": True,
+                "layer_types": ["sliding_attention", "full_attention"], "sliding_window": 32},
+    "llama4": {**_TINY, "model_type": "llama4_text", "architectures": ["Llama4ForCausalLM"], "intermediate_size": 32,
+               "intermediate_size_mlp": 96, "num_hidden_layers": 4, "num_local_experts": 4, "num_experts_per_tok": 1,
+               "interleave_moe_layer_step": 2, "no_rope_layers": [1, 1, 1, 0], "use_qk_norm": True},
+    "qwen2_vl": {"model_type": "qwen2_vl", "architectures": ["Qwen2VLForConditionalGeneration"],
+                 "torch_dtype": "bfloat16", "tie_word_embeddings": False,
+                 "text_config": {**_TINY_TEXT, "model_type": "qwen2_vl_text"},
+                 "vision_config": {"depth": 2, "embed_dim": 32, "mlp_ratio": 4, "num_heads": 2, "hidden_size": 64,
+                                   "patch_size": 14, "temporal_patch_size": 2, "in_chans": 3, "spatial_merge_size": 2}},
+    "qwen2_5_vl": {"model_type": "qwen2_5_vl", "architectures": ["Qwen2_5_VLForConditionalGeneration"],
+                   "torch_dtype": "bfloat16", "tie_word_embeddings": False,
+                   "text_config": {**_TINY_TEXT, "model_type": "qwen2_5_vl_text"},
+                   "vision_config": {"depth": 2, "hidden_size": 32, "intermediate_size": 48, "num_heads": 2,
+                                     "out_hidden_size": 64, "patch_size": 14, "temporal_patch_size": 2,
+                                     "in_channels": 3, "spatial_merge_size": 2, "fullatt_block_indexes": [1],
+                                     "window_size": 112}},
+}
+_HF_ITEMSIZE = {"bfloat16": 2, "float16": 2, "float32": 4}
+
+
+def test_each_architecture_declares_the_tensors_transformers_stores(vllm_oracle):
+    # transformers is the engine env's own (what save_pretrained writes: the state dict); one release is enough
+    if vllm_oracle.release != "0.32.0":
+        pytest.skip("the transformers of the 0.32.0 env; the 0.33.0 overlay lays vLLM's code only")
+    cases = [{"config": cfg, "auto": "image-text-to-text" if "vision_config" in cfg else "causal-lm"}
+             for cfg in LAYOUT_CASES.values()]
+    stored = vllm_oracle.ask("hf_state_dict", cases)
+    mismatches = {}
+    for (name, cfg), got in zip(LAYOUT_CASES.items(), stored):
+        assert "tensors" in got, (name, got)
+        theirs = sum(math.prod(shape) * _HF_ITEMSIZE[dtype] for dtype, shape in got["tensors"].values())
+        # Qwen3's per-head q/k norms are left out on purpose (harness/predict/config_weights.py)
+        theirs -= sum(math.prod(shape) * _HF_ITEMSIZE[dtype] for key, (dtype, shape) in got["tensors"].items()
+                      if name == "qwen3_moe" and key.endswith(("q_norm.weight", "k_norm.weight")))
+        ours = model_from_config(cfg, name, "oracle case").declared.stored_bytes
+        if ours != theirs:
+            mismatches[name] = (ours, theirs)
+    assert not mismatches, mismatches

@@ -141,18 +141,20 @@ def test_a_model_in_the_hf_cache_reads_its_snapshot(tmp_path, monkeypatch):
     assert model.stored is not None and model.weight_bytes_per_rank(1) == tensor_bytes(tensors)
 
 
-def test_no_tensors_anywhere_keeps_the_estimate_and_notes_the_experts(tmp_path):
-    config, _ = moe_fp8()
+def test_no_tensors_anywhere_counts_the_experts_and_fp8_the_config_declares(tmp_path):
+    config, tensors = moe_fp8()
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "config.json").write_text(json.dumps(config))
     model = load_model_description(str(tmp_path / "m"))
     assert model.stored is None
-    assert model.weights_source() == "estimated from config.json (dense, bfloat16)"
+    # the checkpoint above stores what the config declares, plus an int4 shared expert its config does not declare
+    declared = tensor_bytes({k: v for k, v in tensors.items() if ".shared_expert." not in k})
+    assert model.weight_bytes_per_rank(1) == declared
+    assert model.weights_source().startswith("estimated from config.json (4 experts in 2 layers, "
+                                             "fp8 block 128x128 scales): ")
     p = predict("vllm", {}, model, 24576)
     assert p.modelled and p.kv_tokens is not None  # MoE changes the weights, not the KV formula
-    notes = [n for n in p.notes if n.startswith("weights:")]
-    assert len(notes) == 2 and all("\n" not in n for n in notes)
-    assert "mixture-of-experts layers (num_experts=4, 2 per token)" in notes[0] and "fp8" in notes[1]
+    assert [n for n in p.notes if n.startswith("weights:")] == []  # experts and fp8 counted: nothing to warn about
 
 
 def test_an_offline_hub_id_falls_back_to_the_card_and_says_why():
