@@ -93,3 +93,56 @@ def test_a_multimodal_model_is_declined_in_one_line():
     skipped = predict("vllm", {"max_model_len": 8192, "skip_mm_profiling": True}, model, 93 * 1024,
                       engine_version="0.13.0")
     assert skipped.modelled and skipped.kv_tokens > 0
+
+
+# ---- SGLang 0.5.x: the pool from the logged free memory and the release's default fraction ------------------------
+
+SGLANG_LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "predict" / "sglang-gpu-public"
+
+
+@dataclass(frozen=True)
+class SglangCase:
+    log: str
+    model: str  # a fixture config or a bundled card
+    releases: tuple[str, ...]  # the range the log's date and fields leave: the prediction must not depend on which
+    card_mib: float
+    args: dict
+    read: bool
+    free_before_gib: float | None = None  # where the excerpt lacks its own "Load weight begin" line
+
+
+SGLANG_CASES = {
+    # the fraction 0.841 is the decode reserve of --cuda-graph-max-bs 4 (the alias rule was written from this log)
+    "qwen2.5-0.5b-h100-0.5.8": SglangCase(
+        "05-h100-qwen25-0.5b-ci-maxtotal-2026.log", "Qwen2.5-0.5B-Instruct.json", ("0.5.6", "0.5.8", "0.5.9"), 81559,
+        {"cuda_graph_max_bs": 4, "max_total_tokens": 20480, "max_running_requests": 128}, read=True),
+    "llama8b-l40s-0.5.5": SglangCase(
+        "07-l40s-llama8b-pr13023-partial.log", "meta-llama/Llama-3.1-8B-Instruct", ("0.5.4", "0.5.5", "0.5.6"),
+        46068, {"cuda_graph_max_bs": 32}, read=False),
+    "llama70b-8xh200-0.5.3": SglangCase(
+        "18-h200-llama70b-tp8-pr11716-partial.log", "meta-llama/Llama-3.1-70B-Instruct", ("0.5.3", "0.5.4"), 143771,
+        {"tp_size": 8}, read=False, free_before_gib=137.34),
+}
+
+
+def _sglang_model(name: str):
+    from harness.predict import load_model_description
+
+    path = SGLANG_LOGS / name
+    return config_model(path) if path.exists() else load_model_description(name)
+
+
+@pytest.mark.parametrize("name", list(SGLANG_CASES))
+def test_sglang_pool_is_within_3_percent_of_the_logged(name):
+    case = SGLANG_CASES[name]
+    record = parse_log(read_log(SGLANG_LOGS / case.log), "sglang")
+    free = case.free_before_gib if case.free_before_gib is not None else record.avail_mem_before_load_gib
+    model = _sglang_model(case.model)
+    runs = [predict("sglang", case.args, model, case.card_mib, engine_version=release, gpu_free_mib=free * 1024)
+            for release in case.releases]
+    assert all(p.modelled and p.will_start for p in runs), [p.reason for p in runs]
+    assert len({(p.kv_tokens, p.mem_fraction_static) for p in runs}) == 1, "the release range changes the figures"
+    p = runs[0]
+    assert abs(p.kv_tokens - record.pool_tokens) / record.pool_tokens <= TOLERANCE, (name, p.kv_tokens, p.notes)
+    if record.mem_fraction_static_effective is not None:
+        assert p.mem_fraction_static == record.mem_fraction_static_effective

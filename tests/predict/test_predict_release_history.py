@@ -487,3 +487,14 @@ def test_vllm_profile_peak_is_the_larger_of_forward_and_sampler(llama8b):
     # the sort path holds 26 bytes a logit beyond the bf16 logits, FlashInfer 8 (profile_peak.SAMPLER_BYTES_PER_LOGIT)
     assert pk.sampler_peak_bytes(llama8b, 256, 2, "sort") == 256 * 128256 * (2 + 26)
     assert pk.sampler_peak_bytes(llama8b, 256, 2, "flashinfer") == 256 * 128256 * (2 + 8)
+
+
+def test_sglang_cuda_graph_max_bs_is_the_decode_max_bs_up_to_0_5_19(llama8b):
+    # the field itself up to 0.5.18, an alias of --cuda-graph-max-bs-decode in 0.5.19 (0.5.19
+    # sglang/srt/server_args.py:3928-3935), not a flag from 0.5.20 (flags/0.5.20.txt)
+    def max_bs(release, **args):
+        return predict("sglang", args, llama8b, 81559, engine_version=release).cuda_graph_max_bs
+
+    assert max_bs("0.5.8", cuda_graph_max_bs=4) == max_bs("0.5.8", cuda_graph_max_bs_decode=4) == 4
+    assert max_bs("0.5.19", cuda_graph_max_bs=4) == 4
+    assert max_bs("0.5.20", cuda_graph_max_bs=4) == max_bs("0.5.20") != 4
