@@ -476,13 +476,14 @@ def test_vllm_dummy_sampler_path_per_release(release, env, rows, path):
 def test_vllm_profile_peak_is_the_larger_of_forward_and_sampler(llama8b):
     # the forward's tensors are freed before the sampler runs (0.10.2 gpu_model_runner.py:3030-3040): the larger one
     forward = vf.activation_estimate_bytes(llama8b, 8192, 0, 1, 2)
-    few_rows, basis = pk.activation_bytes(llama8b, "0.21.0", {}, 8192, 1, 1, 2)
-    assert few_rows == forward and "larger (forward)" in basis
-    many, basis = pk.activation_bytes(llama8b, "0.10.2", {}, 2048, 256, 1, 2)
+    few_rows, basis, note = pk.activation_bytes(llama8b, "0.21.0", {}, 8192, 1, 1, 2)
+    assert few_rows == forward and note is None  # FlashInfer by default: no assumption to state
+    many, basis, note = pk.activation_bytes(llama8b, "0.10.2", {}, 2048, 256, 1, 2)
     sampler = pk.sampler_peak_bytes(llama8b, 256, 2, "sort") + 2048 * llama8b.hidden_size * 2
-    assert many == sampler > vf.activation_estimate_bytes(llama8b, 2048, 0, 1, 2) and "larger (sampler)" in basis
+    assert many == sampler > vf.activation_estimate_bytes(llama8b, 2048, 0, 1, 2) and "PyTorch sort" in basis
+    assert "PyPI wheel installs no flashinfer" in note
     # every rank holds the whole vocabulary's logits (use_all_gather: 0.10.2 vllm/platforms/interface.py:478-488)
-    tp8, _ = pk.activation_bytes(llama8b, "0.10.2", {}, 2048, 256, 8, 2)
+    tp8, _, _ = pk.activation_bytes(llama8b, "0.10.2", {}, 2048, 256, 8, 2)
     assert tp8 == many
     # the sort path holds 26 bytes a logit beyond the bf16 logits, FlashInfer 8 (profile_peak.SAMPLER_BYTES_PER_LOGIT)
     assert pk.sampler_peak_bytes(llama8b, 256, 2, "sort") == 256 * 128256 * (2 + 26)

@@ -272,7 +272,9 @@ def _gpu_overhead_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], 
     other = vf.OTHER_GIB_ESTIMATE * GiB
     if cublas_in_baseline:
         other -= vf.CUBLAS_HANDLES_GIB_ESTIMATE * GiB
-    act, act_basis = profile_peak.activation_bytes(model, release, env, mnbt, min(mns, mnbt), p.tp, DTYPE_BYTES[dtype])
+    act, act_basis, assumed = profile_peak.activation_bytes(model, release, env, mnbt, min(mns, mnbt), p.tp,
+                                                            DTYPE_BYTES[dtype])
+    p.notes.extend([assumed] if assumed else [])
     graphs, graph_basis = _graph_estimate(p, s, env, model, release, mnbt, mns, DTYPE_BYTES[dtype])
     counted = ("consumed since the snapshot" if release in NON_KV_FROM_TOTAL_CONSUMED
                else "non-torch since the snapshot")

@@ -69,17 +69,21 @@ def sampler_peak_bytes(model: ModelDescription, rows: int, elem_bytes: int, path
     return logits * (elem_bytes + SAMPLER_BYTES_PER_LOGIT[path]) + scratch
 
 
+PATH_LABELS = {"flashinfer": "FlashInfer", "sort": "PyTorch sort", "sort_in_place": "PyTorch sort",
+               "triton": "Triton top-k/top-p"}
+
+
 def activation_bytes(model: ModelDescription, release: str, env: dict[str, str], num_tokens: int, rows: int,
-                     tp: int, elem_bytes: int) -> tuple[int, str]:
-    """A for the release: max(dummy forward, dummy sampler + the forward's hidden states), in bytes, and how."""
+                     tp: int, elem_bytes: int) -> tuple[int, str, str | None]:
+    """A for the release: max(dummy forward, dummy sampler + the forward's hidden states), in bytes, a short basis,
+    and a note where the sampler implementation is the predictor's assumption (installed packages decide it)."""
     forward = vf.activation_estimate_bytes(model, num_tokens, 0, tp, elem_bytes)
     path, why = sampler_path(release, env, rows)
     hidden = num_tokens * model.hidden_size * elem_bytes
     sampler = sampler_peak_bytes(model, rows, elem_bytes, path) + hidden
-    larger = "sampler" if sampler >= forward else "forward"
-    return max(forward, sampler), (f"estimate: the larger ({larger}) of the dummy forward of {num_tokens} tokens "
-                                   f"({forward / GiB:.2f} GiB) and the dummy sampler run of {rows} rows x "
-                                   f"{model.vocab_size} logits through {why} ({sampler / GiB:.2f} GiB)")
+    basis = f"estimate: max(forward {forward / GiB:.2f}, {PATH_LABELS[path]} sampler {sampler / GiB:.2f}) GiB"
+    assumed = release in FLASHINFER_SAMPLER_IF_INSTALLED and "VLLM_USE_FLASHINFER_SAMPLER" not in env
+    return max(forward, sampler), basis, f"the profile's dummy sampler run: {why}" if assumed else None
 
 
 def unmodelled_encoder_profile(model: ModelDescription, skip_mm_profiling: bool) -> str | None:
