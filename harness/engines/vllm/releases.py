@@ -178,12 +178,13 @@ KV_CACHE_MEMORY_BYTES_FLAG = ReleaseRange("0.10.2")
 # 0.10.2 :3036, 0.18.0 :5523, 0.32.0 :6200): min(max_num_seqs, max_num_batched_tokens) rows (_dummy_run, 0.10.2
 # :2702, 0.32.0 :5606) of the whole vocabulary on every TP rank, LogitsProcessor all-gathering them (use_all_gather
 # is True under V1: 0.10.2 vllm/platforms/interface.py:478-488, 0.18.0 :614-618, 0.32.0 :1267-1269), with top_k
-# vocab - 1 and top_p 0.9 (0.10.2 gpu_model_runner.py:2840-2875). Its peak
-# is the top-k/top-p implementation's (profile_peak.SAMPLER_BYTES_PER_LOGIT):
+# vocab - 1 and top_p 0.9 (0.10.2 gpu_model_runner.py:2840-2875). Its peak is the top-k/top-p implementation's
+# (profile_peak.SAMPLER_BYTES_PER_LOGIT):
 # - up to 0.11.x FlashInfer's sampler whenever flashinfer imports and VLLM_USE_FLASHINFER_SAMPLER is not 0 (0.11.0
-#   vllm/v1/sample/ops/topk_topp_sampler.py:39-57), but the PyPI wheel installs it only with the [flashinfer] extra
-#   (0.10.2 and 0.11.0 Requires-Dist: flashinfer-python; extra == "flashinfer"; the 0.11.0 L40S log says "FlashInfer
-#   is not available"): the PyTorch sampler unless VLLM_USE_FLASHINFER_SAMPLER=1 says it is there;
+#   vllm/v1/sample/ops/topk_topp_sampler.py:39-57; 0.8.5 :50, 0.9.1 :40), but the PyPI wheel installs it only with
+#   the [flashinfer] extra (0.10.2 and 0.11.0 Requires-Dist: flashinfer-python; extra == "flashinfer"; 0.8.5 and 0.9.1
+#   do not name it; the 0.11.0 L40S log says "FlashInfer is not available"): the PyTorch sampler unless
+#   VLLM_USE_FLASHINFER_SAMPLER=1 says it is there;
 FLASHINFER_SAMPLER_IF_INSTALLED = ReleaseRange(None, "0.12.0")
 # - 0.12.0-0.20.x install it (0.12.0 Requires-Dist: flashinfer-python==0.5.3) but use it only with
 #   VLLM_USE_FLASHINFER_SAMPLER=1 (0.12.0 topk_topp_sampler.py:35-58, 0.20.0 :39-62, "Users must opt in");
