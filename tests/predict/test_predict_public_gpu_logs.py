@@ -1,6 +1,7 @@
-"""vLLM's and SGLang's predictions against real public GPU logs whose inputs are pinned (issue #40, item 3): release,
-config, flags and weights each from the log or its source (tests/fixtures/predict/vllm-gpu-public/SOURCES.md). The
-logged figures are the project's parser's reading of the log, not numbers typed here.
+"""vLLM's and SGLang's predictions against real public GPU logs whose inputs are pinned (issue #40, item 3):
+release, card, model config, flags and weights each from the log or its source
+(tests/fixtures/predict/vllm-gpu-public/SOURCES.md, sglang-gpu-public/SOURCES.md). The logged figures are the
+project's parser's reading of the log, not numbers typed here.
 
 Out of sample: the vLLM cases and SGLang's H100 one were read while the rules they test were written (`read=True`:
 releases.FLASHINFER_SAMPLER_*, TRITON_TOP_K_TOP_P and profile_peak; sglang releases.CUDA_GRAPH_MAX_BS_FLAG): they show
