@@ -452,3 +452,50 @@ def test_vllm_0_33_counts_the_cublas_handles_in_the_baseline(llama8b):
     assert predict("vllm", edge, llama8b, 80 * 1024, engine_version="0.32.0").will_start is True
     refused = predict("vllm", edge, llama8b, 80 * 1024, engine_version="0.33.0")
     assert refused.will_start is False and refused.reason.startswith("E1 likely") and "cuBLAS" in refused.reason
+
+
+# ---- vLLM's profile peak per release: the dummy forward or the dummy sampler run (issue #40) -------------------
+
+from harness.engines.vllm import profile_peak as pk  # noqa: E402
+
+
+@pytest.mark.parametrize("release, env, rows, path", [
+    # up to 0.11.x FlashInfer whenever it imports, which the PyPI wheel does not install (0.11.0 Requires-Dist:
+    # flashinfer-python; extra == "flashinfer"; 0.11.0 vllm/v1/sample/ops/topk_topp_sampler.py:39-57)
+    ("0.10.2", {}, 256, "sort"), ("0.11.0", {"VLLM_USE_FLASHINFER_SAMPLER": "1"}, 256, "flashinfer"),
+    # 0.12.0-0.20.x opt-in (0.12.0 topk_topp_sampler.py:35-58); the Triton top-k/top-p from 0.17.0 for >= 8 rows (:251)
+    ("0.13.0", {}, 256, "sort"), ("0.16.0", {}, 256, "sort"), ("0.18.0", {}, 256, "triton"),
+    ("0.18.0", {}, 4, "sort_in_place"), ("0.20.0", {"VLLM_USE_FLASHINFER_SAMPLER": "1"}, 256, "flashinfer"),
+    # on by default from 0.21.0 (0.21.0 vllm/envs.py:726-730) unless turned off
+    ("0.21.0", {}, 256, "flashinfer"), ("0.32.0", {"VLLM_USE_FLASHINFER_SAMPLER": "0"}, 256, "triton"),
+])
+def test_vllm_dummy_sampler_path_per_release(release, env, rows, path):
+    assert pk.sampler_path(release, env, rows)[0] == path
+
+
+def test_vllm_profile_peak_is_the_larger_of_forward_and_sampler(llama8b):
+    # the forward's tensors are freed before the sampler runs (0.10.2 gpu_model_runner.py:3030-3040): the larger one
+    forward = vf.activation_estimate_bytes(llama8b, 8192, 0, 1, 2)
+    few_rows, basis, note = pk.activation_bytes(llama8b, "0.21.0", {}, 8192, 1, 1, 2)
+    assert few_rows == forward and note is None  # FlashInfer by default: no assumption to state
+    many, basis, note = pk.activation_bytes(llama8b, "0.10.2", {}, 2048, 256, 1, 2)
+    sampler = pk.sampler_peak_bytes(llama8b, 256, 2, "sort") + 2048 * llama8b.hidden_size * 2
+    assert many == sampler > vf.activation_estimate_bytes(llama8b, 2048, 0, 1, 2) and "PyTorch sort" in basis
+    assert "PyPI wheel installs no flashinfer" in note
+    # every rank holds the whole vocabulary's logits (use_all_gather: 0.10.2 vllm/platforms/interface.py:478-488)
+    tp8, _, _ = pk.activation_bytes(llama8b, "0.10.2", {}, 2048, 256, 8, 2)
+    assert tp8 == many
+    # the sort path holds 26 bytes a logit beyond the bf16 logits, FlashInfer 8 (profile_peak.SAMPLER_BYTES_PER_LOGIT)
+    assert pk.sampler_peak_bytes(llama8b, 256, 2, "sort") == 256 * 128256 * (2 + 26)
+    assert pk.sampler_peak_bytes(llama8b, 256, 2, "flashinfer") == 256 * 128256 * (2 + 8)
+
+
+def test_sglang_cuda_graph_max_bs_is_the_decode_max_bs_up_to_0_5_19(llama8b):
+    # the field itself up to 0.5.18, an alias of --cuda-graph-max-bs-decode in 0.5.19 (0.5.19
+    # sglang/srt/server_args.py:3928-3935), not a flag from 0.5.20 (flags/0.5.20.txt)
+    def max_bs(release, **args):
+        return predict("sglang", args, llama8b, 81559, engine_version=release).cuda_graph_max_bs
+
+    assert max_bs("0.5.8", cuda_graph_max_bs=4) == max_bs("0.5.8", cuda_graph_max_bs_decode=4) == 4
+    assert max_bs("0.5.19", cuda_graph_max_bs=4) == 4
+    assert max_bs("0.5.20", cuda_graph_max_bs=4) == max_bs("0.5.20") != 4

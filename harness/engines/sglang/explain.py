@@ -28,6 +28,7 @@ from harness.engines.sglang.releases import (
     CPU_FREE_PER_NUMA_NODE,
     CPU_HAS_A_SIZE,
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
+    CUDA_GRAPH_MAX_BS_FLAG,
     DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING,
     DECODE_RESERVE_FOLLOWS_GRAPH,
     GRAPH_MAX_BS_80_AT_TP4,
@@ -144,6 +145,9 @@ RELEASE_RULES = (
     ReleaseRule("small-card graph max_bs under 35 GiB", "the small-card cuda_graph_max_bs (8|80) below 35 GiB "
                 "(before: 25,000 MiB)", "0.4.8 sglang/srt/server_args.py:331-337", ("cuda_graph_max_bs",),
                 GRAPH_MAX_BS_SMALL_CARD_35_GIB),
+    ReleaseRule("--cuda-graph-max-bs read", "--cuda-graph-max-bs sets the decode graphs' max batch (after: only "
+                "--cuda-graph-max-bs-decode)", "0.5.19 sglang/srt/server_args.py:3928-3935", ("cuda_graph_max_bs",),
+                CUDA_GRAPH_MAX_BS_FLAG),
     ReleaseRule("graph max_bs left to the graph runner", "cuda_graph_max_bs on larger cards is the graph runner's "
                 "(before: 160)", "0.4.6 sglang/srt/server_args.py:260-266; 0.4.5 :260-268", ("cuda_graph_max_bs",),
                 GRAPH_MAX_BS_LEFT_TO_RUNNER),

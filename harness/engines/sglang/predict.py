@@ -11,6 +11,7 @@ from harness.engines.sglang.prediction import SglangPrediction
 from harness.engines.sglang.releases import (
     CPU_HAS_A_SIZE,
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
+    CUDA_GRAPH_MAX_BS_FLAG,
     DEEPSEEK_OVERRIDE_ARCHITECTURES,
     LONGER_CONTEXT_ALLOWED_BY_DEFAULT,
     MLA_PREFILL_GRAPH_RESERVE_MIB,
@@ -26,6 +27,14 @@ from harness.predict.model import GiB, ModelDescription, resolve_dtype
 
 def _on(s: Settings, key: str) -> bool:
     return bool(s.get(key))
+
+
+def _decode_max_bs(s: Settings, release: str) -> int | None:
+    """--cuda-graph-max-bs-decode, or --cuda-graph-max-bs where the release has it (releases.CUDA_GRAPH_MAX_BS_FLAG)."""
+    given = s.get("cuda_graph_max_bs_decode")
+    if given is None and release in CUDA_GRAPH_MAX_BS_FLAG and s.get("cuda_graph_max_bs") is not None:
+        given = int(s.get("cuda_graph_max_bs"))
+    return given
 
 
 def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
@@ -62,7 +71,7 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
         max_prefill_tokens=s.get("max_prefill_tokens"),
         mem_fraction_static=s.get("mem_fraction_static"),
         max_running_requests=mrr_arg, max_total_tokens=max_total,
-        cuda_graph_max_bs_decode=s.get("cuda_graph_max_bs_decode"),
+        cuda_graph_max_bs_decode=_decode_max_bs(s, release),
         cuda_graph_max_bs_prefill=s.get("cuda_graph_max_bs_prefill"),
         decode_backend=decode_backend, prefill_backend=prefill_backend,
         disable_cuda_graph_padding=_on(s, "disable_cuda_graph_padding"),

@@ -72,6 +72,11 @@ LONGER_CONTEXT_ALLOWED_BY_DEFAULT = ReleaseRange("0.4.4", "0.5.1")
 # The default decode graph max_bs is capped at --max-running-requests from 0.5.22 (0.5.22
 # sglang/srt/arg_groups/memory_hook.py:83, :182-188); older releases reserve for the tier's max_bs.
 DECODE_MAX_BS_CAPPED_BY_MAX_RUNNING = ReleaseRange("0.5.22")
+# --cuda-graph-max-bs is the decode graphs' max batch size: the ServerArgs field itself up to 0.5.18 (0.4.8
+# sglang/srt/server_args.py:331-337 sets its default; flags/0.5.8.txt, from that release's --help), in 0.5.19 a
+# deprecated alias storing into cuda_graph_max_bs_decode (0.5.19 server_args.py:3928-3935); gone from 0.5.20
+# (flags/0.5.20.txt).
+CUDA_GRAPH_MAX_BS_FLAG = ReleaseRange(None, "0.5.20")
 
 # Releases that differ from 0.5.22 in one rule each (server_args.py up to 0.5.18, arg_groups/ from 0.5.19):
 # the < 35 GiB tier: 2048 tokens / decode max_bs 16|80 in 0.5.3-0.5.4 (0.5.3 server_args.py:574-586), 24|80 in

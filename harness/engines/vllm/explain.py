@@ -34,6 +34,8 @@ from harness.engines.vllm.releases import (
     CPU_STARTUP_REQUEST_CHECK,
     CUBLAS_BEFORE_SNAPSHOT,
     E3_STATES_ESTIMATE,
+    FLASHINFER_SAMPLER_BY_DEFAULT,
+    FLASHINFER_SAMPLER_IF_INSTALLED,
     FREE_MEMORY_CHECKED_AT_STARTUP,
     FULL_DECODE_GRAPHS_BY_DEFAULT,
     GRAPH_ESTIMATE_ON_BY_DEFAULT,
@@ -49,6 +51,7 @@ from harness.engines.vllm.releases import (
     NULL_BLOCK_HELD_BACK,
     PEAK_ACTIVATION_LOGGED_WITH_GRAPH_ESTIMATE,
     PERFORMANCE_MODE,
+    TRITON_TOP_K_TOP_P,
     V0_BELOW_SM80,
     V0_FOR_32_BIT_DTYPE,
     V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT,
@@ -108,6 +111,18 @@ RELEASE_RULES = (
     ReleaseRule("CUDA-graph estimate on by default", "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1: the "
                 "estimate is subtracted from the budget", "0.20.0 vllm/envs.py:1724; 0.19.0 vllm/envs.py:1654",
                 ("kv_tokens", "error_kind"), GRAPH_ESTIMATE_ON_BY_DEFAULT, devices=("cuda",)),
+    ReleaseRule("FlashInfer sampler only where installed", "the profile's dummy sampler run takes FlashInfer's "
+                "top-k/top-p where flashinfer imports, which vLLM's PyPI wheel does not install: the PyTorch sort "
+                "(after: opt-in with VLLM_USE_FLASHINFER_SAMPLER=1)",
+                "0.11.0 vllm/v1/sample/ops/topk_topp_sampler.py:39; 0.12.0 vllm/v1/sample/ops/topk_topp_sampler.py:35",
+                ("kv_tokens",), FLASHINFER_SAMPLER_IF_INSTALLED, devices=("cuda",)),
+    ReleaseRule("FlashInfer sampler by default", "the profile's dummy sampler run takes FlashInfer's top-k/top-p "
+                "unless VLLM_USE_FLASHINFER_SAMPLER=0 (before: opt-in)", "0.21.0 vllm/envs.py:726; 0.20.0 "
+                "vllm/v1/sample/ops/topk_topp_sampler.py:39", ("kv_tokens",), FLASHINFER_SAMPLER_BY_DEFAULT,
+                devices=("cuda",)),
+    ReleaseRule("Triton top-k/top-p", "the PyTorch sampler masks in place with a Triton kernel from 8 rows (before: "
+                "a full sort into new tensors)", "0.17.0 vllm/v1/sample/ops/topk_topp_sampler.py:251; 0.16.0 "
+                "vllm/v1/sample/ops/topk_topp_sampler.py:262", ("kv_tokens",), TRITON_TOP_K_TOP_P, devices=("cuda",)),
     ReleaseRule("max_num_batched_tokens captured", "max_num_batched_tokens is a CUDA-graph size when it fits under "
                 "the cap, although off the 8/16 stride", "0.21.0 vllm/config/vllm.py:1581", ("kv_tokens",),
                 MAX_NUM_BATCHED_TOKENS_CAPTURED, devices=("cuda",)),

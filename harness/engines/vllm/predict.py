@@ -7,6 +7,7 @@ import json
 from harness.engines.cli_flags import switch_value
 from harness.engines.settings import Settings
 from harness.engines.vllm import formulas as vf
+from harness.engines.vllm import profile_peak
 from harness.engines.vllm.layers import mamba_layout, sliding_layout
 from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
@@ -76,6 +77,10 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
                        "sm100 vLLM picks FLASHINFER_MLA, block 32 (platforms/cuda.py:95-153, "
                        "backends/mla/flashinfer_mla.py:205): give block_size 32 there")
     if device != "cpu" and release not in V1_ENGINE_ONLY and not _v1_engine(p, s, env, kv_dtype, dtype, release):
+        return p
+    skip_encoder = device == "cpu" or s.get("skip_mm_profiling") is True
+    if (encoder := profile_peak.unmodelled_encoder_profile(model, skip_encoder)) is not None:
+        p.modelled, p.reason = False, f"vllm {release}: {encoder}; no numbers"
         return p
     requested_len = s.get("max_model_len")  # -1 = auto
     if requested_len == -1 and release not in AUTO_FIT_MAX_MODEL_LEN:
@@ -205,25 +210,7 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         if calibration is not None:
             overhead = _fitted(p, calibration, mnbt, "")
         else:
-            other = vf.OTHER_GIB_ESTIMATE * GiB
-            if cublas_in_baseline:
-                other -= vf.CUBLAS_HANDLES_GIB_ESTIMATE * GiB
-            act = vf.activation_estimate_bytes(model, mnbt, min(mns, mnbt), tp, DTYPE_BYTES[dtype])
-            graphs, graph_basis = _graph_estimate(p, s, env, model, release, mnbt, mns, DTYPE_BYTES[dtype])
-            counted = ("consumed since the snapshot" if release in NON_KV_FROM_TOTAL_CONSUMED
-                       else "non-torch since the snapshot")
-            if release not in NON_TORCH_SINCE_SNAPSHOT:
-                # 0.9.0 vllm/v1/worker/gpu_worker.py:197-212: all non-torch memory on the card after the profile
-                other += vf.CUDA_CONTEXT_GIB_ESTIMATE * GiB
-                counted = (f"all non-torch memory on the card after the profile, the ~{vf.CUDA_CONTEXT_GIB_ESTIMATE} "
-                           f"GiB CUDA context included (vllm {release}; other processes' memory too: none assumed)")
-            p.estimates["O"] = Estimate(other / GiB, f"estimate: {counted} (constant)"
-                                        + (f", less ~{vf.CUBLAS_HANDLES_GIB_ESTIMATE} GiB of cuBLAS handles that "
-                                           f"vllm {release} creates before it" if cublas_in_baseline else ""))
-            p.estimates["A"] = Estimate(act / GiB, f"estimate: dummy-forward peak for {mnbt} tokens, "
-                                                   f"{min(mns, mnbt)} sampled rows")
-            p.estimates["G"] = Estimate(graphs / GiB, graph_basis)
-            overhead = other + act + graphs
+            overhead = _gpu_overhead_estimate(p, s, env, model, release, mnbt, mns, dtype)
         best = int(upper - overhead)
         ctx = (vf.CUDA_CONTEXT_GIB_ESTIMATE + (vf.CUBLAS_HANDLES_GIB_ESTIMATE if cublas_in_baseline else 0.0)) * GiB
         if device == "cuda" and budget > total - ctx and release in FREE_MEMORY_CHECKED_AT_STARTUP:
@@ -274,6 +261,34 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
             p.reason = (f"{kv.num_blocks} blocks of {block_size} tokens; "
                         f"{kv.max_concurrency:.2f}x requests of {kv.max_model_len} tokens")
     return p
+
+
+def _gpu_overhead_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, release: str,
+                           mnbt: int, mns: int, dtype: str) -> float:
+    """O + A + G in bytes, each recorded on p.estimates with its basis: what the release's profile counts besides
+    the weights (releases.NON_TORCH_SINCE_SNAPSHOT, NON_KV_FROM_TOTAL_CONSUMED, CUBLAS_BEFORE_SNAPSHOT), its profile
+    run's peak (profile_peak) and the CUDA-graph memory it subtracts (_graph_estimate)."""
+    cublas_in_baseline = release in CUBLAS_BEFORE_SNAPSHOT
+    other = vf.OTHER_GIB_ESTIMATE * GiB
+    if cublas_in_baseline:
+        other -= vf.CUBLAS_HANDLES_GIB_ESTIMATE * GiB
+    act, act_basis, assumed = profile_peak.activation_bytes(model, release, env, mnbt, min(mns, mnbt), p.tp,
+                                                            DTYPE_BYTES[dtype])
+    p.notes.extend([assumed] if assumed else [])
+    graphs, graph_basis = _graph_estimate(p, s, env, model, release, mnbt, mns, DTYPE_BYTES[dtype])
+    counted = ("consumed since the snapshot" if release in NON_KV_FROM_TOTAL_CONSUMED
+               else "non-torch since the snapshot")
+    if release not in NON_TORCH_SINCE_SNAPSHOT:
+        # 0.9.0 vllm/v1/worker/gpu_worker.py:197-212: all non-torch memory on the card after the profile
+        other += vf.CUDA_CONTEXT_GIB_ESTIMATE * GiB
+        counted = (f"all non-torch memory on the card after the profile, the ~{vf.CUDA_CONTEXT_GIB_ESTIMATE} "
+                   f"GiB CUDA context included (vllm {release}; other processes' memory too: none assumed)")
+    p.estimates["O"] = Estimate(other / GiB, f"estimate: {counted} (constant)"
+                                + (f", less ~{vf.CUBLAS_HANDLES_GIB_ESTIMATE} GiB of cuBLAS handles that "
+                                   f"vllm {release} creates before it" if cublas_in_baseline else ""))
+    p.estimates["A"] = Estimate(act / GiB, act_basis)
+    p.estimates["G"] = Estimate(graphs / GiB, graph_basis)
+    return other + act + graphs
 
 
 def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, release: str,

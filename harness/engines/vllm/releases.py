@@ -174,6 +174,28 @@ MAX_NUM_SEQS_CAPPED_BY_BATCH = ReleaseRange("0.10.1")
 # such flag.
 KV_CACHE_MEMORY_BYTES_FLAG = ReleaseRange("0.10.2")
 
+# The dummy sampler run is part of every release's profile (0.8.5 vllm/v1/worker/gpu_model_runner.py:1653,
+# 0.10.2 :3036, 0.18.0 :5523, 0.32.0 :6200): min(max_num_seqs, max_num_batched_tokens) rows (_dummy_run, 0.10.2
+# :2702, 0.32.0 :5606) of the whole vocabulary on every TP rank, LogitsProcessor all-gathering them (use_all_gather
+# is True under V1: 0.10.2 vllm/platforms/interface.py:478-488, 0.18.0 :614-618, 0.32.0 :1267-1269), with top_k
+# vocab - 1 and top_p 0.9 (0.10.2 gpu_model_runner.py:2840-2875). Its peak is the top-k/top-p implementation's
+# (profile_peak.SAMPLER_BYTES_PER_LOGIT):
+# - up to 0.11.x FlashInfer's sampler whenever flashinfer imports and VLLM_USE_FLASHINFER_SAMPLER is not 0 (0.11.0
+#   vllm/v1/sample/ops/topk_topp_sampler.py:39-57; 0.8.5 :50, 0.9.1 :40), but the PyPI wheel installs it only with
+#   the [flashinfer] extra (0.10.2 and 0.11.0 Requires-Dist: flashinfer-python; extra == "flashinfer"; 0.8.5 and 0.9.1
+#   do not name it; the 0.11.0 L40S log says "FlashInfer is not available"): the PyTorch sampler unless
+#   VLLM_USE_FLASHINFER_SAMPLER=1 says it is there;
+FLASHINFER_SAMPLER_IF_INSTALLED = ReleaseRange(None, "0.12.0")
+# - 0.12.0-0.20.x install it (0.12.0 Requires-Dist: flashinfer-python==0.5.3) but use it only with
+#   VLLM_USE_FLASHINFER_SAMPLER=1 (0.12.0 topk_topp_sampler.py:35-58, 0.20.0 :39-62, "Users must opt in");
+# - from 0.21.0 it is on unless VLLM_USE_FLASHINFER_SAMPLER=0 (0.21.0 vllm/envs.py:726-730, topk_topp_sampler.py:39-49;
+#   0.32.0 :77, :220-224 flashinfer_sampler_supported).
+FLASHINFER_SAMPLER_BY_DEFAULT = ReleaseRange("0.21.0")
+# The PyTorch top-k/top-p sorts the vocabulary and scatters into a new tensor up to 0.16.x (0.11.0
+# topk_topp_sampler.py:183-203, 0.16.0 :262-282); from 0.17.0 a Triton kernel masks in place for 8 rows or more
+# (0.17.0 :251, 0.20.0 :251; 0.32.0 :466 for any row count), the sort's scatter in place below (0.17.0 :299).
+TRITON_TOP_K_TOP_P = ReleaseRange("0.17.0")
+
 # The newest release the formulas model: a point that names no release is predicted as this one.
 NEWEST_PREDICTED = "0.33.0"
 

@@ -1,0 +1,100 @@
+"""A: the torch peak of vLLM's profile run above what was allocated before it, per release.
+
+profile_run runs a dummy forward of max_num_batched_tokens tokens, then a dummy sampler run over
+min(max_num_seqs, max_num_batched_tokens) rows (releases.FLASHINFER_SAMPLER_IF_INSTALLED names the sources). The
+forward's intermediate tensors are freed when it returns; its hidden states stay referenced while the sampler runs
+(0.10.2 vllm/v1/worker/gpu_model_runner.py:3030-3040). So the peak is the larger of the forward's and the sampler's
+(plus those hidden states), not their sum. Both are estimates of tensor sizes, in the release's arithmetic."""
+
+from __future__ import annotations
+
+from harness.engines.vllm import formulas as vf
+from harness.engines.vllm.releases import (
+    FLASHINFER_SAMPLER_BY_DEFAULT,
+    FLASHINFER_SAMPLER_IF_INSTALLED,
+    TRITON_TOP_K_TOP_P,
+)
+from harness.predict.model import GiB, ModelDescription
+
+# Bytes each logit (one row x one vocabulary entry) holds at the sampler's peak beyond the model-dtype logits from
+# compute_logits, per top-k/top-p implementation. Every path first copies the logits to float32 (0.10.2
+# vllm/v1/sample/sampler.py:87, 0.32.0 :97): 4.
+SAMPLER_BYTES_PER_LOGIT = {
+    # FlashInfer's top_k_top_p_sampling_from_logits: the float32 copy and its float32 probabilities
+    "flashinfer": 4 + 4,
+    # apply_top_k_top_p (0.11.0 vllm/v1/sample/ops/topk_topp_sampler.py:183-203): the sort's float32 values and int64
+    # indices, the top-k and top-p bool masks, the float32 softmax (cumsum in place), and the scatter's new tensor
+    "sort": 4 + 4 + 8 + 1 + 1 + 4 + 4,
+    # the same from 0.17.0 with the scatter in place (0.17.0 topk_topp_sampler.py:299), below 8 rows
+    "sort_in_place": 4 + 4 + 8 + 1 + 1 + 4,
+    # the Triton kernel masks in place (0.17.0 topk_topp_sampler.py:251); then the float32 probabilities and
+    # random_sample's exponential noise of their shape (0.32.0 topk_topp_sampler.py:565-571)
+    "triton": 4 + 4 + 4,
+}
+# The Triton kernel's float32 scratch rows: min(the card's SM count, rows) (0.18.0
+# vllm/v1/sample/ops/topk_topp_triton.py:947-1010, kept in _TRITON_BUFFER_CACHE). The SM count is the card's (L40S 142,
+# H100 132, A100 108), which the predictor is not told: an estimate.
+TRITON_BUFFER_ROWS_ESTIMATE = 128
+TRITON_MIN_ROWS = 8  # the Triton kernel from 8 rows up in 0.17.0-0.20.x (0.17.0 topk_topp_sampler.py:251)
+
+
+def sampler_path(release: str, env: dict[str, str], rows: int) -> tuple[str, str]:
+    """Which top-k/top-p implementation the release's dummy sampler run takes, and why (one clause)."""
+    flag = env.get("VLLM_USE_FLASHINFER_SAMPLER")
+    if flag == "0":
+        return _pytorch_path(release, rows, "VLLM_USE_FLASHINFER_SAMPLER=0")
+    if release in FLASHINFER_SAMPLER_BY_DEFAULT:
+        return "flashinfer", f"FlashInfer's sampler (on by default in vllm {release})"
+    if flag == "1":
+        return "flashinfer", "FlashInfer's sampler (VLLM_USE_FLASHINFER_SAMPLER=1, flashinfer taken as installed)"
+    if release in FLASHINFER_SAMPLER_IF_INSTALLED:
+        return _pytorch_path(release, rows, f"vllm {release}'s PyPI wheel installs no flashinfer; with it (the "
+                                            "[flashinfer] extra, vLLM's image) set VLLM_USE_FLASHINFER_SAMPLER=1")
+    return _pytorch_path(release, rows, f"FlashInfer's sampler is opt-in in vllm {release}")
+
+
+def _pytorch_path(release: str, rows: int, why: str) -> tuple[str, str]:
+    if release not in TRITON_TOP_K_TOP_P:
+        return "sort", f"the PyTorch top-k/top-p, a full sort ({why})"
+    if rows >= TRITON_MIN_ROWS:
+        return "triton", f"the Triton top-k/top-p in place ({why})"
+    return "sort_in_place", f"the PyTorch top-k/top-p, a full sort below {TRITON_MIN_ROWS} rows ({why})"
+
+
+def sampler_peak_bytes(model: ModelDescription, rows: int, elem_bytes: int, path: str) -> int:
+    """The dummy sampler run's tensors at its peak: every rank holds the whole vocabulary's logits of `rows` rows
+    in the model dtype and what `path` adds per logit; the Triton kernel its scratch rows."""
+    logits = rows * model.vocab_size
+    scratch = min(rows, TRITON_BUFFER_ROWS_ESTIMATE) * model.vocab_size * 4 if path == "triton" else 0
+    return logits * (elem_bytes + SAMPLER_BYTES_PER_LOGIT[path]) + scratch
+
+
+PATH_LABELS = {"flashinfer": "FlashInfer", "sort": "PyTorch sort", "sort_in_place": "PyTorch sort",
+               "triton": "Triton top-k/top-p"}
+
+
+def activation_bytes(model: ModelDescription, release: str, env: dict[str, str], num_tokens: int, rows: int,
+                     tp: int, elem_bytes: int) -> tuple[int, str, str | None]:
+    """A for the release: max(dummy forward, dummy sampler + the forward's hidden states), in bytes, a short basis,
+    and a note where the sampler implementation is the predictor's assumption (installed packages decide it)."""
+    forward = vf.activation_estimate_bytes(model, num_tokens, 0, tp, elem_bytes)
+    path, why = sampler_path(release, env, rows)
+    hidden = num_tokens * model.hidden_size * elem_bytes
+    sampler = sampler_peak_bytes(model, rows, elem_bytes, path) + hidden
+    basis = f"estimate: max(forward {forward / GiB:.2f}, {PATH_LABELS[path]} sampler {sampler / GiB:.2f}) GiB"
+    assumed = release in FLASHINFER_SAMPLER_IF_INSTALLED and "VLLM_USE_FLASHINFER_SAMPLER" not in env
+    return max(forward, sampler), basis, f"the profile's dummy sampler run: {why}" if assumed else None
+
+
+def unmodelled_encoder_profile(model: ModelDescription, skip_mm_profiling: bool) -> str | None:
+    """Why a multimodal model's profile peak is not modelled (None: a text model, or the encoder not profiled).
+
+    profile_run first runs the multimodal encoder on a dummy batch of the largest inputs the encoder budget allows
+    and caches its outputs (0.10.2 vllm/v1/worker/gpu_model_runner.py:2982-3027, 0.32.0 :6135-6190), unless
+    --skip-mm-profiling: a peak the predictor has no estimate of (the 0.13.0 H100 NVL log of a Qwen3-VL MoE lost
+    ~6 GiB to it beyond the weights)."""
+    if skip_mm_profiling or not model.architecture.endswith("ForConditionalGeneration"):
+        return None
+    return (f"{model.name} ({model.architecture}) is multimodal: the profile run's peak includes its encoder on a "
+            "dummy batch of the largest inputs (gpu_model_runner.py profile_run), which is not modelled; "
+            "--skip-mm-profiling leaves it out")
