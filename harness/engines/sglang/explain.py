@@ -463,7 +463,22 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
     split.log_rounding_tokens = math.ceil(hidden * GiB / min(cell))
     split.uncertainty_tokens = math.ceil(uncertain * GiB / min(cell))
     split.notes += _after_load_notes(after_load_terms)
+    sides = [{f.name: f.before for f in factors}, {f.name: f.after for f in factors}]
+    margins = [_hidden_gib(f, g.half_step, kind) + abs(a.gib) for a, (f, _), g, (_, _, kind)
+               in zip(after_load_terms, fraction, free, taken)]
+    if all(_surely_capped(v, pool_bytes(v), margin) for v, margin in zip(sides, margins)):
+        # each pool is its --max-total-tokens: no estimate or rounding reaches the tokens, which must be exact
+        split.exact, split.log_rounding_tokens, split.uncertainty_tokens = True, 0, 0
+        split.notes.append("each side's pool is its max_total_tokens (page-aligned), well under what its memory "
+                           "allows: the tokens are exact")
     return split
+
+
+def _surely_capped(values: dict[str, float], pool_bytes: float, margin_gib: float) -> bool:
+    """Whether the side's pool is its --max-total-tokens even if what the logs' rounding hides and the estimated
+    term (taken twice) went against it."""
+    cap = values["max_total_tokens"]
+    return not math.isinf(cap) and (pool_bytes - margin_gib * GiB) / values["bytes per token"] > cap
 
 
 @dataclass(frozen=True)
