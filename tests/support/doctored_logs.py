@@ -14,8 +14,6 @@ import re
 import shutil
 from pathlib import Path
 
-import pandas as pd
-
 from harness.results.columns import COLUMNS, KNOBS
 from harness.results.io import read_results
 from parsers import parse_log, read_log
@@ -78,19 +76,3 @@ def doctored_copy(results: Path, into: Path, point_id: str, engine_version: str,
                 frame.at[index, column] = value
     frame.to_csv(folder / "results.csv", index=False)
     return folder / "results.csv"
-
-
-def started_pairs(results: Path) -> list[tuple[str, str, str, str]]:
-    """(engine, point_id, before release, after release) of every point started on two neighbouring releases of a
-    release-axis results file."""
-    frame = pd.read_csv(results)
-    ok = frame[frame["status"] == "ok"]
-    out = []
-    for (engine, point), rows in ok.groupby(["engine", "point_id"]):
-        releases = sorted(set(rows["engine_version"].astype(str)), key=_version_key)
-        out += [(engine, point, a, b) for a, b in zip(releases, releases[1:])]
-    return out
-
-
-def _version_key(release: str) -> tuple:
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"[.+]", release))

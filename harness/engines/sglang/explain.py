@@ -507,10 +507,10 @@ def _bounded_after_load(before: SideFacts, after: SideFacts, terms: list[AfterLo
     expected = estimates[1] - estimates[0]
     allowed = expected + max(-tolerance, min(tolerance, solved_change - expected))
     excess = solved_change - allowed
-    notes = [f"{AFTER_LOAD}: solved from each side's own #tokens by {POOL_FORMULA}; bounded by the predictor's "
-             "estimate of it on each side and the logs' printed precision (GB with two decimals: half a digit for "
-             "each figure it is solved from, over both sides); what the solved change has beyond that is the "
-             f"residual; {PRE_READING}"]
+    notes = [(f"{AFTER_LOAD}: solved from each side's own #tokens by {POOL_FORMULA}; bounded by the predictor's "
+              "estimate of it on each side and the logs' printed precision (GB with two decimals: half a digit for "
+              "each figure it is solved from, over both sides); what the solved change has beyond that is the "
+              f"residual; {PRE_READING}")]
     notes.append(f"{AFTER_LOAD}: solved {terms[0].gib:.4f} -> {terms[1].gib:.4f} GiB, the predictor's estimate "
                  f"{estimates[0]:.4f} -> {estimates[1]:.4f} GiB, the logs' rounding allows {tolerance:.4f} GiB: "
                  + (f"{excess:+.4f} GiB beyond it" if abs(excess) > 1e-12 else "within it"))
