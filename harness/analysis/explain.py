@@ -517,6 +517,9 @@ def explain_lines(explanation: Explanation) -> list[str]:
         if p.kv is not None:
             kv = p.kv
             out.append(_kv_verdict(kv))
+            if kv.status == UNEXPLAINED and kv.modelled:
+                out.append(f"    no rule and no rounding covers {_residual(kv)}: look at what else differed between "
+                           "the runs (host memory, env, args, the logs themselves)")
             if not kv.modelled:
                 out.append(f"    not split: {kv.reason}")
             for t in kv.terms:
