@@ -555,7 +555,9 @@ HISTORY_FILES = ("results/vllm_history/releases-0.22.0-0.32.0/results.csv",
                  "results/sglang_history/releases-0.5.1-0.5.7/results.csv",
                  "results/sglang_history/releases-0.5.8-0.5.23/results.csv",
                  "results/cpu_budget/baseline-vllm0.32.0-sglang0.5.22-0.5.23/results.csv",
-                 "results/cpu_tiny/sglang-releases-0.5.22-0.5.23/results.csv")
+                 "results/cpu_tiny/sglang-releases-0.5.22-0.5.23/results.csv",
+                 *(f"results/cpu_kinds/{kind}-vllm0.32.0-sglang0.5.22-0.5.23/results.csv"
+                   for kind in ("hybrid", "moe", "sliding")))
 
 
 def test_every_committed_history_file_explained_where_the_predictor_models_both_releases():
