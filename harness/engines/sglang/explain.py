@@ -455,30 +455,36 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
         split.uncertainty_tokens = math.ceil(bound.tolerance_gib * GiB / min(cell))
         split.notes += bound.notes
         return split
-    # what the logs' two-decimal readings can hide, over both sides: a pinned side's term holds its own rounding
-    # (it moves tokens between the terms, not into the residual)
+    _judge_unbounded(split, after_load_terms, fraction, free, taken, min(cell),
+                     [pool_bytes({f.name: f.before for f in factors}), pool_bytes({f.name: f.after for f in factors})],
+                     cap)
+    return split
+
+
+def _judge_unbounded(split: KvSplit, terms: list[AfterLoad], fraction, free, taken, cell: float,
+                     pools_bytes: list[float], caps: list[float | None]) -> None:
+    """Where a side's term is not pinned by its #tokens: what the logs' two-decimal readings can hide over both sides
+    (a pinned side's term holds its own rounding: it moves tokens between the terms, not into the residual), and a
+    pool that is its --max-total-tokens on both sides, which leaves the tokens exact."""
     hidden = sum(a.uncertainty_gib if a.source != PREDICTOR else _hidden_gib(f, g.half_step, kind)
-                 for a, (f, _), g, (_, _, kind) in zip(after_load_terms, fraction, free, taken))
-    uncertain = sum(a.uncertainty_gib for a in after_load_terms if a.source != PREDICTOR)
-    split.log_rounding_tokens = math.ceil(hidden * GiB / min(cell))
-    split.uncertainty_tokens = math.ceil(uncertain * GiB / min(cell))
-    split.notes += _after_load_notes(after_load_terms)
-    sides = [{f.name: f.before for f in factors}, {f.name: f.after for f in factors}]
+                 for a, (f, _), g, (_, _, kind) in zip(terms, fraction, free, taken))
+    uncertain = sum(a.uncertainty_gib for a in terms if a.source == PINNED_BY_TOKENS)
+    split.log_rounding_tokens = math.ceil(hidden * GiB / cell)
+    split.uncertainty_tokens = math.ceil(uncertain * GiB / cell)
+    split.notes += _after_load_notes(terms)
     margins = [_hidden_gib(f, g.half_step, kind) + abs(a.gib) for a, (f, _), g, (_, _, kind)
-               in zip(after_load_terms, fraction, free, taken)]
-    if all(_surely_capped(v, pool_bytes(v), margin) for v, margin in zip(sides, margins)):
+               in zip(terms, fraction, free, taken)]
+    if all(_surely_capped(c, pool, margin, cell) for c, pool, margin in zip(caps, pools_bytes, margins)):
         # each pool is its --max-total-tokens: no estimate or rounding reaches the tokens, which must be exact
         split.exact, split.log_rounding_tokens, split.uncertainty_tokens = True, 0, 0
         split.notes.append("each side's pool is its max_total_tokens (page-aligned), well under what its memory "
                            "allows: the tokens are exact")
-    return split
 
 
-def _surely_capped(values: dict[str, float], pool_bytes: float, margin_gib: float) -> bool:
-    """Whether the side's pool is its --max-total-tokens even if what the logs' rounding hides and the estimated
+def _surely_capped(cap: float | None, pool_bytes: float, margin_gib: float, cell: float) -> bool:
+    """Whether a side's pool is its --max-total-tokens even if what the logs' rounding hides and the estimated
     term (taken twice) went against it."""
-    cap = values["max_total_tokens"]
-    return not math.isinf(cap) and (pool_bytes - margin_gib * GiB) / values["bytes per token"] > cap
+    return cap is not None and (pool_bytes - margin_gib * GiB) / cell > cap
 
 
 @dataclass(frozen=True)
