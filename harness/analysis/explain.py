@@ -5,9 +5,11 @@ that is never hidden; every other changed figure is named by the release rules t
 The split itself is the engine's (`BudgetFormulas.split_kv`, harness/engines/<engine>/explain.py); this module
 gathers each side's facts (row, re-read log, prediction), adds the residual and judges:
 
-- explained: |residual| is at most one block/page and so is what the logs' rounding can move between the terms
-  (KV), or a changed rule is named and the predictor gives both figures (other figures; an outcome from each
-  side's own logged memory where its engine pins it);
+- explained: |residual| is at most one block/page (none where every term is exact: a pool given in bytes or capped
+  by --max-total-tokens) and so is what the logs' rounding can move between the terms (KV), or a changed rule is
+  named and the predictor gives both figures (other figures; an outcome from each side's own logged memory where its
+  engine pins it). A term solved from a side's own log (SGLang's memory taken after loading) is bounded by the
+  predictor's estimate of it and the logs' printed precision: what its change has beyond that is residual;
 - within the logs' rounding: a KV residual no larger than what the logs' rounded figures can hide, or within a
   page but with terms the logs' rounding leaves uncertain by more (the figure is shown);
 - rule named: a changed rule is named, but the predictor does not give that figure to check it;

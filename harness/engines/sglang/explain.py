@@ -1,9 +1,11 @@
 """SGLang's part of `compare --explain`: the release rules its releases differ by (each with its source), the parts
 of its reserve each rule acts through, and the split of a KV change into SGLang's pool terms
 (pool = fraction x free memory before loading - what loading took - what SGLang took after loading, before the
-pool, in cells, page-aligned, capped). The last one is on no line: each side's own log pins it (its #tokens where it
-started, its error's minimum fraction where the pool would have been <= 0), checked against that log's other
-figures; else it is the predictor's estimate, and what it missed stays in the residual."""
+pool, in cells, page-aligned, capped: formulas.pool_tokens). The last one is on no line: each side's own log pins it
+(its #tokens where it started, its error's minimum fraction where the pool would have been <= 0), checked against
+that log's other figures, its change between the sides bounded by the predictor's estimate of it and the logs'
+printed precision (the rest is residual); else it is the predictor's estimate, and what it missed stays in the
+residual."""
 
 from __future__ import annotations
 
