@@ -5,9 +5,11 @@ that is never hidden; every other changed figure is named by the release rules t
 The split itself is the engine's (`BudgetFormulas.split_kv`, harness/engines/<engine>/explain.py); this module
 gathers each side's facts (row, re-read log, prediction), adds the residual and judges:
 
-- explained: |residual| is at most one block/page and so is what the logs' rounding can move between the terms
-  (KV), or a changed rule is named and the predictor gives both figures (other figures; an outcome from each
-  side's own logged memory where its engine pins it);
+- explained: |residual| is at most one block/page (none where every term is exact: a pool given in bytes or capped
+  by --max-total-tokens) and so is what the logs' rounding can move between the terms (KV), or a changed rule is
+  named and the predictor gives both figures (other figures; an outcome from each side's own logged memory where its
+  engine pins it). A term solved from a side's own log (SGLang's memory taken after loading) is bounded by the
+  predictor's estimate of it and the logs' printed precision: what its change has beyond that is residual;
 - within the logs' rounding: a KV residual no larger than what the logs' rounded figures can hide, or within a
   page but with terms the logs' rounding leaves uncertain by more (the figure is shown);
 - rule named: a changed rule is named, but the predictor does not give that figure to check it;
@@ -103,13 +105,24 @@ class KvExplanation:
     reason: str = ""
     notes: list[str] = field(default_factory=list)
     uncertainty_tokens: int = 0  # how far the logs' rounding can move tokens between pinned terms
+    bytes_per_token: float | None = None
+    exact: bool = False  # every term exact: no residual is allowed, not even one block
+
+    @property
+    def residual_gib(self) -> float | None:
+        return None if self.bytes_per_token is None else self.residual_tokens * self.bytes_per_token / 2**30
+
+    @property
+    def allowed_tokens(self) -> int:
+        """The residual the split's arithmetic allows: one block/page, none where every term is exact."""
+        return 0 if self.exact else self.grain_tokens
 
     @property
     def status(self) -> str:
         if not self.modelled:
             return UNEXPLAINED
-        within_grain = abs(self.residual_tokens) <= self.grain_tokens
-        if within_grain and self.uncertainty_tokens <= self.grain_tokens:
+        within_grain = abs(self.residual_tokens) <= self.allowed_tokens
+        if within_grain and self.uncertainty_tokens <= self.allowed_tokens:
             return EXPLAINED
         if within_grain or abs(self.residual_tokens) <= self.log_rounding_tokens:
             return WITHIN_LOG_ROUNDING
@@ -117,7 +130,8 @@ class KvExplanation:
 
     def to_json(self) -> dict[str, Any]:
         return {"kv_delta_tokens": self.kv_delta_tokens, "terms": [t.to_json() for t in self.terms],
-                "residual_tokens": self.residual_tokens, "grain_tokens": self.grain_tokens,
+                "residual_tokens": self.residual_tokens, "residual_gib": self.residual_gib,
+                "grain_tokens": self.grain_tokens, "exact": self.exact,
                 "log_rounding_tokens": self.log_rounding_tokens, "uncertainty_tokens": self.uncertainty_tokens,
                 "modelled": self.modelled, "reason": self.reason, "status": self.status, "notes": self.notes}
 
@@ -353,7 +367,8 @@ def _explain_kv(split: KvSplit, delta: int) -> KvExplanation:
     terms = split.terms if split.modelled else []
     residual = delta - sum(t.delta_tokens for t in terms)
     return KvExplanation(delta, terms, residual, split.grain_tokens, split.log_rounding_tokens, split.modelled,
-                         split.reason, list(split.notes), split.uncertainty_tokens if split.modelled else 0)
+                         split.reason, list(split.notes), split.uncertainty_tokens if split.modelled else 0,
+                         split.bytes_per_token, split.exact and split.modelled)
 
 
 def _explain_figure(formulas, column: str, was: Any, now: Any, before: SideFacts,
@@ -467,27 +482,55 @@ def _term_value(value: Any, unit: str) -> str:
     return f"{text} {unit}".strip() if unit and unit != "tokens" else text
 
 
+def common_notes(explanation: Explanation) -> list[str]:
+    """The notes every point carries (the same text under each): said once, above the points."""
+    if len(explanation.points) < 2:
+        return []
+    per_point = [_point_notes(p) for p in explanation.points]
+    return [n for n in per_point[0] if all(n in notes for notes in per_point[1:])]
+
+
+def _point_notes(p: PointExplanation) -> list[str]:
+    return list(dict.fromkeys(p.notes + (p.kv.notes if p.kv is not None else [])))
+
+
+def _residual(kv: KvExplanation) -> str:
+    gib = kv.residual_gib
+    return f"{kv.residual_tokens:+,} tokens" + (f", {gib:+.4f} GiB" if gib is not None and kv.residual_tokens else "")
+
+
+def _kv_verdict(kv: KvExplanation) -> str:
+    """The KV change's verdict in one line, with what it rests on."""
+    allowed = "none: every term is exact" if kv.exact else f"one block/page = {kv.grain_tokens:,}"
+    return (f"  kv_tokens {kv.kv_delta_tokens:+,}: {kv.status} (residual {_residual(kv)}; allowed {allowed}"
+            + (f", the logs' rounding hides up to {kv.log_rounding_tokens:,}" if kv.log_rounding_tokens else "")
+            + (f", the terms known to {kv.uncertainty_tokens:,}" if kv.uncertainty_tokens else "") + ")")
+
+
 def explain_lines(explanation: Explanation) -> list[str]:
-    """The plain-text section: per point, the KV split (terms, residual, verdict) and the other figures."""
-    out = []
+    """The plain-text section: the notes that hold for every point once, then per point the KV split (verdict,
+    terms, residual) and the other figures."""
+    shared = common_notes(explanation)
+    out = [f"note (every point): {n}" for n in shared]
     for p in explanation.points:
         versions = "; ".join(f"{c} {a} -> {b}" for c, (a, b) in p.versions.items() if a != b)
         out.append(f"{p.label}: {p.before_release} -> {p.after_release}" + (f" ({versions})" if versions else ""))
-        out += [f"  note: {n}" for n in p.notes]
+        out += [f"  note: {n}" for n in p.notes if n not in shared]
         if p.kv is not None:
             kv = p.kv
-            out.append(f"  kv_tokens {kv.kv_delta_tokens:+,}: {kv.status} (residual {kv.residual_tokens:+,} tokens; "
-                       f"one block/page = {kv.grain_tokens:,}"
-                       + (f", the logs' rounding hides up to {kv.log_rounding_tokens:,}" if kv.log_rounding_tokens
-                          else "")
-                       + (f", the terms known to {kv.uncertainty_tokens:,}" if kv.uncertainty_tokens else "") + ")")
+            out.append(_kv_verdict(kv))
+            if kv.status == UNEXPLAINED and kv.modelled:
+                out.append(f"    no rule and no rounding covers {_residual(kv)}: look at what else differed between "
+                           "the runs (host memory, env, args, the logs themselves)")
             if not kv.modelled:
                 out.append(f"    not split: {kv.reason}")
             for t in kv.terms:
                 out.append(f"    {t.delta_tokens:+,} {t.name}: {_term_value(t.before, t.unit)} -> "
                            f"{_term_value(t.after, t.unit)} [{t.source}]" + (f" rule: {t.rule}" if t.rule else ""))
-            out.append(f"    {kv.residual_tokens:+,} residual (what the terms do not explain)")
-            out += [f"    note: {n}" for n in kv.notes]
+            out.append(f"    {kv.residual_tokens:+,} residual (what the terms do not explain"
+                       + (f": {kv.residual_gib:+.4f} GiB" if kv.residual_gib is not None and kv.residual_tokens else "")
+                       + ")")
+            out += [f"    note: {n}" for n in kv.notes if n not in shared]
         for f in p.figures:
             predicted = (f"; predictor {_show(f.predicted_before)} -> {_show(f.predicted_after)}"
                          if f.checked else "")
@@ -504,10 +547,13 @@ def render_explain_text(explanation: Explanation) -> str:
 
 def render_explain_markdown(explanation: Explanation) -> str:
     out = ["", "### Why", ""]
+    shared = common_notes(explanation)
+    out += [f"- note (every point): {n}" for n in shared] + ([""] if shared else [])
     for p in explanation.points:
         out.append(f"**{p.label}**: {p.before_release} -> {p.after_release}")
         out.append("")
-        out += [f"- note: {n}" for n in p.notes] + ([""] if p.notes else [])
+        own = [n for n in p.notes if n not in shared]
+        out += [f"- note: {n}" for n in own] + ([""] if own else [])
         if p.kv is not None:
             kv = p.kv
             out.append(f"kv_tokens {kv.kv_delta_tokens:+,}: *{kv.status}*" + (f" (not split: {kv.reason})"

@@ -133,6 +133,8 @@ class KvSplit:
     grain_tokens: int = 1
     log_rounding_tokens: int = 0
     uncertainty_tokens: int = 0
+    bytes_per_token: float | None = None  # to show the residual in GiB too
+    exact: bool = False  # every term is exact (a pool given in bytes): the residual must be nil, not within a block
     modelled: bool = True
     reason: str = ""
     notes: list[str] = field(default_factory=list)
@@ -236,6 +238,7 @@ def pool_split(before: SideFacts, after: SideFacts) -> KvSplit | None:
     logged = sum(1 + len(k) for k in keyed)  # every pool's GiB on each side
     split.uncertainty_tokens = split.log_rounding_tokens = math.ceil(logged * POOL_GIB_STEP * GiB / min(cells))
     split.grain_tokens = int(max((s.number("block_size") or 1) for s in (before, after)))
+    split.bytes_per_token = min(cells)
     split.notes.append("split by the pools both logs state: the memory they share, what each pool besides the "
                        "target took of it, and the target's bytes per token; each pool's GiB is logged to 0.01")
     return split

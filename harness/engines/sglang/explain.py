@@ -1,9 +1,11 @@
 """SGLang's part of `compare --explain`: the release rules its releases differ by (each with its source), the parts
 of its reserve each rule acts through, and the split of a KV change into SGLang's pool terms
 (pool = fraction x free memory before loading - what loading took - what SGLang took after loading, before the
-pool, in cells, page-aligned, capped). The last one is on no line: each side's own log pins it (its #tokens where it
-started, its error's minimum fraction where the pool would have been <= 0), checked against that log's other
-figures; else it is the predictor's estimate, and what it missed stays in the residual."""
+pool, in cells, page-aligned, capped: formulas.pool_tokens). The last one is on no line: each side's own log pins it
+(its #tokens where it started, its error's minimum fraction where the pool would have been <= 0), checked against
+that log's other figures, its change between the sides bounded by the predictor's estimate of it and the logs'
+printed precision (the rest is residual); else it is the predictor's estimate, and what it missed stays in the
+residual."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from harness.engines.explaining import (
     chain,
     changed_rules,
 )
+from harness.engines.sglang import formulas as sg
 from harness.engines.sglang.releases import (
     CHUNK_16384_ABOVE_180_GB,
     CHUNK_BY_35_160_GIB,
@@ -269,25 +272,33 @@ def _free_before_load(side: SideFacts) -> FreeBeforeLoad:
 
 
 def _taken_by_loading(side: SideFacts) -> tuple[float, str, str]:
-    """(GiB the load took, source, what the log states of it: "readings" - its free memory before and after
-    loading -, "weights" - the row's weights -, or "" - nothing: the predictor's weights)."""
+    """(GiB the load took, source, what the log states of it: "weights" - "Load weight end. ... mem usage=N GB",
+    SGLang's own before - after of the load, one two-decimal figure (0.5.22 model_runner.py:1253, :1340-1354),
+    else the row's weights -, "readings" - its free memory before and after loading, two such figures -, or "" -
+    nothing: the predictor's weights)."""
     p = side.prediction
+    usage = side.logged("weights_gib")
+    if usage is None:
+        usage = side.number("weights_gib")
+    if usage is not None:
+        return usage, LOG, "weights"
     before, after = side.logged("avail_mem_before_load_gib"), side.logged("avail_mem_after_load_gib")
     if before is not None and after is not None:
         return before - after, LOG, "readings"
-    weights = side.number("weights_gib")
-    if weights is not None:
-        return weights, LOG, "weights"
     return ((p.weights_gib or 0.0) if p is not None else 0.0), PREDICTOR, ""
+
+
+def _loading_half_step(taken_from: str) -> float:
+    """How far the logged figures of what loading took may be off (GiB): one two-decimal figure, or two."""
+    return {"readings": 2 * LOGGED_GIB_HALF_STEP, "weights": LOGGED_GIB_HALF_STEP}.get(taken_from, 0.0)
 
 
 def _hidden_gib(fraction: float, free_half: float, taken_from: str) -> float:
     """What one side's two-decimal GB figures can hide of its pool (f x pre - taken), GiB: with both readings
     logged the pool is post - (1 - f) x pre, each reading within half a step."""
-    half = LOGGED_GIB_HALF_STEP
     if free_half and taken_from == "readings":
-        return half * (2 - fraction)
-    return free_half * fraction + {"readings": 2 * half, "weights": half}.get(taken_from, 0.0)
+        return LOGGED_GIB_HALF_STEP * (2 - fraction)
+    return free_half * fraction + _loading_half_step(taken_from)
 
 
 # The memory SGLang takes between the load's end and sizing its pool (no line states it), and where one side's
@@ -325,7 +336,8 @@ def _estimate_gib(side: SideFacts) -> float:
     return between.gib if between is not None else 0.0
 
 
-def after_load(side: SideFacts, fraction: float, free: FreeBeforeLoad, loading: float) -> AfterLoad:
+def after_load(side: SideFacts, fraction: float, free: FreeBeforeLoad, loading: float,
+               loading_half_gib: float = 0.0) -> AfterLoad:
     """What went between the load's end and the pool on this side: where it started, solved from its own
     #tokens (pool = free x f - loading - it, each side's own figures; checked against its K+V size and its
     "Memory pool end" reading, and no larger a pool than the fraction allows); where the pool would have been
@@ -355,7 +367,9 @@ def after_load(side: SideFacts, fraction: float, free: FreeBeforeLoad, loading: 
         off = _inconsistent(side, tokens, pool_gib, value, fraction, free, page * cell / GiB)
         if off:
             return AfterLoad(estimate, PREDICTOR, note=f"{release}: not pinned by #tokens {int(tokens):,}: {off}")
-        return AfterLoad(value, PINNED_BY_TOKENS, fraction * free.half_step)
+        # the solved value holds the rounding of every figure it is solved from: f x the free reading's, what
+        # loading took (its logged figure's), half a page
+        return AfterLoad(value, PINNED_BY_TOKENS, fraction * free.half_step + loading_half_gib + page * cell / 2 / GiB)
     kind = side.row.get("error_kind")
     if kind not in ("weights_leave_no_memory", "not_enough_memory"):
         return AfterLoad(estimate, PREDICTOR)
@@ -408,8 +422,9 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
     cap = [s.number("max_total_tokens") for s in (before, after)]
     if None in (f for f, _ in fraction) or None in (g.gib for g in free) or None in cell:
         return KvSplit(modelled=False, reason="fraction, free memory before loading or the cell size unknown on a side")
-    after_load_terms = [after_load(s, f, g, t) for s, (f, _), g, (t, _, _) in zip((before, after), fraction, free,
-                                                                                  taken)]
+    after_load_terms = [after_load(s, f, g, t, _loading_half_step(kind))
+                        for s, (f, _), g, (t, _, kind) in zip((before, after), fraction, free, taken)]
+    bound = _bounded_after_load(before, after, after_load_terms)
     rules = "; ".join(r.cite(before.release, after.release) for r in fraction_rules(before, after)) or None
     both_log = fraction[0][1] == LOG and fraction[1][1] == LOG
     factors = [
@@ -418,7 +433,7 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
         Factor("mem_fraction_static", fraction[0][0], fraction[1][0], LOG if both_log else PREDICTOR, "", rules),
         Factor(LOADING, taken[0][0], taken[1][0], LOG if taken[0][1] == LOG and taken[1][1] == LOG else PREDICTOR,
                "GiB"),
-        Factor(AFTER_LOAD, after_load_terms[0].gib, after_load_terms[1].gib,
+        Factor(AFTER_LOAD, after_load_terms[0].gib, bound.after_gib if bound else after_load_terms[1].gib,
                _sources(after_load_terms[0].source, after_load_terms[1].source), "GiB"),
         Factor("max_total_tokens", cap[0] if cap[0] is not None else math.inf,
                cap[1] if cap[1] is not None else math.inf, LOG, "tokens"),
@@ -431,25 +446,87 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
     def continuous(v):
         return max(0.0, min(v["max_total_tokens"], pool_bytes(v) / v["bytes per token"]))
 
-    def rounded_with(page_size):
-        def rounded(v):
-            tokens = max(0, int(pool_bytes(v)) // int(v["bytes per token"])) // page_size * page_size
-            cap_v = v["max_total_tokens"]
-            return tokens if math.isinf(cap_v) else min(tokens, int(cap_v) // page_size * page_size)
+    def rounded_with(side):
+        def rounded(v):  # the predictor's own rounding (formulas.pool_tokens), with the side's page and release
+            return sg.pool_tokens(pool_bytes(v), v["bytes per token"], int(side.number("block_size") or 1),
+                                  v["max_total_tokens"], side.release)
         return rounded
 
-    split = chain(factors, continuous, rounded_with(page[0]), "rounding to cells and pages",
-                  rounded_after=rounded_with(page[1]))
+    split = chain(factors, continuous, rounded_with(before), "rounding to cells and pages",
+                  rounded_after=rounded_with(after))
     split.grain_tokens = max(page)
-    # what the logs' two-decimal readings can hide, over both sides: a pinned side's term holds its own rounding
-    # (it moves tokens between the terms, not into the residual)
-    hidden = sum(a.uncertainty_gib if a.source != PREDICTOR else _hidden_gib(f, g.half_step, kind)
-                 for a, (f, _), g, (_, _, kind) in zip(after_load_terms, fraction, free, taken))
-    uncertain = sum(a.uncertainty_gib for a in after_load_terms if a.source == PINNED_BY_TOKENS)
-    split.log_rounding_tokens = math.ceil(hidden * GiB / min(cell))
-    split.uncertainty_tokens = math.ceil(uncertain * GiB / min(cell))
-    split.notes += _after_load_notes(after_load_terms, split.uncertainty_tokens, split.grain_tokens)
+    split.bytes_per_token = float(min(cell))
+    if bound is not None:
+        # the logs' rounding went into the bounded term: what is left is the residual, no more rounding to hide it
+        split.uncertainty_tokens = math.ceil(bound.tolerance_gib * GiB / min(cell))
+        split.notes += bound.notes
+        return split
+    _judge_unbounded(split, after_load_terms, fraction, free, taken, min(cell),
+                     [pool_bytes({f.name: f.before for f in factors}), pool_bytes({f.name: f.after for f in factors})],
+                     cap)
     return split
+
+
+def _judge_unbounded(split: KvSplit, terms: list[AfterLoad], fraction, free, taken, cell: float,
+                     pools_bytes: list[float], caps: list[float | None]) -> None:
+    """Where a side's term is not pinned by its #tokens: what the logs' two-decimal readings can hide over both sides
+    (a pinned side's term holds its own rounding: it moves tokens between the terms, not into the residual), and a
+    pool that is its --max-total-tokens on both sides, which leaves the tokens exact."""
+    hidden = sum(a.uncertainty_gib if a.source != PREDICTOR else _hidden_gib(f, g.half_step, kind)
+                 for a, (f, _), g, (_, _, kind) in zip(terms, fraction, free, taken))
+    uncertain = sum(a.uncertainty_gib for a in terms if a.source == PINNED_BY_TOKENS)
+    split.log_rounding_tokens = math.ceil(hidden * GiB / cell)
+    split.uncertainty_tokens = math.ceil(uncertain * GiB / cell)
+    split.notes += _after_load_notes(terms)
+    margins = [_hidden_gib(f, g.half_step, kind) + abs(a.gib) for a, (f, _), g, (_, _, kind)
+               in zip(terms, fraction, free, taken)]
+    if all(_surely_capped(c, pool, margin, cell) for c, pool, margin in zip(caps, pools_bytes, margins)):
+        # each pool is its --max-total-tokens: no estimate or rounding reaches the tokens, which must be exact
+        split.exact, split.log_rounding_tokens, split.uncertainty_tokens = True, 0, 0
+        split.notes.append("each side's pool is its max_total_tokens (page-aligned), well under what its memory "
+                           "allows: the tokens are exact")
+
+
+def _surely_capped(cap: float | None, pool_bytes: float, margin_gib: float, cell: float) -> bool:
+    """Whether a side's pool is its --max-total-tokens even if what the logs' rounding hides and the estimated
+    term (taken twice) went against it."""
+    return cap is not None and (pool_bytes - margin_gib * GiB) / cell > cap
+
+
+@dataclass(frozen=True)
+class BoundedAfterLoad:
+    """The after side's value of the memory taken after loading as the split counts it: the before side's solved
+    value moved by what the predictor's estimates of the term moved, plus at most what the logs' rounding of the
+    figures both solved values rest on allows (tolerance_gib); the rest of the solved change is left to the
+    residual."""
+
+    after_gib: float
+    tolerance_gib: float
+    notes: list[str]
+
+
+def _bounded_after_load(before: SideFacts, after: SideFacts, terms: list[AfterLoad]) -> BoundedAfterLoad | None:
+    """Where both sides' #tokens pin the term, its change is bounded (None: a side is not pinned by its #tokens,
+    its estimate stands and what it missed is the residual already). Solved from each side's own #tokens, the term
+    would take any change of the pool: the bound keeps it to what explains a change - the predictor's estimate of it
+    on each side (the same estimate on both: no change) and the logs' printed precision (each figure it is solved
+    from within half its last digit, over both sides)."""
+    if any(t.source != PINNED_BY_TOKENS for t in terms):
+        return None
+    estimates = [_estimate_gib(s) for s in (before, after)]
+    tolerance = terms[0].uncertainty_gib + terms[1].uncertainty_gib
+    solved_change = terms[1].gib - terms[0].gib
+    expected = estimates[1] - estimates[0]
+    allowed = expected + max(-tolerance, min(tolerance, solved_change - expected))
+    excess = solved_change - allowed
+    notes = [(f"{AFTER_LOAD}: solved from each side's own #tokens by {POOL_FORMULA}; bounded by the predictor's "
+              "estimate of it on each side and the logs' printed precision (GB with two decimals: half a digit for "
+              "each figure it is solved from, over both sides); what the solved change has beyond that is the "
+              f"residual; {PRE_READING}")]
+    notes.append(f"{AFTER_LOAD}: solved {terms[0].gib:.4f} -> {terms[1].gib:.4f} GiB, the predictor's estimate "
+                 f"{estimates[0]:.4f} -> {estimates[1]:.4f} GiB, the logs' rounding allows {tolerance:.4f} GiB: "
+                 + (f"{excess:+.4f} GiB beyond it" if abs(excess) > 1e-12 else "within it"))
+    return BoundedAfterLoad(terms[0].gib + allowed, tolerance, notes)
 
 
 def logged_outcome(side: SideFacts) -> tuple[str | None, str] | None:
@@ -479,14 +556,11 @@ def _sources(before: str, after: str) -> str:
     return before if before == after else f"before: {before}; after: {after}"
 
 
-def _after_load_notes(terms: list[AfterLoad], uncertainty: int, grain: int) -> list[str]:
+def _after_load_notes(terms: list[AfterLoad]) -> list[str]:
     notes = [t.note for t in terms if t.note]
     if any(t.source == PINNED_BY_TOKENS for t in terms):
         notes.append(f"{AFTER_LOAD}: no line states it; a side that started has it solved from its own #tokens by "
-                     f"the release's formula, {POOL_FORMULA}; {PRE_READING}")
-        if uncertainty > grain:
-            notes.append(f"the free memory before loading is logged with two decimals: up to {uncertainty:,} tokens "
-                         f"may sit in '{AFTER_LOAD}' that belong to 'free memory before loading'")
+                     f"{POOL_FORMULA}; {PRE_READING}")
     if any(t.source == PREDICTOR for t in terms):
         notes.append(f"{AFTER_LOAD}: the predictor's estimate where the log does not pin it: what it moved is in "
                      "the residual")

@@ -502,6 +502,20 @@ def resolve_max_num_reqs(tokens: int, context_len: int, max_running_requests: in
     return min(estimated, tokens // 2)
 
 
+def pool_tokens(pool_bytes: float, cell_size: float, page_size: int = 1, max_total_tokens: float | None = None,
+                release: str | None = None) -> int:
+    """SGLang's rounding of a pool: bytes -> whole cells (int(available // cell): a hybrid sliding-window model's
+    cell is a float, 0.5.22 pool_configurator.py:889) -> whole pages (from 0.4.4: releases.POOL_PAGE_ROUNDING,
+    0.4.4 model_runner.py:708-712; before, no pages), capped at --max-total-tokens, the cap page-aligned too.
+    The one rounding `predict` and `compare --explain` both use."""
+    if modelled_release(release) not in POOL_PAGE_ROUNDING:
+        page_size = 1
+    tokens = max(0, int(int(pool_bytes) // cell_size)) // page_size * page_size
+    if max_total_tokens is not None and not math.isinf(max_total_tokens) and int(max_total_tokens) < tokens:
+        tokens = int(max_total_tokens) // page_size * page_size
+    return tokens
+
+
 def size_pool(rest_gib: float, cell_size: float, context_len: int, page_size: int = 1,
               max_total_tokens: int | None = None, max_running_requests: int | None = None,
               pre_model_load_gib: float | None = None, mem_fraction_static: float | None = None,
@@ -522,18 +536,11 @@ def size_pool(rest_gib: float, cell_size: float, context_len: int, page_size: in
     if rest_gib <= 0:
         return Pool(0, 0, 0, 0, 0, error=not_enough)
     budget = int(rest_gib * (1 << 30))
-    # int(): a hybrid sliding-window model's cell is a float (0.5.22 pool_configurator.py:889 int(available // cell))
     profiled = int(budget // cell_size)
-    if modelled_release(release) not in POOL_PAGE_ROUNDING:
-        page_size = 1  # 0.4.3 and older have no pages
-    tokens = profiled // page_size * page_size
-    if max_total_tokens is not None:
-        if max_total_tokens > tokens:
-            notes.append(f"max_total_tokens={max_total_tokens} is larger than the profiled value {tokens}; "
-                         "the profiled value is used")
-        capped = min(tokens, int(max_total_tokens))
-        if capped != tokens:
-            tokens = capped // page_size * page_size
+    if max_total_tokens is not None and max_total_tokens > pool_tokens(budget, cell_size, page_size, None, release):
+        notes.append(f"max_total_tokens={max_total_tokens} is larger than the profiled value "
+                     f"{pool_tokens(budget, cell_size, page_size, None, release)}; the profiled value is used")
+    tokens = pool_tokens(budget, cell_size, page_size, max_total_tokens, release)
     if tokens <= 0:
         return Pool(budget, tokens, 0, 0, 0, error=not_enough, notes=notes)
     mrr = resolve_max_num_reqs(tokens, context_len, max_running_requests, release=release, profiled_tokens=profiled)

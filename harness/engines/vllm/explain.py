@@ -57,6 +57,7 @@ from harness.engines.vllm.releases import (
     V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT,
     V1_ENGINE_ONLY,
     default_gpu_memory_utilization,
+    modelled_release,
 )
 from harness.predict.model import GiB, MiB
 
@@ -321,25 +322,30 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
     def continuous(v):
         return max(0.0, pool(v)) / v["bytes per token"]
 
-    def rounded_with(bs, mml):
-        def rounded(v):
-            bpb = int(v["bytes per token"]) * bs
-            blocks = max(0, int(pool(v)) // bpb)
-            return int(blocks / vf.cdiv(mml, bs) * mml)  # kv_cache_utils.py:2308: concurrency x length
+    logging = [modelled_release(s.release) in KV_TOKENS_FROM_CONCURRENCY for s in (before, after)]
+
+    def rounded_with(bs, mml, from_concurrency):
+        def rounded(v):  # the predictor's own rounding, with the side's release's token logging
+            return vf.pool_tokens(pool(v), int(v["bytes per token"]) * bs, bs, mml, from_concurrency)[2]
         return rounded
 
     # the pool's terms at the before side's request length; a length that moved (auto-fit, which the null block
     # moves from 0.29.0) is a term of its own, after them
-    split = chain(factors, continuous, rounded_with(block[0], length[0]), "rounding to blocks and requests",
-                  rounded_after=rounded_with(block[1], length[0]))
+    split = chain(factors, continuous, rounded_with(block[0], length[0], logging[0]),
+                  "rounding to blocks and requests", rounded_after=rounded_with(block[1], length[0], logging[1]))
+    if logging[0] != logging[1]:
+        split.notes.append(f"the KV line's tokens: {_named(before, after, 'KV tokens from concurrency')}")
     if length[0] != length[1]:
         after_values = {f.name: f.after for f in factors}
-        moved = rounded_with(block[1], length[1])(after_values) - split.model_after
+        moved = rounded_with(block[1], length[1], logging[1])(after_values) - split.model_after
         source = LOG if all(src == LOG for _, src in lengths) else PREDICTOR
         split.terms.append(Term("request length (max_model_len as logged)", length[0], length[1], moved, source,
                                 _rules(before, after, "max_model_len as logged"), "tokens"))
         split.model_after += moved
     split.grain_tokens = max(block)
+    # a pool given in bytes leaves nothing estimated: the release's rounding gives the logged tokens exactly
+    split.exact = None not in pinned
+    split.bytes_per_token = float(min(bpt))
     split.log_rounding_tokens = math.ceil(rounding_tokens / min(bpt)) if rounding_tokens else 0
     actual = [s.number("cuda_graph_gib") for s in (before, after)]
     if actual[0] != actual[1]:

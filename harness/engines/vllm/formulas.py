@@ -351,6 +351,21 @@ class VllmKV:
     notes: list[str] = field(default_factory=list)
 
 
+def pool_tokens(pool_bytes: float, bytes_per_block: int, block_size: int, max_model_len: int,
+                tokens_from_concurrency: bool, blocks_per_request: int | None = None) -> tuple[int, float, int]:
+    """vLLM's rounding of a pool: bytes -> whole blocks -> the logged "KV cache size: N tokens", as (num_blocks,
+    max_concurrency, tokens). From 0.20.1 the tokens are int(concurrency x max_model_len), the null block included
+    (0.32.0 vllm/v1/core/kv_cache_utils.py:2308; 0.20.1 :1706); up to 0.20.0 num_blocks x block_size (0.20.0
+    :1694): releases.KV_TOKENS_FROM_CONCURRENCY. `blocks_per_request`: a request of max_model_len's blocks (one
+    full-attention group: cdiv(max_model_len, block_size)). The one rounding `predict` and `compare --explain`
+    both use."""
+    num_blocks = max(0, int(pool_bytes) // int(bytes_per_block))
+    per_request = blocks_per_request if blocks_per_request is not None else cdiv(max_model_len, block_size)
+    concurrency = num_blocks / per_request if per_request else 0.0
+    tokens = int(concurrency * max_model_len) if tokens_from_concurrency else num_blocks * block_size
+    return num_blocks, concurrency, tokens
+
+
 def size_kv(available_bytes: int, bytes_per_block: int, block_size: int, max_model_len: int,
             derived_max_model_len: int, num_gpu_blocks_override: int | None = None,
             device_label: str = "GPU", null_block_held_back: bool = True,
@@ -412,11 +427,8 @@ def size_kv(available_bytes: int, bytes_per_block: int, block_size: int, max_mod
                          f"{_gib(check)} GiB; estimated maximum model length is {estimated}"
                          + (f" (--max-model-len -1 would shrink it to {min(derived_max_model_len, estimated)})"
                             if estimated > 0 else ""))
-    num_blocks = max(0, avail // bytes_per_block)
-    blocks_per_req = blocks_for(length)
-    concurrency = num_blocks / blocks_per_req if blocks_per_req else 0.0
-    # kv_cache_utils.py:2308, includes the null block; up to 0.20.0 num_blocks // groups x block_size (0.20.0 :1694)
-    tokens = int(concurrency * length) if tokens_from_concurrency else num_blocks * block_size
+    num_blocks, concurrency, tokens = pool_tokens(avail, bytes_per_block, block_size, length, tokens_from_concurrency,
+                                                  blocks_for(length))
     return VllmKV(available_bytes=avail, bytes_per_block=bytes_per_block, num_blocks=num_blocks,
                   max_model_len=length, kv_tokens=tokens, max_concurrency=concurrency,
                   estimated_max_model_len=estimated, autofit_from=autofit_from, error=error, notes=notes)
