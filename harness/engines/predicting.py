@@ -52,7 +52,7 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
         return p
     env = {k: str(v) for k, v in (env or {}).items()}
     p = eng.formulas.predict(p, settings, env, model, calibration)
-    if p.weights_gib is not None:
+    if p.weights_gib is not None and not p.weights_source:  # an engine may have said it (what it holds)
         p.weights_source = model.weights_source(p.tp, settings.get("dtype"))
         p.notes.extend(model.weights_notes())
     return p

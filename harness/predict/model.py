@@ -23,6 +23,7 @@ from harness.builtin_models import BUILTINS, models_dir
 from harness.errors import InputError
 from harness.predict.config_weights import DeclaredWeights, declared_weights
 from harness.predict.kinds import ModelKind, model_kinds
+from harness.predict.rank_split import rank_groups
 from harness.predict.stored_weights import (
     HeaderError,
     StoredTensor,
@@ -170,10 +171,25 @@ class ModelDescription:
         """Weight bytes one TP rank holds: from the safetensors headers when read, else from the tensors config.json
         declares (experts, quantization); split by the config's dense shapes when those account for every byte,
         else divided by tp."""
-        measured = self._stored_bytes(dtype) or self._declared_bytes(dtype)
+        stored = self._stored_bytes(dtype)
+        measured = stored or self._declared_bytes(dtype)
         if measured[0] == self._shaped_weight_bytes(1, dtype):
             return self._shaped_weight_bytes(tp, dtype)
-        return math.ceil(measured[0] / max(1, tp))
+        if max(1, tp) == 1:
+            return measured[0]
+        if stored is not None:
+            return self._split_per_rank(self.stored.tensors, tp, dtype, counted=True)
+        return self._split_per_rank(self.declared.weights.tensors, tp, dtype, counted=False)
+
+    def _split_per_rank(self, tensors: tuple[StoredTensor, ...], tp: int, dtype: str | None, counted: bool) -> int:
+        """One rank's share of `tensors` as vLLM's layers cut them (harness.predict.rank_split): routers and norms
+        whole, K/V projections by KV heads (replicated past tp), the rest / tp."""
+        replicated, kv, sharded = rank_groups(tensors)
+
+        def held(group: tuple[StoredTensor, ...]) -> int:
+            return self._held_bytes(group, dtype, counted)[0]
+        kv_share = self.kv_heads_per_rank(tp) / max(1, self.num_kv_heads)
+        return held(replicated) + math.ceil(held(kv) * kv_share) + math.ceil(held(sharded) / tp)
 
     def weights_source(self, tp: int = 1, dtype: str | None = None) -> str:
         """One line: where weight_bytes_per_rank's figure comes from."""
@@ -296,8 +312,8 @@ class ModelDescription:
 def _approximate_split(tp: int) -> str:
     if max(1, tp) <= 1:
         return ""
-    return (f", / tp={tp} per rank (approximate: norms and biases replicate, the vocab pads, KV heads "
-            "replicate past tp)")
+    return (f", split over tp={tp} as vLLM cuts each tensor (routers and norms whole on every rank, K/V heads "
+            "replicated past tp, the rest / tp; block scales' rounding per rank not counted)")
 
 
 def _round_up(x: int, m: int) -> int:

@@ -116,11 +116,14 @@ def test_worked_example_sglang_default_on_24_gib(llama8b):
 
 def test_worked_example_vllm_upper_bound_and_blocks(llama8b):
     p = predict("vllm", {"gpu_memory_utilization": 0.92, "max_model_len": 8192}, llama8b, 24 * 1024)
-    assert round(p.kv_gib_upper_bound, 2) == 7.12
-    upper_bytes = 24 * GiB * 0.92 - llama8b.weight_bytes_per_rank()
+    # DESIGN's 7.12 GiB (24 x 0.92 - 14.96) less the 32 MiB rotary cos/sin cache vLLM builds with the model (131,072
+    # positions x 128 x 2 B, harness/engines/vllm/rope_cache.py): what vLLM's "Loading model weights took 14.9888 GB"
+    # for this model says it holds (tests/predict/test_vllm_held_weights.py)
+    assert round(p.kv_gib_upper_bound, 2) == 7.09
+    upper_bytes = 24 * GiB * 0.92 - llama8b.weight_bytes_per_rank() - 131072 * 128 * 2
     blocks = int(upper_bytes // (2 * 1024 * 1024))
-    assert blocks == 3646  # 7.1225 GiB / 2 MiB; not 58,347 tokens' worth
-    assert p.kv_tokens_upper_bound == blocks * 16 == 58_336
+    assert blocks == 3630  # 7.0913 GiB / 2 MiB; not 58,091 tokens' worth
+    assert p.kv_tokens_upper_bound == blocks * 16 == 58_080
     assert p.will_start and p.kv_tokens < p.kv_tokens_upper_bound
     assert set(p.estimates) == {"O", "A", "G"} and all("estimate" in e.basis for e in p.estimates.values())
 

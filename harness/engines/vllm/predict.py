@@ -9,6 +9,7 @@ from harness.engines.settings import Settings
 from harness.engines.vllm import formulas as vf
 from harness.engines.vllm import profile_peak
 from harness.engines.vllm.layers import mamba_layout, sliding_layout
+from harness.engines.vllm.online_quant import online_quantized
 from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
     AUTO_FIT_MAX_MODEL_LEN,
@@ -46,9 +47,11 @@ from harness.engines.vllm.releases import (
     default_gpu_memory_utilization,
     modelled_release,
 )
+from harness.engines.vllm.rope_cache import rope_cache_bytes
 from harness.predict import Calibration, Estimate
 from harness.predict.kinds import HYBRID, SLIDING_WINDOW
 from harness.predict.model import DTYPE_BYTES, GiB, MiB, ModelDescription, resolve_dtype
+from harness.predict.stored_weights import size_text
 
 
 def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
@@ -123,7 +126,7 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
             groups = _sliding_groups(p, s, model, block_size, mnbt)
         if groups is not None:
             bpb = page * groups.layers_per_group  # the widest group's pages (0.32.0 kv_cache_utils.py:1520-1545)
-    weights = model.weight_bytes_per_rank(tp, dtype)
+    weights = _held_weights(p, s, model, tp, dtype)
     p.block_size, p.max_num_batched_tokens, p.max_num_seqs = block_size, mnbt, mns
     p.gpu_memory_utilization = util
     p.kv_bytes_per_token = model.kv_bytes_per_token(kv_dtype, tp, dtype)
@@ -261,6 +264,22 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
             p.reason = (f"{kv.num_blocks} blocks of {block_size} tokens; "
                         f"{kv.max_concurrency:.2f}x requests of {kv.max_model_len} tokens")
     return p
+
+
+def _held_weights(p: VllmPrediction, s: Settings, model: ModelDescription, tp: int, dtype: str) -> int:
+    """What one rank holds once the model is loaded: its weights (quantized as they load under --quantization fp8,
+    online_quant.py) and, on a GPU, the rotary cos/sin cache built with the model (rope_cache.py); the weights line
+    says both."""
+    held = online_quantized(model, s.get("quantization"), p.notes)
+    weights = held.weight_bytes_per_rank(tp, dtype)
+    p.weights_source = held.weights_source(tp, dtype)
+    p.notes.extend(held.weights_notes())
+    if p.device == "cpu":
+        return weights  # the CPU worker's memory is sized apart (formulas.cpu_*), not from this term
+    rope = rope_cache_bytes(held, dtype)
+    if rope:
+        p.weights_source += f"; + {size_text(rope)} of rotary cos/sin cache vLLM builds with the model"
+    return weights + rope
 
 
 def _gpu_overhead_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, release: str,
