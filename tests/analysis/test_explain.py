@@ -143,7 +143,8 @@ def _vllm_cpu_side(release: str, total_mib: float, torch: str = "2.13.0+cpu") ->
     knobs = {"gpu_memory_utilization": 0.1, "max_model_len": 512}
     p = predict("vllm", knobs, load_model_description("builtin:tiny-llama"), total_mib, device="cpu",
                 engine_version=release)
-    pool = vf.budget_bytes(total_mib * 2**20, 0.1) - vf.CPU_WORKER_RSS_GIB_ESTIMATE * GiB
+    rss = (vf.cpu_worker_runtime_gib(release)[0] + p.weights_gib) * GiB  # the runtime and the weights as stored
+    pool = vf.budget_bytes(total_mib * 2**20, 0.1) - rss
     blocks = int(pool) // (p.kv_bytes_per_token * 128)
     return _row("vllm", release, knobs, model="builtin:tiny-llama", device_name="cpu (x86_64)",
                 device_total_mib=total_mib, kv_tokens=int(blocks / vf.cdiv(512, 128) * 512), num_blocks=blocks,

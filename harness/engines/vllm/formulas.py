@@ -40,12 +40,15 @@ CUDA_CONTEXT_GIB_ESTIMATE = 0.5
 # workspace is 4 MiB x 8 on sm90+ or 2 x 4 MiB + 8 x 16 KiB before, its cuBLASLt workspace a few MiB,
 # plus the handles' own state; 0.04 GiB is our estimate, not a measurement (no GPU run has sized it).
 CUBLAS_HANDLES_GIB_ESTIMATE = 0.04
-# R (CPU): the worker's resident memory after its warm-up forward, which vLLM-CPU subtracts from
-# its request (psutil rss, 0.32.0 vllm/v1/worker/cpu_worker.py:236): python + torch + the
-# weights + what the warm-up left allocated. Measured on this project's CPU runs (tiny model,
-# 0.32.0): 0.604 GiB at 256 and at 2048 batched tokens (ceil(node x util) - logged blocks x block
-# bytes); calibration replaces it.
-CPU_WORKER_RSS_GIB_ESTIMATE = 0.604
+# R (CPU): the worker's resident memory after its warm-up, which vLLM-CPU subtracts from its reservation (psutil
+# rss, 0.32.0 vllm/v1/worker/cpu_worker.py:236-237). It holds three things, each sized apart (cpu_worker_rss_bytes):
+# the runtime (python, torch, vLLM's modules and kernels: the estimate below), the weights as stored, and what the
+# warm-up forward left (cpu_model_runner.py:84-91: none in eager mode, which returns before profile_run).
+# The runtime is measured once per release on this project's CPU runs and is an estimate on any other host:
+# 0.32.0, on tiny-llama alone (results/cpu_budget baseline, 3 rows at 256 and 2048 batched tokens: RSS 0.604 GiB
+# less its 0.001 GiB of weights); checked out of sample on the 0.41 and 1.44 GB Llamas of results/cpu_sizes.
+CPU_WORKER_RUNTIME_GIB_ESTIMATE = {"0.32.0": 0.603}
+CPU_WORKER_RUNTIME_MEASURED_ON = "0.32.0"  # the release whose runtime stands in for the ones not measured
 
 
 def cpu_node_memory(host: HostMemory, container_cap: bool = True) -> DeviceMemory:
@@ -81,6 +84,21 @@ def _cgroup_limit_and_usage(host: HostMemory) -> tuple[int | None, int | None]:
     if v1 is not None and v1 < (1 << 62):
         return v1, host.cgroup_v1_usage_bytes
     return None, None
+
+
+def cpu_worker_runtime_gib(release: str) -> tuple[float, str]:
+    """The runtime part of vLLM-CPU's worker RSS for `release` (GiB) and where it comes from."""
+    if release in CPU_WORKER_RUNTIME_GIB_ESTIMATE:
+        return CPU_WORKER_RUNTIME_GIB_ESTIMATE[release], f"measured on vllm {release} (tiny-llama)"
+    gib = CPU_WORKER_RUNTIME_GIB_ESTIMATE[CPU_WORKER_RUNTIME_MEASURED_ON]
+    return gib, f"measured on vllm {CPU_WORKER_RUNTIME_MEASURED_ON} (tiny-llama), not on {release}"
+
+
+def cpu_warms_up(enforce_eager: bool, lora: bool, ci_env: bool) -> bool:
+    """Whether vLLM-CPU runs a warm-up forward before it reads its RSS: only a compiled model does
+    (0.32.0 cpu_model_runner.py:84-86 returns in CompilationMode.NONE, which enforce_eager sets, config/vllm.py:
+    1691-1692, and LoRA, platforms/cpu.py:379-380; VLLM_CPU_CI_ENV skips it, cpu_worker.py:191-193)."""
+    return not (enforce_eager or lora or ci_env)
 
 
 CPU_KV_SPACE_DEFAULT_BYTES_BEFORE_0_13 = 4 * GiB  # 0.11.0 vllm/platforms/cpu.py:116
