@@ -143,7 +143,8 @@ def _vllm_cpu_side(release: str, total_mib: float, torch: str = "2.13.0+cpu") ->
     knobs = {"gpu_memory_utilization": 0.1, "max_model_len": 512}
     p = predict("vllm", knobs, load_model_description("builtin:tiny-llama"), total_mib, device="cpu",
                 engine_version=release)
-    rss = (vf.cpu_worker_runtime_gib(release)[0] + p.weights_gib) * GiB  # the runtime and the weights as stored
+    # the runtime, the weights as stored and the packed copies of the embedding and LM head (512 x 128 x 2 bytes each)
+    rss = (vf.cpu_worker_runtime_gib(release)[0] + p.weights_gib) * GiB + 2 * 512 * 128 * 2
     pool = vf.budget_bytes(total_mib * 2**20, 0.1) - rss
     blocks = int(pool) // (p.kv_bytes_per_token * 128)
     return _row("vllm", release, knobs, model="builtin:tiny-llama", device_name="cpu (x86_64)",

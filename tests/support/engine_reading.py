@@ -125,9 +125,10 @@ GiB = 1 << 30
 
 def vllm_cpu_rss_estimate_gib(model: ModelDescription, release: str = "0.32.0") -> float:
     """What the predictor estimates vLLM-CPU's worker holds after an eager start (no warm-up forward): the
-    release's runtime (harness/engines/vllm/formulas.py, measured on tiny-llama) plus the model's weights as
-    stored. Tests set it against what the engine logged it held."""
-    return vf.cpu_worker_runtime_gib(release)[0] + model.weight_bytes_per_rank(1, "float16") / GiB
+    release's runtime (harness/engines/vllm/formulas.py, measured on tiny-llama), the model's weights as stored
+    and the packed copies of its vocab matrices. Tests set it against what the engine logged it held."""
+    held = model.weight_bytes_per_rank(1, "float16") + vf.cpu_vocab_copies_bytes(model, 1, 2)
+    return vf.cpu_worker_runtime_gib(release)[0] + held / GiB
 
 
 # SGLang-CPU sizes its pool as f x its pre-load free reading less what its processes take between that

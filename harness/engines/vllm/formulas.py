@@ -41,13 +41,15 @@ CUDA_CONTEXT_GIB_ESTIMATE = 0.5
 # plus the handles' own state; 0.04 GiB is our estimate, not a measurement (no GPU run has sized it).
 CUBLAS_HANDLES_GIB_ESTIMATE = 0.04
 # R (CPU): the worker's resident memory after its warm-up, which vLLM-CPU subtracts from its reservation (psutil
-# rss, 0.32.0 vllm/v1/worker/cpu_worker.py:236-237). It holds three things, each sized apart (cpu_worker_rss_bytes):
-# the runtime (python, torch, vLLM's modules and kernels: the estimate below), the weights as stored, and what the
-# warm-up forward left (cpu_model_runner.py:84-91: none in eager mode, which returns before profile_run).
-# The runtime is measured once per release on this project's CPU runs and is an estimate on any other host:
-# 0.32.0, on tiny-llama alone (results/cpu_budget baseline, 3 rows at 256 and 2048 batched tokens: RSS 0.604 GiB
-# less its 0.001 GiB of weights); checked out of sample on the 0.41 and 1.44 GB Llamas of results/cpu_sizes.
-CPU_WORKER_RUNTIME_GIB_ESTIMATE = {"0.32.0": 0.603}
+# rss, 0.32.0 vllm/v1/worker/cpu_worker.py:236-237). It holds, each sized apart: the runtime (python, torch, vLLM's
+# modules and kernels: the estimate below), the weights as stored, the packed copies of the vocab matrices
+# (cpu_vocab_copies_bytes), and what the warm-up forward left (cpu_model_runner.py:84-91: none in eager mode, which
+# returns before profile_run).
+# The runtime is measured per release on this project's CPU runs (2-core VMs) and is an estimate on any other host.
+# 0.32.0: fitted on tiny-llama alone, eager, as its RSS less its weights and vocab copies (0.001 GiB): 0.6031 GiB on
+# 2026-12-02 (results/cpu_budget baseline, 3 rows) and 0.6082 on 2026-12-03 (results/cpu_sizes, 2 rows), the mean
+# of the two days; checked out of sample on the 0.41 and 1.44 GB Llamas of results/cpu_sizes (README there).
+CPU_WORKER_RUNTIME_GIB_ESTIMATE = {"0.32.0": 0.606}
 CPU_WORKER_RUNTIME_MEASURED_ON = "0.32.0"  # the release whose runtime stands in for the ones not measured
 
 
@@ -92,6 +94,21 @@ def cpu_worker_runtime_gib(release: str) -> tuple[float, str]:
         return CPU_WORKER_RUNTIME_GIB_ESTIMATE[release], f"measured on vllm {release} (tiny-llama)"
     gib = CPU_WORKER_RUNTIME_GIB_ESTIMATE[CPU_WORKER_RUNTIME_MEASURED_ON]
     return gib, f"measured on vllm {CPU_WORKER_RUNTIME_MEASURED_ON} (tiny-llama), not on {release}"
+
+
+VOCAB_PADDING = 64  # DEFAULT_VOCAB_PADDING_SIZE, 0.32.0 vllm/model_executor/layers/vocab_parallel_embedding.py
+
+
+def cpu_vocab_copies_bytes(model: ModelDescription, tp: int, elem_bytes: int) -> int:
+    """The packed GEMM copies vLLM-CPU makes of the embedding and the LM head and keeps beside their weights.
+
+    After loading, every module's quant method processes its weights (0.32.0 model_loader/utils.py:151-153,
+    named_modules: the embedding and the LM head are two modules even when tied); on the CPU the unquantized
+    embedding method packs its weight for a GEMM (oneDNN or sgl-kernel) and keeps the weight
+    (vocab_parallel_embedding.py:67-71, remove_weight=False), where linear layers drop theirs after packing
+    (linear.py:214-216). So each of the two holds a second copy of its padded vocab rows."""
+    vocab_rows = cdiv(cdiv(model.vocab_size, VOCAB_PADDING) * VOCAB_PADDING, max(1, tp))
+    return 2 * vocab_rows * model.hidden_size * elem_bytes
 
 
 def cpu_warms_up(enforce_eager: bool, lora: bool, ci_env: bool) -> bool:

@@ -194,7 +194,8 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         return _blocks_only(p, s, bpb, block_size, requested_len, derived, groups)
     elif device == "cpu":
         warm_up = _cpu_warm_up_bytes(s, env, model, mnbt, mns, tp, DTYPE_BYTES[dtype])
-        sized = _cpu_kv_bytes(p, util, total, weights, mnbt, calibration, warm_up)
+        copies = vf.cpu_vocab_copies_bytes(model, tp, DTYPE_BYTES[dtype])
+        sized = _cpu_kv_bytes(p, util, total, weights, mnbt, calibration, (copies, warm_up))
         if sized is None:
             return p
         upper, best = sized
@@ -370,13 +371,14 @@ def _cpu_warm_up_bytes(s: Settings, env: dict[str, str], model: ModelDescription
 
 
 def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mnbt: int,
-                  calibration: Calibration | None, warm_up: int | None) -> tuple[int, int] | None:
+                  calibration: Calibration | None, beside: tuple[int, int | None]) -> tuple[int, int] | None:
     """vLLM-CPU's pool: (upper bound, best estimate) in bytes, or None when it will not start (p says why).
 
     The worker reserves ceil(node total x gpu_memory_utilization) (0.32.0 vllm/v1/worker/cpu_worker.py:72-75)
     and gives the KV cache that reservation minus its own resident memory after the warm-up forward
     (cpu_worker.py:236-262). The RSS holds the weights as stored (exact: the upper bound subtracts them) and
-    what is estimated beside them (_cpu_worker_beyond_weights)."""
+    what is estimated beside them (`beside`: the vocab matrices' packed copies and the warm-up forward's
+    leftovers, None without one; _cpu_worker_beyond_weights)."""
     requested = vf.budget_bytes(total, util)
     p.budget_gib = requested / GiB
     free = p.gpu_free_mib * MiB if p.gpu_free_mib is not None else None
@@ -393,7 +395,7 @@ def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mn
     if calibration is not None:
         beyond = _fitted(p, calibration, mnbt, "worker RSS beyond the weights ")
     else:
-        beyond = _cpu_worker_beyond_weights(p, release, warm_up)
+        beyond = _cpu_worker_beyond_weights(p, release, *beside)
     rss = weights + beyond
     best = int(requested - rss)
     p.notes.append(f"KV = ceil({p.gpu_total_mib:.0f} MiB x {util}) - worker RSS (weights {weights / GiB:.2f} GiB + "
@@ -420,15 +422,16 @@ def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mn
     return upper, best
 
 
-def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, warm_up: int | None) -> int:
-    """The worker's RSS beyond its weights (bytes), recorded as the estimate R: the release's runtime, plus what
-    the warm-up forward left where there is one."""
+def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, copies: int, warm_up: int | None) -> int:
+    """The worker's RSS beyond its weights (bytes), recorded as the estimate R: the release's runtime, the vocab
+    matrices' packed copies, and what the warm-up forward left where there is one."""
     runtime_gib, measured = vf.cpu_worker_runtime_gib(release)
-    beyond = int(runtime_gib * GiB) + (warm_up or 0)
+    beyond = int(runtime_gib * GiB) + copies + (warm_up or 0)
     warm = ("no warm-up forward (eager)" if warm_up is None
             else f"+ {warm_up / GiB:.3f} GiB left by the warm-up forward (estimate, not measured on a CPU)")
     p.estimates["R"] = Estimate(beyond / GiB, f"estimate: worker resident memory after warm-up beyond the weights: "
-                                              f"runtime {runtime_gib:.3f} GiB ({measured}); {warm}")
+                                              f"runtime {runtime_gib:.3f} GiB ({measured}); packed copies of "
+                                              f"the embedding and LM head {copies / GiB:.3f} GiB; {warm}")
     return beyond
 
 
