@@ -253,7 +253,7 @@ BUILTINS: dict[str, TinyShape] = {
 
 # Dense Llamas at real weight sizes, built with the same builder: what the CPU engines' worker memory is checked
 # on beyond tiny-llama (results/cpu_sizes). Apart from BUILTINS, which the suite builds whole: these are
-# 0.41 GB and 1.44 GB of fp16 weights (16 query heads, 4 KV heads, the tokenizer's ~500-token vocab).
+# 0.41 GB and 1.45 GB of fp16 weights (16 query heads, 4 KV heads, the tokenizer's ~500-token vocab).
 SIZED_BUILTINS: dict[str, TinyShape] = {
     "llama-0.4gb": TinyLlamaShape(hidden_size=1024, intermediate_size=2816, num_hidden_layers=18,
                                   num_attention_heads=16, num_key_value_heads=4),

@@ -3,7 +3,7 @@ on three dense Llamas built by the harness: tiny-llama, llama-0.4gb, llama-1.4gb
 each row recorded, and `predict` on every size never above its exact bound.
 
 The estimated terms were fitted on tiny-llama alone (vLLM-CPU's runtime: results/cpu_budget's baseline rows; SGLang's
-constants before this): the 0.41 GB and 1.44 GB rows check them. No host reading of the test's own enters: each row
+constants before this): the 0.41 GB and 1.45 GB rows check them. No host reading of the test's own enters: each row
 carries what its engine sized from (device_total_mib, engine_free_mib, gpu_busy_before_mib).
 """
 

@@ -48,7 +48,7 @@ CUBLAS_HANDLES_GIB_ESTIMATE = 0.04
 # The runtime is measured per release on this project's CPU runs (2-core VMs) and is an estimate on any other host.
 # 0.32.0: fitted on tiny-llama alone, eager, as its RSS less its weights and vocab copies (0.001 GiB): 0.6031 GiB on
 # 2026-12-02 (results/cpu_budget baseline, 3 rows) and 0.6082 on 2026-12-03 (results/cpu_sizes, 2 rows), the mean
-# of the two days; checked out of sample on the 0.41 and 1.44 GB Llamas of results/cpu_sizes (README there).
+# of the two days; checked out of sample on the 0.41 and 1.45 GB Llamas of results/cpu_sizes (README there).
 CPU_WORKER_RUNTIME_GIB_ESTIMATE = {"0.32.0": 0.606}
 CPU_WORKER_RUNTIME_MEASURED_ON = "0.32.0"  # the release whose runtime stands in for the ones not measured
 
