@@ -201,7 +201,7 @@ def _forecast_bound_tokens(first: StandinLaunch, fraction: float) -> int:
 def test_a_predictor_wrong_in_level_and_slope_is_corrected_after_one_launch(tmp_path):
     # The engine reads a 40 GiB node, which this host's node is not (the slope: its reservation is
     # total x utilization), and keeps 512 MiB beside its pool where the predictor estimates vLLM-CPU's
-    # 0.604 GiB (the level).
+    # worker at its runtime plus tiny-llama's weights, ~0.61 GiB (the level).
     scenario = standin_scenario(tmp_path, env={"STANDIN_NODE_MIB": "40960,38000"})
     proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(pool_target(1.5)))
     assert proc.returncode == 0, proc.stderr[-2000:]
