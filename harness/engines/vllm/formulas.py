@@ -106,7 +106,9 @@ def cpu_vocab_copies_bytes(model: ModelDescription, tp: int, elem_bytes: int) ->
     named_modules: the embedding and the LM head are two modules even when tied); on the CPU the unquantized
     embedding method packs its weight for a GEMM (oneDNN or sgl-kernel) and keeps the weight
     (vocab_parallel_embedding.py:67-71, remove_weight=False), where linear layers drop theirs after packing
-    (linear.py:214-216). So each of the two holds a second copy of its padded vocab rows."""
+    (linear.py:214-216). So each of the two holds a second copy of its padded vocab rows. (Only where a packed
+    GEMM exists: the x86 and Arm wheels' oneDNN, AMX's sgl-kernel; the PowerPC fallback packs nothing,
+    layers/utils.py:581-609, which this does not model.)"""
     vocab_rows = cdiv(cdiv(model.vocab_size, VOCAB_PADDING) * VOCAB_PADDING, max(1, tp))
     return 2 * vocab_rows * model.hidden_size * elem_bytes
 

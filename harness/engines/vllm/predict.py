@@ -427,7 +427,7 @@ def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, copies: int, war
     matrices' packed copies, and what the warm-up forward left where there is one."""
     runtime_gib, measured = vf.cpu_worker_runtime_gib(release)
     beyond = int(runtime_gib * GiB) + copies + (warm_up or 0)
-    warm = ("no warm-up forward (eager)" if warm_up is None
+    warm = ("no warm-up forward (eager, LoRA or VLLM_CPU_CI_ENV)" if warm_up is None
             else f"+ {warm_up / GiB:.3f} GiB left by the warm-up forward (estimate, not measured on a CPU)")
     p.estimates["R"] = Estimate(beyond / GiB, f"estimate: worker resident memory after warm-up beyond the weights: "
                                               f"runtime {runtime_gib:.3f} GiB ({measured}); packed copies of "
