@@ -251,6 +251,19 @@ BUILTINS: dict[str, TinyShape] = {
     "tiny-nemotron-h": TinyNemotronHShape(),  # hybrid Mamba2/attention
 }
 
+# Dense Llamas at real weight sizes, built with the same builder: what the CPU engines' worker memory is checked
+# on beyond tiny-llama (results/cpu_sizes). Apart from BUILTINS, which the suite builds whole: these are
+# 0.41 GB and 1.45 GB of fp16 weights (16 query heads, 4 KV heads, the tokenizer's ~500-token vocab).
+SIZED_BUILTINS: dict[str, TinyShape] = {
+    "llama-0.4gb": TinyLlamaShape(hidden_size=1024, intermediate_size=2816, num_hidden_layers=18,
+                                  num_attention_heads=16, num_key_value_heads=4),
+    "llama-1.4gb": TinyLlamaShape(hidden_size=2048, intermediate_size=5632, num_hidden_layers=16,
+                                  num_attention_heads=16, num_key_value_heads=4),
+}
+
+# Every model `builtin:NAME` can name.
+ALL_BUILTINS: dict[str, TinyShape] = {**BUILTINS, **SIZED_BUILTINS}
+
 
 def models_dir() -> Path:
     default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kv-budget-harness" / "models"

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.builtin_models import BUILTINS, TinyLlamaShape, TinyShape, models_dir
+from harness.builtin_models import ALL_BUILTINS, TinyLlamaShape, TinyShape, models_dir
 from harness.errors import InputError
 from harness.scenario import BUILTIN_PREFIX
 
@@ -101,8 +101,8 @@ def resolve_model(model: str) -> str:
     if not model.startswith(BUILTIN_PREFIX):
         return model
     name = model[len(BUILTIN_PREFIX):]
-    if name not in BUILTINS:
-        raise InputError(f"model: unknown builtin '{name}' (known: {', '.join(BUILTINS)})")
+    if name not in ALL_BUILTINS:
+        raise InputError(f"model: unknown builtin '{name}' (known: {', '.join(ALL_BUILTINS)})")
     final = models_dir() / name
     if (final / "config.json").exists():
         return str(final)
@@ -110,7 +110,7 @@ def resolve_model(model: str) -> str:
     # Build beside the final place and rename, so a half-built model is never used.
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=final.parent))
     try:
-        build_builtin(staging / "m", BUILTINS[name])
+        build_builtin(staging / "m", ALL_BUILTINS[name])
         try:
             (staging / "m").rename(final)
         except OSError:

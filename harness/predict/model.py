@@ -19,7 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from harness.builtin_models import BUILTINS, models_dir
+from harness.builtin_models import ALL_BUILTINS, models_dir
 from harness.errors import InputError
 from harness.predict.config_weights import DeclaredWeights, declared_weights
 from harness.predict.kinds import ModelKind, model_kinds
@@ -552,7 +552,7 @@ def _hub_id(model: str, desc: ModelDescription) -> str | None:
 def _builtin_config(model: str) -> tuple[dict[str, Any], str] | None:
     """builtin:<name>: the built copy's config.json when it exists, else the config its shape implies."""
     name = model.removeprefix("builtin:")
-    shape = BUILTINS.get(name)
+    shape = ALL_BUILTINS.get(name)
     if shape is None:
         return None
     built = models_dir() / name / "config.json"

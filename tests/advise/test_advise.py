@@ -62,6 +62,22 @@ def _launch_at(launches: list[StandinLaunch], utilization: float) -> StandinLaun
     return [launch for launch in launches if launch.utilization == utilization][-1]
 
 
+def _harness_reads(monkeypatch, total_bytes: int, available_bytes: int) -> None:
+    """The harness's own readings of the host (before the search and around each launch) patched to one node."""
+    import harness.advise.loop as advise_loop
+    from harness.execute import point_run
+    from harness.predict.host import HostMemory
+
+    def harness_reading(env=None, *args, **kwargs):
+        return HostMemory(meminfo_total_bytes=total_bytes, numa_nodes=1, node_total_kib=(total_bytes >> 10,),
+                          meminfo_available_bytes=available_bytes, node_available_bytes=(available_bytes,),
+                          numa_node_dirs=1)
+
+    for module, name in ((advise_loop, "read_host_memory"), (point_run, "read_host_memory"),
+                         (point_run, "settled_host_memory")):
+        monkeypatch.setattr(module, name, harness_reading)
+
+
 @pytest.mark.parametrize("pool_gib", [0.75, 1.5])
 def test_a_reachable_target_is_met_in_three_launches_or_fewer(scenario, tmp_path, pool_gib):
     target = pool_target(pool_gib)
@@ -111,20 +127,31 @@ def test_an_unreachable_target_says_so_with_its_alternatives(scenario, tmp_path)
     assert "cannot be met on this device: best reachable is" in text.stdout and "options: FP8 KV cache" in text.stdout
 
 
-def test_a_crash_mid_search_is_a_row_and_narrows_the_search(scenario, tmp_path):
-    # The predictor's RSS estimate (0.604 GiB; the stand-in holds 0.5) puts the first launch at or above
-    # the answer, so it meets; calibrated on it, the second goes lower, and crashes: a crash is "asks
-    # too much", so the search ends with the first and the crash as its margin instead of trying again.
-    proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(pool_target(1.0)),
-                           env={"STANDIN_CRASH_AT_LAUNCH": "2"})
-    assert proc.returncode == 0, proc.stderr[-2000:]
+def test_a_crash_mid_search_is_a_row_and_narrows_the_search(tmp_path, monkeypatch, capsys):
+    # Pinned on both sides, so no moment's host memory enters: the stand-in reads the simulated node and holds
+    # 512 MiB beside its pool; the harness reads that same node (the stand-in's own reading, patched in) where
+    # it would read this host's. The target is the stand-in's pool at 0.06 on that reading: the predictor, whose
+    # estimate of what the worker holds is above 512 MiB by less than a grain of the node, puts 0.06 just short
+    # and 0.07 well over, so it launches 0.06, the nearer (it meets); calibrated on it, the second launch is the
+    # margin 0.05, and it crashes: a crash is "asks too much", so the search ends with 0.06 and the crash as
+    # its margin instead of trying again.
+    scenario = standin_scenario(tmp_path, env={"STANDIN_RSS_MIB": "512", "STANDIN_CRASH_AT_LAUNCH": "2"})
+    reading = standin_reading(env={"STANDIN_RSS_MIB": "512"})
+    _harness_reads(monkeypatch, reading.total_bytes, reading.available_bytes)
+    target = reading.tokens_at(0.06)
+    assert main(["advise", str(scenario), "--engine", "vllm", "--max-model-len", "512", "--out", str(tmp_path / "out"),
+                 "--json", "--kv-tokens", str(target)]) == 0
+    answer = json.loads(capsys.readouterr().out)
     frame = read_results(tmp_path / "out" / "results.csv")
     assert sorted(frame["status"]) == ["crashed", "ok"], frame[["status", "gpu_memory_utilization"]]
-    first, crashed = [launch["fraction"] for launch in answer["launches"]]
-    assert crashed < first and [launch.outcome for launch in _record(scenario)] == ["ok", "crashed"]
+    first, crashed = answer["launches"]
+    assert first["predicted_kv_tokens"] < target <= first["kv_tokens"]  # predicted just short, measured to meet
+    assert (first["fraction"], crashed["fraction"]) == (0.06, 0.05)
+    assert [launch.outcome for launch in _record(scenario)] == ["ok", "crashed"]
+    assert [launch.total_bytes for launch in _record(scenario)] == [reading.total_bytes] * 2
     rec = answer["recommended"]
-    assert rec["args"]["gpu_memory_utilization"] == first
-    assert rec["margin"] == {"fraction": crashed, "status": "crashed", "kv_tokens": None}
+    assert rec["args"]["gpu_memory_utilization"] == 0.06
+    assert rec["margin"] == {"fraction": 0.05, "status": "crashed", "kv_tokens": None}
 
 
 def test_ctrl_c_keeps_the_rows_and_resume_continues_the_search(scenario, tmp_path):
@@ -174,7 +201,7 @@ def _forecast_bound_tokens(first: StandinLaunch, fraction: float) -> int:
 def test_a_predictor_wrong_in_level_and_slope_is_corrected_after_one_launch(tmp_path):
     # The engine reads a 40 GiB node, which this host's node is not (the slope: its reservation is
     # total x utilization), and keeps 512 MiB beside its pool where the predictor estimates vLLM-CPU's
-    # 0.604 GiB (the level).
+    # worker at its runtime plus tiny-llama's weights, ~0.61 GiB (the level).
     scenario = standin_scenario(tmp_path, env={"STANDIN_NODE_MIB": "40960,38000"})
     proc, answer = _advise(scenario, tmp_path / "out", "--kv-tokens", str(pool_target(1.5)))
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -333,20 +360,8 @@ def test_a_target_is_met_in_three_launches_when_the_harness_reads_another_node_t
     # started is fitted whatever the harness's free reading said of it: before, a first launch the harness's
     # reading called unstartable was left out of the fit, and the search walked down one grain at a time
     # (0.25, 0.24, 0.23, 0.22, then 0.06 and 0.05 at 5.5 GiB).
-    import harness.advise.loop as advise_loop
-    from harness.execute import point_run
-    from harness.predict.host import HostMemory
-
-    def harness_reading(env=None, *args, **kwargs):
-        gib = 1 << 30
-        return HostMemory(meminfo_total_bytes=int(harness_node_gib * gib), numa_nodes=1,
-                          node_total_kib=(int(harness_node_gib * (1 << 20)),),
-                          meminfo_available_bytes=int((harness_node_gib - 1) * gib),
-                          node_available_bytes=(int((harness_node_gib - 1) * gib),), numa_node_dirs=1)
-
-    for module, name in ((advise_loop, "read_host_memory"), (point_run, "read_host_memory"),
-                         (point_run, "settled_host_memory")):
-        monkeypatch.setattr(module, name, harness_reading)
+    gib = 1 << 30
+    _harness_reads(monkeypatch, int(harness_node_gib * gib), int((harness_node_gib - 1) * gib))
     assert main(["advise", str(scenario), "--engine", "vllm", "--max-model-len", "512", "--out", str(tmp_path / "out"),
                  "--json", "--kv-tokens", str(pool_target(0.75))]) == 0
     answer = json.loads(capsys.readouterr().out)

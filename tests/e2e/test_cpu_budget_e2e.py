@@ -18,12 +18,16 @@ import pytest
 
 from harness.analysis.calibrate import fit_calibrations
 from harness.engines.sglang import formulas as sg
-from harness.engines.vllm.formulas import CPU_WORKER_RSS_GIB_ESTIMATE
 from harness.predict import load_model_description
 from harness.results.io import read_results
 from harness.scenario import expand, load_scenario
 from tests.support.e2e_runs import CPU_BUDGET
-from tests.support.engine_reading import SGLANG_UNLOGGED_SPREAD_GIB, logged_record, unlogged_gib
+from tests.support.engine_reading import (
+    SGLANG_UNLOGGED_SPREAD_GIB,
+    logged_record,
+    unlogged_gib,
+    vllm_cpu_rss_estimate_gib,
+)
 
 pytestmark = pytest.mark.engine
 
@@ -31,9 +35,10 @@ REPO = Path(__file__).resolve().parents[2]
 BASELINE = REPO / "results" / "cpu_budget" / "baseline-vllm0.32.0-sglang0.5.22-0.5.23" / "results.csv"
 KV_BYTES_PER_TOKEN = 512  # builtin tiny-llama in float16
 GiB = 1 << 30
-# What the predictor estimates for the terms the engines do not log: vLLM-CPU's worker RSS, and what
-# SGLang-CPU's processes take between its two free-memory readings.
-UNLOGGED_ESTIMATE_GIB = {"vllm": CPU_WORKER_RSS_GIB_ESTIMATE, "sglang": sg.CPU_LOAD_EXTRA_GIB_ESTIMATE}
+# What the predictor estimates for the terms the engines do not log: vLLM-CPU's worker RSS (its runtime and
+# tiny-llama's weights), and what SGLang-CPU's processes take between its two free-memory readings.
+UNLOGGED_ESTIMATE_GIB = {"vllm": vllm_cpu_rss_estimate_gib(load_model_description("builtin:tiny-llama")),
+                         "sglang": sg.CPU_LOAD_EXTRA_GIB_ESTIMATE}
 # The logs print GiB with two decimals: each logged figure stands for +-0.005 GiB.
 HALF_STEP_GIB = 0.005
 # vLLM-CPU's worker RSS (logged rounded to 0.01 GiB: 0.60-0.61 seen on VMs of this kind) from launch to launch.

@@ -106,7 +106,10 @@ def test_vllm_cpu_pool_is_the_reservation_less_the_worker_rss(util):
     p = _vllm(util)
     # cpu_worker.py:74 and :236-237, then 128-token blocks of 2 layers x 2 x 2 heads x 32 x 2 bytes
     requested = math.ceil(NODE_KIB * 1024 * util)
-    kv = int(requested - vf.CPU_WORKER_RSS_GIB_ESTIMATE * GiB)
+    # the worker's RSS: the release's runtime (measured on tiny-llama), the weights as stored and the packed copies
+    # of the embedding and LM head (2 x 512 padded rows x 128 x 2 bytes)
+    rss = vf.cpu_worker_runtime_gib("0.32.0")[0] * GiB + MODEL.weight_bytes_per_rank(1, "float16") + 2 * 512 * 128 * 2
+    kv = int(requested - rss)
     blocks = kv // (128 * 512)
     assert p.will_start and p.block_size == 128
     assert p.num_blocks == blocks and p.kv_tokens == blocks * 128

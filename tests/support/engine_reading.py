@@ -17,6 +17,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.engines.vllm import formulas as vf
+from harness.predict.model import ModelDescription
 from parsers import parse_log, read_log
 from parsers.record import StartupRecord
 from tests.support.budget_standin import pool_tokens  # the stand-in's own arithmetic, not a copy of it
@@ -119,6 +121,16 @@ def logged_record(log: Path, engine: str) -> StartupRecord:
 
 
 GiB = 1 << 30
+
+
+def vllm_cpu_rss_estimate_gib(model: ModelDescription, release: str = "0.32.0") -> float:
+    """What the predictor estimates vLLM-CPU's worker holds after an eager start (no warm-up forward): the
+    release's runtime (harness/engines/vllm/formulas.py, measured on tiny-llama), the model's weights as stored
+    and the packed copies of its vocab matrices. Tests set it against what the engine logged it held."""
+    held = model.weight_bytes_per_rank(1, "float16") + vf.cpu_vocab_copies_bytes(model, 1, 2)
+    return vf.cpu_worker_runtime_gib(release)[0] + held / GiB
+
+
 # SGLang-CPU sizes its pool as f x its pre-load free reading less what its processes take between that
 # reading and the next (0.5.22 kv_cache_configurator.py:2671); the second reading is not logged. What it
 # took on the committed cpu_budget baseline's ten SGLang rows: 0.050-0.066 GiB (f x logged reading less

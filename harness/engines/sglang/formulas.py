@@ -80,6 +80,12 @@ OTHER_GIB_ESTIMATE = 0.5
 CPU_STARTUP_GIB_ESTIMATE = 2.07
 # L: memory taken between the two readings beyond the weights (pool-sizing allocations):
 #    0.041-0.052 GiB measured (f x the logged pre-load memory - the logged pool, f = 0.1, 0.209).
+# Of what the pool loses, only the weights scale with the model, and the formula subtracts them exactly (as stored,
+# vocab padded): S is taken before loading begins (processes, torch, the tokenizer), L after the weights are in
+# (0.5.22 kv_cache_configurator.py:2671-2686 reads system-wide psutil available memory, utils/common.py:495-499,
+# so other processes' allocations between the two readings land in L too); on this project's non-AMX CPU, SGLang
+# keeps no packed copy of a weight (layers/quantization/unquant.py:500: the intel_amx backend only). Checked on
+# three model sizes in results/cpu_sizes: L does not grow with the weights.
 CPU_LOAD_EXTRA_GIB_ESTIMATE = 0.05
 
 DEFAULT_MAX_PREFILL_TOKENS = 16384

@@ -40,12 +40,17 @@ CUDA_CONTEXT_GIB_ESTIMATE = 0.5
 # workspace is 4 MiB x 8 on sm90+ or 2 x 4 MiB + 8 x 16 KiB before, its cuBLASLt workspace a few MiB,
 # plus the handles' own state; 0.04 GiB is our estimate, not a measurement (no GPU run has sized it).
 CUBLAS_HANDLES_GIB_ESTIMATE = 0.04
-# R (CPU): the worker's resident memory after its warm-up forward, which vLLM-CPU subtracts from
-# its request (psutil rss, 0.32.0 vllm/v1/worker/cpu_worker.py:236): python + torch + the
-# weights + what the warm-up left allocated. Measured on this project's CPU runs (tiny model,
-# 0.32.0): 0.604 GiB at 256 and at 2048 batched tokens (ceil(node x util) - logged blocks x block
-# bytes); calibration replaces it.
-CPU_WORKER_RSS_GIB_ESTIMATE = 0.604
+# R (CPU): the worker's resident memory after its warm-up, which vLLM-CPU subtracts from its reservation (psutil
+# rss, 0.32.0 vllm/v1/worker/cpu_worker.py:236-237). It holds, each sized apart: the runtime (python, torch, vLLM's
+# modules and kernels: the estimate below), the weights as stored, the packed copies of the vocab matrices
+# (cpu_vocab_copies_bytes), and what the warm-up forward left (cpu_model_runner.py:84-91: none in eager mode, which
+# returns before profile_run).
+# The runtime is measured per release on this project's CPU runs (2-core VMs) and is an estimate on any other host.
+# 0.32.0: fitted on tiny-llama alone, eager, as its RSS less its weights and vocab copies (0.001 GiB): 0.6031 GiB on
+# 2026-12-02 (results/cpu_budget baseline, 3 rows) and 0.6082 on 2026-12-03 (results/cpu_sizes, 2 rows), the mean
+# of the two days; checked out of sample on the 0.41 and 1.45 GB Llamas of results/cpu_sizes (README there).
+CPU_WORKER_RUNTIME_GIB_ESTIMATE = {"0.32.0": 0.606}
+CPU_WORKER_RUNTIME_MEASURED_ON = "0.32.0"  # the release whose runtime stands in for the ones not measured
 
 
 def cpu_node_memory(host: HostMemory, container_cap: bool = True) -> DeviceMemory:
@@ -81,6 +86,38 @@ def _cgroup_limit_and_usage(host: HostMemory) -> tuple[int | None, int | None]:
     if v1 is not None and v1 < (1 << 62):
         return v1, host.cgroup_v1_usage_bytes
     return None, None
+
+
+def cpu_worker_runtime_gib(release: str) -> tuple[float, str]:
+    """The runtime part of vLLM-CPU's worker RSS for `release` (GiB) and where it comes from."""
+    if release in CPU_WORKER_RUNTIME_GIB_ESTIMATE:
+        return CPU_WORKER_RUNTIME_GIB_ESTIMATE[release], f"measured on vllm {release} (tiny-llama)"
+    gib = CPU_WORKER_RUNTIME_GIB_ESTIMATE[CPU_WORKER_RUNTIME_MEASURED_ON]
+    return gib, f"measured on vllm {CPU_WORKER_RUNTIME_MEASURED_ON} (tiny-llama), not on {release}"
+
+
+VOCAB_PADDING = 64  # DEFAULT_VOCAB_PADDING_SIZE, 0.32.0 vllm/model_executor/layers/vocab_parallel_embedding.py
+
+
+def cpu_vocab_copies_bytes(model: ModelDescription, tp: int, elem_bytes: int) -> int:
+    """The packed GEMM copies vLLM-CPU makes of the embedding and the LM head and keeps beside their weights.
+
+    After loading, every module's quant method processes its weights (0.32.0 model_loader/utils.py:151-153,
+    named_modules: the embedding and the LM head are two modules even when tied); on the CPU the unquantized
+    embedding method packs its weight for a GEMM (oneDNN or sgl-kernel) and keeps the weight
+    (vocab_parallel_embedding.py:67-71, remove_weight=False), where linear layers drop theirs after packing
+    (linear.py:214-216). So each of the two holds a second copy of its padded vocab rows. (Only where a packed
+    GEMM exists: the x86 and Arm wheels' oneDNN, AMX's sgl-kernel; the PowerPC fallback packs nothing,
+    layers/utils.py:581-609, which this does not model.)"""
+    vocab_rows = cdiv(cdiv(model.vocab_size, VOCAB_PADDING) * VOCAB_PADDING, max(1, tp))
+    return 2 * vocab_rows * model.hidden_size * elem_bytes
+
+
+def cpu_warms_up(enforce_eager: bool, lora: bool, ci_env: bool) -> bool:
+    """Whether vLLM-CPU runs a warm-up forward before it reads its RSS: only a compiled model does
+    (0.32.0 cpu_model_runner.py:84-86 returns in CompilationMode.NONE, which enforce_eager sets, config/vllm.py:
+    1691-1692, and LoRA, platforms/cpu.py:379-380; VLLM_CPU_CI_ENV skips it, cpu_worker.py:191-193)."""
+    return not (enforce_eager or lora or ci_env)
 
 
 CPU_KV_SPACE_DEFAULT_BYTES_BEFORE_0_13 = 4 * GiB  # 0.11.0 vllm/platforms/cpu.py:116

