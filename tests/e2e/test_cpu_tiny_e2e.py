@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.execute.models import BUILTINS
+from harness.builtin_models import BUILTINS
 from harness.results.io import read_results
 from parsers import parse_log, read_log
 from tests.support.e2e_runs import CPU_TINY, alive_in
