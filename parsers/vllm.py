@@ -40,7 +40,9 @@ from parsers.record import POOL_GROUP, POOL_KV, POOL_WORKER, KvPool, StartupReco
 # precedes their tracebacks and prints) and part of the format in newer ones, where the
 # API server's lines carry it too. Worker names have spaces in some releases
 # (`VllmWorker rank=0`).
-PROC = r"\((?P<proc>[^()]*?) pid=(?P<pid>\d+)\)\s*"
+# Ray adds the node: `(RayWorkerWrapper pid=1234, ip=10.0.0.2)`; Ray Serve puts its replica's tag before the
+# engine's own (`(ServeReplica:app:VLLMDeployment pid=1) (EngineCore pid=2) INFO ...`): the innermost is the engine's.
+PROC = r"\((?P<proc>[^()]*?) pid=(?P<pid>\d+)(?:, ip=[\w.:-]+)?\)\s*"
 PREFIX = re.compile(
     rf"(?:{PROC})?(?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+)?"
     r"(?:(?P<ts>\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)\s+)?"
@@ -58,7 +60,7 @@ def find_prefix(text: str) -> re.Match | None:
 
 
 # Exactly one space is the wrapper's: a traceback's indentation after it is the child's own.
-PROC_ONLY = re.compile(r"^\((?P<proc>[^()]*?) pid=(?P<pid>\d+)\) ?(?P<msg>.*)$")
+PROC_ONLY = re.compile(r"^(?:\([^()]*? pid=\d+(?:, ip=[\w.:-]+)?\) )*\((?P<proc>[^()]*?) pid=(?P<pid>\d+)(?:, ip=[\w.:-]+)?\) ?(?P<msg>.*)$")
 # Rank numbers in a process name: Worker_PP1_TP0, EngineCore_DP1, VllmWorker-3, VllmWorker rank=1.
 RANK = re.compile(r"(?:_[A-Z]*|-|rank=)(\d+)")
 # Default block size when no line states it: 16 on GPUs (vllm 0.8.5 vllm/config.py CacheConfig),
