@@ -60,7 +60,9 @@ def find_prefix(text: str) -> re.Match | None:
 
 
 # Exactly one space is the wrapper's: a traceback's indentation after it is the child's own.
-PROC_ONLY = re.compile(r"^(?:\([^()]*? pid=\d+(?:, ip=[\w.:-]+)?\) )*\((?P<proc>[^()]*?) pid=(?P<pid>\d+)(?:, ip=[\w.:-]+)?\) ?(?P<msg>.*)$")
+_RAY_IP = r"(?:, ip=[\w.:-]+)?"
+PROC_ONLY = re.compile(rf"^(?:\([^()]*? pid=\d+{_RAY_IP}\) )*\((?P<proc>[^()]*?) pid=(?P<pid>\d+){_RAY_IP}\) ?"
+                       r"(?P<msg>.*)$")
 # Rank numbers in a process name: Worker_PP1_TP0, EngineCore_DP1, VllmWorker-3, VllmWorker rank=1.
 RANK = re.compile(r"(?:_[A-Z]*|-|rank=)(\d+)")
 # Default block size when no line states it: 16 on GPUs (vllm 0.8.5 vllm/config.py CacheConfig),

@@ -89,7 +89,9 @@ def _level_and_message(line: str) -> tuple[str, str] | None:
 
 def rust_tracing(i: int, line: str) -> str:
     found = _level_and_message(line)
-    return line if found is None else f"2026-11-29T20:00:{i % 60:02d}.123456Z  {found[0]} dynamo_llm::engine: {found[1]}"
+    if found is None:
+        return line
+    return f"2026-11-29T20:00:{i % 60:02d}.123456Z  {found[0]} dynamo_llm::engine: {found[1]}"
 
 
 def logfmt(i: int, line: str) -> str:
