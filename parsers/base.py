@@ -28,7 +28,7 @@ from parsers.lines import (
     to_number,
 )
 from parsers.record import STATUS_ENGINE_ERROR, STATUS_OK, StartupRecord, field_kinds
-from parsers.tracebacks import STEP_DETAIL, STEP_EXCEPTION, Step, TracebackTracker
+from parsers.tracebacks import STEP_DETAIL, STEP_EXCEPTION, STEP_FRAME, Step, TracebackTracker
 
 if sys.version_info >= (3, 11):
     import re._constants as sre_constants
@@ -50,6 +50,30 @@ EXCEPTION_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Except
 # Tracebacks printed for things that do not stop the process.
 NON_FATAL_HEADERS = re.compile(r"^(?:Exception ignored in|Exception in thread)\b")
 INTERRUPTS = re.compile(r"^(?:KeyboardInterrupt|SystemExit)\b")
+# Where a startup failed, told by the functions its traceback passes through (the innermost one named here wins:
+# a capture and a profile both end in the model's dummy forward, which is named nowhere). vLLM 0.33.0
+# vllm/v1/worker/gpu_worker.py determine_available_memory -> gpu_model_runner.py profile_run; initialize_from_config
+# -> initialize_kv_cache -> _allocate_kv_cache_tensors / initialize_kv_cache_tensors; compile_or_warm_up_model ->
+# capture_model -> _capture_cudagraphs; load_model. V0 (0.8.5 vllm/worker/worker.py) determine_num_available_blocks,
+# initialize_cache -> _init_cache_engine (cache_engine.py _allocate_kv_cache). SGLang 0.5.22
+# sglang/srt/model_executor/model_runner.py load_model, init_memory_pool (profile_max_num_token, then the pools'
+# _create_buffers), init_device_graphs -> cuda_graph_runner.py capture / capture_one_batch_size;
+# entrypoints/http_server.py _wait_and_warmup / _execute_server_warmup. Backend forks keep the names
+# (vllm-ascend worker determine_available_memory, NPU pools' _create_buffers).
+FAILED_DURING = {
+    "load_model": "loading", "load_weights": "loading",
+    "determine_available_memory": "profiling", "profile_run": "profiling",
+    "determine_num_available_blocks": "profiling", "profile_max_num_token": "profiling",
+    "initialize_kv_cache": "kv_pool", "initialize_from_config": "kv_pool", "_allocate_kv_cache_tensors": "kv_pool",
+    "initialize_kv_cache_tensors": "kv_pool", "_reshape_kv_cache_tensors": "kv_pool", "initialize_cache": "kv_pool",
+    "_init_cache_engine": "kv_pool", "_allocate_kv_cache": "kv_pool", "init_memory_pool": "kv_pool",
+    "_create_buffers": "kv_pool",
+    "capture_model": "cuda_graph_capture", "_capture_cudagraphs": "cuda_graph_capture",
+    "init_device_graphs": "cuda_graph_capture", "init_cuda_graphs": "cuda_graph_capture",
+    "capture_one_batch_size": "cuda_graph_capture",
+    "_wait_and_warmup": "warmup", "_execute_server_warmup": "warmup", "warmup_model": "warmup",
+}
+_FRAME_FUNCTION = re.compile(r'^\s*File "[^"]*", line \d+, in (\w+)')
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ costs a microsecond a line
@@ -197,11 +221,38 @@ class ErrorRule:
     rank: int = SPECIFIC
     standalone: bool = False  # a plain log line (no traceback, no ERROR level) is enough
     keyword: str | None = None  # text every match contains
+    # (regex, key) pieces the line may also hold, each wherever it stands: its first group is error_data[key]
+    extras: tuple[tuple[re.Pattern, str], ...] = ()
 
 
-def error(kind: str, regex: str, rank: int = SPECIFIC, standalone: bool = False) -> ErrorRule:
+def error(kind: str, regex: str, rank: int = SPECIFIC, standalone: bool = False,
+          extras: tuple[tuple[str, str], ...] = ()) -> ErrorRule:
     pattern = re.compile(regex.replace("{NUM}", NUM))
-    return ErrorRule(kind, pattern, rank, standalone, required_literal(pattern))
+    compiled = tuple((re.compile(r.replace("{NUM}", NUM)), key) for r, key in extras)
+    return ErrorRule(kind, pattern, rank, standalone, required_literal(pattern), compiled)
+
+
+# PyTorch's out-of-memory message, the same for every device its allocators serve (CUDA, HIP on ROCm, and the
+# backends' own: torch_npu "NPU out of memory", XPU, MUSA): "<DEV> out of memory. Tried to allocate 2.57 GiB (NPU 0;
+# 60.96 GiB total capacity; ...)" (torch up to 2.0 and torch_npu), or "... Tried to allocate 2.00 GiB. GPU 0 has a
+# total capacity of 23.52 GiB of which 1.06 GiB is free." (torch 2.1 on, c10/cuda/CUDACachingAllocator.cpp).
+_OOM_FIGURES = (
+    (r"Tried to allocate ({NUM}) GiB", "tried_gib"),
+    (r"Tried to allocate ({NUM}) MiB", "tried_mib"),
+    (r"({NUM}) GiB total capacity", "total_gib"),
+    (r"has a total capacity of ({NUM}) GiB", "total_gib"),
+    (r"of which ({NUM}) (?:GiB|MiB) is free|; ({NUM}) GiB free;", "free_gib"),
+)
+
+
+def device_oom_errors() -> tuple[ErrorRule, ...]:
+    """The out-of-memory errors of every device: `cuda_oom` (CUDA, HIP), `device_oom` (NPU, XPU, MUSA, MPS)."""
+    return (
+        error("cuda_oom", r"\b(?:CUDA|HIP) out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?",
+              extras=_OOM_FIGURES),
+        error("device_oom", r"\b(?P<device>NPU|XPU|MUSA|MPS)(?: backend)? out of memory\b"
+                            r"(?:\.? ?\(?Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?", extras=_OOM_FIGURES),
+    )
 
 
 def _record_fields(match: re.Match, kinds: dict[str, type]) -> dict:
@@ -348,6 +399,7 @@ class LogParser:
         self._fatal_blocks: set[int] = set()
         self._ignore_next_block: set[str] = set()
         self._quiet_blocks: set[int] = set()  # tracebacks the engine survives (see _start_block)
+        self._block_stage: dict[int, str] = {}  # where each traceback was raised (FAILED_DURING)
         # The last exception the engine logged (or printed) that no rule names and that was not yet known to be
         # fatal: it ended the startup if nothing came after it (settled at close).
         self._last_exception: _Failure | None = None
@@ -615,6 +667,10 @@ class LogParser:
         step = self._tracebacks.feed(line.source, text)
         if step is not None and step.new_block:
             self._start_block(step.block, line)
+        if step is not None and step.kind == STEP_FRAME and (frame := _FRAME_FUNCTION.match(text)):
+            stage = FAILED_DURING.get(frame.group(1))
+            if stage is not None:
+                self._block_stage[step.block] = stage
         if not self._known_error(line, step):
             self._traceback_failure(line, step)
 
@@ -629,7 +685,11 @@ class LogParser:
             if match:
                 self.rules_fired += 1
                 token = step.block if in_exception else None
-                self._offer(err.kind, line.text.strip(), self._apply(match, store=False), err.rank, token, line,
+                data = self._apply(match, store=False)
+                for regex, key in err.extras:
+                    if key not in data and (extra := regex.search(line.text)):
+                        data[key] = to_number(next(g for g in extra.groups() if g is not None))
+                self._offer(err.kind, line.text.strip(), data, err.rank, token, line,
                             fields=_record_fields(match, self.kinds))
                 return True
         return False
@@ -719,6 +779,8 @@ class LogParser:
         record = self.record
         if (f := self._startup.failure) is not None:
             record.error_kind, record.error_message, record.error_data = f.kind, f.message, dict(f.data)
+            if isinstance(f.token, int) and f.token in self._block_stage:
+                record.failed_during = self._block_stage[f.token]
             for name, value in f.fields.items():
                 setattr(record, name, value)
         if (f := self._later.failure) is not None:

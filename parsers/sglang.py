@@ -14,6 +14,7 @@ from parsers.base import (
     GENERIC,
     Line,
     LogParser,
+    device_oom_errors,
     error,
     kv_sized,
     phase,
@@ -407,8 +408,7 @@ class SglangLogParser(LogParser):
         # A kernel op the installed sgl-kernel build lacks (a CPU op of its CPU build, on the CUDA build: 0.5.22
         # sglang/srt/layers/attention/linear/kernels/gdn_triton.py:28-31 for a hybrid model on a CPU).
         error("kernel_op_missing", r"'_OpNamespace' 'sgl_kernel' object has no attribute '(?P<op>\w+)'"),
-        error("cuda_oom",
-              r"OutOfMemoryError: CUDA out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?"),
+        *device_oom_errors(),
         error("process_died",
               r"Rank (?P<rank>\d+) scheduler died during initialization \(exit code: (?P<exit_code>-?\d+)\)",
               rank=GENERIC),
