@@ -74,6 +74,7 @@ FAILED_DURING = {
     "_wait_and_warmup": "warmup", "_execute_server_warmup": "warmup", "warmup_model": "warmup",
 }
 _FRAME_FUNCTION = re.compile(r'^\s*File "[^"]*", line \d+, in (\w+)')
+_CALLS = re.compile(r"(\w+)\(")
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ costs a microsecond a line
@@ -526,6 +527,8 @@ class LogParser:
         self._replay_other_ranks()
         self.flush_pending(Line(text="", raw=""))
         self._settle_last_exception()
+        if self._startup.failure is not None:
+            self._sync()  # frames read after the failure was offered say where it was raised
         self.finalize()
         return self._events
 
@@ -667,12 +670,18 @@ class LogParser:
         step = self._tracebacks.feed(line.source, text)
         if step is not None and step.new_block:
             self._start_block(step.block, line)
-        if step is not None and step.kind == STEP_FRAME and (frame := _FRAME_FUNCTION.match(text)):
-            stage = FAILED_DURING.get(frame.group(1))
-            if stage is not None:
-                self._block_stage[step.block] = stage
+        if step is not None and step.kind == STEP_FRAME:
+            self._note_stage(step.block, text)
         if not self._known_error(line, step):
             self._traceback_failure(line, step)
+
+    def _note_stage(self, block: int, text: str) -> None:
+        """A frame line, or the source line under it (a cut traceback's last frame shows the call it was in)."""
+        frame = _FRAME_FUNCTION.match(text)
+        names = [frame.group(1)] if frame else _CALLS.findall(text) if "(" in text else []
+        for name in names:
+            if (stage := FAILED_DURING.get(name)) is not None:
+                self._block_stage[block] = stage
 
     def _known_error(self, line: Line, step: Step | None) -> bool:
         """A known engine error, stated by an exception or an ERROR line (or plainly, if that suffices)."""

@@ -77,13 +77,15 @@ GIB = r"\s?GiB"
 
 def _engine_config(parser: LogParser, values: dict, line: Line) -> None:
     config = str(values["config"])
-    for key, field in (("dtype", "dtype"), ("kv_cache_dtype", "kv_dtype"), ("tensor_parallel_size", "tp_size"),
-                       ("device_config", "device")):
+    for key, field in (("model", "model"), ("dtype", "dtype"), ("kv_cache_dtype", "kv_dtype"),
+                       ("tensor_parallel_size", "tp_size"), ("device_config", "device")):
         match = re.search(rf"(?:^|, ){key}=([^,\s]+)", config)
         if match and getattr(parser.record, field) is None:
             value = match.group(1)
             if field == "device":
                 value = "gpu" if value == "cuda" else value
+            if field == "model":
+                value = value.strip("'\"")
             if field == "tp_size" and not value.isdigit():
                 continue
             setattr(parser.record, field, int(value) if field == "tp_size" else value)
@@ -98,6 +100,9 @@ def _non_default_args(parser: LogParser, values: dict, line: Line) -> None:
         ("kv_cache_memory_bytes", "kv_cache_memory_bytes", int),
         ("block_size", "block_size", int),
         ("max_num_batched_tokens", "max_num_batched_tokens", int),
+        ("kv_cache_dtype", "kv_dtype", str),
+        ("tensor_parallel_size", "tp_size", int),
+        ("max_model_len", "configured_max_model_len", int),
     ):
         match = re.search(rf"'{key}': ('[^']*'|-?[\d.]+)", args)
         if match and getattr(record, field) is None:
@@ -120,6 +125,21 @@ def _kv_line(parser: LogParser, values: dict, line: Line) -> None:
         kv_sized(parser, values, line)
     else:
         parser.pending_kv = line
+
+
+def _kv_dtype_seen(parser: LogParser, values: dict, line: Line) -> None:
+    if parser.record.kv_dtype is None:
+        parser.record.kv_dtype = str(values["kv_cache_dtype"])
+
+
+def _v0_blocks(parser: LogParser, values: dict, line: Line) -> None:
+    # V0's KV sizing line, "# GPU blocks: N, # CPU blocks: M" (0.8.5 vllm/executor/executor_base.py:112; "# CUDA
+    # blocks" on some platforms): the pool is N blocks of block_size tokens (16 unless a line says otherwise).
+    record = parser.record
+    if record.kv_tokens is None:
+        record.kv_tokens = record.num_blocks * (record.block_size or DEFAULT_BLOCK_SIZE["gpu"])
+        parser.kv_lines.append([record.kv_tokens, None, str(values.get("pools") or "GPU")])
+    kv_sized(parser, values, line)
 
 
 def _max_concurrency(parser: LogParser, values: dict, line: Line) -> None:
@@ -190,6 +210,9 @@ class VllmStartupRecord(StartupRecord):
     cuda_graph_profile_gib: float | None = None  # Model Runner V2's profiling capture, before the KV line
     gpu_memory_utilization_equivalent: float | None = None  # without CUDA-graph profiling
     gpu_memory_utilization_suggested: float | None = None  # to keep the KV size of older releases
+    configured_max_model_len: int | None = None  # --max-model-len as given (non-default args)
+    current_kv_cache_gib: float | None = None  # the suggestion line's "Current kv cache memory in use" (0.32.0 on)
+    cpu_blocks: int | None = None  # V0's swap space in blocks ("# CPU blocks"), not the device pool
     kv_cache_groups: int | None = None  # KV cache groups (hybrid, sliding-window models), where the log states them
     suggested_kv_cache_memory_bytes_gpu_limit: int | None = None  # "--kv-cache-memory=" to fill the device
 
@@ -252,6 +275,10 @@ class VllmLogParser(LogParser):
         rule(r"Model Runner V2 requires \w+; using the V1 model runner instead", set_fields(model_runner="v1")),
         rule(r"^(?:Loading model from scratch\.\.\.|Starting to load model .*\.\.\.)", phase("loading")),
         rule(r"Loading weights took (?P<weights_load_seconds>{NUM}) ?s", phase("profiling")),
+        # V0's model runners and vllm-ascend's (GiB printed as "GB": 0.8.5 vllm/worker/xpu_model_runner.py:414,
+        # vllm-ascend vllm_ascend/worker/model_runner_v1.py load_model; harness/engines/vllm/forks/vllm-ascend.tsv)
+        rule(r"^Loading model weights took (?P<weights_gib>{NUM}) ?Gi?B\b", phase("profiling"), primary_only=True),
+        rule(r"^torch\.compile takes (?P<compilation_seconds>{NUM}) s in total"),
         rule(r"Model loading took (?P<weights_gib>{NUM})" + GIB + r"(?: memory)? and (?P<secs>{NUM}) ?s",
              phase("profiling"), primary_only=True),
         # profiling and KV budget
@@ -261,6 +288,10 @@ class VllmLogParser(LogParser):
         rule(r"The current --gpu-memory-utilization=(?P<gpu_memory_utilization>{NUM}) is equivalent to "
              r"--gpu-memory-utilization=(?P<gpu_memory_utilization_equivalent>{NUM}) without CUDA graph memory "
              r"profiling\..*increase --gpu-memory-utilization to (?P<gpu_memory_utilization_suggested>{NUM})"),
+        # 0.18.0-0.18.1 vllm/v1/worker/gpu_worker.py:491: the same suggestion, worded as a notice of the next release
+        rule(r"^In v\d+\.\d+, CUDA graph memory profiling will be enabled by default .* increase "
+             r"--gpu-memory-utilization from (?P<gpu_memory_utilization>{NUM}) to "
+             r"(?P<gpu_memory_utilization_suggested>{NUM})"),
         rule(r"CUDA graph memory profiling is disabled .* increasing --gpu-memory-utilization from "
              r"(?P<gpu_memory_utilization>{NUM}) to (?P<gpu_memory_utilization_suggested>{NUM})"),
         rule(r"^Initial free memory (?P<initial_free_gib>{NUM})" + GIB + r", reserved (?P<kv_gib>{NUM})" + GIB +
@@ -274,6 +305,17 @@ class VllmLogParser(LogParser):
              r"(?P<non_kv_gib>{NUM}) GiB memory was consumed by non-kv usages)?", primary_only=True),
         # the memory-profiling summary: one line (vllm 0.9.1 vllm/utils.py), or a multi-line
         # message whose lines each carry the prefix (vllm 0.8.5 vllm/worker/worker.py)
+        # vLLM's TPU backend (tpu-inference tpu_inference/worker/tpu_worker.py determine_available_memory, table
+        # harness/engines/vllm/forks/tpu-inference.tsv): HBM summed over the worker's chips; what is left for KV last
+        rule(r"^Memory statistics \| total_hbm_limit_gb=(?P<total_memory_gib>{NUM}) ?GiB \| "
+             r"total_hbm_limit_cap_gb=(?P<requested_memory_gib>{NUM}) ?GiB \| total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?"
+             r"GiB \| total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB", set_fields(device="tpu"), primary_only=True),
+        # V0 (0.6.x vllm/worker/worker.py): the profile as key=value pairs
+        rule(r"^Memory profiling results: total_gpu_memory=",
+             store_pairs((r"total_gpu_memory=({NUM})GiB", "total_memory_gib"),
+                         (r"non_torch_memory=({NUM})GiB", "non_torch_gib"),
+                         (r"kv_cache_size=({NUM})GiB", "kv_gib"),
+                         (r"gpu_memory_utilization=({NUM})", "gpu_memory_utilization")), primary_only=True),
         rule(r"Memory profiling takes {NUM} seconds",
              store_pairs((r"Total non KV cache memory: ({NUM})" + GIB, "non_kv_gib"),
                     (r"non-torch forward increase memory: ({NUM})" + GIB, "non_torch_gib"),
@@ -301,6 +343,8 @@ class VllmLogParser(LogParser):
         rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
              _max_concurrency, primary_only=True),
         rule(r"vllm cache_config_info with initialization after num_gpu_blocks is: (?P<num_blocks>[\d,]+)"),
+        rule(r"^# (?P<pools>GPU|CUDA|XPU|NPU|HPU|TPU) blocks: (?P<num_blocks>\d+), # CPU blocks: (?P<cpu_blocks>\d+)",
+             _v0_blocks, primary_only=True),
         rule(r"^kv cache group sizes (?P<sizes>[\[(][\d, ]*[\])])", _kv_groups, primary_only=True),
         # CUDA graphs
         rule(r"^Capturing CUDA graphs", phase_after_kv("capturing")),
@@ -323,7 +367,10 @@ class VllmLogParser(LogParser):
                     (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fit into requested memory",
                      "suggested_kv_cache_memory_bytes"),
                     (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fully utilize gpu memory",
-                     "suggested_kv_cache_memory_bytes_gpu_limit")), primary_only=True),
+                     "suggested_kv_cache_memory_bytes_gpu_limit"),
+                    (r"Current kv cache memory in use is ({NUM})" + GIB, "current_kv_cache_gib")), primary_only=True),
+        # 0.32.0 vllm/model_executor/layers/quantization/kv_cache.py:164: an fp8 KV cache without calibrated scales
+        rule(r"^Using KV cache scaling factor {NUM} for (?P<kv_cache_dtype>fp8\w*)\.", _kv_dtype_seen),
         rule(r"init engine \(profile, create kv cache, warmup model\) took (?P<init_engine_seconds>{NUM}) ?s"
              r"(?:econds)?(?: \(compilation: (?P<compilation_seconds>{NUM}) s)?"),
         # ready, and stopping
@@ -354,10 +401,15 @@ class VllmLogParser(LogParser):
               r"To serve at least one request with the models?'s max seq len \((?P<max_model_len>[\d,]+)\), "
               r"\((?P<needed_gib>{NUM}) GiB KV cache is needed, which is larger than the available KV cache memory "
               r"\((?P<available_gib>{NUM}) GiB\)\.\s*(?:Based on the available memory, the estimated maximum model "
-              r"length is (?P<estimated_max_model_len>[\d,]+)\.)?"),
+              r"length is (?P<estimated_max_model_len>[\d,]+)\.)?", standalone=True),
         error("max_model_len_too_large",
               r"The model's max seq len \((?P<max_model_len>[\d,]+)\) is larger than the maximum number of tokens "
-              r"that can be stored in KV cache \((?P<kv_capacity_tokens>-?[\d,]+)\)"),
+              r"that can be stored in KV cache \((?P<kv_capacity_tokens>-?[\d,]+)\)", standalone=True),
+        # vLLM's TPU backend: the loaded model leaves no HBM for the KV cache (tpu-inference
+        # tpu_inference/worker/tpu_worker.py determine_available_memory, ValueError)
+        error("no_kv_cache_memory",
+              r"total_hbm_used_gb=(?P<used_gib>{NUM}) ?GiB exceeds total_hbm_limit_cap_gb=(?P<budget_gib>{NUM}) ?GiB "
+              r"by (?P<short_gib>-?{NUM}) ?GiB"),
         error("autofit_impossible", r"Cannot auto-fit max_model_len: not enough \w+ memory available"),
         error("memory_profiling_error",
               r"Error in memory profiling\. Initial free memory (?P<initial_free_gib>{NUM})(?: GiB)?, current free "

@@ -90,9 +90,9 @@ EXPECTED_READERS: dict[str, Callable] = {
     "total_gpu_memory_gb": _data("total_gib"),
     "rest_memory_gb": _data("rest_gib"),
     "oom_tried_gib": _data("tried_gib"),
-    "total_gib": _first(_data("total_gib"), _data("capacity_gib")),
-    "free_gib": _data("free_gib"),
-    "requested_gib": _data("requested_gib"),
+    "total_gib": _first(_data("total_gib"), _attr("total_memory_gib")),
+    "free_gib": _first(_data("free_gib"), _attr("initial_free_gib")),
+    "requested_gib": _first(_data("requested_gib"), _attr("requested_memory_gib")),
     "utilization": _data("utilization"),
     "device_id": _data("device_id"),
     "needed_gib": _data("needed_gib"),
@@ -108,7 +108,7 @@ ERROR_KINDS = {
     "max_num_seqs_exceeds_mamba_cache_blocks": ("mamba_blocks_below_max_num_seqs",),
     "max_model_len_too_large (V0 wording)": ("max_model_len_too_large",),
 }
-CAPTURE_FAILURE = "exception_during_cuda_graph_capture"
+CAPTURE_FAILURES = ("exception_during_cuda_graph_capture", "worker_exception_during_cuda_graph_capture")
 # Keys that are notes, not values read from a line.
 NOT_VALUES = {"ready", "error", "mem_fraction_static_note", "status"}
 
@@ -173,8 +173,10 @@ def same(expected, got) -> bool:
 
 
 def _error_kind_right(expected: str, record) -> bool:
-    if expected == CAPTURE_FAILURE:
-        return record.status == STATUS_ENGINE_ERROR and record.phase == "capturing"
+    if expected in CAPTURE_FAILURES:
+        return record.status == STATUS_ENGINE_ERROR and "cuda_graph_capture" in (record.failed_during,
+                                                                                  record.phase and "cuda_graph_"
+                                                                                  + record.phase.replace("ing", "e"))
     if expected.startswith("not shown"):
         return record.error_kind == "other"
     return record.error_kind in ERROR_KINDS.get(expected, (expected,))
