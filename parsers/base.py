@@ -75,6 +75,14 @@ FAILED_DURING = {
 }
 _FRAME_FUNCTION = re.compile(r'^\s*File "[^"]*", line \d+, in (\w+)')
 _CALLS = re.compile(r"(\w+)\(")
+HEADER_TEXT = "Traceback (most recent call last):"
+# A message that may go on on the next line: it ends mid-statement (a label, a list, an open bracket), or it is
+# long and ends in the middle of a word (a terminal's fixed-width wrap).
+_OPEN_END = re.compile(r"(?:[,:=(\[]|\w{2}\s*[-+]?|[^.!?)\]x\s]\w)$")
+
+
+def _incomplete(text: str) -> bool:
+    return len(text) >= 24 and _OPEN_END.search(text) is not None and (len(text) >= 60 or text[-1] in ",:=([")
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ costs a microsecond a line
@@ -242,7 +250,7 @@ _OOM_FIGURES = (
     (r"Tried to allocate ({NUM}) MiB", "tried_mib"),
     (r"({NUM}) GiB total capacity", "total_gib"),
     (r"has a total capacity of ({NUM}) GiB", "total_gib"),
-    (r"of which ({NUM}) (?:GiB|MiB) is free|; ({NUM}) GiB free;", "free_gib"),
+    (r"of which ({NUM}) GiB is free|; ({NUM}) GiB free;", "free_gib"),
 )
 
 
@@ -251,7 +259,7 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
     return (
         error("cuda_oom", r"\b(?:CUDA|HIP) out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?",
               extras=_OOM_FIGURES),
-        error("device_oom", r"\b(?P<device>NPU|XPU|MUSA|MPS)(?: backend)? out of memory\b"
+        error("device_oom", r"\b(?P<oom_device>NPU|XPU|MUSA|MPS)(?: backend)? out of memory\b"
                             r"(?:\.? ?\(?Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?", extras=_OOM_FIGURES),
     )
 
@@ -401,6 +409,7 @@ class LogParser:
         self._ignore_next_block: set[str] = set()
         self._quiet_blocks: set[int] = set()  # tracebacks the engine survives (see _start_block)
         self._block_stage: dict[int, str] = {}  # where each traceback was raised (FAILED_DURING)
+        self._held: Line | None = None  # the last line, when it may continue on the next (_join_held)
         # The last exception the engine logged (or printed) that no rule names and that was not yet known to be
         # fatal: it ended the startup if nothing came after it (settled at close).
         self._last_exception: _Failure | None = None
@@ -444,7 +453,7 @@ class LogParser:
     def feed(self, raw: str | bytes) -> list[ev.Event]:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", errors="replace")
-        if not (self.has_pending() or self.may_matter(raw) or any(
+        if not (self.has_pending() or self._held is not None or self.may_matter(raw) or any(
                 self.may_be_from(raw, source) for source in self._tracebacks.open_sources)):
             return []  # most lines: no rule's text, no error, no traceback open
         return self._feed_text(raw)
@@ -452,6 +461,9 @@ class LogParser:
     def _feed_text(self, raw: str) -> list[ev.Event]:
         self._events = []
         fired = self.rules_fired
+        if self._held is not None and self._join_held(raw):
+            self.finalize()
+            return self._events
         for raw_segment in clean_segments(raw):
             t, segment = split_relative_time(raw_segment)
             # Trailing spaces go only after the capture's "<seconds>\t" is split off.
@@ -481,7 +493,7 @@ class LogParser:
                 if (i := text.find(t, pos)) >= 0:
                     heapq.heappush(heap, (i, t))
             hit = heap[0][0] if heap else n
-            if self.has_pending():
+            if self.has_pending() or self._held is not None:
                 hit = pos
             for source in self._tracebacks.open_sources:
                 # A process with a traceback under way: its next line must be seen.
@@ -569,9 +581,43 @@ class LogParser:
     def flush_pending(self, line: Line) -> None:
         """Hook: a fact announced over several lines is complete (called before each line)."""
 
+    def _join_held(self, raw: str) -> bool:
+        """A line that continues the held one (a message wrapped by a terminal at a fixed width, or by its author
+        with the number on the next line): True when the two read together state what neither did alone."""
+        held, self._held = self._held, None
+        segments = clean_segments(raw)
+        if held is None or len(segments) != 1:
+            return False
+        t, segment = split_relative_time(segments[0])
+        text = strip_wrappers(segment.rstrip())
+        if not text or text[0].isspace():
+            return False
+        following = self.split_prefix(text, t)
+        if following.prefixed or not following.text or following.text[0].isspace() or following.text.startswith(
+                HEADER_TEXT):
+            return False
+        fired = self.rules_fired
+        for separator in ("", " "):  # a terminal cuts anywhere; an author breaks at a space
+            line = Line(text=held.text + separator + following.text, raw=held.raw, source=held.source,
+                        level=held.level, prefixed=held.prefixed, primary=held.primary, rank=held.rank, t=held.t)
+            self._match_rules(line)
+            self._known_error(line, None, token=("joined", held.raw))
+            if self.rules_fired != fired:
+                self._held = line if _incomplete(line.text) else None
+                return True
+        return False
+
     def _feed_line(self, line: Line) -> None:
+        fired = self.rules_fired
+        self._feed_line_rules(line)
+        self._held = line if self.rules_fired == fired and _incomplete(line.text) else None
+
+    def _feed_line_rules(self, line: Line) -> None:
         self.flush_pending(line)
         self._check_failures(line)
+        self._match_rules(line)
+
+    def _match_rules(self, line: Line) -> None:
         text = line.text
         rules = self.rules
         for index in self._candidates(text):
@@ -683,7 +729,7 @@ class LogParser:
             if (stage := FAILED_DURING.get(name)) is not None:
                 self._block_stage[block] = stage
 
-    def _known_error(self, line: Line, step: Step | None) -> bool:
+    def _known_error(self, line: Line, step: Step | None, token: object = None) -> bool:
         """A known engine error, stated by an exception or an ERROR line (or plainly, if that suffices)."""
         in_exception = step is not None and step.kind in (STEP_EXCEPTION, STEP_DETAIL)
         explicit = in_exception or line.level in LEVELS_THAT_FAIL or EXCEPTION_LINE.match(line.text) is not None
@@ -693,7 +739,7 @@ class LogParser:
             match = err.pattern.search(line.text)
             if match:
                 self.rules_fired += 1
-                token = step.block if in_exception else None
+                token = step.block if in_exception else token
                 data = self._apply(match, store=False)
                 for regex, key in err.extras:
                     if key not in data and (extra := regex.search(line.text)):

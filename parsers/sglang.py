@@ -22,7 +22,6 @@ from parsers.base import (
     rule,
     set_fields,
     stopping,
-    store_pairs,
     version,
 )
 from parsers.lines import NUM, coerce, strip_python_logging, strip_wrappers
@@ -110,6 +109,7 @@ _POOL_FIGURES = (
 # 0.12GB, ssm_state size: 1.50GB ..."; 0.5.2 sglang/srt/mem_cache/memory_pool.py:167 states no size in requests).
 _STATE_SLOTS = re.compile(r"max_mamba_cache_size: ([\d,]+)")
 _STATE_SIZES = re.compile(rf"\w+ size: ({NUM}) ?GB")
+_STATE_BUFFERS = re.compile(rf"\b(conv|ssm)_state size: ({NUM}) ?GB")
 _TARGET = (POOL_KV, POOL_FULL, POOL_SWA)
 
 
@@ -130,6 +130,8 @@ def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
                       slots=coerce(int, slots.group(1)) if slots else None)
         record.kv_pools = [*record.kv_pools, pool]
         record.state_pool_slots, record.state_pool_gib = pool.slots, pool.gib
+        for name, size in _STATE_BUFFERS.findall(line.text):
+            setattr(record, f"state_{name}_gib", float(size))
         return
     found = {name: m.group(1) for regex, name in _POOL_FIGURES if (m := regex.search(line.text))}
     gib = (float(found["kv"]) if "kv" in found else
@@ -146,6 +148,7 @@ def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
         same = (POOL_DRAFT,) if kind == POOL_DRAFT else _TARGET
         pools = [p for p in pools if p.kind not in same]
     record.kv_pools = [*pools, KvPool(kind, name, tokens, gib)]
+    _kv_halves(record, kind, found)
     if kind == POOL_DRAFT:
         drafts = [p for p in record.kv_pools if p.kind == POOL_DRAFT]
         record.draft_kv_gib = _sum([p.gib for p in drafts]) if gib is not None else record.draft_kv_gib
@@ -158,6 +161,18 @@ def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
         if tokens is not None and kind == POOL_SWA:
             record.swa_pool_tokens = tokens
     _kv_total(parser)
+
+
+def _kv_halves(record: StartupRecord, kind: str, found: dict) -> None:
+    """The K and V sizes as printed (K != V for a model whose key and value heads differ, MLA prints one KV size):
+    the target's pools added, and the draft's apart."""
+    if "k" not in found or "v" not in found or (kind == POOL_SWA and record.k_gib is None):
+        return
+    prefix = "draft_" if kind == POOL_DRAFT else ""
+    for half in ("k", "v"):
+        name = f"{prefix}{half}_gib"
+        previous = getattr(record, name) if kind == POOL_SWA else None
+        setattr(record, name, round((previous or 0.0) + float(found[half]), 2))
 
 
 def _pool_kind(parser: LogParser, label: str, tokens: int | None, post_capture: bool) -> str:
@@ -200,6 +215,59 @@ def _kv_total(parser: LogParser) -> None:
         record.kv_gib = round((target or 0.0) + (drafts or 0.0), 2)
 
 
+def _load_begin(parser: LogParser, values: dict, line: Line) -> None:
+    # A speculative server loads its draft model after the target, in the draft worker's own model runner (0.5.22
+    # sglang/srt/managers/tp_worker.py builds a ModelRunner per model; each prints its Load weight begin/end): a
+    # second pair on the same rank, after the first pair's end, is the draft's.
+    record = parser.record
+    gib = float(values["gib"])
+    if parser.loads_done == 0:
+        record.avail_mem_before_load_gib = gib
+    elif parser.loads_done == 1:
+        record.draft_avail_mem_before_load_gib = gib
+    parser.advance("loading", line)
+
+
+def _load_end(parser: LogParser, values: dict, line: Line) -> None:
+    record = parser.record
+    prefix = "" if parser.loads_done == 0 else "draft_" if parser.loads_done == 1 else None
+    parser.loads_done += 1
+    if prefix is not None:
+        for regex, name in _LOAD_END:
+            match = regex.search(line.text)
+            if match and (prefix == "" or name != "weights_load_seconds"):
+                setattr(record, prefix + name, float(match.group(1)))
+    parser.advance("profiling", line)
+
+
+_LOAD_END = (
+    (re.compile(rf"elapsed=({NUM}) s"), "weights_load_seconds"),
+    (re.compile(rf"avail mem=({NUM}) GB"), "avail_mem_after_load_gib"),
+    (re.compile(rf"mem usage=({NUM}) GB"), "weights_gib"),
+)
+
+
+def _pool_end(parser: LogParser, values: dict, line: Line) -> None:
+    # the target's pool first; a draft model's pool is built after it and ends with the same line
+    record = parser.record
+    if record.avail_mem_after_pool_gib is None:
+        record.avail_mem_after_pool_gib = float(values["gib"])
+    elif record.avail_mem_after_draft_pool_gib is None:
+        record.avail_mem_after_draft_pool_gib = float(values["gib"])
+
+
+def _graph_begin(parser: LogParser, values: dict, line: Line) -> None:
+    # the batch sizes it captures, where the line lists them ("bs=[1, 2, 4]"; 0.4.x a line of their own,
+    # "Capture cuda graph bs [1, 2, 4, 8]"): the largest is the decode graphs' max batch size
+    sizes = _GRAPH_BS.search(line.text)
+    if sizes and parser.record.cuda_graph_decode_max_bs is None and "verify" not in line.text:
+        parser.record.cuda_graph_decode_max_bs = max(int(n) for n in re.findall(r"\d+", sizes.group(1)))
+    parser.advance("capturing", line)
+
+
+_GRAPH_BS = re.compile(r"\bbs ?=? ?\[([\d, ]+)\]")
+
+
 def _swa_split(parser: LogParser, values: dict, line: Line) -> None:
     # "Use sliding window memory pool. full_layer_tokens=F, swa_layer_tokens=S" (0.5.23
     # sglang/srt/model_executor/pool_configurator.py:888), and the same split after post-capture sizing.
@@ -236,6 +304,8 @@ def _graph_captured(parser: LogParser, values: dict, line: Line) -> None:
     gib = re.search(rf"mem usage=({NUM}) GB", text)
     if gib:
         record.cuda_graph_gib = round((record.cuda_graph_gib or 0.0) + float(gib.group(1)), 2)
+    if avail := re.search(rf"avail mem=({NUM}) GB", text):
+        record.avail_mem_after_graph_gib = float(avail.group(1))
     if secs:
         record.graph_capture_seconds = round((record.graph_capture_seconds or 0.0) + float(secs.group(1)), 2)
 
@@ -285,6 +355,18 @@ class SglangStartupRecord(StartupRecord):
     state_pool_gib: float | None = None  # ... its buffers' sizes added
     draft_kv_gib: float | None = None  # a speculative-decoding draft model's own KV pool
     draft_pool_tokens: int | None = None
+    k_gib: float | None = None  # the K and V sizes the pool lines print (the target's pools added)
+    v_gib: float | None = None
+    draft_k_gib: float | None = None
+    draft_v_gib: float | None = None
+    state_conv_gib: float | None = None  # a hybrid model's state buffers (conv_state, ssm_state sizes)
+    state_ssm_gib: float | None = None
+    # a speculative server's draft model: its own Load weight pair and pool end (the record's are the target's)
+    draft_avail_mem_before_load_gib: float | None = None
+    draft_avail_mem_after_load_gib: float | None = None
+    draft_weights_gib: float | None = None
+    avail_mem_after_draft_pool_gib: float | None = None
+    avail_mem_after_graph_gib: float | None = None  # after the last graph capture
     max_total_tokens: int | None = None  # --max-total-tokens as given
     profiled_max_total_tokens: int | None = None  # when --max-total-tokens was above what fits
     max_running_requests_requested: int | None = None  # when the engine reduced it
@@ -316,13 +398,8 @@ class SglangLogParser(LogParser):
     rules = (
         rule(r"server_args=(?P<args>(?:ServerArgs\(|\{).*)$", _server_args),
         rule(r"^(?:server_args: |)(?P<args>ServerArgs\(.*)$", _server_args),
-        rule(r"Load weight begin\. avail mem=(?P<avail_mem_before_load_gib>{NUM}) GB", phase("loading"),
-             primary_only=True),
-        rule(r"Load weight end\. (?!Committed)",
-             store_pairs((r"elapsed=({NUM}) s", "weights_load_seconds"),
-                    (r"avail mem=({NUM}) GB", "avail_mem_after_load_gib"),
-                    (r"mem usage=({NUM}) GB", "weights_gib")),
-             phase("profiling"), primary_only=True),
+        rule(r"Load weight begin\. avail mem=(?P<gib>{NUM}) GB", _load_begin, primary_only=True),
+        rule(r"Load weight end\. (?!Committed)", _load_end, primary_only=True),
         rule(r"^(?:(?P<label>.+?) )??(?:KV Cache|KV cache|Cache) (?:is allocated|VA upper bound)\. ", _kv_pool,
              primary_only=True),
         rule(r"Post-capture KV sizing: (?P<label>draft )?KV cache allocated\.", _kv_pool, primary_only=True),
@@ -333,7 +410,7 @@ class SglangLogParser(LogParser):
         rule(r"Setting KV cache dtype to (?P<kv_cache_dtype>\S+?)\.? for ", _kv_dtype_set),
         # 0.5.3-0.5.12 say it once before the pool (0.5.8 sglang/srt/model_executor/model_runner.py:1585)
         rule(r"Using KV cache dtype: (?P<kv_cache_dtype>\S+)", _kv_dtype_set),
-        rule(r"Memory pool end\. avail mem=(?P<avail_mem_after_pool_gib>{NUM}) GB", primary_only=True),
+        rule(r"Memory pool end\. avail mem=(?P<gib>{NUM}) GB", _pool_end, primary_only=True),
         rule(r"max_total_tokens=(?P<max_total_tokens>[\d,]+) is larger than the profiled value "
              r"(?P<profiled_max_total_tokens>-?[\d,]+)\."),
         rule(r"max_running_requests was reduced from the requested (?P<max_running_requests_requested>[\d,]+) to "
@@ -344,7 +421,8 @@ class SglangLogParser(LogParser):
         rule(r"^Engine startup timings \(s\): load_weight={NUM}, kv_cache_allocation=(?P<kv_cache_allocation_seconds>"
              r"{NUM}), scheduler_e2e=(?P<scheduler_startup_seconds>{NUM}), cuda_graph=\{[^}]*\}, "
              r"tokenizer_e2e=(?P<engine_startup_seconds>{NUM})"),
-        rule(r"^Capture .*(?:graph|CG|Graph).* begin\.", phase("capturing")),
+        rule(r"^Capture .*(?:graph|CG|Graph).* begin\.", _graph_begin),
+        rule(r"^Capture cuda graph bs \[", _graph_begin),
         rule(r"^Capture .*(?:graph|CG|Graph).* end\.", _graph_captured, primary_only=True),
         rule(r"^Capture \w+ \w+ .+ begin\. ", phase("capturing")),
         rule(r"^Capture \w+ \w+ .+ end\. ", _graph_captured, primary_only=True),
@@ -362,6 +440,7 @@ class SglangLogParser(LogParser):
         self.speculative: bool | None = None  # whether the server arguments name a draft algorithm (None: unseen)
         self.swa_split: tuple[int, int] | None = None  # a sliding-window model's full and SWA pool tokens
         self.swa_total: float | None = None  # the GiB the engine states for its two sliding-window pools together
+        self.loads_done = 0  # Load weight end lines of rank 0: the first is the target model's, a second the draft's
 
     error_rules = (
         error("weights_leave_no_memory",

@@ -65,8 +65,15 @@ EXPECTED_READERS: dict[str, Callable] = {
     "cuda_graph_gb": _attr("cuda_graph_gib"),
     "cuda_graph_max_bs": _attr("cuda_graph_decode_max_bs"),
     "torch_compile_seconds": _attr("compilation_seconds"),
-    "k_size_gb": lambda r: _half(r, "k"),
-    "v_size_gb": lambda r: _half(r, "v"),
+    "k_size_gb": _attr("k_gib"),
+    "v_size_gb": _attr("v_gib"),
+    "target_k_size_gb": _attr("k_gib"),
+    "target_v_size_gb": _attr("v_gib"),
+    "draft_k_size_gb": _attr("draft_k_gib"),
+    "draft_v_size_gb": _attr("draft_v_gib"),
+    "avail_mem_after_target_pool_gb": _attr("avail_mem_after_pool_gib"),
+    "avail_mem_after_draft_pool_gb": _attr("avail_mem_after_draft_pool_gib"),
+    "avail_after_graph_gb": _attr("avail_mem_after_graph_gib"),
     "kv_size_gb": _attr("kv_gib"),
     "target_kv_gib": lambda r: _sum_gib([p for p in r.kv_pools if p.kind not in (POOL_DRAFT, POOL_STATE)]),
     "draft_kv_gib": _attr("draft_kv_gib"),
@@ -111,10 +118,6 @@ ERROR_KINDS = {
 CAPTURE_FAILURES = ("exception_during_cuda_graph_capture", "worker_exception_during_cuda_graph_capture")
 # Keys that are notes, not values read from a line.
 NOT_VALUES = {"ready", "error", "mem_fraction_static_note", "status"}
-
-
-def _half(record, which: str) -> float | None:
-    return record.kv_half_gib.get(which) if getattr(record, "kv_half_gib", None) else None
 
 
 def _sum_gib(pools) -> float | None:
