@@ -539,9 +539,13 @@ class LogParser:
         self._replay_other_ranks()
         self.flush_pending(Line(text="", raw=""))
         self._settle_last_exception()
-        if self._startup.failure is not None:
+        if self._startup.failure is not None or self._later.failure is not None:
             self._sync()  # frames read after the failure was offered say where it was raised
         self.finalize()
+        if self.record.status is None and not self.stopping:
+            # never invented: an excerpt that ends before the start was decided says so
+            self.record.status_note = (f"undecided: the log ends in phase {self.record.phase!r}, before a KV sizing "
+                                       "line, a ready line or a startup error")
         return self._events
 
     def _settle_last_exception(self) -> None:
@@ -832,6 +836,12 @@ class LogParser:
 
     def _sync(self) -> None:
         record = self.record
+        later = self._later.failure
+        if later is not None and self._startup.failure is None and self._block_stage.get(later.token) == "warmup":
+            # it came up, then failed its warm-up: a failed start (an error at a later request is not)
+            self._startup.failure, self._later.failure = later, None
+            self.seen_error = True
+            record.later_failure = record.later_failure_kind = None
         if (f := self._startup.failure) is not None:
             record.error_kind, record.error_message, record.error_data = f.kind, f.message, dict(f.data)
             if isinstance(f.token, int) and f.token in self._block_stage:

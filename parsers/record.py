@@ -73,6 +73,7 @@ class StartupRecord:
     engine: str | None = None
     engine_version: str | None = None
     status: str | None = None
+    status_note: str | None = None  # why status is None: what the log ends before
     error_kind: str | None = None
     error_message: str | None = None
     kv_tokens: int | None = None  # vLLM: the "KV cache size" line; SGLang: max_total_num_tokens

@@ -110,6 +110,36 @@ _POOL_FIGURES = (
 _STATE_SLOTS = re.compile(r"max_mamba_cache_size: ([\d,]+)")
 _STATE_SIZES = re.compile(rf"\w+ size: ({NUM}) ?GB")
 _STATE_BUFFERS = re.compile(rf"\b(conv|ssm)_state size: ({NUM}) ?GB")
+# 0.5.22 sglang/srt/mem_cache/memory_pool.py:982: a speculative hybrid model's intermediate SSM/conv caches, part of the
+# state pool (never of the KV pool)
+_STATE_INTERMEDIATE = re.compile(rf"\bintermediate_\w+ size: ({NUM}) ?GB")
+# Pool lines that look like the KV pool's and are not the device pool: kvcached's virtual reservation ("VirtualKV
+# Cache is allocated. #tokens: N, K size: ...", kvcached 67ee825 (2025-09) to f2e3593 (2026-02)
+# kvcached/integration/sglang/patches.py; "(group_id=G)." after), a host (hierarchical cache) pool.
+_NOT_DEVICE_POOL = re.compile(r"^(?:Virtual|virtual|Host|host|CPU|Hierarchical|HiCache)")
+
+
+def _other_pool(parser: LogParser, label: str, line: Line) -> None:
+    found = {name: m.group(1) for regex, name in _POOL_FIGURES if (m := regex.search(line.text))}
+    gib = (float(found["kv"]) if "kv" in found else
+           round(float(found["k"]) + float(found["v"]), 2) if "k" in found and "v" in found else None)
+    tokens = coerce(int, found["tokens"]) if "tokens" in found else None
+    prefix = "virtual_kv" if label.lower().startswith("virtual") else "host_kv"
+    setattr(parser.record, f"{prefix}_tokens", tokens)
+    setattr(parser.record, f"{prefix}_gib", gib)
+
+
+def _physical_pool(parser: LogParser, values: dict, line: Line) -> None:
+    # kvcached: "Physical KV Cache limits by --mem-fraction-static: #tokens: N, K size: ..." is the device pool
+    # beside its virtual reservation (kvcached/integration/sglang/patches.py, from f2e3593)
+    _kv_pool(parser, {"label": ""}, line)
+
+
+def _host_memory(parser: LogParser, values: dict, line: Line) -> None:
+    # A hierarchical cache's host pools (0.5.22 sglang/srt/mem_cache/memory_pool_host.py:304 and :812, pool_host/
+    # mamba.py:185, mha.py:857: "Allocating %.2f GB host memory for ..."), added: never the device pool.
+    record = parser.record
+    record.host_kv_gib = round((record.host_kv_gib or 0.0) + float(values["gib"]), 2)
 _TARGET = (POOL_KV, POOL_FULL, POOL_SWA)
 
 
@@ -123,6 +153,9 @@ def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
     # speculative draft model's pool (built after the target's, same wording) come as a second "KV Cache" line.
     record = parser.record
     label = str(values.get("label") or "")
+    if _NOT_DEVICE_POOL.search(label):
+        _other_pool(parser, label, line)
+        return
     if re.search(r"Mamba|state", label):
         sizes = [float(x) for x in _STATE_SIZES.findall(line.text)]
         slots = _STATE_SLOTS.search(line.text)
@@ -132,6 +165,8 @@ def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
         record.state_pool_slots, record.state_pool_gib = pool.slots, pool.gib
         for name, size in _STATE_BUFFERS.findall(line.text):
             setattr(record, f"state_{name}_gib", float(size))
+        intermediate = [float(x) for x in _STATE_INTERMEDIATE.findall(line.text)]
+        record.state_intermediate_gib = round(sum(intermediate), 2) if intermediate else None
         return
     found = {name: m.group(1) for regex, name in _POOL_FIGURES if (m := regex.search(line.text))}
     gib = (float(found["kv"]) if "kv" in found else
@@ -289,6 +324,25 @@ def _swa_total(parser: LogParser, values: dict, line: Line) -> None:
         _kv_total(parser)
 
 
+def _current_fraction(parser: LogParser, values: dict, line: Line) -> None:
+    if parser.record.mem_fraction_static_effective is None:
+        parser.record.mem_fraction_static_effective = float(values["gib"])
+
+
+def _all_swa(parser: LogParser, values: dict, line: Line) -> None:
+    _swa_split(parser, {"full": 0, "swa": values["swa"]}, line)
+    parser.record.pool_tokens = int(values["swa"])
+
+
+def _mlx_pool(parser: LogParser, values: dict, line: Line) -> None:
+    record = parser.record
+    tokens, gib = int(values["tokens"]), round(float(values["mib"]) / 1024, 2)
+    record.kv_pools = [*[p for p in record.kv_pools if p.kind not in _TARGET], KvPool(POOL_KV, "MLX KV Cache", tokens,
+                                                                                       gib)]
+    record.pool_tokens, record.kv_gib, record.device = tokens, gib, "mlx"
+    _kv_dtype_set(parser, values, line)
+
+
 def _kv_dtype_set(parser: LogParser, values: dict, line: Line) -> None:
     # The group is not named `dtype`: a field of that name is the model's dtype, stored from any match.
     if parser.record.kv_dtype is None:
@@ -315,7 +369,7 @@ _SUMMARY = (
     (re.compile(r"max_prefill_tokens=(-?[\d,]+)"), "max_prefill_tokens"),
     (re.compile(r"max_running_requests=(-?[\d,]+)"), "max_running_requests"),
     (re.compile(r"context_len=(-?[\d,]+)"), "context_len"),
-    (re.compile(rf"available_(?:gpu|cpu|npu|xpu|hpu)_mem=({NUM}) GB"), "available_mem_gib"),
+    (re.compile(rf"available_(?:gpu|cpu|npu|xpu|hpu|musa|mps|mlx)_mem=({NUM}) GB"), "available_mem_gib"),
 )
 
 
@@ -327,7 +381,7 @@ def _scheduler_summary(parser: LogParser, values: dict, line: Line) -> None:
         match = regex.search(line.text)
         if match:
             setattr(record, field, coerce(field_kinds(type(record))[field], match.group(1)))
-    device = re.search(r"available_(gpu|cpu|npu|xpu|hpu)_mem=", line.text)
+    device = re.search(r"available_(gpu|cpu|npu|xpu|hpu|musa|mps|mlx)_mem=", line.text)
     if device:
         record.device = device.group(1)
     record.max_model_len = record.context_len
@@ -367,6 +421,21 @@ class SglangStartupRecord(StartupRecord):
     draft_weights_gib: float | None = None
     avail_mem_after_draft_pool_gib: float | None = None
     avail_mem_after_graph_gib: float | None = None  # after the last graph capture
+    state_intermediate_gib: float | None = None  # a hybrid model's intermediate SSM/conv caches (in the state pool)
+    # What looks like the pool and is not (never in kv_tokens / kv_gib): kvcached's virtual reservation, a
+    # hierarchical cache's host memory
+    virtual_kv_tokens: int | None = None
+    virtual_kv_gib: float | None = None
+    host_kv_tokens: int | None = None
+    host_kv_gib: float | None = None
+    # the memory profile behind the pool (0.5.22 sglang/srt/model_executor/pool_configurator.py profile; the
+    # DeepSeek-V4 pools' own calculation line)
+    profile_available_gib: float | None = None
+    profile_total_gib: float | None = None
+    profile_mem_fraction_static: float | None = None
+    profile_rest_gib: float | None = None
+    pool_budget_gib: float | None = None  # DSV4: the bytes left for the pools
+    cell_bytes: float | None = None  # DSV4: bytes per full-attention token, all pools included
     max_total_tokens: int | None = None  # --max-total-tokens as given
     profiled_max_total_tokens: int | None = None  # when --max-total-tokens was above what fits
     max_running_requests_requested: int | None = None  # when the engine reduced it
@@ -405,6 +474,29 @@ class SglangLogParser(LogParser):
         rule(r"Post-capture KV sizing: (?P<label>draft )?KV cache allocated\.", _kv_pool, primary_only=True),
         rule(r"(?:Use [Ss]liding window memory pool\.|Post-capture KV sizing:) full_layer_tokens=(?P<full>[\d,]+), "
              r"swa_layer_tokens=(?P<swa>[\d,]+)", _swa_split, primary_only=True),
+        rule(r"^Physical KV Cache limits by --mem-fraction-static: #tokens: ", _physical_pool, primary_only=True),
+        rule(r"^Allocating (?P<gib>{NUM}) GB host memory for ", _host_memory, primary_only=True),
+        # the memory profile (0.5.22 pool_configurator.py profile_available_bytes; a long line, often wrapped)
+        rule(r"^Memory profiling: available_gpu_memory=(?P<profile_available_gib>-?{NUM}) GB, "
+             r"total_gpu_memory=(?P<profile_total_gib>{NUM}) GB, mem_fraction_static=(?P<profile_mem_fraction_static>"
+             r"{NUM}), rest_memory=(?P<profile_rest_gib>-?{NUM}) GB", primary_only=True),
+        # "Not enough memory. ... --mem-fraction-static." then, on the next line of the same message, the value used
+        # (0.4.x "\nCurrent value: {self.server_args.mem_fraction_static=}"; 0.5.22 pool_configurator.py:95)
+        rule(r"^Current value: (?:self\.)?(?:server_args\.)?mem_fraction_static=(?P<gib>{NUM})", _current_fraction),
+        # DeepSeek-V4's pools (0.5.22 pool_configurator.py:1526 "DSV4 pool sizes: full=F, swa=S, c4=...", :1600
+        # "DSV4 memory calculation: ... bytes_per_full_token=B, available_bytes=A GB, ... full_token=F"; a 2026
+        # build's "DSv4 memory calculation: bytes_per_full_token=..., available_bytes=... GB, full_token=..." and
+        # "SW KV memory calculation: ..." for other sliding-window models)
+        rule(r"^(?:DSV4|DSv4|SW KV) memory calculation: .*?bytes_per_full_token=(?P<cell_bytes>{NUM}), "
+             r"available_bytes=(?P<pool_budget_gib>-?{NUM}) GB, .*?full_token=(?P<pool_tokens>\d+)",
+             primary_only=True),
+        rule(r"^DSV4 pool sizes: full=(?P<full>\d+), swa=(?P<swa>\d+)", _swa_split, primary_only=True),
+        # an all-sliding-window model (Gemma 4): one SWA pool, no full one (0.5.22 pool_configurator.py:843)
+        rule(r"^Use sliding window memory pool \(all SWA\)\. swa_layer_tokens=(?P<swa>[\d,]+)", _all_swa,
+             primary_only=True),
+        # Apple MLX: its own pool, in MB (0.5.22 sglang/srt/hardware_backend/mlx/kv_cache/attention_kv_pool.py:49)
+        rule(r"^MlxAttentionKVPool: (?P<tokens>\d+) slots x \d+ layers x \d+ heads x \d+ dim, "
+             r"dtype=(?P<kv_cache_dtype>\S+), ~(?P<mib>{NUM}) MB", _mlx_pool, primary_only=True),
         rule(r"^SWAKVPool (?:mem usage|VA upper bound): (?P<gib>{NUM}) GB, swa size: (?P<swa>[\d,]+), "
              r"full size: (?P<full>[\d,]+)", _swa_total, primary_only=True),
         rule(r"Setting KV cache dtype to (?P<kv_cache_dtype>\S+?)\.? for ", _kv_dtype_set),
@@ -443,11 +535,21 @@ class SglangLogParser(LogParser):
         self.loads_done = 0  # Load weight end lines of rank 0: the first is the target model's, a second the draft's
 
     error_rules = (
+        # 0.5.22 sglang/srt/mem_cache/kv_cache_configurator.py:2732 (0.5.14 on); the device named or not, the hint
+        # parts optional (a backend's or a later release's wording)
         error("weights_leave_no_memory",
-              r"Loaded weights leave no GPU memory for the KV cache under "
-              r"--mem-fraction-static=(?P<mem_fraction_static_effective>[\d.]+)\. Raise --mem-fraction-static above "
-              r"(?P<suggested_mem_fraction_static>-?[\d.]+) \(minimum viable = 1 - available/pre = "
-              r"(?P<minimum_mem_fraction_static>-?[\d.]+)\)"),
+              r"Loaded weights leave no (?:\w+ )?memory for the KV cache under "
+              r"--mem-fraction-static=(?P<mem_fraction_static_effective>[\d.]+)\.(?: Raise --mem-fraction-static "
+              r"above (?P<suggested_mem_fraction_static>-?[\d.]+)(?: \(minimum viable = 1 - available/pre = "
+              r"(?P<minimum_mem_fraction_static>-?[\d.]+)\))?)?"),
+        # A sliding-window pool's fixed part leaves nothing for the full pool (0.5.22 sglang/srt/model_executor/
+        # pool_configurator.py:998, and DeepSeek-V4's at :1591)
+        error("full_pool_no_room",
+              r"SWA pool cap \((?P<swa_tokens>\d+) tokens, (?P<swa_gib>{NUM}) GiB?\) leaves no room for the full KV "
+              r"pool within the available (?P<available_gib>-?{NUM}) GiB?"),
+        # The server came up, then its warm-up request failed: a failed start (0.5.22
+        # sglang/srt/entrypoints/http_server.py:2311, logger.error; the server is killed after it)
+        error("warmup_failed", r"^Initialization failed\. warmup error:", standalone=True),
         error("not_enough_memory",
               r"Not enough memory\. Please try to increase --mem-fraction-static\."
               r"(?: Current value: [\w.]*?mem_fraction_static=(?P<mem_fraction_static_effective>[\d.]+))?"),

@@ -15,6 +15,7 @@ from packaging.version import InvalidVersion, Version
 
 from parsers.base import (
     GENERIC,
+    SPECIFIC,
     Line,
     LogParser,
     copy_field,
@@ -414,7 +415,10 @@ class VllmLogParser(LogParser):
         error("memory_profiling_error",
               r"Error in memory profiling\. Initial free memory (?P<initial_free_gib>{NUM})(?: GiB)?, current free "
               r"memory (?P<current_free_gib>{NUM})(?: GiB)?\."),
-        error("oom_loading_weights", r"Failed to load model - not enough GPU memory\.", standalone=True),
+        # Raised from the CUDA OOM while loading (0.32.0 vllm/v1/worker/gpu_model_runner.py load_model), whose own
+        # error comes first: this one says more (what was being done), so it outranks it.
+        error("oom_loading_weights", r"Failed to load model [-\u2013\u2014] not enough (?:\w+ )?memory\b",
+              rank=SPECIFIC + 1, standalone=True),
         error("max_model_len_exceeds_derived",
               r"User-specified max_model_len \((?P<max_model_len>\d+)\) is greater than the derived max_model_len "
               r"\((?P<derived_key>\w+)=(?P<derived_max_model_len>\d+) or model_max_length=(?P<model_max_length>\S+) "
