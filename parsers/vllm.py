@@ -285,7 +285,7 @@ class VllmLogParser(LogParser):
         # profiling and KV budget
         rule(r"^Warming up model for the compilation\.\.\.", phase("profiling")),
         rule(r"Estimated CUDA graph memory: (?P<cuda_graph_estimate_gib>{NUM})" + GIB),
-        rule(r"Available KV cache memory: (?P<kv_gib>{NUM})" + GIB, primary_only=True),
+        rule(r"^Available KV cache memory: (?P<kv_gib>{NUM})" + GIB, primary_only=True),
         rule(r"The current --gpu-memory-utilization=(?P<gpu_memory_utilization>{NUM}) is equivalent to "
              r"--gpu-memory-utilization=(?P<gpu_memory_utilization_equivalent>{NUM}) without CUDA graph memory "
              r"profiling\..*increase --gpu-memory-utilization to (?P<gpu_memory_utilization_suggested>{NUM})"),
@@ -337,7 +337,8 @@ class VllmLogParser(LogParser):
         rule(r"Auto-fit max_model_len: attention-free model, using derived max_model_len=(?P<max_model_len>[\d,]+)",
              _autofit),
         # the KV line(s): the KV figures are final from here on
-        rule(r"(?:(?P<pools>[A-Z]+(?: \+ host)?) )?KV cache size: (?P<kv_tokens>-?[\d,]+) tokens"
+        # (anchored: a third-party tool's banner or estimate that quotes the wording is not the engine's line)
+        rule(r"^(?:(?P<pools>[A-Z]+(?: \+ host)?) )?KV cache size: (?P<kv_tokens>-?[\d,]+) tokens"
              r"(?:, Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: "
              r"(?P<max_concurrency>{NUM})x)?", _kv_line,
              primary_only=True),  # every engine core (DP rank) logs its own
