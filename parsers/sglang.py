@@ -306,18 +306,17 @@ _GRAPH_BS = re.compile(r"\bbs ?=? ?\[([\d, ]+)\]")
 def _swa_split(parser: LogParser, values: dict, line: Line) -> None:
     # "Use sliding window memory pool. full_layer_tokens=F, swa_layer_tokens=S" (0.5.23
     # sglang/srt/model_executor/pool_configurator.py:888), and the same split after post-capture sizing.
-    parser.swa_split = (int(values["full"]), int(values["swa"]))
-    parser.record.pool_tokens = int(values["full"])
-    parser.record.swa_pool_tokens = int(values["swa"])
+    parser.swa_split = (coerce(int, str(values["full"])), coerce(int, str(values["swa"])))
+    parser.record.pool_tokens, parser.record.swa_pool_tokens = parser.swa_split
 
 
 def _swa_total(parser: LogParser, values: dict, line: Line) -> None:
     # "SWAKVPool mem usage: {mem_usage:.2f} GB, swa size: {size_swa}, full size: {size}": both pools, K and V.
     parser.swa_total = float(values["gib"])
-    parser.record.pool_tokens = int(values["full"])
-    parser.record.swa_pool_tokens = int(values["swa"])
+    split = (coerce(int, str(values["full"])), coerce(int, str(values["swa"])))
+    parser.record.pool_tokens, parser.record.swa_pool_tokens = split
     if parser.swa_split is None:
-        parser.swa_split = (int(values["full"]), int(values["swa"]))
+        parser.swa_split = split
     if not any(p.kind == POOL_SWA for p in parser.record.kv_pools):
         parser.record.kv_gib = parser.swa_total  # the sub-pools' own lines were not seen
     else:
@@ -331,12 +330,12 @@ def _current_fraction(parser: LogParser, values: dict, line: Line) -> None:
 
 def _all_swa(parser: LogParser, values: dict, line: Line) -> None:
     _swa_split(parser, {"full": 0, "swa": values["swa"]}, line)
-    parser.record.pool_tokens = int(values["swa"])
+    parser.record.pool_tokens = coerce(int, str(values["swa"]))
 
 
 def _mlx_pool(parser: LogParser, values: dict, line: Line) -> None:
     record = parser.record
-    tokens, gib = int(values["tokens"]), round(float(values["mib"]) / 1024, 2)
+    tokens, gib = coerce(int, str(values["tokens"])), round(float(values["mib"]) / 1024, 2)
     record.kv_pools = [*[p for p in record.kv_pools if p.kind not in _TARGET], KvPool(POOL_KV, "MLX KV Cache", tokens,
                                                                                        gib)]
     record.pool_tokens, record.kv_gib, record.device = tokens, gib, "mlx"
@@ -488,14 +487,15 @@ class SglangLogParser(LogParser):
         # build's "DSv4 memory calculation: bytes_per_full_token=..., available_bytes=... GB, full_token=..." and
         # "SW KV memory calculation: ..." for other sliding-window models)
         rule(r"^(?:DSV4|DSv4|SW KV) memory calculation: .*?bytes_per_full_token=(?P<cell_bytes>{NUM}), "
-             r"available_bytes=(?P<pool_budget_gib>-?{NUM}) GB, .*?full_token=(?P<pool_tokens>\d+)",
+             r"available_bytes=(?P<pool_budget_gib>-?{NUM}) GB, .*?full_token=(?P<pool_tokens>\d+(?:,\d{3})*)",
              primary_only=True),
-        rule(r"^DSV4 pool sizes: full=(?P<full>\d+), swa=(?P<swa>\d+)", _swa_split, primary_only=True),
+        rule(r"^DSV4 pool sizes: full=(?P<full>\d+(?:,\d{3})*), swa=(?P<swa>\d+(?:,\d{3})*)", _swa_split,
+             primary_only=True),
         # an all-sliding-window model (Gemma 4): one SWA pool, no full one (0.5.22 pool_configurator.py:843)
-        rule(r"^Use sliding window memory pool \(all SWA\)\. swa_layer_tokens=(?P<swa>[\d,]+)", _all_swa,
+        rule(r"^Use sliding window memory pool \(all SWA\)\. swa_layer_tokens=(?P<swa>\d+(?:,\d{3})*)", _all_swa,
              primary_only=True),
         # Apple MLX: its own pool, in MB (0.5.22 sglang/srt/hardware_backend/mlx/kv_cache/attention_kv_pool.py:49)
-        rule(r"^MlxAttentionKVPool: (?P<tokens>\d+) slots x \d+ layers x \d+ heads x \d+ dim, "
+        rule(r"^MlxAttentionKVPool: (?P<tokens>\d+(?:,\d{3})*) slots x [\d,]+ layers x [\d,]+ heads x [\d,]+ dim, "
              r"dtype=(?P<kv_cache_dtype>\S+), ~(?P<mib>{NUM}) MB", _mlx_pool, primary_only=True),
         rule(r"^SWAKVPool (?:mem usage|VA upper bound): (?P<gib>{NUM}) GB, swa size: (?P<swa>[\d,]+), "
              r"full size: (?P<full>[\d,]+)", _swa_total, primary_only=True),
@@ -545,11 +545,11 @@ class SglangLogParser(LogParser):
         # A sliding-window pool's fixed part leaves nothing for the full pool (0.5.22 sglang/srt/model_executor/
         # pool_configurator.py:998, and DeepSeek-V4's at :1591)
         error("full_pool_no_room",
-              r"SWA pool cap \((?P<swa_tokens>\d+) tokens, (?P<swa_gib>{NUM}) GiB?\) leaves no room for the full KV "
-              r"pool within the available (?P<available_gib>-?{NUM}) GiB?"),
+              r"SWA pool cap \((?P<swa_tokens>[\d,]+) tokens, (?P<swa_gib>{NUM}) Gi?B\) leaves no room for the full KV "
+              r"pool within the available (?P<available_gib>-?{NUM}) Gi?B"),
         # The server came up, then its warm-up request failed: a failed start (0.5.22
         # sglang/srt/entrypoints/http_server.py:2311, logger.error; the server is killed after it)
-        error("warmup_failed", r"^Initialization failed\. warmup error:", standalone=True),
+        error("warmup_failed", r"Initialization failed\. warmup error:", standalone=True),
         error("not_enough_memory",
               r"Not enough memory\. Please try to increase --mem-fraction-static\."
               r"(?: Current value: [\w.]*?mem_fraction_static=(?P<mem_fraction_static_effective>[\d.]+))?"),
