@@ -129,6 +129,10 @@ def _other_pool(parser: LogParser, label: str, line: Line) -> None:
     setattr(parser.record, f"{prefix}_gib", gib)
 
 
+def _virtual_pool(parser: LogParser, values: dict, line: Line) -> None:
+    _other_pool(parser, "Virtual", line)
+
+
 def _physical_pool(parser: LogParser, values: dict, line: Line) -> None:
     # kvcached: "Physical KV Cache limits by --mem-fraction-static: #tokens: N, K size: ..." is the device pool
     # beside its virtual reservation (kvcached/integration/sglang/patches.py, from f2e3593)
@@ -474,6 +478,7 @@ class SglangLogParser(LogParser):
         rule(r"(?:Use [Ss]liding window memory pool\.|Post-capture KV sizing:) full_layer_tokens=(?P<full>[\d,]+), "
              r"swa_layer_tokens=(?P<swa>[\d,]+)", _swa_split, primary_only=True),
         rule(r"^Physical KV Cache limits by --mem-fraction-static: #tokens: ", _physical_pool, primary_only=True),
+        rule(r"^(?P<label>VirtualKV) Cache is allocated(?: \(group_id=\d+\))?\. ", _virtual_pool, primary_only=True),
         rule(r"^Allocating (?P<gib>{NUM}) GB host memory for ", _host_memory, primary_only=True),
         # the memory profile (0.5.22 pool_configurator.py profile_available_bytes; a long line, often wrapped)
         rule(r"^Memory profiling: available_gpu_memory=(?P<profile_available_gib>-?{NUM}) GB, "
