@@ -410,6 +410,8 @@ class LogParser:
         self._quiet_blocks: set[int] = set()  # tracebacks the engine survives (see _start_block)
         self._block_stage: dict[int, str] = {}  # where each traceback was raised (FAILED_DURING)
         self._held: Line | None = None  # the last line, when it may continue on the next (_join_held)
+        self._loose_frames = False  # frame lines seen outside any traceback (an excerpt that cut its header)
+        self._loose_stage: str | None = None  # ... and where they say it was
         # The last exception the engine logged (or printed) that no rule names and that was not yet known to be
         # fatal: it ended the startup if nothing came after it (settled at close).
         self._last_exception: _Failure | None = None
@@ -444,7 +446,8 @@ class LogParser:
         hits = 0
         for line in lines:
             _, text = strip_python_logging(strip_wrappers(line.rstrip()))
-            if any((r.keyword is None or r.keyword in text) and r.pattern.search(text) for r in cls.rules):
+            if any((r.keyword is None or r.keyword in text) and r.pattern.search(text) for r in cls.rules) or any(
+                    (e.keyword is None or e.keyword in text) and e.pattern.search(text) for e in cls.error_rules):
                 hits += 1
         return hits
 
@@ -722,8 +725,21 @@ class LogParser:
             self._start_block(step.block, line)
         if step is not None and step.kind == STEP_FRAME:
             self._note_stage(step.block, text)
+        elif step is None and text[:1].isspace():
+            self._note_loose_frame(text)
         if not self._known_error(line, step):
             self._traceback_failure(line, step)
+
+    def _note_loose_frame(self, text: str) -> None:
+        """A traceback's tail whose header the excerpt cut: its frames still say where the next exception was."""
+        frame = _FRAME_FUNCTION.match(text)
+        if frame is None and not self._loose_frames:
+            return
+        self._loose_frames = True
+        names = [frame.group(1)] if frame else _CALLS.findall(text) if "(" in text else []
+        for name in names:
+            if (stage := FAILED_DURING.get(name)) is not None:
+                self._loose_stage = stage
 
     def _note_stage(self, block: int, text: str) -> None:
         """A frame line, or the source line under it (a cut traceback's last frame shows the call it was in)."""
@@ -825,6 +841,9 @@ class LogParser:
                fields: dict | None = None) -> None:
         if self.stopping:
             return  # ERROR lines of a requested shutdown are not failures
+        if not isinstance(token, int) and self._loose_stage is not None:
+            token = token if token is not None else ("loose", line.raw)
+            self._block_stage[token] = self._loose_stage
         failure = _Failure(kind, message, data, rank, token, fields or {})
         if self.seen_ready:
             if self._later.offer(failure):
@@ -844,7 +863,7 @@ class LogParser:
             record.later_failure = record.later_failure_kind = None
         if (f := self._startup.failure) is not None:
             record.error_kind, record.error_message, record.error_data = f.kind, f.message, dict(f.data)
-            if isinstance(f.token, int) and f.token in self._block_stage:
+            if f.token in self._block_stage:
                 record.failed_during = self._block_stage[f.token]
             for name, value in f.fields.items():
                 setattr(record, name, value)

@@ -232,3 +232,48 @@ def score_set(set_name: str, engine: str, held_out: bool | None = None) -> dict[
     """Per log, its score."""
     return {name: score_log(name, entry, parse_log(read_log(path), engine))
             for name, entry, path in entries(set_name, engine, held_out)}
+
+
+# Each log of the second set by what is special about it (from the set's README index alone, before reading it):
+# backend = a backend beyond CUDA, wrapper = how it was captured or shown, fatal = a failed start, pools = a newer
+# or several pools, trap = a line that looks like another fact, ranks = several ranks' figures, plain = none of these.
+CLASSES = {
+    "vllm": {"01": "wrapper", "02": "pools", "03": "ranks", "04": "trap", "05": "backend", "06": "fatal",
+             "07": "wrapper", "08": "wrapper", "09": "wrapper", "10": "wrapper", "11": "fatal", "12": "wrapper",
+             "13": "backend", "14": "fatal", "15": "backend", "16": "fatal", "17": "fatal", "18": "trap",
+             "19": "backend", "20": "backend"},
+    "sglang": {"01": "pools", "02": "fatal", "03": "wrapper", "04": "pools", "05": "wrapper", "06": "wrapper",
+               "07": "pools", "08": "pools", "09": "pools", "10": "fatal", "11": "plain", "12": "fatal",
+               "13": "fatal", "14": "wrapper", "15": "pools", "16": "fatal", "17": "wrapper", "18": "plain",
+               "19": "backend", "20": "fatal"},
+}
+
+
+def by_class(engine: str, scores: dict[str, Score]) -> dict[str, Score]:
+    out: dict[str, Score] = {}
+    for name, score in scores.items():
+        out.setdefault(CLASSES[engine].get(name[:2], "plain"), Score()).add(score)
+    return out
+
+
+def main() -> None:
+    """Print every set's figures, the second set's per class, in sample and held out apart."""
+    for set_name in SETS:
+        for engine in ("vllm", "sglang"):
+            groups = [None] if set_name == "gpu-logs" else [False, True]
+            for held_out in groups:
+                scores = score_set(set_name, engine, held_out)
+                total = Score()
+                for score in scores.values():
+                    total.add(score)
+                label = "" if held_out is None else " held out" if held_out else " in sample"
+                print(f"{set_name} {engine}{label}: {total.text()}")
+                if set_name == "gpu-logs-2":
+                    for cls, score in sorted(by_class(engine, scores).items()):
+                        print(f"    {cls}: {score.text()}")
+                for miss in total.misses:
+                    print(f"    miss {miss[:200]}")
+
+
+if __name__ == "__main__":
+    main()
