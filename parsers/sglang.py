@@ -39,9 +39,9 @@ from parsers.record import (
 # The engine's own prefix, found wherever it starts: `[%(asctime)s%(prefix)s] %(message)s`
 # with the date format `%Y-%m-%d %H:%M:%S` (sglang 0.4.0 sglang/srt/utils.py
 # configure_logger), milliseconds with SGLANG_LOG_MS, and the rank tags (` DP0 TP1 EP1`,
-# ` PP0`) of multi-rank runs.
+# ` PP0`) of multi-rank runs; a log setup that drops the date prints `[HH:MM:SS]` (2026 builds).
 PREFIX = re.compile(
-    r"\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?(?P<ranks>(?: [A-Z_]+-?\d+)*)\]"
+    r"\[(?P<ts>(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?(?P<ranks>(?: [A-Z_]+-?\d+)*)\]"
     r"(?: (?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) )?(?P<msg>.*))?$"
 )
 

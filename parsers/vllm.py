@@ -355,22 +355,25 @@ class VllmLogParser(LogParser):
         rule(r"CUDA graph pool memory: (?P<actual>{NUM})" + GIB + r" \(actual\), (?P<cuda_graph_estimate_gib>{NUM})"
              + GIB + r" \(estimated\)", _cuda_graph_pool, primary_only=True),
         # the --kv-cache-memory suggestion: its figures changed from release to release
-        rule(r"Replace gpu_memory_utilization config with `--kv-cache-memory=",
+        # vllm-ascend words it "Actual usage: ... for weights", "Replace gpu_memory_utilization with", "to fully utilize
+        # NPU free memory", "Current KV cache memory: X GiB" (its worker.py; public logs of vllm-ascend 2026 builds)
+        rule(r"Replace gpu_memory_utilization(?: config)? with `--kv-cache-memory=",
              store_pairs((r"Free memory on device \(({NUM})/", "initial_free_gib"),
                     (r"Free memory on device \({NUM}/({NUM})" + GIB, "total_memory_gib"),
                     (r"Desired GPU memory utilization is \(({NUM}),", "gpu_memory_utilization"),
                     (r"Desired GPU memory utilization is \({NUM}, ({NUM})" + GIB, "requested_memory_gib"),
-                    (r"Actual usage is ({NUM})" + GIB + r" for consumed memory", "non_kv_gib"),
-                    (r"Actual usage is ({NUM})" + GIB + r" for consumed memory \(weights \+ non-torch\)",
+                    (r"Actual usage(?: is|:) ({NUM})" + GIB + r" for consumed memory", "non_kv_gib"),
+                    (r"Actual usage(?: is|:) ({NUM})" + GIB + r" for consumed memory \(weights \+ non-torch\)",
                      "consumed_gib"),
-                    (r"Actual usage is ({NUM})" + GIB + r" for weight", "weights_gib"),
+                    (r"Actual usage(?: is|:) ({NUM})" + GIB + r" for weight", "weights_gib"),
                     (r"({NUM})" + GIB + r" for peak activation", "peak_activation_gib"),
                     (r"({NUM})" + GIB + r" for non-torch memory", "non_torch_gib"),
                     (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fit into requested memory",
                      "suggested_kv_cache_memory_bytes"),
-                    (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fully utilize gpu memory",
+                    (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fully utilize \w+ (?:free )?memory",
                      "suggested_kv_cache_memory_bytes_gpu_limit"),
-                    (r"Current kv cache memory in use is ({NUM})" + GIB, "current_kv_cache_gib")), primary_only=True),
+                    (r"Current (?:kv cache memory in use is|KV cache memory:) ({NUM})" + GIB, "current_kv_cache_gib")),
+             primary_only=True),
         # 0.32.0 vllm/model_executor/layers/quantization/kv_cache.py:164: an fp8 KV cache without calibrated scales
         rule(r"^Using KV cache scaling factor {NUM} for (?P<kv_cache_dtype>fp8\w*)\.", _kv_dtype_seen),
         rule(r"init engine \(profile, create kv cache, warmup model\) took (?P<init_engine_seconds>{NUM}) ?s"
@@ -502,6 +505,12 @@ class VllmLogParser(LogParser):
 
     def finalize(self) -> None:
         record = self.record
+        if record.error_kind == "other" and record.kv_gib is not None and record.kv_gib <= 0 and not self.seen_kv:
+            # A start that failed right after a KV budget of zero or less failed of it, whatever the excerpt shows of
+            # the exception: the engine refuses such a budget first (0.32.0 vllm/v1/core/kv_cache_utils.py:1009,
+            # "No available memory for the cache blocks"; the same check since 0.8.5)
+            record.error_kind = "no_kv_cache_memory"
+            record.error_data = {**record.error_data, "inferred_from": "available KV cache memory <= 0"}
         if self.kv_lines:
             self._kv_pools()
         if record.block_size is None and record.device in DEFAULT_BLOCK_SIZE:

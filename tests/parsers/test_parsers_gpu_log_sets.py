@@ -3,7 +3,10 @@ files, each file's source in its set's expected.json) read against the values a 
 
 The floors are the figures measured when they were set (issue 42): a change that reads fewer fields, KV counts or
 statuses fails here by name. `python -m tests.support.gpu_log_sets` prints every figure, per class, and each miss.
-The ten logs of gpu-logs-2 in HELD_OUT were read only once the rules were written: their floor is their first read.
+The ten logs of gpu-logs-2 in HELD_OUT were read only once the rules were written. Their first read was vLLM 11/17
+fields, KV 1/1, statuses 4/4 and SGLang 18/24, 1/1, 3/3; the wordings found in them since (vllm-ascend's suggestion
+line, a failure after a KV budget <= 0, SGLang's time-only prefix) were then fitted on them, so the floors below are
+no longer out of sample.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ FLOORS = {
     # smallest (0.10.2 vllm/v1/core/kv_cache_utils.py:1164 unify_kv_cache_configs), which the record holds
     ("gpu-logs-2", "vllm", False): (70, 75, 10, 11, 14, 14),
     ("gpu-logs-2", "sglang", False): (91, 94, 5, 5, 12, 12),
-    ("gpu-logs-2", "vllm", True): (11, 17, 1, 1, 4, 4),
-    ("gpu-logs-2", "sglang", True): (18, 24, 1, 1, 3, 3),
+    ("gpu-logs-2", "vllm", True): (17, 17, 1, 1, 4, 4),
+    ("gpu-logs-2", "sglang", True): (20, 24, 1, 1, 3, 3),
 }
 
 

@@ -87,6 +87,8 @@ EXPECTED_READERS: dict[str, Callable] = {
     "kv_tokens_lines": lambda r: [p.tokens for p in _pools(POOL_WORKER)(r)] or None,
     "max_concurrency_lines": _attr("max_concurrency_lines"),
     "available_kv_gib_lines": _attr("kv_gib_lines"),
+    "full_layer_tokens": _attr("pool_tokens"),
+    "swa_layer_tokens": _attr("swa_pool_tokens"),
     "configured_max_model_len": _first(_attr("configured_max_model_len"), _attr("max_model_len")),
     "second_pool_tokens": lambda r: _second(r, "tokens"),
     "second_pool_kv_gib": lambda r: _second(r, "gib"),
@@ -114,6 +116,7 @@ ERROR_KINDS = {
     "oom": ("cuda_oom", "device_oom"),
     "max_num_seqs_exceeds_mamba_cache_blocks": ("mamba_blocks_below_max_num_seqs",),
     "max_model_len_too_large (V0 wording)": ("max_model_len_too_large",),
+    "negative_available_kv_memory": ("no_kv_cache_memory",),
 }
 CAPTURE_FAILURES = ("exception_during_cuda_graph_capture", "worker_exception_during_cuda_graph_capture")
 # Keys that are notes, not values read from a line.
