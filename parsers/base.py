@@ -28,7 +28,7 @@ from parsers.lines import (
     to_number,
 )
 from parsers.record import STATUS_ENGINE_ERROR, STATUS_OK, StartupRecord, field_kinds
-from parsers.tracebacks import STEP_DETAIL, STEP_EXCEPTION, Step, TracebackTracker
+from parsers.tracebacks import STEP_DETAIL, STEP_EXCEPTION, STEP_FRAME, Step, TracebackTracker
 
 if sys.version_info >= (3, 11):
     import re._constants as sre_constants
@@ -50,6 +50,39 @@ EXCEPTION_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Except
 # Tracebacks printed for things that do not stop the process.
 NON_FATAL_HEADERS = re.compile(r"^(?:Exception ignored in|Exception in thread)\b")
 INTERRUPTS = re.compile(r"^(?:KeyboardInterrupt|SystemExit)\b")
+# Where a startup failed, told by the functions its traceback passes through (the innermost one named here wins:
+# a capture and a profile both end in the model's dummy forward, which is named nowhere). vLLM 0.33.0
+# vllm/v1/worker/gpu_worker.py determine_available_memory -> gpu_model_runner.py profile_run; initialize_from_config
+# -> initialize_kv_cache -> _allocate_kv_cache_tensors / initialize_kv_cache_tensors; compile_or_warm_up_model ->
+# capture_model -> _capture_cudagraphs; load_model. V0 (0.8.5 vllm/worker/worker.py) determine_num_available_blocks,
+# initialize_cache -> _init_cache_engine (cache_engine.py _allocate_kv_cache). SGLang 0.5.22
+# sglang/srt/model_executor/model_runner.py load_model, init_memory_pool (profile_max_num_token, then the pools'
+# _create_buffers), init_device_graphs -> cuda_graph_runner.py capture / capture_one_batch_size;
+# entrypoints/http_server.py _wait_and_warmup / _execute_server_warmup. Backend forks keep the names
+# (vllm-ascend worker determine_available_memory, NPU pools' _create_buffers).
+FAILED_DURING = {
+    "load_model": "loading", "load_weights": "loading",
+    "determine_available_memory": "profiling", "profile_run": "profiling",
+    "determine_num_available_blocks": "profiling", "profile_max_num_token": "profiling",
+    "initialize_kv_cache": "kv_pool", "initialize_from_config": "kv_pool", "_allocate_kv_cache_tensors": "kv_pool",
+    "initialize_kv_cache_tensors": "kv_pool", "_reshape_kv_cache_tensors": "kv_pool", "initialize_cache": "kv_pool",
+    "_init_cache_engine": "kv_pool", "_allocate_kv_cache": "kv_pool", "init_memory_pool": "kv_pool",
+    "_create_buffers": "kv_pool",
+    "capture_model": "cuda_graph_capture", "_capture_cudagraphs": "cuda_graph_capture",
+    "init_device_graphs": "cuda_graph_capture", "init_cuda_graphs": "cuda_graph_capture",
+    "capture_one_batch_size": "cuda_graph_capture",
+    "_wait_and_warmup": "warmup", "_execute_server_warmup": "warmup", "warmup_model": "warmup",
+}
+_FRAME_FUNCTION = re.compile(r'^\s*File "[^"]*", line \d+, in (\w+)')
+_CALLS = re.compile(r"(\w+)\(")
+HEADER_TEXT = "Traceback (most recent call last):"
+# A message that may go on on the next line: it ends mid-statement (a label, a list, an open bracket), or it is
+# long and ends in the middle of a word (a terminal's fixed-width wrap).
+_OPEN_END = re.compile(r"(?:[,:=(\[]|\w{2}\s*[-+]?|[^.!?)\]x\s]\w)$")
+
+
+def _incomplete(text: str) -> bool:
+    return len(text) >= 24 and _OPEN_END.search(text) is not None and (len(text) >= 60 or text[-1] in ",:=([")
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ costs a microsecond a line
@@ -197,11 +230,38 @@ class ErrorRule:
     rank: int = SPECIFIC
     standalone: bool = False  # a plain log line (no traceback, no ERROR level) is enough
     keyword: str | None = None  # text every match contains
+    # (regex, key) pieces the line may also hold, each wherever it stands: its first group is error_data[key]
+    extras: tuple[tuple[re.Pattern, str], ...] = ()
 
 
-def error(kind: str, regex: str, rank: int = SPECIFIC, standalone: bool = False) -> ErrorRule:
+def error(kind: str, regex: str, rank: int = SPECIFIC, standalone: bool = False,
+          extras: tuple[tuple[str, str], ...] = ()) -> ErrorRule:
     pattern = re.compile(regex.replace("{NUM}", NUM))
-    return ErrorRule(kind, pattern, rank, standalone, required_literal(pattern))
+    compiled = tuple((re.compile(r.replace("{NUM}", NUM)), key) for r, key in extras)
+    return ErrorRule(kind, pattern, rank, standalone, required_literal(pattern), compiled)
+
+
+# PyTorch's out-of-memory message, the same for every device its allocators serve (CUDA, HIP on ROCm, and the
+# backends' own: torch_npu "NPU out of memory", XPU, MUSA): "<DEV> out of memory. Tried to allocate 2.57 GiB (NPU 0;
+# 60.96 GiB total capacity; ...)" (torch up to 2.0 and torch_npu), or "... Tried to allocate 2.00 GiB. GPU 0 has a
+# total capacity of 23.52 GiB of which 1.06 GiB is free." (torch 2.1 on, c10/cuda/CUDACachingAllocator.cpp).
+_OOM_FIGURES = (
+    (r"Tried to allocate ({NUM}) GiB", "tried_gib"),
+    (r"Tried to allocate ({NUM}) MiB", "tried_mib"),
+    (r"({NUM}) GiB total capacity", "total_gib"),
+    (r"has a total capacity of ({NUM}) GiB", "total_gib"),
+    (r"of which ({NUM}) GiB is free|; ({NUM}) GiB free;", "free_gib"),
+)
+
+
+def device_oom_errors() -> tuple[ErrorRule, ...]:
+    """The out-of-memory errors of every device: `cuda_oom` (CUDA, HIP), `device_oom` (NPU, XPU, MUSA, MPS)."""
+    return (
+        error("cuda_oom", r"\b(?:CUDA|HIP) out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?",
+              extras=_OOM_FIGURES),
+        error("device_oom", r"\b(?P<oom_device>NPU|XPU|MUSA|MPS)(?: backend)? out of memory\b"
+                            r"(?:\.? ?\(?Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?", extras=_OOM_FIGURES),
+    )
 
 
 def _record_fields(match: re.Match, kinds: dict[str, type]) -> dict:
@@ -348,6 +408,10 @@ class LogParser:
         self._fatal_blocks: set[int] = set()
         self._ignore_next_block: set[str] = set()
         self._quiet_blocks: set[int] = set()  # tracebacks the engine survives (see _start_block)
+        self._block_stage: dict[int, str] = {}  # where each traceback was raised (FAILED_DURING)
+        self._held: Line | None = None  # the last line, when it may continue on the next (_join_held)
+        self._loose_frames = False  # frame lines seen outside any traceback (an excerpt that cut its header)
+        self._loose_stage: str | None = None  # ... and where they say it was
         # The last exception the engine logged (or printed) that no rule names and that was not yet known to be
         # fatal: it ended the startup if nothing came after it (settled at close).
         self._last_exception: _Failure | None = None
@@ -382,7 +446,8 @@ class LogParser:
         hits = 0
         for line in lines:
             _, text = strip_python_logging(strip_wrappers(line.rstrip()))
-            if any((r.keyword is None or r.keyword in text) and r.pattern.search(text) for r in cls.rules):
+            if any((r.keyword is None or r.keyword in text) and r.pattern.search(text) for r in cls.rules) or any(
+                    (e.keyword is None or e.keyword in text) and e.pattern.search(text) for e in cls.error_rules):
                 hits += 1
         return hits
 
@@ -391,7 +456,7 @@ class LogParser:
     def feed(self, raw: str | bytes) -> list[ev.Event]:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", errors="replace")
-        if not (self.has_pending() or self.may_matter(raw) or any(
+        if not (self.has_pending() or self._held is not None or self.may_matter(raw) or any(
                 self.may_be_from(raw, source) for source in self._tracebacks.open_sources)):
             return []  # most lines: no rule's text, no error, no traceback open
         return self._feed_text(raw)
@@ -399,6 +464,9 @@ class LogParser:
     def _feed_text(self, raw: str) -> list[ev.Event]:
         self._events = []
         fired = self.rules_fired
+        if self._held is not None and self._join_held(raw):
+            self.finalize()
+            return self._events
         for raw_segment in clean_segments(raw):
             t, segment = split_relative_time(raw_segment)
             # Trailing spaces go only after the capture's "<seconds>\t" is split off.
@@ -428,7 +496,7 @@ class LogParser:
                 if (i := text.find(t, pos)) >= 0:
                     heapq.heappush(heap, (i, t))
             hit = heap[0][0] if heap else n
-            if self.has_pending():
+            if self.has_pending() or self._held is not None:
                 hit = pos
             for source in self._tracebacks.open_sources:
                 # A process with a traceback under way: its next line must be seen.
@@ -474,7 +542,13 @@ class LogParser:
         self._replay_other_ranks()
         self.flush_pending(Line(text="", raw=""))
         self._settle_last_exception()
+        if self._startup.failure is not None or self._later.failure is not None:
+            self._sync()  # frames read after the failure was offered say where it was raised
         self.finalize()
+        if self.record.status is None and not self.stopping:
+            # never invented: an excerpt that ends before the start was decided says so
+            self.record.status_note = (f"undecided: the log ends in phase {self.record.phase!r}, before a KV sizing "
+                                       "line, a ready line or a startup error")
         return self._events
 
     def _settle_last_exception(self) -> None:
@@ -514,9 +588,43 @@ class LogParser:
     def flush_pending(self, line: Line) -> None:
         """Hook: a fact announced over several lines is complete (called before each line)."""
 
+    def _join_held(self, raw: str) -> bool:
+        """A line that continues the held one (a message wrapped by a terminal at a fixed width, or by its author
+        with the number on the next line): True when the two read together state what neither did alone."""
+        held, self._held = self._held, None
+        segments = clean_segments(raw)
+        if held is None or len(segments) != 1:
+            return False
+        t, segment = split_relative_time(segments[0])
+        text = strip_wrappers(segment.rstrip())
+        if not text or text[0].isspace():
+            return False
+        following = self.split_prefix(text, t)
+        if following.prefixed or not following.text or following.text[0].isspace() or following.text.startswith(
+                HEADER_TEXT):
+            return False
+        fired = self.rules_fired
+        for separator in ("", " "):  # a terminal cuts anywhere; an author breaks at a space
+            line = Line(text=held.text + separator + following.text, raw=held.raw, source=held.source,
+                        level=held.level, prefixed=held.prefixed, primary=held.primary, rank=held.rank, t=held.t)
+            self._match_rules(line)
+            self._known_error(line, None, token=("joined", held.raw))
+            if self.rules_fired != fired:
+                self._held = line if _incomplete(line.text) else None
+                return True
+        return False
+
     def _feed_line(self, line: Line) -> None:
+        fired = self.rules_fired
+        self._feed_line_rules(line)
+        self._held = line if self.rules_fired == fired and _incomplete(line.text) else None
+
+    def _feed_line_rules(self, line: Line) -> None:
         self.flush_pending(line)
         self._check_failures(line)
+        self._match_rules(line)
+
+    def _match_rules(self, line: Line) -> None:
         text = line.text
         rules = self.rules
         for index in self._candidates(text):
@@ -615,10 +723,33 @@ class LogParser:
         step = self._tracebacks.feed(line.source, text)
         if step is not None and step.new_block:
             self._start_block(step.block, line)
+        if step is not None and step.kind == STEP_FRAME:
+            self._note_stage(step.block, text)
+        elif step is None and text[:1].isspace():
+            self._note_loose_frame(text)
         if not self._known_error(line, step):
             self._traceback_failure(line, step)
 
-    def _known_error(self, line: Line, step: Step | None) -> bool:
+    def _note_loose_frame(self, text: str) -> None:
+        """A traceback's tail whose header the excerpt cut: its frames still say where the next exception was."""
+        frame = _FRAME_FUNCTION.match(text)
+        if frame is None and not self._loose_frames:
+            return
+        self._loose_frames = True
+        names = [frame.group(1)] if frame else _CALLS.findall(text) if "(" in text else []
+        for name in names:
+            if (stage := FAILED_DURING.get(name)) is not None:
+                self._loose_stage = stage
+
+    def _note_stage(self, block: int, text: str) -> None:
+        """A frame line, or the source line under it (a cut traceback's last frame shows the call it was in)."""
+        frame = _FRAME_FUNCTION.match(text)
+        names = [frame.group(1)] if frame else _CALLS.findall(text) if "(" in text else []
+        for name in names:
+            if (stage := FAILED_DURING.get(name)) is not None:
+                self._block_stage[block] = stage
+
+    def _known_error(self, line: Line, step: Step | None, token: object = None) -> bool:
         """A known engine error, stated by an exception or an ERROR line (or plainly, if that suffices)."""
         in_exception = step is not None and step.kind in (STEP_EXCEPTION, STEP_DETAIL)
         explicit = in_exception or line.level in LEVELS_THAT_FAIL or EXCEPTION_LINE.match(line.text) is not None
@@ -628,8 +759,12 @@ class LogParser:
             match = err.pattern.search(line.text)
             if match:
                 self.rules_fired += 1
-                token = step.block if in_exception else None
-                self._offer(err.kind, line.text.strip(), self._apply(match, store=False), err.rank, token, line,
+                token = step.block if in_exception else token
+                data = self._apply(match, store=False)
+                for regex, key in err.extras:
+                    if key not in data and (extra := regex.search(line.text)):
+                        data[key] = to_number(next(g for g in extra.groups() if g is not None))
+                self._offer(err.kind, line.text.strip(), data, err.rank, token, line,
                             fields=_record_fields(match, self.kinds))
                 return True
         return False
@@ -706,6 +841,9 @@ class LogParser:
                fields: dict | None = None) -> None:
         if self.stopping:
             return  # ERROR lines of a requested shutdown are not failures
+        if not isinstance(token, int) and self._loose_stage is not None:
+            token = token if token is not None else ("loose", line.raw)
+            self._block_stage[token] = self._loose_stage
         failure = _Failure(kind, message, data, rank, token, fields or {})
         if self.seen_ready:
             if self._later.offer(failure):
@@ -717,8 +855,16 @@ class LogParser:
 
     def _sync(self) -> None:
         record = self.record
+        later = self._later.failure
+        if later is not None and self._startup.failure is None and self._block_stage.get(later.token) == "warmup":
+            # it came up, then failed its warm-up: a failed start (an error at a later request is not)
+            self._startup.failure, self._later.failure = later, None
+            self.seen_error = True
+            record.later_failure = record.later_failure_kind = None
         if (f := self._startup.failure) is not None:
             record.error_kind, record.error_message, record.error_data = f.kind, f.message, dict(f.data)
+            if f.token in self._block_stage:
+                record.failed_during = self._block_stage[f.token]
             for name, value in f.fields.items():
                 setattr(record, name, value)
         if (f := self._later.failure) is not None:

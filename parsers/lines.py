@@ -10,6 +10,9 @@ engine modules only know their engine's own prefix.
 
 from __future__ import annotations
 
+import ast
+import html
+import json
 import re
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -26,7 +29,31 @@ def clean_segments(raw: str | bytes) -> list[str]:
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8", errors="replace")
     text = (ANSI.sub("", raw) if "\x1b" in raw else raw).rstrip("\r\n")
+    if text[:1] in "['\"" or text[:2].isspace():
+        text = _pasted_strings(text)
+        if "\x1b" in text:
+            text = ANSI.sub("", text)
     return text.split("\r") if "\r" in text else [text]
+
+
+# A log pasted as Python string literals: a whole list on one line (`['INFO ...', 'INFO ...']`, what printing
+# `proc.stdout.splitlines()` gives), or one quoted line per line of a list spread over lines.
+_QUOTED_LINE = re.compile(r"""^\s*\[?\s*(?P<literal>(?P<q>['"]).*(?P=q))\s*,?\s*\]?$""")
+
+
+def _pasted_strings(text: str) -> str:
+    """The lines a line of Python string literals holds, joined by `\\r` (each becomes a line); `text` otherwise."""
+    match = _QUOTED_LINE.match(text)
+    if match is None:
+        return text
+    literal = match.group("literal")
+    try:
+        value = ast.literal_eval(f"[{literal}]")
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return text
+    if not value or not all(isinstance(item, str) for item in value):
+        return text
+    return "\r".join(line for item in value for line in item.rstrip("\n").split("\n"))
 
 
 # What capture tools put before a line, outermost first. Each is removed at most once, in
@@ -36,21 +63,79 @@ def clean_segments(raw: str | bytes) -> list[str]:
 _DOCKER_TS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? "
 _COMPOSE = r"(?:[A-Za-z0-9][\w.\-/]*\s*\| ?|\[pod/[^\]]+\] )"
 WRAPPER = re.compile(rf"^(?:{_DOCKER_TS})?(?:{_COMPOSE})?(?:{_DOCKER_TS})?")
-LEVEL_NAMES = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL"
+LEVEL_NAMES = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE"
 # A Python-logging prefix of a program that wraps the engine (or of an engine whose own
 # format was switched off): `INFO:name:msg`, `2025-01-01 10:00:00,123 - name - INFO - msg`,
 # `2025-01-01 10:00:00,123 INFO name: msg`, `[2025-01-01 10:00:00] [INFO] msg`.
+# A Rust `tracing` line (Dynamo's runtime, and the Python logs it formats alike) is `<RFC 3339>Z  INFO
+# target::path{span fields}: msg`.
 PY_LOGGING = re.compile(
-    rf"^(?:\[?\d{{4}}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\]?\s*(?:-\s*|\|\s*)?)?"
+    rf"^\s*(?:\[?\d{{4}}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\]?\s*(?:-\s*|\|\s*)?)?"
     rf"(?:[\w.]+\s+-\s+)?\[?(?P<level>{LEVEL_NAMES})\]?"
-    rf"(?::[\w.<>]+:|:\s+|\s+-\s+(?:[\w.]+\s+-\s+)?|\s+\|\s+|\s+[\w.]+:\s+|\s+)"
+    rf"(?::[\w.<>]+:|:\s+|\s+-\s+(?:[\w.]+\s+-\s+)?|\s+\|\s+|\s+[\w.]+:\s+"
+    rf"|\s+[\w.]+(?:::[\w.]+)+(?:\{{[^}}]*\}})?(?::[\w.]+(?:\{{[^}}]*\}})?)*:\s+|\s+)"
 )
 
 
+# What people and viewers put around a log they show, removed before the capture tools' prefixes: `grep -n`'s line
+# number (and file name), HTML tags of a rendered page, a Kubernetes log viewer's box border, a shell comment.
+_GREP_N = re.compile(r"^(?:[\w./-]+\.\w+[:-])?\d+[:-](?![\d:-])")
+_HTML_TAG = re.compile(r"</?(?:span|div|pre|code|b|i|em|strong|font|br|p|td|tr|a|mark|kbd|samp)\b[^>]*>")
+_BOX = re.compile(r"^\s*[│┃║]\s?|\s*[│┃║]\s*$")
+# (only before what starts a log line: vLLM's own "# GPU blocks: N" begins with "# ")
+_COMMENT = re.compile(r"^#+ (?=[\[(]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b|\d{4}-\d\d-\d\d)")
+# Structured logging: logfmt (`level=info name=vllm... msg="GPU KV cache size: ..."`) and one JSON object a line
+# (`{"level": "INFO", "message": "..."}`): the message, after its level as a plain-logging prefix would give it.
+_LOGFMT_MSG = re.compile(r'(?:^|\s)(?:msg|message)=(?:"(?P<quoted>(?:[^"\\]|\\.)*)"|(?P<bare>\S+))')
+_LOGFMT_LEVEL = re.compile(r"(?:^|\s)(?:level|lvl|severity)=\"?(?P<level>\w+)")
+_JSON_KEYS = ("message", "msg", "event")
+
+
+def _structured(text: str) -> str:
+    """The message of a logfmt or JSON log line, as `LEVEL message`; `text` itself when it is neither."""
+    if text.startswith("{") and text.endswith("}"):
+        try:
+            record = json.loads(text)
+        except ValueError:
+            return text
+        message = next((record[k] for k in _JSON_KEYS if isinstance(record.get(k), str)), None)
+        if message is None:
+            return text
+        level = str(record.get("level") or record.get("levelname") or record.get("severity") or "").upper()
+        return f"{level} {message}" if level else message
+    match = _LOGFMT_MSG.search(text)
+    if match is None or "=" not in text[:match.start() + 1]:
+        return text
+    message = match.group("bare") or match.group("quoted").replace('\\"', '"').replace("\\\\", "\\")
+    level = _LOGFMT_LEVEL.search(text[:match.start()])
+    return f"{level.group('level').upper()} {message}" if level else message
+
+
+def _shown(text: str) -> str:
+    """`text` without what showing it added (grep -n, HTML, a box border, a comment mark)."""
+    if "<" in text and ">" in text:
+        text = _HTML_TAG.sub("", text)
+        if "&" in text:
+            text = html.unescape(text)
+    if _BOX.search(text):
+        text = _BOX.sub("", text)
+    if text[:1].isdigit() or "." in text[:64]:
+        text = _GREP_N.sub("", text, count=1)
+    if text[:1] == "#":
+        text = _COMMENT.sub("", text, count=1)
+    return text
+
+
 def strip_wrappers(text: str) -> str:
-    """`text` without the capture tools' prefixes (docker timestamps, compose names)."""
+    """`text` without the capture tools' prefixes (docker timestamps, compose names), what showing the log added
+    (grep -n, HTML tags, a log viewer's border) and a structured-logging line's keys."""
+    text = _shown(text)
     match = WRAPPER.match(text)
-    return text[match.end():] if match and match.end() else text
+    if match and match.end():
+        text = text[match.end():]
+    if "msg=" in text or "message=" in text or text[:1] == "{":
+        text = _structured(text)
+    return text
 
 
 def strip_python_logging(text: str) -> tuple[str | None, str]:

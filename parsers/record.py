@@ -73,6 +73,7 @@ class StartupRecord:
     engine: str | None = None
     engine_version: str | None = None
     status: str | None = None
+    status_note: str | None = None  # why status is None: what the log ends before
     error_kind: str | None = None
     error_message: str | None = None
     kv_tokens: int | None = None  # vLLM: the "KV cache size" line; SGLang: max_total_num_tokens
@@ -89,6 +90,9 @@ class StartupRecord:
     error_data: dict[str, Any] = field(default_factory=dict)  # the startup error's numbers
     later_failure: str | None = None  # a failure after the server was ready (status stays ok)
     later_failure_kind: str | None = None
+    # Where in the startup the failure's traceback was raised, from its frames' function names (FAILED_DURING in
+    # parsers/base.py): "loading", "profiling", "kv_pool", "cuda_graph_capture", "warmup"; None: no such frame.
+    failed_during: str | None = None
     stop_signal: str | None = None  # the engine was told to stop (SIGINT/SIGTERM) before it failed or ended
     phase: str | None = None  # last startup phase reached
     t_kv_s: float | None = None  # seconds to the KV line / to ready, when lines carry relative times

@@ -14,6 +14,7 @@ from parsers.base import (
     GENERIC,
     Line,
     LogParser,
+    device_oom_errors,
     error,
     kv_sized,
     phase,
@@ -21,7 +22,6 @@ from parsers.base import (
     rule,
     set_fields,
     stopping,
-    store_pairs,
     version,
 )
 from parsers.lines import NUM, coerce, strip_python_logging, strip_wrappers
@@ -39,9 +39,9 @@ from parsers.record import (
 # The engine's own prefix, found wherever it starts: `[%(asctime)s%(prefix)s] %(message)s`
 # with the date format `%Y-%m-%d %H:%M:%S` (sglang 0.4.0 sglang/srt/utils.py
 # configure_logger), milliseconds with SGLANG_LOG_MS, and the rank tags (` DP0 TP1 EP1`,
-# ` PP0`) of multi-rank runs.
+# ` PP0`) of multi-rank runs; a log setup that drops the date prints `[HH:MM:SS]` (2026 builds).
 PREFIX = re.compile(
-    r"\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?(?P<ranks>(?: [A-Z_]+-?\d+)*)\]"
+    r"\[(?P<ts>(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?(?P<ranks>(?: [A-Z_]+-?\d+)*)\]"
     r"(?: (?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) )?(?P<msg>.*))?$"
 )
 
@@ -109,6 +109,41 @@ _POOL_FIGURES = (
 # 0.12GB, ssm_state size: 1.50GB ..."; 0.5.2 sglang/srt/mem_cache/memory_pool.py:167 states no size in requests).
 _STATE_SLOTS = re.compile(r"max_mamba_cache_size: ([\d,]+)")
 _STATE_SIZES = re.compile(rf"\w+ size: ({NUM}) ?GB")
+_STATE_BUFFERS = re.compile(rf"\b(conv|ssm)_state size: ({NUM}) ?GB")
+# 0.5.22 sglang/srt/mem_cache/memory_pool.py:982: a speculative hybrid model's intermediate SSM/conv caches, part of the
+# state pool (never of the KV pool)
+_STATE_INTERMEDIATE = re.compile(rf"\bintermediate_\w+ size: ({NUM}) ?GB")
+# Pool lines that look like the KV pool's and are not the device pool: kvcached's virtual reservation ("VirtualKV
+# Cache is allocated. #tokens: N, K size: ...", kvcached 67ee825 (2025-09) to f2e3593 (2026-02)
+# kvcached/integration/sglang/patches.py; "(group_id=G)." after), a host (hierarchical cache) pool.
+_NOT_DEVICE_POOL = re.compile(r"^(?:Virtual|virtual|Host|host|CPU|Hierarchical|HiCache)")
+
+
+def _other_pool(parser: LogParser, label: str, line: Line) -> None:
+    found = {name: m.group(1) for regex, name in _POOL_FIGURES if (m := regex.search(line.text))}
+    gib = (float(found["kv"]) if "kv" in found else
+           round(float(found["k"]) + float(found["v"]), 2) if "k" in found and "v" in found else None)
+    tokens = coerce(int, found["tokens"]) if "tokens" in found else None
+    prefix = "virtual_kv" if label.lower().startswith("virtual") else "host_kv"
+    setattr(parser.record, f"{prefix}_tokens", tokens)
+    setattr(parser.record, f"{prefix}_gib", gib)
+
+
+def _virtual_pool(parser: LogParser, values: dict, line: Line) -> None:
+    _other_pool(parser, "Virtual", line)
+
+
+def _physical_pool(parser: LogParser, values: dict, line: Line) -> None:
+    # kvcached: "Physical KV Cache limits by --mem-fraction-static: #tokens: N, K size: ..." is the device pool
+    # beside its virtual reservation (kvcached/integration/sglang/patches.py, from f2e3593)
+    _kv_pool(parser, {"label": ""}, line)
+
+
+def _host_memory(parser: LogParser, values: dict, line: Line) -> None:
+    # A hierarchical cache's host pools (0.5.22 sglang/srt/mem_cache/memory_pool_host.py:304 and :812, pool_host/
+    # mamba.py:185, mha.py:857: "Allocating %.2f GB host memory for ..."), added: never the device pool.
+    record = parser.record
+    record.host_kv_gib = round((record.host_kv_gib or 0.0) + float(values["gib"]), 2)
 _TARGET = (POOL_KV, POOL_FULL, POOL_SWA)
 
 
@@ -122,6 +157,9 @@ def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
     # speculative draft model's pool (built after the target's, same wording) come as a second "KV Cache" line.
     record = parser.record
     label = str(values.get("label") or "")
+    if _NOT_DEVICE_POOL.search(label):
+        _other_pool(parser, label, line)
+        return
     if re.search(r"Mamba|state", label):
         sizes = [float(x) for x in _STATE_SIZES.findall(line.text)]
         slots = _STATE_SLOTS.search(line.text)
@@ -129,6 +167,10 @@ def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
                       slots=coerce(int, slots.group(1)) if slots else None)
         record.kv_pools = [*record.kv_pools, pool]
         record.state_pool_slots, record.state_pool_gib = pool.slots, pool.gib
+        for name, size in _STATE_BUFFERS.findall(line.text):
+            setattr(record, f"state_{name}_gib", float(size))
+        intermediate = [float(x) for x in _STATE_INTERMEDIATE.findall(line.text)]
+        record.state_intermediate_gib = round(sum(intermediate), 2) if intermediate else None
         return
     found = {name: m.group(1) for regex, name in _POOL_FIGURES if (m := regex.search(line.text))}
     gib = (float(found["kv"]) if "kv" in found else
@@ -145,6 +187,7 @@ def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
         same = (POOL_DRAFT,) if kind == POOL_DRAFT else _TARGET
         pools = [p for p in pools if p.kind not in same]
     record.kv_pools = [*pools, KvPool(kind, name, tokens, gib)]
+    _kv_halves(record, kind, found)
     if kind == POOL_DRAFT:
         drafts = [p for p in record.kv_pools if p.kind == POOL_DRAFT]
         record.draft_kv_gib = _sum([p.gib for p in drafts]) if gib is not None else record.draft_kv_gib
@@ -157,6 +200,18 @@ def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
         if tokens is not None and kind == POOL_SWA:
             record.swa_pool_tokens = tokens
     _kv_total(parser)
+
+
+def _kv_halves(record: StartupRecord, kind: str, found: dict) -> None:
+    """The K and V sizes as printed (K != V for a model whose key and value heads differ, MLA prints one KV size):
+    the target's pools added, and the draft's apart."""
+    if "k" not in found or "v" not in found or (kind == POOL_SWA and record.k_gib is None):
+        return
+    prefix = "draft_" if kind == POOL_DRAFT else ""
+    for half in ("k", "v"):
+        name = f"{prefix}{half}_gib"
+        previous = getattr(record, name) if kind == POOL_SWA else None
+        setattr(record, name, round((previous or 0.0) + float(found[half]), 2))
 
 
 def _pool_kind(parser: LogParser, label: str, tokens: int | None, post_capture: bool) -> str:
@@ -199,25 +254,96 @@ def _kv_total(parser: LogParser) -> None:
         record.kv_gib = round((target or 0.0) + (drafts or 0.0), 2)
 
 
+def _load_begin(parser: LogParser, values: dict, line: Line) -> None:
+    # A speculative server loads its draft model after the target, in the draft worker's own model runner (0.5.22
+    # sglang/srt/managers/tp_worker.py builds a ModelRunner per model; each prints its Load weight begin/end): a
+    # second pair on the same rank, after the first pair's end, is the draft's.
+    record = parser.record
+    gib = float(values["gib"])
+    if parser.loads_done == 0:
+        record.avail_mem_before_load_gib = gib
+    elif parser.loads_done == 1:
+        record.draft_avail_mem_before_load_gib = gib
+    parser.advance("loading", line)
+
+
+def _load_end(parser: LogParser, values: dict, line: Line) -> None:
+    record = parser.record
+    prefix = "" if parser.loads_done == 0 else "draft_" if parser.loads_done == 1 else None
+    parser.loads_done += 1
+    if prefix is not None:
+        for regex, name in _LOAD_END:
+            match = regex.search(line.text)
+            if match and (prefix == "" or name != "weights_load_seconds"):
+                setattr(record, prefix + name, float(match.group(1)))
+    parser.advance("profiling", line)
+
+
+_LOAD_END = (
+    (re.compile(rf"elapsed=({NUM}) s"), "weights_load_seconds"),
+    (re.compile(rf"avail mem=({NUM}) GB"), "avail_mem_after_load_gib"),
+    (re.compile(rf"mem usage=({NUM}) GB"), "weights_gib"),
+)
+
+
+def _pool_end(parser: LogParser, values: dict, line: Line) -> None:
+    # the target's pool first; a draft model's pool is built after it and ends with the same line
+    record = parser.record
+    if record.avail_mem_after_pool_gib is None:
+        record.avail_mem_after_pool_gib = float(values["gib"])
+    elif record.avail_mem_after_draft_pool_gib is None:
+        record.avail_mem_after_draft_pool_gib = float(values["gib"])
+
+
+def _graph_begin(parser: LogParser, values: dict, line: Line) -> None:
+    # the batch sizes it captures, where the line lists them ("bs=[1, 2, 4]"; 0.4.x a line of their own,
+    # "Capture cuda graph bs [1, 2, 4, 8]"): the largest is the decode graphs' max batch size
+    sizes = _GRAPH_BS.search(line.text)
+    if sizes and parser.record.cuda_graph_decode_max_bs is None and "verify" not in line.text:
+        parser.record.cuda_graph_decode_max_bs = max(int(n) for n in re.findall(r"\d+", sizes.group(1)))
+    parser.advance("capturing", line)
+
+
+_GRAPH_BS = re.compile(r"\bbs ?=? ?\[([\d, ]+)\]")
+
+
 def _swa_split(parser: LogParser, values: dict, line: Line) -> None:
     # "Use sliding window memory pool. full_layer_tokens=F, swa_layer_tokens=S" (0.5.23
     # sglang/srt/model_executor/pool_configurator.py:888), and the same split after post-capture sizing.
-    parser.swa_split = (int(values["full"]), int(values["swa"]))
-    parser.record.pool_tokens = int(values["full"])
-    parser.record.swa_pool_tokens = int(values["swa"])
+    parser.swa_split = (coerce(int, str(values["full"])), coerce(int, str(values["swa"])))
+    parser.record.pool_tokens, parser.record.swa_pool_tokens = parser.swa_split
 
 
 def _swa_total(parser: LogParser, values: dict, line: Line) -> None:
     # "SWAKVPool mem usage: {mem_usage:.2f} GB, swa size: {size_swa}, full size: {size}": both pools, K and V.
     parser.swa_total = float(values["gib"])
-    parser.record.pool_tokens = int(values["full"])
-    parser.record.swa_pool_tokens = int(values["swa"])
+    split = (coerce(int, str(values["full"])), coerce(int, str(values["swa"])))
+    parser.record.pool_tokens, parser.record.swa_pool_tokens = split
     if parser.swa_split is None:
-        parser.swa_split = (int(values["full"]), int(values["swa"]))
+        parser.swa_split = split
     if not any(p.kind == POOL_SWA for p in parser.record.kv_pools):
         parser.record.kv_gib = parser.swa_total  # the sub-pools' own lines were not seen
     else:
         _kv_total(parser)
+
+
+def _current_fraction(parser: LogParser, values: dict, line: Line) -> None:
+    if parser.record.mem_fraction_static_effective is None:
+        parser.record.mem_fraction_static_effective = float(values["gib"])
+
+
+def _all_swa(parser: LogParser, values: dict, line: Line) -> None:
+    _swa_split(parser, {"full": 0, "swa": values["swa"]}, line)
+    parser.record.pool_tokens = coerce(int, str(values["swa"]))
+
+
+def _mlx_pool(parser: LogParser, values: dict, line: Line) -> None:
+    record = parser.record
+    tokens, gib = coerce(int, str(values["tokens"])), round(float(values["mib"]) / 1024, 2)
+    record.kv_pools = [*[p for p in record.kv_pools if p.kind not in _TARGET], KvPool(POOL_KV, "MLX KV Cache", tokens,
+                                                                                       gib)]
+    record.pool_tokens, record.kv_gib, record.device = tokens, gib, "mlx"
+    _kv_dtype_set(parser, values, line)
 
 
 def _kv_dtype_set(parser: LogParser, values: dict, line: Line) -> None:
@@ -235,6 +361,8 @@ def _graph_captured(parser: LogParser, values: dict, line: Line) -> None:
     gib = re.search(rf"mem usage=({NUM}) GB", text)
     if gib:
         record.cuda_graph_gib = round((record.cuda_graph_gib or 0.0) + float(gib.group(1)), 2)
+    if avail := re.search(rf"avail mem=({NUM}) GB", text):
+        record.avail_mem_after_graph_gib = float(avail.group(1))
     if secs:
         record.graph_capture_seconds = round((record.graph_capture_seconds or 0.0) + float(secs.group(1)), 2)
 
@@ -244,7 +372,7 @@ _SUMMARY = (
     (re.compile(r"max_prefill_tokens=(-?[\d,]+)"), "max_prefill_tokens"),
     (re.compile(r"max_running_requests=(-?[\d,]+)"), "max_running_requests"),
     (re.compile(r"context_len=(-?[\d,]+)"), "context_len"),
-    (re.compile(rf"available_(?:gpu|cpu|npu|xpu|hpu)_mem=({NUM}) GB"), "available_mem_gib"),
+    (re.compile(rf"available_(?:gpu|cpu|npu|xpu|hpu|musa|mps|mlx)_mem=({NUM}) GB"), "available_mem_gib"),
 )
 
 
@@ -256,7 +384,7 @@ def _scheduler_summary(parser: LogParser, values: dict, line: Line) -> None:
         match = regex.search(line.text)
         if match:
             setattr(record, field, coerce(field_kinds(type(record))[field], match.group(1)))
-    device = re.search(r"available_(gpu|cpu|npu|xpu|hpu)_mem=", line.text)
+    device = re.search(r"available_(gpu|cpu|npu|xpu|hpu|musa|mps|mlx)_mem=", line.text)
     if device:
         record.device = device.group(1)
     record.max_model_len = record.context_len
@@ -284,6 +412,33 @@ class SglangStartupRecord(StartupRecord):
     state_pool_gib: float | None = None  # ... its buffers' sizes added
     draft_kv_gib: float | None = None  # a speculative-decoding draft model's own KV pool
     draft_pool_tokens: int | None = None
+    k_gib: float | None = None  # the K and V sizes the pool lines print (the target's pools added)
+    v_gib: float | None = None
+    draft_k_gib: float | None = None
+    draft_v_gib: float | None = None
+    state_conv_gib: float | None = None  # a hybrid model's state buffers (conv_state, ssm_state sizes)
+    state_ssm_gib: float | None = None
+    # a speculative server's draft model: its own Load weight pair and pool end (the record's are the target's)
+    draft_avail_mem_before_load_gib: float | None = None
+    draft_avail_mem_after_load_gib: float | None = None
+    draft_weights_gib: float | None = None
+    avail_mem_after_draft_pool_gib: float | None = None
+    avail_mem_after_graph_gib: float | None = None  # after the last graph capture
+    state_intermediate_gib: float | None = None  # a hybrid model's intermediate SSM/conv caches (in the state pool)
+    # What looks like the pool and is not (never in kv_tokens / kv_gib): kvcached's virtual reservation, a
+    # hierarchical cache's host memory
+    virtual_kv_tokens: int | None = None
+    virtual_kv_gib: float | None = None
+    host_kv_tokens: int | None = None
+    host_kv_gib: float | None = None
+    # the memory profile behind the pool (0.5.22 sglang/srt/model_executor/pool_configurator.py profile; the
+    # DeepSeek-V4 pools' own calculation line)
+    profile_available_gib: float | None = None
+    profile_total_gib: float | None = None
+    profile_mem_fraction_static: float | None = None
+    profile_rest_gib: float | None = None
+    pool_budget_gib: float | None = None  # DSV4: the bytes left for the pools
+    cell_bytes: float | None = None  # DSV4: bytes per full-attention token, all pools included
     max_total_tokens: int | None = None  # --max-total-tokens as given
     profiled_max_total_tokens: int | None = None  # when --max-total-tokens was above what fits
     max_running_requests_requested: int | None = None  # when the engine reduced it
@@ -315,24 +470,44 @@ class SglangLogParser(LogParser):
     rules = (
         rule(r"server_args=(?P<args>(?:ServerArgs\(|\{).*)$", _server_args),
         rule(r"^(?:server_args: |)(?P<args>ServerArgs\(.*)$", _server_args),
-        rule(r"Load weight begin\. avail mem=(?P<avail_mem_before_load_gib>{NUM}) GB", phase("loading"),
-             primary_only=True),
-        rule(r"Load weight end\. (?!Committed)",
-             store_pairs((r"elapsed=({NUM}) s", "weights_load_seconds"),
-                    (r"avail mem=({NUM}) GB", "avail_mem_after_load_gib"),
-                    (r"mem usage=({NUM}) GB", "weights_gib")),
-             phase("profiling"), primary_only=True),
+        rule(r"Load weight begin\. avail mem=(?P<gib>{NUM}) GB", _load_begin, primary_only=True),
+        rule(r"Load weight end\. (?!Committed)", _load_end, primary_only=True),
         rule(r"^(?:(?P<label>.+?) )??(?:KV Cache|KV cache|Cache) (?:is allocated|VA upper bound)\. ", _kv_pool,
              primary_only=True),
         rule(r"Post-capture KV sizing: (?P<label>draft )?KV cache allocated\.", _kv_pool, primary_only=True),
         rule(r"(?:Use [Ss]liding window memory pool\.|Post-capture KV sizing:) full_layer_tokens=(?P<full>[\d,]+), "
              r"swa_layer_tokens=(?P<swa>[\d,]+)", _swa_split, primary_only=True),
+        rule(r"^Physical KV Cache limits by --mem-fraction-static: #tokens: ", _physical_pool, primary_only=True),
+        rule(r"^(?P<label>VirtualKV) Cache is allocated(?: \(group_id=\d+\))?\. ", _virtual_pool, primary_only=True),
+        rule(r"^Allocating (?P<gib>{NUM}) GB host memory for ", _host_memory, primary_only=True),
+        # the memory profile (0.5.22 pool_configurator.py profile_available_bytes; a long line, often wrapped)
+        rule(r"^Memory profiling: available_gpu_memory=(?P<profile_available_gib>-?{NUM}) GB, "
+             r"total_gpu_memory=(?P<profile_total_gib>{NUM}) GB, mem_fraction_static=(?P<profile_mem_fraction_static>"
+             r"{NUM}), rest_memory=(?P<profile_rest_gib>-?{NUM}) GB", primary_only=True),
+        # "Not enough memory. ... --mem-fraction-static." then, on the next line of the same message, the value used
+        # (0.4.x "\nCurrent value: {self.server_args.mem_fraction_static=}"; 0.5.22 pool_configurator.py:95)
+        rule(r"^Current value: (?:self\.)?(?:server_args\.)?mem_fraction_static=(?P<gib>{NUM})", _current_fraction),
+        # DeepSeek-V4's pools (0.5.22 pool_configurator.py:1526 "DSV4 pool sizes: full=F, swa=S, c4=...", :1600
+        # "DSV4 memory calculation: ... bytes_per_full_token=B, available_bytes=A GB, ... full_token=F"; a 2026
+        # build's "DSv4 memory calculation: bytes_per_full_token=..., available_bytes=... GB, full_token=..." and
+        # "SW KV memory calculation: ..." for other sliding-window models)
+        rule(r"^(?:DSV4|DSv4|SW KV) memory calculation: .*?bytes_per_full_token=(?P<cell_bytes>{NUM}), "
+             r"available_bytes=(?P<pool_budget_gib>-?{NUM}) GB, .*?full_token=(?P<pool_tokens>\d+(?:,\d{3})*)",
+             primary_only=True),
+        rule(r"^DSV4 pool sizes: full=(?P<full>\d+(?:,\d{3})*), swa=(?P<swa>\d+(?:,\d{3})*)", _swa_split,
+             primary_only=True),
+        # an all-sliding-window model (Gemma 4): one SWA pool, no full one (0.5.22 pool_configurator.py:843)
+        rule(r"^Use sliding window memory pool \(all SWA\)\. swa_layer_tokens=(?P<swa>\d+(?:,\d{3})*)", _all_swa,
+             primary_only=True),
+        # Apple MLX: its own pool, in MB (0.5.22 sglang/srt/hardware_backend/mlx/kv_cache/attention_kv_pool.py:49)
+        rule(r"^MlxAttentionKVPool: (?P<tokens>\d+(?:,\d{3})*) slots x [\d,]+ layers x [\d,]+ heads x [\d,]+ dim, "
+             r"dtype=(?P<kv_cache_dtype>\S+), ~(?P<mib>{NUM}) MB", _mlx_pool, primary_only=True),
         rule(r"^SWAKVPool (?:mem usage|VA upper bound): (?P<gib>{NUM}) GB, swa size: (?P<swa>[\d,]+), "
              r"full size: (?P<full>[\d,]+)", _swa_total, primary_only=True),
         rule(r"Setting KV cache dtype to (?P<kv_cache_dtype>\S+?)\.? for ", _kv_dtype_set),
         # 0.5.3-0.5.12 say it once before the pool (0.5.8 sglang/srt/model_executor/model_runner.py:1585)
         rule(r"Using KV cache dtype: (?P<kv_cache_dtype>\S+)", _kv_dtype_set),
-        rule(r"Memory pool end\. avail mem=(?P<avail_mem_after_pool_gib>{NUM}) GB", primary_only=True),
+        rule(r"Memory pool end\. avail mem=(?P<gib>{NUM}) GB", _pool_end, primary_only=True),
         rule(r"max_total_tokens=(?P<max_total_tokens>[\d,]+) is larger than the profiled value "
              r"(?P<profiled_max_total_tokens>-?[\d,]+)\."),
         rule(r"max_running_requests was reduced from the requested (?P<max_running_requests_requested>[\d,]+) to "
@@ -343,7 +518,8 @@ class SglangLogParser(LogParser):
         rule(r"^Engine startup timings \(s\): load_weight={NUM}, kv_cache_allocation=(?P<kv_cache_allocation_seconds>"
              r"{NUM}), scheduler_e2e=(?P<scheduler_startup_seconds>{NUM}), cuda_graph=\{[^}]*\}, "
              r"tokenizer_e2e=(?P<engine_startup_seconds>{NUM})"),
-        rule(r"^Capture .*(?:graph|CG|Graph).* begin\.", phase("capturing")),
+        rule(r"^Capture .*(?:graph|CG|Graph).* begin\.", _graph_begin),
+        rule(r"^Capture cuda graph bs \[", _graph_begin),
         rule(r"^Capture .*(?:graph|CG|Graph).* end\.", _graph_captured, primary_only=True),
         rule(r"^Capture \w+ \w+ .+ begin\. ", phase("capturing")),
         rule(r"^Capture \w+ \w+ .+ end\. ", _graph_captured, primary_only=True),
@@ -361,13 +537,24 @@ class SglangLogParser(LogParser):
         self.speculative: bool | None = None  # whether the server arguments name a draft algorithm (None: unseen)
         self.swa_split: tuple[int, int] | None = None  # a sliding-window model's full and SWA pool tokens
         self.swa_total: float | None = None  # the GiB the engine states for its two sliding-window pools together
+        self.loads_done = 0  # Load weight end lines of rank 0: the first is the target model's, a second the draft's
 
     error_rules = (
+        # 0.5.22 sglang/srt/mem_cache/kv_cache_configurator.py:2732 (0.5.14 on); the device named or not, the hint
+        # parts optional (a backend's or a later release's wording)
         error("weights_leave_no_memory",
-              r"Loaded weights leave no GPU memory for the KV cache under "
-              r"--mem-fraction-static=(?P<mem_fraction_static_effective>[\d.]+)\. Raise --mem-fraction-static above "
-              r"(?P<suggested_mem_fraction_static>-?[\d.]+) \(minimum viable = 1 - available/pre = "
-              r"(?P<minimum_mem_fraction_static>-?[\d.]+)\)"),
+              r"Loaded weights leave no (?:\w+ )?memory for the KV cache under "
+              r"--mem-fraction-static=(?P<mem_fraction_static_effective>[\d.]+)\.(?: Raise --mem-fraction-static "
+              r"above (?P<suggested_mem_fraction_static>-?[\d.]+)(?: \(minimum viable = 1 - available/pre = "
+              r"(?P<minimum_mem_fraction_static>-?[\d.]+)\))?)?"),
+        # A sliding-window pool's fixed part leaves nothing for the full pool (0.5.22 sglang/srt/model_executor/
+        # pool_configurator.py:998, and DeepSeek-V4's at :1591)
+        error("full_pool_no_room",
+              r"SWA pool cap \((?P<swa_tokens>[\d,]+) tokens, (?P<swa_gib>{NUM}) Gi?B\) leaves no room for the full KV "
+              r"pool within the available (?P<available_gib>-?{NUM}) Gi?B"),
+        # The server came up, then its warm-up request failed: a failed start (0.5.22
+        # sglang/srt/entrypoints/http_server.py:2311, logger.error; the server is killed after it)
+        error("warmup_failed", r"Initialization failed\. warmup error:", standalone=True),
         error("not_enough_memory",
               r"Not enough memory\. Please try to increase --mem-fraction-static\."
               r"(?: Current value: [\w.]*?mem_fraction_static=(?P<mem_fraction_static_effective>[\d.]+))?"),
@@ -407,8 +594,7 @@ class SglangLogParser(LogParser):
         # A kernel op the installed sgl-kernel build lacks (a CPU op of its CPU build, on the CUDA build: 0.5.22
         # sglang/srt/layers/attention/linear/kernels/gdn_triton.py:28-31 for a hybrid model on a CPU).
         error("kernel_op_missing", r"'_OpNamespace' 'sgl_kernel' object has no attribute '(?P<op>\w+)'"),
-        error("cuda_oom",
-              r"OutOfMemoryError: CUDA out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?"),
+        *device_oom_errors(),
         error("process_died",
               r"Rank (?P<rank>\d+) scheduler died during initialization \(exit code: (?P<exit_code>-?\d+)\)",
               rank=GENERIC),

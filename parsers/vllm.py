@@ -15,9 +15,11 @@ from packaging.version import InvalidVersion, Version
 
 from parsers.base import (
     GENERIC,
+    SPECIFIC,
     Line,
     LogParser,
     copy_field,
+    device_oom_errors,
     error,
     kv_sized,
     phase,
@@ -40,7 +42,9 @@ from parsers.record import POOL_GROUP, POOL_KV, POOL_WORKER, KvPool, StartupReco
 # precedes their tracebacks and prints) and part of the format in newer ones, where the
 # API server's lines carry it too. Worker names have spaces in some releases
 # (`VllmWorker rank=0`).
-PROC = r"\((?P<proc>[^()]*?) pid=(?P<pid>\d+)\)\s*"
+# Ray adds the node: `(RayWorkerWrapper pid=1234, ip=10.0.0.2)`; Ray Serve puts its replica's tag before the
+# engine's own (`(ServeReplica:app:VLLMDeployment pid=1) (EngineCore pid=2) INFO ...`): the innermost is the engine's.
+PROC = r"\((?P<proc>[^()]*?) pid=(?P<pid>\d+)(?:, ip=[\w.:-]+)?\)\s*"
 PREFIX = re.compile(
     rf"(?:{PROC})?(?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+)?"
     r"(?:(?P<ts>\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)\s+)?"
@@ -58,7 +62,9 @@ def find_prefix(text: str) -> re.Match | None:
 
 
 # Exactly one space is the wrapper's: a traceback's indentation after it is the child's own.
-PROC_ONLY = re.compile(r"^\((?P<proc>[^()]*?) pid=(?P<pid>\d+)\) ?(?P<msg>.*)$")
+_RAY_IP = r"(?:, ip=[\w.:-]+)?"
+PROC_ONLY = re.compile(rf"^(?:\([^()]*? pid=\d+{_RAY_IP}\) )*\((?P<proc>[^()]*?) pid=(?P<pid>\d+){_RAY_IP}\) ?"
+                       r"(?P<msg>.*)$")
 # Rank numbers in a process name: Worker_PP1_TP0, EngineCore_DP1, VllmWorker-3, VllmWorker rank=1.
 RANK = re.compile(r"(?:_[A-Z]*|-|rank=)(\d+)")
 # Default block size when no line states it: 16 on GPUs (vllm 0.8.5 vllm/config.py CacheConfig),
@@ -72,13 +78,15 @@ GIB = r"\s?GiB"
 
 def _engine_config(parser: LogParser, values: dict, line: Line) -> None:
     config = str(values["config"])
-    for key, field in (("dtype", "dtype"), ("kv_cache_dtype", "kv_dtype"), ("tensor_parallel_size", "tp_size"),
-                       ("device_config", "device")):
+    for key, field in (("model", "model"), ("dtype", "dtype"), ("kv_cache_dtype", "kv_dtype"),
+                       ("tensor_parallel_size", "tp_size"), ("device_config", "device")):
         match = re.search(rf"(?:^|, ){key}=([^,\s]+)", config)
         if match and getattr(parser.record, field) is None:
             value = match.group(1)
             if field == "device":
                 value = "gpu" if value == "cuda" else value
+            if field == "model":
+                value = value.strip("'\"")
             if field == "tp_size" and not value.isdigit():
                 continue
             setattr(parser.record, field, int(value) if field == "tp_size" else value)
@@ -93,6 +101,9 @@ def _non_default_args(parser: LogParser, values: dict, line: Line) -> None:
         ("kv_cache_memory_bytes", "kv_cache_memory_bytes", int),
         ("block_size", "block_size", int),
         ("max_num_batched_tokens", "max_num_batched_tokens", int),
+        ("kv_cache_dtype", "kv_dtype", str),
+        ("tensor_parallel_size", "tp_size", int),
+        ("max_model_len", "configured_max_model_len", int),
     ):
         match = re.search(rf"'{key}': ('[^']*'|-?[\d.]+)", args)
         if match and getattr(record, field) is None:
@@ -115,6 +126,21 @@ def _kv_line(parser: LogParser, values: dict, line: Line) -> None:
         kv_sized(parser, values, line)
     else:
         parser.pending_kv = line
+
+
+def _kv_dtype_seen(parser: LogParser, values: dict, line: Line) -> None:
+    if parser.record.kv_dtype is None:
+        parser.record.kv_dtype = str(values["kv_cache_dtype"])
+
+
+def _v0_blocks(parser: LogParser, values: dict, line: Line) -> None:
+    # V0's KV sizing line, "# GPU blocks: N, # CPU blocks: M" (0.8.5 vllm/executor/executor_base.py:112; "# CUDA
+    # blocks" on some platforms): the pool is N blocks of block_size tokens (16 unless a line says otherwise).
+    record = parser.record
+    if record.kv_tokens is None:
+        record.kv_tokens = record.num_blocks * (record.block_size or DEFAULT_BLOCK_SIZE["gpu"])
+        parser.kv_lines.append([record.kv_tokens, None, str(values.get("pools") or "GPU")])
+    kv_sized(parser, values, line)
 
 
 def _max_concurrency(parser: LogParser, values: dict, line: Line) -> None:
@@ -185,6 +211,9 @@ class VllmStartupRecord(StartupRecord):
     cuda_graph_profile_gib: float | None = None  # Model Runner V2's profiling capture, before the KV line
     gpu_memory_utilization_equivalent: float | None = None  # without CUDA-graph profiling
     gpu_memory_utilization_suggested: float | None = None  # to keep the KV size of older releases
+    configured_max_model_len: int | None = None  # --max-model-len as given (non-default args)
+    current_kv_cache_gib: float | None = None  # the suggestion line's "Current kv cache memory in use" (0.32.0 on)
+    cpu_blocks: int | None = None  # V0's swap space in blocks ("# CPU blocks"), not the device pool
     kv_cache_groups: int | None = None  # KV cache groups (hybrid, sliding-window models), where the log states them
     suggested_kv_cache_memory_bytes_gpu_limit: int | None = None  # "--kv-cache-memory=" to fill the device
 
@@ -247,15 +276,23 @@ class VllmLogParser(LogParser):
         rule(r"Model Runner V2 requires \w+; using the V1 model runner instead", set_fields(model_runner="v1")),
         rule(r"^(?:Loading model from scratch\.\.\.|Starting to load model .*\.\.\.)", phase("loading")),
         rule(r"Loading weights took (?P<weights_load_seconds>{NUM}) ?s", phase("profiling")),
+        # V0's model runners and vllm-ascend's (GiB printed as "GB": 0.8.5 vllm/worker/xpu_model_runner.py:414,
+        # vllm-ascend vllm_ascend/worker/model_runner_v1.py load_model; harness/engines/vllm/forks/vllm-ascend.tsv)
+        rule(r"^Loading model weights took (?P<weights_gib>{NUM}) ?Gi?B\b", phase("profiling"), primary_only=True),
+        rule(r"^torch\.compile takes (?P<compilation_seconds>{NUM}) s in total"),
         rule(r"Model loading took (?P<weights_gib>{NUM})" + GIB + r"(?: memory)? and (?P<secs>{NUM}) ?s",
              phase("profiling"), primary_only=True),
         # profiling and KV budget
         rule(r"^Warming up model for the compilation\.\.\.", phase("profiling")),
         rule(r"Estimated CUDA graph memory: (?P<cuda_graph_estimate_gib>{NUM})" + GIB),
-        rule(r"Available KV cache memory: (?P<kv_gib>{NUM})" + GIB, primary_only=True),
+        rule(r"^Available KV cache memory: (?P<kv_gib>{NUM})" + GIB, primary_only=True),
         rule(r"The current --gpu-memory-utilization=(?P<gpu_memory_utilization>{NUM}) is equivalent to "
              r"--gpu-memory-utilization=(?P<gpu_memory_utilization_equivalent>{NUM}) without CUDA graph memory "
              r"profiling\..*increase --gpu-memory-utilization to (?P<gpu_memory_utilization_suggested>{NUM})"),
+        # 0.18.0-0.18.1 vllm/v1/worker/gpu_worker.py:491: the same suggestion, worded as a notice of the next release
+        rule(r"^In v\d+\.\d+, CUDA graph memory profiling will be enabled by default .* increase "
+             r"--gpu-memory-utilization from (?P<gpu_memory_utilization>{NUM}) to "
+             r"(?P<gpu_memory_utilization_suggested>{NUM})"),
         rule(r"CUDA graph memory profiling is disabled .* increasing --gpu-memory-utilization from "
              r"(?P<gpu_memory_utilization>{NUM}) to (?P<gpu_memory_utilization_suggested>{NUM})"),
         rule(r"^Initial free memory (?P<initial_free_gib>{NUM})" + GIB + r", reserved (?P<kv_gib>{NUM})" + GIB +
@@ -269,6 +306,17 @@ class VllmLogParser(LogParser):
              r"(?P<non_kv_gib>{NUM}) GiB memory was consumed by non-kv usages)?", primary_only=True),
         # the memory-profiling summary: one line (vllm 0.9.1 vllm/utils.py), or a multi-line
         # message whose lines each carry the prefix (vllm 0.8.5 vllm/worker/worker.py)
+        # vLLM's TPU backend (tpu-inference tpu_inference/worker/tpu_worker.py determine_available_memory, table
+        # harness/engines/vllm/forks/tpu-inference.tsv): HBM summed over the worker's chips; what is left for KV last
+        rule(r"^Memory statistics \| total_hbm_limit_gb=(?P<total_memory_gib>{NUM}) ?GiB \| "
+             r"total_hbm_limit_cap_gb=(?P<requested_memory_gib>{NUM}) ?GiB \| total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?"
+             r"GiB \| total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB", set_fields(device="tpu"), primary_only=True),
+        # V0 (0.6.x vllm/worker/worker.py): the profile as key=value pairs
+        rule(r"^Memory profiling results: total_gpu_memory=",
+             store_pairs((r"total_gpu_memory=({NUM})GiB", "total_memory_gib"),
+                         (r"non_torch_memory=({NUM})GiB", "non_torch_gib"),
+                         (r"kv_cache_size=({NUM})GiB", "kv_gib"),
+                         (r"gpu_memory_utilization=({NUM})", "gpu_memory_utilization")), primary_only=True),
         rule(r"Memory profiling takes {NUM} seconds",
              store_pairs((r"Total non KV cache memory: ({NUM})" + GIB, "non_kv_gib"),
                     (r"non-torch forward increase memory: ({NUM})" + GIB, "non_torch_gib"),
@@ -289,13 +337,16 @@ class VllmLogParser(LogParser):
         rule(r"Auto-fit max_model_len: attention-free model, using derived max_model_len=(?P<max_model_len>[\d,]+)",
              _autofit),
         # the KV line(s): the KV figures are final from here on
-        rule(r"(?:(?P<pools>[A-Z]+(?: \+ host)?) )?KV cache size: (?P<kv_tokens>-?[\d,]+) tokens"
+        # (anchored: a third-party tool's banner or estimate that quotes the wording is not the engine's line)
+        rule(r"^(?:(?P<pools>[A-Z]+(?: \+ host)?) )?KV cache size: (?P<kv_tokens>-?[\d,]+) tokens"
              r"(?:, Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: "
              r"(?P<max_concurrency>{NUM})x)?", _kv_line,
              primary_only=True),  # every engine core (DP rank) logs its own
         rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
              _max_concurrency, primary_only=True),
         rule(r"vllm cache_config_info with initialization after num_gpu_blocks is: (?P<num_blocks>[\d,]+)"),
+        rule(r"^# (?P<pools>GPU|CUDA|XPU|NPU|HPU|TPU) blocks: (?P<num_blocks>\d+), # CPU blocks: (?P<cpu_blocks>\d+)",
+             _v0_blocks, primary_only=True),
         rule(r"^kv cache group sizes (?P<sizes>[\[(][\d, ]*[\])])", _kv_groups, primary_only=True),
         # CUDA graphs
         rule(r"^Capturing CUDA graphs", phase_after_kv("capturing")),
@@ -304,21 +355,27 @@ class VllmLogParser(LogParser):
         rule(r"CUDA graph pool memory: (?P<actual>{NUM})" + GIB + r" \(actual\), (?P<cuda_graph_estimate_gib>{NUM})"
              + GIB + r" \(estimated\)", _cuda_graph_pool, primary_only=True),
         # the --kv-cache-memory suggestion: its figures changed from release to release
-        rule(r"Replace gpu_memory_utilization config with `--kv-cache-memory=",
+        # vllm-ascend words it "Actual usage: ... for weights", "Replace gpu_memory_utilization with", "to fully utilize
+        # NPU free memory", "Current KV cache memory: X GiB" (its worker.py; public logs of vllm-ascend 2026 builds)
+        rule(r"Replace gpu_memory_utilization(?: config)? with `--kv-cache-memory=",
              store_pairs((r"Free memory on device \(({NUM})/", "initial_free_gib"),
                     (r"Free memory on device \({NUM}/({NUM})" + GIB, "total_memory_gib"),
                     (r"Desired GPU memory utilization is \(({NUM}),", "gpu_memory_utilization"),
                     (r"Desired GPU memory utilization is \({NUM}, ({NUM})" + GIB, "requested_memory_gib"),
-                    (r"Actual usage is ({NUM})" + GIB + r" for consumed memory", "non_kv_gib"),
-                    (r"Actual usage is ({NUM})" + GIB + r" for consumed memory \(weights \+ non-torch\)",
+                    (r"Actual usage(?: is|:) ({NUM})" + GIB + r" for consumed memory", "non_kv_gib"),
+                    (r"Actual usage(?: is|:) ({NUM})" + GIB + r" for consumed memory \(weights \+ non-torch\)",
                      "consumed_gib"),
-                    (r"Actual usage is ({NUM})" + GIB + r" for weight", "weights_gib"),
+                    (r"Actual usage(?: is|:) ({NUM})" + GIB + r" for weight", "weights_gib"),
                     (r"({NUM})" + GIB + r" for peak activation", "peak_activation_gib"),
                     (r"({NUM})" + GIB + r" for non-torch memory", "non_torch_gib"),
                     (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fit into requested memory",
                      "suggested_kv_cache_memory_bytes"),
-                    (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fully utilize gpu memory",
-                     "suggested_kv_cache_memory_bytes_gpu_limit")), primary_only=True),
+                    (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fully utilize \w+ (?:free )?memory",
+                     "suggested_kv_cache_memory_bytes_gpu_limit"),
+                    (r"Current (?:kv cache memory in use is|KV cache memory:) ({NUM})" + GIB, "current_kv_cache_gib")),
+             primary_only=True),
+        # 0.32.0 vllm/model_executor/layers/quantization/kv_cache.py:164: an fp8 KV cache without calibrated scales
+        rule(r"^Using KV cache scaling factor {NUM} for (?P<kv_cache_dtype>fp8\w*)\.", _kv_dtype_seen),
         rule(r"init engine \(profile, create kv cache, warmup model\) took (?P<init_engine_seconds>{NUM}) ?s"
              r"(?:econds)?(?: \(compilation: (?P<compilation_seconds>{NUM}) s)?"),
         # ready, and stopping
@@ -349,15 +406,23 @@ class VllmLogParser(LogParser):
               r"To serve at least one request with the models?'s max seq len \((?P<max_model_len>[\d,]+)\), "
               r"\((?P<needed_gib>{NUM}) GiB KV cache is needed, which is larger than the available KV cache memory "
               r"\((?P<available_gib>{NUM}) GiB\)\.\s*(?:Based on the available memory, the estimated maximum model "
-              r"length is (?P<estimated_max_model_len>[\d,]+)\.)?"),
+              r"length is (?P<estimated_max_model_len>[\d,]+)\.)?", standalone=True),
         error("max_model_len_too_large",
               r"The model's max seq len \((?P<max_model_len>[\d,]+)\) is larger than the maximum number of tokens "
-              r"that can be stored in KV cache \((?P<kv_capacity_tokens>-?[\d,]+)\)"),
+              r"that can be stored in KV cache \((?P<kv_capacity_tokens>-?[\d,]+)\)", standalone=True),
+        # vLLM's TPU backend: the loaded model leaves no HBM for the KV cache (tpu-inference
+        # tpu_inference/worker/tpu_worker.py determine_available_memory, ValueError)
+        error("no_kv_cache_memory",
+              r"total_hbm_used_gb=(?P<used_gib>{NUM}) ?GiB exceeds total_hbm_limit_cap_gb=(?P<budget_gib>{NUM}) ?GiB "
+              r"by (?P<short_gib>-?{NUM}) ?GiB"),
         error("autofit_impossible", r"Cannot auto-fit max_model_len: not enough \w+ memory available"),
         error("memory_profiling_error",
               r"Error in memory profiling\. Initial free memory (?P<initial_free_gib>{NUM})(?: GiB)?, current free "
               r"memory (?P<current_free_gib>{NUM})(?: GiB)?\."),
-        error("oom_loading_weights", r"Failed to load model - not enough GPU memory\.", standalone=True),
+        # Raised from the CUDA OOM while loading (0.32.0 vllm/v1/worker/gpu_model_runner.py load_model), whose own
+        # error comes first: this one says more (what was being done), so it outranks it.
+        error("oom_loading_weights", r"Failed to load model [-\u2013\u2014] not enough (?:\w+ )?memory\b",
+              rank=SPECIFIC + 1, standalone=True),
         error("max_model_len_exceeds_derived",
               r"User-specified max_model_len \((?P<max_model_len>\d+)\) is greater than the derived max_model_len "
               r"\((?P<derived_key>\w+)=(?P<derived_max_model_len>\d+) or model_max_length=(?P<model_max_length>\S+) "
@@ -382,8 +447,7 @@ class VllmLogParser(LogParser):
         error("dtype_unsupported_by_model",
               r"The model type '(?P<model_type>[^']+)' does not support (?P<refused_dtype>float16)\. Reason: ",
               standalone=True),
-        error("cuda_oom",
-              r"OutOfMemoryError: CUDA out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?"),
+        *device_oom_errors(),
         error("process_died",
               r"Worker proc (?P<process>\S+) died unexpectedly \(exit code: (?P<exit_code>-?\d+|None)\)",
               rank=GENERIC),
@@ -441,6 +505,12 @@ class VllmLogParser(LogParser):
 
     def finalize(self) -> None:
         record = self.record
+        if record.error_kind == "other" and record.kv_gib is not None and record.kv_gib <= 0 and not self.seen_kv:
+            # A start that failed right after a KV budget of zero or less failed of it, whatever the excerpt shows of
+            # the exception: the engine refuses such a budget first (0.32.0 vllm/v1/core/kv_cache_utils.py:1009,
+            # "No available memory for the cache blocks"; the same check since 0.8.5)
+            record.error_kind = "no_kv_cache_memory"
+            record.error_data = {**record.error_data, "inferred_from": "available KV cache memory <= 0"}
         if self.kv_lines:
             self._kv_pools()
         if record.block_size is None and record.device in DEFAULT_BLOCK_SIZE:

@@ -176,6 +176,12 @@ def table_paths(engine: str) -> list[Path]:
     return sorted(paths, key=lambda p: version_key(p.stem.split("-", 1)[1]))
 
 
+def fork_table_paths(engine: str) -> list[Path]:
+    """The tables of `engine`'s forks and backend plugins (vllm-ascend, tpu-inference, kvcached), each written from
+    its own source, named on its first line: harness/engines/<engine>/forks/<name>.tsv."""
+    return sorted((ENGINES_DIR / engine / "forks").glob("*.tsv"))
+
+
 # --- rendering string expressions as templates ------------------------------------------------------
 
 def _escape_braces(text: str) -> str:

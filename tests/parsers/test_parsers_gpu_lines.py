@@ -217,7 +217,7 @@ E_CASES = [
           requested_gib=21.7)),
     ("OOM", ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
              "23.52 GiB of which 1.10 GiB is free."),
-     "cuda_oom", dict(tried=2.0, unit="GiB")),
+     "cuda_oom", dict(tried=2.0, unit="GiB", tried_gib=2.0, total_gib=23.52, free_gib=1.1)),
 ]
 
 
@@ -355,7 +355,7 @@ G_CASES = [
              "env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"), "max_model_len_exceeds_derived",
      dict(max_model_len=131072, derived_max_model_len=32768)),
     ("OOM", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.", "cuda_oom",
-     dict(tried=512.0, unit="MiB")),
+     dict(tried=512.0, unit="MiB", tried_mib=512.0)),
 ]
 
 

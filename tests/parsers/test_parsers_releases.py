@@ -15,7 +15,15 @@ import re
 
 import pytest
 
-from harness.engines.release_formats import F_STRING, FORMAT, PERCENT, load_spec, read_table, table_paths
+from harness.engines.release_formats import (
+    F_STRING,
+    FORMAT,
+    PERCENT,
+    fork_table_paths,
+    load_spec,
+    read_table,
+    table_paths,
+)
 from parsers import PARSERS, make_parser
 from parsers.lines import coerce
 from parsers.record import field_kinds
@@ -238,8 +246,8 @@ def actual_value(record, field: str):
 def cases():
     out = []
     for engine in ENGINES:
-        for path in table_paths(engine):
-            version = path.stem.split("-", 1)[1]
+        for path in [*table_paths(engine), *fork_table_paths(engine)]:
+            version = path.stem.split("-", 1)[1] if path.parent.name == "formats" else path.stem
             table = read_table(path)
             counts: dict[str, int] = {}
             unread = {f.name for f in SPECS[engine].FACTS if f.unread}

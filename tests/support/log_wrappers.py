@@ -52,10 +52,65 @@ def without_level(i: int, line: str) -> str:
     return VLLM_LEVEL.sub(lambda m: m.group(1) or "", line)
 
 
+# --- how people show a log (issue 42: the third set of real GPU logs) ------------------------------------------
+
+def grep_n(i: int, line: str) -> str:
+    return f"server.log:{i + 1}:{line}"
+
+
+def html_tags(i: int, line: str) -> str:
+    # a rendered page: the level coloured in a span, entities for what HTML must escape
+    line = line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"\b(INFO|WARNING|ERROR)\b", r'<span class="log-\1">\1</span>', line, count=1)
+
+
+def k8s_box(i: int, line: str) -> str:
+    return f"│ {line}   │"
+
+
+def ray_serve_nested(i: int, line: str) -> str:
+    # Ray Serve's replica tag before the engine's own process tag, Ray's node address inside it
+    # (the lines of a vLLM process Ray runs: those with its process tag)
+    if not VLLM_PROC.match(line):
+        return line
+    tagged = re.sub(r"^\(([^()]*?) pid=(\d+)\)", r"(\1 pid=\2, ip=10.0.0.2)", line)
+    return f"(ServeReplica:default:VLLMDeployment pid=4242) {tagged}"
+
+
+ENGINE_PREFIX = re.compile(r"^(?:\([^()]*? pid=\d+\) )?(?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) )?"
+                           r"(?:\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? )?\[[^\]\s]+\.py:\d+\] "
+                           r"|^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z]+\d+)*\] ")
+
+
+def _level_and_message(line: str) -> tuple[str, str] | None:
+    match = ENGINE_PREFIX.match(line)
+    return None if match is None else (match.group("level") or "INFO", line[match.end():])
+
+
+def rust_tracing(i: int, line: str) -> str:
+    found = _level_and_message(line)
+    if found is None:
+        return line
+    return f"2026-11-29T20:00:{i % 60:02d}.123456Z  {found[0]} dynamo_llm::engine: {found[1]}"
+
+
+def logfmt(i: int, line: str) -> str:
+    found = _level_and_message(line)
+    if found is None:
+        return line
+    message = found[1].rstrip("\r").replace("\\", "\\\\").replace('"', '\\"')
+    return f'time=2026-11-29T20:00:{i % 60:02d}Z level={found[0].lower()} name=engine msg="{message}"'
+
+
+def python_list_lines(i: int, line: str) -> str:
+    return f"    {line!r},"
+
+
 WRAPPERS = {f.__name__: f for f in (docker_timestamps, compose, compose_with_timestamps, python_logging, ansi_colour,
-                                     trailing_spaces, crlf, without_process_tag, without_level)}
+                                     trailing_spaces, crlf, without_process_tag, without_level, grep_n, html_tags,
+                                     k8s_box, ray_serve_nested, rust_tracing, logfmt, python_list_lines)}
 # Wrappers that take away something the parser uses to tell failures apart: what must still hold.
-LOSSY = {"without_level", "without_process_tag", "python_logging"}
+LOSSY = {"without_level", "without_process_tag", "python_logging", "rust_tracing", "logfmt"}
 KEPT_BY_LOSSY = ("engine", "engine_version", "status", "error_kind", "kv_tokens", "kv_gib", "num_blocks",
                  "block_size", "max_concurrency", "max_model_len", "estimated_max_model_len", "context_len",
                  "max_running_requests", "mem_fraction_static_effective", "chunked_prefill_size_effective")

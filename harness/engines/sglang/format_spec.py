@@ -13,6 +13,7 @@ KEYWORDS = re.compile(
     r"|[Cc]hunked.prefill|profiled|context.length|context_len|fired up|#tokens|kv_cache_dtype|avail mem|GB"
     r"|max_running_requests|memory"
     r"|[Ss]liding|SWA|swa_|Mamba|hit an exception|sigquit|failed|startup timings|state cache|overlap schedule"
+    r"|host memory|DSV4|MlxAttentionKVPool|warmup error|leaves no room"
 )
 
 
@@ -44,6 +45,24 @@ FACTS = (
           (r"avail", "avail_mem_after_load_gib"), (r".", "-")),
          samples=((r"type\(", "LlamaForCausalLM"), (r"dtype", "torch.bfloat16"), (r"quant_str", ""))),
     # --- the KV pool
+    # kvcached's virtual reservation beside the device pool (its own table under forks/): never the pool
+    Fact("virtual_kv_pool", r"^VirtualKV Cache is allocated",
+         ((r"size$|tokens", "virtual_kv_tokens"), (r"k_size", "virtual_kv_gib+"), (r"v_size", "virtual_kv_gib+"),
+          (r".", "-"))),
+    Fact("physical_kv_pool", r"^Physical KV Cache limits by --mem-fraction-static: ",
+         ((r"size$|tokens", "pool_tokens"), (r"k_size", "kv_gib+"), (r"v_size", "kv_gib+"), (r".", "-"))),
+    Fact("host_memory", r"^Allocating %\.2f GB host memory for ", ((r"bytes|size|GB|1e9", "host_kv_gib"), (r".", "-"))),
+    Fact("memory_profiling", r"^Memory profiling: available_gpu_memory=\{",
+         ((r"available", "profile_available_gib"), (r"total", "profile_total_gib"),
+          (r"mem_fraction", "profile_mem_fraction_static"), (r"rest", "profile_rest_gib"))),
+    Fact("dsv4_memory", r"^DSV4 memory calculation: ",
+         ((r"bytes_per_full_token", "cell_bytes"), (r"^available_bytes", "pool_budget_gib"),
+          (r"full_max_total_num_tokens", "pool_tokens"), (r".", "-")), samples=((r"unified|dspark", "False"),)),
+    Fact("dsv4_pool_sizes", r"^DSV4 pool sizes: full=\{", ((r"^full$", "pool_tokens"), (r"^swa$", "swa_pool_tokens"),
+                                                        (r".", "-"))),
+    Fact("all_swa", r"^Use sliding window memory pool \(all SWA\)\. ", ((r".", "swa_pool_tokens"),)),
+    Fact("mlx_pool", r"^MlxAttentionKVPool: \{", ((r"pool_size", "pool_tokens"), (r"dtype", "kv_dtype"), (r".", "-")),
+         samples=((r"dtype", "mlx.bfloat16"),)),
     Fact("kv_pool", r"KV Cache is allocated\. |\{cache_name\} is allocated\. |'VA upper bound' if .* 'is allocated'",
          ((r"cache_name", "-"), (r"VA upper bound", "-"), (r"dtype", "kv_dtype"),
           (r"num_tokens|^size$|tokens", "pool_tokens"), (r"^kv_size|kv_size_GB|kv_size /", "kv_gib"),
@@ -102,6 +121,11 @@ FACTS = (
          ((r"suggested", "error_data.suggested_mem_fraction_static"),
           (r"minimum", "error_data.minimum_mem_fraction_static"),
           (r"mem_fraction_static", "mem_fraction_static_effective"), (r".", "-"))),
+    Fact("error:full_pool_no_room", r"SWA pool cap \(\{.*leaves no room for the full ",
+         ((r"swa_tokens|swa_cap_tokens", "error_data.swa_tokens"), (r"fixed", "error_data.swa_gib"),
+          (r"available", "error_data.available_gib"), (r".", "-"))),
+    Fact("error:warmup_failed", r"^Initialization failed\. warmup error: ", ((r".", "-"),),
+         samples=((r".", "Traceback"),)),
     Fact("error:not_enough_memory", r"^Not enough memory\. Please try to increase --mem-fraction-static\.",
          ((r"mem_fraction_static", "mem_fraction_static_effective"), (r".", "-"))),
     Fact("error:pool_too_small", r"Memory pool size is too small", ((r".", "-"),)),

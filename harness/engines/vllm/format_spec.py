@@ -17,7 +17,8 @@ KEYWORDS = re.compile(
     r"KV cache|KV Cache|concurrency|num_gpu_blocks|GPU blocks|took|CUDA ?graph|Graph captur|[Mm]emory profil"
     r"|[Ff]ree memory|max seq len|max_model_len|max model len|cache blocks|Auto-fit|kv-cache-memory|block size"
     r"|non KV|version|Initializing|GiB|max_num_batched_tokens|non-default args"
-    r"|kv cache group|Mamba|failed|fatal|hit an exception"
+    r"|kv cache group|Mamba|failed|fatal|hit an exception|In v\d|torch\.compile takes|# %s blocks|Memory statistics"
+    r"|total_hbm"
 )
 
 
@@ -45,6 +46,17 @@ FACTS = (
          ((r".", "block_size"),), literal=r"block size to (?P<block_size>\d+)"),
     # --- loading
     Fact("weights_load_seconds", r"^Loading weights took %\.2f seconds$", ((r".", "weights_load_seconds"),)),
+    # V0's model runners (GiB printed as "GB"), and backend plugins' that kept the wording (vllm-ascend)
+    Fact("weights_gib_gb", r"^Loading model weights took %\.4f Gi?B$", ((r".", "weights_gib"),)),
+    Fact("compilation_seconds", r"^torch\.compile takes %\.2f s in total$", ((r".", "compilation_seconds"),)),
+    # V0's KV sizing line (0.8.5 vllm/executor/executor_base.py:112)
+    Fact("v0_blocks", r"^# %s blocks: %d, # CPU blocks: %d$",
+         ((r"device|platform|name", "-"), (r"gpu", "num_blocks"), (r"cpu", "cpu_blocks"), (r".", "-")),
+         samples=((r".", "GPU"),)),
+    # vLLM's TPU backend (tpu-inference, its own table under forks/): HBM summed over a worker's chips
+    Fact("tpu_memory_statistics", r"^Memory statistics \| total_hbm_limit_gb=",
+         ((r"limit_cap", "requested_memory_gib"), (r"limit", "total_memory_gib"), (r"used", "non_kv_gib"),
+          (r"avail", "kv_gib"))),
     Fact("weights_gib", r"^Model loading took %[.\d]*[sf] GiB(?: memory)? and %\.\d+f seconds?$",
          ((r"memory|usage|GiB|gib", "weights_gib"), (r".", "-"))),
     # --- profiling and the KV budget
@@ -68,6 +80,9 @@ FACTS = (
     Fact("cuda_graph_utilization", r"The current --gpu-memory-utilization=%\.4f is equivalent to",
          ((r".", "gpu_memory_utilization"), (r".", "gpu_memory_utilization_equivalent"),
           (r".", "gpu_memory_utilization_suggested"))),
+    # 0.18.0-0.18.1 vllm/v1/worker/gpu_worker.py:491: the same suggestion, as a notice of the next release
+    Fact("cuda_graph_profiling_notice", r"^In v\d+\.\d+, CUDA graph memory profiling will be enabled by default",
+         ((r"current|util", "gpu_memory_utilization"), (r".", "gpu_memory_utilization_suggested"))),
     Fact("cuda_graph_profiling_disabled", r"CUDA graph memory profiling is disabled .*from %\.4f to %\.4f",
          ((r".", "gpu_memory_utilization"), (r".", "gpu_memory_utilization_suggested"))),
     Fact("num_gpu_blocks_override", r"^Overriding num_gpu_blocks=%d with num_gpu_blocks_override=%d$",
@@ -126,6 +141,9 @@ FACTS = (
           (r".", "-"))),
     Fact("error:memory_profiling_error", r"^Error in memory profiling\. Initial free memory \{",
          ((r"init", "initial_free_gib"), (r".", "error_data.current_free_gib"))),
+    Fact("error:no_kv_cache_memory", r"^total_hbm_used_gb=\{total_hbm_used_gb\}GiB exceeds",
+         ((r"used", "error_data.used_gib"), (r"cap", "error_data.budget_gib"), (r"avail", "error_data.short_gib"),
+          (r".", "-"))),
     Fact("error:autofit_impossible", r"^Cannot auto-fit max_model_len", ()),
     # A process's own word that it failed (logged with its traceback): tests/parsers/test_parsers_fatal_start.py
     # holds every such row to the parser's failure markers.

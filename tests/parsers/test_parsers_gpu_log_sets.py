@@ -1,0 +1,97 @@
+"""The two shared sets of real GPU startup logs (tests/fixtures/gpu-logs, gpu-logs-2: public issues and repository
+files, each file's source in its set's expected.json) read against the values a person read from them.
+
+The floors are the figures measured when they were set (issue 42): a change that reads fewer fields, KV counts or
+statuses fails here by name. `python -m tests.support.gpu_log_sets` prints every figure, per class, and each miss.
+The ten logs of gpu-logs-2 in HELD_OUT were read only once the rules were written. Their first read was vLLM 11/17
+fields, KV 1/1, statuses 4/4 and SGLang 18/24, 1/1, 3/3; the wordings found in them since (vllm-ascend's suggestion
+line, a failure after a KV budget <= 0, SGLang's time-only prefix) were then fitted on them, so the floors below are
+no longer out of sample.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from parsers import parse_log, read_log
+from tests.support.gpu_log_sets import FIXTURES, Score, score_set
+
+# (set, engine, held out) -> the floors: fields right, fields, KV counts right, KV counts, statuses right, statuses
+FLOORS = {
+    ("gpu-logs", "vllm", None): (139, 141, 12, 12, 25, 25),
+    ("gpu-logs", "sglang", None): (195, 199, 12, 12, 24, 24),
+    # 03 (vLLM 0.10.2, TP8): its hand-read KV count is the first worker's line; the engine gives every worker the
+    # smallest (0.10.2 vllm/v1/core/kv_cache_utils.py:1164 unify_kv_cache_configs), which the record holds
+    ("gpu-logs-2", "vllm", False): (70, 75, 10, 11, 14, 14),
+    ("gpu-logs-2", "sglang", False): (91, 94, 5, 5, 12, 12),
+    ("gpu-logs-2", "vllm", True): (17, 17, 1, 1, 4, 4),
+    ("gpu-logs-2", "sglang", True): (20, 24, 1, 1, 3, 3),
+}
+
+
+@pytest.mark.parametrize(("set_name", "engine", "held_out"), list(FLOORS))
+def test_a_set_reads_at_least_its_figures(set_name, engine, held_out):
+    total = Score()
+    for score in score_set(set_name, engine, held_out).values():
+        total.add(score)
+    fields, n_fields, kv, n_kv, statuses, n_statuses = FLOORS[(set_name, engine, held_out)]
+    assert (total.fields, total.kv, total.statuses) == (n_fields, n_kv, n_statuses)
+    assert total.fields_right >= fields, total.misses
+    assert total.kv_right >= kv, total.misses
+    assert total.statuses_right >= statuses, total.misses
+
+
+def _read(set_name: str, engine: str, prefix: str):
+    path = next((FIXTURES / set_name / engine).glob(f"{prefix}-*.log"))
+    return parse_log(read_log(path), engine)
+
+
+@pytest.mark.parametrize(("engine", "prefix", "tried_gib"), [("vllm", "15", 2.57), ("sglang", "19", 48.55)])
+def test_an_npu_out_of_memory_while_creating_the_kv_pool(engine, prefix, tried_gib):
+    # torch_npu's "NPU out of memory. Tried to allocate X GiB (NPU n; 60.96 GiB total capacity; ...)", raised in the
+    # pool's allocation (vllm-ascend's KV tensors; SGLang's NPU pool _create_buffers, a traceback cut at its top)
+    record = _read("gpu-logs-2", engine, prefix)
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "device_oom", "kv_pool")
+    assert record.error_data["tried_gib"] == tried_gib and record.error_data["total_gib"] == 60.96
+
+
+@pytest.mark.parametrize(("engine", "prefix"), [("vllm", "14"), ("sglang", "02"), ("sglang", "20")])
+def test_a_crash_in_graph_capture_says_where(engine, prefix):
+    record = _read("gpu-logs-2", engine, prefix)
+    assert record.status == "engine_error" and record.failed_during == "cuda_graph_capture"
+
+
+def test_a_wrapped_error_is_read_whole():
+    # the terminal cut "... (4.26 GiB KV cach" / "e is needed ..." (gpu-logs vllm/10, an Intel B70)
+    record = _read("gpu-logs", "vllm", "10")
+    assert record.error_kind == "max_model_len_too_large"
+    assert (record.error_data["needed_gib"], record.error_data["available_gib"]) == (4.26, 4.25)
+
+
+def test_an_excerpt_that_ends_before_the_start_is_decided_says_so():
+    record = _read("gpu-logs-2", "sglang", "18")  # 0.4.2: weights and pool lines, then the excerpt ends
+    assert record.status is None and record.status_note.startswith("undecided: the log ends in phase")
+
+
+def test_a_draft_models_load_is_not_the_targets():
+    record = _read("gpu-logs-2", "sglang", "01")  # DeepSeek-V4 with its DSpark draft, two Load weight pairs
+    assert (record.weights_gib, record.draft_weights_gib) == (94.0, 2.8)
+    assert record.avail_mem_after_draft_pool_gib == 9.9
+
+
+def test_lines_that_look_like_the_pool_go_to_their_own_fields():
+    # kvcached's virtual reservation and its physical pool (kvcached e8e6406 kvcached/integration/sglang/patches.py
+    # :804 and :808, harness/engines/sglang/forks/kvcached.tsv), a hierarchical cache's host pool (0.5.22
+    # sglang/srt/mem_cache/memory_pool_host.py:304): only the physical pool is the record's
+    lines = [
+        "[2026-01-01 00:00:01 TP0] VirtualKV Cache is allocated. #tokens: 2000000, KV size: 120.00 GB",
+        ("[2026-01-01 00:00:01 TP0] Physical KV Cache limits by --mem-fraction-static: #tokens: 2000000, "
+        "KV size: 20.00 GB"),
+        ("[2026-01-01 00:00:01 TP0] Allocating 64.00 GB host memory for V4 paged pool 'c4' (layers=61, pages=9, "
+        "item_bytes=7, layout=layer_first)."),
+        ("[2026-01-01 00:00:02 TP0] max_total_num_tokens=2000000, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+        "max_running_requests=64, context_len=131072, available_gpu_mem=5.00 GB"),
+    ]
+    record = parse_log("\n".join(lines), "sglang")
+    assert (record.kv_gib, record.virtual_kv_gib, record.host_kv_gib) == (20.0, 120.0, 64.0)
+    assert [p.gib for p in record.kv_pools] == [20.0]
