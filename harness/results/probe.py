@@ -67,7 +67,8 @@ class ProbeResult:
         return self.not_run is None and (self.failure is not None or not self.healthy_after)
 
 
-# one wave's keys in probe_waves, in this order (units in the names where a figure has one)
+# one wave's keys in probe_waves, in this order (units in the names where a figure has one); peaks_lower_bound:
+# sampled too sparsely (a gap over 4 intervals) or cut short, so its peaks are at least what it says
 WAVE_KEYS = ("wave", "shape", "len_tokens", "prompt_tokens", "output_tokens", "sent", "claimed_concurrency",
              "completed", "failed_requests", "first_failure", "peak_running", "peak_waiting", "preemptions",
              "preemptions_from", "peak_kv_usage", "concurrency_ratio", "duration_s", "samples", "longest_gap_s",
@@ -89,7 +90,7 @@ def wave_entry(wave: WaveResult) -> dict[str, Any]:
               _round(wave.claimed, 2), wave.completed, wave.failed, wave.failure, wave.peak_running,
               wave.peak_waiting, wave.preemptions, wave.preemptions_from, _round(wave.peak_kv_usage, 4),
               _round(wave.ratio, 3), _round(wave.duration_s, 2), wave.samples, _round(wave.longest_gap_s, 3),
-              wave.sparse, wave.cut)
+              wave.sparse or wave.cut, wave.cut)
     return dict(zip(WAVE_KEYS, values))
 
 

@@ -37,15 +37,15 @@ def metric_values(text: str, names: MetricNames) -> dict[str, float | None]:
     """running, waiting, kv_usage, preemptions from a Prometheus text page: each the first name the server
     exports, summed over its label sets (one per engine core / DP rank). The preemption counter counts from its
     declaration: a counter the page declares with no label set yet has counted nothing (0)."""
-    families = {f.name: f for f in text_string_to_metric_families(text)}
+    families = list(text_string_to_metric_families(text))
+    declared = {f.name for f in families}
+    samples = [s for f in families for s in f.samples]
 
     def total(candidates: tuple[str, ...], declared_is_zero: bool = False) -> float | None:
         for name in candidates:
-            family = families.get(name)
-            if family is None:
-                continue
-            values = [s.value for s in family.samples if s.name in (name, name + "_total")]
-            if values or declared_is_zero:
+            # a counter's samples end in _total; a page without HELP lines puts them in a family of their own
+            values = [s.value for s in samples if s.name in (name, name + "_total")]
+            if values or (declared_is_zero and name in declared):
                 return float(sum(values))
         return None
 
