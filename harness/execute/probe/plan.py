@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from harness.execute.probe.sampler import SAMPLE_S
 from harness.scenario.prompts import LENGTH_CHECKS, number_tokens
 from parsers.record import StartupRecord
 
@@ -88,5 +89,6 @@ def plan_probe(lengths: list, output_tokens: int, oversubscribe: float, max_requ
             waves.append(Wave(shape, length, sent, claimed, output, first))
             first += sent
     limits = (f"<= {max_requests} requests at once; prompt-heavy: <= {output_tokens} output tokens (half a request "
-              f"at most); decode-heavy: {decode_prompt_tokens}-token prompts; {timeout_s:g} s in all")
+              f"at most); decode-heavy: {decode_prompt_tokens}-token prompts; {timeout_s:g} s in all; metrics every "
+              f"{SAMPLE_S:g} s")
     return ProbePlan(max_len, tuple(waves), timeout_s, limits, shared_prefix_tokens)
