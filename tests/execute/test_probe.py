@@ -156,7 +156,7 @@ def test_stop_after_probe_from_the_command_line_checks_the_lengths(tmp_path):
     ("{lengths: [16]}", "run.probe.decode_prompt_tokens: 16 leaves no output in a request of 16 tokens"),
     ("{lengths: [64, 64]}", "run.probe.lengths: a length is listed twice"),
     ("{lengths: []}", "run.probe.lengths: List should have at least 1 item"),
-    ("{shapes: [decode]}", "run.probe.shapes.0: Input should be 'prompt_heavy' or 'decode_heavy'"),
+    ("{shapes: [decode]}", "run.probe.shapes[0]: Input should be 'prompt_heavy' or 'decode_heavy', got 'decode'"),
     ("{output: 3}", "run.probe.output"),
 ])
 def test_bad_probe_settings_are_one_line_each_at_validate(tmp_path, probe, message):
