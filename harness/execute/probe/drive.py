@@ -203,13 +203,13 @@ class _WaveRun:
         seen = window(sampler.samples(), self.started, ended, sampler.interval_s)
         preempted, source = _preemptions(server, seen, self.log_from)
         failures = [a.failure for a in self.answers if a.failure is not None]
+        running = _peak_running(seen.peak_running, self.answers, preempted)
+        waiting = None if seen.peak_waiting is None else int(seen.peak_waiting)
         wave = self.wave
         return WaveResult(
             wave.shape, wave.length, wave.output_tokens, wave.sent, wave.claimed, len(self.answers) - len(failures),
-            len(failures), failures[0] if failures else None, _peak_running(seen.peak_running, self.answers,
-                                                                            preempted),
-            None if seen.peak_waiting is None else int(seen.peak_waiting), preempted, source, seen.peak_kv_usage,
-            seen.samples, seen.duration_s, seen.longest_gap_s, seen.sparse, cut)
+            len(failures), failures[0] if failures else None, running, waiting, preempted, source,
+            seen.peak_kv_usage, seen.samples, seen.duration_s, seen.longest_gap_s, seen.sparse, cut)
 
 
 @dataclass
