@@ -46,7 +46,7 @@ class ServerGone(Exception):
 async def _exited(server: Server, wait_s: float = 2.0) -> bool:
     """Whether the engine's processes are gone, given a moment: a dropped connection comes before the exit."""
     deadline = time.monotonic() + wait_s
-    while server.alive():
+    while await asyncio.to_thread(server.alive):  # a /proc walk: off the loop that drives the streams
         if time.monotonic() >= deadline:
             return False
         await asyncio.sleep(0.1)
