@@ -146,3 +146,23 @@ def test_the_cli_takes_the_probe_tolerance_and_thresholds_and_says_the_change_in
     assert [(c["column"], c["base"], c["new"]) for c in point["behaviour_changed"]] == [
         ("prompt_heavy@512 peak_running", 4, 3)]
     assert main(["compare", str(base), str(new), "--probe-tolerance-pct", "-1"]) == 2
+
+
+COMMITTED = Path(__file__).resolve().parents[2] / "results" / "cpu_probe"
+
+
+def test_the_committed_v7_probes_show_what_their_readme_says():
+    # results/cpu_probe as re-run in results v7: vLLM-CPU preempts decode-heavy work at claims of 4 and 8; SGLang-CPU
+    # 0.5.22 and 0.5.23 hold it to their claim; the two SGLang releases compare the same, wave for wave
+    first = read_results(COMMITTED / "vllm0.32.0-sglang0.5.22" / "results.csv")
+    second = read_results(COMMITTED / "sglang0.5.23" / "results.csv")
+    for _, row in first[first["engine"] == "vllm"].iterrows():
+        decode = next(w for w in read_waves(row["probe_waves"]) if w["wave"] == "decode_heavy@512")
+        assert decode["claimed_concurrency"] <= 8 and decode["preemptions"] > 0
+        assert decode["preemptions_from"] == "counter" and decode["completed"] == decode["sent"]
+    for frame in (first[first["engine"] == "sglang"], second):
+        for _, row in frame.iterrows():
+            for wave in read_waves(row["probe_waves"]):
+                assert wave["preemptions"] == 0 and wave["peak_running"] <= max(wave["claimed_concurrency"], 32)
+    sglang = compare_results(first[first["engine"] == "sglang"].reset_index(drop=True), second)
+    assert sglang.findings == [] and all(not p.behaviour for p in sglang.points)
