@@ -30,7 +30,7 @@ from harness.formatting import number as _num
 from harness.formatting import pct as _pct
 from harness.results.columns import COLUMNS
 from harness.results.io import knob_values, machine_of, scenario_of, swept_knobs
-from harness.results.probe import LONG_WAVE, SHORT_WAVE, WAVE_PREFIXES
+from harness.results.probe import read_waves
 from harness.scenario.point import knob_label
 
 PRIMARY = "kv_tokens"
@@ -43,12 +43,15 @@ HOST_MEMORY_TOLERANCE_PCT = 0.5
 # What the probe measured (harness/results/probe.py) that a release may change. Lengths are limits: one token
 # more or less is a different limit, so they are compared exactly. Counts of requests have a tolerance of their
 # own: with pools of a few requests, one request more or less is already 10-25 %.
-PROBE_LENGTHS = ("probe_longest_served", "probe_refused_len")
-PROBE_COUNTS = tuple(prefix + name for prefix in WAVE_PREFIXES for name in ("peak_running", "failed_requests"))
-# shown when they change, never a finding: SGLang's retractions are a gauge of the last step, sampled
-PROBE_NOTED = tuple(prefix + "preemptions" for prefix in WAVE_PREFIXES)
-# a wave is compared only with a wave of the same length
-PROBE_WAVE_LENGTHS = {prefix: prefix + "len" for prefix in WAVE_PREFIXES}
+PROBE_LENGTHS = ("probe_longest_served_tokens", "probe_refused_tokens")
+# A wave's figures (probe_waves) are compared with the same wave of the other file (same shape, same length),
+# each named "<wave> <figure>" (decode_heavy@512 peak_running); a threshold names the figure with the probe_
+# prefix (probe_peak_running:20%) and holds for every wave.
+PROBE_COUNTS = ("probe_peak_running", "probe_failed_requests")
+# shown when they change, never a finding: how many requests a scheduler preempts moves with timing
+PROBE_NOTED = ("probe_preemptions",)
+_WAVE_FIGURES = tuple(c.removeprefix("probe_") for c in (*PROBE_COUNTS, *PROBE_NOTED))
+_LOWER_BOUND = "peaks_lower_bound"  # a wave sampled too sparsely (or cut short): its peaks are lower bounds
 DEFAULT_PROBE_TOLERANCE_PCT = 10.0
 
 
@@ -373,7 +376,23 @@ def compare_results(
                        limits, base_name, new_name)
         for pid in _ordered_ids(base, new)
     ]
-    return Comparison(base_info, new_info, limits, points, _machine_warnings(base_info, new_info))
+    return Comparison(base_info, new_info, limits, points,
+                      _machine_warnings(base_info, new_info) + _probe_warnings(base, new, base_name, new_name))
+
+
+def _probe_warnings(base: pd.DataFrame, new: pd.DataFrame, base_name: str, new_name: str) -> list[str]:
+    """A probed run against one that was not. Their points join: a point is its settings (point_id), and the
+    probe is a stage like `ready`, not a setting; what the probe adds to a launch (the serving role's flags,
+    SGLang's --enable-metrics) serves the probe and does not size the pool, so the KV figures compare. But the
+    launches were not the same, and that is said here, once, rather than left to a note per point."""
+    probed = {name: bool(frame["probe_limits"].notna().any()) for name, frame in ((base_name, base),
+                                                                                  (new_name, new))}
+    if probed[base_name] == probed[new_name]:
+        return []
+    yes, no = (base_name, new_name) if probed[base_name] else (new_name, base_name)
+    return [(f"{yes} was probed (stop_after: probe), {no} was not: the same points, launched with the probe's "
+            "serving flags on one side only (SGLang: --enable-metrics); the KV figures are compared, "
+            "the behaviour under load is not")]
 
 
 def _ordered_ids(base: pd.DataFrame, new: pd.DataFrame) -> list[str]:
@@ -442,11 +461,25 @@ def _sides(frame: pd.DataFrame) -> dict[str, Side]:
 
 
 def _probed(ok: pd.DataFrame) -> dict[str, float | None]:
+    """The probe's lengths, and each wave's figures as "<wave> <figure>", medians over the repeats."""
     probed = ok[ok["probe_limits"].notna()] if "probe_limits" in ok else ok.iloc[:0]
     if probed.empty:
         return {}
-    columns = (*PROBE_LENGTHS, *PROBE_COUNTS, *PROBE_NOTED, *PROBE_WAVE_LENGTHS.values())
-    return {c: _median(pd.to_numeric(probed[c], errors="coerce")) for c in columns}
+    out = {c: _median(pd.to_numeric(probed[c], errors="coerce")) for c in PROBE_LENGTHS}
+    figures: dict[str, list] = {}
+    for text in probed["probe_waves"]:
+        for wave in read_waves(text):
+            for name in _WAVE_FIGURES:
+                figures.setdefault(f"{wave['wave']} {name}", []).append(wave.get(name))
+            bound = bool(wave.get(_LOWER_BOUND) or wave.get("cut"))
+            figures.setdefault(f"{wave['wave']} {_LOWER_BOUND}", []).append(float(bound))
+    out.update({key: _median(pd.to_numeric(pd.Series(values, dtype=object), errors="coerce"))
+                for key, values in figures.items()})
+    return out
+
+
+def _wave_names(probe: dict[str, float | None]) -> list[str]:
+    return list(dict.fromkeys(k.split(" ")[0] for k in probe if k.endswith(f" {_LOWER_BOUND}")))
 
 
 def _host_memory(rows: pd.DataFrame) -> float | None:
@@ -569,16 +602,19 @@ def _compare_probe(point: PointComparison, base: Side, new: Side, limits: dict[s
     if not (base.probe and new.probe):
         point.notes.append(f"probed in the {'base' if base.probe else 'new'} file only: behaviour not compared")
         return
-    same_length = {}
-    for prefix, length in PROBE_WAVE_LENGTHS.items():
-        same_length[prefix] = base.probe[length] == new.probe[length]
-        if not same_length[prefix] and base.probe[length] is not None and new.probe[length] is not None:
-            point.notes.append(f"probed at other lengths ({length} {_num(base.probe[length])} -> "
-                               f"{_num(new.probe[length])}): that wave is not compared")
-    columns = list(PROBE_LENGTHS) + [c for c in (*PROBE_COUNTS, *PROBE_NOTED)
-                                     if same_length[SHORT_WAVE if c.startswith(SHORT_WAVE) else LONG_WAVE]]
-    for column in columns:
-        change = Change(column, base.probe[column], new.probe[column], limits.get(column, 0.0))
+    base_waves, new_waves = _wave_names(base.probe), _wave_names(new.probe)
+    for side, waves, other in (("base", base_waves, new_waves), ("new", new_waves, base_waves)):
+        alone = [w for w in waves if w not in other]
+        if alone:
+            point.notes.append(f"waves in the {side} file only, not compared: {', '.join(alone)}")
+    shared = [w for w in base_waves if w in new_waves]
+    sparse = [w for w in shared if base.probe[f"{w} {_LOWER_BOUND}"] or new.probe[f"{w} {_LOWER_BOUND}"]]
+    if sparse:
+        point.notes.append(f"sampled sparsely or cut short: {', '.join(sparse)} (its peaks are lower bounds)")
+    figures = [(c, c) for c in PROBE_LENGTHS] + [(f"{w} {c.removeprefix('probe_')}", c) for w in shared
+                                                 for c in (*PROBE_COUNTS, *PROBE_NOTED)]
+    for key, column in figures:
+        change = Change(key, base.probe.get(key), new.probe.get(key), limits.get(column, 0.0))
         if not change.changed:
             continue
         point.behaviour.append(change)

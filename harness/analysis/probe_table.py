@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from harness.formatting import is_missing
-from harness.results.probe import SHORT_WAVE, WAVE_PREFIXES
+from harness.results.probe import read_waves
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class ProbedWave:
     engine_version: str
     point_id: str
     repeat: int
-    short: bool  # the second (short) wave
+    shape: str  # prompt_heavy | decode_heavy
     length: int
     sent: int
     claimed: float | None  # the engine's own figures' concurrency at this length
@@ -30,10 +30,19 @@ class ProbedWave:
     completed: int
     failed: int
     first_failure: str | None
+    samples: int | None = None  # metrics readings while it ran
+    duration_s: float | None = None
+    longest_gap_s: float | None = None
+    lower_bound: bool = False  # sampled too sparsely, or cut short: the peaks are lower bounds
+    preemptions_from: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.shape}@{self.length}"
 
     @property
     def label(self) -> str:
-        return f"{self.engine} {self.point_id[:8]} L={self.length}"
+        return f"{self.engine} {self.point_id[:8]} {self.name}"
 
 
 @dataclass(frozen=True)
@@ -47,8 +56,9 @@ class ProbedPoint:
     refused_len: int | None
     refusal: str | None
     healthy_after: bool | None
-    peak_memory_mib: float | None
+    peak_memory_gib: float | None
     kv_gib: float | None  # the pool the engine logged, beside the memory its processes reached
+    incomplete: str | None = None  # the probe's time ran out: what was cut
 
 
 def _value(row: pd.Series, column: str) -> Any:
@@ -72,25 +82,23 @@ def probed_points(frame: pd.DataFrame) -> list[ProbedPoint]:
         healthy = _value(row, "probe_healthy_after")
         out.append(ProbedPoint(
             str(row["engine"]), str(row["engine_version"]), str(row["point_id"]), int(row["repeat"]),
-            str(row["status"]), _int(_value(row, "probe_longest_served")), _int(_value(row, "probe_refused_len")),
-            _value(row, "probe_refusal"), None if healthy is None else str(healthy) == "True",
-            _value(row, "probe_peak_memory_mib"), _value(row, "kv_gib")))
+            str(row["status"]), _int(_value(row, "probe_longest_served_tokens")),
+            _int(_value(row, "probe_refused_tokens")), _value(row, "probe_refusal"),
+            None if healthy is None else str(healthy) == "True", _value(row, "probe_peak_memory_gib"),
+            _value(row, "kv_gib"), _value(row, "probe_incomplete")))
     return out
 
 
 def probed_waves(frame: pd.DataFrame) -> list[ProbedWave]:
     out = []
     for _, row in _probed_rows(frame).iterrows():
-        for prefix in WAVE_PREFIXES:
-            length = _value(row, f"{prefix}len")
-            if length is None:
-                continue
-            get = lambda name, p=prefix, r=row: _value(r, f"{p}{name}")  # noqa: E731 - one row's wave
+        for wave in read_waves(_value(row, "probe_waves")):
+            get = wave.get
             out.append(ProbedWave(
                 str(row["engine"]), str(row["engine_version"]), str(row["point_id"]), int(row["repeat"]),
-                prefix == SHORT_WAVE, int(length),
-                int(get("sent") or 0), get("claimed_concurrency"), _int(get("peak_running")),
-                get("concurrency_ratio"), _int(get("peak_waiting")), _int(get("preemptions")),
-                get("peak_kv_usage"), int(get("completed") or 0), int(get("failed_requests") or 0),
-                get("first_failure")))
+                str(get("shape")), int(get("len_tokens")), int(get("sent") or 0), get("claimed_concurrency"),
+                _int(get("peak_running")), get("concurrency_ratio"), _int(get("peak_waiting")),
+                _int(get("preemptions")), get("peak_kv_usage"), int(get("completed") or 0),
+                int(get("failed_requests") or 0), get("first_failure"), _int(get("samples")), get("duration_s"),
+                get("longest_gap_s"), bool(get("peaks_lower_bound") or get("cut")), get("preemptions_from")))
     return out

@@ -458,10 +458,11 @@ def probe_figure(waves: list[ProbedWave], title: str):
     fig = _new_figure(12.0, max(4.8, 0.28 * len(waves) + 2.2))
     left, right = fig.subplots(1, 2)
     left.set_title("requests run at once")
-    for (engine, short), group in pd.DataFrame([w.__dict__ for w in waves]).groupby(["engine", "short"], sort=True):
+    for (engine, shape), group in pd.DataFrame([w.__dict__ for w in waves]).groupby(["engine", "shape"], sort=True):
         usable = group.dropna(subset=["claimed", "measured"])
-        left.plot(list(usable["claimed"]), list(usable["measured"]), linestyle="none", marker="^" if short else "o",
-                  clip_on=False, zorder=3, label=f"{engine}, {'short requests' if short else 'longest requests'}")
+        decode = shape == "decode_heavy"
+        left.plot(list(usable["claimed"]), list(usable["measured"]), linestyle="none", marker="^" if decode else "o",
+                  clip_on=False, zorder=3, label=f"{engine}, {shape.replace('_', '-')} waves")
     values = [float(v) for w in waves for v in (w.claimed, w.measured) if v is not None]
     if values:
         end = max(values) * 1.1
@@ -616,24 +617,30 @@ def _probe_markdown(frame: pd.DataFrame) -> list[str]:
         return []
     out = ["", "## Under the probe", "",
            ("What each server did when driven through its own API (`run --stop-after probe`): the longest request "
-            "served and the length refused, then requests of one length sent at once."), ""]
-    header = ("engine", "point_id", "repeat", "status", "longest served", "refused at", "refusal", "healthy after",
-              "peak memory (MiB)", "KV pool (GiB)")
+            "served and the length refused, then waves of requests of one length and shape sent at once: "
+            "prompt-heavy (a long prompt, a short output) and decode-heavy (a short prompt growing to L). A peak "
+            "marked a lower bound comes from a wave sampled too sparsely or cut short by the probe's time."), ""]
+    header = ("engine", "point_id", "repeat", "status", "longest served (tokens)", "refused at (tokens)", "refusal",
+              "healthy after", "peak memory (GiB)", "KV pool (GiB)", "cut short")
     out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for p in points:
         out.append("| " + " | ".join(_cell(v) for v in (
             f"{p.engine} {p.engine_version}", p.point_id, p.repeat, p.status, p.longest_served, p.refused_len,
             p.refusal, {True: "yes", False: "no", None: ""}[p.healthy_after])) + " | "
-                   + _fixed(p.peak_memory_mib, "{:,.0f}") + " | " + _cell(p.kv_gib) + " |")
-    header = ("engine", "point_id", "L (tokens)", "sent", "claimed", "run at once", "run / claimed", "peak waiting",
-              "preemptions", "peak KV use", "completed", "failed", "first failure")
+                   + _fixed(p.peak_memory_gib, "{:.2f}") + " | " + _cell(p.kv_gib) + " | " + _cell(p.incomplete) + " |")
+    header = ("engine", "point_id", "wave (shape@L tokens)", "sent", "claimed", "run at once", "run / claimed",
+              "peak waiting", "preemptions", "peak KV use", "completed", "failed", "first failure", "samples",
+              "duration (s)", "longest gap (s)")
     out += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for w in waves:
         out.append("| " + " | ".join((
-            _cell(f"{w.engine} {w.engine_version}"), _cell(w.point_id), _cell(w.length), _cell(w.sent),
-            _fixed(w.claimed, "{:.2f}"), _cell(w.measured), _fixed(w.ratio, "{:.3f}"), _cell(w.peak_waiting),
-            _cell(w.preemptions), _fixed(None if w.peak_kv_usage is None else 100 * w.peak_kv_usage, "{:.1f}%"),
-            _cell(w.completed), _cell(w.failed), _cell(w.first_failure))) + " |")
+            _cell(f"{w.engine} {w.engine_version}"), _cell(w.point_id), _cell(w.name), _cell(w.sent),
+            _fixed(w.claimed, "{:.2f}"), _cell(w.measured) + (" (lower bound)" if w.lower_bound else ""),
+            _fixed(w.ratio, "{:.3f}"), _cell(w.peak_waiting),
+            _cell(w.preemptions) + (f" ({w.preemptions_from})" if w.preemptions_from else ""),
+            _fixed(None if w.peak_kv_usage is None else 100 * w.peak_kv_usage, "{:.1f}%"),
+            _cell(w.completed), _cell(w.failed), _cell(w.first_failure), _cell(w.samples),
+            _fixed(w.duration_s, "{:.2f}"), _fixed(w.longest_gap_s, "{:.3f}"))) + " |")
     return out
 
 

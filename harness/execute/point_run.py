@@ -250,7 +250,8 @@ def _launch(engine: Engine, version: str | None, point: Point, job: PointJob, ct
     spec = replace(launch_spec(engine, point, ctx, log_path, job.stop_after, job.timeout_s), on_phase=on_phase,
                    groups_dir=job.run_dir / GROUPS_DIR)
     if job.stop_after == "probe" and job.probe is not None:
-        spec = replace(spec, probe=point_prober(engine, job.probe, ctx.port, ctx.model_path, _gpu_memory(before)))
+        spec = replace(spec, probe=point_prober(engine, job.probe, ctx.port, ctx.model_path, _gpu_memory(before),
+                                                log_path))
     return launch(spec), tuple(at_load)
 
 

@@ -15,7 +15,11 @@ from harness.results.probe import PROBE_COLUMNS
 #     (parsers/record.py pools_text); kv_tokens and kv_gib are the engine's total over them.
 # v6: `dependency_versions` at the end: the engine's key dependencies as installed in the row's env
 #     ("transformers=4.57.1 triton=3.5.0"), beside torch_version.
-RESULTS_FORMAT_VERSION = 6
+# v7: the probe's columns rewritten: every wave in `probe_waves` (JSON text, each named by its shape and length:
+#     prompt_heavy@512, decode_heavy@512), with its samples and longest gap between them; probe_incomplete (the
+#     probe's time ran out: what was cut); units in the names (probe_longest_served_tokens, probe_refused_tokens,
+#     probe_peak_memory_gib, in GiB). harness/results/probe_migration.py carries v6's two waves over.
+RESULTS_FORMAT_VERSION = 7
 
 # Which columns are whose: the neutral ones below are every engine's; an engine declares its own knob columns
 # (Engine.knob_columns) and the measured columns its record fills (its StartupRecord subclass's CSV_FIELDS).

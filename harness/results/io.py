@@ -37,7 +37,8 @@ from harness.results.columns import (
     STATUSES,
     TIMING,
 )
-from harness.results.probe import PROBE_COLUMNS, PROBE_NUMERIC
+from harness.results.probe import PROBE_NUMERIC
+from harness.results.probe_migration import V4_PROBE_COLUMNS, v6_to_v7
 from harness.scenario import expand, parse_scenario
 
 log = logging.getLogger(__name__)
@@ -133,8 +134,8 @@ def _columns_at_the_end(text: str, columns: tuple[str, ...]) -> str:
 
 
 def _v3_to_v4(text: str, context: dict) -> str:
-    """The probe's columns, empty, at the end: a v3 run probed nothing."""
-    return _columns_at_the_end(text, PROBE_COLUMNS)
+    """The probe's columns (as v4 named them), empty, at the end: a v3 run probed nothing."""
+    return _columns_at_the_end(text, V4_PROBE_COLUMNS)
 
 
 def _v4_to_v5(text: str, context: dict) -> str:
@@ -149,7 +150,7 @@ def _v5_to_v6(text: str, context: dict) -> str:
 
 # version -> the step to the next version (text in, text out), applied in turn.
 MIGRATIONS: dict[int, Callable[[str, dict], str]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5,
-                                                     5: _v5_to_v6}
+                                                     5: _v5_to_v6, 6: v6_to_v7}
 
 
 def migrate(text: str, version: int, source: str, context: dict | None = None) -> str:

@@ -26,10 +26,20 @@ class ProbeSpec(_Strict):
     """What `stop_after: probe` sends to a ready server, every figure bounded."""
 
     # request lengths L (prompt + output tokens): "max" is the point's max_model_len as its engine logged it
-    lengths: list[Literal["max"] | int] = Field(default_factory=lambda: ["max", 64], min_length=1, max_length=4)
-    # each request generates exactly this many (at most half its length): enough decode steps that the requests
-    # admitted first are still running when the last are admitted (8 left vLLM-CPU's 4-request pool half used)
+    lengths: list[Literal["max"] | int] = Field(default_factory=lambda: ["max"], min_length=1, max_length=4)
+    # a wave per length and shape: prompt_heavy (a long prompt, output_tokens generated: what admission sees at
+    # once) and decode_heavy (a decode_prompt_tokens prompt generating up to L: what a scheduler that admits by
+    # the blocks a request needs now must preempt when the requests grow)
+    shapes: list[Literal["prompt_heavy", "decode_heavy"]] = Field(
+        default_factory=lambda: ["prompt_heavy", "decode_heavy"], min_length=1, max_length=2)
+    # each prompt-heavy request generates exactly this many (at most half its length): enough decode steps that the
+    # requests admitted first are still running when the last are admitted (8 left vLLM-CPU's 4-request pool half
+    # used)
     output_tokens: int = Field(default=64, ge=1, le=1024)
+    decode_prompt_tokens: int = Field(default=16, ge=1, le=1024)
+    # tokens every prompt starts with; 0: no two requests share a prefix (a prefix cache would give one request
+    # another's blocks and inflate what runs at once)
+    shared_prefix_tokens: int = Field(default=0, ge=0, le=4096)
     # requests sent at once per length: the engine's claimed concurrency at L x this, plus one
     oversubscribe: float = Field(default=1.5, gt=1, le=8)
     max_requests: int = Field(default=32, ge=1, le=512)  # the cap on requests sent at once
@@ -41,6 +51,15 @@ class ProbeSpec(_Strict):
         small = [v for v in value if isinstance(v, int) and v < 2]
         if small:
             raise ValueError(f"a request length must be at least 2 tokens, not {small[0]}")
+        if len(set(value)) != len(value):
+            raise ValueError("a length is listed twice: each is one wave per shape")
+        return value
+
+    @field_validator("shapes")
+    @classmethod
+    def _shapes_once(cls, value: list) -> list:
+        if len(set(value)) != len(value):
+            raise ValueError("a shape is listed twice")
         return value
 
 

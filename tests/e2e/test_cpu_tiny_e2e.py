@@ -14,6 +14,7 @@ from harness.builtin_models import BUILTINS
 from harness.results.io import read_results
 from parsers import parse_log, read_log
 from tests.support.e2e_runs import CPU_TINY, alive_in
+from tests.support.probing import waves_of
 
 pytestmark = pytest.mark.engine
 
@@ -125,16 +126,22 @@ def test_the_probe_holds_the_engines_to_their_own_claims(cpu_tiny_run):
     ok = cpu_tiny_run.frame[cpu_tiny_run.frame["status"] == "ok"]
     assert len(ok) == 2
     for _, row in ok.iterrows():
-        assert row["probe_healthy_after"] == "True" and row["probe_peak_memory_mib"] > 100, row["point_id"]
-        assert row["probe_peak_running"] <= row["probe_sent"] and row["probe_peak_kv_usage"] <= 1.0
-        assert row["probe_short_completed"] == row["probe_short_sent"]  # 64-token requests always fit
+        assert row["probe_healthy_after"] == "True" and row["probe_peak_memory_gib"] > 0.1, row["point_id"]
+        waves = waves_of(row)
+        assert list(waves) == ["prompt_heavy@512", "prompt_heavy@64"], row["point_id"]
+        for wave in waves.values():
+            # the sampler's own thread and connection: readings while the wave ran, whatever its requests did
+            assert wave["samples"] >= 1 and wave["peak_running"] <= wave["sent"], wave
+            assert wave["peak_kv_usage"] <= 1.0 and wave["preemptions_from"] in ("counter", "log"), wave
+        assert waves["prompt_heavy@64"]["completed"] == waves["prompt_heavy@64"]["sent"]  # 64-token requests fit
     (vllm,) = ok[ok["engine"] == "vllm"].to_dict("records")
     # vLLM-CPU serves exactly max_model_len (prompt + output) and refuses one token more
-    assert (vllm["probe_longest_served"], vllm["probe_refused_len"]) == (512, 513)
-    assert vllm["probe_claimed_concurrency"] == vllm["max_concurrency"]  # its own "Maximum concurrency" line
-    assert vllm["probe_completed"] == vllm["probe_sent"] == 32  # 4,096 claimed: the probe's cap, all served
+    assert (vllm["probe_longest_served_tokens"], vllm["probe_refused_tokens"]) == (512, 513)
+    long = waves_of(vllm)["prompt_heavy@512"]
+    assert long["claimed_concurrency"] == vllm["max_concurrency"]  # its own "Maximum concurrency" line
+    assert long["completed"] == long["sent"] == 32  # 4,096 claimed: the probe's cap, all served
     (sglang,) = ok[ok["engine"] == "sglang"].to_dict("records")
     # SGLang-CPU logs context_len 512 but refuses inputs beyond its own smaller limit, saying which
-    assert sglang["context_len"] == 512 and sglang["probe_longest_served"] < 512
-    assert sglang["probe_refused_len"] == sglang["probe_longest_served"] + 1
+    assert sglang["context_len"] == 512 and sglang["probe_longest_served_tokens"] < 512
+    assert sglang["probe_refused_tokens"] == sglang["probe_longest_served_tokens"] + 1
     assert "exceeds the maximum allowed length" in sglang["probe_refusal"]

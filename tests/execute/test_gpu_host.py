@@ -11,6 +11,7 @@ from harness.cli import main
 from harness.envs.cuda_driver import cuda_of_driver, driver_refusal
 from tests.support.fake_env import OK_LOG, make_fake_env
 from tests.support.gpu_host import GpuHost, both_engines_scenario, gpu24_scenario, gpu_vllm_env, install
+from tests.support.probing import waves_of
 
 
 def _scenario(tmp_path: Path, python: Path) -> Path:
@@ -335,21 +336,24 @@ def test_the_probe_on_the_gpu_host_measures_each_engines_pool_through_its_own_ap
     install(monkeypatch, GpuHost.of("RTX4090").write(tmp_path / "host"))
     scenario = both_engines_scenario(tmp_path, "gpu_probe", "{gpu_memory_utilization: [0.9]}",
                                      "{mem_fraction_static: [0.8]}",
-                                     "{timeout_s: 60, stop_after: probe, probe: {output_tokens: 16}}")
+                                     "{timeout_s: 60, stop_after: probe, "
+                                     "probe: {output_tokens: 16, lengths: [max, 64], shapes: [prompt_heavy]}}")
     out = tmp_path / "out"
     assert main(["run", str(scenario), "--out", str(out)]) == 0
     rows = read_results(out / "results.csv").set_index("engine")
     vllm_row, sglang_row = rows.loc["vllm"], rows.loc["sglang"]
     assert (rows["status"] == "ok").all() and (rows["probe_healthy_after"] == "True").all()
-    assert (vllm_row["probe_longest_served"], vllm_row["probe_refused_len"]) == (2048, 2049)
+    assert (vllm_row["probe_longest_served_tokens"], vllm_row["probe_refused_tokens"]) == (2048, 2049)
     assert "maximum context length is 2048 tokens" in vllm_row["probe_refusal"]
     fits = vllm_row["kv_tokens"] // 2048
-    assert vllm_row["probe_claimed_concurrency"] == round(vllm_row["kv_tokens"] / 2048, 2)
-    assert vllm_row["probe_peak_running"] == fits and vllm_row["probe_completed"] == vllm_row["probe_sent"] > fits
-    assert vllm_row["probe_short_peak_running"] == vllm_row["probe_short_sent"] == 32  # the cap, all at once
-    assert (sglang_row["probe_longest_served"], sglang_row["probe_refused_len"]) == (2042, 2043)
+    vllm_long, vllm_short = waves_of(vllm_row)["prompt_heavy@2048"], waves_of(vllm_row)["prompt_heavy@64"]
+    assert vllm_long["claimed_concurrency"] == round(vllm_row["kv_tokens"] / 2048, 2)
+    assert vllm_long["peak_running"] == fits and vllm_long["completed"] == vllm_long["sent"] > fits
+    assert vllm_short["peak_running"] == vllm_short["sent"] == 32  # the cap, all at once
+    assert (sglang_row["probe_longest_served_tokens"], sglang_row["probe_refused_tokens"]) == (2042, 2043)
     assert "Input length (2042 tokens) exceeds the maximum allowed length (2042 tokens)" in sglang_row["probe_refusal"]
-    assert sglang_row["probe_completed"] == 0 and sglang_row["probe_first_failure"] == "generated 14 of 16 tokens"
-    assert sglang_row["probe_short_completed"] == sglang_row["probe_short_sent"] == 32
+    sglang_long, sglang_short = waves_of(sglang_row)["prompt_heavy@2048"], waves_of(sglang_row)["prompt_heavy@64"]
+    assert sglang_long["completed"] == 0 and sglang_long["first_failure"] == "generated 14 of 16 tokens"
+    assert sglang_short["completed"] == sglang_short["sent"] == 32
     # the engines' memory through the fake NVML: what each holds on the card, above the card's idle use
-    assert (rows["probe_peak_memory_mib"] > 0).all()
+    assert (rows["probe_peak_memory_gib"] > 0).all()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from harness.results.probe import read_waves
 from tests.support.fake_env import make_fake_env
 
 SERVING_STANDIN = Path(__file__).resolve().with_name("serving_standin.py")
@@ -32,3 +33,13 @@ engines:
 run: {{timeout_s: 60, stop_after: probe, probe: {probe}}}
 """)
     return path
+
+
+def waves_of(row) -> dict[str, dict]:
+    """A results row's probe waves by name (prompt_heavy@512)."""
+    return {wave["wave"]: wave for wave in read_waves(row["probe_waves"])}
+
+
+def well_sampled(wave: dict, per_s: float = 4.0) -> bool:
+    """At least one metrics reading per 1/per_s seconds of the wave (a wave shorter than that: at least one)."""
+    return wave["samples"] >= max(1, int(wave["duration_s"] * per_s))

@@ -8,6 +8,9 @@ API is each engine's as the harness's serving role uses it (harness/engines/<eng
 names; SGLang's /generate (input_ids, meta_info.completion_tokens, errors of a streamed request as an event) with
 SGLang 0.5.22's metric names and its request limits (0.5.22 tp_worker.py:549-553: inputs below
 min(context_len, pool) - 1 - 5 tokens; scheduler.py:2602-2608: the output cut to the length left).
+With `admit_now` the scheduler admits as vLLM does, by the pages a request needs now (its prompt and the token
+it is about to make), takes a page as a request grows into it, and when none is free preempts the request that
+needs it (its pages freed, the counter counted, requeued to recompute what it had: vLLM's recompute preemption).
 Not modelled: chunked prefill, prefix caching, a token budget per step, decode speed that depends on the batch.
 """
 
@@ -42,6 +45,7 @@ class Pool:
     die_at: int | None = None  # exit (code 1, an error line first) when the n-th generation request arrives
     preempt_at: int | None = None  # the n-th admitted request is preempted once (requeued, counted)
     metrics: bool = True  # False: /metrics answers 404 (a server launched without them)
+    admit_now: bool = False  # admit by the pages needed now, grow, and preempt (vLLM); else by the full length
 
 
 class Scheduler:
@@ -68,9 +72,8 @@ class Scheduler:
         self._waiting.labels("0").set(self.waiting)
         self._usage.labels("0").set(1 - self.free / self.pages if self.pages else 0)
 
-    def serve(self, length: int, output_tokens: int, token=lambda: None) -> None:
-        """Admit the request, then hold its pages while it makes `output_tokens` tokens (`token` after each)."""
-        pages = math.ceil(length / self.pool.page)
+    def _admit(self, pages: int) -> bool:
+        """Wait for `pages` free pages, take them; whether this admission is the scripted preemption."""
         with self.lock:
             self.waiting += 1
             self._publish()
@@ -80,19 +83,56 @@ class Scheduler:
             self.free -= pages
             self.running += 1
             self.admitted += 1
-            preempt = self.admitted == self.pool.preempt_at
             self._publish()
+            return self.admitted == self.pool.preempt_at
+
+    def _release(self, pages: int, preempted: bool) -> None:
+        with self.lock:
+            self.free += pages
+            self.running -= 1
+            if preempted:
+                self._preempted.labels("0").inc()
+            self._publish()
+            self.lock.notify_all()
+
+    def _grow(self) -> bool:
+        """One more page for a growing request; False: none is free (the request is preempted)."""
+        with self.lock:
+            if self.free < 1:
+                return False
+            self.free -= 1
+            self._publish()
+            return True
+
+    def serve_growing(self, prompt: int, output_tokens: int, token=lambda: None) -> None:
+        """admit_now: admitted by the pages its prompt and next token need, one more page as it grows into it."""
+        made = 0
+        while made < output_tokens:
+            held = math.ceil((prompt + made + 1) / self.pool.page)
+            self._admit(held)
+            while made < output_tokens:
+                needed = math.ceil((prompt + made + 1) / self.pool.page)
+                if needed > held:
+                    if not self._grow():
+                        break
+                    held += 1
+                time.sleep(self.pool.step_s)
+                made += 1
+                token()
+            self._release(held, preempted=made < output_tokens)
+
+    def serve(self, length: int, output_tokens: int, token=lambda: None) -> None:
+        """Admit the request, then hold its pages while it makes `output_tokens` tokens (`token` after each)."""
+        if self.pool.admit_now:
+            self.serve_growing(length - output_tokens, output_tokens, token)
+            return
+        pages = math.ceil(length / self.pool.page)
+        preempt = self._admit(pages)
         made = output_tokens // 2 if preempt else output_tokens
         for _ in range(made):
             time.sleep(self.pool.step_s)
             token()
-        with self.lock:
-            self.free += pages
-            self.running -= 1
-            if preempt:  # the pages go back, counted, and the rest queues again
-                self._preempted.labels("0").inc()
-            self._publish()
-            self.lock.notify_all()
+        self._release(pages, preempted=preempt)  # a preemption: the pages go back, counted, the rest queues again
         if preempt:
             self.serve(length, output_tokens - made, token)
 
@@ -227,5 +267,6 @@ def pool_from_environment(engine: str, tokens: int, page: int, max_model_len: in
                 refuse_above=int(os.environ.get("STANDIN_REFUSE_ABOVE", "0")) or None,
                 die_at=int(os.environ.get("STANDIN_DIE_AT_REQUEST", "0")) or None,
                 preempt_at=int(os.environ.get("STANDIN_PREEMPT_AT", "0")) or None,
-                metrics=not os.environ.get("STANDIN_NO_METRICS"))
+                metrics=not os.environ.get("STANDIN_NO_METRICS"),
+                admit_now=bool(os.environ.get("STANDIN_ADMIT_NOW")))
 

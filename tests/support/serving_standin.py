@@ -11,6 +11,7 @@ Settings (environment):
   STANDIN_DIE_AT_REQUEST  exit (code 1, an error line first) when the n-th generation request arrives
   STANDIN_PREEMPT_AT   the n-th admitted request is preempted once (requeued, the counter counted)
   STANDIN_NO_METRICS   serve no /metrics (a server launched without them)
+  STANDIN_ADMIT_NOW    admit by the blocks a request needs now and preempt as requests grow (vLLM's scheduler)
 """
 
 from __future__ import annotations

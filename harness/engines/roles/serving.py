@@ -4,6 +4,7 @@ output length) and which of its metrics say what the scheduler is doing."""
 from __future__ import annotations
 
 import json
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,7 +19,9 @@ class MetricNames:
     running: tuple[str, ...]  # gauge: requests being run
     waiting: tuple[str, ...]  # gauge: requests queued
     kv_usage: tuple[str, ...]  # gauge: the share of the KV pool in use, 0..1
-    preemptions: tuple[str, ...] = ()  # counter or gauge: requests preempted (retracted) so far
+    # counter: requests preempted (retracted) so far. Never a gauge: one of the count at the last step misses
+    # every step between two samples
+    preemptions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,9 @@ class ServingApi(ABC):
     # flags the probe needs the server launched with (SGLang serves no metrics unless asked)
     launch_args: ClassVar[Mapping[str, Any]] = {}
     metric_names: ClassVar[MetricNames]
+    # a line of the engine's log that says how many requests its scheduler preempted (group 1), read when the
+    # server exports no preemption counter (None: its log says nothing the probe reads)
+    preemption_line: ClassVar[re.Pattern[str] | None] = None
 
     @abstractmethod
     def request(self, model: str, prompt_ids: Sequence[int], output_tokens: int,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -12,13 +13,20 @@ class SglangServing(ServingApi):
     # metrics are served only when asked (0.5.22 sglang/srt/entrypoints/http_server.py:302)
     launch_args: ClassVar[Mapping[str, Any]] = {"enable_metrics": True}
     # 0.5.22 sglang/srt/observability/metrics_collector.py: num_running_reqs, num_queue_reqs, token_usage (the
-    # pool's share in use), num_retracted_reqs (a gauge: the requests retracted at the last decode step)
+    # pool's share in use), and num_retracted_requests_total (:549-553), a counter the scheduler adds each
+    # retraction to (0.5.22 sglang/srt/managers/scheduler.py:4378-4388, 0.5.23 :4502-4512). Not its gauge
+    # num_retracted_reqs (:544): the requests retracted at the last step, reset at every publish
+    # (0.5.22 scheduler_components/metrics_reporter.py:851-853), so it misses every step between two samples.
     metric_names = MetricNames(
         running=("sglang:num_running_reqs",),
         waiting=("sglang:num_queue_reqs",),
         kv_usage=("sglang:token_usage",),
-        preemptions=("sglang:num_retracted_requests", "sglang:num_retracted_reqs"),
+        preemptions=("sglang:num_retracted_requests",),
     )
+    # where the counter is not exported (a release without it, or a multi-process registry that lists a counter
+    # only once it has counted), the scheduler's own line for each retraction: "KV cache pool is full. Retract
+    # requests. #retracted_reqs: N, ..." (0.5.22 sglang/srt/managers/scheduler.py:4401-4413)
+    preemption_line = re.compile(r"#retracted_reqs: (\d+)")
 
     def request(self, model: str, prompt_ids: Sequence[int], output_tokens: int,
                 stream: bool = False) -> tuple[str, dict[str, Any]]:

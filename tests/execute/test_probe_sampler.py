@@ -1,0 +1,113 @@
+"""The probe's sampler (harness/execute/probe/sampler.py) and what a wave reads from its samples (window.py):
+readings on a thread and connection of their own, however busy the thread that drives the requests."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+import time
+
+import pytest
+from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
+
+from harness.engines.sglang.serving import SglangServing
+from harness.engines.vllm.serving import VllmServing
+from harness.execute.probe.drive import Server, _logged_preemptions
+from harness.execute.probe.sampler import Sample, Sampler, metric_values
+from harness.execute.probe.window import window
+
+
+def _sglang_page(retracted: int | None) -> str:
+    """A /metrics page as SGLang 0.5.22's collector makes it: the retraction counter declared with its labels
+    (metrics_collector.py:549-553), counted only once the scheduler retracts (scheduler.py:4378-4388), and the
+    gauge of the last step's retractions (:544) beside it."""
+    registry = CollectorRegistry()
+    Gauge("sglang:num_running_reqs", "running", ["model_name"], registry=registry).labels("m").set(3)
+    counter = Counter("sglang:num_retracted_requests", "retracted", ["model_name"], registry=registry)
+    Gauge("sglang:num_retracted_reqs", "last step", ["model_name"], registry=registry).labels("m").set(2)
+    if retracted is not None:
+        counter.labels("m").inc(retracted)
+    return generate_latest(registry).decode()
+
+
+def test_sglangs_retractions_are_its_counter_never_its_gauge_of_the_last_step():
+    names = SglangServing.metric_names
+    # declared, nothing counted yet: 0, not the gauge's 2
+    assert metric_values(_sglang_page(None), names) == {"running": 3, "waiting": None, "kv_usage": None,
+                                                        "preemptions": 0}
+    assert metric_values(_sglang_page(5), names)["preemptions"] == 5
+
+
+def test_without_a_counter_sglangs_retractions_are_read_from_its_schedulers_lines(tmp_path):
+    # the line 0.5.22 sglang/srt/managers/scheduler.py:4401-4413 logs at each retraction
+    log = tmp_path / "engine.log"
+    before = "[2026-12-03 04:20:59] Prefill batch. #new-seq: 4\n"
+    log.write_text(before + "".join(
+        f"[2026-12-03 04:21:0{i}] KV cache pool is full. Retract requests. #retracted_reqs: {n}, "
+        f"#new_tokens_gained: 96, #new_token_ratio: 0.5000 -> 0.6000\n" for i, n in enumerate((1, 2))))
+    server = Server("http://127.0.0.1:1", "/health", "m", SglangServing(), lambda: True, log_path=log)
+    assert _logged_preemptions(server, len(before)) == 3
+    assert _logged_preemptions(server, log.stat().st_size) == 0
+    vllm = Server("http://127.0.0.1:1", "/health", "m", VllmServing(), lambda: True, log_path=log)
+    assert _logged_preemptions(vllm, 0) is None  # vLLM's preemptions are its counter's
+
+
+def _metrics_server(page: bytes):
+    class Metrics(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self):  # http.server's naming
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Metrics)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_the_sampler_keeps_its_pace_while_the_driving_thread_is_busy():
+    server = _metrics_server(_sglang_page(1).encode())
+    slow_memory = lambda: (time.sleep(0.01), 123.0)[1]  # noqa: E731 - a /proc walk that takes its time
+    sampler = Sampler(f"http://127.0.0.1:{server.server_port}", "/metrics", SglangServing.metric_names,
+                      slow_memory, interval_s=0.05).start()
+    try:
+        sampler.wait_past(time.monotonic())  # its client made (as the probe's length checks run)
+        start = time.monotonic()
+        while time.monotonic() - start < 0.6:  # the probe's thread busy: no await, no yield
+            sum(range(1000))
+        end = time.monotonic()
+        sampler.wait_past(end)
+    finally:
+        sampler.stop()
+        server.shutdown()
+    seen = window(sampler.samples(), start, end, 0.05)
+    assert seen.samples >= 6 and seen.longest_gap_s < 0.2 and not seen.sparse
+    assert (seen.peak_running, seen.peak_memory_mib, seen.counted) == (3, 123.0, 0)
+
+
+def test_a_wave_reads_its_samples_gaps_peaks_and_the_counters_growth():
+    samples = [Sample(0.0, running=0, preemptions=2), Sample(1.1, running=5, waiting=3, preemptions=4),
+               Sample(1.2, error="ReadTimeout"), Sample(2.0, running=2, preemptions=6), Sample(2.6, running=0,
+                                                                                                 preemptions=7)]
+    seen = window(samples, 0.5, 2.5, 0.1)
+    assert (seen.samples, seen.peak_running, seen.peak_waiting) == (2, 5, 3)
+    assert seen.longest_gap_s == pytest.approx(0.9) and seen.sparse  # 0.9 s > 4 x 0.1 s: lower bounds
+    assert seen.counted == 5  # 7 after the wave less 2 before it
+    assert window(samples[:1], 0.5, 0.6, 0.1).counted == 0  # no reading after: the last one
+    assert window([Sample(1.0, running=1)], 0.5, 2.5, 1.0).counted is None  # no counter exported
+
+
+def test_vllms_preemptions_are_its_counter():
+    # as vLLM 0.32.0 declares it (vllm/v1/metrics/loggers.py:739): a counter per engine
+    registry = CollectorRegistry()
+    Counter("vllm:num_preemptions", "preemptions", ["engine"], registry=registry).labels("0").inc(6)
+    page = generate_latest(registry).decode()
+    assert metric_values(page, VllmServing.metric_names)["preemptions"] == 6
+    # a page whose counter lines lack their HELP (another exporter's spelling) is still read
+    bare = "# TYPE vllm:num_preemptions counter\nvllm:num_preemptions_total{engine=\"0\"} 6.0\n"
+    assert metric_values(bare, VllmServing.metric_names)["preemptions"] == 6
