@@ -46,14 +46,19 @@ def smoke_runs(tmp_path_factory):
     runs = {}
     for name in BENCHMARKS:
         out = tmp_path_factory.mktemp(name.removesuffix(".py"))
-        proc = subprocess.Popen([sys.executable, f"benchmarks/{name}", "--smoke"], cwd=ROOT, env=env,
-                                stdout=(out / "stdout").open("w"), stderr=(out / "stderr").open("w"))
+        with (out / "stdout").open("w") as stdout, (out / "stderr").open("w") as stderr:
+            proc = subprocess.Popen([sys.executable, f"benchmarks/{name}", "--smoke"], cwd=ROOT, env=env,
+                                    stdout=stdout, stderr=stderr)
         runs[name] = (proc, out)
     yield runs
-    for proc, _ in runs.values():
+    for proc, _ in runs.values():  # one that overran: SIGTERM first, so the harness stops its stand-ins
         if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 def test_the_known_benchmarks_are_found():
