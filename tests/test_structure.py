@@ -327,7 +327,7 @@ def test_the_host_memory_check_sees_a_test_reading_the_host(tmp_path):
 # the whole suite sit in tests/e2e/ (the real-engine runs) or are named here. What tests share lives in
 # tests/support/ (or conftest.py fixtures), never in a test module another one imports: a test module then
 # reads whole, and moving one breaks nothing.
-SUITE_WIDE = ("tests/e2e",)
+SUITE_WIDE = ("tests/e2e", "tests/benchmarks")  # tests/benchmarks: the scripts in benchmarks/
 SUITE_WIDE_MODULES = ("tests/test_docs.py", "tests/test_python_versions.py", "tests/test_readme_examples.py",
                       "tests/test_structure.py")
 

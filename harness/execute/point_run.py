@@ -195,7 +195,8 @@ def _measure(point: Point, job: PointJob, work_dir: Path, tmp_dir: Path, gpus: l
     return PointResult(
         point=point, run_id=job.run_id, status=outcome.status, error_kind=outcome.error_kind,
         error_message=_error_message(outcome, release_note), record=outcome.record,
-        timings=Timings(t_kv_s=outcome.t_kv_s, t_ready_s=outcome.t_ready_s, wall_s=outcome.wall_s),
+        timings=Timings(t_kv_s=outcome.t_kv_s, t_ready_s=outcome.t_ready_s, wall_s=outcome.wall_s,
+                        engine_s=outcome.engine_s, stop_s=outcome.stop_s),
         started_at=started_at, log_path=log_rel, build=EngineBuild.of(engine_env), compile_cache=cache_state,
         device=device, gpus=None if held is None else tuple(held), node=socket.gethostname(),
         prediction=_predicted_kv(predict(sized_from)), survivors=outcome.survivors, probe=outcome.probe,

@@ -19,6 +19,7 @@ from harness.errors import HarnessError, InputError
 from harness.execute.executors.slots import gpus_needed, usable_gpus
 from harness.execute.gpu import BUSY_THRESHOLD_MIB, in_card_class, nvml_reader
 from harness.execute.hub_access import hub_access
+from harness.execute.models import is_hub_id
 from harness.execute.point_run import free_port
 from harness.nvml import driver_versions
 from harness.scenario.point import Point
@@ -141,8 +142,8 @@ def _model(scenario: Scenario) -> tuple[Check, int | None]:
     if model.startswith("builtin:"):
         return Check("model", True, f"{model}: built locally"), 0
     path = Path(model).expanduser()
-    if path.exists() or model.startswith(("/", "./", "../", "~")) or not _valid_hub_id(model):
-        # run hands any existing path to the engine as it is, relative ones from where it runs (models.is_hub_id)
+    if not is_hub_id(model):
+        # run hands any existing path to the engine as it is, relative ones from where it runs
         if not path.is_dir():
             return Check("model", False, f"{model}: no such directory (from {Path.cwd()}), and not a hub id"), 0
         has_config = (path / "config.json").is_file()
@@ -150,17 +151,6 @@ def _model(scenario: Scenario) -> tuple[Check, int | None]:
                      + ("" if has_config else " without config.json: the engines cannot load it")), 0
     access = hub_access(model)
     return Check("model", not access.blocks, access.detail), access.download_bytes
-
-
-def _valid_hub_id(model: str) -> bool:
-    # lazy: huggingface_hub costs ~0.4 s to import, paid only by a scenario that names a model by path or id
-    from huggingface_hub.utils import HFValidationError, validate_repo_id
-
-    try:
-        validate_repo_id(model)
-    except HFValidationError:
-        return False
-    return True
 
 
 def _ports(points: list[Point]) -> Check:

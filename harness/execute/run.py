@@ -38,7 +38,7 @@ from harness.execute.executors.protocol import Executor
 from harness.execute.executors.sequential import SequentialExecutor
 from harness.execute.executors.slots import usable_gpus
 from harness.execute.gpu import NO_GPU_NOTE, GpuBusyError, Reader, in_card_class, nvml_reader
-from harness.execute.models import ModelFetch, fetch_model, resolve_model
+from harness.execute.models import PATH_PREFIXES, ModelFetch, fetch_model, is_hub_id, resolve_model
 from harness.execute.point_run import GROUPS_DIR, PointJob
 from harness.execute.procs import reap_recorded_groups
 from harness.nvml import driver_versions
@@ -47,7 +47,7 @@ from harness.results.io import release_key
 from harness.results.rows import PointResult
 from harness.results.runinfo import RunInfo
 from harness.results.writer import ResultsWriter
-from harness.scenario import Point, Scenario, expand, load_scenario_with_releases
+from harness.scenario import BUILTIN_PREFIX, Point, Scenario, expand, load_scenario_with_releases
 from harness.scenario.checks import release_notes
 from harness.scenario.sweep import probe_problems
 
@@ -263,10 +263,15 @@ def check_engine_cli(envs: dict, scenario: Scenario) -> None:
 
 
 def check_model_path(model: str) -> None:
-    """A model named by a local path must exist; otherwise the engine takes it for a hub id and fails late."""
-    if model.startswith(("/", "./", "../", "~")) and not Path(model).expanduser().exists():
+    """A model is a builtin, a local path that exists, or a hub id (models.is_hub_id); anything else would
+    reach the engine (or the Hub's client) and fail late."""
+    if model.startswith(BUILTIN_PREFIX) or Path(model).expanduser().exists() or is_hub_id(model):
+        return
+    if model.startswith(PATH_PREFIXES):
         raise InputError(f"model: {model}: no such directory (a local model path must exist; a hub id has "
                          "no leading / . or ~)")
+    raise InputError(f"model: {model}: no such directory here, and not a Hugging Face Hub id (\"owner/name\" "
+                     "of letters, digits, '-', '_' and '.')")
 
 
 ReleaseKey = tuple[str, str | None]  # (engine, the release its points ask for)

@@ -49,11 +49,15 @@ class DeviceReading:
 
 @dataclass(frozen=True)
 class Timings:
-    """Seconds from the launch: to the KV line, to ready, and until nothing of the engine was left."""
+    """Seconds from the launch: to the KV line, to ready, and until nothing of the engine was left;
+    of that wall time, the engine's own (to its stop condition) and its stop (not written to the row:
+    benchmarks/overhead.py reads them to tell the harness's time from the engine's)."""
 
     t_kv_s: float | None = None
     t_ready_s: float | None = None
     wall_s: float = 0.0
+    engine_s: float | None = None  # launch -> the stop condition (None: no launch)
+    stop_s: float | None = None  # stopping the engine's process group
 
 
 @dataclass(frozen=True)
