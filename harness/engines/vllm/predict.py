@@ -9,6 +9,7 @@ from harness.engines.settings import Settings
 from harness.engines.vllm import formulas as vf
 from harness.engines.vllm import profile_peak
 from harness.engines.vllm.layers import mamba_layout, sliding_layout
+from harness.engines.vllm.model_runner import runs_model_runner_v2
 from harness.engines.vllm.online_quant import online_quantized
 from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
@@ -36,6 +37,7 @@ from harness.engines.vllm.releases import (
     MAX_NUM_BATCHED_TOKENS_CAPTURED,
     MAX_NUM_SEQS_CAPPED_BY_BATCH,
     MAX_NUM_SEQS_CAPTURED,
+    MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO,
     NON_KV_FROM_TOTAL_CONSUMED,
     NON_TORCH_SINCE_SNAPSHOT,
     NULL_BLOCK_HELD_BACK,
@@ -334,6 +336,9 @@ def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: 
     if release not in GRAPH_ESTIMATE_PROFILED:
         return 0.0, (f"vllm {release} captures its CUDA graphs after the pool is sized and subtracts no estimate "
                      "(0.17.1 vllm/v1/worker/gpu_worker.py:352-430; the estimate arrived in 0.18.0)")
+    if release in MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO and runs_model_runner_v2(model, release, s, env):
+        return 0.0, (f"no CUDA-graph memory subtracted: vllm {release} runs this model with Model Runner V2, whose "
+                     "profile_cudagraph_memory returns 0 (0.28.0 vllm/v1/worker/gpu/model_runner.py:843-845)")
     default = "1" if release in GRAPH_ESTIMATE_ON_BY_DEFAULT else "0"
     if not int(env.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") or default):
         return 0.0, ("CUDA-graph estimate not subtracted: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is off"
