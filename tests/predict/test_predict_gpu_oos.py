@@ -108,11 +108,9 @@ def test_held_out_sglang_24g_case_as_scored_once():
 @pytest.mark.parametrize("engine,config,release,card_gib,args,kind", [
     ("vllm", "gpt-oss-20b.json", "0.19.0", 79.25, {"max_model_len": 131072, "gpu_memory_utilization": 0.65},
      "sliding-window"),
-    ("sglang", "gemma-3-4b-it.json", "0.4.4", 140.4, {}, "sliding-window"),
 ])
 def test_held_out_cases_declined_in_one_line(engine, config, release, card_gib, args, kind):
-    # held out, scored once: both declined. gpt-oss on vLLM 0.19 does run sliding-window KV groups (declining is
-    # right); SGLang 0.4.4 sized Gemma 3's layers as one full pool (its log: 834,615 tokens x 34 layers), so that
-    # refusal is a miss of the predictor's (SOURCES.md)
+    # held out, scored once: declined. gpt-oss on vLLM 0.19 does run sliding-window KV groups (declining is right).
+    # SGLang 0.4.4's Gemma 3, declined at that scoring, is sized as one full pool since (test_predict_gpu_oos2.py)
     p = predict(engine, args, _model(config), card_gib * 1024, engine_version=release)
     assert p.modelled is False and "\n" not in p.reason and kind in p.reason
