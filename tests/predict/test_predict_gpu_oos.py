@@ -54,6 +54,10 @@ QWEN3_8B_FP8_0_10_2 = Case("vllm", "v03-24g-qwen3-8b-fp8-v0.10.2.log", "Qwen3-8B
                            {"dtype": "float16", "max_model_len": 1024, "gpu_memory_utilization": 0.8}, "fit")
 # what the held-out cases came to at their one scoring (SOURCES.md): locked so a later change shows
 HELD_OUT_POOL = {"llama3.1-8b-24g-sglang-0.4.9": ("s02-24g-llama31-8b-docker-2025-07.log", 34597, 38141)}
+# the same case since the second round (issue #40): the free memory taken as SGLang's own pre-load reading, which the
+# CUDA context is already out of (sglang formulas.LOAD_EXTRA_GIB_ESTIMATE, fitted on s01, gpu-oos2 s04 and s05, not
+# on this one): -2.85 %
+S02_SECOND_ROUND_POOL = 37054
 
 
 def _model(name: str):
@@ -63,8 +67,9 @@ def _model(name: str):
 
 def _predict(case: Case):
     free = None if case.free_before_gib is None else case.free_before_gib * 1024
+    # the SGLang cases' free memory is SGLang's own pre-load reading (its load line): free_at_load
     return predict(case.engine, case.args, _model(case.model), case.card_mib, engine_version=case.release,
-                   gpu_free_mib=free)
+                   gpu_free_mib=free, free_at_load=free is not None)
 
 
 def test_the_0_10_2_qwen3_8b_fp8_peak_is_the_logged_one_and_its_non_torch_estimate_the_miss():
@@ -110,9 +115,12 @@ def test_held_out_sglang_24g_case_as_scored_once():
     # taken as 24,564 MiB. Scored once after the rules were done: -9.3 %, a miss (SOURCES.md says what is unpinned)
     log, predicted, logged = HELD_OUT_POOL["llama3.1-8b-24g-sglang-0.4.9"]
     assert parse_log(read_log(OOS / log), "sglang").pool_tokens == logged
-    p = predict("sglang", {}, load_model_description("meta-llama/Llama-3.1-8B-Instruct"), 24564,
-                engine_version="0.4.9", gpu_free_mib=(7.37 + 15.02) * 1024)
+    model = load_model_description("meta-llama/Llama-3.1-8B-Instruct")
+    p = predict("sglang", {}, model, 24564, engine_version="0.4.9", gpu_free_mib=(7.37 + 15.02) * 1024)
     assert p.kv_tokens == predicted
+    p = predict("sglang", {}, model, 24564, engine_version="0.4.9", gpu_free_mib=(7.37 + 15.02) * 1024,
+                free_at_load=True)
+    assert p.kv_tokens == S02_SECOND_ROUND_POOL and abs(p.kv_tokens / logged - 1) < 0.03
 
 
 @pytest.mark.parametrize("engine,config,release,card_gib,args,kind", [
