@@ -32,10 +32,13 @@ SOURCE = re.compile(r"\b\d+\.\d+\.\d+(?:\.post\d+)? [\w/.]+\.py:\d+")
 # SGLang's sliding-window models outside its hybrid-SWA list: the releases whose list was read, for vLLM's
 # sliding-window and Mamba KV cache groups: the releases read for them), and a warning that moves no figure.
 NOT_RULES = {"PREDICTED_RELEASES", "PREDICTED_RELEASES_CPU", "MLA_KV_MODELLED", "POOL_SHORTER_THAN_CONTEXT_WARNS",
-             "SLIDING_WINDOW_DENSE_POOL", "SLIDING_WINDOW_GROUPS_MODELLED", "MAMBA_GROUPS_MODELLED",
+             "SLIDING_WINDOW_DENSE_POOL", "CONFIG_OPTS_INTO_HYBRID_SWA", "SLIDING_WINDOW_GROUPS_MODELLED",
+             "MAMBA_GROUPS_MODELLED",
              # SGLang's MLA rules act for an MLA model alone (the last two only with that backend named), while explain
              # names a rule for a figure of any model: kind rules, like the sliding-window dense pool above
-             "MLA_LATENT_POOL", "MLA_PREFILL_MAX_BS_CAPPED_CHUNK", "CUTLASS_MLA_PAGE_128", "TOKENSPEED_MLA_PAGE"}
+             "MLA_LATENT_POOL", "MLA_PREFILL_MAX_BS_CAPPED_CHUNK", "CUTLASS_MLA_PAGE_128", "TOKENSPEED_MLA_PAGE",
+             # SGLang's multimodal fraction rules act for a model with a vision tower alone: kind rules as well
+             "VLM_FRACTION_ALWAYS_LOWERED", "VLM_DEFAULT_FRACTION_LOWERED"}
 
 
 def test_the_chain_adds_up_to_the_models_change_in_whole_tokens():

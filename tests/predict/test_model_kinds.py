@@ -79,8 +79,8 @@ def test_each_config_shows_its_kinds(name):
     assert [k.name for k in model_kinds({**BASE, **extra})] == kinds
 
 
-# SGLang 0.5.22+ gives a sliding-window model outside its hybrid-SWA architectures one dense pool (releases.py
-# SLIDING_WINDOW_DENSE_POOL): Gemma 2 and 3 are sized as dense models there, Gemma 4 and an opted-in config are not
+# SGLang gives a sliding-window model outside the release's hybrid-SWA architectures one dense pool (releases.py
+# HYBRID_SWA_BY_RELEASE): Gemma 2 and 3 are sized as dense models in the newest, Gemma 4 and an opted-in config are not
 SGLANG_DENSE_SLIDING = {"gemma-3", "gemma-3-old", "gemma-2"}
 # ... and GPT-OSS its two pools, full and sliding-window, in 0.5.22-0.5.23 (tests/predict/test_sglang_swa_pools.py)
 SGLANG_SPLIT_SLIDING = {"gpt-oss"}
@@ -188,7 +188,8 @@ def test_the_line_names_the_release_and_the_config_keys():
     p = predict("sglang", {}, _model("deepseek-v3"), 24576, engine_version="0.5.17")
     assert p.reason.startswith("sglang 0.5.17: org/deepseek-v3 has multi-head latent attention "
                                "(kv_lora_rank=512, qk_rope_head_dim=64); ")
-    p = predict("sglang", {}, _model("gemma-3"), 24576, engine_version="0.5.21")
+    # 0.4.10 splits Gemma 3 into two pools (releases.HYBRID_SWA_BY_RELEASE), which the predictor does not size
+    p = predict("sglang", {}, _model("gemma-3"), 24576, engine_version="0.4.10")
     assert "sliding-window attention layers (sliding_window=1024, 3 of 4 layers sliding in layer_types)" in p.reason
 
 
@@ -305,14 +306,24 @@ def test_vllm_refuses_sliding_groups_across_pipeline_stages():
 @pytest.mark.parametrize("name", sorted(SGLANG_DENSE_SLIDING))
 def test_sglang_sizes_a_sliding_window_model_outside_its_hybrid_swa_list_as_dense_where_read(name):
     # one pool of every layer's K and V (SGLang-CPU 0.5.22/0.5.23 on tiny Gemma 3: "KV Cache is allocated",
-    # hybrid_swa=False; tests/parsers/test_parsers_recorded_kinds.py); before 0.5.22 the rule is not read: one line
+    # hybrid_swa=False; tests/parsers/test_parsers_recorded_kinds.py; 0.4.4 on a GPU: gemma-3-4b-it's K size is all 34
+    # layers', test_predict_gpu_oos2.py). 0.4.10 alone gives Gemma 2/3 two pools (HYBRID_SWA_BY_RELEASE): one line
     model = _model(name)
     per_token = 4 * 2 * 2 * (128 // 4) * 2  # layers x (K, V) x kv heads x head_dim x bf16, every layer alike
-    for release in ("0.5.22", "0.5.23"):
+    for release in ("0.4.4", "0.4.9", "0.5.0rc2", "0.5.5", "0.5.8", "0.5.16", "0.5.21", "0.5.22", "0.5.23"):
         p = predict("sglang", {}, model, 24576, engine_version=release)
-        assert p.modelled and p.kv_tokens and p.kv_bytes_per_token == per_token
-    older = predict("sglang", {}, model, 24576, engine_version="0.5.21")
-    assert not older.modelled and "SWAKVPool" in older.reason and older.reason.endswith("no numbers")
+        assert p.modelled and p.kv_tokens and p.kv_bytes_per_token == per_token, release
+    split = predict("sglang", {}, model, 24576, engine_version="0.4.10")
+    assert not split.modelled and "SWAKVPool" in split.reason and split.reason.endswith("no numbers")
+
+
+def test_sglang_declines_gpt_oss_where_its_two_pools_are_not_read():
+    # hybrid SWA in every release that has its class (0.5.0rc2 forced one pool, 0.5.5 only with the triton_kernel
+    # MoE runner: taken as hybrid); the split is read for 0.5.16+ only (swa_pools.SPLIT_MODELLED)
+    for release in ("0.4.10", "0.5.3", "0.5.8", "0.5.14"):
+        p = predict("sglang", {}, _model("gpt-oss"), 81559, engine_version=release)
+        assert not p.modelled and "\n" not in p.reason and p.reason.endswith("no numbers"), release
+    assert predict("sglang", {}, _model("gpt-oss"), 81559, engine_version="0.5.16").modelled
 
 
 @pytest.mark.parametrize("name", ["qwen2.5", "mistral-v0.3", "llama"])

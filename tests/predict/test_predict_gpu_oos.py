@@ -43,15 +43,21 @@ CASES = {
     "qwen2.5-0.5b-rtx4090-vllm-0.27.1": Case(
         "vllm", "v02-rtx4090-qwen25-0.5b-v0.27.1.log", "../sglang-gpu-public/Qwen2.5-0.5B-Instruct.json", "0.27.1",
         23.99 * 1024, {}, "fit"),
-    "qwen3-8b-fp8-24g-vllm-0.10.2": Case(
-        "vllm", "v03-24g-qwen3-8b-fp8-v0.10.2.log", "Qwen3-8B-FP8.json", "0.10.2", 23.53 * 1024,
-        {"dtype": "float16", "max_model_len": 1024, "gpu_memory_utilization": 0.8}, "fit"),
     "llama3.1-8b-h100-sglang-0.4.4": Case(
         "sglang", "s01-h100-llama31-8b-fa3-pr4760.log", "meta-llama/Llama-3.1-8B-Instruct", "0.4.4", 81559,
         {"attention_backend": "fa3"}, "fit", free_before_gib=63.48 + 15.11),
 }
+# A fitted case that the sourced sort-scratch term of the sampler (profile_peak.SEGMENTED_SORT_PHASE_BYTES_PER_LOGIT)
+# moved out of 3 %: its +1.12 % was two errors that cancelled, the peak activation 0.37 GiB low and the constant
+# non-torch estimate (0.3 GiB) 0.28 GiB high for this one-GPU run, whose log prints 0.02 GiB. Locked as it comes out.
+QWEN3_8B_FP8_0_10_2 = Case("vllm", "v03-24g-qwen3-8b-fp8-v0.10.2.log", "Qwen3-8B-FP8.json", "0.10.2", 23.53 * 1024,
+                           {"dtype": "float16", "max_model_len": 1024, "gpu_memory_utilization": 0.8}, "fit")
 # what the held-out cases came to at their one scoring (SOURCES.md): locked so a later change shows
 HELD_OUT_POOL = {"llama3.1-8b-24g-sglang-0.4.9": ("s02-24g-llama31-8b-docker-2025-07.log", 34597, 38141)}
+# the same case since the second round (issue #40): the free memory taken as SGLang's own pre-load reading, which the
+# CUDA context is already out of (sglang formulas.LOAD_EXTRA_GIB_ESTIMATE, fitted on s01, gpu-oos2 s04 and s05, not
+# on this one): -2.85 %
+S02_SECOND_ROUND_POOL = 37054
 
 
 def _model(name: str):
@@ -61,8 +67,17 @@ def _model(name: str):
 
 def _predict(case: Case):
     free = None if case.free_before_gib is None else case.free_before_gib * 1024
+    # the SGLang cases' free memory is SGLang's own pre-load reading (its load line): free_at_load
     return predict(case.engine, case.args, _model(case.model), case.card_mib, engine_version=case.release,
-                   gpu_free_mib=free)
+                   gpu_free_mib=free, free_at_load=free is not None)
+
+
+def test_the_0_10_2_qwen3_8b_fp8_peak_is_the_logged_one_and_its_non_torch_estimate_the_miss():
+    text = read_log(OOS / QWEN3_8B_FP8_0_10_2.log)
+    assert "1.4 GiB for peak activation, 0.02 GiB for non-torch memory" in text
+    p = _predict(QWEN3_8B_FP8_0_10_2)
+    assert abs(p.estimates["A"].gib - 1.4) < 0.01 and p.estimates["O"].gib == 0.3
+    assert p.kv_tokens == 60672 and parse_log(text, "vllm").kv_tokens == 62608  # -3.1 %
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -100,19 +115,20 @@ def test_held_out_sglang_24g_case_as_scored_once():
     # taken as 24,564 MiB. Scored once after the rules were done: -9.3 %, a miss (SOURCES.md says what is unpinned)
     log, predicted, logged = HELD_OUT_POOL["llama3.1-8b-24g-sglang-0.4.9"]
     assert parse_log(read_log(OOS / log), "sglang").pool_tokens == logged
-    p = predict("sglang", {}, load_model_description("meta-llama/Llama-3.1-8B-Instruct"), 24564,
-                engine_version="0.4.9", gpu_free_mib=(7.37 + 15.02) * 1024)
+    model = load_model_description("meta-llama/Llama-3.1-8B-Instruct")
+    p = predict("sglang", {}, model, 24564, engine_version="0.4.9", gpu_free_mib=(7.37 + 15.02) * 1024)
     assert p.kv_tokens == predicted
+    p = predict("sglang", {}, model, 24564, engine_version="0.4.9", gpu_free_mib=(7.37 + 15.02) * 1024,
+                free_at_load=True)
+    assert p.kv_tokens == S02_SECOND_ROUND_POOL and abs(p.kv_tokens / logged - 1) < 0.03
 
 
 @pytest.mark.parametrize("engine,config,release,card_gib,args,kind", [
     ("vllm", "gpt-oss-20b.json", "0.19.0", 79.25, {"max_model_len": 131072, "gpu_memory_utilization": 0.65},
      "sliding-window"),
-    ("sglang", "gemma-3-4b-it.json", "0.4.4", 140.4, {}, "sliding-window"),
 ])
 def test_held_out_cases_declined_in_one_line(engine, config, release, card_gib, args, kind):
-    # held out, scored once: both declined. gpt-oss on vLLM 0.19 does run sliding-window KV groups (declining is
-    # right); SGLang 0.4.4 sized Gemma 3's layers as one full pool (its log: 834,615 tokens x 34 layers), so that
-    # refusal is a miss of the predictor's (SOURCES.md)
+    # held out, scored once: declined. gpt-oss on vLLM 0.19 does run sliding-window KV groups (declining is right).
+    # SGLang 0.4.4's Gemma 3, declined at that scoring, is sized as one full pool since (test_predict_gpu_oos2.py)
     p = predict(engine, args, _model(config), card_gib * 1024, engine_version=release)
     assert p.modelled is False and "\n" not in p.reason and kind in p.reason

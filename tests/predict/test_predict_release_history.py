@@ -486,8 +486,11 @@ def test_vllm_profile_peak_is_the_larger_of_forward_and_sampler(llama8b):
     # every rank holds the whole vocabulary's logits (use_all_gather: 0.10.2 vllm/platforms/interface.py:478-488)
     tp8, _, _ = pk.activation_bytes(llama8b, "0.10.2", {}, 2048, 256, 8, 2)
     assert tp8 == many
-    # the sort path holds 26 bytes a logit beyond the bf16 logits, FlashInfer 8 (profile_peak.SAMPLER_BYTES_PER_LOGIT)
-    assert pk.sampler_peak_bytes(llama8b, 256, 2, "sort") == 256 * 128256 * (2 + 26)
+    # the sort path holds 26 bytes a logit beyond the bf16 logits after its sort, FlashInfer 8
+    # (profile_peak.SAMPLER_BYTES_PER_LOGIT); from 128 rows the segmented sort's scratch makes its peak 36 (torch's
+    # SortStable.cu segmented_sort_pairs: int64 reverse indices, cub's alternate float32 keys and int64 values)
+    assert pk.sampler_peak_bytes(llama8b, 127, 2, "sort") == 127 * 128256 * (2 + 26)
+    assert pk.sampler_peak_bytes(llama8b, 256, 2, "sort") == 256 * 128256 * (2 + 36)
     assert pk.sampler_peak_bytes(llama8b, 256, 2, "flashinfer") == 256 * 128256 * (2 + 8)
 
 

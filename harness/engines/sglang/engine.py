@@ -12,11 +12,11 @@ from harness.engines.base import Engine
 from harness.engines.roles import AdviceKnobs, BudgetFormulas, Column, Installation, Launch, LogReading, VenvRuntime
 from harness.engines.sglang.prediction import SglangPrediction
 from harness.engines.sglang.releases import (
-    HYBRID_SWA_ARCHITECTURES,
     MLA_LATENT_POOL,
     PREDICTED_RELEASES,
     PREDICTED_RELEASES_CPU,
     SLIDING_WINDOW_DENSE_POOL,
+    is_hybrid_swa,
     mla_architectures,
     modelled_release,
 )
@@ -150,11 +150,11 @@ class SglangInstallation(Installation):
 
 def sliding_window_pool_is_dense(model, version: str | None) -> bool:
     """Whether SGLang `version` gives `model` one pool of every layer's K and V although it has sliding-window layers
-    (harness/engines/sglang/releases.py SLIDING_WINDOW_DENSE_POOL): then the dense formulas size it."""
+    (harness/engines/sglang/releases.py HYBRID_SWA_BY_RELEASE): then the dense formulas size it."""
     kv_kinds = {k.name for k in model.kinds if k.affects_kv}
     if kv_kinds != {SLIDING_WINDOW} or modelled_release(version) not in SLIDING_WINDOW_DENSE_POOL:
         return False
-    return model.architecture not in HYBRID_SWA_ARCHITECTURES and not model.config.get("is_hybrid_swa")
+    return not is_hybrid_swa(model.architecture, model.config, version)
 
 
 class SglangFormulas(BudgetFormulas):

@@ -69,6 +69,12 @@ from harness.predict.host import DeviceMemory, HostMemory
 # out of the KV pool (kv_cache_configurator.py:2671 counts them as used), so the best estimate subtracts it;
 # calibration replaces it.
 OTHER_GIB_ESTIMATE = 0.5
+# What is left of it when the free memory the pool is sized from is SGLang's own pre-load reading ("Load weight begin.
+# avail mem", or a load line's avail + mem usage): the CUDA context and NCCL are already out of that reading
+# (model_runner.py init_torch_distributed -> min_per_gpu_memory, 0.4.0 :148, 0.5.2 :240), so only what loading takes
+# beyond the weights remains. An estimate fitted on three public GPU logs' mem usage less the weights from config
+# (0.15, 0.20, 0.20 GiB: tests/fixtures/predict/gpu-oos s01, gpu-oos2 s04 and s05); checked on the others there.
+LOAD_EXTRA_GIB_ESTIMATE = 0.2
 
 # The CPU backend measures twice, system-wide: psutil's available memory before loading (after
 # its three processes have started and imported torch) and again before sizing the pool

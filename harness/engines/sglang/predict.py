@@ -18,6 +18,9 @@ from harness.engines.sglang.releases import (
     MLA_PREFILL_GRAPH_RESERVE_MIB,
     PREFILL_RESERVE_BY_DEFAULT,
     RESERVE_FORMULA,
+    VLM_DEFAULT_FRACTION_LOWERED,
+    VLM_FRACTION_ALWAYS_LOWERED,
+    VLM_FRACTION_FACTOR,
     default_fraction_rule,
     modelled_release,
 )
@@ -57,6 +60,7 @@ class _Point:
     weights: int = 0
     page: int = 1
     context_len: int = 0
+    vlm: bool = False  # a vision_config in config.json
 
 
 def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
@@ -70,6 +74,7 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
                 resolve_dtype(s.get("dtype"), model.dtype), s.get("kv_cache_dtype"), model.mla_latent_dim is not None)
     pt.decode_backend, pt.prefill_backend = _graph_backends(s, env, pt)
     pt.settings = _memory_settings(p, s, model, pt)
+    pt.vlm = isinstance(model.config.get("vision_config"), dict)
     if not _fraction(p, pt) or not _pools(p, s, env, model, pt):
         return p
     if not _context(p, s, env, pt, derived_context_len) or not _state_pool(p, s, env, model, pt):
@@ -122,6 +127,8 @@ def _fraction(p: SglangPrediction, pt: _Point) -> bool:
     """Records mem_fraction_static and the reserve where the release has a size to take them from; False where
     there is none (p says why)."""
     settings, device, release = pt.settings, pt.device, pt.release
+    if _vlm_fraction_unmodelled(p, pt):
+        return False
     f = settings.mem_fraction_static
     if f is None and device == "cuda":  # SGLang reads the card; the harness was not told its size
         p.reason = "no device size: give the scenario's gpu.memory_gib or --gpu-memory-mib"
@@ -146,6 +153,27 @@ def _fraction(p: SglangPrediction, pt: _Point) -> bool:
     p.graph_sizes = {"decode": settings.decode_bs if pt.decode_backend != sg.BACKEND_DISABLED else [],
                      "prefill": settings.prefill_bs if pt.prefill_backend != sg.BACKEND_DISABLED else []}
     return True
+
+
+def _vlm_fraction_unmodelled(p: SglangPrediction, pt: _Point) -> bool:
+    """A model with a vision tower: 0.4.4's fraction x 0.95 (releases.VLM_FRACTION_ALWAYS_LOWERED); from 0.4.10 the
+    default lowered by the tower's size, declined in one line (VLM_DEFAULT_FRACTION_LOWERED; p says why)."""
+    if not pt.vlm or pt.settings.mem_fraction_static is None:
+        return False
+    release = pt.release
+    if release in VLM_FRACTION_ALWAYS_LOWERED:
+        pt.settings.mem_fraction_static *= VLM_FRACTION_FACTOR
+        p.notes.append(f"multimodal: sglang {release} multiplies mem_fraction_static by {VLM_FRACTION_FACTOR} "
+                       "(model_runner.py:242-247)")
+        return False
+    if release in VLM_DEFAULT_FRACTION_LOWERED and not pt.settings.mem_fraction_static_given:
+        p.modelled = False
+        p.reason = (f"sglang {release}: the model is multimodal (vision_config) and SGLang {release} lowers its "
+                    "default mem_fraction_static by the vision tower's size (adjust_mem_fraction_for_vlm, 0.4.10 "
+                    "server_args.py:1946-1985), which the predictor does not model; give --mem-fraction-static; "
+                    "no numbers")
+        return True
+    return False
 
 
 def _pools(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelDescription, pt: _Point) -> bool:
@@ -271,6 +299,10 @@ def _other_memory(p: SglangPrediction, calibration: Calibration | None, device: 
         p.estimates["L"] = Estimate(sg.CPU_LOAD_EXTRA_GIB_ESTIMATE, "estimate: taken between SGLang's two readings "
                                                                     "beyond the weights")
         return startup + sg.CPU_LOAD_EXTRA_GIB_ESTIMATE
+    if p.free_at_load and p.gpu_free_mib is not None:  # SGLang's own pre-load reading: the context is out of it
+        p.estimates["L"] = Estimate(sg.LOAD_EXTRA_GIB_ESTIMATE, "estimate: taken while loading beyond the weights "
+                                                                "(the free memory is SGLang's pre-load reading)")
+        return sg.LOAD_EXTRA_GIB_ESTIMATE
     p.estimates["O"] = Estimate(sg.OTHER_GIB_ESTIMATE, "estimate: CUDA context + non-torch allocations during load "
                                                        "(constant)")
     return sg.OTHER_GIB_ESTIMATE

@@ -174,13 +174,12 @@ def default_fraction_rule(version: str | None) -> str:
     release = modelled_release(version)
     return next(rule for releases, rule in DEFAULT_FRACTION if release in releases)
 
-# A sliding-window model gets SGLang's two pools (full + SWA, SWAKVPool) only when its architecture is in the release's
-# hybrid-SWA list or its config opts in with `is_hybrid_swa`; any other (Gemma 2/3, Mistral, Qwen2 with a window) gets
-# one pool holding every layer's K and V, sized as a dense model (0.5.22 sglang/srt/configs/model_config.py:1106-1109,
-# :2536-2575; 0.5.23 :1215-1218, :2651-2690, which adds BeamForCausalLM). Read in those two releases only; the list
-# below is theirs (SWA_SINK_ARCHS and MIMO_V2_MODEL_ARCHS expanded). Seen on SGLang-CPU 0.5.22 and 0.5.23: tiny Gemma 3
-# logs "KV Cache is allocated" and hybrid_swa=False (results/cpu_kinds).
-SLIDING_WINDOW_DENSE_POOL = ReleaseRange("0.5.22", "0.5.24")
+# A sliding-window model gets SGLang's two pools (full + SWA, SWAKVPool) only when the release makes it hybrid SWA; any
+# other (Gemma 2/3, Mistral, Qwen2 with a window, ...) gets one pool holding every layer's K and V, sized as a dense
+# model. Which models are hybrid, read release by release (HYBRID_SWA_BY_RELEASE below); seen on SGLang-CPU 0.5.22 and
+# 0.5.23: tiny Gemma 3 logs "KV Cache is allocated" and hybrid_swa=False (results/cpu_kinds), and on a GPU 0.4.4 sized
+# gemma-3-4b-it as one pool of all 34 layers (tests/fixtures/predict/gpu-oos/s03-h200-gemma3-4b-pr4826.log).
+SLIDING_WINDOW_DENSE_POOL = ReleaseRange(None, "0.5.24")
 HYBRID_SWA_ARCHITECTURES = frozenset({
     "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMDSpark", "DeepseekV4ForCausalLMNextN",
     "DiffusionGemmaForBlockDiffusion", "EmbeddingGemma2Model", "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration",
@@ -191,6 +190,66 @@ HYBRID_SWA_ARCHITECTURES = frozenset({
     "Step3p5ForCausalLM", "Step3p5MTP", "Step3p7ForConditionalGeneration", "UnlimitedOCRForCausalLM",
     "BeamForCausalLM",  # 0.5.23
 })
+# - 0.4.0-0.4.9: no SWA pool by default. 0.4.8 and older have none at all (no SWAKVPool in model_executor/
+#   model_runner.py); 0.4.9 makes only Llama 4 hybrid, and only with --hybrid-kvcache-ratio (0.4.9
+#   configs/model_config.py:653-668 is_hybrid_model), which the predictor declines (LLAMA4_HYBRID_RATIO_FLAG).
+# - 0.4.10: every model whose class has get_attention_sliding_window_size is hybrid unless
+#   --disable-hybrid-swa-memory (0.4.10 model_runner.py:280-290, :669-673): the Gemma 2/3/3n classes
+#   (models/gemma2.py, gemma3_causal.py, gemma3_mm.py, gemma3n_causal.py, gemma3n_mm.py); split by
+#   set_num_token_hybrid (:986-1063), not modelled.
+# - 0.5.0-0.5.7: Gemma 2/3/3n (and Olmo 2 from 0.5.5) are forced back to one pool ("Disable hybrid SWA memory for
+#   {model_arch} as it is not yet supported", 0.5.0rc2 server_args.py:2167-2179, 0.5.5 :1017-1035); GPT-OSS is
+#   forced to one pool in 0.5.0rc2 (:2161) but only with the triton_kernel MoE runner by 0.5.5 (:993-997): taken as
+#   hybrid (declined) in 0.5.0-0.5.7. 0.5.1-0.5.4 and 0.5.6-0.5.7 lie between the two releases read.
+# - 0.5.8 on: the architectures listed in is_hybrid_swa_model (0.5.8 configs/model_config.py:1220-1228, 0.5.10
+#   :1438-1448, 0.5.14 :1842-1876 which adds a config's own is_hybrid_swa, 0.5.16 :1903-1940, 0.5.22 as above).
+#   Releases between two read ones take the later list (a superset): an architecture listed only later is
+#   declined rather than sized as one pool.
+_GEMMA_WINDOW_CLASSES = frozenset({"Gemma2ForCausalLM", "Gemma3ForCausalLM", "Gemma3ForConditionalGeneration",
+                                   "Gemma3nForCausalLM", "Gemma3nForConditionalGeneration"})
+_HYBRID_0_5_8 = frozenset({"Llama4ForConditionalGeneration", "GptOssForCausalLM", "MiMoV2FlashForCausalLM",
+                           "MiMoV2MTP"})
+_HYBRID_0_5_10 = _HYBRID_0_5_8 | {"Step3p5ForCausalLM", "Step3p5MTP"}
+_HYBRID_0_5_14 = _HYBRID_0_5_10 | {"DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "MiMoV2ForCausalLM",
+                                   "Step3p7ForConditionalGeneration", "Gemma4ForCausalLM",
+                                   "Gemma4ForConditionalGeneration", "Gemma4UnifiedForConditionalGeneration",
+                                   "LagunaForCausalLM"}
+HYBRID_SWA_BY_RELEASE = (
+    (ReleaseRange(None, "0.4.10"), frozenset()),
+    # GPT-OSS has no class in 0.4.10's wheel; listed so that a build that has one is declined, not guessed
+    (ReleaseRange("0.4.10", "0.5.0rc0"), _GEMMA_WINDOW_CLASSES | {"GptOssForCausalLM"}),
+    (ReleaseRange("0.5.0rc0", "0.5.8"), frozenset({"GptOssForCausalLM"})),
+    (ReleaseRange("0.5.8", "0.5.10"), _HYBRID_0_5_8),
+    (ReleaseRange("0.5.10", "0.5.14"), _HYBRID_0_5_10),
+    (ReleaseRange("0.5.14", "0.5.16"), _HYBRID_0_5_14),
+    (ReleaseRange("0.5.16", "0.5.24"), HYBRID_SWA_ARCHITECTURES),
+)
+# A multimodal model's fraction: 0.4.4 multiplies it by 0.95 whether given or not (0.4.4.post1
+# model_executor/model_runner.py:242-247, "Automatically reduce --mem-fraction-static ... because this is a multimodal
+# model": gemma-3-4b-it's 0.4.4 log sizes its pool at 0.88 x 0.95); 0.4.5-0.4.9 do not (no such line in 0.4.5, 0.4.6,
+# 0.4.8 model_runner.py); from 0.4.10 the default fraction is lowered by the vision tower's size
+# (adjust_mem_fraction_for_vlm, 0.4.10 server_args.py:325-335, :1946-1985; 0.5.22 arg_groups/memory_hook.py:334,
+# :419). 0.4.4's factor is modelled; the later one is not: the predictor declines a model with a vision_config there
+# unless --mem-fraction-static is given (one line).
+VLM_FRACTION_ALWAYS_LOWERED = ReleaseRange("0.4.4", "0.4.5")
+VLM_FRACTION_FACTOR = 0.95
+VLM_DEFAULT_FRACTION_LOWERED = ReleaseRange("0.4.10")
+# A config's own is_hybrid_swa opts it in from 0.5.14 (0.5.14 configs/model_config.py:1873-1875).
+CONFIG_OPTS_INTO_HYBRID_SWA = ReleaseRange("0.5.14")
+# 0.4.9-0.5.x: Llama 4's chunked-attention split, opt-in with --hybrid-kvcache-ratio (0.4.9 model_config.py:653-668,
+# model_runner.py:965-990 set_num_token_hybrid): not modelled.
+LLAMA4_HYBRID_RATIO_FLAG = "hybrid_kvcache_ratio"
+
+
+def is_hybrid_swa(architecture: str | None, config: dict, version: str | None) -> bool:
+    """Whether SGLang `version` gives a sliding-window model of this architecture its two pools (full + SWA) when
+    --disable-hybrid-swa-memory is off (HYBRID_SWA_BY_RELEASE)."""
+    release = modelled_release(version)
+    archs = next(archs for releases, archs in HYBRID_SWA_BY_RELEASE if release in releases)
+    listed = set(config.get("architectures") or []) | {architecture or ""}
+    if listed & archs:
+        return True
+    return release in CONFIG_OPTS_INTO_HYBRID_SWA and bool(config.get("is_hybrid_swa"))
 
 # Multi-head latent attention: SGLang gives a model one latent of kv_lora_rank + qk_rope_head_dim per token and layer,
 # the same on every TP rank, when its architecture makes ModelConfig.attention_arch MLA (0.5.22

@@ -31,6 +31,16 @@ SAMPLER_BYTES_PER_LOGIT = {
     # random_sample's exponential noise of their shape (0.32.0 topk_topp_sampler.py:565-571)
     "triton": 4 + 4 + 4,
 }
+# The sort's own scratch (torch's stable CUDA sort, which vLLM's sort-based top-k/top-p calls on the float32 copy):
+# from 128 rows up it is segmented_sort_pairs, which allocates an int64 reverse index per logit and hands cub's
+# SortPairs no double buffer, so cub takes alternate float32 keys and int64 values of the same size (pytorch
+# aten/src/ATen/native/cuda/SortStable.cu segmented_sort_pairs, do_launch_stable_sort_kernel's `nsegments < 128`
+# branch). While the sort runs, the model-dtype logits, the float32 copy and the sort's float32/int64 outputs are
+# live too: 4 + (4 + 8) + (8 + 4 + 8) bytes beyond the model dtype, more than the scatter phase's 26. Fitted on
+# nothing: the two 0.10.2 logs with 256 dummy rows of Qwen3's 151,936-token vocabulary print "1.4 GiB for peak
+# activation" (tests/fixtures/predict/vllm-gpu-public, gpu-oos v03), this gives 1.39 GiB.
+SEGMENTED_SORT_MIN_ROWS = 128
+SEGMENTED_SORT_PHASE_BYTES_PER_LOGIT = 4 + (4 + 8) + (8 + 4 + 8)
 # The Triton kernel's float32 scratch rows: min(the card's SM count, rows) (0.18.0
 # vllm/v1/sample/ops/topk_topp_triton.py:947-1010, kept in _TRITON_BUFFER_CACHE). The SM count is the card's (L40S 142,
 # H100 132, A100 108), which the predictor is not told: an estimate.
@@ -66,7 +76,10 @@ def sampler_peak_bytes(model: ModelDescription, rows: int, elem_bytes: int, path
     in the model dtype and what `path` adds per logit; the Triton kernel its scratch rows."""
     logits = rows * model.vocab_size
     scratch = min(rows, TRITON_BUFFER_ROWS_ESTIMATE) * model.vocab_size * 4 if path == "triton" else 0
-    return logits * (elem_bytes + SAMPLER_BYTES_PER_LOGIT[path]) + scratch
+    per_logit = SAMPLER_BYTES_PER_LOGIT[path]
+    if path in ("sort", "sort_in_place") and rows >= SEGMENTED_SORT_MIN_ROWS:
+        per_logit = max(per_logit, SEGMENTED_SORT_PHASE_BYTES_PER_LOGIT)  # the sort's scratch is the peak
+    return logits * (elem_bytes + per_logit) + scratch
 
 
 PATH_LABELS = {"flashinfer": "FlashInfer", "sort": "PyTorch sort", "sort_in_place": "PyTorch sort",
