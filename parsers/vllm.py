@@ -162,6 +162,17 @@ def _kv_groups(parser: LogParser, values: dict, line: Line) -> None:
     parser.record.kv_cache_groups = len(sizes)
 
 
+def _tpu_kv_shape(parser: LogParser, values: dict, line: Line) -> None:
+    # tpu_commons' (tpu-inference's forerunner) "Init kv-cache | shape=LAYERS * (...)": in its pallas layout
+    # (num_blocks, block_size, kv_heads x 2, head_size) (vllm-project/tpu-inference#145, July 2025), in an earlier
+    # one (num_kv_heads, num_blocks, block_size, head_size). The two leading dimensions are the pool's blocks and
+    # their size only where their product is the pool the KV line states; otherwise the line says neither.
+    record = parser.record
+    blocks, size = int(values["first"]), int(values["second"])
+    if record.kv_tokens is not None and blocks * size == record.kv_tokens:
+        record.num_blocks, record.block_size = blocks, size
+
+
 def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
     # Model Runner V2 logs this line twice: first for the profiling capture (before the KV
     # line), then for the real one. Only the one after the KV line is the graphs' cost.
@@ -248,9 +259,12 @@ class VllmLogParser(LogParser):
 
     # The engine's own words for a process that failed (each logged with logger.exception, so a traceback follows):
     # 0.33.0 vllm/v1/engine/core.py:1584 and :1586, vllm/v1/executor/multiproc_executor.py:1057, :1063 and :1189,
-    # vllm/v1/executor/ray_executor_v2.py:233 ("RayWorkerProc failed: %s"), vllm/v1/engine/async_llm.py:943.
+    # vllm/v1/executor/ray_executor_v2.py:233 ("RayWorkerProc failed: %s"), vllm/v1/engine/async_llm.py:943; before
+    # 0.8.5 the engine core logged its traceback inline: "EngineCore hit an exception: %s" (v1/engine/core.py
+    # run_engine_core, 0.7.x-0.8.4; 0.8.5 vllm/v1/engine/core.py:396 replaced it with "EngineCore failed to start.").
     failure_markers = re.compile(
         r"^(?:EngineCore failed to start\.|WorkerProc failed to start\.|EngineCore encountered a fatal error\."
+        r"|EngineCore hit an exception: "
         r"|AsyncLLM output_handler failed\.|WorkerProc hit an exception\.|WorkerProc failed\.|RayWorkerProc failed: )"
     )
 
@@ -279,7 +293,9 @@ class VllmLogParser(LogParser):
         # V0's model runners and vllm-ascend's (GiB printed as "GB": 0.8.5 vllm/worker/xpu_model_runner.py:414,
         # vllm-ascend vllm_ascend/worker/model_runner_v1.py load_model; harness/engines/vllm/forks/vllm-ascend.tsv)
         rule(r"^Loading model weights took (?P<weights_gib>{NUM}) ?Gi?B\b", phase("profiling"), primary_only=True),
-        rule(r"^torch\.compile takes (?P<compilation_seconds>{NUM}) s in total"),
+        # "takes" up to 0.17 (0.13.0 vllm/compilation/monitor.py:35), "took" from 0.18 (0.32.0 monitor.py:20, the
+        # message a default argument, tagged "[encoder] " for an encoder's compile: not the language model's)
+        rule(r"^torch\.compile t(?:akes|ook) (?P<compilation_seconds>{NUM}) s in total"),
         rule(r"Model loading took (?P<weights_gib>{NUM})" + GIB + r"(?: memory)? and (?P<secs>{NUM}) ?s",
              phase("profiling"), primary_only=True),
         # profiling and KV budget
@@ -348,6 +364,13 @@ class VllmLogParser(LogParser):
         rule(r"^# (?P<pools>GPU|CUDA|XPU|NPU|HPU|TPU) blocks: (?P<num_blocks>\d+), # CPU blocks: (?P<cpu_blocks>\d+)",
              _v0_blocks, primary_only=True),
         rule(r"^kv cache group sizes (?P<sizes>[\[(][\d, ]*[\])])", _kv_groups, primary_only=True),
+        # vLLM's TPU backend states its pool's blocks itself (tpu-inference b8692ff tpu_inference/runner/
+        # kv_cache_manager.py:958 and :986, harness/engines/vllm/forks/tpu-inference.tsv): the first group's count
+        rule(r"^Hybrid KV cache layout: num_kv_cache_groups=\d+, num_kv_cache_tensors=\d+, "
+             r"kv_cache_config\.num_blocks=(?P<num_blocks>\d+)", set_fields(device="tpu"), primary_only=True),
+        rule(r"^Init kv-cache \| num_total_layers=\d+ \| num_blocks=\[?(?P<num_blocks>\d[\d,]*?)(?:, |\]|$)",
+             set_fields(device="tpu"), primary_only=True),
+        rule(r"^Init kv-cache \| shape=\d+ \* \((?P<first>\d+), (?P<second>\d+),", _tpu_kv_shape, primary_only=True),
         # CUDA graphs
         rule(r"^Capturing CUDA graphs", phase_after_kv("capturing")),
         rule(r"Graph capturing finished in (?P<secs>{NUM}) secs?, took (?P<gib>{NUM})" + GIB, _graph_capture,

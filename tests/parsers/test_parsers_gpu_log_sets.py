@@ -1,4 +1,4 @@
-"""The two shared sets of real GPU startup logs (tests/fixtures/gpu-logs, gpu-logs-2: public issues and repository
+"""The sets of real GPU startup logs (tests/fixtures/gpu-logs, gpu-logs-2, gpu-logs-3: public issues and repository
 files, each file's source in its set's expected.json) read against the values a person read from them.
 
 The floors are the figures measured when they were set (issue 42): a change that reads fewer fields, KV counts or
@@ -7,6 +7,10 @@ The ten logs of gpu-logs-2 in HELD_OUT were read only once the rules were writte
 fields, KV 1/1, statuses 4/4 and SGLang 18/24, 1/1, 3/3; the wordings found in them since (vllm-ascend's suggestion
 line, a failure after a KV budget <= 0, SGLang's time-only prefix) were then fitted on them, so the floors below are
 no longer out of sample.
+gpu-logs-3 (27 logs collected out of sample by the logs-oos session, values by eye before any parser ran): its fitted
+two thirds were first read at vLLM 44/48 fields, KV 5/5, statuses 10/11 and SGLang 16/17, 1/1, 5/6, then fitted (the
+TPU backend's KV init lines, "torch.compile took", the pre-0.8.5 "EngineCore hit an exception", a log cut inside a
+traceback); its HELD_OUT third was read once after that, and its floor below is that first read.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ FLOORS = {
     ("gpu-logs-2", "sglang", False): (91, 94, 5, 5, 12, 12),
     ("gpu-logs-2", "vllm", True): (17, 17, 1, 1, 4, 4),
     ("gpu-logs-2", "sglang", True): (20, 24, 1, 1, 3, 3),
+    ("gpu-logs-3", "vllm", False): (48, 48, 5, 5, 11, 11),
+    ("gpu-logs-3", "sglang", False): (17, 17, 1, 1, 6, 6),
 }
 
 
@@ -95,3 +101,37 @@ def test_lines_that_look_like_the_pool_go_to_their_own_fields():
     record = parse_log("\n".join(lines), "sglang")
     assert (record.kv_gib, record.virtual_kv_gib, record.host_kv_gib) == (20.0, 120.0, 64.0)
     assert [p.gib for p in record.kv_pools] == [20.0]
+
+
+def test_a_log_cut_inside_a_startup_traceback_died_of_it():
+    # SGLang logs the scheduler's traceback and exits (gpu-logs-3 sglang/09, cut in its frames under capture);
+    # vLLM before 0.8.5 logged "EngineCore hit an exception: <traceback>" (gpu-logs-3 vllm/18, after its KV line)
+    record = _read("gpu-logs-3", "sglang", "09")
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", "cuda_graph_capture")
+    record = _read("gpu-logs-3", "vllm", "18")
+    assert (record.status, record.kv_tokens, record.failed_during) == ("engine_error", 35392, "kv_pool")
+
+
+def test_a_quiet_traceback_cut_in_its_frames_decides_nothing():
+    lines = ["WARNING 07-01 10:00:00 [utils.py:10] Could not import an optional kernel, falling back",
+             "WARNING 07-01 10:00:00 [utils.py:11] Traceback (most recent call last):",
+             '  File "/x/y.py", line 3, in <module>']
+    record = parse_log("\n".join(lines), "vllm")
+    assert record.status is None and record.error_kind is None
+
+
+@pytest.mark.parametrize(("lines", "blocks", "block_size"), [
+    # tpu_commons' pallas layout (num_blocks, block_size, ...): the KV line's 811,008 = 3168 x 256 (vllm/01)
+    (None, 3168, 256),
+    # its earlier (num_kv_heads, num_blocks, block_size, head_size): 8 x 7199 is not the pool, so nothing is read
+    (["INFO 07-01 10:00:00 [kv_cache_utils.py:716] GPU KV cache size: 230,368 tokens",
+      "INFO 07-01 10:00:00 [tpu_jax_runner.py:237] Init kv-cache | shape=32 * (8, 7199, 32, 128)"], 14398, 16),
+])
+def test_the_tpu_backends_kv_init_line_gives_the_blocks_only_where_they_make_the_pool(lines, blocks, block_size):
+    record = _read("gpu-logs-3", "vllm", "01") if lines is None else parse_log("\n".join(lines), "vllm")
+    assert (record.num_blocks, record.block_size) == (blocks, block_size)
+
+
+def test_the_compile_time_in_its_2026_wording():
+    # "torch.compile took X s in total" from 0.18 (0.32.0 vllm/compilation/monitor.py:20; gpu-logs-3 vllm/16, XPU)
+    assert _read("gpu-logs-3", "vllm", "16").compilation_seconds == 0.06
