@@ -32,6 +32,10 @@ FLOORS = {
     ("gpu-logs-2", "sglang", True): (20, 24, 1, 1, 3, 3),
     ("gpu-logs-3", "vllm", False): (48, 48, 5, 5, 11, 11),
     ("gpu-logs-3", "sglang", False): (17, 17, 1, 1, 6, 6),
+    # the held-out third's first read (after the rules fitted on the rest): vLLM 23/28, KV 2/2, statuses 6/6; SGLang
+    # 3/5, 0/0, 3/3
+    ("gpu-logs-3", "vllm", True): (23, 28, 2, 2, 6, 6),
+    ("gpu-logs-3", "sglang", True): (3, 5, 0, 0, 3, 3),
 }
 
 
