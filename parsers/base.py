@@ -611,6 +611,9 @@ class LogParser:
             return False
         t, segment = split_relative_time(segments[0])
         text = strip_wrappers(segment.rstrip())
+        indent = len(text) - len(text.lstrip())
+        if indent and held.raw[:indent] == text[:indent] and not held.raw[indent:indent + 1].isspace():
+            text = text[indent:]  # an author's block indented as a whole: the same indent as the held line's
         if not text or text[0].isspace():
             return False
         following = self.split_prefix(text, t)

@@ -48,7 +48,9 @@ PROC = r"\((?P<proc>[^()]*?) pid=(?P<pid>\d+)(?:, ip=[\w.:-]+)?\)\s*"
 PREFIX = re.compile(
     rf"(?:{PROC})?(?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+)?"
     r"(?:(?P<ts>\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)\s+)?"
-    r"\[(?P<file>[^\]\s]+?\.py):(?P<lineno>\d+)\](?: (?P<msg>.*))?$"
+    # up to 0.7.x the file had no opening bracket ("INFO 05-30 09:16:14 model_runner.py:907] ...", vllm-ascend
+    # 0.7.3's logs; 0.8.5 vllm/logger.py:22 added it): then only right after the timestamp
+    r"(?:\[|(?<=\d\d:\d\d:\d\d ))(?P<file>[^\]\s\[]+?\.py):(?P<lineno>\d+)\](?: (?P<msg>.*))?$"
 )
 PREFIX_AT_START = re.compile(PREFIX.pattern)
 
@@ -171,6 +173,18 @@ def _tpu_kv_shape(parser: LogParser, values: dict, line: Line) -> None:
     blocks, size = int(values["first"]), int(values["second"])
     if record.kv_tokens is not None and blocks * size == record.kv_tokens:
         record.num_blocks, record.block_size = blocks, size
+
+
+def _graphs_from_summary(parser: LogParser, values: dict, line: Line) -> None:
+    # The suggestion line states the graphs' measured memory, "X GiB for CUDAGraph memory" (0.33.0
+    # vllm/v1/worker/gpu_worker.py:1045, cuda_graph_memory_bytes): the graphs' cost where no capture line after the
+    # KV line says it (an excerpt without the KV line, a capture line of another worker)
+    match = _SUMMARY_GRAPHS.search(line.text)
+    if match and parser.record.cuda_graph_gib is None:
+        parser.record.cuda_graph_gib = float(match.group(1))
+
+
+_SUMMARY_GRAPHS = re.compile(r"(\d+(?:\.\d+)?) ?GiB for CUDA ?[Gg]raph memory")
 
 
 def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
@@ -396,7 +410,7 @@ class VllmLogParser(LogParser):
                     (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fully utilize \w+ (?:free )?memory",
                      "suggested_kv_cache_memory_bytes_gpu_limit"),
                     (r"Current (?:kv cache memory in use is|KV cache memory:) ({NUM})" + GIB, "current_kv_cache_gib")),
-             primary_only=True),
+             _graphs_from_summary, primary_only=True),
         # 0.32.0 vllm/model_executor/layers/quantization/kv_cache.py:164: an fp8 KV cache without calibrated scales
         rule(r"^Using KV cache scaling factor {NUM} for (?P<kv_cache_dtype>fp8\w*)\.", _kv_dtype_seen),
         rule(r"init engine \(profile, create kv cache, warmup model\) took (?P<init_engine_seconds>{NUM}) ?s"
@@ -425,11 +439,12 @@ class VllmLogParser(LogParser):
               r"is less than the engine's budget after excluding external process's weights "
               r"\((?P<utilization>{NUM}), (?P<budget_gib>{NUM}) GiB\)"),
         error("no_kv_cache_memory", r"No available memory for the cache blocks\."),
+        # an excerpt cut after the needed size, or re-wrapped by its author without the parenthesis, still names it
         error("max_model_len_too_large",
-              r"To serve at least one request with the models?'s max seq len \((?P<max_model_len>[\d,]+)\), "
-              r"\((?P<needed_gib>{NUM}) GiB KV cache is needed, which is larger than the available KV cache memory "
+              r"To serve at least one request with the models?'s max seq len \((?P<max_model_len>[\d,]+)\),\s*"
+              r"\(?(?P<needed_gib>{NUM}) GiB KV cache is needed, which is larger t(?:han the available KV cache memory "
               r"\((?P<available_gib>{NUM}) GiB\)\.\s*(?:Based on the available memory, the estimated maximum model "
-              r"length is (?P<estimated_max_model_len>[\d,]+)\.)?", standalone=True),
+              r"length is (?P<estimated_max_model_len>[\d,]+)\.)?)?", standalone=True),
         error("max_model_len_too_large",
               r"The model's max seq len \((?P<max_model_len>[\d,]+)\) is larger than the maximum number of tokens "
               r"that can be stored in KV cache \((?P<kv_capacity_tokens>-?[\d,]+)\)", standalone=True),

@@ -126,7 +126,7 @@ FACTS = (
           (r"^kv_cache_memory_bytes_to_gpu_limit$", "suggested_kv_cache_memory_bytes_gpu_limit"),
           (r"model_memory_usage", "weights_gib"), (r"peak_activation", "peak_activation_gib"),
           (r"non_torch", "non_torch_gib"),
-          (r"consumed|non_kv", "non_kv_gib"), (r"available_kv_cache", "-"), (r"cuda_graph", "-"),
+          (r"consumed|non_kv", "non_kv_gib"), (r"available_kv_cache", "-"), (r"cuda_graph", "cuda_graph_gib"),
           (r".", "-"))),
     Fact("init_engine", r"^init engine \(profile, create kv cache, warmup model\) took %\.2f s",
          ((r"compil", "compilation_seconds"), (r"elapsed|time", "init_engine_seconds"), (r".", "-"))),
