@@ -375,8 +375,10 @@ class VllmLogParser(LogParser):
         rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
              _max_concurrency, primary_only=True),
         rule(r"vllm cache_config_info with initialization after num_gpu_blocks is: (?P<num_blocks>[\d,]+)"),
-        rule(r"^# (?P<pools>GPU|CUDA|XPU|NPU|HPU|TPU) blocks: (?P<num_blocks>\d+), # CPU blocks: (?P<cpu_blocks>\d+)",
-             _v0_blocks, primary_only=True),
+        # V0's "# GPU blocks: N, # CPU blocks: M"; V1's first releases (0.7.x) logged the blocks alone, "# GPU blocks:
+        # %d", then the concurrency line (v1/core/kv_cache_utils.py:395 in vllm-project/vllm#12569's log)
+        rule(r"^# (?P<pools>GPU|CUDA|XPU|NPU|HPU|TPU) blocks: (?P<num_blocks>\d+)"
+             r"(?:, # CPU blocks: (?P<cpu_blocks>\d+))?", _v0_blocks, primary_only=True),
         rule(r"^kv cache group sizes (?P<sizes>[\[(][\d, ]*[\])])", _kv_groups, primary_only=True),
         # vLLM's TPU backend states its pool's blocks itself (tpu-inference b8692ff tpu_inference/runner/
         # kv_cache_manager.py:958 and :986, harness/engines/vllm/forks/tpu-inference.tsv): the first group's count

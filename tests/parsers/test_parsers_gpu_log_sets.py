@@ -12,7 +12,9 @@ two thirds were first read at vLLM 44/48 fields, KV 5/5, statuses 10/11 and SGLa
 TPU backend's KV init lines, "torch.compile took", the pre-0.8.5 "EngineCore hit an exception", a log cut inside a
 traceback); its HELD_OUT third was read once after that: vLLM 23/28 fields, KV 2/2, statuses 6/6 and SGLang 3/5, 0/0,
 3/3. What it showed (V0's unbracketed prefix, a draft model's class on its load line, the suggestion line's graph
-memory, an author's indented re-wrap) was then fitted on it too, so its floors below are no longer out of sample.
+memory, an author's indented re-wrap) was then fitted on it too, so its floors below are no longer out of sample. A
+second batch (vLLM 21-25, SGLang 14) collected after that was first read at vLLM 16/17 fields, KV 1/1, statuses 4/5 and
+SGLang 1/1, -, 1/1; V1's first blocks line (0.7.x) was then fitted on it.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ FLOORS = {
     ("gpu-logs-3", "vllm", False): (48, 48, 5, 5, 11, 11),
     ("gpu-logs-3", "sglang", False): (17, 17, 1, 1, 6, 6),
     # the held-out third: first read vLLM 23/28, KV 2/2, statuses 6/6; SGLang 3/5, 0/0, 3/3 (then fitted)
-    ("gpu-logs-3", "vllm", True): (28, 28, 2, 2, 6, 6),
-    ("gpu-logs-3", "sglang", True): (5, 5, 0, 0, 3, 3),
+    ("gpu-logs-3", "vllm", True): (45, 45, 3, 3, 11, 11),
+    ("gpu-logs-3", "sglang", True): (6, 6, 0, 0, 4, 4),
 }
 
 
@@ -163,3 +165,9 @@ def test_an_error_re_wrapped_in_an_indented_block():
     record = _read("gpu-logs-3", "vllm", "20")  # the needed size on the next, equally indented line, then cut
     assert record.error_kind == "max_model_len_too_large"
     assert (record.error_data["max_model_len"], record.error_data["needed_gib"]) == (1048576, 23.32)
+
+
+def test_v1s_first_blocks_line_sizes_the_pool():
+    # 0.7.x V1: "# GPU blocks: 1381" with no CPU blocks, then the concurrency line (gpu-logs-3 vllm/25)
+    record = _read("gpu-logs-3", "vllm", "25")
+    assert (record.status, record.num_blocks, record.kv_tokens, record.max_concurrency) == ("ok", 1381, 22096, 10.79)
