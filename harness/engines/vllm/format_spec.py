@@ -48,9 +48,10 @@ FACTS = (
     Fact("weights_load_seconds", r"^Loading weights took %\.2f seconds$", ((r".", "weights_load_seconds"),)),
     # V0's model runners (GiB printed as "GB"), and backend plugins' that kept the wording (vllm-ascend)
     Fact("weights_gib_gb", r"^Loading model weights took %\.4f Gi?B$", ((r".", "weights_gib"),)),
-    # "takes" up to 0.17; from 0.18 "%storch.compile took %.2f s in total", a default argument (0.32.0
-    # vllm/compilation/monitor.py:20) whose first placeholder is a tag ("" for the language model)
-    Fact("compilation_seconds", r"^(?:%s)?torch\.compile t(?:akes|ook) %\.2f s in total$",
+    # "takes" up to 0.17, "took" from 0.18, a default argument (0.20.1 vllm/compilation/monitor.py:20); later with
+    # a tag before it, "%storch.compile took %.2f s in total" (0.32.0 monitor.py:20; "" for the language model)
+    Fact("compilation_seconds", r"^torch\.compile t(?:akes|ook) %\.2f s in total$", ((r".", "compilation_seconds"),)),
+    Fact("compilation_seconds_tagged", r"^%storch\.compile took %\.2f s in total$",
          ((r"^\$1$", "-"), (r".", "compilation_seconds")), samples=((r"^\$1$", ""),)),
     # V0's KV sizing line (0.8.5 vllm/executor/executor_base.py:112)
     Fact("v0_blocks", r"^# %s blocks: %d, # CPU blocks: %d$",
