@@ -21,7 +21,16 @@ from harness.errors import EXIT_HARNESS, HarnessError, Interrupted
 COMMANDS = ("run", "plan", "validate", "doctor", "predict", "advise", "parse", "compare", "report", "envs")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def commands_named(argv: list[str] | None) -> tuple[str, ...]:
+    """The command modules a command line needs: only the one it names (each module imports what its command uses,
+    and `parse` must not pay for pandas, pydantic and the rest at import: benchmarks/parse_speed.py holds it to
+    <= 100 MB), every one when it names none (`--help`, a mistyped command: argparse lists them all)."""
+    words = [a for a in (argv or []) if not a.startswith("-")]
+    return (words[0],) if words and words[0] in COMMANDS else COMMANDS
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; given the command line `argv`, with only the command it names registered."""
     parser = argparse.ArgumentParser(
         prog="python -m harness",
         description="Launch real inference servers (vLLM, SGLang) over a sweep of memory knobs and record their "
@@ -30,13 +39,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"kv-budget-harness {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
+    for name in commands_named(argv):
         importlib.import_module(f"harness.commands.{name}").register(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,

@@ -542,6 +542,7 @@ class LogParser:
         self._replay_other_ranks()
         self.flush_pending(Line(text="", raw=""))
         self._settle_last_exception()
+        self._settle_cut_traceback()
         if self._startup.failure is not None or self._later.failure is not None:
             self._sync()  # frames read after the failure was offered say where it was raised
         self.finalize()
@@ -563,6 +564,19 @@ class LogParser:
         if failure is None or line is None or self.seen_error or self.seen_ready or self.stopping:
             return
         self._offer(failure.kind, failure.message, {}, failure.rank, failure.token, line)
+
+    def _settle_cut_traceback(self) -> None:
+        """A startup whose log stops inside a traceback's frames, before its exception line, died of that exception:
+        only an exception that reached a top-level handler is printed so (a logged warning's traceback is quiet, a
+        known harmless one is ignored), and its frames say where it was raised. Kind `other`; an engine that went on
+        (a later rule, ready, told to stop) or a failure already known wins."""
+        if self.seen_error or self.seen_ready or self.stopping:
+            return
+        for block in self._tracebacks.cut_blocks():
+            if block not in self._quiet_blocks:
+                line = Line(text="", raw="")
+                self._offer(OTHER, "a traceback cut before its exception line", {}, GENERIC, block, line)
+                return
 
     def has_pending(self) -> bool:
         """Hook: a fact announced over several lines waits for its next line (which must be seen)."""
@@ -597,6 +611,9 @@ class LogParser:
             return False
         t, segment = split_relative_time(segments[0])
         text = strip_wrappers(segment.rstrip())
+        indent = len(text) - len(text.lstrip())
+        if indent and held.raw[:indent] == text[:indent] and not held.raw[indent:indent + 1].isspace():
+            text = text[indent:]  # an author's block indented as a whole: the same indent as the held line's
         if not text or text[0].isspace():
             return False
         following = self.split_prefix(text, t)

@@ -270,6 +270,9 @@ def _load_begin(parser: LogParser, values: dict, line: Line) -> None:
 def _load_end(parser: LogParser, values: dict, line: Line) -> None:
     record = parser.record
     prefix = "" if parser.loads_done == 0 else "draft_" if parser.loads_done == 1 else None
+    if _DRAFT_MODEL.search(line.text):
+        # the line names a draft model's class: the draft's load, whatever came before it in the excerpt
+        prefix, parser.loads_done = ("draft_" if record.draft_weights_gib is None else None), 1
     parser.loads_done += 1
     if prefix is not None:
         for regex, name in _LOAD_END:
@@ -278,6 +281,12 @@ def _load_end(parser: LogParser, values: dict, line: Line) -> None:
                 setattr(record, prefix + name, float(match.group(1)))
     parser.advance("profiling", line)
 
+
+# The classes SGLang loads as a speculative draft (the "type=" of its Load weight end line): MTP/NextN heads, EAGLE
+# drafts, DFlash and DSpark draft models (0.5.22 sglang/srt/models/deepseek_nextn.py:247 DeepseekV3ForCausalLMNextN,
+# llama_eagle3.py:271 LlamaForCausalLMEagle3, ernie4_eagle.py:101 Ernie4_5_MoeForCausalLMMTP, dflash.py:619
+# DFlashDraftModel, dspark.py:773 DSparkDraftModel; qwen3_next_mtp.py Qwen3NextForCausalLMMTP, and the like).
+_DRAFT_MODEL = re.compile(r"type=(?:Eagle\w*|\w*(?:NextN|MTP|Eagle3?|DraftModel|DSpark)),")
 
 _LOAD_END = (
     (re.compile(rf"elapsed=({NUM}) s"), "weights_load_seconds"),

@@ -50,6 +50,10 @@ class TracebackTracker:
         """The processes with a traceback under way: their next lines must be seen."""
         return list(self._blocks)
 
+    def cut_blocks(self) -> list[int]:
+        """The tracebacks under way that have not reached their exception line (the log stopped in their frames)."""
+        return [block.id for block in self._blocks.values() if block.state == "frames"]
+
     def feed(self, source: str, text: str) -> Step | None:
         """Classify `text` (a message without its log prefix) from process `source`."""
         block = self._blocks.get(source)

@@ -48,7 +48,9 @@ PROC = r"\((?P<proc>[^()]*?) pid=(?P<pid>\d+)(?:, ip=[\w.:-]+)?\)\s*"
 PREFIX = re.compile(
     rf"(?:{PROC})?(?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+)?"
     r"(?:(?P<ts>\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)\s+)?"
-    r"\[(?P<file>[^\]\s]+?\.py):(?P<lineno>\d+)\](?: (?P<msg>.*))?$"
+    # up to 0.7.x the file had no opening bracket ("INFO 05-30 09:16:14 model_runner.py:907] ...", vllm-ascend
+    # 0.7.3's logs; 0.8.5 vllm/logger.py:22 added it): then only right after the timestamp
+    r"(?:\[|(?<=\d\d:\d\d:\d\d ))(?P<file>[^\]\s\[]+?\.py):(?P<lineno>\d+)\](?: (?P<msg>.*))?$"
 )
 PREFIX_AT_START = re.compile(PREFIX.pattern)
 
@@ -162,6 +164,29 @@ def _kv_groups(parser: LogParser, values: dict, line: Line) -> None:
     parser.record.kv_cache_groups = len(sizes)
 
 
+def _tpu_kv_shape(parser: LogParser, values: dict, line: Line) -> None:
+    # tpu_commons' (tpu-inference's forerunner) "Init kv-cache | shape=LAYERS * (...)": in its pallas layout
+    # (num_blocks, block_size, kv_heads x 2, head_size) (vllm-project/tpu-inference#145, July 2025), in an earlier
+    # one (num_kv_heads, num_blocks, block_size, head_size). The two leading dimensions are the pool's blocks and
+    # their size only where their product is the pool the KV line states; otherwise the line says neither.
+    record = parser.record
+    blocks, size = int(values["first"]), int(values["second"])
+    if record.kv_tokens is not None and blocks * size == record.kv_tokens:
+        record.num_blocks, record.block_size = blocks, size
+
+
+def _graphs_from_summary(parser: LogParser, values: dict, line: Line) -> None:
+    # The suggestion line states the graphs' measured memory, "X GiB for CUDAGraph memory" (0.33.0
+    # vllm/v1/worker/gpu_worker.py:1045, cuda_graph_memory_bytes): the graphs' cost where no capture line after the
+    # KV line says it (an excerpt without the KV line, a capture line of another worker)
+    match = _SUMMARY_GRAPHS.search(line.text)
+    if match and parser.record.cuda_graph_gib is None:
+        parser.record.cuda_graph_gib = float(match.group(1))
+
+
+_SUMMARY_GRAPHS = re.compile(r"(\d+(?:\.\d+)?) ?GiB for CUDA ?[Gg]raph memory")
+
+
 def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
     # Model Runner V2 logs this line twice: first for the profiling capture (before the KV
     # line), then for the real one. Only the one after the KV line is the graphs' cost.
@@ -248,9 +273,12 @@ class VllmLogParser(LogParser):
 
     # The engine's own words for a process that failed (each logged with logger.exception, so a traceback follows):
     # 0.33.0 vllm/v1/engine/core.py:1584 and :1586, vllm/v1/executor/multiproc_executor.py:1057, :1063 and :1189,
-    # vllm/v1/executor/ray_executor_v2.py:233 ("RayWorkerProc failed: %s"), vllm/v1/engine/async_llm.py:943.
+    # vllm/v1/executor/ray_executor_v2.py:233 ("RayWorkerProc failed: %s"), vllm/v1/engine/async_llm.py:943; before
+    # 0.8.5 the engine core logged its traceback inline: "EngineCore hit an exception: %s" (v1/engine/core.py
+    # run_engine_core, 0.7.x-0.8.4; 0.8.5 vllm/v1/engine/core.py:396 replaced it with "EngineCore failed to start.").
     failure_markers = re.compile(
         r"^(?:EngineCore failed to start\.|WorkerProc failed to start\.|EngineCore encountered a fatal error\."
+        r"|EngineCore hit an exception: "
         r"|AsyncLLM output_handler failed\.|WorkerProc hit an exception\.|WorkerProc failed\.|RayWorkerProc failed: )"
     )
 
@@ -279,7 +307,9 @@ class VllmLogParser(LogParser):
         # V0's model runners and vllm-ascend's (GiB printed as "GB": 0.8.5 vllm/worker/xpu_model_runner.py:414,
         # vllm-ascend vllm_ascend/worker/model_runner_v1.py load_model; harness/engines/vllm/forks/vllm-ascend.tsv)
         rule(r"^Loading model weights took (?P<weights_gib>{NUM}) ?Gi?B\b", phase("profiling"), primary_only=True),
-        rule(r"^torch\.compile takes (?P<compilation_seconds>{NUM}) s in total"),
+        # "takes" up to 0.17 (0.13.0 vllm/compilation/monitor.py:35), "took" from 0.18 (0.32.0 monitor.py:20, the
+        # message a default argument, tagged "[encoder] " for an encoder's compile: not the language model's)
+        rule(r"^torch\.compile t(?:akes|ook) (?P<compilation_seconds>{NUM}) s in total"),
         rule(r"Model loading took (?P<weights_gib>{NUM})" + GIB + r"(?: memory)? and (?P<secs>{NUM}) ?s",
              phase("profiling"), primary_only=True),
         # profiling and KV budget
@@ -345,9 +375,18 @@ class VllmLogParser(LogParser):
         rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
              _max_concurrency, primary_only=True),
         rule(r"vllm cache_config_info with initialization after num_gpu_blocks is: (?P<num_blocks>[\d,]+)"),
-        rule(r"^# (?P<pools>GPU|CUDA|XPU|NPU|HPU|TPU) blocks: (?P<num_blocks>\d+), # CPU blocks: (?P<cpu_blocks>\d+)",
-             _v0_blocks, primary_only=True),
+        # V0's "# GPU blocks: N, # CPU blocks: M"; V1's first releases (0.7.x) logged the blocks alone, "# GPU blocks:
+        # %d", then the concurrency line (v1/core/kv_cache_utils.py:395 in vllm-project/vllm#12569's log)
+        rule(r"^# (?P<pools>GPU|CUDA|XPU|NPU|HPU|TPU) blocks: (?P<num_blocks>\d+)"
+             r"(?:, # CPU blocks: (?P<cpu_blocks>\d+))?", _v0_blocks, primary_only=True),
         rule(r"^kv cache group sizes (?P<sizes>[\[(][\d, ]*[\])])", _kv_groups, primary_only=True),
+        # vLLM's TPU backend states its pool's blocks itself (tpu-inference b8692ff tpu_inference/runner/
+        # kv_cache_manager.py:958 and :986, harness/engines/vllm/forks/tpu-inference.tsv): the first group's count
+        rule(r"^Hybrid KV cache layout: num_kv_cache_groups=\d+, num_kv_cache_tensors=\d+, "
+             r"kv_cache_config\.num_blocks=(?P<num_blocks>\d+)", set_fields(device="tpu"), primary_only=True),
+        rule(r"^Init kv-cache \| num_total_layers=\d+ \| num_blocks=\[?(?P<num_blocks>\d[\d,]*?)(?:, |\]|$)",
+             set_fields(device="tpu"), primary_only=True),
+        rule(r"^Init kv-cache \| shape=\d+ \* \((?P<first>\d+), (?P<second>\d+),", _tpu_kv_shape, primary_only=True),
         # CUDA graphs
         rule(r"^Capturing CUDA graphs", phase_after_kv("capturing")),
         rule(r"Graph capturing finished in (?P<secs>{NUM}) secs?, took (?P<gib>{NUM})" + GIB, _graph_capture,
@@ -373,7 +412,7 @@ class VllmLogParser(LogParser):
                     (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fully utilize \w+ (?:free )?memory",
                      "suggested_kv_cache_memory_bytes_gpu_limit"),
                     (r"Current (?:kv cache memory in use is|KV cache memory:) ({NUM})" + GIB, "current_kv_cache_gib")),
-             primary_only=True),
+             _graphs_from_summary, primary_only=True),
         # 0.32.0 vllm/model_executor/layers/quantization/kv_cache.py:164: an fp8 KV cache without calibrated scales
         rule(r"^Using KV cache scaling factor {NUM} for (?P<kv_cache_dtype>fp8\w*)\.", _kv_dtype_seen),
         rule(r"init engine \(profile, create kv cache, warmup model\) took (?P<init_engine_seconds>{NUM}) ?s"
@@ -402,11 +441,12 @@ class VllmLogParser(LogParser):
               r"is less than the engine's budget after excluding external process's weights "
               r"\((?P<utilization>{NUM}), (?P<budget_gib>{NUM}) GiB\)"),
         error("no_kv_cache_memory", r"No available memory for the cache blocks\."),
+        # an excerpt cut after the needed size, or re-wrapped by its author without the parenthesis, still names it
         error("max_model_len_too_large",
-              r"To serve at least one request with the models?'s max seq len \((?P<max_model_len>[\d,]+)\), "
-              r"\((?P<needed_gib>{NUM}) GiB KV cache is needed, which is larger than the available KV cache memory "
+              r"To serve at least one request with the models?'s max seq len \((?P<max_model_len>[\d,]+)\),\s*"
+              r"\(?(?P<needed_gib>{NUM}) GiB KV cache is needed, which is larger t(?:han the available KV cache memory "
               r"\((?P<available_gib>{NUM}) GiB\)\.\s*(?:Based on the available memory, the estimated maximum model "
-              r"length is (?P<estimated_max_model_len>[\d,]+)\.)?", standalone=True),
+              r"length is (?P<estimated_max_model_len>[\d,]+)\.)?)?", standalone=True),
         error("max_model_len_too_large",
               r"The model's max seq len \((?P<max_model_len>[\d,]+)\) is larger than the maximum number of tokens "
               r"that can be stored in KV cache \((?P<kv_capacity_tokens>-?[\d,]+)\)", standalone=True),

@@ -7,9 +7,10 @@ import logging
 import sys
 
 from harness.engines import engine_names, get_engine
-from harness.envs import parse_spec
 from harness.errors import InputError
-from harness.scenario.checks import release_notes
+
+# harness.envs and harness.scenario (pydantic, yaml) are imported where they are used: `parse` takes only --json from
+# here, and its memory is held to benchmarks/parse_speed.py's bound
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +25,7 @@ def add_tolerance(parser: argparse.ArgumentParser, default: float, what: str) ->
 
 def warn_releases(path: str, scenario, *, predicting: bool = False) -> list[str]:
     """Print (stderr) what is said about the releases the scenario asks for; returns the lines."""
+    from harness.scenario.checks import release_notes  # lazy: pydantic and yaml stay out of `parse` (see above)
 
     lines = [f"warning: {p.render(path)}" for p in release_notes(scenario, predicting=predicting)[1]]
     for line in lines:
@@ -48,6 +50,8 @@ def engine_release(text: str) -> tuple[str, str]:
         log.warning("--engine-version %s: write it %s==%s (one spelling for every engine release option)",
                     item, engine, version)
         item = f"{engine}=={version}"
+    from harness.envs import parse_spec  # lazy: pydantic stays out of `parse` (see above)
+
     engine, version = parse_spec(item)
     if version is None:
         raise InputError(f"--engine-version {text!r}: expected ENGINE==VERSION, e.g. {engine}==0.31.0")

@@ -147,3 +147,21 @@ def test_module_entry_point():
                           check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["kv_tokens"] == 8192
+
+
+def test_parse_imports_only_what_it_uses():
+    # A fresh interpreter (this one has every command loaded): `parse` registers only its own command, so pandas,
+    # pydantic-heavy scenario code and the rest stay out of the parse path's memory (benchmarks/parse_speed.py)
+    code = ("import sys; from harness.cli import main; "
+            f"main(['parse', '--json', {str(VLLM / 'serve-kvspace2-maxlen512.log')!r}]); "
+            "print(sorted(m for m in ('pandas', 'numpy', 'yaml', 'httpx', 'harness.commands.run') if m in sys.modules),"
+            " file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_the_full_help_still_names_every_command(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert all(name in out for name in ("run", "parse", "compare", "envs"))

@@ -1,4 +1,4 @@
-"""The two shared sets of real GPU startup logs (tests/fixtures/gpu-logs, gpu-logs-2: public issues and repository
+"""The sets of real GPU startup logs (tests/fixtures/gpu-logs, gpu-logs-2, gpu-logs-3: public issues and repository
 files, each file's source in its set's expected.json) read against the values a person read from them.
 
 The floors are the figures measured when they were set (issue 42): a change that reads fewer fields, KV counts or
@@ -7,6 +7,14 @@ The ten logs of gpu-logs-2 in HELD_OUT were read only once the rules were writte
 fields, KV 1/1, statuses 4/4 and SGLang 18/24, 1/1, 3/3; the wordings found in them since (vllm-ascend's suggestion
 line, a failure after a KV budget <= 0, SGLang's time-only prefix) were then fitted on them, so the floors below are
 no longer out of sample.
+gpu-logs-3 (27 logs collected out of sample by the logs-oos session, values by eye before any parser ran): its fitted
+two thirds were first read at vLLM 44/48 fields, KV 5/5, statuses 10/11 and SGLang 16/17, 1/1, 5/6, then fitted (the
+TPU backend's KV init lines, "torch.compile took", the pre-0.8.5 "EngineCore hit an exception", a log cut inside a
+traceback); its HELD_OUT third was read once after that: vLLM 23/28 fields, KV 2/2, statuses 6/6 and SGLang 3/5, 0/0,
+3/3. What it showed (V0's unbracketed prefix, a draft model's class on its load line, the suggestion line's graph
+memory, an author's indented re-wrap) was then fitted on it too, so its floors below are no longer out of sample. A
+second batch (vLLM 21-25, SGLang 14) collected after that was first read at vLLM 16/17 fields, KV 1/1, statuses 4/5 and
+SGLang 1/1, -, 1/1; V1's first blocks line (0.7.x) was then fitted on it.
 """
 
 from __future__ import annotations
@@ -26,6 +34,11 @@ FLOORS = {
     ("gpu-logs-2", "sglang", False): (91, 94, 5, 5, 12, 12),
     ("gpu-logs-2", "vllm", True): (17, 17, 1, 1, 4, 4),
     ("gpu-logs-2", "sglang", True): (20, 24, 1, 1, 3, 3),
+    ("gpu-logs-3", "vllm", False): (48, 48, 5, 5, 11, 11),
+    ("gpu-logs-3", "sglang", False): (17, 17, 1, 1, 6, 6),
+    # the held-out third: first read vLLM 23/28, KV 2/2, statuses 6/6; SGLang 3/5, 0/0, 3/3 (then fitted)
+    ("gpu-logs-3", "vllm", True): (45, 45, 3, 3, 11, 11),
+    ("gpu-logs-3", "sglang", True): (6, 6, 0, 0, 4, 4),
 }
 
 
@@ -95,3 +108,66 @@ def test_lines_that_look_like_the_pool_go_to_their_own_fields():
     record = parse_log("\n".join(lines), "sglang")
     assert (record.kv_gib, record.virtual_kv_gib, record.host_kv_gib) == (20.0, 120.0, 64.0)
     assert [p.gib for p in record.kv_pools] == [20.0]
+
+
+def test_a_log_cut_inside_a_startup_traceback_died_of_it():
+    # SGLang logs the scheduler's traceback and exits (gpu-logs-3 sglang/09, cut in its frames under capture);
+    # vLLM before 0.8.5 logged "EngineCore hit an exception: <traceback>" (gpu-logs-3 vllm/18, after its KV line)
+    record = _read("gpu-logs-3", "sglang", "09")
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", "cuda_graph_capture")
+    record = _read("gpu-logs-3", "vllm", "18")
+    assert (record.status, record.kv_tokens, record.failed_during) == ("engine_error", 35392, "kv_pool")
+
+
+def test_a_quiet_traceback_cut_in_its_frames_decides_nothing():
+    lines = ["WARNING 07-01 10:00:00 [utils.py:10] Could not import an optional kernel, falling back",
+             "WARNING 07-01 10:00:00 [utils.py:11] Traceback (most recent call last):",
+             '  File "/x/y.py", line 3, in <module>']
+    record = parse_log("\n".join(lines), "vllm")
+    assert record.status is None and record.error_kind is None
+
+
+@pytest.mark.parametrize(("lines", "blocks", "block_size"), [
+    # tpu_commons' pallas layout (num_blocks, block_size, ...): the KV line's 811,008 = 3168 x 256 (vllm/01)
+    (None, 3168, 256),
+    # its earlier (num_kv_heads, num_blocks, block_size, head_size): 8 x 7199 is not the pool, so nothing is read
+    (["INFO 07-01 10:00:00 [kv_cache_utils.py:716] GPU KV cache size: 230,368 tokens",
+      "INFO 07-01 10:00:00 [tpu_jax_runner.py:237] Init kv-cache | shape=32 * (8, 7199, 32, 128)"], 14398, 16),
+])
+def test_the_tpu_backends_kv_init_line_gives_the_blocks_only_where_they_make_the_pool(lines, blocks, block_size):
+    record = _read("gpu-logs-3", "vllm", "01") if lines is None else parse_log("\n".join(lines), "vllm")
+    assert (record.num_blocks, record.block_size) == (blocks, block_size)
+
+
+def test_the_compile_time_in_its_2026_wording():
+    # "torch.compile took X s in total" from 0.18 (0.32.0 vllm/compilation/monitor.py:20; gpu-logs-3 vllm/16, XPU)
+    assert _read("gpu-logs-3", "vllm", "16").compilation_seconds == 0.06
+
+
+def test_a_draft_models_load_is_known_by_its_class_alone():
+    # only the NextN draft's "Load weight end ... type=DeepseekV3ForCausalLMNextN" lines (gpu-logs-3 sglang/12)
+    record = _read("gpu-logs-3", "sglang", "12")
+    assert (record.weights_gib, record.draft_weights_gib, record.draft_avail_mem_after_load_gib) == (None, 1.0, 41.92)
+
+
+def test_the_pre_0_8_prefix_without_a_bracket():
+    # "INFO 05-30 09:16:14 model_runner.py:907] ..." under Ray's worker prefix (gpu-logs-3 vllm/10, vllm-ascend 0.7.3)
+    record = _read("gpu-logs-3", "vllm", "10")
+    assert (record.weights_gib, record.status) == (27.6953, "engine_error")
+
+
+def test_the_suggestion_lines_graph_memory_without_a_kv_line():
+    record = _read("gpu-logs-3", "vllm", "07")  # a Ray Serve replica's worker, four nested prefixes
+    assert (record.cuda_graph_gib, record.current_kv_cache_gib, record.status) == (1.0, 54.45, None)
+
+
+def test_an_error_re_wrapped_in_an_indented_block():
+    record = _read("gpu-logs-3", "vllm", "20")  # the needed size on the next, equally indented line, then cut
+    assert record.error_kind == "max_model_len_too_large"
+    assert (record.error_data["max_model_len"], record.error_data["needed_gib"]) == (1048576, 23.32)
+
+
+def test_v1s_first_blocks_line_sizes_the_pool():
+    # 0.7.x V1: "# GPU blocks: 1381" with no CPU blocks, then the concurrency line (gpu-logs-3 vllm/25)
+    record = _read("gpu-logs-3", "vllm", "25")
+    assert (record.status, record.num_blocks, record.kv_tokens, record.max_concurrency) == ("ok", 1381, 22096, 10.79)

@@ -17,8 +17,8 @@ KEYWORDS = re.compile(
     r"KV cache|KV Cache|concurrency|num_gpu_blocks|GPU blocks|took|CUDA ?graph|Graph captur|[Mm]emory profil"
     r"|[Ff]ree memory|max seq len|max_model_len|max model len|cache blocks|Auto-fit|kv-cache-memory|block size"
     r"|non KV|version|Initializing|GiB|max_num_batched_tokens|non-default args"
-    r"|kv cache group|Mamba|failed|fatal|hit an exception|In v\d|torch\.compile takes|# %s blocks|Memory statistics"
-    r"|total_hbm"
+    r"|kv cache group|Mamba|failed|fatal|hit an exception|In v\d|torch\.compile t|# %s blocks|Memory statistics"
+    r"|total_hbm|Init kv-cache|Hybrid KV cache layout"
 )
 
 
@@ -48,7 +48,11 @@ FACTS = (
     Fact("weights_load_seconds", r"^Loading weights took %\.2f seconds$", ((r".", "weights_load_seconds"),)),
     # V0's model runners (GiB printed as "GB"), and backend plugins' that kept the wording (vllm-ascend)
     Fact("weights_gib_gb", r"^Loading model weights took %\.4f Gi?B$", ((r".", "weights_gib"),)),
-    Fact("compilation_seconds", r"^torch\.compile takes %\.2f s in total$", ((r".", "compilation_seconds"),)),
+    # "takes" up to 0.17, "took" from 0.18, a default argument (0.20.1 vllm/compilation/monitor.py:20); later with
+    # a tag before it, "%storch.compile took %.2f s in total" (0.32.0 monitor.py:20; "" for the language model)
+    Fact("compilation_seconds", r"^torch\.compile t(?:akes|ook) %\.2f s in total$", ((r".", "compilation_seconds"),)),
+    Fact("compilation_seconds_tagged", r"^%storch\.compile took %\.2f s in total$",
+         ((r"^\$1$", "-"), (r".", "compilation_seconds")), samples=((r"^\$1$", ""),)),
     # V0's KV sizing line (0.8.5 vllm/executor/executor_base.py:112)
     Fact("v0_blocks", r"^# %s blocks: %d, # CPU blocks: %d$",
          ((r"device|platform|name", "-"), (r"gpu", "num_blocks"), (r"cpu", "cpu_blocks"), (r".", "-")),
@@ -57,6 +61,9 @@ FACTS = (
     Fact("tpu_memory_statistics", r"^Memory statistics \| total_hbm_limit_gb=",
          ((r"limit_cap", "requested_memory_gib"), (r"limit", "total_memory_gib"), (r"used", "non_kv_gib"),
           (r"avail", "kv_gib"))),
+    # ... and its pool's blocks (tpu-inference tpu_inference/runner/kv_cache_manager.py:958 and :986)
+    Fact("tpu_kv_cache_init", r"^Hybrid KV cache layout: num_kv_cache_groups=|^Init kv-cache \| num_total_layers=",
+         ((r"num_blocks", "num_blocks"), (r".", "-"))),
     Fact("weights_gib", r"^Model loading took %[.\d]*[sf] GiB(?: memory)? and %\.\d+f seconds?$",
          ((r"memory|usage|GiB|gib", "weights_gib"), (r".", "-"))),
     # --- profiling and the KV budget
@@ -120,7 +127,7 @@ FACTS = (
           (r"^kv_cache_memory_bytes_to_gpu_limit$", "suggested_kv_cache_memory_bytes_gpu_limit"),
           (r"model_memory_usage", "weights_gib"), (r"peak_activation", "peak_activation_gib"),
           (r"non_torch", "non_torch_gib"),
-          (r"consumed|non_kv", "non_kv_gib"), (r"available_kv_cache", "-"), (r"cuda_graph", "-"),
+          (r"consumed|non_kv", "non_kv_gib"), (r"available_kv_cache", "-"), (r"cuda_graph", "cuda_graph_gib"),
           (r".", "-"))),
     Fact("init_engine", r"^init engine \(profile, create kv cache, warmup model\) took %\.2f s",
          ((r"compil", "compilation_seconds"), (r"elapsed|time", "init_engine_seconds"), (r".", "-"))),
