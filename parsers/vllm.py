@@ -497,6 +497,9 @@ class VllmLogParser(LogParser):
         super().__init__()
         self.pending_kv: Line | None = None
         self.kv_lines: list[list] = []  # [tokens, concurrency, pools] of each KV line rank 0's process printed
+        self._pools_key: tuple | None = None  # what _kv_pools last built from, and the list it left
+        self._pools_set: list | None = None
+        self._smallest: tuple | None = None
         self.derived_blocks: int | None = None  # num_blocks as derived from kv_tokens (the log states none)
 
     def may_be_from(self, raw: str, source: str) -> bool:
@@ -580,7 +583,17 @@ class VllmLogParser(LogParser):
         From 0.11.1 it logs once, after that (0.11.1 :1229, logger.info_once)."""
         record = self.record
         lines = self.kv_lines
+        # finalize runs after every line a rule reads: a log of many startups holds thousands of KV lines, so the
+        # pools are rebuilt only when a KV line, the KV GiB or the pool list changed since the last call
+        key = (len(lines), tuple(lines[-1]), record.kv_gib, record.rank_note)
+        if key == self._pools_key and record.kv_pools is self._pools_set:
+            if self._smallest is not None:
+                record.kv_tokens, concurrency = self._smallest
+                if concurrency is not None:
+                    record.max_concurrency = concurrency
+            return
         groups = [p for p in record.kv_pools if p.kind == POOL_GROUP]
+        self._smallest = None
         if len(lines) == 1:
             tokens, _, name = lines[0]
             over = (f"max_concurrency x max_model_len over {len(groups)} KV cache groups sharing the pool's blocks"
@@ -589,6 +602,7 @@ class VllmLogParser(LogParser):
         else:
             pools = [KvPool(POOL_WORKER, f"{name} (worker {i})", tokens) for i, (tokens, _, name) in enumerate(lines)]
             tokens, concurrency, _ = min(lines, key=lambda entry: entry[0])
+            self._smallest = (tokens, concurrency)
             record.kv_tokens = tokens
             if concurrency is not None:
                 record.max_concurrency = concurrency
@@ -597,6 +611,8 @@ class VllmLogParser(LogParser):
                                     f"smallest, {tokens:,} tokens")
         if pools + groups != record.kv_pools:
             record.kv_pools = pools + groups
+        self._pools_key = (len(lines), tuple(lines[-1]), record.kv_gib, record.rank_note)
+        self._pools_set = record.kv_pools
 
     @classmethod
     def score(cls, text: str) -> int:
