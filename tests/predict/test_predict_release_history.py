@@ -14,6 +14,7 @@ from harness.engines import get_engine
 from harness.engines.predicting import predict
 from harness.engines.releases import version_key
 from harness.engines.vllm import formulas as vf
+from harness.engines.vllm import non_torch
 from harness.predict import load_model_description
 from harness.predict.host import HostMemory
 from harness.predict.model import GiB
@@ -443,8 +444,9 @@ def test_vllm_0_33_counts_the_cublas_handles_in_the_baseline(llama8b):
     settings = {"max_model_len": 8192, "gpu_memory_utilization": 0.9}
     old = predict("vllm", settings, llama8b, 80 * 1024, engine_version="0.32.0")
     new = predict("vllm", settings, llama8b, 80 * 1024, engine_version="0.33.0")
-    assert old.estimates["O"].gib == vf.OTHER_GIB_ESTIMATE
-    assert new.estimates["O"].gib == pytest.approx(vf.OTHER_GIB_ESTIMATE - vf.CUBLAS_HANDLES_GIB_ESTIMATE)
+    assert old.estimates["O"].gib == non_torch.CONSUMED_BEYOND_WEIGHTS_GIB
+    assert new.estimates["O"].gib == pytest.approx(non_torch.CONSUMED_BEYOND_WEIGHTS_GIB
+                                                   - vf.CUBLAS_HANDLES_GIB_ESTIMATE)
     assert "cuBLAS handles" in new.estimates["O"].basis and "cuBLAS" not in old.estimates["O"].basis
     assert new.kv_gib > old.kv_gib and new.kv_gib_upper_bound == old.kv_gib_upper_bound
     # a utilization just below what an empty 80 GiB card leaves after a 0.5 GiB context: 0.33.0 needs

@@ -54,6 +54,7 @@ from harness.engines.vllm.releases import (
     NULL_BLOCK_HELD_BACK,
     PEAK_ACTIVATION_LOGGED_WITH_GRAPH_ESTIMATE,
     PERFORMANCE_MODE,
+    SNAPSHOT_AFTER_DISTRIBUTED_INIT,
     TRITON_TOP_K_TOP_P,
     V0_BELOW_SM80,
     V0_FOR_32_BIT_DTYPE,
@@ -164,6 +165,11 @@ RELEASE_RULES = (
                 "snapshot (before: all non-torch memory on the card after the profile, the CUDA context and other "
                 "processes included)", "0.9.1 vllm/v1/worker/gpu_worker.py:183; 0.9.0 vllm/v1/worker/gpu_worker.py:197",
                 ("kv_tokens",), NON_TORCH_SINCE_SNAPSHOT, devices=("cuda",)),
+    ReleaseRule("communicators before the snapshot", "the tensor-parallel communicators (NCCL, custom all-reduce) "
+                "are created before the startup snapshot, so the non-torch memory counted leaves them out (before: "
+                "created after it and counted)", "0.11.0 vllm/v1/worker/gpu_worker.py:165-182; 0.10.2 "
+                "vllm/v1/worker/gpu_worker.py:175, :193", ("kv_tokens",), SNAPSHOT_AFTER_DISTRIBUTED_INIT,
+                devices=("cuda",)),
     ReleaseRule("free memory checked at startup", "a request above the card's free memory is refused at startup",
                 "0.9.1 vllm/v1/worker/gpu_worker.py:136", ("error_kind",), FREE_MEMORY_CHECKED_AT_STARTUP,
                 devices=("cuda",)),

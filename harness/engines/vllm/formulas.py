@@ -20,9 +20,7 @@ DEFAULT_BLOCK_SIZE_CUDA = 16  # vllm/config/cache.py:72 (FLASH_ATTN / FlashInfer
 DEFAULT_BLOCK_SIZE_CPU = 128  # vllm/platforms/cpu.py:273-293
 
 # ---- estimates (not in the engine's code: our documented guesses, replaced by calibration) ----
-# O: non-torch memory allocated after the init snapshot (cuBLAS/NCCL workspaces, allocator
-#    fragmentation) that vLLM counts in total_consumed (vllm/v1/worker/gpu_worker.py determine_available_memory).
-OTHER_GIB_ESTIMATE = 0.30
+# O: the non-torch memory each release's profile counts, by release and tensor parallelism: non_torch.py.
 # G: what each CUDA graph after a mode's first adds (profile_cudagraph_memory measures it on the second-largest
 #    size, at least 1 MiB: 0.32.0 vllm/v1/worker/gpu_model_runner.py:6417-6420); the first capture is sized as
 #    the dummy forward's tensors for that size (cudagraph_memory_estimate).

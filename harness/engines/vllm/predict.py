@@ -11,6 +11,7 @@ from harness.engines.vllm import formulas as vf
 from harness.engines.vllm import profile_peak
 from harness.engines.vllm.layers import mamba_layout, sliding_layout
 from harness.engines.vllm.model_runner import runs_model_runner_v2
+from harness.engines.vllm.non_torch import non_torch_gib
 from harness.engines.vllm.online_quant import online_quantized
 from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
@@ -39,7 +40,6 @@ from harness.engines.vllm.releases import (
     MAX_NUM_SEQS_CAPPED_BY_BATCH,
     MAX_NUM_SEQS_CAPTURED,
     MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO,
-    NON_KV_FROM_TOTAL_CONSUMED,
     NON_TORCH_SINCE_SNAPSHOT,
     NULL_BLOCK_HELD_BACK,
     PERFORMANCE_MODE,
@@ -393,29 +393,35 @@ def _held_weights(p: VllmPrediction, s: Settings, model: ModelDescription, tp: i
 def _gpu_overhead_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, release: str,
                            mnbt: int, mns: int, dtype: str) -> float:
     """O + A + G in bytes, each recorded on p.estimates with its basis: what the release's profile counts besides
-    the weights (releases.NON_TORCH_SINCE_SNAPSHOT, NON_KV_FROM_TOTAL_CONSUMED, CUBLAS_BEFORE_SNAPSHOT), its profile
-    run's peak (profile_peak) and the CUDA-graph memory it subtracts (_graph_estimate)."""
-    cublas_in_baseline = release in CUBLAS_BEFORE_SNAPSHOT
-    other = vf.OTHER_GIB_ESTIMATE * GiB
-    if cublas_in_baseline:
-        other -= vf.CUBLAS_HANDLES_GIB_ESTIMATE * GiB
+    the weights (_non_torch_estimate), its profile run's peak (profile_peak) and the CUDA-graph memory it subtracts
+    (_graph_estimate)."""
+    other = _non_torch_estimate(p, release)
     act, act_basis, assumed = profile_peak.activation_bytes(model, release, env, mnbt, min(mns, mnbt), p.tp,
                                                             DTYPE_BYTES[dtype])
     p.notes.extend([assumed] if assumed else [])
     graphs, graph_basis = _graph_estimate(p, s, env, model, release, mnbt, mns, DTYPE_BYTES[dtype])
-    counted = ("consumed since the snapshot" if release in NON_KV_FROM_TOTAL_CONSUMED
-               else "non-torch since the snapshot")
-    if release not in NON_TORCH_SINCE_SNAPSHOT:
-        # 0.9.0 vllm/v1/worker/gpu_worker.py:197-212: all non-torch memory on the card after the profile
-        other += vf.CUDA_CONTEXT_GIB_ESTIMATE * GiB
-        counted = (f"all non-torch memory on the card after the profile, the ~{vf.CUDA_CONTEXT_GIB_ESTIMATE} "
-                   f"GiB CUDA context included (vllm {release}; other processes' memory too: none assumed)")
-    p.estimates["O"] = Estimate(other / GiB, f"estimate: {counted} (constant)"
-                                + (f", less ~{vf.CUBLAS_HANDLES_GIB_ESTIMATE} GiB of cuBLAS handles that "
-                                   f"vllm {release} creates before it" if cublas_in_baseline else ""))
     p.estimates["A"] = Estimate(act / GiB, act_basis)
     p.estimates["G"] = Estimate(graphs / GiB, graph_basis)
     return other + act + graphs
+
+
+def _non_torch_estimate(p: VllmPrediction, release: str) -> float:
+    """O in bytes, recorded on p.estimates: the release's non-torch term for this tensor-parallel size
+    (non_torch.non_torch_gib), less the cuBLAS handles a release creates before its snapshot
+    (releases.CUBLAS_BEFORE_SNAPSHOT), plus the CUDA context where the release counts all of the card's non-torch
+    memory (releases.NON_TORCH_SINCE_SNAPSHOT)."""
+    gib, counted = non_torch_gib(release, p.tp)
+    if release in CUBLAS_BEFORE_SNAPSHOT:
+        gib -= vf.CUBLAS_HANDLES_GIB_ESTIMATE
+        counted += (f", less ~{vf.CUBLAS_HANDLES_GIB_ESTIMATE} GiB of cuBLAS handles that vllm {release} creates "
+                    "before it")
+    if release not in NON_TORCH_SINCE_SNAPSHOT:
+        # 0.9.0 vllm/v1/worker/gpu_worker.py:197-212: all non-torch memory on the card after the profile
+        gib += vf.CUDA_CONTEXT_GIB_ESTIMATE
+        counted += (f"; all non-torch memory on the card after the profile, the ~{vf.CUDA_CONTEXT_GIB_ESTIMATE} GiB "
+                    f"CUDA context included (other processes' memory too: none assumed)")
+    p.estimates["O"] = Estimate(gib, f"estimate: {counted}")
+    return gib * GiB
 
 
 def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, release: str,

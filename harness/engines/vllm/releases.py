@@ -172,6 +172,11 @@ PERFORMANCE_MODE = ReleaseRange("0.17.0")
 # the torch peak since the profile began (weights included) plus all non-torch memory on the card after it -
 # the CUDA context and other processes too (0.9.0 vllm/v1/worker/gpu_worker.py:197-212, 0.8.5 :195-210).
 NON_TORCH_SINCE_SNAPSHOT = ReleaseRange("0.9.1")
+# The startup snapshot is taken after the distributed environment from 0.11.0 (0.11.0 vllm/v1/worker/gpu_worker.py:
+# 165-182: "This ensures NCCL buffers are allocated before we measure available memory"; 0.32.0 :509 before :534), so
+# the tensor-parallel communicators (PyNccl, custom all-reduce buffers) are in the baseline; 0.9.1-0.10.x take it
+# before (0.10.2 gpu_worker.py:175 before :193, 0.9.1 :135 before :153) and count them as non-torch memory.
+SNAPSHOT_AFTER_DISTRIBUTED_INIT = ReleaseRange("0.11.0")
 # The startup check of free memory against the request (E1) from 0.9.1 (0.9.1 vllm/v1/worker/gpu_worker.py:136-147);
 # 0.8.5-0.9.0.x record the free memory and only assert after the profile that it shrank (0.9.0 gpu_worker.py:190).
 FREE_MEMORY_CHECKED_AT_STARTUP = ReleaseRange("0.9.1")
