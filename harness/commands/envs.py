@@ -26,7 +26,7 @@ from harness.envs import (
 from harness.envs.flags import choose_donor, read_engine_flags, read_wheel_flags
 from harness.envs.index import index_note
 from harness.envs.installer import choose_installer
-from harness.envs.lock import locks_in
+from harness.envs.lock import lock_text, locks_in
 from harness.envs.lock_record import ensure_lock, marker_lock
 from harness.envs.locked_install import LockedBuild, install_from_lock
 from harness.envs.manage import dir_size, env_info
@@ -169,8 +169,8 @@ def cmd_lock(args: argparse.Namespace) -> int:
         if name not in envs:
             raise InputError(f"no installed env {name!r} (see `envs list`)")
         env = ensure_lock(envs[name])
-        locks.append(marker_lock(env.path).to_dict())
-    text = json.dumps(locks[0] if len(locks) == 1 else locks, indent=1) + "\n"
+        locks.append(marker_lock(env.path))
+    text = lock_text(locks)
     if args.output is None:
         sys.stdout.write(text)
     else:

@@ -148,6 +148,19 @@ def derive_lock(env_dir: Path, marker: dict, *, sources: dict[str, str] | None =
                    workarounds=tuple(marker.get("workarounds") or ()), drift=drift, derived=derived)
 
 
+def lock_text(locks: list[EnvLock]) -> str:
+    """A lock file's text: one lock (or a list of them), each package on one line, so that two locks diff by
+    package."""
+    def one(lock: EnvLock) -> str:
+        data = lock.to_dict()
+        packages = data.pop("packages")
+        head = json.dumps(data, indent=1)[:-2]  # without the closing brace
+        lines = ",\n  ".join(json.dumps(p) for p in packages)
+        return f'{head},\n "packages": [\n  {lines}\n ]\n}}'
+    texts = [one(lock) for lock in locks]
+    return (texts[0] if len(texts) == 1 else "[\n" + ",\n".join(texts) + "\n]") + "\n"
+
+
 # --- reading a lock file ----------------------------------------------------------------------------------------
 
 def locks_in(path: Path) -> list[EnvLock]:

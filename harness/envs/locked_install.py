@@ -102,13 +102,14 @@ def install_from_lock(build: LockedBuild, cache_dir: Path | None = None, *, forc
     name = env_name(lock.engine, lock.version, lock.cpu)
     root = envs_dir(cache_dir)
     target = root / name
-    inst = installer or choose_installer("uv")
-    if inst.kind != "uv":
-        raise InputError("envs install --lock needs uv (its pip interface installs the pinned set): pip install uv")
+    inst = installer or choose_installer()
     with _env_lock(root, name, progress):
         existing = _existing(target, lock, force, inst, progress)
         if existing is not None:
             return existing
+        if inst.kind != "uv":
+            raise InputError("installing from a lock needs uv (its pip interface installs the pinned set): "
+                             "pip install uv")
         recipe = get_engine(lock.engine).require("installation", "envs install").recipe(lock.version, lock.cpu)
         check_disk(root, recipe.disk_bytes, f"{name} (from lock {lock.digest})")
         staging = root / f".{name}.building-{os.getpid()}"

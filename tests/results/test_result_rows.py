@@ -148,3 +148,13 @@ def test_a_v5_file_reads_with_no_dependency_versions(tmp_path):
     assert list(frame.columns) == list(COLUMNS) and frame["dependency_versions"].isna().all()
     assert frame.loc[0, "kv_pools"].startswith('[{"kind":"kv"')
     assert migrate(v5, 5, "v5.csv").splitlines()[0].endswith(",kv_pools,dependency_versions,env_lock")
+
+
+def test_old_results_without_locks_read_with_an_empty_env_lock_and_their_run_json_with_no_env_locks():
+    from harness.results.runinfo import RunInfo
+
+    probe = Path(__file__).resolve().parents[2] / "results" / "cpu_probe" / "vllm0.32.0-sglang0.5.22"
+    frame = read_results(probe / "results.csv")  # results v7, run format v2: written before locks
+    assert list(frame.columns) == list(COLUMNS) and frame["env_lock"].isna().all() and len(frame) > 0
+    info = RunInfo.read(probe / "run.json")
+    assert info.run_format == 3 and info.env_locks == {}

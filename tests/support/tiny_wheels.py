@@ -22,7 +22,8 @@ def make_wheel(folder: Path, name: str, version: str, files: dict[str, str]) -> 
     dist_info = f"{stem}-{version}.dist-info"
     contents = {**{p: t.encode() for p, t in files.items()},
                 f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
-                f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+                f"{dist_info}/WHEEL": (b"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\n"
+                                       b"Tag: py3-none-any\n")}
     record = [_record_line(p, d) for p, d in contents.items()] + [f"{dist_info}/RECORD,,"]
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{stem}-{version}-py3-none-any.whl"
