@@ -67,6 +67,14 @@ def _pair(before: list[EnvLock], after: list[EnvLock]) -> tuple[EnvLock, EnvLock
     return same[0] if len(same) == 1 else None
 
 
+def release_step_changes(csv_path: str | Path, engine: str, before: str, after: str) -> list[EnvPackageChange]:
+    """The package changes between two releases' envs of one release-axis run (its run.json holds both locks)."""
+    locks = run_locks(run_json_beside(csv_path))
+    side = {version: {n: lk for n, lk in locks.items() if lk.engine == engine and lk.version == version}
+            for version in (before, after)}
+    return lock_changes(side[before], side[after])
+
+
 def run_json_beside(csv_path: str | Path) -> Path:
     return Path(csv_path).parent / "run.json"
 

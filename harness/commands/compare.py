@@ -22,7 +22,7 @@ from harness.analysis.explain import (
     render_explain_markdown,
     render_explain_text,
 )
-from harness.analysis.package_changes import results_lock_changes
+from harness.analysis.package_changes import release_step_changes, results_lock_changes
 from harness.analysis.release_history import release_steps, releases_in, rows_of
 from harness.commands.common_args import add_json, add_tolerance
 from harness.errors import InputError
@@ -58,6 +58,8 @@ def _by_release(args: argparse.Namespace) -> int:
     frame = read_results(args.base)
     steps = release_steps(frame, str(args.base), args.tolerance_pct, args.threshold or [],
                           args.probe_tolerance_pct)
+    for step in steps:
+        step.comparison.package_changes = release_step_changes(args.base, step.engine, step.before, step.after)
     explained: list[Explanation | None] = [None] * len(steps)
     if args.explain:
         source = RunSource.from_csv(args.base, frame)
