@@ -24,6 +24,7 @@ from rich.text import Text
 
 from harness.analysis.compare import DEFAULT_TOLERANCE_PCT, compare_results
 from harness.analysis.compare_render import render_text
+from harness.analysis.package_changes import results_lock_changes
 from harness.analysis.release_history import has_release_axis
 from harness.analysis.report import newest_releases
 from harness.commands.common_args import add_tolerance, engine_versions, example_releases
@@ -159,6 +160,7 @@ def compare_selection(base_path: Path, new_path: Path, tolerance_pct: float, eng
                 f"(this run selected {what})")
     comparison = compare_results(kept, new, tolerance_pct=tolerance_pct, thresholds=thresholds or [],
                                  base_name=str(base_path), new_name=str(new_path))
+    comparison.package_changes = results_lock_changes(base_path, new_path)
     return comparison, "\n".join(filter(None, [said, newest]))
 
 
