@@ -158,14 +158,16 @@ def _build(build: LockedBuild, recipe, staging: Path, inst: Installer, base_pyth
     python = env_python(staging)
     pins = {p.name: p for p in lock.packages if p.source != HARNESS_SOURCE}
     drift = _install_pins(pins, python, lock.env, inst, log_path, build.allow_drift, nearest, progress)
+    # the engine's steps name the env by its folder: the staging one is named for the user as the env
     steps = VenvInstallSteps(recipe=recipe, env_dir=staging, python=python, wheel=staging, download_dir=staging,
-                             installer=inst, log_path=log_path, progress=progress)
+                             installer=inst, log_path=log_path,
+                             progress=lambda msg: progress(msg.replace(staging.name, lock.env)))
     harness_made = {p.name: p.version for p in lock.packages if p.source == HARNESS_SOURCE}
     get_engine(lock.engine).require("installation", "envs install").finish_locked(steps, harness_made)
     drift += _check_installed(staging, lock, drift, build.allow_drift)
     info = _marker(lock, staging, python, inst)
     if build.compile:
-        progress(f"{staging.name}: compiling its Python sources to bytecode")
+        progress(f"{lock.env}: compiling its Python sources to bytecode")
         compile_bytecode(python, log_path)
         info[BYTECODE_KEY] = True
     info["install_seconds"] = round(time.monotonic() - started, 1)
