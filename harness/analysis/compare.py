@@ -298,6 +298,8 @@ class Comparison:
     thresholds: dict[str, float]
     points: list[PointComparison]
     warnings: list[str]
+    # the packages that differ between the two runs' envs (their locks; harness/analysis/package_changes.py)
+    package_changes: list[Any] = field(default_factory=list)
 
     @property
     def findings(self) -> list[str]:
@@ -339,6 +341,7 @@ class Comparison:
         return {
             "base": self.base.to_json(), "new": self.new.to_json(), "thresholds_pct": self.thresholds,
             "warnings": self.warnings, "exit_code": self.exit_code, "summary": self.summary(),
+            "package_changes": [c.to_json() for c in self.package_changes],
             "findings": self.findings, "regressions": [p.point_id for p in self.regressions],
             "points": [p.to_json() for p in self.points],
         }

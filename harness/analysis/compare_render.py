@@ -62,9 +62,18 @@ def _context_lines(comparison: Comparison) -> list[str]:
     return lines
 
 
+def package_lines(comparison: Comparison) -> list[str]:
+    """The packages that differ between the runs' envs (beyond the engines themselves), memory-moving first."""
+    changes = comparison.package_changes
+    if not changes:
+        return []
+    return [f"packages that differ between the runs' envs ({len(changes)}):"] + [f"  {c.text()}" for c in changes]
+
+
 def render_text(comparison: Comparison) -> str:
     out = _context_lines(comparison)
     out += [f"warning: {w}" for w in comparison.warnings]
+    out += package_lines(comparison)
     out += ["", text_table(TABLE_HEADER, table_rows(comparison))]
     notes = [f"{p.label}: {n}" for p in comparison.points for n in p.notes]
     if notes:
@@ -83,6 +92,9 @@ def render_markdown(comparison: Comparison) -> str:
     out = ["## Engine-upgrade comparison", ""]
     out += [f"- {_md_cell(line)}" for line in _context_lines(comparison)]
     out += [f"- **warning:** {_md_cell(w)}" for w in comparison.warnings]
+    if comparison.package_changes:
+        out += ["", f"Packages that differ between the runs' envs ({len(comparison.package_changes)}):", ""]
+        out += [f"- {_md_cell(c.text())}" for c in comparison.package_changes]
     out += ["", "| " + " | ".join(TABLE_HEADER) + " |", "|" + "---|" * len(TABLE_HEADER)]
     out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table_rows(comparison)]
     notes = [f"{p.label}: {n}" for p in comparison.points for n in p.notes]

@@ -231,9 +231,23 @@ def explain_comparison(comparison: Comparison, base: RunSource, new: RunSource) 
         if before is None or after is None:
             continue
         explained = _explain_point(point, before, after)
+        explained.notes += dependency_cause(explained, comparison.package_changes)
         if explained.kv is not None or explained.figures:
             points.append(explained)
     return Explanation(points)
+
+
+def dependency_cause(point: PointExplanation, package_changes: list[Any], shown: int = 4) -> list[str]:
+    """Where no release rule covers a change of the point and the runs' envs differ in packages of its engine
+    (their locks): those packages named as a possible cause, the memory-moving ones first."""
+    if UNEXPLAINED not in point.statuses:
+        return []
+    changes = [c for c in package_changes if c.engine == point.engine]
+    if not changes:
+        return []
+    named = ", ".join(c.change.text() + (" (moves memory)" if c.change.moves_memory else "") for c in changes[:shown])
+    more = f" and {len(changes) - shown} more" if len(changes) > shown else ""
+    return [f"possible cause: no release rule covers this change, and the envs' packages differ: {named}{more}"]
 
 
 def _row(source: RunSource, point_id: str) -> tuple[dict[str, Any], dict[str, Any]] | None:

@@ -22,6 +22,7 @@ from harness.analysis.explain import (
     render_explain_markdown,
     render_explain_text,
 )
+from harness.analysis.package_changes import release_step_changes, results_lock_changes
 from harness.analysis.release_history import release_steps, releases_in, rows_of
 from harness.commands.common_args import add_json, add_tolerance
 from harness.errors import InputError
@@ -39,8 +40,10 @@ def compare_files(base_path: str, new_path: str, tolerance_pct: float = DEFAULT_
             held = "; ".join(f"{e} {', '.join(r)}" for e, r in several.items())
             raise InputError(f"{path}: holds several releases ({held}), whose rows share point ids; compare them "
                              f"with each other: compare --by-release {path}")
-    return compare_results(base, new, tolerance_pct, thresholds, base_name=str(base_path), new_name=str(new_path),
-                           probe_tolerance_pct=probe_tolerance_pct)
+    comparison = compare_results(base, new, tolerance_pct, thresholds, base_name=str(base_path),
+                                 new_name=str(new_path), probe_tolerance_pct=probe_tolerance_pct)
+    comparison.package_changes = results_lock_changes(base_path, new_path)
+    return comparison
 
 
 def _threshold(text: str) -> Threshold:
@@ -55,6 +58,8 @@ def _by_release(args: argparse.Namespace) -> int:
     frame = read_results(args.base)
     steps = release_steps(frame, str(args.base), args.tolerance_pct, args.threshold or [],
                           args.probe_tolerance_pct)
+    for step in steps:
+        step.comparison.package_changes = release_step_changes(args.base, step.engine, step.before, step.after)
     explained: list[Explanation | None] = [None] * len(steps)
     if args.explain:
         source = RunSource.from_csv(args.base, frame)

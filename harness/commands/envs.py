@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 
+from harness.atomic import write_text
 from harness.commands.common_args import add_json, example_releases
 from harness.engines import get_engine
 from harness.engines.cli_flags import write_bundled
 from harness.envs import (
+    env_name,
     envs_dir,
+    host_is_cpu_only,
     incomplete_envs,
     install_env,
     list_envs,
@@ -22,6 +26,9 @@ from harness.envs import (
 from harness.envs.flags import choose_donor, read_engine_flags, read_wheel_flags
 from harness.envs.index import index_note
 from harness.envs.installer import choose_installer
+from harness.envs.lock import lock_text, locks_in
+from harness.envs.lock_record import ensure_lock, marker_lock
+from harness.envs.locked_install import LockedBuild, install_from_lock
 from harness.envs.manage import dir_size, env_info
 from harness.envs.model import env_summary
 from harness.errors import HarnessError, InputError
@@ -31,6 +38,8 @@ EPILOG = """\
 examples:
   python -m harness envs install {all}
   python -m harness envs list
+  python -m harness envs lock {first} -o env.lock.json
+  python -m harness envs install --lock results/RUN/run.json     (the envs a run used, package for package)
   python -m harness envs remove {first}        (or the name shown by list: {first_name}-cpu)
 
 Envs live in <cache>/envs/<engine>-<version>[-cpu]; the cache dir is --cache-dir, else
@@ -57,12 +66,27 @@ def register(subparsers) -> None:
 
     i = sub.add_parser("install", parents=[common], help="install engine versions (ENGINE==VERSION ...)",
                        epilog=f"example: python -m harness envs install {' '.join(examples)}")
-    i.add_argument("specs", nargs="+", metavar="ENGINE==VERSION")
+    i.add_argument("specs", nargs="*", metavar="ENGINE==VERSION")
     i.add_argument("--force", action="store_true", help="rebuild an env that is already installed")
+    i.add_argument("--lock", type=Path, default=None, metavar="FILE",
+                   help="rebuild the envs of a lock file or a run.json with exactly its packages (uv); a package "
+                        "no index has stops it (exit 2), nothing half-built is left")
+    i.add_argument("--allow-drift", action="store_true",
+                   help="with --lock: build a package no index has at its nearest release, recorded in the lock")
+    i.add_argument("--resolved-at", type=_date, default=None, metavar="DATE",
+                   help="resolve as the package index stood on DATE (YYYY-MM-DD or an RFC 3339 time; uv's "
+                        "--exclude-newer), e.g. the engine release's date; recorded in the env's lock")
     i.add_argument("--python", dest="base_python", default=None,
                    help="interpreter to make the venv from (default: the one running the harness)")
     i.add_argument("--installer", choices=("uv", "pip"), default=None, help="force a back end")
     i.set_defaults(func=cmd_install)
+
+    lk = sub.add_parser("lock", parents=[common],
+                        help="an installed env's lock: every distribution in it (derived once for an env built "
+                             "before locks)", epilog=f"example: python -m harness envs lock {first} -o env.lock.json")
+    lk.add_argument("specs", nargs="+", metavar="ENGINE==VERSION|NAME")
+    lk.add_argument("-o", "--output", type=Path, default=None, help="write the lock(s) here (default: stdout)")
+    lk.set_defaults(func=cmd_lock)
 
     ls = sub.add_parser("list", parents=[common], help="list installed envs with versions, path and size",
                         epilog="example: python -m harness envs list --json")
@@ -91,7 +115,21 @@ def _say(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+def _date(text: str) -> str:
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a date (2026-10-01) or an RFC 3339 time") from None
+    return text
+
+
 def cmd_install(args: argparse.Namespace) -> int:
+    if args.lock is not None:
+        return _install_locked(args)
+    if not args.specs:
+        raise InputError("envs install: name ENGINE==VERSION, or --lock FILE")
+    if args.allow_drift:
+        raise InputError("--allow-drift goes with --lock FILE")
     specs = []
     for spec in args.specs:
         engine, version = parse_spec(spec)
@@ -102,8 +140,42 @@ def cmd_install(args: argparse.Namespace) -> int:
     installer = choose_installer(args.installer)
     for engine, version in specs:
         env = install_env(engine, version, args.cache_dir, cpu=_cpu(args.device), base_python=args.base_python,
-                          force=args.force, installer=installer, progress=_say)
+                          force=args.force, installer=installer, progress=_say, resolved_at=args.resolved_at)
         print(f"{env.name}\t{env.engine} {env.engine_version}\ttorch {env.torch_version}\t{env.python}")
+    return 0
+
+
+def _install_locked(args: argparse.Namespace) -> int:
+    if args.specs or args.resolved_at or args.device:
+        raise InputError("envs install --lock takes no ENGINE==VERSION, --resolved-at or --device: the lock says them")
+    installer = choose_installer(args.installer or "uv")
+    for lock in locks_in(args.lock):
+        env = install_from_lock(LockedBuild(lock, allow_drift=args.allow_drift), args.cache_dir, force=args.force,
+                                installer=installer, base_python=args.base_python, progress=_say)
+        drift = (marker_lock(env.path) or lock).drift
+        print(f"{env.name}\t{env.engine} {env.engine_version}\ttorch {env.torch_version}\tlock {env.lock_digest}"
+              + (f"\tdrift: {'; '.join(drift)}" if drift else "") + f"\t{env.python}")
+    return 0
+
+
+def cmd_lock(args: argparse.Namespace) -> int:
+    envs = {env.name: env for env in list_envs(args.cache_dir)}
+    locks = []
+    for spec in args.specs:
+        name = spec
+        if "==" in spec:
+            engine, version = parse_spec(spec)
+            name = env_name(engine, version, host_is_cpu_only() if args.device is None else args.device == "cpu")
+        if name not in envs:
+            raise InputError(f"no installed env {name!r} (see `envs list`)")
+        env = ensure_lock(envs[name])
+        locks.append(marker_lock(env.path))
+    text = lock_text(locks)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        write_text(args.output, text)
+        _say(f"wrote {len(locks)} lock{'s' if len(locks) > 1 else ''} to {args.output}")
     return 0
 
 

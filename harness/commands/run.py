@@ -24,6 +24,7 @@ from rich.text import Text
 
 from harness.analysis.compare import DEFAULT_TOLERANCE_PCT, compare_results
 from harness.analysis.compare_render import render_text
+from harness.analysis.package_changes import results_lock_changes
 from harness.analysis.release_history import has_release_axis
 from harness.analysis.report import newest_releases
 from harness.commands.common_args import add_tolerance, engine_versions, example_releases
@@ -159,6 +160,7 @@ def compare_selection(base_path: Path, new_path: Path, tolerance_pct: float, eng
                 f"(this run selected {what})")
     comparison = compare_results(kept, new, tolerance_pct=tolerance_pct, thresholds=thresholds or [],
                                  base_name=str(base_path), new_name=str(new_path))
+    comparison.package_changes = results_lock_changes(base_path, new_path)
     return comparison, "\n".join(filter(None, [said, newest]))
 
 
@@ -175,7 +177,7 @@ def _run(args: argparse.Namespace) -> int:
     options = RunOptions(
         **selection,
         out=args.out, resume=args.resume, stop_after=args.stop_after, timeout_s=args.timeout,
-        install_missing=args.install_missing, remove_after=args.remove_after,
+        install_missing=args.install_missing, remove_after=args.remove_after, same_envs_as=args.same_envs_as,
         wait_for_idle_gpu_s=args.wait_for_idle_gpu,
         shared_gpu=args.shared_gpu,
         keep_work_dirs=args.keep_work_dirs, resume_changed=args.resume_changed, rerun=tuple(args.rerun or ()),
@@ -267,6 +269,10 @@ def register(subparsers) -> None:
                         help="override the scenario's run.timeout_s")
     parser.add_argument("--dry-run", action="store_true", help="show the plan, launch nothing")
     parser.add_argument("--install-missing", action="store_true", help="install missing engine environments first")
+    parser.add_argument("--same-envs-as", type=Path, default=None, metavar="BASE/run.json",
+                        help="run each release the base run also ran in an env with exactly its lock (installed from "
+                             "it when missing; an installed env with other packages is refused): an upgrade check "
+                             "then changes one thing at a time")
     parser.add_argument("--remove-after", action="store_true",
                         help="on a release axis with --install-missing: delete each environment this run installed "
                              "once its points are done (saves disk; environments there before are kept)")

@@ -6,6 +6,8 @@
     resolve_env(ENGINE, None, python=p)  -> EngineEnv for an existing interpreter
     list_envs(), remove_env(ENGINE, "0.32.0"), default_cache_dir()
 
+Each env's lock (every distribution in it: lock.py) is in its marker; locked_install.py rebuilds an env from one.
+
 Envs live in `<cache>/envs/<engine>-<version>[-cpu]`; the cache dir is `$KV_HARNESS_CACHE_DIR`,
 else `~/.cache/kv-budget-harness`. `-cpu` envs are built on hosts without an NVIDIA driver
 (`$KV_HARNESS_DEVICE=cpu|gpu` overrides the detection).

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.childproc import child_environ
+from harness.envs.redact import redact_text
 from harness.errors import EXIT_HARNESS, HarnessError, InputError
 
 log = logging.getLogger(__name__)
@@ -171,7 +172,7 @@ def run_logged(argv: Sequence[str], env: dict[str, str | None] | None, log_path:
             full_env[key] = value
     log.debug("running %s", " ".join(argv))
     with open(log_path, "a") as fh:
-        fh.write(f"$ {' '.join(argv)}\n")
+        fh.write(f"$ {redact_text(' '.join(argv))}\n")  # an index URL may hold user:password
         fh.flush()
         start = fh.tell()
         # Straight into the log (not a pipe), so `tail -f` on it shows a long install as it goes.
@@ -181,6 +182,7 @@ def run_logged(argv: Sequence[str], env: dict[str, str | None] | None, log_path:
             fh.seek(start)
             output = fh.read()
         line, missing = summarize_failure(output)
+        line = redact_text(line)
         if missing:
             raise InputError(line)
         raise HarnessError(f"{Path(argv[0]).name} failed: {line} (full log: {log_path})", exit_code=EXIT_HARNESS)
@@ -194,6 +196,8 @@ class Installer:
     sources: Sources
     uv: str | None = None
     run: Runner = field(default=run_logged)
+    # --resolved-at: resolve as the index stood at this date or time (uv's --exclude-newer); None: as it stands now
+    exclude_newer: str | None = None
 
     def describe(self) -> str:
         if self.kind == "uv":
@@ -201,15 +205,19 @@ class Installer:
             return out.strip() or "uv"
         return "venv + pip"
 
-    def create(self, env_dir: Path, base_python: str, log_path: Path) -> None:
+    def create(self, env_dir: Path, base_python: str, log_path: Path, relocatable: bool = False) -> None:
+        """A new venv; `relocatable` (uv only): one that still works once moved (relative activation scripts and
+        entry points), so that a locked env is built beside its place and moved into it whole."""
         if self.kind == "uv":
-            self.run([self.uv, "venv", "--quiet", "--python", base_python, str(env_dir)], None, log_path)
+            self.run([self.uv, "venv", "--quiet", *(["--relocatable"] if relocatable else []), "--python",
+                      base_python, str(env_dir)], None, log_path)
         else:
             self.run([base_python, "-m", "venv", str(env_dir)], None, log_path)
 
     def install(self, python: Path, args: Sequence[str], log_path: Path) -> None:
         if self.kind == "uv":
-            argv = [self.uv, "pip", "install", "--python", str(python), *self.sources.uv_args(), *args]
+            newer = ["--exclude-newer", self.exclude_newer] if self.exclude_newer else []
+            argv = [self.uv, "pip", "install", "--python", str(python), *self.sources.uv_args(), *newer, *args]
             self.run(argv, {"UV_NO_PROGRESS": "1"}, log_path)
         else:
             argv = [str(python), "-m", "pip", "install", "--progress-bar", "off", *self.sources.pip_args(), *args]

@@ -32,6 +32,7 @@ from harness.envs.dists import versions_text
 from harness.envs.index import index_note, release_note
 from harness.envs.installer import Installer, check_network, choose_installer, download_wheel
 from harness.envs.interpreters import interpreter_at, interpreter_for, wheel_requires_python
+from harness.envs.lock_record import LOCK_KEY, lock_for_new_env
 from harness.envs.model import (
     MARKER,
     EngineEnv,
@@ -198,11 +199,12 @@ def dir_size(path: Path) -> int:
 
 def install_env(engine: str, version: str, cache_dir: Path | None = None, *, cpu: bool | None = None,
                 base_python: str | None = None, force: bool = False, installer: Installer | None = None,
-                progress: Progress | None = None) -> EngineEnv:
+                progress: Progress | None = None, resolved_at: str | None = None) -> EngineEnv:
     """Provision `<cache>/envs/<engine>-<version>[-cpu]` and return it; an existing complete env is reused.
 
     `base_python` is the interpreter the venv is made from (default: the harness's own base
-    interpreter); `force` rebuilds a complete env; `installer` defaults to uv when found, else pip.
+    interpreter); `force` rebuilds a complete env; `installer` defaults to uv when found, else pip;
+    `resolved_at` resolves as the index stood on that date (uv's --exclude-newer), recorded in the env's lock.
     """
     check_engine(engine)
     check_version(version)
@@ -224,6 +226,10 @@ def install_env(engine: str, version: str, cache_dir: Path | None = None, *, cpu
             _rmtree(env_dir)
         check_disk(root, recipe.disk_bytes, f"{name} ({recipe.requirement})")
         inst = installer or choose_installer()
+        if resolved_at:
+            if inst.kind != "uv":
+                raise InputError("--resolved-at needs uv (its --exclude-newer): pip install uv")
+            inst = dataclasses.replace(inst, exclude_newer=resolved_at)
         check_network(inst.sources, recipe.package)
         log_path = root / f"{name}.install.log"
         log_path.write_text(f"# {recipe.requirement} into {env_dir} with {inst.kind}\n")
@@ -241,6 +247,8 @@ def install_env(engine: str, version: str, cache_dir: Path | None = None, *, cpu
         info["install_seconds"] = round(time.monotonic() - started, 1)
         info["size_bytes"] = dir_size(env_dir)
         info["installer"] = inst.describe()
+        progress(f"{name}: recording its lock (every installed distribution, with the index uv takes it from)")
+        info[LOCK_KEY] = lock_for_new_env(env_dir, info, inst, resolved_at=resolved_at).to_dict()
         write_marker(env_dir, info)
         progress(f"{name}: {engine} {info['engine_version']}, torch {info['torch_version']}, "
                  f"{info['size_bytes'] / 2**30:.1f} GiB, {info['install_seconds']:.0f} s")

@@ -50,6 +50,7 @@ class EngineEnv:
     torch_cuda: str | None = None  # the CUDA its torch was built for ("13.0"); None: a CPU build, or not known
     # the engine's key dependencies as installed ("transformers=4.57.1 triton=3.5.0"; harness/envs/dists.py)
     dependency_versions: str = ""
+    lock_digest: str = ""  # its lock's digest (harness/envs/lock.py); "" without one: not managed, or not yet derived
 
     @property
     def name(self) -> str:
@@ -161,6 +162,7 @@ def env_from_marker(env_dir: Path, info: dict) -> EngineEnv:
         workarounds=tuple(info.get("workarounds", ())),
         torch_cuda=info.get("torch_cuda") or cuda_of_local_tag(info["torch_version"]),
         dependency_versions=key_dependency_versions(info["engine"], env_dir),
+        lock_digest=(info.get("lock") or {}).get("digest", "") if isinstance(info.get("lock"), dict) else "",
     )
 
 

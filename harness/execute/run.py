@@ -31,6 +31,9 @@ from harness.engines import get_engine
 from harness.envs import ensure_bytecode, host_is_cpu_only, install_env, remove_env, resolve_env
 from harness.envs.cuda_driver import env_driver_refusal
 from harness.envs.index import release_note
+from harness.envs.lock import EnvLock, locks_in
+from harness.envs.lock_record import ensure_lock, marker_lock
+from harness.envs.locked_install import LockedBuild, install_from_lock
 from harness.envs.manage import env_info
 from harness.errors import HarnessError, InputError, Interrupted
 from harness.execute import signals
@@ -65,6 +68,7 @@ class RunOptions:
     stop_after: str | None = None
     timeout_s: float | None = None
     install_missing: bool = False
+    same_envs_as: Path | None = None  # a run.json: its envs (their locks) for the releases it shares with this run
     remove_after: bool = False  # delete each release's env after its points (a release axis, to save disk)
     wait_for_idle_gpu_s: float = 0.0
     # measure beside other processes on the card (each row's gpu_busy_before_mib says how much)
@@ -282,17 +286,23 @@ def _releases(points: list[Point]) -> list[ReleaseKey]:
     return list(dict.fromkeys((p.engine, p.engine_version) for p in points))
 
 
-def _engine_envs(points: list[Point], scenario: Scenario, install_missing: bool
+def _engine_envs(points: list[Point], scenario: Scenario, install_missing: bool, same_envs_as: Path | None = None
                  ) -> tuple[dict[ReleaseKey, object], list[ReleaseKey]]:
     """(the env of each release found or installed now, the releases installed only when their points come).
 
     On a release axis a missing env is installed just before its points, so with --remove-after
-    at most one of the releases' envs is on disk at a time."""
+    at most one of the releases' envs is on disk at a time. `same_envs_as`: a release the base run has a lock
+    for runs in an env with exactly that lock (installed from it when missing)."""
     envs, later = {}, []
+    base_locks = same_env_locks(same_envs_as)
     for engine, version in _releases(points):
         spec = scenario.engines[engine]
+        lock = None if spec.python else base_locks.get((engine, version, host_is_cpu_only()))
+        if lock is not None:
+            envs[engine, version] = ensure_bytecode(install_from_lock(LockedBuild(lock)))
+            continue
         try:
-            envs[engine, version] = ensure_bytecode(resolve_env(engine, version, python=spec.python))
+            envs[engine, version] = ensure_lock(ensure_bytecode(resolve_env(engine, version, python=spec.python)))
         except HarnessError:
             if not install_missing or spec.python:
                 raise
@@ -301,6 +311,13 @@ def _engine_envs(points: list[Point], scenario: Scenario, install_missing: bool
             else:
                 envs[engine, version] = install_env(engine, version)
     return envs, later
+
+
+def same_env_locks(run_json: Path | None) -> dict[tuple[str, str, bool], EnvLock]:
+    """The base run's locks by (engine, release, cpu); {} without a base."""
+    if run_json is None:
+        return {}
+    return {(lock.engine, lock.version, lock.cpu): lock for lock in locks_in(run_json)}
 
 
 def check_driver(envs: Iterable) -> None:
@@ -319,6 +336,8 @@ def _release_entry(env) -> dict:
     # What the install took, from the env's marker (a --remove-after run deletes the env itself).
     marker = env_info(env) if getattr(env, "managed", False) else {}
     entry.update({k: marker[k] for k in ("install_seconds", "size_bytes", "installer", "workarounds") if k in marker})
+    if getattr(env, "lock_digest", ""):
+        entry["lock_digest"] = env.lock_digest
     return entry
 
 
@@ -329,6 +348,9 @@ def _record_envs(info: RunInfo, scenario: Scenario, envs: dict[ReleaseKey, objec
         entry.update({"expected_version": scenario.engines[engine].version, **_release_entry(env)})
         if scenario.engines[engine].release_axis:
             entry.setdefault("releases", {})[version] = _release_entry(env)
+        lock = marker_lock(env.path) if getattr(env, "managed", False) else None
+        if lock is not None:
+            info.env_locks[env.name] = lock.to_dict()
 
 
 def _machine(gpu_read, gpus: list[int]) -> dict:
@@ -405,7 +427,7 @@ def plan_run(scenario_path: str | Path, options: RunOptions) -> RunPlan:
     check_model_path(scenario.model)
     device, gpu_read = _host_device(scenario, scenario_path)
     _check_releases_run_here(points, scenario, device)
-    envs, later = _engine_envs(points, scenario, options.install_missing)
+    envs, later = _engine_envs(points, scenario, options.install_missing, options.same_envs_as)
     if gpu_read is not None:
         check_driver(envs.values())
     check_engine_cli(envs, scenario)

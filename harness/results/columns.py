@@ -19,7 +19,9 @@ from harness.results.probe import PROBE_COLUMNS
 #     prompt_heavy@512, decode_heavy@512), with its samples and longest gap between them; probe_incomplete (the
 #     probe's time ran out: what was cut); units in the names (probe_longest_served_tokens, probe_refused_tokens,
 #     probe_peak_memory_gib, in GiB). harness/results/probe_migration.py carries v6's two waves over.
-RESULTS_FORMAT_VERSION = 7
+# v8: `env_lock` at the end: the digest of the row's env lock ("sha256:<16 hex>", harness/envs/lock.py), whose
+#     packages the run's run.json holds (env_locks); empty for an env without one (a scenario's own interpreter).
+RESULTS_FORMAT_VERSION = 8
 
 # Which columns are whose: the neutral ones below are every engine's; an engine declares its own knob columns
 # (Engine.knob_columns) and the measured columns its record fills (its StartupRecord subclass's CSV_FIELDS).
@@ -71,12 +73,14 @@ POOLS = ("kv_pools",)
 # The engine's key dependencies (Engine.launch.runtime.key_dependencies) as its env has them: a machine column,
 # appended in v6.
 DEPENDENCIES = ("dependency_versions",)
+# The row's env lock: which exact set of distributions its engine ran with, appended in v8.
+ENV_LOCK = ("env_lock",)
 # A file without engine_free_mib (v2, or another tool's CSV of DESIGN.md's columns) keeps no engine reading; one
 # without the probe's columns probed nothing; one without kv_pools stated no pools.
-LATE_COLUMNS = PLACEMENT + ("engine_free_mib", *PROBE_COLUMNS, *POOLS, *DEPENDENCIES)
+LATE_COLUMNS = PLACEMENT + ("engine_free_mib", *PROBE_COLUMNS, *POOLS, *DEPENDENCIES, *ENV_LOCK)
 
 COLUMNS: tuple[str, ...] = (IDENTITY + MACHINE + KNOBS + OUTCOME + MEASURED + PREDICTED + TIMING + EVIDENCE + PLACEMENT
-                            + PROBE_COLUMNS + POOLS + DEPENDENCIES)
+                            + PROBE_COLUMNS + POOLS + DEPENDENCIES + ENV_LOCK)
 
 # probe_failed: the server started, then died or stopped answering under the probe
 STATUSES = ("ok", "engine_error", "timeout", "crashed", "harness_error", "probe_failed")

@@ -26,6 +26,7 @@ from harness.errors import InputError
 from harness.results.columns import (
     COLUMNS,
     DEPENDENCIES,
+    ENV_LOCK,
     IDENTITY,
     KNOBS,
     LATE_COLUMNS,
@@ -148,9 +149,14 @@ def _v5_to_v6(text: str, context: dict) -> str:
     return _columns_at_the_end(text, DEPENDENCIES)
 
 
+def add_env_lock_column(text: str, context: dict) -> str:
+    """An empty `env_lock` at the end: a row written before locks names no env lock."""
+    return _columns_at_the_end(text, ENV_LOCK)
+
+
 # version -> the step to the next version (text in, text out), applied in turn.
 MIGRATIONS: dict[int, Callable[[str, dict], str]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5,
-                                                     5: _v5_to_v6, 6: v6_to_v7}
+                                                     5: _v5_to_v6, 6: v6_to_v7, 7: add_env_lock_column}
 
 
 def migrate(text: str, version: int, source: str, context: dict | None = None) -> str:
@@ -310,7 +316,8 @@ def scenario_of(frame: pd.DataFrame, source: str) -> str | None:
 
 
 # What identifies the machine (gpu_busy_before_mib and engine_free_mib are per-launch readings, not the machine).
-MACHINE_IDENTITY = tuple(c for c in MACHINE if c not in ("gpu_busy_before_mib", "engine_free_mib")) + DEPENDENCIES
+MACHINE_IDENTITY = (tuple(c for c in MACHINE if c not in ("gpu_busy_before_mib", "engine_free_mib")) + DEPENDENCIES
+                    + ENV_LOCK)
 
 
 def machine_of(frame: pd.DataFrame) -> dict[str, list[str]]:

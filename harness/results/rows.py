@@ -26,12 +26,13 @@ class EngineBuild:
     engine_version: str | None = None
     torch_version: str | None = None
     dependency_versions: str | None = None  # the engine's key dependencies ("transformers=4.57.1 triton=3.5.0")
+    lock_digest: str | None = None  # the env's lock (harness/envs/lock.py): every distribution it holds
 
     @classmethod
     def of(cls, env: Any) -> EngineBuild:
         # A point whose node lacks the engine has no env at all (a Ray placeholder row).
         return cls(getattr(env, "engine_version", None), getattr(env, "torch_version", None),
-                   getattr(env, "dependency_versions", None) or None)
+                   getattr(env, "dependency_versions", None) or None, getattr(env, "lock_digest", None) or None)
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,7 @@ def make_row(result: PointResult) -> dict[str, Any]:
         model=point.model, started_at=result.started_at,
         device_name=device.name, device_total_mib=device.total_mib, driver_version=device.driver_version,
         torch_version=result.build.torch_version, dependency_versions=result.build.dependency_versions,
+        env_lock=result.build.lock_digest,
         compile_cache=result.compile_cache,
         gpu_busy_before_mib=device.busy_before_mib, engine_free_mib=_round(device.engine_free_mib, 1),
         status=result.status, error_kind=result.error_kind, error_message=result.error_message,

@@ -12,8 +12,8 @@ from harness.errors import InputError
 from harness.results.columns import RESULTS_FORMAT_VERSION
 
 # v1: no run_format key, `results_format_version`. v2: run_format, results_format, options,
-# scenario_digest, process_groups, resumes.
-RUN_FORMAT_VERSION = 2
+# scenario_digest, process_groups, resumes. v3: env_locks (each env's lock, harness/envs/lock.py).
+RUN_FORMAT_VERSION = 3
 MAX_RUN_JSON_BYTES = 16 << 20
 
 
@@ -42,6 +42,8 @@ class RunInfo:
     resumes: list[dict[str, Any]] = field(default_factory=list)  # each --resume: when, and what changed
     # A hub model fetched before the first point: {"model", "path", "seconds", "downloaded"}; not in any t_kv_s
     model_fetch: dict[str, Any] | None = None
+    # {env name: its lock} for the envs the run used (an interpreter of the scenario's own has none)
+    env_locks: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)  # keys this harness does not know, kept as read
 
     def to_dict(self) -> dict[str, Any]:
@@ -61,6 +63,8 @@ class RunInfo:
             data["results_format"] = data.pop("results_format_version", 1)
             data["options"] = {"stop_after": data.get("stop_after"), "timeout_s": data.get("timeout_s")}
             data["run_format"] = 2
+        if data["run_format"] == 2:
+            add_env_locks(data)
         names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
         missing = [n for n in ("run_id", "scenario", "started_at") if n not in data]
         if missing:
@@ -84,3 +88,9 @@ class RunInfo:
         except OSError as exc:
             raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
         return cls.from_dict(data, str(path))
+
+
+def add_env_locks(data: dict[str, Any]) -> None:
+    """Step v2 -> v3: no env locks (a run made before locks recorded none)."""
+    data.setdefault("env_locks", {})
+    data["run_format"] = 3

@@ -226,7 +226,7 @@ def test_resume_refuses_changed_options_or_scenario_unless_told(tmp_path):
     run_scenario(scenario, RunOptions(resume=run_dir, stop_after="ready", resume_changed=True))
     info = json.loads((run_dir / "run.json").read_text())
     assert info["resumes"][-1]["resume_changed"] is True
-    assert info["run_format"] == 2 and info["results_format"] == RESULTS_FORMAT_VERSION
+    assert info["run_format"] == 3 and info["results_format"] == RESULTS_FORMAT_VERSION
 
 
 # 10. An interpreter with no engine CLI beside it.

@@ -119,7 +119,7 @@ def test_a_v4_file_reads_with_empty_pools(tmp_path):
     from harness.results.io import migrate
 
     assert make_row(point_result("a"))["kv_pools"].startswith('[{"kind":"kv","name":"CPU"')
-    v4 = _written_without(("kv_pools", "dependency_versions"))
+    v4 = _written_without(("kv_pools", "dependency_versions", "env_lock"))
     path = tmp_path / "results.csv"
     path.write_text(v4)
     (tmp_path / "run.json").write_text(json.dumps({"results_format": 4}))
@@ -128,7 +128,7 @@ def test_a_v4_file_reads_with_empty_pools(tmp_path):
     assert frame.loc[0, "kv_tokens"] == 4_194_304
     migrated = migrate(v4, 4, "v4.csv")
     header, first = migrated.splitlines()[:2]
-    assert header.endswith(",kv_pools,dependency_versions") and first.endswith(",,")
+    assert header.endswith(",kv_pools,dependency_versions,env_lock") and first.endswith(",,")
     cut = v4 + "c,s"  # a row cut short stays short: the writer re-runs it
     assert migrate(cut, 4, "v4.csv").splitlines()[-1] == "c,s"
 
@@ -140,11 +140,21 @@ def test_a_v5_file_reads_with_no_dependency_versions(tmp_path):
 
     assert make_row(point_result("a", build=EngineBuild("0.32.0", "2.13.0+cpu", "transformers=5.19.0 triton=3.9.0"))
                     )["dependency_versions"] == "transformers=5.19.0 triton=3.9.0"
-    v5 = _written_without(("dependency_versions",))
+    v5 = _written_without(("dependency_versions", "env_lock"))
     path = tmp_path / "results.csv"
     path.write_text(v5)
     (tmp_path / "run.json").write_text(json.dumps({"results_format": 5}))
     frame = read_results(path)
     assert list(frame.columns) == list(COLUMNS) and frame["dependency_versions"].isna().all()
     assert frame.loc[0, "kv_pools"].startswith('[{"kind":"kv"')
-    assert migrate(v5, 5, "v5.csv").splitlines()[0].endswith(",kv_pools,dependency_versions")
+    assert migrate(v5, 5, "v5.csv").splitlines()[0].endswith(",kv_pools,dependency_versions,env_lock")
+
+
+def test_old_results_without_locks_read_with_an_empty_env_lock_and_their_run_json_with_no_env_locks():
+    from harness.results.runinfo import RunInfo
+
+    probe = Path(__file__).resolve().parents[2] / "results" / "cpu_probe" / "vllm0.32.0-sglang0.5.22"
+    frame = read_results(probe / "results.csv")  # results v7, run format v2: written before locks
+    assert list(frame.columns) == list(COLUMNS) and frame["env_lock"].isna().all() and len(frame) > 0
+    info = RunInfo.read(probe / "run.json")
+    assert info.run_format == 3 and info.env_locks == {}

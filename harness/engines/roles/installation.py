@@ -87,6 +87,14 @@ class Installation:
         """Install the downloaded wheel with its dependencies (engines with workarounds override)."""
         steps.install_engine()
 
+    # The engine's own kernels distributions: a change in them moves its memory figures (compare lists them first
+    # among the packages that differ between two runs' envs).
+    kernels_distributions: ClassVar[tuple[str, ...]] = ()
+
+    def finish_locked(self, steps: InstallSteps, harness_made: dict[str, str]) -> None:
+        """After a lock's exact packages are installed (--no-deps): what the install adds that no index holds,
+        `harness_made` the {name: version} of the distributions the harness itself wrote in the locked env."""
+
     def cuda_variants(self, version: str) -> tuple[str, ...]:
         """The CUDA versions ("12.9") the engine publishes `version` for besides PyPI's build, as
         `<name>==<version>+cuXYZ` (harness/envs/cuda_build.py); none known by default."""

