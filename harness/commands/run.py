@@ -39,6 +39,7 @@ from harness.results.io import read_results
 from harness.results.rows import PointResult
 from harness.scenario import Point
 from harness.scenario.point import knob_label
+from harness.sparse.loop import SparseOptions, SparseOutcome
 
 
 def _knob_text(point: Point) -> str:
@@ -168,6 +169,7 @@ def _run(args: argparse.Namespace) -> int:
                      points=args.points.split(",") if args.points else None)
     if args.rerun and not args.resume:
         raise InputError(f"--rerun {args.rerun[0]}: re-runs rows of an earlier run; give it with --resume RUN_DIR")
+    sparse = _sparse_options(args)
     if args.dry_run:
         return print_plan(argparse.Namespace(scenario=args.scenario, json=False, **selection))
     if args.baseline:
@@ -179,7 +181,7 @@ def _run(args: argparse.Namespace) -> int:
         wait_for_idle_gpu_s=args.wait_for_idle_gpu,
         shared_gpu=args.shared_gpu,
         keep_work_dirs=args.keep_work_dirs, resume_changed=args.resume_changed, rerun=tuple(args.rerun or ()),
-        executor=make_executor(args.executor, args.gpus, args.ray_address),
+        executor=make_executor(args.executor, args.gpus, args.ray_address), sparse=sparse,
     )
     console = Console(stderr=True)
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
@@ -225,8 +227,11 @@ def _run(args: argparse.Namespace) -> int:
         console.print(f"[yellow]warning:[/] {warning}")
     for note in result.notes:
         console.print(f"note: {note}", markup=False, highlight=False)
-    if result.skipped:
+    if result.skipped and result.sparse is None:
         console.print(f"resumed: {result.skipped} points already had a row")
+    if result.sparse is not None:
+        for line in sparse_lines(result.sparse, len(result.results)):
+            out.print(line, markup=False, highlight=False)
     out.print(f"results: {result.csv_path}")
     if args.baseline:
         comparison, said = compare_selection(args.baseline, result.csv_path, args.tolerance_pct, options.engines,
@@ -236,6 +241,46 @@ def _run(args: argparse.Namespace) -> int:
         out.print(render_text(comparison), markup=False, highlight=False)
         return comparison.exit_code
     return 0
+
+
+def _sparse_options(args: argparse.Namespace) -> SparseOptions | None:
+    """--sparse [PCT], --budget, --verify as the run's sparse settings; None: the scenario's run.strategy decides."""
+    if args.sparse is None and args.budget is None and not args.verify:
+        return None
+    if args.sparse not in (None, True) and not args.sparse > 0:
+        raise InputError(f"--sparse {args.sparse:g}: the tolerance must be more than 0 % of the predicted KV tokens "
+                         "(e.g. --sparse 1; a point whose bound is wider is launched)")
+    if args.verify < 0:
+        raise InputError(f"--verify {args.verify}: a number of predicted points to launch, 0 or more")
+    if args.budget is not None and args.budget < 1:
+        raise InputError(f"--budget {args.budget}: at least one launch is needed to calibrate anything")
+    # no PCT: the scenario's run.tolerance_pct (1 unless it says)
+    tolerance = None if args.sparse in (None, True) else float(args.sparse)
+    return SparseOptions(tolerance_pct=tolerance, budget=args.budget, verify=args.verify)
+
+
+def sparse_lines(outcome: SparseOutcome, launched: int) -> list[str]:
+    """What a sparse run says after its tables: launches against points, what stayed open, what --verify found."""
+    predicted = len(outcome.estimates)
+    lines = [(f"sparse: {launched} launches this run; {predicted} points predicted (source predicted, with their "
+              "bound), the rest measured")]
+    for key, terms in outcome.terms.items():
+        lines.append(f"  {key.describe()}: unknown terms {' + '.join(terms)}")
+    for line in outcome.unresolved:
+        lines.append(f"  unresolved: {line}")
+    for v in outcome.verified:
+        e = v.estimate
+        said = "inside" if v.inside else "OUTSIDE"
+        if e.prediction.will_start:
+            error = "no KV" if v.error_pct is None else f"{v.error_pct:+.2f} %"
+            bound = "no bound" if e.bound_pct is None else f"± {e.bound_pct:.2f} %"
+            lines.append(f"  verify {e.point.point_id}#{v.row.get('repeat')} {e.point.label}: predicted "
+                         f"{e.prediction.kv_tokens:,} {bound}, measured {v.measured_tokens or 0:,.0f} "
+                         f"({error}, {v.row.get('status')}): {said}")
+        else:
+            lines.append(f"  verify {e.point.point_id}#{v.row.get('repeat')} {e.point.label}: predicted a refusal, "
+                         f"measured {v.row.get('status')} {v.row.get('error_kind') or ''}: {said}")
+    return lines
 
 
 def register(subparsers) -> None:
@@ -286,6 +331,14 @@ def register(subparsers) -> None:
     parser.add_argument("--threshold", type=_threshold, action="append", metavar="COLUMN:P%",
                         help="with --baseline: tolerance for one column, overriding --tolerance-pct (repeatable), "
                              "e.g. mem_fraction_static_effective:0.5%%")
+    parser.add_argument("--sparse", nargs="?", const=True, type=float, metavar="PCT",
+                        help="launch only what pins each group's unknown terms and every point whose predicted KV "
+                             "bound is wider than PCT %% (default 1) or whose outcome is undecided; write every other "
+                             "point as a predicted row with its bound")
+    parser.add_argument("--budget", type=int, metavar="N", help="with --sparse: at most N launches; what stays "
+                        "unresolved is said per point")
+    parser.add_argument("--verify", type=int, default=0, metavar="K",
+                        help="with --sparse: launch K predicted points at random and report each against its bound")
     parser.add_argument("--keep-work-dirs", action="store_true", help="keep each point's TMPDIR and caches")
     parser.add_argument("--gpus", metavar="LIST",
                         help="GPUs to run points on in parallel, one engine per GPU, e.g. 0,1,2,3 or 0-3 "

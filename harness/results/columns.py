@@ -19,7 +19,10 @@ from harness.results.probe import PROBE_COLUMNS
 #     prompt_heavy@512, decode_heavy@512), with its samples and longest gap between them; probe_incomplete (the
 #     probe's time ran out: what was cut); units in the names (probe_longest_served_tokens, probe_refused_tokens,
 #     probe_peak_memory_gib, in GiB). harness/results/probe_migration.py carries v6's two waves over.
-RESULTS_FORMAT_VERSION = 7
+# v8 (sparse): `source`, `bound_pct`, `host_bound_pct`, `bound_note` at the end (SPARSE): a `run --sparse` writes
+#     every point, `source` measured (launched, its log kept) or predicted (never launched: no log, no measured
+#     figure, the prediction and its bound in the predicted columns); older rows were all launched.
+RESULTS_FORMAT_VERSION = 8
 
 # Which columns are whose: the neutral ones below are every engine's; an engine declares its own knob columns
 # (Engine.knob_columns) and the measured columns its record fills (its StartupRecord subclass's CSV_FIELDS).
@@ -71,12 +74,17 @@ POOLS = ("kv_pools",)
 # The engine's key dependencies (Engine.launch.runtime.key_dependencies) as its env has them: a machine column,
 # appended in v6.
 DEPENDENCIES = ("dependency_versions",)
+# Where the row's figures come from (harness/sparse): measured | predicted; the predicted KV's bound in % of it
+# (fit residuals, unpinned terms, block rounding), what the host's own reading may add to it, and what the bound is
+# made of or why a point stayed unresolved. v8.
+SPARSE = ("source", "bound_pct", "host_bound_pct", "bound_note")
 # A file without engine_free_mib (v2, or another tool's CSV of DESIGN.md's columns) keeps no engine reading; one
 # without the probe's columns probed nothing; one without kv_pools stated no pools.
-LATE_COLUMNS = PLACEMENT + ("engine_free_mib", *PROBE_COLUMNS, *POOLS, *DEPENDENCIES)
+LATE_COLUMNS = PLACEMENT + ("engine_free_mib", *PROBE_COLUMNS, *POOLS, *DEPENDENCIES, *SPARSE)
 
 COLUMNS: tuple[str, ...] = (IDENTITY + MACHINE + KNOBS + OUTCOME + MEASURED + PREDICTED + TIMING + EVIDENCE + PLACEMENT
-                            + PROBE_COLUMNS + POOLS + DEPENDENCIES)
+                            + PROBE_COLUMNS + POOLS + DEPENDENCIES + SPARSE)
 
 # probe_failed: the server started, then died or stopped answering under the probe
+SOURCES = ("measured", "predicted")
 STATUSES = ("ok", "engine_error", "timeout", "crashed", "harness_error", "probe_failed")
