@@ -24,6 +24,7 @@ from harness.engines.predicting import predict_point
 from harness.errors import InputError
 from harness.predict import Calibration, Prediction, prediction_error_pct
 from harness.predict.model import GiB, ModelDescription
+from harness.results.io import measured_only
 
 
 @dataclass
@@ -147,7 +148,7 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
     for point in points:
         by_id.setdefault(point.point_id, point)
     groups: dict[tuple, list[tuple[Any, pd.Series]]] = {}
-    for _, row in results.iterrows():
+    for _, row in measured_only(results).iterrows():  # a sparse run's predicted rows measured nothing
         point = by_id.get(row["point_id"])
         total = number(row.get("device_total_mib"))
         if point is None or row["status"] != "ok" or total is None:

@@ -37,9 +37,11 @@ from harness.execute.executors import EXECUTORS, make_executor
 from harness.execute.run import RunOptions, point_ref, run_scenario
 from harness.results.io import read_results
 from harness.results.rows import PointResult
-from harness.scenario import Point
+from harness.scenario import Point, load_scenario
 from harness.scenario.point import knob_label
-from harness.sparse.loop import SparseOptions, SparseOutcome
+from harness.sparse.loop import SparseOptions
+from harness.sparse.report import sparse_lines
+from harness.sparse.run import SparseStrategy
 
 
 def _knob_text(point: Point) -> str:
@@ -169,7 +171,7 @@ def _run(args: argparse.Namespace) -> int:
                      points=args.points.split(",") if args.points else None)
     if args.rerun and not args.resume:
         raise InputError(f"--rerun {args.rerun[0]}: re-runs rows of an earlier run; give it with --resume RUN_DIR")
-    sparse = _sparse_options(args)
+    strategy = _strategy(args)
     if args.dry_run:
         return print_plan(argparse.Namespace(scenario=args.scenario, json=False, **selection))
     if args.baseline:
@@ -181,7 +183,7 @@ def _run(args: argparse.Namespace) -> int:
         wait_for_idle_gpu_s=args.wait_for_idle_gpu,
         shared_gpu=args.shared_gpu,
         keep_work_dirs=args.keep_work_dirs, resume_changed=args.resume_changed, rerun=tuple(args.rerun or ()),
-        executor=make_executor(args.executor, args.gpus, args.ray_address), sparse=sparse,
+        executor=make_executor(args.executor, args.gpus, args.ray_address), strategy=strategy,
     )
     console = Console(stderr=True)
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
@@ -227,10 +229,10 @@ def _run(args: argparse.Namespace) -> int:
         console.print(f"[yellow]warning:[/] {warning}")
     for note in result.notes:
         console.print(f"note: {note}", markup=False, highlight=False)
-    if result.skipped and result.sparse is None:
+    if result.skipped and result.strategy_outcome is None:
         console.print(f"resumed: {result.skipped} points already had a row")
-    if result.sparse is not None:
-        for line in sparse_lines(result.sparse, len(result.results)):
+    if result.strategy_outcome is not None:
+        for line in sparse_lines(result.strategy_outcome, len(result.results)):
             out.print(line, markup=False, highlight=False)
     out.print(f"results: {result.csv_path}")
     if args.baseline:
@@ -243,9 +245,19 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sparse_options(args: argparse.Namespace) -> SparseOptions | None:
-    """--sparse [PCT], --budget, --verify as the run's sparse settings; None: the scenario's run.strategy decides."""
-    if args.sparse is None and args.budget is None and not args.verify:
+def _scenario_strategy(path: str) -> str | None:
+    """The scenario's run.strategy; None when it cannot be read here (the run itself then says why, in one line)."""
+    try:
+        return load_scenario(path).run.strategy
+    except Exception:  # noqa: BLE001 - the run reports bad input as it always has
+        return None
+
+
+def _strategy(args: argparse.Namespace) -> SparseStrategy | None:
+    """--sparse [PCT], --budget, --verify (or the scenario's run.strategy: sparse) as the run's sweep strategy;
+    None: the full grid."""
+    asked = args.sparse is not None or args.budget is not None or args.verify
+    if not asked and _scenario_strategy(args.scenario) != "sparse":
         return None
     if args.sparse not in (None, True) and not args.sparse > 0:
         raise InputError(f"--sparse {args.sparse:g}: the tolerance must be more than 0 % of the predicted KV tokens "
@@ -256,31 +268,7 @@ def _sparse_options(args: argparse.Namespace) -> SparseOptions | None:
         raise InputError(f"--budget {args.budget}: at least one launch is needed to calibrate anything")
     # no PCT: the scenario's run.tolerance_pct (1 unless it says)
     tolerance = None if args.sparse in (None, True) else float(args.sparse)
-    return SparseOptions(tolerance_pct=tolerance, budget=args.budget, verify=args.verify)
-
-
-def sparse_lines(outcome: SparseOutcome, launched: int) -> list[str]:
-    """What a sparse run says after its tables: launches against points, what stayed open, what --verify found."""
-    predicted = len(outcome.estimates)
-    lines = [(f"sparse: {launched} launches this run; {predicted} points predicted (source predicted, with their "
-              "bound), the rest measured")]
-    for key, terms in outcome.terms.items():
-        lines.append(f"  {key.describe()}: unknown terms {' + '.join(terms)}")
-    for line in outcome.unresolved:
-        lines.append(f"  unresolved: {line}")
-    for v in outcome.verified:
-        e = v.estimate
-        said = "inside" if v.inside else "OUTSIDE"
-        if e.prediction.will_start:
-            error = "no KV" if v.error_pct is None else f"{v.error_pct:+.2f} %"
-            bound = "no bound" if e.bound_pct is None else f"± {e.bound_pct:.2f} %"
-            lines.append(f"  verify {e.point.point_id}#{v.row.get('repeat')} {e.point.label}: predicted "
-                         f"{e.prediction.kv_tokens:,} {bound}, measured {v.measured_tokens or 0:,.0f} "
-                         f"({error}, {v.row.get('status')}): {said}")
-        else:
-            lines.append(f"  verify {e.point.point_id}#{v.row.get('repeat')} {e.point.label}: predicted a refusal, "
-                         f"measured {v.row.get('status')} {v.row.get('error_kind') or ''}: {said}")
-    return lines
+    return SparseStrategy(SparseOptions(tolerance_pct=tolerance, budget=args.budget, verify=args.verify))
 
 
 def register(subparsers) -> None:

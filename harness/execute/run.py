@@ -23,6 +23,7 @@ import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 from harness import __version__
 from harness.atomic import write_json
@@ -41,7 +42,6 @@ from harness.execute.gpu import NO_GPU_NOTE, GpuBusyError, Reader, in_card_class
 from harness.execute.models import ModelFetch, fetch_model, resolve_model
 from harness.execute.point_run import GROUPS_DIR, PointJob
 from harness.execute.procs import reap_recorded_groups
-from harness.execute.sparse_run import initial_reading, sparse_sweep
 from harness.nvml import driver_versions
 from harness.results.columns import RESULTS_FORMAT_VERSION
 from harness.results.io import release_key
@@ -51,7 +51,6 @@ from harness.results.writer import ResultsWriter
 from harness.scenario import Point, Scenario, expand, load_scenario_with_releases
 from harness.scenario.checks import release_notes
 from harness.scenario.sweep import probe_problems
-from harness.sparse.loop import SparseOptions, SparseOutcome
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +75,37 @@ class RunOptions:
     executor: Executor | None = None  # SequentialExecutor unless a parallel one is given
     resume_changed: bool = False  # continue a run although its scenario or options changed
     rerun: tuple[str, ...] = ()  # with resume: statuses whose rows are launched again (e.g. "timeout")
-    # run --sparse: its tolerance, budget and verify count (None: the scenario's run.strategy decides)
-    sparse: SparseOptions | None = None
+    # a sweep other than the full grid (run --sparse: harness/sparse), None: every point launched
+    strategy: Strategy | None = None
+
+
+@dataclass(frozen=True)
+class SweepContext:
+    """What a sweep strategy gets from the run: its points, the model, how to launch points through the run's own
+    sweep (executor, envs, rows written, progress: their PointResults back), the rows' writer, the device."""
+
+    points: list[Point]
+    model_path: str
+    launch: Callable[[list[Point]], list[PointResult]]
+    writer: ResultsWriter
+    run_id: str
+    device: str  # cpu | cuda
+    gpu_read: Reader | None
+    gpus: list[int]
+    batch: int  # points the executor runs at once
+
+
+class Strategy(Protocol):
+    """A sweep that decides itself which points to launch (harness/sparse); the run gives it a SweepContext."""
+
+    def checked(self, scenario: Scenario, stop_after: str) -> Strategy:
+        """Itself with the scenario's defaults filled in; InputError where it cannot run as asked."""
+
+    def settings(self) -> dict:
+        """What run.json records of it, and a resume compares."""
+
+    def sweep(self, context: SweepContext) -> Any:
+        """Launch what it chooses through `context.launch`; write what else it writes through `context.writer`."""
 
 
 @dataclass
@@ -88,7 +116,7 @@ class RunResult:
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the run repaired or cleaned up
-    sparse: SparseOutcome | None = None  # run --sparse: launches, what stayed unresolved, what --verify found
+    strategy_outcome: Any = None  # what the strategy's sweep returned (run --sparse: its SparseOutcome)
 
 
 def new_run_id(now: dt.datetime | None = None) -> str:
@@ -374,14 +402,14 @@ class RunPlan:
     later: tuple[ReleaseKey, ...]  # releases whose env is installed just before their points
     digest: str  # the validated scenario's: what a resume compares
     fetched: ModelFetch | None  # the hub model fetched before the first point
-    sparse: SparseOptions | None = None  # a sparse sweep's settings; None: the full grid
+    strategy: Strategy | None = None  # a sweep other than the full grid, checked against the scenario
 
     @property
     def run_options(self) -> dict:
         """The options that shape the rows: run.json keeps them, a resume compares them."""
         options: dict = {"stop_after": self.stop_after, "timeout_s": self.timeout_s}
-        if self.sparse is not None:
-            options["sparse"] = {"tolerance_pct": self.sparse.tolerance_pct, "budget": self.sparse.budget}
+        if self.strategy is not None:
+            options["strategy"] = self.strategy.settings()
         return options
 
 
@@ -413,32 +441,12 @@ def plan_run(scenario_path: str | Path, options: RunOptions) -> RunPlan:
     if gpu_read is not None:
         check_driver(envs.values())
     check_engine_cli(envs, scenario)
-    sparse = _sparse_options(scenario, options, stop_after)
+    strategy = options.strategy.checked(scenario, stop_after) if options.strategy is not None else None
     fetched = fetch_model(scenario.model)  # before the first point: no point's timeout carries the download
     return RunPlan(scenario=scenario, scenario_path=scenario_path, options=options, points=tuple(points),
                    executor=executor, warnings=tuple(warnings), stop_after=stop_after, timeout_s=timeout_s,
                    device=device, gpu_read=gpu_read, envs=envs, later=tuple(later), digest=scenario_digest(scenario),
-                   fetched=fetched, sparse=sparse)
-
-
-def _sparse_options(scenario: Scenario, options: RunOptions, stop_after: str) -> SparseOptions | None:
-    """The sparse sweep's settings (--sparse, else run.strategy sparse), refused where they cannot hold."""
-    sparse = options.sparse
-    if sparse is None and scenario.run.strategy == "sparse":
-        sparse = SparseOptions()
-    if sparse is None:
-        return None
-    if sparse.tolerance_pct is None:
-        sparse = dataclasses.replace(sparse, tolerance_pct=scenario.run.tolerance_pct)
-    if stop_after == "probe":
-        raise InputError("--sparse predicts KV pools, and a probe's served requests are not predicted: run --sparse "
-                         "with --stop-after kv or ready, or probe the full grid without --sparse")
-    if not sparse.tolerance_pct > 0:
-        raise InputError(f"--tolerance-pct {sparse.tolerance_pct:g}: a sparse bound must be more than 0 % of the "
-                         "predicted KV tokens (e.g. 1)")
-    if sparse.budget is not None and sparse.budget < 1:
-        raise InputError(f"--budget {sparse.budget}: at least one launch is needed to calibrate anything")
-    return sparse
+                   fetched=fetched, strategy=strategy)
 
 
 def _stop_and_timeout(scenario: Scenario, options: RunOptions) -> tuple[str, float]:
@@ -502,8 +510,9 @@ def _run_locked(plan: RunPlan, folder: RunFolder,
     todo = _todo(list(plan.points), writer.done(rerun=plan.options.rerun))
     result.skipped = len(plan.points) - len(todo)
     try:
-        if plan.sparse is not None:
-            result.sparse = _sparse(plan, folder, model_path, records, on_point_start, on_point_end)
+        if plan.strategy is not None:
+            result.strategy_outcome = plan.strategy.sweep(
+                _sweep_context(plan, folder, model_path, records, on_point_start, on_point_end))
         else:
             _sweep(plan, todo, _point_job(plan, folder, model_path), records, on_point_start, on_point_end)
     except GpuBusyError as exc:
@@ -522,10 +531,10 @@ def _run_locked(plan: RunPlan, folder: RunFolder,
     return result
 
 
-def _sparse(plan: RunPlan, folder: RunFolder, model_path: str, records: _Records,
-            on_point_start: Callable[[Point, int, int], Callable[[str], None] | None] | None,
-            on_point_end: Callable[[PointResult], None] | None) -> SparseOutcome:
-    """The sparse loop, each batch launched through `_sweep` (the executor, envs, rows, progress of a grid)."""
+def _sweep_context(plan: RunPlan, folder: RunFolder, model_path: str, records: _Records,
+                   on_point_start: Callable[[Point, int, int], Callable[[str], None] | None] | None,
+                   on_point_end: Callable[[PointResult], None] | None) -> SweepContext:
+    """A strategy's view of the run: each batch it launches goes through `_sweep`, as a grid's points do."""
     job = _point_job(plan, folder, model_path)
 
     def launch(points: list[Point]) -> list[PointResult]:
@@ -535,10 +544,8 @@ def _sparse(plan: RunPlan, folder: RunFolder, model_path: str, records: _Records
 
     gpus = _used_gpus(plan.executor, plan.gpu_read)
     batch = max(1, len(getattr(plan.executor, "gpus", None) or [])) if plan.gpu_read is not None else 1
-    assert plan.sparse is not None
-    return sparse_sweep(list(plan.points), model_path, launch, records.writer, folder.run_id,
-                        dataclasses.replace(plan.sparse, seed=plan.sparse.seed or folder.run_id),
-                        initial_reading(plan.device, plan.gpu_read, gpus), batch)
+    return SweepContext(list(plan.points), model_path, launch, records.writer, folder.run_id, plan.device,
+                        plan.gpu_read, gpus, batch)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""A sweep whose cost grows slower than its points (`run --sparse`, issue 44).
+"""A sweep whose cost grows slower than its points (`run --sparse`).
 
 Per group of points that share engine, release, model, device and fixed arguments (`groups`): predict every
 point, launch the few that pin the formulas' unknown terms (`terms`), calibrate, bound every other point's

@@ -34,11 +34,11 @@ class SparseOptions:
 @dataclass
 class Verified:
     estimate: Estimate
-    row: Row
+    launch_row: Row  # the verifying launch's row
 
     @property
     def measured_tokens(self) -> float | None:
-        value = self.row.get("kv_tokens")
+        value = self.launch_row.get("kv_tokens")
         return None if value in (None, "") or (isinstance(value, float) and math.isnan(value)) else float(value)
 
     @property
@@ -51,8 +51,8 @@ class Verified:
     @property
     def inside(self) -> bool:
         said = outcome(self.estimate.prediction)
-        status = str(self.row.get("status"))
-        kind = self.row.get("error_kind")
+        status = str(self.launch_row.get("status"))
+        kind = self.launch_row.get("error_kind")
         got = "ok" if status == "ok" else f"{status}/{kind}"
         if said != got and not (said != "ok" and status != "ok"):
             return False
@@ -97,7 +97,9 @@ class _GroupState:
 
 
 def _state(key: GroupKey, group: list[Point], rows: list[Row], model: ModelDescription,
-           initial: Callable[[Point], Reading]) -> _GroupState:
+           initial: Callable[[Point], Reading], tried: frozenset = frozenset()) -> _GroupState:
+    """The group now: its fit, reading, unknown terms, unlaunched points, the pins still needed (never a point in
+    `tried`: launched by this run already, a harness error left unmeasured), the residual term."""
     mine = _rows_of(key, group, rows)
     first = fit_group(group, mine, model, fit_axis=True)
     reading = Reading.of_fit(first) if first is not None else initial(group[0])
@@ -107,7 +109,8 @@ def _state(key: GroupKey, group: list[Point], rows: list[Row], model: ModelDescr
     measured = {r.get("point_id") for r in mine}
     unmeasured = [(p, pred) for p, pred in predicted if p.point_id not in measured]
     axis = {r.axis_value for r in fit.rows} if fit is not None else set()
-    needed = pins(key.engine, terms, unmeasured, axis, fit is not None)
+    needed = pins(key.engine, terms, [c for c in unmeasured if (c[0].point_id, c[0].engine_version) not in tried],
+                  axis, fit is not None)
     params = 1 + int(len(terms) > 1 and len(axis) >= 2)
     residual = residual_gib(fit, params) if fit is not None else None
     return _GroupState(key, group, mine, terms, fit, reading, [p for p, _ in unmeasured], needed, residual)
@@ -161,7 +164,7 @@ def run_sparse(points: list[Point], model: ModelDescription, launch: Callable[[l
     all_repeats = _repeats_of(points)
     tried: set[tuple[str, str | None]] = set()  # launched by this run: never again (a harness error stays one)
     while True:
-        todo = [p for p in _todo(points, measured, model, initial, options.tolerance_pct)
+        todo = [p for p in _todo(points, measured, model, initial, options.tolerance_pct, frozenset(tried))
                 if (p.point_id, p.engine_version) not in tried]
         left = None if options.budget is None else options.budget - result.launches
         if not todo or (left is not None and left < repeats):
@@ -187,10 +190,11 @@ def _repeats_of(points: list[Point]) -> dict[tuple[str, str | None], list[Point]
 
 
 def _todo(points: list[Point], measured: list[Row], model: ModelDescription, initial: Callable[[Point], Reading],
-          tolerance_pct: float) -> list[Point]:
+          tolerance_pct: float, tried: frozenset) -> list[Point]:
     todo: list[Point] = []
     for key, group in grouped(points).items():
-        todo += _next(_state(key, group, measured, model, initial), model, tolerance_pct)
+        state = _state(key, group, measured, model, initial, tried)
+        todo += [p for p in _next(state, model, tolerance_pct) if (p.point_id, p.engine_version) not in tried]
     return todo
 
 

@@ -18,8 +18,7 @@ import yaml
 
 from harness.cli import main
 from harness.results.io import measured_only, read_results
-from tests.support.gpu_host import GpuHost, gpu_sglang_env, gpu_vllm_env, install
-from tests.support.gpu_host import sglang_rules, vllm_rules
+from tests.support.gpu_host import GpuHost, gpu_sglang_env, gpu_vllm_env, install, sglang_rules, vllm_rules
 
 GiB = 1 << 30
 KV_BYTES = 512  # tiny-llama: 2 layers x K,V x 2 KV heads x 32 x 2 bytes

@@ -1,17 +1,21 @@
-"""`run --sparse` in the run's locked folder: the sparse loop (harness/sparse) launching through the run's own
-sweep (its executor, envs, rows and progress), then every unlaunched point written as a predicted row."""
+"""`run --sparse` as the run's sweep strategy: the sparse loop launching through the run's own sweep (its executor,
+envs, rows and progress: harness.execute.run.SweepContext), then every unlaunched point written as a predicted row."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from harness.engines import get_engine
+from harness.errors import InputError
 from harness.execute.host import read_host_memory
+from harness.execute.run import SweepContext
 from harness.predict import load_model_description
 from harness.results.rows import make_row
-from harness.scenario import Point
+from harness.scenario import Point, Scenario
 from harness.sparse.groups import Reading, group_key
 from harness.sparse.loop import SparseOptions, SparseOutcome, run_sparse
 from harness.sparse.rows import predicted_row, rounded_up
@@ -46,12 +50,12 @@ def _annotate_verified(writer, outcome: SparseOutcome) -> None:
         error = v.error_pct
         said = "inside" if v.inside else "OUTSIDE"
         bound = f"± {e.bound_pct:.2f} %" if e.bound_pct is not None else "(a refusal)"
-        v.row.update(predicted_kv_tokens=e.prediction.kv_tokens if e.prediction.will_start else None,
+        v.launch_row.update(predicted_kv_tokens=e.prediction.kv_tokens if e.prediction.will_start else None,
                      predicted_kv_gib=None if e.prediction.kv_gib is None else round(e.prediction.kv_gib, 4),
                      prediction_error_pct=None if error is None or math.isnan(error) else round(error, 3),
                      bound_pct=rounded_up(e.bound_pct),
                      bound_note=f"verify: predicted {e.prediction.kv_tokens or 0:,} {bound}, {said} its bound")
-        writer.replace(v.row)
+        writer.replace(v.launch_row)
 
 
 def sparse_sweep(points: list[Point], model_path: str, launch_points: Callable[[list[Point]], list],
@@ -67,10 +71,38 @@ def sparse_sweep(points: list[Point], model_path: str, launch_points: Callable[[
     outcome = run_sparse(points, model, launch, writer.measured_rows(), reading, options, batch=batch)
     _annotate_verified(writer, outcome)
     measured = writer.measured_rows()
-    repeats = {}
+    repeats: dict[tuple, list[Point]] = {}
     for p in points:
         repeats.setdefault((p.point_id, p.engine_version), []).append(p)
     predicted = [predicted_row(e, q, run_id, _machine_columns(measured, q))
                  for e in outcome.estimates for q in repeats[(e.point.point_id, e.point.engine_version)]]
     writer.set_predicted(predicted)
     return outcome
+
+
+@dataclass(frozen=True)
+class SparseStrategy:
+    """harness.execute.run.Strategy for a sparse sweep: `options` as given (--sparse, --budget, --verify)."""
+
+    options: SparseOptions
+
+    def checked(self, scenario: Scenario, stop_after: str) -> SparseStrategy:
+        if stop_after == "probe":
+            raise InputError("--sparse predicts KV pools, and a probe's served requests are not predicted: run "
+                             "--sparse with --stop-after kv or ready, or probe the full grid without --sparse")
+        tolerance = self.options.tolerance_pct
+        tolerance = scenario.run.tolerance_pct if tolerance is None else tolerance
+        if not tolerance > 0:
+            raise InputError(f"--sparse {tolerance:g}: the tolerance must be more than 0 % of the predicted KV "
+                             "tokens (e.g. --sparse 1; a point whose bound is wider is launched)")
+        if self.options.budget is not None and self.options.budget < 1:
+            raise InputError(f"--budget {self.options.budget}: at least one launch is needed to calibrate anything")
+        return SparseStrategy(dataclasses.replace(self.options, tolerance_pct=tolerance))
+
+    def settings(self) -> dict:
+        return {"name": "sparse", "tolerance_pct": self.options.tolerance_pct, "budget": self.options.budget}
+
+    def sweep(self, context: SweepContext) -> SparseOutcome:
+        options = dataclasses.replace(self.options, seed=self.options.seed or context.run_id)
+        return sparse_sweep(context.points, context.model_path, context.launch, context.writer, context.run_id,
+                            options, initial_reading(context.device, context.gpu_read, context.gpus), context.batch)
