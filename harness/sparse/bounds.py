@@ -11,6 +11,7 @@ is stated apart (`host_pct`).
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 from harness.analysis.calibrate import GroupFit
@@ -20,9 +21,17 @@ from harness.predict.model import ModelDescription
 from harness.scenario import Point
 from harness.sparse.groups import Reading, predict_at
 
-# With one degree of freedom the largest residual understates the spread of the term; twice it is the margin
-# (a launch that lands outside widens the next fit's residuals, and the loop launches again).
-RESIDUAL_FACTOR = 2.0
+# Two-sided 95 % quantiles of Student's t by degrees of freedom (any statistics table; 1.96 beyond 30): a
+# prediction interval from few launches is wide, and narrows as the loop's launches add degrees of freedom.
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+       12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
+
+
+def t95(dof: int) -> float:
+    """The quantile for `dof` degrees of freedom (the next smaller tabled one: never narrower)."""
+    if dof > 30:
+        return 1.96
+    return T95[max(d for d in T95 if d <= dof)]
 
 
 @dataclass(frozen=True)
@@ -54,10 +63,14 @@ def outcome(prediction: Prediction) -> str:
 
 
 def residual_gib(fit: GroupFit, params: int) -> float | None:
-    """The fit's residual term: RESIDUAL_FACTOR x its largest residual; None with no degree of freedom."""
-    if len(fit.rows) <= params:
+    """The fit's term of a new launch's 95 % prediction interval: t(dof) x the residuals' standard error x
+    sqrt(1 + 1/n), dof = launches - fitted parameters; None with no degree of freedom."""
+    n = len(fit.rows)
+    if n <= params:
         return None
-    return RESIDUAL_FACTOR * max(abs(r.residual_gib or 0.0) for r in fit.rows)
+    dof = n - params
+    spread = math.sqrt(sum((r.residual_gib or 0.0) ** 2 for r in fit.rows) / dof)
+    return t95(dof) * spread * math.sqrt(1 + 1 / n)
 
 
 def _moved(calibration: Calibration, by_gib: float) -> Calibration:
@@ -92,7 +105,7 @@ def estimate(point: Point, model: ModelDescription, fit: GroupFit, residual: flo
                       free_mib=None if free is None else free + spread)
     outcomes = {outcome(p) for p in (base, low, high, worst, best)}
     decided = len(outcomes) == 1
-    note = f"fit residual x{RESIDUAL_FACTOR:g} {residual * 1024:.1f} MiB over {len(fit.rows)} launches"
+    note = f"fit's 95 % interval ± {residual * 1024:.1f} MiB from {len(fit.rows)} launches"
     if not base.will_start:
         return Estimate(point, base, None, None, decided,
                         note + ("" if decided else f"; outcome undecided ({' / '.join(sorted(outcomes))})"))

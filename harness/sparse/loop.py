@@ -6,6 +6,7 @@ sequential and parallel executors and Ray run a sparse sweep as they run a grid 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from harness.sparse.groups import GroupKey, Reading, fit_group, free_spread_mib,
 from harness.sparse.terms import pins, pins_needed, unknown_terms
 
 Row = dict[str, Any]
+DEFAULT_TOLERANCE_PCT = 1.0  # the scenario schema's run.tolerance_pct default
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,8 @@ def run_sparse(points: list[Point], model: ModelDescription, launch: Callable[[l
     """The loop (the module's docstring). `rows`: the measured rows so far (a resume's); `initial`: the reading a
     group is first predicted at, before any of its launches."""
     result = SparseOutcome()
+    if options.tolerance_pct is None:
+        options = dataclasses.replace(options, tolerance_pct=DEFAULT_TOLERANCE_PCT)
     repeats = max((p.repeat for p in points), default=0) + 1
     result.terms = check_budget(points, rows, model, initial, options.budget, repeats)
     measured = list(rows)

@@ -1,0 +1,172 @@
+"""The sparse loop without processes: each launch answered by the GPU stand-in's own arithmetic (tests/support/
+gpu_host/vllm_rules.py and sglang_rules.py, read from the releases' source, never the predictor), for
+Llama-3.1-8B on an RTX 4090 (24,216 MiB as CUDA reports it): what the loop launches, what it predicts, its bounds,
+--budget, --verify, repeats, release axes and resume."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from harness.errors import InputError
+from harness.predict import load_model_description
+from harness.scenario import expand, load_scenario
+from harness.sparse.groups import Reading
+from harness.sparse.loop import SparseOptions, run_sparse
+from tests.support.gpu_host import sglang_rules, vllm_rules
+
+GiB = 1 << 30
+CARD_MIB = 24216  # an RTX 4090 as CUDA reports it
+NVML_MIB = 24564
+KV_BYTES = 131072  # Llama-3.1-8B in bf16
+WEIGHTS_GIB = 14.99
+MODEL = load_model_description("meta-llama/Llama-3.1-8B-Instruct")
+
+
+def _scenario(tmp_path: Path, vllm_version: str = '"0.32.0"', repeats: int = 1) -> list:
+    path = tmp_path / "s.yaml"
+    path.write_text(f"""
+name: s
+model: meta-llama/Llama-3.1-8B-Instruct
+gpu: {{memory_gib: 24}}
+defaults: {{max_model_len: 8192, dtype: bfloat16}}
+engines:
+  vllm:
+    version: {vllm_version}
+    sweep:
+      gpu_memory_utilization: [0.80, 0.85, 0.90, 0.92]
+      max_num_batched_tokens: [2048, 4096, 8192]
+  sglang:
+    version: "0.5.22"
+    sweep:
+      mem_fraction_static: [null, 0.65, 0.70, 0.75, 0.80]
+      chunked_prefill_size: [2048, 4096, 8192]
+run: {{timeout_s: 30, stop_after: ready, repeats: {repeats}}}
+""")
+    return expand(load_scenario(path))
+
+
+def _vllm(point, jitter_mib: float) -> tuple[str | None, int]:
+    util = point.settings.get("gpu_memory_utilization")
+    requested = vllm_rules.requested_bytes(CARD_MIB * (1 << 20), util, "0.32.0")
+    non_kv = (WEIGHTS_GIB + 0.30 + 0.58 + 0.41) * GiB + jitter_mib * (1 << 20)
+    sizing = vllm_rules.size_kv(vllm_rules.available_bytes(requested, non_kv, "0.32.0"),
+                                KV_BYTES * vllm_rules.BLOCK_SIZE_CUDA, vllm_rules.BLOCK_SIZE_CUDA, 8192, "0.32.0")
+    return sizing.error, sizing.kv_tokens
+
+
+def _sglang(point, jitter_mib: float) -> tuple[str | None, int, float]:
+    settings = sglang_rules.memory_settings(NVML_MIB, 1, point.settings.get("chunked_prefill_size"),
+                                            point.settings.get("mem_fraction_static"))
+    pre = (CARD_MIB - 500) / 1024
+    rest = sglang_rules.rest_gib(pre, pre - WEIGHTS_GIB - jitter_mib / 1024, settings.mem_fraction_static)
+    if rest <= 0:
+        return "weights_leave_no_memory", 0, pre * 1024
+    return None, sglang_rules.pool_tokens(rest, KV_BYTES, 1), pre * 1024
+
+
+class StandIn:
+    """Launches answered by the stand-ins' arithmetic; `jitter_mib`: each launch's memory beside the pool moves by up
+    to that much (a seeded draw), as a real engine's does from launch to launch."""
+
+    def __init__(self, jitter_mib: float = 0.0, seed: int = 0):
+        self.jitter_mib, self.random, self.launched = jitter_mib, random.Random(seed), []
+
+    def oracle(self, point, jitter_mib: float = 0.0) -> dict:
+        row = {"point_id": point.point_id, "repeat": point.repeat, "engine": point.engine, "model": point.model,
+               "engine_version": point.engine_version, "device_name": "NVIDIA GeForce RTX 4090",
+               "device_total_mib": CARD_MIB, "gpu_busy_before_mib": 0, "engine_free_mib": None}
+        if point.engine == "vllm":
+            error, tokens = _vllm(point, jitter_mib)
+        else:
+            error, tokens, free = _sglang(point, jitter_mib)
+            row.update(device_total_mib=NVML_MIB, engine_free_mib=free)
+        row.update(status="ok" if error is None else "engine_error", error_kind=error,
+                   kv_tokens=tokens if error is None else None,
+                   kv_gib=round(tokens * KV_BYTES / GiB, 2) if error is None else None)
+        return row
+
+    def __call__(self, points) -> list[dict]:
+        self.launched += points
+        return [self.oracle(p, self.random.uniform(-self.jitter_mib, self.jitter_mib)) for p in points]
+
+
+def _initial(point) -> Reading:
+    return Reading(CARD_MIB if point.engine == "vllm" else NVML_MIB, CARD_MIB - 500, False, "cuda")
+
+
+def _errors(outcome, stand_in: StandIn) -> list[tuple]:
+    """(point, predicted, oracle, bound %) for every predicted point that misses the oracle's figure or outcome."""
+    misses = []
+    for e in outcome.estimates:
+        truth = stand_in.oracle(e.point)
+        if e.prediction.will_start != (truth["status"] == "ok"):
+            misses.append((e.point.label, e.prediction.reason, truth["status"], None))
+        elif truth["status"] == "ok":
+            error = abs(e.prediction.kv_tokens - truth["kv_tokens"]) / truth["kv_tokens"] * 100
+            if error > e.bound_pct:
+                misses.append((e.point.label, e.prediction.kv_tokens, truth["kv_tokens"], e.bound_pct))
+    return misses
+
+
+def test_the_27_points_need_few_launches_and_every_prediction_is_the_stand_ins_figure(tmp_path):
+    points, stand_in = _scenario(tmp_path), StandIn()
+    outcome = run_sparse(points, MODEL, stand_in, [], _initial, SparseOptions(tolerance_pct=1.0))
+    assert len(stand_in.launched) <= 9 and len(outcome.estimates) == 27 - len(stand_in.launched)
+    assert _errors(outcome, stand_in) == [] and outcome.unresolved == []
+    # vLLM's activation peak moves with max_num_batched_tokens in the formulas: two launches pin it
+    assert [t for k, t in outcome.terms.items() if k.engine == "vllm"] == [("other", "max_num_batched_tokens")]
+
+
+def test_where_each_launch_moves_the_pool_the_bounds_widen_and_the_loop_launches_more_yet_stays_honest(tmp_path):
+    points, stand_in = _scenario(tmp_path), StandIn(jitter_mib=40.0, seed=3)
+    outcome = run_sparse(points, MODEL, stand_in, [], _initial, SparseOptions(tolerance_pct=1.0))
+    calm = StandIn()
+    run_sparse(points, MODEL, calm, [], _initial, SparseOptions(tolerance_pct=1.0))
+    assert len(stand_in.launched) > len(calm.launched)
+    assert _errors(outcome, stand_in) == []
+
+
+def test_a_budget_below_the_pinning_launches_is_one_line_saying_how_many_it_takes(tmp_path):
+    with pytest.raises(InputError, match=r"--budget 2: pinning the unknown terms .* takes at least 3 launches; give "
+                                         r"--budget 3 or more"):
+        run_sparse(_scenario(tmp_path), MODEL, StandIn(), [], _initial, SparseOptions(budget=2))
+
+
+def test_a_budget_that_runs_out_says_per_point_what_stays_unresolved(tmp_path):
+    stand_in = StandIn()
+    outcome = run_sparse(_scenario(tmp_path), MODEL, stand_in, [], _initial, SparseOptions(budget=3))
+    assert len(stand_in.launched) == 3 and outcome.unresolved
+    assert all("no residual yet" in line or "no launch" in line for line in outcome.unresolved)
+
+
+def test_verify_launches_k_predicted_points_and_finds_each_inside_its_bound(tmp_path):
+    stand_in = StandIn()
+    outcome = run_sparse(_scenario(tmp_path), MODEL, stand_in, [], _initial, SparseOptions(verify=5, seed="r1"))
+    assert len(outcome.verified) == 5 and all(v.inside for v in outcome.verified)
+    assert {v.estimate.point.point_id for v in outcome.verified}.isdisjoint(e.point.point_id for e in outcome.estimates)
+
+
+def test_repeats_launch_every_repeat_of_a_launched_point_and_predict_none_twice(tmp_path):
+    points, stand_in = _scenario(tmp_path, repeats=2), StandIn()
+    outcome = run_sparse(points, MODEL, stand_in, [], _initial, SparseOptions())
+    launched = [(p.point_id, p.repeat) for p in stand_in.launched]
+    assert sorted({r for _, r in launched}) == [0, 1] and len(launched) == 2 * len({i for i, _ in launched})
+    assert len(outcome.estimates) == 27 - len(launched) // 2
+
+
+def test_each_release_is_its_own_group(tmp_path):
+    points, stand_in = _scenario(tmp_path, vllm_version='["0.29.0", "0.32.0"]'), StandIn()
+    outcome = run_sparse(points, MODEL, stand_in, [], _initial, SparseOptions())
+    assert {k.release for k in outcome.terms if k.engine == "vllm"} == {"0.29.0", "0.32.0"}
+    assert {p.engine_version for p in stand_in.launched if p.engine == "vllm"} == {"0.29.0", "0.32.0"}
+
+
+def test_a_resume_keeps_the_measured_rows_and_launches_only_what_they_leave_open(tmp_path):
+    points, first = _scenario(tmp_path), StandIn()
+    run_sparse(points, MODEL, first, [], _initial, SparseOptions())
+    again = StandIn()
+    outcome = run_sparse(points, MODEL, again, [first.oracle(p) for p in first.launched], _initial, SparseOptions())
+    assert again.launched == [] and len(outcome.estimates) == 27 - len(first.launched)
