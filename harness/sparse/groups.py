@@ -58,12 +58,23 @@ class Reading:
         return cls(fit.device_total_mib, fit.device_free_mib, fit.device_free_at_load, fit.device)
 
 
+# The loop asks the same predictions again at every turn; a prediction is a pure function of these keys.
+_PREDICTIONS: dict[tuple, Prediction] = {}
+_PREDICTIONS_KEPT = 50_000
+
+
 def predict_at(point: Point, model: ModelDescription, reading: Reading, calibration: Calibration | None = None,
                free_mib: float | None = None) -> Prediction:
     """The formulas' prediction for `point` at `reading` (`free_mib` in place of its free memory, where given)."""
-    return predict_point(point, model, reading.total_mib, device=reading.device, calibration=calibration,
-                         gpu_free_mib=reading.free_mib if free_mib is None else free_mib,
-                         free_at_load=reading.at_load)
+    free = reading.free_mib if free_mib is None else free_mib
+    key = (id(model), point.point_id, point.engine_version, reading.total_mib, free, reading.at_load, reading.device,
+           None if calibration is None else (calibration.other_gib, calibration.per_axis_gib))
+    if key not in _PREDICTIONS:
+        if len(_PREDICTIONS) > _PREDICTIONS_KEPT:
+            _PREDICTIONS.clear()
+        _PREDICTIONS[key] = predict_point(point, model, reading.total_mib, device=reading.device,
+                                          calibration=calibration, gpu_free_mib=free, free_at_load=reading.at_load)
+    return _PREDICTIONS[key]
 
 
 def fit_group(points: list[Point], rows: list[dict[str, Any]], model: ModelDescription,
