@@ -1,10 +1,12 @@
 """Which of a group's terms are unknown, from the formulas, and the launches that pin them.
 
 calibrate fits the estimated terms as other + per_axis x the engine's calibration axis (vLLM: max_num_batched_tokens,
-SGLang: mem_fraction_static). `other` is always unknown; the axis term only where the formulas' own estimates move
-with the axis across the group's points (vLLM's activation peak on a GPU; not vLLM-CPU in eager mode, where the
-worker's memory beside the weights does not depend on the batch; SGLang's memory taken before its pre-load reading,
-unless the engine logs that reading). One launch pins a constant, a second at another axis value pins the slope.
+SGLang: mem_fraction_static). `other` is always unknown; the axis term wherever the group's points span two axis
+values: the formulas' own estimates move with it (vLLM's activation peak on a GPU, SGLang's memory taken before its
+pre-load reading), and where they do not, the engine may still hold buffers sized by it that no estimate carries (vLLM-CPU
+0.32.0 in eager mode: its worker held 8 MiB more at max_num_batched_tokens 4096 than at 2048 for a 2048-wide model on
+results/cpu_sparse's grid, the size of one [tokens, hidden] fp16 buffer). One launch pins a constant, a second at
+another axis value pins the slope.
 """
 
 from __future__ import annotations
@@ -18,27 +20,17 @@ from harness.scenario import Point
 OTHER = "other"
 
 
-def estimated_gib(prediction: Prediction) -> float:
-    """The prediction's estimated terms together (what calibration replaces)."""
-    return sum(e.gib for e in prediction.estimates.values())
-
-
 def axis_value(engine: str, prediction: Prediction) -> Any:
     axis = get_engine(engine).require("formulas", "predict").calibration_axis
     return getattr(prediction, axis, None) if axis else None
 
 
 def unknown_terms(engine: str, predictions: list[Prediction]) -> tuple[str, ...]:
-    """("other",) or ("other", AXIS): AXIS where the points span two axis values and the estimates move with it."""
+    """("other",) or ("other", AXIS): AXIS where the modelled points span two values of the calibration axis."""
     axis = get_engine(engine).require("formulas", "predict").calibration_axis
-    modelled = [p for p in predictions if p.modelled and p.estimates]
-    by_axis: dict[Any, set[float]] = {}
-    for p in modelled:
-        by_axis.setdefault(axis_value(engine, p), set()).add(round(estimated_gib(p), 6))
-    if axis is None or len(by_axis) < 2:
-        return (OTHER,)
-    totals = [min(values) for values in by_axis.values()]
-    return (OTHER, axis) if max(totals) - min(totals) > 1e-6 else (OTHER,)
+    values = {axis_value(engine, p) for p in predictions if p.modelled and p.will_start is not None}
+    values.discard(None)
+    return (OTHER, axis) if axis is not None and len(values) >= 2 else (OTHER,)
 
 
 def _largest_pool(candidates: list[tuple[Point, Prediction]]) -> tuple[Point, Prediction] | None:

@@ -130,15 +130,16 @@ def test_where_each_launch_moves_the_pool_the_bounds_widen_and_the_loop_launches
 
 
 def test_a_budget_below_the_pinning_launches_is_one_line_saying_how_many_it_takes(tmp_path):
-    with pytest.raises(InputError, match=r"--budget 2: pinning the unknown terms .* takes at least 3 launches; give "
-                                         r"--budget 3 or more"):
+    # two terms in each engine's group: four launches in the best case
+    with pytest.raises(InputError, match=r"--budget 2: pinning the unknown terms .* takes at least 4 launches; give "
+                                         r"--budget 4 or more"):
         run_sparse(_scenario(tmp_path), MODEL, StandIn(), [], _initial, SparseOptions(budget=2))
 
 
 def test_a_budget_that_runs_out_says_per_point_what_stays_unresolved(tmp_path):
     stand_in = StandIn()
-    outcome = run_sparse(_scenario(tmp_path), MODEL, stand_in, [], _initial, SparseOptions(budget=3))
-    assert len(stand_in.launched) == 3 and outcome.unresolved
+    outcome = run_sparse(_scenario(tmp_path), MODEL, stand_in, [], _initial, SparseOptions(budget=4))
+    assert len(stand_in.launched) == 4 and outcome.unresolved
     assert all("no residual yet" in line or "no launch" in line for line in outcome.unresolved)
 
 
