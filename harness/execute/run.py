@@ -434,6 +434,7 @@ def plan_run(scenario_path: str | Path, options: RunOptions) -> RunPlan:
     # A parallel executor refuses what it cannot place (a TP point wider than --gpus) before anything is written.
     warnings = release_warnings + executor.check(points)
     stop_after, timeout_s = _stop_and_timeout(scenario, options)
+    strategy = options.strategy.checked(scenario, stop_after) if options.strategy is not None else None
     check_model_path(scenario.model)
     device, gpu_read = _host_device(scenario, scenario_path)
     _check_releases_run_here(points, scenario, device)
@@ -441,7 +442,6 @@ def plan_run(scenario_path: str | Path, options: RunOptions) -> RunPlan:
     if gpu_read is not None:
         check_driver(envs.values())
     check_engine_cli(envs, scenario)
-    strategy = options.strategy.checked(scenario, stop_after) if options.strategy is not None else None
     fetched = fetch_model(scenario.model)  # before the first point: no point's timeout carries the download
     return RunPlan(scenario=scenario, scenario_path=scenario_path, options=options, points=tuple(points),
                    executor=executor, warnings=tuple(warnings), stop_after=stop_after, timeout_s=timeout_s,
