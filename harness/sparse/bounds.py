@@ -10,28 +10,15 @@ is stated apart (`host_pct`).
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from dataclasses import dataclass
 
-from harness.analysis.calibrate import GroupFit
 from harness.engines import get_engine
-from harness.predict import Calibration, Prediction
+from harness.predict import Prediction
 from harness.predict.model import ModelDescription
 from harness.scenario import Point
+from harness.sparse.fit import LinearFit, features, moved
 from harness.sparse.groups import Reading, predict_at
-
-# Two-sided 95 % quantiles of Student's t by degrees of freedom (any statistics table; 1.96 beyond 30): a
-# prediction interval from few launches is wide, and narrows as the loop's launches add degrees of freedom.
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-       12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
-
-
-def t95(dof: int) -> float:
-    """The quantile for `dof` degrees of freedom (the next smaller tabled one: never narrower)."""
-    if dof > 30:
-        return 1.96
-    return T95[max(d for d in T95 if d <= dof)]
+from harness.sparse.terms import describe
 
 
 @dataclass(frozen=True)
@@ -62,21 +49,6 @@ def outcome(prediction: Prediction) -> str:
     return str(named) if named else "engine_error/" + (prediction.reason or "?").split(":")[0]
 
 
-def residual_gib(fit: GroupFit, params: int) -> float | None:
-    """The fit's term of a new launch's 95 % prediction interval: t(dof) x the residuals' standard error x
-    sqrt(1 + 1/n), dof = launches - fitted parameters; None with no degree of freedom."""
-    n = len(fit.rows)
-    if n <= params:
-        return None
-    dof = n - params
-    spread = math.sqrt(sum((r.residual_gib or 0.0) ** 2 for r in fit.rows) / dof)
-    return t95(dof) * spread * math.sqrt(1 + 1 / n)
-
-
-def _moved(calibration: Calibration, by_gib: float) -> Calibration:
-    return dataclasses.replace(calibration, other_gib=calibration.other_gib + by_gib)
-
-
 def _tokens(prediction: Prediction) -> int:
     return int(prediction.kv_tokens or 0) if prediction.will_start else 0
 
@@ -86,26 +58,32 @@ def _block_tokens(prediction: Prediction) -> int:
     return int(prediction.block_size or 1)
 
 
-def estimate(point: Point, model: ModelDescription, fit: GroupFit, residual: float | None,
+def estimate(point: Point, model: ModelDescription, fit: LinearFit, uncalibrated: Prediction,
              free_spread_mib: float) -> Estimate:
-    """`point` predicted from `fit`, with its bound (see the module's docstring)."""
-    reading = Reading.of_fit(fit)
-    base = predict_at(point, model, reading, fit.calibration)
-    if not base.modelled:
-        return Estimate(point, base, None, None, False, f"not modelled: {base.reason}")
+    """`point` predicted from `fit`, with its bound (see the module's docstring); `uncalibrated`: its prediction at
+    the group's reading before any fit (what its features are read from)."""
+    reading = Reading.of_fit(fit.base)
+    x = features(fit.engine, fit.terms, point, uncalibrated)
+    if x is None or not uncalibrated.modelled:
+        return Estimate(point, uncalibrated, None, None, False, f"not modelled: {uncalibrated.reason}")
+    calibration = fit.calibration(x)
+    base = predict_at(point, model, reading, calibration)
+    residual = fit.interval_gib(x)
     if residual is None:
-        return Estimate(point, base, None, None, False, "no residual yet: the fit has no degree of freedom")
-    low = predict_at(point, model, reading, _moved(fit.calibration, residual))
-    high = predict_at(point, model, reading, _moved(fit.calibration, -residual))
+        said = "no degree of freedom yet" if fit.pinned else "the launches do not pin every term yet"
+        return Estimate(point, base, None, None, False, f"no bound: {said}")
+    low = predict_at(point, model, reading, moved(calibration, residual))
+    high = predict_at(point, model, reading, moved(calibration, -residual))
     free = reading.free_mib
     spread = free_spread_mib if free is not None else 0.0
-    worst = predict_at(point, model, reading, _moved(fit.calibration, residual),
+    worst = predict_at(point, model, reading, moved(calibration, residual),
                        free_mib=None if free is None else free - spread)
-    best = predict_at(point, model, reading, _moved(fit.calibration, -residual),
+    best = predict_at(point, model, reading, moved(calibration, -residual),
                       free_mib=None if free is None else free + spread)
     outcomes = {outcome(p) for p in (base, low, high, worst, best)}
     decided = len(outcomes) == 1
-    note = f"fit's 95 % interval ± {residual * 1024:.1f} MiB from {len(fit.rows)} launches"
+    note = (f"95 % interval of a launch ± {residual * 1024:.1f} MiB ({len(fit.base.rows)} launches, terms "
+            f"{describe(fit.engine, fit.terms)})")
     if not base.will_start:
         return Estimate(point, base, None, None, decided,
                         note + ("" if decided else f"; outcome undecided ({' / '.join(sorted(outcomes))})"))
@@ -119,4 +97,3 @@ def estimate(point: Point, model: ModelDescription, fit: GroupFit, residual: flo
     if not decided:
         note += f"; outcome undecided ({' / '.join(sorted(outcomes))})"
     return Estimate(point, base, bound_pct, host_pct, decided, note)
-

@@ -15,11 +15,13 @@ from typing import Any
 
 from harness.analysis.calibrate import base_version
 from harness.errors import InputError
+from harness.predict import Prediction
 from harness.predict.model import ModelDescription
 from harness.scenario import Point
-from harness.sparse.bounds import Estimate, estimate, outcome, residual_gib
+from harness.sparse.bounds import Estimate, estimate, outcome
+from harness.sparse.fit import LinearFit, fit_terms, pins, rows_features
 from harness.sparse.groups import GroupKey, Reading, fit_group, free_spread_mib, grouped, predict_at
-from harness.sparse.terms import pins, pins_needed, unknown_terms
+from harness.sparse.terms import describe, unknown_terms
 
 Row = dict[str, Any]
 DEFAULT_TOLERANCE_PCT = 1.0  # the scenario schema's run.tolerance_pct default
@@ -84,38 +86,41 @@ class _GroupState:
     points: list[Point]
     rows: list[Row]
     terms: tuple[str, ...]
-    fit: Any
+    fit: LinearFit | None  # None before a launch of the group started
     reading: Reading
-    unmeasured: list[Point]
+    unmeasured: list[tuple[Point, Prediction]]  # with its prediction at the reading, before any fit
     pins: list[Point]
-    residual: float | None
 
     def estimates(self, model: ModelDescription) -> list[Estimate]:
         if self.fit is None:
-            return [Estimate(p, predict_at(p, model, self.reading), None, None, False,
-                             "no launch of this group started: nothing calibrated") for p in self.unmeasured]
+            return [Estimate(p, pred, None, None, False, "no launch of this group started: nothing calibrated")
+                    for p, pred in self.unmeasured]
         spread = free_spread_mib(self.rows)
-        return [estimate(p, model, self.fit, self.residual, spread) for p in self.unmeasured]
+        return [estimate(p, model, self.fit, pred, spread) for p, pred in self.unmeasured]
+
+    @property
+    def unpinned(self) -> bool:
+        return self.fit is None or not self.fit.pinned or self.fit.dof == 0
 
 
 def _state(key: GroupKey, group: list[Point], rows: list[Row], model: ModelDescription,
            initial: Callable[[Point], Reading], tried: frozenset = frozenset()) -> _GroupState:
-    """The group now: its fit, reading, unknown terms, unlaunched points, the pins still needed (never a point in
-    `tried`: launched by this run already, a harness error left unmeasured), the residual term."""
+    """The group now: its reading, unknown terms, fit, unlaunched points and the pins still needed (never a point in
+    `tried`: launched by this run already, a harness error left unmeasured)."""
     mine = _rows_of(key, group, rows)
-    first = fit_group(group, mine, model, fit_axis=True)
-    reading = Reading.of_fit(first) if first is not None else initial(group[0])
+    base = fit_group(group, mine, model, fit_axis=True)  # calibrate's overheads, each from its launch's own reading
+    reading = Reading.of_fit(base) if base is not None else initial(group[0])
     predicted = [(p, predict_at(p, model, reading)) for p in group]
-    terms = unknown_terms(key.engine, [pred for _, pred in predicted])
-    fit = fit_group(group, mine, model, fit_axis=len(terms) > 1) if first is not None else None
+    terms = unknown_terms(key.engine, predicted)
+    by_id = {p.point_id: p for p in group}
+    predictions = {p.point_id: pred for p, pred in predicted}
+    rows_x = rows_features(key.engine, terms, base, by_id, predictions) if base is not None else None
+    fit = fit_terms(base, key.engine, terms, rows_x) if rows_x else None
     measured = {r.get("point_id") for r in mine}
     unmeasured = [(p, pred) for p, pred in predicted if p.point_id not in measured]
-    axis = {r.axis_value for r in fit.rows} if fit is not None else set()
-    needed = pins(key.engine, terms, [c for c in unmeasured if (c[0].point_id, c[0].engine_version) not in tried],
-                  axis, fit is not None)
-    params = 1 + int(len(terms) > 1 and len(axis) >= 2)
-    residual = residual_gib(fit, params) if fit is not None else None
-    return _GroupState(key, group, mine, terms, fit, reading, [p for p, _ in unmeasured], needed, residual)
+    open_ = [c for c in unmeasured if (c[0].point_id, c[0].engine_version) not in tried]
+    needed = pins(key.engine, terms, open_, rows_x or [])
+    return _GroupState(key, group, mine, terms, fit, reading, unmeasured, needed)
 
 
 def _check_point(state: _GroupState, estimates: list[Estimate]) -> list[Point]:
@@ -131,7 +136,7 @@ def _next(state: _GroupState, model: ModelDescription, tolerance_pct: float) -> 
     if state.pins:
         return state.pins
     estimates = state.estimates(model)
-    if state.fit is not None and state.residual is None:
+    if state.fit is not None and state.fit.pinned and state.fit.dof == 0:
         return _check_point(state, estimates)
     open_ = [e for e in estimates if not e.resolved(tolerance_pct)]
     # undecided outcomes first, then the widest bounds
@@ -146,9 +151,9 @@ def check_budget(points: list[Point], rows: list[Row], model: ModelDescription,
     for key, group in grouped(points).items():
         state = _state(key, group, rows, model, initial)
         terms[key] = state.terms
-        need += len(state.pins) if state.fit is not None else pins_needed(state.terms)
+        need += len(state.pins) if state.fit is not None else len(state.terms)
     if budget is not None and budget < need * repeats:
-        said = ", ".join(f"{k.describe()}: {' + '.join(t)}" for k, t in terms.items())
+        said = ", ".join(f"{k.describe()}: {describe(k.engine, t)}" for k, t in terms.items())
         raise InputError(f"--budget {budget}: pinning the unknown terms ({said}) takes at least {need * repeats} "
                          f"launches; give --budget {need * repeats} or more, or run the full grid without --sparse")
     return terms

@@ -4,6 +4,7 @@ unresolved, and what --verify found against each bound."""
 from __future__ import annotations
 
 from harness.sparse.loop import SparseOutcome, Verified
+from harness.sparse.terms import describe
 
 
 def _verified_line(v: Verified) -> str:
@@ -23,7 +24,8 @@ def sparse_lines(outcome: SparseOutcome, launched: int) -> list[str]:
     predicted = len(outcome.estimates)
     lines = [(f"sparse: {launched} launches this run; {predicted} points predicted (rows with source predicted and "
               "their bound), every other point measured")]
-    lines += [f"  {key.describe()}: unknown terms {' + '.join(terms)}" for key, terms in outcome.terms.items()]
+    lines += [f"  {key.describe()}: unknown terms {describe(key.engine, terms)}"
+              for key, terms in outcome.terms.items()]
     lines += [f"  unresolved: {line}" for line in outcome.unresolved]
     lines += [f"  {_verified_line(v)}" for v in outcome.verified]
     return lines

@@ -34,7 +34,9 @@ def test_the_27_points_need_few_launches_and_every_prediction_is_the_stand_ins_f
     assert len(stand_in.launched) <= 9 and len(outcome.estimates) == 27 - len(stand_in.launched)
     assert _errors(outcome, stand_in) == [] and outcome.unresolved == []
     # vLLM's activation peak moves with max_num_batched_tokens in the formulas: two launches pin it
-    assert [t for k, t in outcome.terms.items() if k.engine == "vllm"] == [("other", "max_num_batched_tokens")]
+    assert [t for k, t in outcome.terms.items() if k.engine == "vllm"] == [("other", "axis")]
+    # SGLang's: its fraction (the memory gone before its reading scales with it) and chunked_prefill_size
+    assert [t for k, t in outcome.terms.items() if k.engine == "sglang"] == [("other", "axis", "chunked_prefill_size")]
 
 
 def test_where_each_launch_moves_the_pool_the_bounds_widen_and_the_loop_launches_more_yet_stays_honest(tmp_path):
@@ -47,17 +49,18 @@ def test_where_each_launch_moves_the_pool_the_bounds_widen_and_the_loop_launches
 
 
 def test_a_budget_below_the_pinning_launches_is_one_line_saying_how_many_it_takes(tmp_path):
-    # two terms in each engine's group: four launches in the best case
-    with pytest.raises(InputError, match=r"--budget 2: pinning the unknown terms .* takes at least 4 launches; give "
-                                         r"--budget 4 or more"):
+    # two terms in vLLM's group, three in SGLang's: five launches in the best case
+    with pytest.raises(InputError, match=r"--budget 2: pinning the unknown terms \(vllm 0.32.0: other \+ "
+                                         r"max_num_batched_tokens, sglang 0.5.22: other \+ mem_fraction_static \+ "
+                                         r"chunked_prefill_size\) takes at least 5 launches; give --budget 5 or more"):
         run_sparse(_scenario(tmp_path), MODEL, StandIn(), [], _initial, SparseOptions(budget=2))
 
 
 def test_a_budget_that_runs_out_says_per_point_what_stays_unresolved(tmp_path):
     stand_in = StandIn()
-    outcome = run_sparse(_scenario(tmp_path), MODEL, stand_in, [], _initial, SparseOptions(budget=4))
-    assert len(stand_in.launched) == 4 and outcome.unresolved
-    assert all("no residual yet" in line or "no launch" in line for line in outcome.unresolved)
+    outcome = run_sparse(_scenario(tmp_path), MODEL, stand_in, [], _initial, SparseOptions(budget=5))
+    assert len(stand_in.launched) == 5 and outcome.unresolved
+    assert all(": no bound: " in line for line in outcome.unresolved), outcome.unresolved
 
 
 def test_verify_launches_k_predicted_points_and_finds_each_inside_its_bound(tmp_path):
