@@ -94,12 +94,17 @@ class SweepContext:
     gpus: list[int]
     batch: int  # points the executor runs at once
 
+    @staticmethod
+    def reading_of(device: str, gpu_read: Reader | None, gpus: list[int]) -> tuple:
+        return device, gpu_read, gpus
+
 
 class Strategy(Protocol):
     """A sweep that decides itself which points to launch (harness/sparse); the run gives it a SweepContext."""
 
-    def checked(self, scenario: Scenario, stop_after: str) -> Strategy:
-        """Itself with the scenario's defaults filled in; InputError where it cannot run as asked."""
+    def checked(self, scenario: Scenario, points: list[Point], stop_after: str, device: tuple) -> Strategy:
+        """Itself with the scenario's defaults filled in; InputError where it cannot run as asked (`device`: the
+        host's device, its NVML reader and the GPUs the run may use)."""
 
     def settings(self) -> dict:
         """What run.json records of it, and a resume compares."""
@@ -434,9 +439,12 @@ def plan_run(scenario_path: str | Path, options: RunOptions) -> RunPlan:
     # A parallel executor refuses what it cannot place (a TP point wider than --gpus) before anything is written.
     warnings = release_warnings + executor.check(points)
     stop_after, timeout_s = _stop_and_timeout(scenario, options)
-    strategy = options.strategy.checked(scenario, stop_after) if options.strategy is not None else None
     check_model_path(scenario.model)
     device, gpu_read = _host_device(scenario, scenario_path)
+    strategy = None
+    if options.strategy is not None:
+        strategy = options.strategy.checked(scenario, points, stop_after,
+                                            SweepContext.reading_of(device, gpu_read, _used_gpus(executor, gpu_read)))
     _check_releases_run_here(points, scenario, device)
     envs, later = _engine_envs(points, scenario, options.install_missing)
     if gpu_read is not None:

@@ -17,7 +17,7 @@ from harness.predict import load_model_description
 from harness.results.rows import make_row
 from harness.scenario import Point, Scenario
 from harness.sparse.groups import Reading, group_key
-from harness.sparse.loop import SparseOptions, SparseOutcome, run_sparse
+from harness.sparse.loop import SparseOptions, SparseOutcome, check_budget, run_sparse
 from harness.sparse.rows import predicted_row, rounded_up
 
 
@@ -80,13 +80,24 @@ def sparse_sweep(points: list[Point], model_path: str, launch_points: Callable[[
     return outcome
 
 
+def _check_budget_here(scenario: Scenario, points: list[Point], budget: int, reading) -> None:
+    """A budget below the pinning launches, refused before the run's folder exists (where the model's description
+    is at hand without a download; else the sweep refuses it before its first launch)."""
+    try:
+        model = load_model_description(scenario.model)
+    except Exception:  # noqa: BLE001 - a hub model not fetched yet: the sweep checks it
+        return
+    repeats = max((p.repeat for p in points), default=0) + 1
+    check_budget(points, [], model, reading, budget, repeats)
+
+
 @dataclass(frozen=True)
 class SparseStrategy:
     """harness.execute.run.Strategy for a sparse sweep: `options` as given (--sparse, --budget, --verify)."""
 
     options: SparseOptions
 
-    def checked(self, scenario: Scenario, stop_after: str) -> SparseStrategy:
+    def checked(self, scenario: Scenario, points: list[Point], stop_after: str, device: tuple) -> SparseStrategy:
         if stop_after == "probe":
             raise InputError("--sparse predicts KV pools, and a probe's served requests are not predicted: run "
                              "--sparse with --stop-after kv or ready, or probe the full grid without --sparse")
@@ -97,6 +108,8 @@ class SparseStrategy:
                              "tokens (e.g. --sparse 1; a point whose bound is wider is launched)")
         if self.options.budget is not None and self.options.budget < 1:
             raise InputError(f"--budget {self.options.budget}: at least one launch is needed to calibrate anything")
+        if self.options.budget is not None:
+            _check_budget_here(scenario, points, self.options.budget, initial_reading(*device))
         return SparseStrategy(dataclasses.replace(self.options, tolerance_pct=tolerance))
 
     def settings(self) -> dict:
