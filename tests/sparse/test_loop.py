@@ -91,3 +91,17 @@ def test_a_resume_keeps_the_measured_rows_and_launches_only_what_they_leave_open
     again = StandIn()
     outcome = run_sparse(points, MODEL, again, [first.oracle(p) for p in first.launched], _initial, SparseOptions())
     assert again.launched == [] and len(outcome.estimates) == 27 - len(first.launched)
+
+
+def test_a_parallel_executor_gets_batches_of_its_width_and_the_answer_holds(tmp_path):
+    # run --sparse hands the loop the executor's width (one point per GPU; Ray's placement likewise): each turn
+    # launches up to that many open points at once
+    batches = []
+    stand_in = StandIn()
+
+    def launch(points):
+        batches.append(len(points))
+        return stand_in(points)
+
+    outcome = run_sparse(_scenario(tmp_path), MODEL, launch, [], _initial, SparseOptions(), batch=2)
+    assert max(batches) == 2 and _errors(outcome, stand_in) == [] and len(stand_in.launched) <= 12
