@@ -116,6 +116,7 @@ LAYERS = (
     ("harness.cli",),
     ("harness.commands",),
     ("harness.advise",),
+    ("harness.sparse",),
     ("harness.analysis",),
     ("harness.execute",),
     ("harness.results",),

@@ -35,7 +35,7 @@ from harness.execute.host import read_host_memory
 from harness.execute.models import resolve_model
 from harness.execute.run import RunOptions, run_scenario
 from harness.predict import Prediction, load_model_description
-from harness.results.io import read_results
+from harness.results.io import measured_only, read_results
 from harness.scenario import Point, expand, load_scenario_with_releases, parse_scenario, read_yaml
 from harness.scenario.schema import Scenario
 
@@ -177,7 +177,7 @@ def _latest_engine_reading(results_csv: Path) -> tuple[float, float] | None:
     if not results_csv.is_file():
         return None
 
-    frame = read_results(results_csv)
+    frame = measured_only(read_results(results_csv))
     read = frame[frame["engine_free_mib"].notna() & frame["device_total_mib"].notna()]
     if read.empty:
         return None
@@ -189,7 +189,7 @@ def _launches(results_csv: Path, by_id: dict[str, Setting]) -> list[Launch]:
     if not results_csv.is_file():
         return []
 
-    frame = read_results(results_csv)
+    frame = measured_only(read_results(results_csv))  # a predicted row was never launched
     out = []
     for _, row in frame.iterrows():
         setting = by_id.get(row["point_id"])
@@ -338,7 +338,7 @@ class _Search:
         if not ok:
             return None
 
-        frame = read_results(self.out / "results.csv")
+        frame = measured_only(read_results(self.out / "results.csv"))
         try:
             fits = fit_calibrations(points, frame, self.model)
         except InputError:

@@ -24,6 +24,7 @@ from harness.engines.predicting import predict_point
 from harness.errors import InputError
 from harness.predict import Calibration, Prediction, prediction_error_pct
 from harness.predict.model import GiB, ModelDescription
+from harness.results.io import measured_only
 
 
 @dataclass
@@ -69,11 +70,13 @@ class GroupFit:
                 f"{len(self.rows)} rows, RMS residual {rms * 1024:.1f} MiB")
 
 
-def _base_version(version: Any) -> str:
+def base_version(version: Any) -> str:
+    """A release without its local build tag ("0.32.0+cpu" -> "0.32.0"); "" when none."""
     return "" if version is None or (isinstance(version, float) and math.isnan(version)) else str(version).split("+")[0]
 
 
-def _number(value: Any) -> float | None:
+def number(value: Any) -> float | None:
+    """A cell as a float; None when empty, NaN or not a number."""
     if value is None:
         return None
     try:
@@ -83,13 +86,14 @@ def _number(value: Any) -> float | None:
     return None if math.isnan(out) else out
 
 
-def _row_device(row: pd.Series) -> str:
+def row_device(row: pd.Series) -> str:
+    """cpu | cuda: what the row's engine ran on."""
     return "cpu" if str(row.get("device_name") or "").startswith("cpu") else "cuda"
 
 
-def _row_free(row: pd.Series) -> float | None:
+def row_free(row: pd.Series) -> float | None:
     """Free device memory before the launch: the total less what was in use (the baseline reading)."""
-    total, busy = _number(row.get("device_total_mib")), _number(row.get("gpu_busy_before_mib"))
+    total, busy = number(row.get("device_total_mib")), number(row.get("gpu_busy_before_mib"))
     return None if total is None or busy is None else total - busy
 
 
@@ -97,16 +101,16 @@ def _free_readings(members: list[tuple[Any, pd.Series]]) -> tuple[dict[tuple[str
     """Each row's free reading, and whether they are the engines' own as they began loading: the rows of a
     group use one kind or the other (a fit over both would mix what the terms mean), the engines' own
     where every row keeps one - the only readings taken when the pool was sized."""
-    engine_free = {(p.point_id, int(row["repeat"])): _number(row.get("engine_free_mib")) for p, row in members}
+    engine_free = {(p.point_id, int(row["repeat"])): number(row.get("engine_free_mib")) for p, row in members}
     if all(free is not None for free in engine_free.values()):
         return engine_free, True
-    return {(p.point_id, int(row["repeat"])): _row_free(row) for p, row in members}, False
+    return {(p.point_id, int(row["repeat"])): row_free(row) for p, row in members}, False
 
 
 def _measured_bytes(engine: str, row: pd.Series, prediction: Prediction) -> float | None:
     """The logged KV GiB for an engine that logs its pool size; else tokens x bytes/token."""
-    kv_gib = _number(row.get("kv_gib"))
-    tokens = _number(row.get("kv_tokens"))
+    kv_gib = number(row.get("kv_gib"))
+    tokens = number(row.get("kv_tokens"))
     if get_engine(engine).require("formulas", "predict").measured_kv_from_gib and kv_gib is not None:
         # The logged GiB has two decimals (5 MiB); tokens x bytes per token is exact to a block, and when
         # the two agree to that rounding (one uniform KV group), the tokens are the finer measurement.
@@ -124,10 +128,10 @@ def _axis_value(engine: str, prediction: Prediction) -> int | None:
     return getattr(prediction, axis) if axis else None
 
 
-def _fit(engine: str, rows: list[FittedRow]) -> Calibration:
+def _fit(engine: str, rows: list[FittedRow], fit_axis: bool = True) -> Calibration:
     xs = [float(r.axis_value or 0) for r in rows]
     ys = [r.overhead_gib for r in rows]
-    if get_engine(engine).require("formulas", "predict").calibration_axis and len(set(xs)) >= 2:
+    if fit_axis and get_engine(engine).require("formulas", "predict").calibration_axis and len(set(xs)) >= 2:
         n = len(xs)
         mx, my = sum(xs) / n, sum(ys) / n
         sxx = sum((x - mx) ** 2 for x in xs)
@@ -137,21 +141,22 @@ def _fit(engine: str, rows: list[FittedRow]) -> Calibration:
 
 
 def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelDescription,
-                     tp: int | None = None) -> list[GroupFit]:
-    """One fit per (engine, engine version, model, card) over the rows that started and sized a KV pool."""
+                     tp: int | None = None, fit_axis: bool = True) -> list[GroupFit]:
+    """One fit per (engine, engine version, model, card) over the rows that started and sized a KV pool;
+    `fit_axis` False: a constant only, where the formulas' estimates do not move with the calibration axis."""
     by_id = {}
     for point in points:
         by_id.setdefault(point.point_id, point)
     groups: dict[tuple, list[tuple[Any, pd.Series]]] = {}
-    for _, row in results.iterrows():
+    for _, row in measured_only(results).iterrows():  # a sparse run's predicted rows measured nothing
         point = by_id.get(row["point_id"])
-        total = _number(row.get("device_total_mib"))
+        total = number(row.get("device_total_mib"))
         if point is None or row["status"] != "ok" or total is None:
             continue
-        if _number(row.get("kv_tokens")) is None and _number(row.get("kv_gib")) is None:
+        if number(row.get("kv_tokens")) is None and number(row.get("kv_gib")) is None:
             continue
-        key = (point.engine, _base_version(row.get("engine_version")), str(row.get("model") or point.model), total,
-               _row_device(row))
+        key = (point.engine, base_version(row.get("engine_version")), str(row.get("model") or point.model), total,
+               row_device(row))
         groups.setdefault(key, []).append((point, row))
 
     fits = []
@@ -173,7 +178,7 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
             measured = _measured_bytes(engine, row, prediction)
             if measured is None:
                 continue
-            tokens = _number(row.get("kv_tokens"))
+            tokens = number(row.get("kv_tokens"))
             fitted.append(FittedRow(point_id=point.point_id, repeat=int(row["repeat"]),
                                     axis_value=_axis_value(engine, prediction),
                                     measured_kv_gib=measured / GiB,
@@ -183,7 +188,7 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
             continue
         frees = [f for f in free_of.values() if f is not None]
         free = (frees[-1] if at_load else float(pd.Series(frees).median())) if frees else None
-        fit = GroupFit(engine, version, model_name, total, _fit(engine, fitted), fitted, device=device,
+        fit = GroupFit(engine, version, model_name, total, _fit(engine, fitted, fit_axis), fitted, device=device,
                        device_free_mib=free, device_free_at_load=at_load)
         by_point = {p.point_id: p for p, _ in members}
         for r in fitted:
@@ -202,7 +207,7 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
 def choose_fit(fits: list[GroupFit], engine: str, engine_version: str | None,
                gpu_total_mib: float | None) -> GroupFit | None:
     """The fit for a point: same engine (and version when both say), nearest card, most rows."""
-    wanted = _base_version(engine_version)
+    wanted = base_version(engine_version)
     same = [f for f in fits
             if f.engine == engine and (not wanted or not f.engine_version or f.engine_version == wanted)]
     if not same:

@@ -29,7 +29,7 @@ from harness.errors import EXIT_FINDING, EXIT_OK, InputError
 from harness.formatting import number as _num
 from harness.formatting import pct as _pct
 from harness.results.columns import COLUMNS
-from harness.results.io import knob_values, machine_of, scenario_of, swept_knobs
+from harness.results.io import knob_values, machine_of, measured_only, predicted_rows, scenario_of, swept_knobs
 from harness.results.probe import read_waves
 from harness.scenario.point import knob_label
 
@@ -366,6 +366,10 @@ def compare_results(
     limits = resolve_thresholds(tolerance_pct, list(thresholds), probe_tolerance_pct)
     # In-memory tables (run --baseline) may lack columns a CSV always has.
     base, new = base.reindex(columns=list(COLUMNS)), new.reindex(columns=list(COLUMNS))
+    left_out = [f"{name}: {n} predicted rows of a sparse run left out (never launched: no measurement to compare)"
+                for name, n in ((base_name, int(predicted_rows(base).sum())),
+                                (new_name, int(predicted_rows(new).sum()))) if n]
+    base, new = measured_only(base), measured_only(new)
     base_info, new_info = _side_info(base, base_name), _side_info(new, new_name)
     if base_info.scenario and new_info.scenario and base_info.scenario != new_info.scenario:
         raise InputError(
@@ -380,7 +384,8 @@ def compare_results(
         for pid in _ordered_ids(base, new)
     ]
     return Comparison(base_info, new_info, limits, points,
-                      _machine_warnings(base_info, new_info) + _probe_warnings(base, new, base_name, new_name))
+                      _machine_warnings(base_info, new_info) + _probe_warnings(base, new, base_name, new_name)
+                      + left_out)
 
 
 def _probe_warnings(base: pd.DataFrame, new: pd.DataFrame, base_name: str, new_name: str) -> list[str]:

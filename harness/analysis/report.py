@@ -23,7 +23,7 @@ from harness.analysis.probe_table import ProbedWave, probed_points, probed_waves
 from harness.analysis.release_history import has_release_axis, releases_in, rows_of
 from harness.errors import HarnessError
 from harness.formatting import count, is_missing
-from harness.results.io import knob_values, release_key, swept_knobs
+from harness.results.io import knob_values, measured_only, predicted_rows, release_key, swept_knobs
 
 log = logging.getLogger(__name__)
 
@@ -557,11 +557,16 @@ def make_report(frames: list[pd.DataFrame], names: list[str], out_dir: str | Pat
         raise ValueError("make_report takes one or two results tables, each with a name")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    left_out = sum(int(predicted_rows(f).sum()) for f in frames)
+    frames = [measured_only(f) for f in frames]  # a sparse run's predicted rows are no measurement
     frame, name = frames[-1], names[-1]
     comparison = (compare_results(frames[0], frames[1], base_name=names[0], new_name=names[1])
                   if len(frames) == 2 else None)
 
     plots, notes, every_release = [], [], frame
+    if left_out:
+        notes.append(f"{left_out} predicted rows of a sparse run (source predicted) left out: they were never "
+                     "launched, so nothing here is drawn from them")
     if has_release_axis(frame):
         plots, notes = release_plots(frame, out_dir)
         # The knob plots are of one release each: the newest, so a point is not drawn twice.

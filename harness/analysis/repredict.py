@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.analysis.calibrate import _base_version, _number, _row_device, _row_free
+from harness.analysis.calibrate import base_version, number, row_device, row_free
 from harness.engines.predicting import predict_point
 from harness.predict import Prediction, prediction_error_pct
 from harness.predict.model import ModelDescription
@@ -21,17 +21,17 @@ from harness.predict.model import ModelDescription
 
 def row_reading(row: pd.Series) -> tuple[float | None, float | None, bool]:
     """(total MiB, free MiB, free read by the engine as it began loading) as the row recorded them."""
-    total = _number(row.get("device_total_mib"))
-    engine_free = _number(row.get("engine_free_mib"))
+    total = number(row.get("device_total_mib"))
+    engine_free = number(row.get("engine_free_mib"))
     if engine_free is not None:
         return total, engine_free, True
-    return total, _row_free(row), False
+    return total, row_free(row), False
 
 
 def predict_row(point: Any, row: pd.Series, model: ModelDescription, tp: int | None = None) -> Prediction:
     """The prediction for `row` from its own recorded reading."""
     total, free, at_load = row_reading(row)
-    device = _row_device(row)
+    device = row_device(row)
     prediction = predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=free, free_at_load=at_load)
     if row.get("status") == "ok" and not prediction.will_start and free is not None and not at_load:
         # It started: a harness reading before the launch that says it could not was taken at another moment
@@ -43,14 +43,14 @@ def predict_row(point: Any, row: pd.Series, model: ModelDescription, tp: int | N
 def repredict(points: list[Any], frame: pd.DataFrame, model: ModelDescription, tp: int | None = None) -> pd.DataFrame:
     """A copy of `frame` whose predicted columns are the current predictor's, row by row (rows of no point of
     `points` keep theirs)."""
-    by_key = {(p.point_id, _base_version(p.engine_version)): p for p in points}
+    by_key = {(p.point_id, base_version(p.engine_version)): p for p in points}
     out = frame.copy()
     for i, row in frame.iterrows():
-        point = by_key.get((row["point_id"], _base_version(row.get("engine_version"))))
+        point = by_key.get((row["point_id"], base_version(row.get("engine_version"))))
         if point is None:
             continue
         prediction = predict_row(point, row, model, tp=tp)
-        measured = _number(row.get("kv_tokens"))
+        measured = number(row.get("kv_tokens"))
         error = prediction_error_pct(prediction.kv_tokens, measured)
         out.at[i, "predicted_kv_tokens"] = prediction.kv_tokens
         out.at[i, "predicted_kv_gib"] = None if prediction.kv_gib is None else round(prediction.kv_gib, 4)

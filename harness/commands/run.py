@@ -38,8 +38,11 @@ from harness.execute.executors import EXECUTORS, make_executor
 from harness.execute.run import RunOptions, point_ref, run_scenario
 from harness.results.io import read_results
 from harness.results.rows import PointResult
-from harness.scenario import Point
+from harness.scenario import Point, load_scenario
 from harness.scenario.point import knob_label
+from harness.sparse.loop import SparseOptions
+from harness.sparse.report import sparse_lines
+from harness.sparse.run import SparseStrategy
 
 
 def _knob_text(point: Point) -> str:
@@ -170,6 +173,7 @@ def _run(args: argparse.Namespace) -> int:
                      points=args.points.split(",") if args.points else None)
     if args.rerun and not args.resume:
         raise InputError(f"--rerun {args.rerun[0]}: re-runs rows of an earlier run; give it with --resume RUN_DIR")
+    strategy = _strategy(args)
     if args.dry_run:
         return print_plan(argparse.Namespace(scenario=args.scenario, json=False, **selection))
     if args.baseline:
@@ -181,7 +185,7 @@ def _run(args: argparse.Namespace) -> int:
         wait_for_idle_gpu_s=args.wait_for_idle_gpu,
         shared_gpu=args.shared_gpu,
         keep_work_dirs=args.keep_work_dirs, resume_changed=args.resume_changed, rerun=tuple(args.rerun or ()),
-        executor=make_executor(args.executor, args.gpus, args.ray_address),
+        executor=make_executor(args.executor, args.gpus, args.ray_address), strategy=strategy,
     )
     console = Console(stderr=True)
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
@@ -227,8 +231,11 @@ def _run(args: argparse.Namespace) -> int:
         console.print(f"[yellow]warning:[/] {warning}")
     for note in result.notes:
         console.print(f"note: {note}", markup=False, highlight=False)
-    if result.skipped:
+    if result.skipped and result.strategy_outcome is None:
         console.print(f"resumed: {result.skipped} points already had a row")
+    if result.strategy_outcome is not None:
+        for line in sparse_lines(result.strategy_outcome, len(result.results)):
+            out.print(line, markup=False, highlight=False)
     out.print(f"results: {result.csv_path}")
     if args.baseline:
         comparison, said = compare_selection(args.baseline, result.csv_path, args.tolerance_pct, options.engines,
@@ -238,6 +245,32 @@ def _run(args: argparse.Namespace) -> int:
         out.print(render_text(comparison), markup=False, highlight=False)
         return comparison.exit_code
     return 0
+
+
+def _scenario_strategy(path: str) -> str | None:
+    """The scenario's run.strategy; None when it cannot be read here (the run itself then says why, in one line)."""
+    try:
+        return load_scenario(path).run.strategy
+    except Exception:  # noqa: BLE001 - the run reports bad input as it always has
+        return None
+
+
+def _strategy(args: argparse.Namespace) -> SparseStrategy | None:
+    """--sparse [PCT], --budget, --verify (or the scenario's run.strategy: sparse) as the run's sweep strategy;
+    None: the full grid."""
+    asked = args.sparse is not None or args.budget is not None or args.verify
+    if not asked and _scenario_strategy(args.scenario) != "sparse":
+        return None
+    if args.sparse not in (None, True) and not args.sparse > 0:
+        raise InputError(f"--sparse {args.sparse:g}: the tolerance must be more than 0 % of the predicted KV tokens "
+                         "(e.g. --sparse 1; a point whose bound is wider is launched)")
+    if args.verify < 0:
+        raise InputError(f"--verify {args.verify}: a number of predicted points to launch, 0 or more")
+    if args.budget is not None and args.budget < 1:
+        raise InputError(f"--budget {args.budget}: at least one launch is needed to calibrate anything")
+    # no PCT: the scenario's run.tolerance_pct (1 unless it says)
+    tolerance = None if args.sparse in (None, True) else float(args.sparse)
+    return SparseStrategy(SparseOptions(tolerance_pct=tolerance, budget=args.budget, verify=args.verify))
 
 
 def register(subparsers) -> None:
@@ -292,6 +325,14 @@ def register(subparsers) -> None:
     parser.add_argument("--threshold", type=_threshold, action="append", metavar="COLUMN:P%",
                         help="with --baseline: tolerance for one column, overriding --tolerance-pct (repeatable), "
                              "e.g. mem_fraction_static_effective:0.5%%")
+    parser.add_argument("--sparse", nargs="?", const=True, type=float, metavar="PCT",
+                        help="launch only what pins each group's unknown terms and every point whose predicted KV "
+                             "bound is wider than PCT %% (default 1) or whose outcome is undecided; write every other "
+                             "point as a predicted row with its bound")
+    parser.add_argument("--budget", type=int, metavar="N", help="with --sparse: at most N launches; what stays "
+                        "unresolved is said per point")
+    parser.add_argument("--verify", type=int, default=0, metavar="K",
+                        help="with --sparse: launch K predicted points at random and report each against its bound")
     parser.add_argument("--keep-work-dirs", action="store_true", help="keep each point's TMPDIR and caches")
     parser.add_argument("--gpus", metavar="LIST",
                         help="GPUs to run points on in parallel, one engine per GPU, e.g. 0,1,2,3 or 0-3 "

@@ -23,6 +23,7 @@ import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 from harness import __version__
 from harness.atomic import write_json
@@ -78,6 +79,42 @@ class RunOptions:
     executor: Executor | None = None  # SequentialExecutor unless a parallel one is given
     resume_changed: bool = False  # continue a run although its scenario or options changed
     rerun: tuple[str, ...] = ()  # with resume: statuses whose rows are launched again (e.g. "timeout")
+    # a sweep other than the full grid (run --sparse: harness/sparse), None: every point launched
+    strategy: Strategy | None = None
+
+
+@dataclass(frozen=True)
+class SweepContext:
+    """What a sweep strategy gets from the run: its points, the model, how to launch points through the run's own
+    sweep (executor, envs, rows written, progress: their PointResults back), the rows' writer, the device."""
+
+    points: list[Point]
+    model_path: str
+    launch: Callable[[list[Point]], list[PointResult]]
+    writer: ResultsWriter
+    run_id: str
+    device: str  # cpu | cuda
+    gpu_read: Reader | None
+    gpus: list[int]
+    batch: int  # points the executor runs at once
+
+    @staticmethod
+    def reading_of(device: str, gpu_read: Reader | None, gpus: list[int]) -> tuple:
+        return device, gpu_read, gpus
+
+
+class Strategy(Protocol):
+    """A sweep that decides itself which points to launch (harness/sparse); the run gives it a SweepContext."""
+
+    def checked(self, scenario: Scenario, points: list[Point], stop_after: str, device: tuple) -> Strategy:
+        """Itself with the scenario's defaults filled in; InputError where it cannot run as asked (`device`: the
+        host's device, its NVML reader and the GPUs the run may use)."""
+
+    def settings(self) -> dict:
+        """What run.json records of it, and a resume compares."""
+
+    def sweep(self, context: SweepContext) -> Any:
+        """Launch what it chooses through `context.launch`; write what else it writes through `context.writer`."""
 
 
 @dataclass
@@ -88,6 +125,7 @@ class RunResult:
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the run repaired or cleaned up
+    strategy_outcome: Any = None  # what the strategy's sweep returned (run --sparse: its SparseOutcome)
 
 
 def new_run_id(now: dt.datetime | None = None) -> str:
@@ -396,11 +434,15 @@ class RunPlan:
     later: tuple[ReleaseKey, ...]  # releases whose env is installed just before their points
     digest: str  # the validated scenario's: what a resume compares
     fetched: ModelFetch | None  # the hub model fetched before the first point
+    strategy: Strategy | None = None  # a sweep other than the full grid, checked against the scenario
 
     @property
     def run_options(self) -> dict:
         """The options that shape the rows: run.json keeps them, a resume compares them."""
-        return {"stop_after": self.stop_after, "timeout_s": self.timeout_s}
+        options: dict = {"stop_after": self.stop_after, "timeout_s": self.timeout_s}
+        if self.strategy is not None:
+            options["strategy"] = self.strategy.settings()
+        return options
 
 
 def run_scenario(scenario_path: str | Path, options: RunOptions,
@@ -426,6 +468,10 @@ def plan_run(scenario_path: str | Path, options: RunOptions) -> RunPlan:
     stop_after, timeout_s = _stop_and_timeout(scenario, options)
     check_model_path(scenario.model)
     device, gpu_read = _host_device(scenario, scenario_path)
+    strategy = None
+    if options.strategy is not None:
+        strategy = options.strategy.checked(scenario, points, stop_after,
+                                            SweepContext.reading_of(device, gpu_read, _used_gpus(executor, gpu_read)))
     _check_releases_run_here(points, scenario, device)
     envs, later = _engine_envs(points, scenario, options.install_missing, options.same_envs_as)
     if gpu_read is not None:
@@ -435,7 +481,7 @@ def plan_run(scenario_path: str | Path, options: RunOptions) -> RunPlan:
     return RunPlan(scenario=scenario, scenario_path=scenario_path, options=options, points=tuple(points),
                    executor=executor, warnings=tuple(warnings), stop_after=stop_after, timeout_s=timeout_s,
                    device=device, gpu_read=gpu_read, envs=envs, later=tuple(later), digest=scenario_digest(scenario),
-                   fetched=fetched)
+                   fetched=fetched, strategy=strategy)
 
 
 def _stop_and_timeout(scenario: Scenario, options: RunOptions) -> tuple[str, float]:
@@ -499,7 +545,11 @@ def _run_locked(plan: RunPlan, folder: RunFolder,
     todo = _todo(list(plan.points), writer.done(rerun=plan.options.rerun))
     result.skipped = len(plan.points) - len(todo)
     try:
-        _sweep(plan, todo, _point_job(plan, folder, model_path), records, on_point_start, on_point_end)
+        if plan.strategy is not None:
+            result.strategy_outcome = plan.strategy.sweep(
+                _sweep_context(plan, folder, model_path, records, on_point_start, on_point_end))
+        else:
+            _sweep(plan, todo, _point_job(plan, folder, model_path), records, on_point_start, on_point_end)
     except GpuBusyError as exc:
         raise _busy_error(exc, plan, folder, len(todo), result) from None
     except KeyboardInterrupt:
@@ -514,6 +564,23 @@ def _run_locked(plan: RunPlan, folder: RunFolder,
     records.info.finished_at = utc_now_iso()
     records.save_info()
     return result
+
+
+def _sweep_context(plan: RunPlan, folder: RunFolder, model_path: str, records: _Records,
+                   on_point_start: Callable[[Point, int, int], Callable[[str], None] | None] | None,
+                   on_point_end: Callable[[PointResult], None] | None) -> SweepContext:
+    """A strategy's view of the run: each batch it launches goes through `_sweep`, as a grid's points do."""
+    job = _point_job(plan, folder, model_path)
+
+    def launch(points: list[Point]) -> list[PointResult]:
+        before = len(records.result.results)
+        _sweep(plan, points, job, records, on_point_start, on_point_end)
+        return records.result.results[before:]
+
+    gpus = _used_gpus(plan.executor, plan.gpu_read)
+    batch = max(1, len(getattr(plan.executor, "gpus", None) or [])) if plan.gpu_read is not None else 1
+    return SweepContext(list(plan.points), model_path, launch, records.writer, folder.run_id, plan.device,
+                        plan.gpu_read, gpus, batch)
 
 
 @dataclass

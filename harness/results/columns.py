@@ -21,7 +21,10 @@ from harness.results.probe import PROBE_COLUMNS
 #     probe_peak_memory_gib, in GiB). harness/results/probe_migration.py carries v6's two waves over.
 # v8: `env_lock` at the end: the digest of the row's env lock ("sha256:<16 hex>", harness/envs/lock.py), whose
 #     packages the run's run.json holds (env_locks); empty for an env without one (a scenario's own interpreter).
-RESULTS_FORMAT_VERSION = 8
+# v9: `source`, `bound_pct`, `host_bound_pct`, `bound_note` at the end (SPARSE): a `run --sparse` writes
+#     every point, `source` measured (launched, its log kept) or predicted (never launched: no log, no measured
+#     figure, the prediction and its bound in the predicted columns); older rows were all launched.
+RESULTS_FORMAT_VERSION = 9
 
 # Which columns are whose: the neutral ones below are every engine's; an engine declares its own knob columns
 # (Engine.knob_columns) and the measured columns its record fills (its StartupRecord subclass's CSV_FIELDS).
@@ -75,12 +78,17 @@ POOLS = ("kv_pools",)
 DEPENDENCIES = ("dependency_versions",)
 # The row's env lock: which exact set of distributions its engine ran with, appended in v8.
 ENV_LOCK = ("env_lock",)
+# Where the row's figures come from (harness/sparse): measured | predicted; the predicted KV's bound in % of it
+# (fit residuals, unpinned terms, block rounding), what the host's own reading may add to it, and what the bound is
+# made of or why a point stayed unresolved. v9.
+SPARSE = ("source", "bound_pct", "host_bound_pct", "bound_note")
 # A file without engine_free_mib (v2, or another tool's CSV of DESIGN.md's columns) keeps no engine reading; one
 # without the probe's columns probed nothing; one without kv_pools stated no pools.
-LATE_COLUMNS = PLACEMENT + ("engine_free_mib", *PROBE_COLUMNS, *POOLS, *DEPENDENCIES, *ENV_LOCK)
+LATE_COLUMNS = PLACEMENT + ("engine_free_mib", *PROBE_COLUMNS, *POOLS, *DEPENDENCIES, *ENV_LOCK, *SPARSE)
 
 COLUMNS: tuple[str, ...] = (IDENTITY + MACHINE + KNOBS + OUTCOME + MEASURED + PREDICTED + TIMING + EVIDENCE + PLACEMENT
-                            + PROBE_COLUMNS + POOLS + DEPENDENCIES + ENV_LOCK)
+                            + PROBE_COLUMNS + POOLS + DEPENDENCIES + ENV_LOCK + SPARSE)
 
 # probe_failed: the server started, then died or stopped answering under the probe
+SOURCES = ("measured", "predicted")
 STATUSES = ("ok", "engine_error", "timeout", "crashed", "harness_error", "probe_failed")

@@ -35,6 +35,8 @@ from harness.results.columns import (
     POOLS,
     PREDICTED,
     RESULTS_FORMAT_VERSION,
+    SOURCES,
+    SPARSE,
     STATUSES,
     TIMING,
 )
@@ -52,7 +54,7 @@ MAX_RESULTS_BYTES = 1 << 30
 
 # Columns holding numbers; an unparsable value there is a corrupt file, not a zero.
 NUMERIC_COLUMNS = (("repeat", "device_total_mib", "gpu_busy_before_mib", "engine_free_mib")
-                   + MEASURED + PREDICTED + TIMING + PROBE_NUMERIC)
+                   + MEASURED + PREDICTED + TIMING + PROBE_NUMERIC + ("bound_pct", "host_bound_pct"))
 # Knobs are numbers except where a scenario used an engine spelling ("auto", "32k").
 _TEXT_KNOBS = ("kv_cache_dtype", "extra_args")
 
@@ -154,9 +156,15 @@ def add_env_lock_column(text: str, context: dict) -> str:
     return _columns_at_the_end(text, ENV_LOCK)
 
 
+def add_sparse_columns(text: str, context: dict) -> str:
+    """The sparse columns (SPARSE), empty, at the end: every earlier row was launched (an empty source is measured)."""
+    return _columns_at_the_end(text, SPARSE)
+
+
 # version -> the step to the next version (text in, text out), applied in turn.
 MIGRATIONS: dict[int, Callable[[str, dict], str]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5,
-                                                     5: _v5_to_v6, 6: v6_to_v7, 7: add_env_lock_column}
+                                                     5: _v5_to_v6, 6: v6_to_v7, 7: add_env_lock_column,
+                                                     8: add_sparse_columns}
 
 
 def migrate(text: str, version: int, source: str, context: dict | None = None) -> str:
@@ -260,6 +268,18 @@ def parse_results(text: str, source: str = "<results>") -> pd.DataFrame:
     return _typed(frame, source)
 
 
+def predicted_rows(frame: pd.DataFrame) -> pd.Series:
+    """True for the rows a sparse run predicted and never launched (source `predicted`): no measurement."""
+    if "source" not in frame:
+        return pd.Series(False, index=frame.index)
+    return frame["source"].fillna("measured").eq("predicted")
+
+
+def measured_only(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows that are measurements: what compare, report and advise read (a predicted row is none)."""
+    return frame[~predicted_rows(frame)]
+
+
 def release_key(version) -> str:
     """The release a row's engine_version names, without a local build tag (`0.32.0+cpu` is 0.32.0)."""
     return str(version).split("+")[0] if isinstance(version, str) and version else ""
@@ -279,6 +299,11 @@ def _check_values(frame: pd.DataFrame, source: str) -> None:
     if len(bad):
         value = frame.at[bad[0], "status"]
         raise InputError(f"{source}: line {_line(bad[0])}: status {value!r} is not one of {', '.join(STATUSES)}")
+    sources = frame["source"].dropna()
+    bad = sources.index[~sources.isin(SOURCES)]
+    if len(bad):
+        raise InputError(f"{source}: line {_line(bad[0])}: source {frame.at[bad[0], 'source']!r} is not one of "
+                         f"{', '.join(SOURCES)}")
     # A row is (point, release, repeat): one file may hold the same points run on several releases.
     releases = frame["engine_version"].map(release_key) if "engine_version" in frame else ""
     duplicated = frame.index[frame.assign(_release=releases).duplicated(["point_id", "_release", "repeat"],

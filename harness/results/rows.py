@@ -143,6 +143,7 @@ def make_row(result: PointResult) -> dict[str, Any]:
         t_kv_s=_round(timings.t_kv_s), t_ready_s=_round(timings.t_ready_s), wall_s=_round(timings.wall_s),
         log_path=result.log_path, node=result.node,
         gpu_indices=None if result.gpus is None else ",".join(map(str, result.gpus)),
+        source="measured",
     )
     row.update(knob_fields(point.engine, point.args))
     row.update(_measured(record))

@@ -69,7 +69,18 @@ class ResultsWriter:
     def done(self, rerun: tuple[str, ...] = ()) -> set[tuple[str, str, int]]:
         """(point_id, release, repeat) of rows that need no re-run: everything but harness errors and the
         statuses asked to run again (`rerun`: a timeout that a longer --timeout may turn into a measurement)."""
-        return {_key(r) for r in self.rows if r.get("status") not in ("harness_error", *rerun)}
+        return {_key(r) for r in self.rows
+                if r.get("status") not in ("harness_error", *rerun) and r.get("source") != "predicted"}
+
+    def measured_rows(self) -> list[dict[str, Any]]:
+        """The rows of launches (a sparse run's predicted rows are not: a resume predicts them again)."""
+        return [r for r in self.rows if r.get("source") != "predicted"]
+
+    def set_predicted(self, rows: list[dict[str, Any]]) -> None:
+        """A sparse run's predicted rows, in place of every earlier predicted row and of no measured one."""
+        measured = {_key(r) for r in self.measured_rows()}
+        self.rows = self.measured_rows() + [r for r in rows if _key(r) not in measured]
+        self._write()
 
     def add(self, result: PointResult) -> None:
         """Write a point's row, made here from its result, in place of any earlier row of that point."""
@@ -77,6 +88,12 @@ class ResultsWriter:
         key = _key(row)
         self.rows = [r for r in self.rows if _key(r) != key]
         self.rows.append(row)
+        self._write()
+
+    def replace(self, row: dict[str, Any]) -> None:
+        """`row` in place of the row of its (point, release, repeat)."""
+        key = _key(row)
+        self.rows = [row if _key(r) == key else r for r in self.rows]
         self._write()
 
     def _write(self) -> None:

@@ -6,7 +6,7 @@ import types
 import typing
 from typing import Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from harness.engines import engine_names
 from harness.scenario.problems import Problem, format_location, nearest
@@ -72,6 +72,25 @@ class RunSpec(_Strict):
     # cold: every point compiles from scratch; warm: points share one compile cache per engine
     # release (kept across runs), which shortens startup and can change vLLM's KV figures.
     compile_cache: Literal["cold", "warm"] = "cold"
+    # grid: launch every point; sparse: launch what pins the formulas' unknown terms and predict the rest within
+    # tolerance_pct (harness/sparse, `run --sparse`)
+    strategy: Literal["grid", "sparse"] = "grid"
+    tolerance_pct: float = 1.0
+
+    @field_validator("tolerance_pct")
+    @classmethod
+    def _tolerance_positive(cls, value: float) -> float:
+        if not value > 0:
+            raise ValueError(f"{value:g}: a bound must be more than 0 % of the predicted KV tokens (e.g. 1; a point "
+                             "whose bound is wider is launched)")
+        return value
+
+    @model_validator(mode="after")
+    def _sparse_stops_before_probe(self) -> RunSpec:
+        if self.strategy == "sparse" and self.stop_after == "probe":
+            raise ValueError("strategy: sparse predicts KV pools, and a probe's served requests are not predicted: "
+                             "use stop_after: kv or ready with strategy: sparse, or strategy: grid to probe")
+        return self
 
 
 class EngineSpec(_Strict):

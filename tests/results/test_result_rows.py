@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.execute.point_run import PointJob
-from harness.results.columns import COLUMNS, MEASURED
+from harness.results.columns import COLUMNS, MEASURED, SPARSE
 from harness.results.io import read_results
 from harness.results.rows import EngineBuild, make_row
 from harness.results.writer import ResultsWriter
@@ -140,14 +140,14 @@ def test_a_v5_file_reads_with_no_dependency_versions(tmp_path):
 
     assert make_row(point_result("a", build=EngineBuild("0.32.0", "2.13.0+cpu", "transformers=5.19.0 triton=3.9.0"))
                     )["dependency_versions"] == "transformers=5.19.0 triton=3.9.0"
-    v5 = _written_without(("dependency_versions", "env_lock"))
+    v5 = _written_without(("dependency_versions", "env_lock", *SPARSE))
     path = tmp_path / "results.csv"
     path.write_text(v5)
     (tmp_path / "run.json").write_text(json.dumps({"results_format": 5}))
     frame = read_results(path)
     assert list(frame.columns) == list(COLUMNS) and frame["dependency_versions"].isna().all()
     assert frame.loc[0, "kv_pools"].startswith('[{"kind":"kv"')
-    assert migrate(v5, 5, "v5.csv").splitlines()[0].endswith(",kv_pools,dependency_versions,env_lock")
+    assert migrate(v5, 5, "v5.csv").splitlines()[0].endswith(",kv_pools,dependency_versions,env_lock," + ",".join(SPARSE))
 
 
 def test_old_results_without_locks_read_with_an_empty_env_lock_and_their_run_json_with_no_env_locks():
