@@ -147,7 +147,8 @@ def test_a_v5_file_reads_with_no_dependency_versions(tmp_path):
     frame = read_results(path)
     assert list(frame.columns) == list(COLUMNS) and frame["dependency_versions"].isna().all()
     assert frame.loc[0, "kv_pools"].startswith('[{"kind":"kv"')
-    assert migrate(v5, 5, "v5.csv").splitlines()[0].endswith(",kv_pools,dependency_versions,env_lock," + ",".join(SPARSE))
+    header = migrate(v5, 5, "v5.csv").splitlines()[0]
+    assert header.endswith(",kv_pools,dependency_versions,env_lock," + ",".join(SPARSE))
 
 
 def test_old_results_without_locks_read_with_an_empty_env_lock_and_their_run_json_with_no_env_locks():
