@@ -285,8 +285,10 @@ def _load_end(parser: LogParser, values: dict, line: Line) -> None:
 # The classes SGLang loads as a speculative draft (the "type=" of its Load weight end line): MTP/NextN heads, EAGLE
 # drafts, DFlash and DSpark draft models (0.5.22 sglang/srt/models/deepseek_nextn.py:247 DeepseekV3ForCausalLMNextN,
 # llama_eagle3.py:271 LlamaForCausalLMEagle3, ernie4_eagle.py:101 Ernie4_5_MoeForCausalLMMTP, dflash.py:619
-# DFlashDraftModel, dspark.py:773 DSparkDraftModel; qwen3_next_mtp.py Qwen3NextForCausalLMMTP, and the like).
-_DRAFT_MODEL = re.compile(r"type=(?:Eagle\w*|\w*(?:NextN|MTP|Eagle3?|DraftModel|DSpark)),")
+# DFlashDraftModel, dspark.py:773 DSparkDraftModel; qwen3_next_mtp.py Qwen3NextForCausalLMMTP, and the like). Every
+# EntryClass of 0.5.23 sglang/srt/models with a draft's name is matched: also DFlashLagunaForCausalLM, Dots3MTPHead,
+# LingDSparkModel and Qwen3DSparkModel.
+_DRAFT_MODEL = re.compile(r"type=(?:Eagle\w*|DFlash\w*|\w*(?:NextN|MTP(?:Head)?|Eagle3?|DraftModel|DSpark(?:Model)?)),")
 
 _LOAD_END = (
     (re.compile(rf"elapsed=({NUM}) s"), "weights_load_seconds"),
