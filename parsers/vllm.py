@@ -50,7 +50,9 @@ PREFIX = re.compile(
     r"(?:(?P<ts>\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)\s+)?"
     # up to 0.7.x the file had no opening bracket ("INFO 05-30 09:16:14 model_runner.py:907] ...", vllm-ascend
     # 0.7.3's logs; 0.8.5 vllm/logger.py:22 added it): then only right after the timestamp
-    r"(?:\[|(?<=\d\d:\d\d:\d\d ))(?P<file>[^\]\s\[]+?\.py):(?P<lineno>\d+)\](?: (?P<msg>.*))?$"
+    # An author who cut the timestamps out of a pasted log leaves `INFO  [gpu_worker.py:642]  msg` (two spaces each
+    # side), sometimes the line number too (`[kv_cache_utils.py]`): one more space before a message is the cut's.
+    r"(?:\[|(?<=\d\d:\d\d:\d\d ))(?P<file>[^\]\s\[]+?\.py)(?::(?P<lineno>\d+))?\](?: (?: (?=\S))?(?P<msg>.*))?$"
 )
 PREFIX_AT_START = re.compile(PREFIX.pattern)
 
@@ -58,7 +60,7 @@ PREFIX_AT_START = re.compile(PREFIX.pattern)
 def find_prefix(text: str) -> re.Match | None:
     """The engine prefix in `text`: tried at the start first (the common case), searched only if
     the line holds the `.py:` every prefix has."""
-    if ".py:" not in text:
+    if ".py" not in text:
         return None
     return PREFIX_AT_START.match(text) or PREFIX.search(text)
 
@@ -198,7 +200,17 @@ def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
         parser.record.cuda_graph_profile_gib = float(values["gib"])
 
 
+def _model_loading(parser: LogParser, values: dict, line: Line) -> None:
+    # the whole model load's seconds (0.32.0 vllm/v1/worker/gpu_model_runner.py:5150, time_after_load -
+    # time_before_load around the loader): the load time where the loader's own "Loading weights took" is not shown
+    if parser.record.weights_load_seconds is None:
+        parser.record.weights_load_seconds = float(values["secs"])
+    parser.advance("profiling", line)
+
+
 def _cuda_graph_pool(parser: LogParser, values: dict, line: Line) -> None:
+    # printed only after the real capture (0.20.0 vllm/v1/worker/gpu_worker.py:600 follows capture_model; vllm-ascend
+    # worker.py the same): its actual size is the graphs' cost even where no KV line came before it in the excerpt
     if parser.record.cuda_graph_gib is None:
         parser.record.cuda_graph_gib = float(values["actual"])
 
@@ -311,7 +323,7 @@ class VllmLogParser(LogParser):
         # message a default argument, tagged "[encoder] " for an encoder's compile: not the language model's)
         rule(r"^torch\.compile t(?:akes|ook) (?P<compilation_seconds>{NUM}) s in total"),
         rule(r"Model loading took (?P<weights_gib>{NUM})" + GIB + r"(?: memory)? and (?P<secs>{NUM}) ?s",
-             phase("profiling"), primary_only=True),
+             _model_loading, primary_only=True),
         # profiling and KV budget
         rule(r"^Warming up model for the compilation\.\.\.", phase("profiling")),
         rule(r"Estimated CUDA graph memory: (?P<cuda_graph_estimate_gib>{NUM})" + GIB),
@@ -368,9 +380,10 @@ class VllmLogParser(LogParser):
              _autofit),
         # the KV line(s): the KV figures are final from here on
         # (anchored: a third-party tool's banner or estimate that quotes the wording is not the engine's line)
+        # (its concurrency part whole, or cut after the request length where an author merged the two lines)
         rule(r"^(?:(?P<pools>[A-Z]+(?: \+ host)?) )?KV cache size: (?P<kv_tokens>-?[\d,]+) tokens"
-             r"(?:, Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: "
-             r"(?P<max_concurrency>{NUM})x)?", _kv_line,
+             r"(?:, Maximum concurrency for (?P<max_model_len>[\d,]+) tokens(?: per request: "
+             r"(?P<max_concurrency>{NUM})x)?)?", _kv_line,
              primary_only=True),  # every engine core (DP rank) logs its own
         rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
              _max_concurrency, primary_only=True),
@@ -391,8 +404,10 @@ class VllmLogParser(LogParser):
         rule(r"^Capturing CUDA graphs", phase_after_kv("capturing")),
         rule(r"Graph capturing finished in (?P<secs>{NUM}) secs?, took (?P<gib>{NUM})" + GIB, _graph_capture,
              primary_only=True),
-        rule(r"CUDA graph pool memory: (?P<actual>{NUM})" + GIB + r" \(actual\), (?P<cuda_graph_estimate_gib>{NUM})"
-             + GIB + r" \(estimated\)", _cuda_graph_pool, primary_only=True),
+        # vllm-ascend's wording names its ACL graphs (harness/engines/vllm/forks/vllm-ascend.tsv)
+        rule(r"(?:CUDA|ACL) graph pool memory: (?P<actual>{NUM})" + GIB
+             + r" \(actual\), (?P<cuda_graph_estimate_gib>{NUM})" + GIB + r" \(estimated\)", _cuda_graph_pool,
+             primary_only=True),
         # the --kv-cache-memory suggestion: its figures changed from release to release
         # vllm-ascend words it "Actual usage: ... for weights", "Replace gpu_memory_utilization with", "to fully utilize
         # NPU free memory", "Current KV cache memory: X GiB" (its worker.py; public logs of vllm-ascend 2026 builds)
