@@ -50,19 +50,31 @@ PREFIX = re.compile(
     r"(?:(?P<ts>\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)\s+)?"
     # up to 0.7.x the file had no opening bracket ("INFO 05-30 09:16:14 model_runner.py:907] ...", vllm-ascend
     # 0.7.3's logs; 0.8.5 vllm/logger.py:22 added it): then only right after the timestamp
-    # An author who cut the timestamps out of a pasted log leaves `INFO  [gpu_worker.py:642]  msg` (two spaces each
-    # side), sometimes the line number too (`[kv_cache_utils.py]`): one more space before a message is the cut's.
-    r"(?:\[|(?<=\d\d:\d\d:\d\d ))(?P<file>[^\]\s\[]+?\.py)(?::(?P<lineno>\d+))?\](?: (?: (?=\S))?(?P<msg>.*))?$"
+    r"(?:\[|(?<=\d\d:\d\d:\d\d ))(?P<file>[^\]\s\[]+?\.py):(?P<lineno>\d+)\](?: (?P<msg>.*))?$"
 )
+# An author who cut the timestamps out of a pasted log leaves `INFO  [gpu_worker.py:642]  msg` (two spaces each side,
+# split_prefix drops the message's extra one), sometimes the line number too (`INFO  [kv_cache_utils.py]  msg`): that
+# bracket is tried only where the line has no `.py:` prefix (the common case keeps the one regex).
+PREFIX_NO_LINENO = re.compile(PREFIX.pattern.replace(r":(?P<lineno>\d+)\]", r"(?P<lineno>)\]"))
 PREFIX_AT_START = re.compile(PREFIX.pattern)
+
+
+def _message(msg: str | None) -> str:
+    """The message after the prefix; one extra space before a word is an author's cut timestamp (a traceback's
+    indented lines keep theirs: two spaces or more)."""
+    if not msg:
+        return ""
+    return msg[1:] if msg[0] == " " and msg[1:2] not in (" ", "") else msg
 
 
 def find_prefix(text: str) -> re.Match | None:
     """The engine prefix in `text`: tried at the start first (the common case), searched only if
-    the line holds the `.py:` every prefix has."""
-    if ".py" not in text:
-        return None
-    return PREFIX_AT_START.match(text) or PREFIX.search(text)
+    the line holds the `.py:` every prefix has (`.py]` where an author cut the line number)."""
+    if ".py:" in text:
+        match = PREFIX_AT_START.match(text) or PREFIX.search(text)
+        if match is not None:
+            return match
+    return PREFIX_NO_LINENO.search(text) if ".py]" in text else None
 
 
 # Exactly one space is the wrapper's: a traceback's indentation after it is the child's own.
@@ -551,7 +563,7 @@ class VllmLogParser(LogParser):
             return Line(text=msg, raw=text, level=level, t=t)
         proc = match.group("proc")
         return Line(
-            text=match.group("msg") or "",
+            text=_message(match.group("msg")),
             raw=text,
             source=f"{proc}:{match.group('pid')}" if proc is not None else "main",
             level=match.group("level"),
