@@ -230,6 +230,11 @@ def _pool_kind(parser: LogParser, label: str, tokens: int | None, post_capture: 
         return POOL_SWA if POOL_FULL in built else POOL_FULL
     if parser.speculative is not False and not parser.seen_kv and any(k in _TARGET for k in built):
         return POOL_DRAFT
+    if parser.draft_loaded_last:
+        # the rank's last load was a draft model's (its class on the load line): the pool built next is the draft
+        # worker's own (0.4.9 sglang/srt/speculative/eagle_worker.py builds its ModelRunner, loads, then its pool),
+        # whether or not the target's lines are in the excerpt
+        return POOL_DRAFT
     return POOL_KV
 
 
@@ -250,8 +255,9 @@ def _kv_total(parser: LogParser) -> None:
     if target is None:
         target = _sum([p.gib for p in pools if p.kind in _TARGET])
     drafts = _sum([p.gib for p in pools if p.kind == POOL_DRAFT])
-    if target is not None or drafts is not None:
-        record.kv_gib = round((target or 0.0) + (drafts or 0.0), 2)
+    if target is not None:
+        # a draft's pool with no target pool in the excerpt is not the device pool the record states: draft_kv_gib
+        record.kv_gib = round(target + (drafts or 0.0), 2)
 
 
 def _load_begin(parser: LogParser, values: dict, line: Line) -> None:
@@ -270,7 +276,8 @@ def _load_begin(parser: LogParser, values: dict, line: Line) -> None:
 def _load_end(parser: LogParser, values: dict, line: Line) -> None:
     record = parser.record
     prefix = "" if parser.loads_done == 0 else "draft_" if parser.loads_done == 1 else None
-    if _DRAFT_MODEL.search(line.text):
+    parser.draft_loaded_last = bool(_DRAFT_MODEL.search(line.text))
+    if parser.draft_loaded_last:
         # the line names a draft model's class: the draft's load, whatever came before it in the excerpt
         prefix, parser.loads_done = ("draft_" if record.draft_weights_gib is None else None), 1
     parser.loads_done += 1
@@ -285,8 +292,10 @@ def _load_end(parser: LogParser, values: dict, line: Line) -> None:
 # The classes SGLang loads as a speculative draft (the "type=" of its Load weight end line): MTP/NextN heads, EAGLE
 # drafts, DFlash and DSpark draft models (0.5.22 sglang/srt/models/deepseek_nextn.py:247 DeepseekV3ForCausalLMNextN,
 # llama_eagle3.py:271 LlamaForCausalLMEagle3, ernie4_eagle.py:101 Ernie4_5_MoeForCausalLMMTP, dflash.py:619
-# DFlashDraftModel, dspark.py:773 DSparkDraftModel; qwen3_next_mtp.py Qwen3NextForCausalLMMTP, and the like).
-_DRAFT_MODEL = re.compile(r"type=(?:Eagle\w*|\w*(?:NextN|MTP|Eagle3?|DraftModel|DSpark)),")
+# DFlashDraftModel, dspark.py:773 DSparkDraftModel; qwen3_next_mtp.py Qwen3NextForCausalLMMTP, and the like). Every
+# EntryClass of 0.5.23 sglang/srt/models with a draft's name is matched: also DFlashLagunaForCausalLM, Dots3MTPHead,
+# LingDSparkModel and Qwen3DSparkModel.
+_DRAFT_MODEL = re.compile(r"type=(?:Eagle\w*|DFlash\w*|\w*(?:NextN|MTP(?:Head)?|Eagle3?|DraftModel|DSpark(?:Model)?)),")
 
 _LOAD_END = (
     (re.compile(rf"elapsed=({NUM}) s"), "weights_load_seconds"),
@@ -298,7 +307,11 @@ _LOAD_END = (
 def _pool_end(parser: LogParser, values: dict, line: Line) -> None:
     # the target's pool first; a draft model's pool is built after it and ends with the same line
     record = parser.record
-    if record.avail_mem_after_pool_gib is None:
+    last = record.kv_pools[-1].kind if record.kv_pools else None
+    if last == POOL_DRAFT and record.avail_mem_after_pool_gib is None and record.avail_mem_after_draft_pool_gib is None:
+        # a draft's pool with no target pool before it in the excerpt (a draft's load alone): its own end
+        record.avail_mem_after_draft_pool_gib = float(values["gib"])
+    elif record.avail_mem_after_pool_gib is None:
         record.avail_mem_after_pool_gib = float(values["gib"])
     elif record.avail_mem_after_draft_pool_gib is None:
         record.avail_mem_after_draft_pool_gib = float(values["gib"])
@@ -547,6 +560,7 @@ class SglangLogParser(LogParser):
         self.swa_split: tuple[int, int] | None = None  # a sliding-window model's full and SWA pool tokens
         self.swa_total: float | None = None  # the GiB the engine states for its two sliding-window pools together
         self.loads_done = 0  # Load weight end lines of rank 0: the first is the target model's, a second the draft's
+        self.draft_loaded_last = False  # the rank's last Load weight end named a draft model's class
 
     error_rules = (
         # 0.5.22 sglang/srt/mem_cache/kv_cache_configurator.py:2732 (0.5.14 on); the device named or not, the hint

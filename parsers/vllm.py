@@ -52,15 +52,29 @@ PREFIX = re.compile(
     # 0.7.3's logs; 0.8.5 vllm/logger.py:22 added it): then only right after the timestamp
     r"(?:\[|(?<=\d\d:\d\d:\d\d ))(?P<file>[^\]\s\[]+?\.py):(?P<lineno>\d+)\](?: (?P<msg>.*))?$"
 )
+# An author who cut the timestamps out of a pasted log leaves `INFO  [gpu_worker.py:642]  msg` (two spaces each side,
+# split_prefix drops the message's extra one), sometimes the line number too (`INFO  [kv_cache_utils.py]  msg`): that
+# bracket is tried only where the line has no `.py:` prefix (the common case keeps the one regex).
+PREFIX_NO_LINENO = re.compile(PREFIX.pattern.replace(r":(?P<lineno>\d+)\]", r"(?P<lineno>)\]"))
 PREFIX_AT_START = re.compile(PREFIX.pattern)
+
+
+def _message(msg: str | None) -> str:
+    """The message after the prefix; one extra space before a word is an author's cut timestamp (a traceback's
+    indented lines keep theirs: two spaces or more)."""
+    if not msg:
+        return ""
+    return msg[1:] if msg[0] == " " and msg[1:2] not in (" ", "") else msg
 
 
 def find_prefix(text: str) -> re.Match | None:
     """The engine prefix in `text`: tried at the start first (the common case), searched only if
-    the line holds the `.py:` every prefix has."""
-    if ".py:" not in text:
-        return None
-    return PREFIX_AT_START.match(text) or PREFIX.search(text)
+    the line holds the `.py:` every prefix has (`.py]` where an author cut the line number)."""
+    if ".py:" in text:
+        match = PREFIX_AT_START.match(text) or PREFIX.search(text)
+        if match is not None:
+            return match
+    return PREFIX_NO_LINENO.search(text) if ".py]" in text else None
 
 
 # Exactly one space is the wrapper's: a traceback's indentation after it is the child's own.
@@ -198,7 +212,17 @@ def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
         parser.record.cuda_graph_profile_gib = float(values["gib"])
 
 
+def _model_loading(parser: LogParser, values: dict, line: Line) -> None:
+    # the whole model load's seconds (0.32.0 vllm/v1/worker/gpu_model_runner.py:5150, time_after_load -
+    # time_before_load around the loader): the load time where the loader's own "Loading weights took" is not shown
+    if parser.record.weights_load_seconds is None:
+        parser.record.weights_load_seconds = float(values["secs"])
+    parser.advance("profiling", line)
+
+
 def _cuda_graph_pool(parser: LogParser, values: dict, line: Line) -> None:
+    # printed only after the real capture (0.20.0 vllm/v1/worker/gpu_worker.py:600 follows capture_model; vllm-ascend
+    # worker.py the same): its actual size is the graphs' cost even where no KV line came before it in the excerpt
     if parser.record.cuda_graph_gib is None:
         parser.record.cuda_graph_gib = float(values["actual"])
 
@@ -311,7 +335,7 @@ class VllmLogParser(LogParser):
         # message a default argument, tagged "[encoder] " for an encoder's compile: not the language model's)
         rule(r"^torch\.compile t(?:akes|ook) (?P<compilation_seconds>{NUM}) s in total"),
         rule(r"Model loading took (?P<weights_gib>{NUM})" + GIB + r"(?: memory)? and (?P<secs>{NUM}) ?s",
-             phase("profiling"), primary_only=True),
+             _model_loading, primary_only=True),
         # profiling and KV budget
         rule(r"^Warming up model for the compilation\.\.\.", phase("profiling")),
         rule(r"Estimated CUDA graph memory: (?P<cuda_graph_estimate_gib>{NUM})" + GIB),
@@ -368,9 +392,10 @@ class VllmLogParser(LogParser):
              _autofit),
         # the KV line(s): the KV figures are final from here on
         # (anchored: a third-party tool's banner or estimate that quotes the wording is not the engine's line)
+        # (its concurrency part whole, or cut after the request length where an author merged the two lines)
         rule(r"^(?:(?P<pools>[A-Z]+(?: \+ host)?) )?KV cache size: (?P<kv_tokens>-?[\d,]+) tokens"
-             r"(?:, Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: "
-             r"(?P<max_concurrency>{NUM})x)?", _kv_line,
+             r"(?:, Maximum concurrency for (?P<max_model_len>[\d,]+) tokens(?: per request: "
+             r"(?P<max_concurrency>{NUM})x)?)?", _kv_line,
              primary_only=True),  # every engine core (DP rank) logs its own
         rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
              _max_concurrency, primary_only=True),
@@ -391,8 +416,10 @@ class VllmLogParser(LogParser):
         rule(r"^Capturing CUDA graphs", phase_after_kv("capturing")),
         rule(r"Graph capturing finished in (?P<secs>{NUM}) secs?, took (?P<gib>{NUM})" + GIB, _graph_capture,
              primary_only=True),
-        rule(r"CUDA graph pool memory: (?P<actual>{NUM})" + GIB + r" \(actual\), (?P<cuda_graph_estimate_gib>{NUM})"
-             + GIB + r" \(estimated\)", _cuda_graph_pool, primary_only=True),
+        # vllm-ascend's wording names its ACL graphs (harness/engines/vllm/forks/vllm-ascend.tsv)
+        rule(r"(?:CUDA|ACL) graph pool memory: (?P<actual>{NUM})" + GIB
+             + r" \(actual\), (?P<cuda_graph_estimate_gib>{NUM})" + GIB + r" \(estimated\)", _cuda_graph_pool,
+             primary_only=True),
         # the --kv-cache-memory suggestion: its figures changed from release to release
         # vllm-ascend words it "Actual usage: ... for weights", "Replace gpu_memory_utilization with", "to fully utilize
         # NPU free memory", "Current KV cache memory: X GiB" (its worker.py; public logs of vllm-ascend 2026 builds)
@@ -536,7 +563,7 @@ class VllmLogParser(LogParser):
             return Line(text=msg, raw=text, level=level, t=t)
         proc = match.group("proc")
         return Line(
-            text=match.group("msg") or "",
+            text=_message(match.group("msg")),
             raw=text,
             source=f"{proc}:{match.group('pid')}" if proc is not None else "main",
             level=match.group("level"),

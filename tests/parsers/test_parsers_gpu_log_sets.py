@@ -15,6 +15,11 @@ traceback); its HELD_OUT third was read once after that: vLLM 23/28 fields, KV 2
 memory, an author's indented re-wrap) was then fitted on it too, so its floors below are no longer out of sample. A
 second batch (vLLM 21-25, SGLang 14) collected after that was first read at vLLM 16/17 fields, KV 1/1, statuses 4/5 and
 SGLang 1/1, -, 1/1; V1's first blocks line (0.7.x) was then fitted on it.
+gpu-logs-4 (21 logs collected by the logs-oos2 session after its source-driven fixes, values by eye before any parser
+ran, all held out) was first read at vLLM 37/43 fields, KV 3/4, statuses 8/10 (9/10 with three statuses set to the
+sets' convention, see its README) and SGLang 67/72, 1/1, 11/11, one draft's pool read as the pool; what it showed (an
+author's cut timestamps, a merged KV line, vllm-ascend's ACL graph pool line, a draft's load and pool alone) was then
+fitted on it, so its floors below are no longer out of sample.
 """
 
 from __future__ import annotations
@@ -39,6 +44,9 @@ FLOORS = {
     # the held-out third: first read vLLM 23/28, KV 2/2, statuses 6/6; SGLang 3/5, 0/0, 3/3 (then fitted)
     ("gpu-logs-3", "vllm", True): (45, 45, 3, 3, 11, 11),
     ("gpu-logs-3", "sglang", True): (6, 6, 0, 0, 4, 4),
+    # first read vLLM 37/43, KV 3/4, statuses 8/10 (9/10, convention); SGLang 67/72, 1/1, 11/11 (then fitted)
+    ("gpu-logs-4", "vllm", True): (43, 43, 4, 4, 10, 10),
+    ("gpu-logs-4", "sglang", True): (72, 72, 1, 1, 11, 11),
 }
 
 
@@ -171,3 +179,29 @@ def test_v1s_first_blocks_line_sizes_the_pool():
     # 0.7.x V1: "# GPU blocks: 1381" with no CPU blocks, then the concurrency line (gpu-logs-3 vllm/25)
     record = _read("gpu-logs-3", "vllm", "25")
     assert (record.status, record.num_blocks, record.kv_tokens, record.max_concurrency) == ("ok", 1381, 22096, 10.79)
+
+
+def test_a_draft_models_load_and_pool_alone_are_the_drafts():
+    # an EAGLE3 draft's load (type=LlamaForCausalLMEagle3), then its pool and pool end, with no target line in the
+    # excerpt (gpu-logs-4 sglang/03): the draft's fields, never the record's pool
+    record = _read("gpu-logs-4", "sglang", "03")
+    assert (record.draft_weights_gib, record.draft_kv_gib, record.avail_mem_after_draft_pool_gib) == (1.49, 0.06, 6.26)
+    assert record.kv_gib is None and record.kv_tokens is None and record.avail_mem_after_pool_gib is None
+
+
+def test_a_prefix_whose_timestamp_an_author_cut():
+    # "INFO  [gpu_worker.py:642]  Available KV cache memory: 2.97 GiB", "INFO  [kv_cache_utils.py]  GPU KV cache
+    # size: 150,745 tokens, Maximum concurrency for 124,000 tokens" (gpu-logs-4 vllm/01)
+    record = _read("gpu-logs-4", "vllm", "01")
+    assert (record.kv_gib, record.kv_tokens, record.max_model_len) == (2.97, 150745, 124000)
+
+
+def test_vllm_ascends_graph_pool_line_is_the_graphs_cost():
+    # "ACL graph pool memory: 0.23 GiB (actual), 0.29 GiB (estimated)" after TP0's capture line (gpu-logs-4 vllm/07)
+    record = _read("gpu-logs-4", "vllm", "07")
+    assert (record.cuda_graph_gib, record.cuda_graph_estimate_gib) == (0.23, 0.29)
+
+
+def test_the_model_load_seconds_where_the_loaders_line_is_not_shown():
+    record = _read("gpu-logs-4", "vllm", "06")
+    assert record.weights_load_seconds == 23.10753 and record.weights_gib == 15.26

@@ -70,8 +70,11 @@ FACTS = (
           (r"^k_size|k_size_GB", "kv_gib+"), (r"^v_size|v_size_GB", "kv_gib+"),
           (r".", "-")),
          samples=((r"cache_name", "KV Cache"), (r"VA upper bound", "is allocated")), contexts=("log",)),
+    # the draft model's pool resized after capture too (0.5.23 kv_pool_runtime.py:203), in its own fields
     Fact("kv_pool_post_capture", r"^Post-capture KV sizing: KV cache allocated\. ",
          ((r"dtype", "kv_dtype"), (r"tokens", "pool_tokens"), (r"backed_bytes", "kv_gib"), (r".", "-"))),
+    Fact("draft_pool_post_capture", r"^Post-capture KV sizing: draft KV cache allocated\. ",
+         ((r"dtype", "-"), (r"size", "draft_pool_tokens"), (r"backed_bytes", "draft_kv_gib"), (r".", "-"))),
     Fact("kv_dtype", r"^Setting KV cache dtype to \{|^Using KV cache dtype: \{", ((r"dtype", "kv_dtype"), (r".", "-")),
          samples=((r"arch", "DeepseekV3ForCausalLM"),)),
     Fact("memory_pool_end", r"^Memory pool end\. avail mem=\{", ((r".", "avail_mem_after_pool_gib"),)),
