@@ -39,7 +39,7 @@ def _scenario(frame):
 
 def test_the_committed_evidence_covers_three_sizes_on_both_engines():
     models = set()
-    for path in RUNS:
+    for path in (p for p in RUNS if not p.parent.name.endswith("-rerun")):  # a rerun repeats one engine's points
         frame = read_results(path)
         models.add(_scenario(frame).model)
         assert set(frame["engine"]) == {"vllm", "sglang"}, path
@@ -56,6 +56,9 @@ KNOWN_MISSES = {
     ("tiny-vllm0.32.0-sglang0.5.22", "4adaeb73a3894ae2", 0): "SGLang -4.8 %: 0.144 GiB went beside the pool",
     ("0.4gb-vllm0.32.0-sglang0.5.22", "642840e5e3e110c0", 1): "SGLang -4.2 %: 0.118 GiB",
     ("1.4gb-vllm0.32.0-sglang0.5.22", "727ebe49eda5c8cb", 0): "SGLang -19.8 %: 0.177 GiB beside a 0.51 GiB pool",
+    # The SGLang re-run (results/cpu_sizes/README.md, "SGLang again"): 7 of 8 within 1 %; this one launched while
+    # the host's MemAvailable swung by up to 4 GiB within a minute (other jobs' launches)
+    ("0.4gb-sglang0.5.22-rerun", "9f8e309780b1d1cc", 1): "SGLang -3.1 %: the host's memory moved under it",
 }
 
 
