@@ -4,17 +4,31 @@ readings on a thread and connection of their own, however busy the thread that d
 from __future__ import annotations
 
 import http.server
+import re
 import threading
 import time
+from pathlib import Path
+from urllib.parse import parse_qs
 
 import pytest
-from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from harness.engines.sglang.serving import SglangServing
 from harness.engines.vllm.serving import VllmServing
 from harness.execute.probe.drive import Server, _logged_preemptions
-from harness.execute.probe.sampler import MemoryReading, Sample, Sampler, metric_values
+from harness.execute.probe.sampler import (
+    IN_FLIGHT,
+    WAVE_PARAM,
+    MemoryReading,
+    Sample,
+    Sampler,
+    metric_values,
+    named_query,
+)
 from harness.execute.probe.window import window
+from harness.results.io import read_results
+from harness.results.probe import read_waves
+from tests.support.probing import well_sampled
 
 
 def _sglang_page(retracted: int | None) -> str:
@@ -57,7 +71,7 @@ class _Metrics(http.server.BaseHTTPRequestHandler):
     waiting at once counted."""
 
     protocol_version = "HTTP/1.1"
-    page, delay_s, gate = b"", 0.0, None
+    page, delay_s, gate, named_page = b"", 0.0, None, None
     paths: list[str]
     waiting = most_waiting = 0
     lock = threading.Lock()
@@ -73,21 +87,24 @@ class _Metrics(http.server.BaseHTTPRequestHandler):
         time.sleep(cls.delay_s)
         with cls.lock:
             cls.waiting -= 1
+        page = cls.named_page if cls.named_page is not None and "name[]=" in self.path else cls.page
         self.send_response(200)
-        self.send_header("Content-Length", str(len(cls.page)))
+        self.send_header("Content-Length", str(len(page)))
         self.end_headers()
-        self.wfile.write(cls.page)
+        self.wfile.write(page)
 
     def log_message(self, *args):
         pass
 
 
-def _metrics_server(page: bytes, delay_s: float = 0.0, gate: threading.Event | None = None):
-    handler = type("Metrics", (_Metrics,), {"page": page, "delay_s": delay_s, "gate": gate, "paths": []})
+def _metrics_server(page: bytes, delay_s: float = 0.0, gate: threading.Event | None = None,
+                    named_page: bytes | None = None):
+    handler = type("Metrics", (_Metrics,), {"page": page, "delay_s": delay_s, "gate": gate, "paths": [],
+                                            "named_page": named_page})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     server.handle_error = lambda *args: None  # a request still waiting when the test ends: its client is gone
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     return server, handler
 
 
@@ -142,6 +159,25 @@ def test_a_server_that_stops_answering_shows_as_the_gap_not_as_samples():
     assert asked.most_waiting <= 4
 
 
+def test_the_sampler_asks_for_the_probes_metrics_alone_and_the_whole_page_where_that_names_none():
+    # as the engines' prometheus_client renders a page asked by name (exposition.py:120-121): these families only
+    registry = CollectorRegistry()
+    Gauge("vllm:num_requests_running", "running", ["engine"], registry=registry).labels("0").set(2)
+    Gauge("vllm:gpu_cache_usage_perc", "old name", ["engine"], registry=registry).labels("0").set(0.5)
+    Counter("vllm:num_preemptions", "preempted", ["engine"], registry=registry).labels("0").inc(3)
+    Histogram("vllm:e2e_request_latency_seconds", "most of a page", registry=registry).observe(1.0)
+    query = named_query(VllmServing.metric_names)
+    asked = parse_qs(query)["name[]"]
+    assert generate_latest(registry.restricted_registry(asked)).decode().count("\nvllm:") == 3  # no histogram
+    assert metric_values(generate_latest(registry.restricted_registry(asked)).decode(), VllmServing.metric_names) == {
+        "running": 2, "waiting": None, "kv_usage": 0.5, "preemptions": 3}
+    # a registry that cannot restrict what it collects answers a page asked by name with nothing: the whole page
+    server, paths = _metrics_server(_sglang_page(1).encode(), named_page=b"")
+    seen = _sampled(server, 0.3)
+    assert "name[]=sglang:num_running_reqs" in paths.paths[0] and "name[]" not in paths.paths[-1]
+    assert seen.samples >= 3 and seen.peak_running == 3
+
+
 def test_a_wave_reads_its_samples_gaps_peaks_and_the_counters_growth():
     samples = [Sample(0.0, running=0, preemptions=2, asked=0.0), Sample(1.1, running=5, waiting=3, preemptions=4,
                                                                         asked=1.0),
@@ -168,3 +204,27 @@ def test_vllms_preemptions_are_its_counter():
     # a page whose counter lines lack their HELP (another exporter's spelling) is still read
     bare = "# TYPE vllm:num_preemptions counter\nvllm:num_preemptions_total{engine=\"0\"} 6.0\n"
     assert metric_values(bare, VllmServing.metric_names)["preemptions"] == 6
+
+
+COMMITTED = Path(__file__).resolve().parents[2] / "results" / "cpu_probe"
+TIMED_RUNS = ("vllm0.32.0-sglang0.5.22-timed", "sglang0.5.23-timed")  # the runs of the timed sampler
+
+
+def _asked_in(log: Path, wave: str) -> int:
+    """The engine's own access log: the metrics requests the server answered that were sent during `wave` (the
+    sampler names it in the query: GET /metrics?probe=decode_heavy@512)."""
+    line = re.compile(rf'"GET /metrics\?{WAVE_PARAM}={re.escape(wave)} HTTP/1\.1" 200')
+    return sum(1 for text in log.read_text(errors="replace").splitlines() if line.search(text))
+
+
+@pytest.mark.parametrize("run", TIMED_RUNS)
+def test_every_committed_wave_has_a_sample_per_quarter_second_and_the_access_log_agrees(run):
+    # the row counts the answers that came while the wave ran; the log, the requests sent while it ran: the two
+    # differ only by those in flight at its start and at its end, at most IN_FLIGHT
+    frame = read_results(COMMITTED / run / "results.csv")
+    assert len(frame) >= 2
+    for _, row in frame.iterrows():
+        log = COMMITTED / run / "logs" / f"{row['point_id']}-0.log"
+        for wave in read_waves(row["probe_waves"]):
+            assert well_sampled(wave), (run, row["point_id"], wave["wave"])
+            assert abs(_asked_in(log, wave["wave"]) - wave["samples"]) <= IN_FLIGHT, (run, wave["wave"])
