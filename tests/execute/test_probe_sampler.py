@@ -8,10 +8,9 @@ import re
 import threading
 import time
 from pathlib import Path
-from urllib.parse import parse_qs
 
 import pytest
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 
 from harness.engines.sglang.serving import SglangServing
 from harness.engines.vllm.serving import VllmServing
@@ -23,7 +22,6 @@ from harness.execute.probe.sampler import (
     Sample,
     Sampler,
     metric_values,
-    named_query,
 )
 from harness.execute.probe.window import window
 from harness.results.io import read_results
@@ -71,7 +69,7 @@ class _Metrics(http.server.BaseHTTPRequestHandler):
     waiting at once counted."""
 
     protocol_version = "HTTP/1.1"
-    page, delay_s, gate, named_page = b"", 0.0, None, None
+    page, delay_s, gate = b"", 0.0, None
     paths: list[str]
     waiting = most_waiting = 0
     lock = threading.Lock()
@@ -87,20 +85,17 @@ class _Metrics(http.server.BaseHTTPRequestHandler):
         time.sleep(cls.delay_s)
         with cls.lock:
             cls.waiting -= 1
-        page = cls.named_page if cls.named_page is not None and "name[]=" in self.path else cls.page
         self.send_response(200)
-        self.send_header("Content-Length", str(len(page)))
+        self.send_header("Content-Length", str(len(cls.page)))
         self.end_headers()
-        self.wfile.write(page)
+        self.wfile.write(cls.page)
 
     def log_message(self, *args):
         pass
 
 
-def _metrics_server(page: bytes, delay_s: float = 0.0, gate: threading.Event | None = None,
-                    named_page: bytes | None = None):
-    handler = type("Metrics", (_Metrics,), {"page": page, "delay_s": delay_s, "gate": gate, "paths": [],
-                                            "named_page": named_page})
+def _metrics_server(page: bytes, delay_s: float = 0.0, gate: threading.Event | None = None):
+    handler = type("Metrics", (_Metrics,), {"page": page, "delay_s": delay_s, "gate": gate, "paths": []})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     server.handle_error = lambda *args: None  # a request still waiting when the test ends: its client is gone
@@ -159,25 +154,6 @@ def test_a_server_that_stops_answering_shows_as_the_gap_not_as_samples():
     assert asked.most_waiting <= 4
 
 
-def test_the_sampler_asks_for_the_probes_metrics_alone_and_the_whole_page_where_that_names_none():
-    # as the engines' prometheus_client renders a page asked by name (exposition.py:120-121): these families only
-    registry = CollectorRegistry()
-    Gauge("vllm:num_requests_running", "running", ["engine"], registry=registry).labels("0").set(2)
-    Gauge("vllm:gpu_cache_usage_perc", "old name", ["engine"], registry=registry).labels("0").set(0.5)
-    Counter("vllm:num_preemptions", "preempted", ["engine"], registry=registry).labels("0").inc(3)
-    Histogram("vllm:e2e_request_latency_seconds", "most of a page", registry=registry).observe(1.0)
-    query = named_query(VllmServing.metric_names)
-    asked = parse_qs(query)["name[]"]
-    assert generate_latest(registry.restricted_registry(asked)).decode().count("\nvllm:") == 3  # no histogram
-    assert metric_values(generate_latest(registry.restricted_registry(asked)).decode(), VllmServing.metric_names) == {
-        "running": 2, "waiting": None, "kv_usage": 0.5, "preemptions": 3}
-    # a registry that cannot restrict what it collects answers a page asked by name with nothing: the whole page
-    server, paths = _metrics_server(_sglang_page(1).encode(), named_page=b"")
-    seen = _sampled(server, 0.3)
-    assert "name[]=sglang:num_running_reqs" in paths.paths[0] and "name[]" not in paths.paths[-1]
-    assert seen.samples >= 3 and seen.peak_running == 3
-
-
 def test_a_wave_reads_its_samples_gaps_peaks_and_the_counters_growth():
     samples = [Sample(0.0, running=0, preemptions=2, asked=0.0), Sample(1.1, running=5, waiting=3, preemptions=4,
                                                                         asked=1.0),
@@ -212,8 +188,8 @@ TIMED_RUNS = ("vllm0.32.0-sglang0.5.22-timed", "sglang0.5.23-timed")  # the runs
 
 def _asked_in(log: Path, wave: str) -> int:
     """The engine's own access log: the metrics requests the server answered that were sent during `wave` (the
-    sampler names it in the query: GET /metrics?probe=decode_heavy@512)."""
-    line = re.compile(rf'"GET /metrics\?{WAVE_PARAM}={re.escape(wave)} HTTP/1\.1" 200')
+    sampler names it first in the query: GET /metrics?probe=decode_heavy@512&name[]=...)."""
+    line = re.compile(rf'"GET /metrics\?{WAVE_PARAM}={re.escape(wave)}(&\S*)? HTTP/1\.1" 200')
     return sum(1 for text in log.read_text(errors="replace").splitlines() if line.search(text))
 
 

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 
@@ -185,15 +185,11 @@ def serve_api(pool: Pool, port: int) -> None:
             return send
 
         def do_GET(self):  # http.server's naming
-            url = urlsplit(self.path)
-            path = url.path  # a query (the probe names its wave in one) is not the route
+            path = urlsplit(self.path).path  # a query (the probe names its wave in one) is not the route
             if path in ("/health", "/health_generate", "/v1/models", "/model_info", "/server_info", "/version"):
                 self._answer(200, b"{}")
             elif path == "/metrics" and pool.metrics:
-                # the names a `name[]` asks for alone, as the engines' prometheus_client renders them
-                names = parse_qs(url.query).get("name[]")
-                registry = scheduler.registry.restricted_registry(names) if names else scheduler.registry
-                self._answer(200, generate_latest(registry), "text/plain; version=0.0.4")
+                self._answer(200, generate_latest(scheduler.registry), "text/plain; version=0.0.4")
             else:
                 self._answer(404, b"{}")
 

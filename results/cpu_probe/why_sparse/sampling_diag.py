@@ -1,10 +1,9 @@
 """Why a vLLM-CPU wave got few /metrics answers: one server (the 2,048-token pool of scenarios/cpu_probe.yaml),
-first, idle, what one /metrics answer costs its API process (on-CPU time per answer over 100 answers, the whole page
-gzipped as httpx asks by default, and the probe's families alone, uncompressed); then the same decode-heavy wave
-(7 requests, 16-token prompts generating 496) four times, sampled the old way (one request at a time, the whole
-page, gzip) and the new way (a request every 0.05 s, up to 4 waiting, the probe's families alone, uncompressed),
-alternately. For each wave: the answers, each answer's wait (sent -> answered), the longest gap between answers,
-and how the server's API process spent the wave (/proc/<pid>/schedstat: on a CPU, waiting for one).
+first, idle, what one /metrics answer costs its API process (on-CPU time per answer over 100 answers); then the
+same decode-heavy wave (7 requests, 16-token prompts generating 496) four times, sampled the old way (one request at
+a time) and the new way (a request every 0.05 s, up to 4 waiting), alternately. For each wave: the answers, each
+answer's wait (sent -> answered), the longest gap between answers, and how the server's API process spent the wave
+(/proc/<pid>/schedstat: on a CPU, waiting for one).
 
     flock /work/wt/engine.lock python results/cpu_probe/why_sparse/sampling_diag.py VLLM_BIN MODEL_DIR > out.json
 """
@@ -25,8 +24,6 @@ from pathlib import Path
 import httpx
 
 PORT = 54999
-NAMED = ("name[]=vllm:num_requests_running&name[]=vllm:num_requests_waiting&name[]=vllm:kv_cache_usage_perc"
-         "&name[]=vllm:num_preemptions&name[]=vllm:num_preemptions_total")
 WAVE = dict(requests=7, prompt_tokens=16, output_tokens=496)
 
 
@@ -55,7 +52,7 @@ async def timed(client: httpx.AsyncClient, stop: asyncio.Event, seen: list) -> N
 
     async def ask() -> None:
         asked = time.monotonic()
-        await client.get(f"/metrics?{NAMED}", headers={"Accept-Encoding": "identity"})
+        await client.get("/metrics", headers={"Accept-Encoding": "identity"})
         seen.append((asked, time.monotonic()))
 
     due = time.monotonic()
@@ -79,16 +76,18 @@ async def wave(number: int, sampler, api_pid: int) -> dict:
         await asyncio.sleep(0.3)
         page = len((await client.get("/metrics", headers={"Accept-Encoding": "identity"})).content)
         before, start = schedstat(api_pid), time.monotonic()
-        body = lambda i: {"model": "m", "prompt": [1000 + number * 100 + i] + [7] * (WAVE["prompt_tokens"] - 1),  # noqa: E731
+        # token ids below tiny-llama's 462, a first token of its own per request (no prefix shared)
+        body = lambda i: {"model": "m", "prompt": [100 + number * 10 + i] + [7] * (WAVE["prompt_tokens"] - 1),  # noqa: E731
                           "max_tokens": WAVE["output_tokens"], "ignore_eos": True, "temperature": 0}
-        await asyncio.gather(*(driver.post("/v1/completions", json=body(i)) for i in range(WAVE["requests"])))
+        answers = await asyncio.gather(*(driver.post("/v1/completions", json=body(i)) for i in range(WAVE["requests"])))
         end, after = time.monotonic(), schedstat(api_pid)
         stop.set()
         await sampling
     inside = sorted(t for _, t in seen if start < t <= end)
     times = [start, *inside, end]
     waits = [t - a for a, t in seen if start < t <= end]
-    return {"sampler": sampler.__name__, "duration_s": round(end - start, 2), "answers": len(inside),
+    served = sum(a.status_code == 200 for a in answers)
+    return {"sampler": sampler.__name__, "served": served, "duration_s": round(end - start, 2), "answers": len(inside),
             "per_s": round(len(inside) / (end - start), 1),
             "longest_gap_s": round(max(b - a for a, b in itertools.pairwise(times)), 3),
             "answer_wait_median_s": round(statistics.median(waits), 3) if waits else None,
@@ -101,8 +100,7 @@ def page_cost(api_pid: int) -> dict:
     """The API process's CPU per answer, idle, over 100 answers asked one after the other."""
     costs = {}
     with httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=60) as client:
-        for name, path, headers in (("whole_page_gzip", "/metrics", {}),
-                                    ("named_identity", f"/metrics?{NAMED}", {"Accept-Encoding": "identity"})):
+        for name, path, headers in (("metrics", "/metrics", {}),):
             client.get(path, headers=headers)
             before = schedstat(api_pid)[0]
             for _ in range(100):
