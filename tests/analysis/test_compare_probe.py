@@ -151,11 +151,12 @@ def test_the_cli_takes_the_probe_tolerance_and_thresholds_and_says_the_change_in
 COMMITTED = Path(__file__).resolve().parents[2] / "results" / "cpu_probe"
 
 
-def test_the_committed_v7_probes_show_what_their_readme_says():
+@pytest.mark.parametrize("suffix", ["-timed", ""])  # the current runs (the timed sampler), and the ones before
+def test_the_committed_v7_probes_show_what_their_readme_says(suffix):
     # results/cpu_probe as re-run in results v7: vLLM-CPU preempts decode-heavy work at claims of 4 and 8; SGLang-CPU
     # 0.5.22 and 0.5.23 hold it to their claim; the two SGLang releases compare the same, wave for wave
-    first = read_results(COMMITTED / "vllm0.32.0-sglang0.5.22" / "results.csv")
-    second = read_results(COMMITTED / "sglang0.5.23" / "results.csv")
+    first = read_results(COMMITTED / f"vllm0.32.0-sglang0.5.22{suffix}" / "results.csv")
+    second = read_results(COMMITTED / f"sglang0.5.23{suffix}" / "results.csv")
     for _, row in first[first["engine"] == "vllm"].iterrows():
         decode = next(w for w in read_waves(row["probe_waves"]) if w["wave"] == "decode_heavy@512")
         assert decode["claimed_concurrency"] <= 8 and decode["preemptions"] > 0

@@ -42,9 +42,11 @@ def test_the_probe_measures_what_the_pool_admits(tmp_path):
     # the short L = 64: one block each, 16 claimed; never more running than the pool holds
     short = waves["prompt_heavy@64"]
     assert (short["claimed_concurrency"], short["sent"], short["peak_running"], short["completed"]) == (16, 25, 16, 25)
-    # the sampler kept its pace whatever the requests did: a reading every 0.05 s, far more than one per 0.25 s
+    # the sampler kept its pace whatever the requests did: asked every 0.05 s, at least one answer per 0.25 s; the
+    # longest gap is the host's to decide (a stand-in descheduled on a loaded 2-core host: 0.5-0.8 s), and the flag
+    # says so where it is over 4 intervals
     for wave in waves.values():
-        assert well_sampled(wave) and wave["longest_gap_s"] < 0.2 and not wave["peaks_lower_bound"], wave
+        assert well_sampled(wave) and wave["peaks_lower_bound"] == (wave["longest_gap_s"] > 0.2), wave
     assert row["probe_healthy_after"] == "True" and 0 < row["probe_peak_memory_gib"] < 1
     assert "32 requests at once" in row["probe_limits"] and row["probe_incomplete"] != row["probe_incomplete"]
 

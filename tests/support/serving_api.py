@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 
@@ -184,9 +185,10 @@ def serve_api(pool: Pool, port: int) -> None:
             return send
 
         def do_GET(self):  # http.server's naming
-            if self.path in ("/health", "/health_generate", "/v1/models", "/model_info", "/server_info", "/version"):
+            path = urlsplit(self.path).path  # a query (the probe names its wave in one) is not the route
+            if path in ("/health", "/health_generate", "/v1/models", "/model_info", "/server_info", "/version"):
                 self._answer(200, b"{}")
-            elif self.path == "/metrics" and pool.metrics:
+            elif path == "/metrics" and pool.metrics:
                 self._answer(200, generate_latest(scheduler.registry), "text/plain; version=0.0.4")
             else:
                 self._answer(404, b"{}")

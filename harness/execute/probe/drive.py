@@ -200,7 +200,7 @@ class _WaveRun:
     answers: list[_Streamed] = field(default_factory=list)
 
     def result(self, server: Server, sampler: Sampler, ended: float, cut: bool = False) -> WaveResult:
-        seen = window(sampler.samples(), self.started, ended, sampler.interval_s)
+        seen = window(sampler.samples(), self.started, ended, sampler.interval_s, sampler.memory())
         preempted, source = _preemptions(server, seen, self.log_from)
         failures = [a.failure for a in self.answers if a.failure is not None]
         running = _peak_running(seen.peak_running, self.answers, preempted)
@@ -230,7 +230,9 @@ async def _wave(client: httpx.AsyncClient, server: Server, plan: ProbePlan, wave
                 measured: _Measured) -> None:
     run = measured.running = _WaveRun(wave)
     sampler.wait_past(time.monotonic())  # the counters before the wave
-    run.started, run.log_from = time.monotonic(), _log_size(server)
+    run.log_from = _log_size(server)
+    run.started = time.monotonic()
+    sampler.in_wave(wave.name)  # its metrics requests say so in the engine's access log
 
     async def one(number: int) -> None:
         prompt = prompt_ids(number, wave.prompt_tokens, plan.shared_prefix_tokens)
@@ -245,6 +247,7 @@ async def _wave(client: httpx.AsyncClient, server: Server, plan: ProbePlan, wave
 
     await asyncio.gather(*(one(wave.first_request + i) for i in range(wave.sent)))
     ended = time.monotonic()
+    sampler.in_wave(None)
     sampler.wait_past(ended)  # what the wave left (a counter counts a preemption as it happens)
     measured.waves.append(run.result(server, sampler, ended))
     measured.running = None
@@ -268,7 +271,7 @@ def _healthy(server: Server) -> bool:
 
 
 def _peak_memory(sampler: Sampler, first: float | None) -> float | None:
-    readings = [first, *(s.memory_mib for s in sampler.samples())]
+    readings = [first, *(m.mib for m in sampler.memory())]
     present = [r for r in readings if r is not None]
     return max(present) if present else None
 
