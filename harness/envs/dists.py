@@ -4,6 +4,7 @@ no subprocess): what each results row records of its engine's key dependencies."
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
@@ -25,16 +26,21 @@ def installed_versions(env_dir: Path, names: tuple[str, ...]) -> dict[str, str]:
     distribution's METADATA took 0.1-0.5 s an env."""
     wanted = {canonicalize_name(n): n for n in names}
     found: dict[str, str] = {}
+    for _folder, key, version in dist_info_entries(env_dir):
+        if key in wanted and wanted[key] not in found:
+            found[wanted[key]] = version
+    return {n: found[n] for n in names if n in found}
+
+
+def dist_info_entries(env_dir: Path) -> Iterator[tuple[Path, str, str]]:
+    """(the `.dist-info` folder, its canonical name, its version) of every distribution in the env's site-packages,
+    from the folders' names alone (`{name}-{version}.dist-info`, as installers write them)."""
     for folder in site_packages(env_dir):
         for entry in sorted(os.listdir(folder)):
             stem, _, kind = entry.rpartition(".")
             name, dash, version = stem.partition("-")
-            if kind != "dist-info" or not dash or not version:
-                continue
-            key = canonicalize_name(name)
-            if key in wanted and wanted[key] not in found:
-                found[wanted[key]] = version
-    return {n: found[n] for n in names if n in found}
+            if kind == "dist-info" and dash and version:
+                yield folder / entry, canonicalize_name(name), version
 
 
 def versions_text(versions: dict[str, str]) -> str:

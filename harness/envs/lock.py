@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from packaging.utils import canonicalize_name
 
-from harness.envs.dists import site_packages
+from harness.envs.dists import dist_info_entries
 from harness.envs.redact import redact_url
 from harness.errors import InputError
 
@@ -107,14 +106,8 @@ def installed_packages(env_dir: Path) -> list[LockedPackage]:
     folder is named by, the source its direct_url.json gives (PEP 610; installers write it for a URL or a
     file, not for an index), HARNESS_SOURCE for what the harness wrote itself (its INSTALLER file)."""
     found: dict[str, LockedPackage] = {}
-    for folder in site_packages(env_dir):
-        for entry in sorted(os.listdir(folder)):
-            stem, _, kind = entry.rpartition(".")
-            name, dash, version = stem.partition("-")
-            if kind != "dist-info" or not dash or not version:
-                continue
-            key = canonicalize_name(name)
-            found.setdefault(key, LockedPackage(key, version, _source(folder / entry, env_dir)))
+    for dist_info, key, version in dist_info_entries(env_dir):
+        found.setdefault(key, LockedPackage(key, version, _source(dist_info, env_dir)))
     return sorted(found.values(), key=lambda p: p.name)
 
 
