@@ -1,6 +1,6 @@
 """Sparse against the full grid: launches and wall time of `run --sparse` on scenarios/24g_8b.yaml's 27 points.
 
-    PYTHONPATH=. python benchmarks/sparse.py [--launch-s 90] [--jitter-mib 0] [--smoke]
+    python benchmarks/sparse.py [--launch-s 90] [--jitter-mib 0] [--smoke]
 
 Every launch is answered by the GPU host stand-in's arithmetic (tests/support/sparse_standin.py: vLLM 0.32.0 and
 SGLang 0.5.22 as read from their source, Llama-3.1-8B on an RTX 4090) in-process, so what is timed is the sparse
@@ -13,12 +13,16 @@ The real-engine figures are in results/cpu_sparse/README.md; this measures nothi
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from harness.sparse.loop import SparseOptions, run_sparse
-from tests.support.sparse_standin import MODEL, StandIn, initial, scenario_points
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script: the checkout's harness and tests.support, no PYTHONPATH
+
+from harness.sparse.loop import SparseOptions, run_sparse  # noqa: E402
+from tests.support.sparse_standin import MODEL, StandIn, initial, scenario_points  # noqa: E402
 
 
 def main() -> int:

@@ -272,7 +272,7 @@ def predicted_rows(frame: pd.DataFrame) -> pd.Series:
     """True for the rows a sparse run predicted and never launched (source `predicted`): no measurement."""
     if "source" not in frame:
         return pd.Series(False, index=frame.index)
-    return frame["source"].fillna("measured").eq("predicted")
+    return frame["source"].eq("predicted")  # empty (every row before v9) is measured
 
 
 def measured_only(frame: pd.DataFrame) -> pd.DataFrame:
