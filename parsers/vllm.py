@@ -609,16 +609,24 @@ class VllmLogParser(LogParser):
         unify_kv_cache_configs): several lines of one process are its workers, and the pool is the smallest.
         From 0.11.1 it logs once, after that (0.11.1 :1229, logger.info_once)."""
         record = self.record
-        lines = self.kv_lines
         # finalize runs after every line a rule reads: a log of many startups holds thousands of KV lines, so the
         # pools are rebuilt only when a KV line, the KV GiB or the pool list changed since the last call
-        key = (len(lines), tuple(lines[-1]), record.kv_gib, record.rank_note)
-        if key == self._pools_key and record.kv_pools is self._pools_set:
-            if self._smallest is not None:
-                record.kv_tokens, concurrency = self._smallest
-                if concurrency is not None:
-                    record.max_concurrency = concurrency
-            return
+        if self._pools_source() != self._pools_key or record.kv_pools is not self._pools_set:
+            self._build_pools()
+            self._pools_key, self._pools_set = self._pools_source(), record.kv_pools
+        if self._smallest is not None:  # several workers' lines: the record holds the smallest
+            record.kv_tokens, concurrency = self._smallest
+            if concurrency is not None:
+                record.max_concurrency = concurrency
+
+    def _pools_source(self) -> tuple:
+        """What the pools are built from: the KV lines (their count and the last, which a later line may complete),
+        the KV GiB and the rank note the build writes."""
+        return len(self.kv_lines), tuple(self.kv_lines[-1]), self.record.kv_gib, self.record.rank_note
+
+    def _build_pools(self) -> None:
+        record = self.record
+        lines = self.kv_lines
         groups = [p for p in record.kv_pools if p.kind == POOL_GROUP]
         self._smallest = None
         if len(lines) == 1:
@@ -630,16 +638,11 @@ class VllmLogParser(LogParser):
             pools = [KvPool(POOL_WORKER, f"{name} (worker {i})", tokens) for i, (tokens, _, name) in enumerate(lines)]
             tokens, concurrency, _ = min(lines, key=lambda entry: entry[0])
             self._smallest = (tokens, concurrency)
-            record.kv_tokens = tokens
-            if concurrency is not None:
-                record.max_concurrency = concurrency
             if record.rank_note is None or record.rank_note.startswith("KV lines of"):
                 record.rank_note = (f"KV lines of {len(lines)} workers: the engine sizes every worker to the "
                                     f"smallest, {tokens:,} tokens")
         if pools + groups != record.kv_pools:
             record.kv_pools = pools + groups
-        self._pools_key = (len(lines), tuple(lines[-1]), record.kv_gib, record.rank_note)
-        self._pools_set = record.kv_pools
 
     @classmethod
     def score(cls, text: str) -> int:
