@@ -73,6 +73,11 @@ class LinearFit:
                 other += float(self.coef[i + 1]) * x[i + 1]
         return Calibration(other_gib=other, per_axis_gib=per_axis, source="sparse fit")
 
+    def launch_scatter_gib(self) -> float | None:
+        """Half the 95 % interval of one launch about the fitted mean (interval_gib at no leverage): what launches of
+        one point scatter by, the part of every bound that no further launch narrows; None with no degree of freedom."""
+        return None if self.spread_gib is None else t95(self.dof) * self.spread_gib
+
     def interval_gib(self, x: list[float]) -> float | None:
         """Half the 95 % prediction interval of a new launch at `x`; None without a degree of freedom."""
         if self.spread_gib is None or self.xtx_inv is None:

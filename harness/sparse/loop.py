@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.analysis.calibrate import base_version
+from harness.analysis.calibrate import base_version, number
 from harness.errors import InputError
 from harness.predict import Prediction
 from harness.predict.model import ModelDescription
@@ -72,6 +72,7 @@ class SparseOutcome:
     unresolved: list[str] = field(default_factory=list)  # per point: what the budget left open
     verified: list[Verified] = field(default_factory=list)
     terms: dict[GroupKey, tuple[str, ...]] = field(default_factory=dict)
+    scatter: list[str] = field(default_factory=list)  # per group: what one launch scatters by, against the tolerance
 
 
 def _rows_of(key: GroupKey, group: list[Point], rows: list[Row]) -> list[Row]:
@@ -184,11 +185,31 @@ def run_sparse(points: list[Point], model: ModelDescription, launch: Callable[[l
         measured += launch(launched)
         result.launches += len(launched)
     _verify(points, measured, model, initial, options, launch, result, all_repeats)
-    result.estimates = [e for key, group in grouped(points).items()
-                        for e in _state(key, group, measured, model, initial).estimates(model)]
+    states = [_state(key, group, measured, model, initial) for key, group in grouped(points).items()]
+    result.estimates = [e for state in states for e in state.estimates(model)]
+    result.scatter = [line for state in states if (line := _scatter_line(state, options.tolerance_pct))]
     result.unresolved = [f"{e.point.engine} {e.point.point_id} {e.point.label}: {e.note}"
                          for e in result.estimates if not e.resolved(options.tolerance_pct)]
     return result
+
+
+def _scatter_line(state: _GroupState, tolerance_pct: float) -> str | None:
+    """What one launch of the group scatters by about the fit, against the tolerance. Below a pool of scatter /
+    tolerance no bound can reach the tolerance (its one-launch part alone is wider), and launching such a point
+    gives a figure that a second launch of it reproduces no closer: a tolerance to choose above the engine's own
+    scatter (SGLang-CPU: what its other processes hold at its two free-memory readings moves by tens of MiB,
+    results/cpu_sparse/README.md)."""
+    scatter_gib = state.fit.launch_scatter_gib() if state.fit is not None else None
+    if scatter_gib is None:
+        return None
+    floor_gib = scatter_gib / (tolerance_pct / 100.0)
+    pools = [number(r.get("kv_gib")) for r in state.rows if r.get("status") == "ok"]
+    pools = [p for p in pools if p is not None]
+    small = sum(1 for p in pools if p < floor_gib)
+    return (f"{state.key.describe()}: one launch scatters by ± {scatter_gib * 1024:.1f} MiB about the fit "
+            f"({len(state.rows)} launches): a pool under {floor_gib:.2f} GiB is not bounded within "
+            f"{tolerance_pct:g} %, nor does a launch of it reproduce to that ({small} of the {len(pools)} pools "
+            "launched)")
 
 
 def _repeats_of(points: list[Point]) -> dict[tuple[str, str | None], list[Point]]:

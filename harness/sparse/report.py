@@ -26,6 +26,7 @@ def sparse_lines(outcome: SparseOutcome, launched: int) -> list[str]:
               "their bound), every other point measured")]
     lines += [f"  {key.describe()}: unknown terms {describe(key.engine, terms)}"
               for key, terms in outcome.terms.items()]
+    lines += [f"  {line}" for line in outcome.scatter]
     lines += [f"  unresolved: {line}" for line in outcome.unresolved]
     lines += [f"  {_verified_line(v)}" for v in outcome.verified]
     return lines
