@@ -18,7 +18,7 @@ from pathlib import Path
 
 from harness.builtin_models import ALL_BUILTINS, TinyLlamaShape, TinyShape, models_dir
 from harness.errors import InputError
-from harness.scenario import BUILTIN_PREFIX
+from harness.model_names import BUILTIN_PREFIX, is_hub_id
 
 log = logging.getLogger(__name__)
 
@@ -136,25 +136,6 @@ class ModelFetch:
 
     def to_dict(self) -> dict:
         return {"model": self.model, "path": self.path, "seconds": round(self.seconds, 1)}
-
-
-PATH_PREFIXES = ("/", "./", "../", "~")  # a model written as a path is a path, whether it exists or not
-
-
-def is_hub_id(model: str) -> bool:
-    """The one rule of what `run` fetches from the Hugging Face Hub and `doctor` asks the Hub about: not a
-    builtin, not a path (one that exists from here, as the engine would open it, or one written as a path),
-    and a repo id the Hub accepts ("name" or "owner/name"; huggingface_hub's own validate_repo_id)."""
-    if model.startswith((BUILTIN_PREFIX, *PATH_PREFIXES)) or Path(model).expanduser().exists():
-        return False
-    # lazy: huggingface_hub costs ~0.4 s to import, paid only by a model named neither builtin nor by a path
-    from huggingface_hub.utils import HFValidationError, validate_repo_id
-
-    try:
-        validate_repo_id(model)
-    except HFValidationError:
-        return False
-    return True
 
 
 def fetch_model(model: str, clock=time.monotonic) -> ModelFetch | None:

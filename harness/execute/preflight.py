@@ -19,8 +19,8 @@ from harness.errors import HarnessError, InputError
 from harness.execute.executors.slots import gpus_needed, usable_gpus
 from harness.execute.gpu import BUSY_THRESHOLD_MIB, in_card_class, nvml_reader
 from harness.execute.hub_access import hub_access
-from harness.execute.models import is_hub_id
 from harness.execute.point_run import free_port
+from harness.model_names import is_hub_id
 from harness.nvml import driver_versions
 from harness.scenario.point import Point
 from harness.scenario.schema import Scenario

@@ -42,9 +42,10 @@ from harness.execute.executors.protocol import Executor
 from harness.execute.executors.sequential import SequentialExecutor
 from harness.execute.executors.slots import usable_gpus
 from harness.execute.gpu import NO_GPU_NOTE, GpuBusyError, Reader, in_card_class, nvml_reader
-from harness.execute.models import PATH_PREFIXES, ModelFetch, fetch_model, is_hub_id, resolve_model
+from harness.execute.models import ModelFetch, fetch_model, resolve_model
 from harness.execute.point_run import GROUPS_DIR, PointJob
 from harness.execute.procs import reap_recorded_groups
+from harness.model_names import PATH_PREFIXES, is_hub_id
 from harness.nvml import driver_versions
 from harness.results.columns import RESULTS_FORMAT_VERSION
 from harness.results.io import release_key
@@ -305,7 +306,7 @@ def check_engine_cli(envs: dict, scenario: Scenario) -> None:
 
 
 def check_model_path(model: str) -> None:
-    """A model is a builtin, a local path that exists, or a hub id (models.is_hub_id); anything else would
+    """A model is a builtin, a local path that exists, or a hub id (harness.model_names.is_hub_id); anything else would
     reach the engine (or the Hub's client) and fail late."""
     if model.startswith(BUILTIN_PREFIX) or Path(model).expanduser().exists() or is_hub_id(model):
         return

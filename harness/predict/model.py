@@ -21,6 +21,7 @@ from typing import Any
 
 from harness.builtin_models import ALL_BUILTINS, models_dir
 from harness.errors import InputError
+from harness.model_names import is_hub_id
 from harness.predict.config_weights import DeclaredWeights, declared_weights
 from harness.predict.kinds import ModelKind, model_kinds
 from harness.predict.rank_split import rank_groups
@@ -465,14 +466,10 @@ def load_model_description(model: str, fetch_headers: bool = False) -> ModelDesc
     try:
         desc = _load_config(model)
     except InputError as exc:
-        if not fetch_headers or not _looks_like_hub_id(model):
+        if not fetch_headers or not is_hub_id(model):
             raise
         desc = _hub_config(model, exc)
     return _with_stored_weights(desc, model, fetch_headers)
-
-
-def _looks_like_hub_id(model: str) -> bool:
-    return model.count("/") == 1 and not model.startswith((".", "/", "~", "builtin:"))
 
 
 def _hub_config(repo_id: str, not_found: InputError) -> ModelDescription:
@@ -545,8 +542,8 @@ def _hub_id(model: str, desc: ModelDescription) -> str | None:
         return None
     if desc.source.startswith("card:"):
         card_id = str(desc.config.get("_id") or "")
-        return card_id if "/" in card_id else (model if _looks_like_hub_id(model) else None)
-    return model if _looks_like_hub_id(model) else None
+        return card_id if "/" in card_id else (model if is_hub_id(model) else None)
+    return model if is_hub_id(model) else None
 
 
 def _builtin_config(model: str) -> tuple[dict[str, Any], str] | None:

@@ -9,9 +9,8 @@ from typing import Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from harness.engines import engine_names
+from harness.model_names import BUILTIN_PREFIX
 from harness.scenario.problems import Problem, format_location, nearest
-
-BUILTIN_PREFIX = "builtin:"
 
 
 class _Strict(BaseModel):

@@ -1,4 +1,4 @@
-"""One rule of what is a Hugging Face Hub id (harness/execute/models.py is_hub_id), met the same way by `run`
+"""One rule of what is a Hugging Face Hub id (harness/model_names.py is_hub_id), met the same way by `run`
 (it fetches the model, or refuses it in one line before anything is written) and `doctor` (it asks the Hub
 about it, or says it is no directory and no hub id): real public ids, and names the Hub's own client refuses."""
 
@@ -13,8 +13,8 @@ import pytest
 from harness.errors import InputError
 from harness.execute import preflight
 from harness.execute.hub_access import OK, HubAccess
-from harness.execute.models import is_hub_id
 from harness.execute.run import check_model_path
+from harness.model_names import is_hub_id
 
 CARDS = Path(__file__).resolve().parents[2] / "harness" / "predict" / "cards"
 # Public repositories on the Hub: the bundled cards' own ids, and ones named in SOURCES.md and the docs,
