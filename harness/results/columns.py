@@ -81,7 +81,8 @@ ENV_LOCK = ("env_lock",)
 # Where the row's figures come from (harness/sparse): measured | predicted; the predicted KV's bound in % of it
 # (fit residuals, unpinned terms, block rounding), what the host's own reading may add to it, and what the bound is
 # made of or why a point stayed unresolved. v9.
-SPARSE = ("source", "bound_pct", "host_bound_pct", "bound_note")
+SPARSE_NUMERIC = ("bound_pct", "host_bound_pct")
+SPARSE = ("source", *SPARSE_NUMERIC, "bound_note")
 # A file without engine_free_mib (v2, or another tool's CSV of DESIGN.md's columns) keeps no engine reading; one
 # without the probe's columns probed nothing; one without kv_pools stated no pools.
 LATE_COLUMNS = PLACEMENT + ("engine_free_mib", *PROBE_COLUMNS, *POOLS, *DEPENDENCIES, *ENV_LOCK, *SPARSE)

@@ -37,6 +37,7 @@ from harness.results.columns import (
     RESULTS_FORMAT_VERSION,
     SOURCES,
     SPARSE,
+    SPARSE_NUMERIC,
     STATUSES,
     TIMING,
 )
@@ -54,7 +55,7 @@ MAX_RESULTS_BYTES = 1 << 30
 
 # Columns holding numbers; an unparsable value there is a corrupt file, not a zero.
 NUMERIC_COLUMNS = (("repeat", "device_total_mib", "gpu_busy_before_mib", "engine_free_mib")
-                   + MEASURED + PREDICTED + TIMING + PROBE_NUMERIC + ("bound_pct", "host_bound_pct"))
+                   + MEASURED + PREDICTED + TIMING + PROBE_NUMERIC + SPARSE_NUMERIC)
 # Knobs are numbers except where a scenario used an engine spelling ("auto", "32k").
 _TEXT_KNOBS = ("kv_cache_dtype", "extra_args")
 
