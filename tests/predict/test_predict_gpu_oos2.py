@@ -126,3 +126,14 @@ def test_the_235b_excerpt_without_a_pre_load_reading_is_a_miss_as_locked():
     model = load_model_description(str(HERE / "vllm-gpu-public/Qwen--Qwen3-235B-A22B-Instruct-2507-FP8"))
     p = predict("sglang", {"tp_size": 4, "mem_fraction_static": 0.93}, model, 81559, engine_version="0.4.9")
     assert (p.kv_tokens, record.pool_tokens) == (411632, 367404)
+
+
+@pytest.mark.parametrize("layers,hidden,factor", [
+    # 0.95 x clamp(1 - 0.1 x (layers x hidden^2 / (24 x 1024^2) - 1), 0.8, 1.05), by hand from 0.4.10
+    # server_args.py:1954-1979: a ViT-L/14 itself, a 32 x 1280 tower, one past the 0.8 floor, one under the cap
+    (24, 1024, 0.95), (32, 1280, 0.95 * (1 - 0.1 * (32 * 1280**2 / (24 * 1024**2) - 1))), (24, 3584, 0.95 * 0.8),
+    (12, 768, 0.95 * 1.05),
+])
+def test_the_tower_factor_follows_sglangs_arithmetic(layers, hidden, factor):
+    from harness.engines.sglang.vlm_fraction import vlm_fraction_factor
+    assert vlm_fraction_factor({"num_hidden_layers": layers, "hidden_size": hidden}) == pytest.approx(factor)

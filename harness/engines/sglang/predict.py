@@ -9,7 +9,6 @@ from harness.engines.settings import Settings
 from harness.engines.sglang import formulas as sg
 from harness.engines.sglang import mamba_pools, swa_pools
 from harness.engines.sglang.prediction import SglangPrediction
-from harness.engines.sglang.vlm_fraction import vlm_fraction_factor
 from harness.engines.sglang.releases import (
     CPU_HAS_A_SIZE,
     CPU_MEMORY_FROM_MEMINFO_CAPPED,
@@ -25,6 +24,7 @@ from harness.engines.sglang.releases import (
     default_fraction_rule,
     modelled_release,
 )
+from harness.engines.sglang.vlm_fraction import vlm_fraction_factor
 from harness.predict import Calibration, Estimate
 from harness.predict.kinds import MLA, SPARSE_MLA
 from harness.predict.model import GiB, ModelDescription, resolve_dtype
