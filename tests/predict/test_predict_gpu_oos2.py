@@ -9,13 +9,14 @@ estimate this round fitted, SGLang's load extra when the free memory is its own 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from harness.engines.predicting import predict
-from harness.predict import load_model_description
+from harness.predict import load_model_description, model_from_config
 from parsers import parse_log, read_log
 from tests.support.fixture_configs import config_model
 
@@ -80,14 +81,31 @@ def test_gemma_3_on_0_4_4_is_one_pool_of_every_layer_at_the_multimodal_fraction(
     assert any("multimodal" in n for n in p.notes)
 
 
-def test_from_0_4_10_a_multimodal_default_fraction_is_declined_in_one_line():
+def test_from_0_4_10_a_multimodal_default_fraction_is_lowered_by_the_tower_size():
+    # adjust_mem_fraction_for_vlm (0.4.10 server_args.py:1946-1985, 0.5.22 arg_groups/memory_hook.py:419-464) over
+    # Gemma 3's SigLIP tower (27 layers, hidden 1152): ratio 27 x 1152^2 / (24 x 1024^2) = 1.423828, factor
+    # 0.95 x (1 - 0.1 x 0.423828) = 0.909736; the text-only twin (no vision_config) gives the unlowered default
     case = CASES["gemma-3-4b-it-h200-0.4.4"]
     model = config_model(HERE / case.config)
+    text_only = json.loads((HERE / case.config).read_text())
+    del text_only["vision_config"]
+    twin = model_from_config(text_only, text_only["_id"], "text-only twin")
     for release in ("0.5.3", "0.5.23"):
         p = predict("sglang", {}, model, case.card_mib, engine_version=release)
-        assert not p.modelled and "\n" not in p.reason and "adjust_mem_fraction_for_vlm" in p.reason
+        base = predict("sglang", {}, twin, case.card_mib, engine_version=release)
+        assert p.modelled and p.mem_fraction_static == pytest.approx(base.mem_fraction_static * 0.909736, abs=1e-6)
     given = predict("sglang", {"mem_fraction_static": 0.8}, model, case.card_mib, engine_version="0.5.23")
-    assert given.modelled and given.kv_tokens  # only the default is lowered: a given fraction is sized
+    assert given.mem_fraction_static == 0.8  # only the default is lowered (inside `if mem_fraction_static is None`)
+
+
+def test_a_tower_whose_size_config_json_leaves_out_is_declined_in_one_line():
+    # SGLang reads num_hidden_layers / hidden_size with getattr on the transformers class, whose default stands in
+    # when config.json has none (Qwen2-VL's tower states depth, not num_hidden_layers)
+    cfg = json.loads((HERE / CASES["gemma-3-4b-it-h200-0.4.4"].config).read_text())
+    cfg["vision_config"] = {"depth": 32, "embed_dim": 1280}
+    p = predict("sglang", {}, model_from_config(cfg, cfg["_id"], "tower size left out"), 143771,
+                engine_version="0.5.23")
+    assert not p.modelled and "\n" not in p.reason and "adjust_mem_fraction_for_vlm" in p.reason
 
 
 def test_the_pre_load_reading_leaves_only_the_load_extra_to_subtract():
@@ -108,3 +126,14 @@ def test_the_235b_excerpt_without_a_pre_load_reading_is_a_miss_as_locked():
     model = load_model_description(str(HERE / "vllm-gpu-public/Qwen--Qwen3-235B-A22B-Instruct-2507-FP8"))
     p = predict("sglang", {"tp_size": 4, "mem_fraction_static": 0.93}, model, 81559, engine_version="0.4.9")
     assert (p.kv_tokens, record.pool_tokens) == (411632, 367404)
+
+
+@pytest.mark.parametrize("layers,hidden,factor", [
+    # 0.95 x clamp(1 - 0.1 x (layers x hidden^2 / (24 x 1024^2) - 1), 0.8, 1.05), by hand from 0.4.10
+    # server_args.py:1954-1979: a ViT-L/14 itself, a 32 x 1280 tower, one past the 0.8 floor, one under the cap
+    (24, 1024, 0.95), (32, 1280, 0.95 * (1 - 0.1 * (32 * 1280**2 / (24 * 1024**2) - 1))), (24, 3584, 0.95 * 0.8),
+    (12, 768, 0.95 * 1.05),
+])
+def test_the_tower_factor_follows_sglangs_arithmetic(layers, hidden, factor):
+    from harness.engines.sglang.vlm_fraction import vlm_fraction_factor
+    assert vlm_fraction_factor({"num_hidden_layers": layers, "hidden_size": hidden}) == pytest.approx(factor)

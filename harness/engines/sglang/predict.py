@@ -24,6 +24,7 @@ from harness.engines.sglang.releases import (
     default_fraction_rule,
     modelled_release,
 )
+from harness.engines.sglang.vlm_fraction import vlm_fraction_factor
 from harness.predict import Calibration, Estimate
 from harness.predict.kinds import MLA, SPARSE_MLA
 from harness.predict.model import GiB, ModelDescription, resolve_dtype
@@ -61,6 +62,8 @@ class _Point:
     page: int = 1
     context_len: int = 0
     vlm: bool = False  # a vision_config in config.json
+    vision_config: dict | None = None
+    language_only: bool = False  # --language-only / --language-model-only: no vision tower, no VLM fraction
 
 
 def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
@@ -74,7 +77,9 @@ def predict(p: SglangPrediction, s: Settings, env: dict[str, str], model: ModelD
                 resolve_dtype(s.get("dtype"), model.dtype), s.get("kv_cache_dtype"), model.mla_latent_dim is not None)
     pt.decode_backend, pt.prefill_backend = _graph_backends(s, env, pt)
     pt.settings = _memory_settings(p, s, model, pt)
-    pt.vlm = isinstance(model.config.get("vision_config"), dict)
+    pt.vision_config = model.config.get("vision_config")
+    pt.vlm = isinstance(pt.vision_config, dict)
+    pt.language_only = _on(s, "language_only") or _on(s, "language_model_only")
     if not _fraction(p, pt) or not _pools(p, s, env, model, pt):
         return p
     if not _context(p, s, env, pt, derived_context_len) or not _state_pool(p, s, env, model, pt):
@@ -157,7 +162,8 @@ def _fraction(p: SglangPrediction, pt: _Point) -> bool:
 
 def _vlm_fraction_unmodelled(p: SglangPrediction, pt: _Point) -> bool:
     """A model with a vision tower: 0.4.4's fraction x 0.95 (releases.VLM_FRACTION_ALWAYS_LOWERED); from 0.4.10 the
-    default lowered by the tower's size, declined in one line (VLM_DEFAULT_FRACTION_LOWERED; p says why)."""
+    default lowered by the tower's size (VLM_DEFAULT_FRACTION_LOWERED, vlm_fraction.py), declined in one line where
+    config.json leaves the tower's size to the transformers class (p says why)."""
     if not pt.vlm or pt.settings.mem_fraction_static is None:
         return False
     release = pt.release
@@ -166,13 +172,20 @@ def _vlm_fraction_unmodelled(p: SglangPrediction, pt: _Point) -> bool:
         p.notes.append(f"multimodal: sglang {release} multiplies mem_fraction_static by {VLM_FRACTION_FACTOR} "
                        "(model_runner.py:242-247)")
         return False
-    if release in VLM_DEFAULT_FRACTION_LOWERED and not pt.settings.mem_fraction_static_given:
+    if release not in VLM_DEFAULT_FRACTION_LOWERED or pt.settings.mem_fraction_static_given or pt.language_only:
+        return False
+    factor = vlm_fraction_factor(pt.vision_config)
+    if isinstance(factor, str):
         p.modelled = False
-        p.reason = (f"sglang {release}: the model is multimodal (vision_config) and SGLang {release} lowers its "
-                    "default mem_fraction_static by the vision tower's size (adjust_mem_fraction_for_vlm, 0.4.10 "
-                    "server_args.py:1946-1985), which the predictor does not model; give --mem-fraction-static; "
-                    "no numbers")
+        p.reason = (f"sglang {release}: the model is multimodal and SGLang {release} lowers its default "
+                    f"mem_fraction_static by the vision tower's size (adjust_mem_fraction_for_vlm), but {factor}; "
+                    "give --mem-fraction-static; no numbers")
         return True
+    default = pt.settings.mem_fraction_static
+    pt.settings.mem_fraction_static = default * factor
+    p.notes.append(f"multimodal: sglang {release} lowers the default mem_fraction_static {default:.3f} by the "
+                   f"vision tower's size, x {factor:.4f} = {pt.settings.mem_fraction_static:.4f} "
+                   "(adjust_mem_fraction_for_vlm, 0.4.10 server_args.py:1946-1985)")
     return False
 
 

@@ -227,10 +227,10 @@ HYBRID_SWA_BY_RELEASE = (
 # A multimodal model's fraction: 0.4.4 multiplies it by 0.95 whether given or not (0.4.4.post1
 # model_executor/model_runner.py:242-247, "Automatically reduce --mem-fraction-static ... because this is a multimodal
 # model": gemma-3-4b-it's 0.4.4 log sizes its pool at 0.88 x 0.95); 0.4.5-0.4.9 do not (no such line in 0.4.5, 0.4.6,
-# 0.4.8 model_runner.py); from 0.4.10 the default fraction is lowered by the vision tower's size
-# (adjust_mem_fraction_for_vlm, 0.4.10 server_args.py:325-335, :1946-1985; 0.5.22 arg_groups/memory_hook.py:334,
-# :419). 0.4.4's factor is modelled; the later one is not: the predictor declines a model with a vision_config there
-# unless --mem-fraction-static is given (one line).
+# 0.4.8 model_runner.py); from 0.4.10 the default fraction (never a given one) is lowered by the vision tower's size
+# (adjust_mem_fraction_for_vlm, 0.4.10 server_args.py:325-335, :1946-1985; 0.5.10 :1334; 0.5.22
+# arg_groups/memory_hook.py:283-290, :334, :419-464): vlm_fraction.py, declined in one line only where config.json
+# leaves the tower's size to the transformers class.
 VLM_FRACTION_ALWAYS_LOWERED = ReleaseRange("0.4.4", "0.4.5")
 VLM_FRACTION_FACTOR = 0.95
 VLM_DEFAULT_FRACTION_LOWERED = ReleaseRange("0.4.10")
