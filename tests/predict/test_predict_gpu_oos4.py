@@ -115,11 +115,11 @@ FINAL_TOKENS = {
     "s15 qwen3-8b b200 defaults main 2026-04": 990400,  # -0.25 %, held out
     "s16 qwen3-14b a6000 defaults 0.4.6": 90853,  # -0.98 %, fit
     "v11 qwen2.5-1.5b-awq 3090 0.13.0": 332016,  # -4.14 %, held out, a miss: the weights (float32 config, loaded bf16)
-    "v12 qwen3-8b 5090 0.24.0": 97072,  # +9.02 %, fit, a miss: a first start, cold compile cache
-    "v13 qwen3-8b 4090 0.24.0": 47696,  # +8.68 %, held out, a miss: 0.52 GiB of peak not explained
-    "v14 qwen3-32b tp2 2xpro6000 0.24.0": 455248,  # -0.37 %, fit
+    "v12 qwen3-8b 5090 0.24.0": 94432,  # +6.06 %, fit, a miss: a first start, cold compile cache
+    "v13 qwen3-8b 4090 0.24.0": 45056,  # +2.66 %, held out
+    "v14 qwen3-32b tp2 2xpro6000 0.24.0": 445392,  # -2.53 %, fit
 }
-WITHIN = {n for n in CASES if n[:3] in ("s12", "s13", "s14", "s15", "s16", "v14")}
+WITHIN = {n for n in CASES if n[:3] in ("s12", "s13", "s14", "s15", "s16", "v13", "v14")}
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -131,23 +131,21 @@ def test_each_case_as_it_came_out(name):
     assert (abs(p.kv_tokens / case.logged_tokens - 1) <= TOLERANCE) == (name in WITHIN)
 
 
-def test_model_runner_v2s_dummy_sample_takes_no_top_k_top_p():
-    # v14 (fit): 0.24.0 runs Qwen3 on Model Runner V2, whose dummy batch samples with top_k = vocab and top_p = 1.0
-    # (gpu/sample/states.py:31-35) whatever VLLM_USE_FLASHINFER_SAMPLER says: 1,024 rows x 151,936 of bf16 logits and
-    # their float32 copy, 0.87 GiB, under the 8,192-token forward (0.98). The Triton top-k/top-p assumed before (2.18)
-    # put the pool 2.5 % low; its log leaves 1.07 GiB for the peak and the communicators together
+def test_a_model_runner_v2_sampler_rule_fitted_on_v14_is_not_kept():
+    # v14 (fit) logs 1.07 GiB for the peak and the communicators together, under the Triton top-k/top-p sampler's
+    # 2.18 GiB assumed here (-2.53 %). A rule that Model Runner V2's dummy batch samples without top-k/top-p (its
+    # sampling states start at top_k = vocab, top_p = 1.0: 0.24.0 gpu/sample/states.py:31-35) brought v14 to -0.37 %,
+    # and took held-out v13 from +2.66 % to +8.68 % and gpu-oos v02 from -0.15 % to +0.55 % (a logged 0.31 GiB peak
+    # against its 0.22): not kept (SOURCES.md). What the log allows for the peak is below this prediction's
     case = CASES["v14 qwen3-32b tp2 2xpro6000 0.24.0"]
     p = _predict(case)
-    assert "Model Runner V2 (no top-k/top-p)" in p.estimates["A"].basis
-    assert p.estimates["A"].gib == pytest.approx(0.977, abs=0.001)  # the forward: max(forward 0.98, sampler 0.95)
-    flashinfer = _predict(Case(**{**case.__dict__, "env": {"VLLM_USE_FLASHINFER_SAMPLER": "1"}}))
-    assert flashinfer.kv_tokens == p.kv_tokens
+    assert "Triton top-k/top-p sampler 2.18" in p.estimates["A"].basis
     assert "456,944" in read_log(OOS4 / case.log) and "28,559" in read_log(OOS4 / case.log)
 
 
 def test_the_5090_first_start_is_a_cold_compile_cache_miss():
     # v12 (fit): the same host, release, model and flags logged 89,040 tokens at its first start and 95,936 at a later
     # one (its STEP 3, "CUDA graph 캐시 여부에 따른 overhead 변동"): 0.95 GiB more of profile peak with a cold
-    # torch.compile cache, which a scenario does not state. The later start is within 1.2 % of the prediction
+    # torch.compile cache, which a scenario does not state. The later start is within 1.6 % of the prediction
     p = _predict(CASES["v12 qwen3-8b 5090 0.24.0"])
-    assert abs(p.kv_tokens / 95936 - 1) < 0.012 and p.kv_tokens / 89040 - 1 > 0.08
+    assert abs(p.kv_tokens / 95936 - 1) < 0.016 and p.kv_tokens / 89040 - 1 > 0.06

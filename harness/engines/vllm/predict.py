@@ -397,8 +397,7 @@ def _gpu_overhead_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], 
     (_graph_estimate)."""
     other = _non_torch_estimate(p, release)
     act, act_basis, assumed = profile_peak.activation_bytes(model, release, env, mnbt, min(mns, mnbt), p.tp,
-                                                            DTYPE_BYTES[dtype],
-                                                            runs_model_runner_v2(model, release, s, env))
+                                                            DTYPE_BYTES[dtype])
     p.notes.extend([assumed] if assumed else [])
     graphs, graph_basis = _graph_estimate(p, s, env, model, release, mnbt, mns, DTYPE_BYTES[dtype])
     p.estimates["A"] = Estimate(act / GiB, act_basis)

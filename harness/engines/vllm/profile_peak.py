@@ -30,10 +30,6 @@ SAMPLER_BYTES_PER_LOGIT = {
     # the Triton kernel masks in place (0.17.0 topk_topp_sampler.py:251); then the float32 probabilities and
     # random_sample's exponential noise of their shape (0.32.0 topk_topp_sampler.py:565-571)
     "triton": 4 + 4 + 4,
-    # Model Runner V2's dummy sample: no top-k/top-p (below), only the float32 copy (0.24.0
-    # vllm/v1/worker/gpu/sample/sampler.py:157) and the Gumbel kernel's per-block maxima, 1,024 logits to a block
-    # (gumbel.py:216-221): 12 bytes a block, negligible
-    "mrv2_greedy": 4,
 }
 # The sort's own scratch (torch's stable CUDA sort, which vLLM's sort-based top-k/top-p calls on the float32 copy):
 # from 128 rows up it is segmented_sort_pairs, which allocates an int64 reverse index per logit and hands cub's
@@ -52,16 +48,8 @@ TRITON_BUFFER_ROWS_ESTIMATE = 128
 TRITON_MIN_ROWS = 8  # the Triton kernel from 8 rows up in 0.17.0-0.20.x (0.17.0 topk_topp_sampler.py:251)
 
 
-def sampler_path(release: str, env: dict[str, str], rows: int, model_runner_v2: bool = False) -> tuple[str, str]:
-    """Which top-k/top-p implementation the release's dummy sampler run takes, and why (one clause).
-
-    Model Runner V2 (vllm/v1/worker/gpu/, model_runner.runs_model_runner_v2) samples its dummy batch without top-k or
-    top-p whatever the sampler setting: its sampling states start at top_k = vocabulary size and top_p = 1.0 (0.24.0
-    vllm/v1/worker/gpu/sample/states.py:31-35, the same in 0.27.0-0.32.0), which get_top_k_top_p reads as neither
-    (:94-101), and _dummy_sampler_run samples a dummy batch of those slots ("the sampler may skip top_k, top_p",
-    0.24.0 gpu/model_runner.py:633-645); FlashInfer's sampler is skipped without them (sampler.py:221-228)."""
-    if model_runner_v2:
-        return "mrv2_greedy", "Model Runner V2's dummy batch samples without top-k/top-p"
+def sampler_path(release: str, env: dict[str, str], rows: int) -> tuple[str, str]:
+    """Which top-k/top-p implementation the release's dummy sampler run takes, and why (one clause)."""
     flag = env.get("VLLM_USE_FLASHINFER_SAMPLER")
     if flag == "0":
         return _pytorch_path(release, rows, "VLLM_USE_FLASHINFER_SAMPLER=0")
@@ -95,20 +83,19 @@ def sampler_peak_bytes(model: ModelDescription, rows: int, elem_bytes: int, path
 
 
 PATH_LABELS = {"flashinfer": "FlashInfer", "sort": "PyTorch sort", "sort_in_place": "PyTorch sort",
-               "triton": "Triton top-k/top-p", "mrv2_greedy": "Model Runner V2 (no top-k/top-p)"}
+               "triton": "Triton top-k/top-p"}
 
 
 def activation_bytes(model: ModelDescription, release: str, env: dict[str, str], num_tokens: int, rows: int,
-                     tp: int, elem_bytes: int, model_runner_v2: bool = False) -> tuple[int, str, str | None]:
+                     tp: int, elem_bytes: int) -> tuple[int, str, str | None]:
     """A for the release: max(dummy forward, dummy sampler + the forward's hidden states), in bytes, a short basis,
     and a note where the sampler implementation is the predictor's assumption (installed packages decide it)."""
     forward = vf.activation_estimate_bytes(model, num_tokens, 0, tp, elem_bytes)
-    path, why = sampler_path(release, env, rows, model_runner_v2)
+    path, why = sampler_path(release, env, rows)
     hidden = num_tokens * model.hidden_size * elem_bytes
     sampler = sampler_peak_bytes(model, rows, elem_bytes, path) + hidden
     basis = f"estimate: max(forward {forward / GiB:.2f}, {PATH_LABELS[path]} sampler {sampler / GiB:.2f}) GiB"
-    assumed = (release in FLASHINFER_SAMPLER_IF_INSTALLED and "VLLM_USE_FLASHINFER_SAMPLER" not in env
-               and not model_runner_v2)
+    assumed = release in FLASHINFER_SAMPLER_IF_INSTALLED and "VLLM_USE_FLASHINFER_SAMPLER" not in env
     return max(forward, sampler), basis, f"the profile's dummy sampler run: {why}" if assumed else None
 
 
