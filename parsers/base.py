@@ -410,6 +410,10 @@ class LogParser:
         self._quiet_blocks: set[int] = set()  # tracebacks the engine survives (see _start_block)
         self._block_stage: dict[int, str] = {}  # where each traceback was raised (FAILED_DURING)
         self._held: Line | None = None  # the last line, when it may continue on the next (_join_held)
+        # the last line when its message ends with a comma: an author (or a terminal) broke it there and the next,
+        # unprefixed, line goes on with it ("... elapsed=282.07 s," / "type=..., avail mem=35.23 GB, ..."); joined
+        # before any rule reads it, so each rule reads the whole message once (_comma_join)
+        self._comma_held: tuple[float | None, str] | None = None
         self._loose_frames = False  # frame lines seen outside any traceback (an excerpt that cut its header)
         self._loose_stage: str | None = None  # ... and where they say it was
         # The last exception the engine logged (or printed) that no rule names and that was not yet known to be
@@ -456,7 +460,8 @@ class LogParser:
     def feed(self, raw: str | bytes) -> list[ev.Event]:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", errors="replace")
-        if not (self.has_pending() or self._held is not None or self.may_matter(raw) or any(
+        if not (self.has_pending() or self._held is not None or self._comma_held is not None or self.may_matter(raw)
+                or any(
                 self.may_be_from(raw, source) for source in self._tracebacks.open_sources)):
             return []  # most lines: no rule's text, no error, no traceback open
         return self._feed_text(raw)
@@ -464,16 +469,31 @@ class LogParser:
     def _feed_text(self, raw: str) -> list[ev.Event]:
         self._events = []
         fired = self.rules_fired
+        segments = [split_relative_time(raw_segment) for raw_segment in clean_segments(raw)]
+        segments = [(t, strip_wrappers(segment.rstrip())) for t, segment in segments]
+        if self._comma_held is not None:
+            segments = self._comma_join(segments)
         if self._held is not None and self._join_held(raw):
             self.finalize()
             return self._events
-        for raw_segment in clean_segments(raw):
-            t, segment = split_relative_time(raw_segment)
-            # Trailing spaces go only after the capture's "<seconds>\t" is split off.
-            self._feed_line(self.split_prefix(strip_wrappers(segment.rstrip()), t))
+        if segments and segments[-1][1].endswith(",") and segments[-1][1][:1] not in ("", " ", "\t"):
+            self._comma_held = segments.pop()  # (an indented block's lines: _join_held, with their indent)
+        for t, text in segments:
+            self._feed_line(self.split_prefix(text, t))
         if self.rules_fired != fired or self._events:  # only a rule or an error changes what it derives
             self.finalize()
         return self._events
+
+    def _comma_join(self, segments: list[tuple[float | None, str]]) -> list[tuple[float | None, str]]:
+        """The held comma-ended line and what follows it: joined with the first segment when that goes on with it
+        (no prefix of its own, not indented, not a traceback), else fed as it was, before them."""
+        (t, held), self._comma_held = self._comma_held, None
+        if segments:
+            following = segments[0][1]
+            if following and not following[0].isspace() and not following.startswith(HEADER_TEXT) and not (
+                    self.split_prefix(following, None).prefixed):
+                return [(t, f"{held} {following}"), *segments[1:]]
+        return [(t, held), *segments]
 
     def feed_block(self, text: str) -> list[ev.Event]:
         """Many whole lines at once (a file read in chunks): the lines no table can read are
@@ -537,6 +557,10 @@ class LogParser:
 
     def close(self) -> list[ev.Event]:
         """The log ended: settle what was waiting for a following line."""
+        if self._comma_held is not None:
+            t, held = self._comma_held
+            self._comma_held = None
+            self._feed_line(self.split_prefix(held, t))
         self._events = []
         self.flush_pending(Line(text="", raw=""))
         self._replay_other_ranks()

@@ -40,8 +40,11 @@ from parsers.record import (
 # with the date format `%Y-%m-%d %H:%M:%S` (sglang 0.4.0 sglang/srt/utils.py
 # configure_logger), milliseconds with SGLANG_LOG_MS, and the rank tags (` DP0 TP1 EP1`,
 # ` PP0`) of multi-rank runs; a log setup that drops the date prints `[HH:MM:SS]` (2026 builds).
+# An author who cut the timestamps out keeps the ranks alone: "[TP0] Load weight end. ...", "[DP0 TP0 EP0] DSv4 pool
+# sizes ..." (the same format, sglang/srt/utils/common.py configure_logger's prefix, less its time).
 PREFIX = re.compile(
-    r"\[(?P<ts>(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?(?P<ranks>(?: [A-Z_]+-?\d+)*)\]"
+    r"\[(?:(?P<ts>(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?(?P<ranks>(?: [A-Z_]+-?\d+)*)"
+    r"|(?P<bare_ranks>(?:[A-Z]+_)?[A-Z]+-?\d+(?: [A-Z_]+-?\d+)*))\]"
     r"(?: (?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) )?(?P<msg>.*))?$"
 )
 
@@ -633,7 +636,7 @@ class SglangLogParser(LogParser):
             # prefix (a traceback under it is still an uncaught one).
             level, msg = strip_python_logging(text)
             return Line(text=msg, raw=text, level=level, t=t)
-        ranks = match.group("ranks")
+        ranks = match.group("ranks") or match.group("bare_ranks") or ""
         return Line(
             text=match.group("msg") or "",
             raw=text,

@@ -205,3 +205,12 @@ def test_vllm_ascends_graph_pool_line_is_the_graphs_cost():
 def test_the_model_load_seconds_where_the_loaders_line_is_not_shown():
     record = _read("gpu-logs-4", "vllm", "06")
     assert record.weights_load_seconds == 23.10753 and record.weights_gib == 15.26
+
+
+def test_a_line_broken_by_hand_after_a_comma_is_read_whole():
+    # "[TP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 484032," / "K size: 2.77 GB, V size: 2.77 GB",
+    # the timestamps cut out and only the ranks kept (gpu-logs-5 sglang/01, a DGX Spark deployment report)
+    record = _read("gpu-logs-5", "sglang", "01")
+    assert (record.status, record.kv_tokens, record.k_gib, record.v_gib) == ("ok", 484032, 2.77, 2.77)
+    assert (record.weights_gib, record.avail_mem_after_load_gib, record.state_ssm_gib) == (76.11, 35.23, 5.17)
+    assert (record.max_running_requests, record.available_mem_gib) == (6, 19.86)
