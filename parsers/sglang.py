@@ -31,6 +31,7 @@ from parsers.record import (
     POOL_KV,
     POOL_STATE,
     POOL_SWA,
+    STATUS_OK,
     KvPool,
     StartupRecord,
     field_kinds,
@@ -651,6 +652,12 @@ class SglangLogParser(LogParser):
 
     def finalize(self) -> None:
         record = self.record
+        if record.kv_tokens is None and record.pool_tokens is not None and record.status == STATUS_OK:
+            # A start that came up, in an excerpt with the target's pool line and no summary line: the pool is
+            # built with size=max_total_num_tokens (0.5.22 sglang/srt/mem_cache/kv_cache_configurator.py:1922,
+            # :2261, :2377; a sliding-window pool's `size` is the full layers', swa_memory_pool.py:124 "full
+            # size"), the figure the summary would print. The summary, when it comes, states it itself.
+            record.kv_tokens = record.pool_tokens
         if record.num_blocks is None and record.kv_tokens is not None and record.block_size:
             record.num_blocks = record.kv_tokens // record.block_size
 

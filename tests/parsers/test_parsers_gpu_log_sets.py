@@ -214,3 +214,11 @@ def test_a_line_broken_by_hand_after_a_comma_is_read_whole():
     assert (record.status, record.kv_tokens, record.k_gib, record.v_gib) == ("ok", 484032, 2.77, 2.77)
     assert (record.weights_gib, record.avail_mem_after_load_gib, record.state_ssm_gib) == (76.11, 35.23, 5.17)
     assert (record.max_running_requests, record.available_mem_gib) == (6, 19.86)
+
+
+@pytest.mark.parametrize(("prefix", "kv_tokens"), [("10", 213761), ("12", 131072)])
+def test_a_start_that_came_up_without_its_summary_line_has_its_pools_size(prefix, kv_tokens):
+    # the pool is built with size=max_total_num_tokens (a sliding-window pool's "full size"): Gemma 4's SWAKVPool
+    # line alone (gpu-logs-5 sglang/10), an MLA pool's "KV size" line (sglang/12), both ending "fired up"
+    record = _read("gpu-logs-5", "sglang", prefix)
+    assert (record.status, record.kv_tokens) == ("ok", kv_tokens)
