@@ -76,6 +76,12 @@ FAILED_DURING = {
 _FRAME_FUNCTION = re.compile(r'^\s*File "[^"]*", line \d+, in (\w+)')
 _CALLS = re.compile(r"(\w+)\(")
 HEADER_TEXT = "Traceback (most recent call last):"
+# A piece of a Python string literal that goes on (no comma after it, not inside brackets): `    "... on"` or
+# `"(Worker pid=1) ERROR ... ValueError: Available memory on"`; and a piece that may follow one.
+_QUOTES = ("'", '"')
+_LITERAL = r"""(?P=q)(?:(?!(?P=q)).|\\.)*(?P=q)"""
+_PIECE = re.compile(r"""^\s*(?:\w+\s*=\s*\[\s*)?(?=(?P<q>['"]))""" + _LITERAL + r"(?:\s+" + _LITERAL + r")*\s*$")
+_PIECE_NEXT = re.compile(r"""^\s*(?P<q>['"]).*(?P=q)\s*[,\]]?\s*\]?$""")
 # A message that may go on on the next line: it ends mid-statement (a label, a list, an open bracket), or it is
 # long and ends in the middle of a word (a terminal's fixed-width wrap).
 _OPEN_END = re.compile(r"(?:[,:=(\[]|\w{2}\s*[-+]?|[^.!?)\]x\s]\w)$")
@@ -261,6 +267,11 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
               extras=_OOM_FIGURES),
         error("device_oom", r"\b(?P<oom_device>NPU|XPU|MUSA|MPS)(?: backend)? out of memory\b"
                             r"(?:\.? ?\(?Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?", extras=_OOM_FIGURES),
+        # XLA's (JAX on TPU, vLLM's tpu-inference backend): a device buffer it cannot allocate, or a compiled
+        # program over a memory space ("RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in
+        # memory space vmem. Used 76.58M of 64.00M vmem.", a public tpu-inference log of 2026)
+        error("device_oom", r"\bRESOURCE_EXHAUSTED: .*?(?:Ran out of memory in memory space (?P<xla_memory_space>\w+)"
+                            r"|Error allocating device buffer|[Oo]ut of memory)"),
     )
 
 
@@ -414,6 +425,10 @@ class LogParser:
         # unprefixed, line goes on with it ("... elapsed=282.07 s," / "type=..., avail mem=35.23 GB, ..."); joined
         # before any rule reads it, so each rule reads the whole message once (_comma_join)
         self._comma_held: tuple[float | None, str] | None = None
+        # a string literal with no comma after it, in a log pasted as a Python list: the next literal is the same
+        # line's next piece (implicit concatenation, "...: Available memory on" / " node 0 (2.5/7.77 GiB) ..."),
+        # held until the piece that ends with a comma or a bracket (_literal_join)
+        self._literal_held: str | None = None
         self._loose_frames = False  # frame lines seen outside any traceback (an excerpt that cut its header)
         self._loose_stage: str | None = None  # ... and where they say it was
         # The last exception the engine logged (or printed) that no rule names and that was not yet known to be
@@ -460,6 +475,10 @@ class LogParser:
     def feed(self, raw: str | bytes) -> list[ev.Event]:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", errors="replace")
+        if self._literal_held is not None or ((raw[:1] in _QUOTES or raw[:2].isspace()) and _PIECE.match(raw)):
+            raw = self._literal_join(raw)
+            if raw is None:
+                return []
         if not (self.has_pending() or self._held is not None or self._comma_held is not None or self.may_matter(raw)
                 or any(
                 self.may_be_from(raw, source) for source in self._tracebacks.open_sources)):
@@ -483,6 +502,19 @@ class LogParser:
         if self.rules_fired != fired or self._events:  # only a rule or an error changes what it derives
             self.finalize()
         return self._events
+
+    def _literal_join(self, raw: str) -> str | None:
+        """`raw`, or the held literal pieces with it when it is their next piece; None while a piece still waits."""
+        held, self._literal_held = self._literal_held, None
+        if held is not None:
+            if not _PIECE_NEXT.match(raw):
+                self._feed_text(held)  # an unfinished literal: what it holds is a line of its own
+                return raw
+            raw = f"{held} {raw.strip()}"
+        if _PIECE.match(raw):
+            self._literal_held = raw
+            return None
+        return raw
 
     def _comma_join(self, segments: list[tuple[float | None, str]]) -> list[tuple[float | None, str]]:
         """The held comma-ended line and what follows it: joined with the first segment when that goes on with it
@@ -557,6 +589,9 @@ class LogParser:
 
     def close(self) -> list[ev.Event]:
         """The log ended: settle what was waiting for a following line."""
+        if self._literal_held is not None:
+            held, self._literal_held = self._literal_held, None
+            self._feed_text(held)
         if self._comma_held is not None:
             t, held = self._comma_held
             self._comma_held = None

@@ -198,7 +198,8 @@ def _graphs_from_summary(parser: LogParser, values: dict, line: Line) -> None:
         parser.record.cuda_graph_gib = float(match.group(1))
 
 
-_SUMMARY_GRAPHS = re.compile(r"(\d+(?:\.\d+)?) ?GiB for CUDA ?[Gg]raph memory")
+# (vllm-ascend's worker.py names its device: "0.0 GiB for NPU graph memory", vllm-omni's NPU stage too)
+_SUMMARY_GRAPHS = re.compile(r"(\d+(?:\.\d+)?) ?GiB for (?:CUDA|NPU|XPU) ?[Gg]raph memory")
 
 
 def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
@@ -215,7 +216,7 @@ def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
 def _model_loading(parser: LogParser, values: dict, line: Line) -> None:
     # the whole model load's seconds (0.32.0 vllm/v1/worker/gpu_model_runner.py:5150, time_after_load -
     # time_before_load around the loader): the load time where the loader's own "Loading weights took" is not shown
-    if parser.record.weights_load_seconds is None:
+    if parser.record.weights_load_seconds is None and values.get("secs") is not None:
         parser.record.weights_load_seconds = float(values["secs"])
     parser.advance("profiling", line)
 
@@ -334,7 +335,10 @@ class VllmLogParser(LogParser):
         # "takes" up to 0.17 (0.13.0 vllm/compilation/monitor.py:35), "took" from 0.18 (0.32.0 monitor.py:20, the
         # message a default argument, tagged "[encoder] " for an encoder's compile: not the language model's)
         rule(r"^torch\.compile t(?:akes|ook) (?P<compilation_seconds>{NUM}) s in total"),
-        rule(r"Model loading took (?P<weights_gib>{NUM})" + GIB + r"(?: memory)? and (?P<secs>{NUM}) ?s",
+        # "GB" up to 0.8.4 (a public 0.8.1 log: "Model loading took 14.9888 GB and 28.719376 seconds"; "GiB" from
+        # 0.8.5 vllm/v1/worker/gpu_model_runner.py:1347, "GiB memory and" from 0.2x, 0.32.0 :5150); a log trimmed
+        # by its author may keep the size alone
+        rule(r"Model loading took (?P<weights_gib>{NUM})\s?Gi?B(?: memory)?(?: and (?P<secs>{NUM}) ?s)?",
              _model_loading, primary_only=True),
         # profiling and KV budget
         rule(r"^Warming up model for the compilation\.\.\.", phase("profiling")),
@@ -442,7 +446,7 @@ class VllmLogParser(LogParser):
              _graphs_from_summary, primary_only=True),
         # 0.32.0 vllm/model_executor/layers/quantization/kv_cache.py:164: an fp8 KV cache without calibrated scales
         rule(r"^Using KV cache scaling factor {NUM} for (?P<kv_cache_dtype>fp8\w*)\.", _kv_dtype_seen),
-        rule(r"init engine \(profile, create kv cache, warmup model\) took (?P<init_engine_seconds>{NUM}) ?s"
+        rule(r"init engine \((?:profile|[^()]*kv cache)[^()]*\) took (?P<init_engine_seconds>{NUM}) ?s"
              r"(?:econds)?(?: \(compilation: (?P<compilation_seconds>{NUM}) s)?"),
         # ready, and stopping
         rule(r"Application startup complete\.", ready),

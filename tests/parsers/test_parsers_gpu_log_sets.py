@@ -222,3 +222,30 @@ def test_a_start_that_came_up_without_its_summary_line_has_its_pools_size(prefix
     # line alone (gpu-logs-5 sglang/10), an MLA pool's "KV size" line (sglang/12), both ending "fired up"
     record = _read("gpu-logs-5", "sglang", prefix)
     assert (record.status, record.kv_tokens) == ("ok", kv_tokens)
+
+
+def test_a_python_list_whose_lines_are_split_into_string_pieces_is_read_whole():
+    # implicit concatenation: "...ValueError: Available memory on" / " node 0 (2.5/7.77 GiB) on kv cache allocation
+    # ..." (gpu-logs-5 vllm/06, a project's test quoting a CPU-backend failure); the explicit KV space split likewise
+    record = _read("gpu-logs-5", "vllm", "06")
+    assert (record.error_kind, record.weights_gib) == ("cpu_kv_cache_above_available", 2.33)
+    assert record.error_data["requested_kv_gib"] == 12.0 and record.error_data["total_gib"] == 7.77
+    record = _read("gpu-logs-5", "vllm", "07")
+    assert (record.error_kind, record.kv_gib, record.total_memory_gib) == ("max_model_len_too_large", 1.0, 7.75)
+
+
+def test_xlas_resource_exhausted_is_a_device_oom():
+    # tpu-inference: "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space vmem."
+    # after the KV pair (gpu-logs-5 vllm/01)
+    record = _read("gpu-logs-5", "vllm", "01")
+    assert (record.status, record.error_kind, record.kv_tokens) == ("engine_error", "device_oom", 465664)
+    assert record.error_data["xla_memory_space"] == "vmem"
+
+
+@pytest.mark.parametrize(("prefix", "field", "value"), [
+    ("02", "cuda_graph_gib", 0.0),  # vllm-ascend's suggestion line: "0.0 GiB for NPU graph memory"
+    ("11", "weights_gib", 14.9888),  # 0.8.1: "Model loading took 14.9888 GB and 28.719376 seconds"
+    ("08", "init_engine_seconds", 27.47),  # an author's "init engine (profile, create kv cache, warmup) took"
+])
+def test_a_wording_of_another_release_or_device_is_read(prefix, field, value):
+    assert getattr(_read("gpu-logs-5", "vllm", prefix), field) == value

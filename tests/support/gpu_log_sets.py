@@ -135,6 +135,7 @@ ERROR_KINDS = {
     "max_num_seqs_exceeds_mamba_cache_blocks": ("mamba_blocks_below_max_num_seqs",),
     "max_model_len_too_large (V0 wording)": ("max_model_len_too_large",),
     "negative_available_kv_memory": ("no_kv_cache_memory",),
+    "kv_cache_space_above_free_memory": ("cpu_kv_cache_above_available",),
 }
 CAPTURE_FAILURES = ("exception_during_cuda_graph_capture", "worker_exception_during_cuda_graph_capture")
 # Keys that are notes, not values read from a line.
