@@ -108,6 +108,15 @@ def _engine_config(parser: LogParser, values: dict, line: Line) -> None:
             setattr(parser.record, field, int(value) if field == "tp_size" else value)
 
 
+def _v0_engine_config(parser: LogParser, values: dict, line: Line) -> None:
+    if values.get("version"):
+        version(parser, values, line)
+    _engine_config(parser, values, line)
+    match = re.search(r"(?:^|, )max_seq_len=(\d+)", str(values["config"]))
+    if match and parser.record.max_model_len is None:
+        parser.record.max_model_len = int(match.group(1))
+
+
 def _non_default_args(parser: LogParser, values: dict, line: Line) -> None:
     args = str(values["args"])
     record = parser.record
@@ -153,6 +162,10 @@ def _v0_blocks(parser: LogParser, values: dict, line: Line) -> None:
     # V0's KV sizing line, "# GPU blocks: N, # CPU blocks: M" (0.8.5 vllm/executor/executor_base.py:112; "# CUDA
     # blocks" on some platforms): the pool is N blocks of block_size tokens (16 unless a line says otherwise).
     record = parser.record
+    if record.num_blocks == 0:
+        # no pool at all: the worker refuses it before allocating one (0.8.5 vllm/worker/worker.py:559
+        # raise_if_cache_size_invalid, "No available memory for the cache blocks" when num_gpu_blocks <= 0)
+        return
     if record.kv_tokens is None:
         record.kv_tokens = record.num_blocks * (record.block_size or DEFAULT_BLOCK_SIZE["gpu"])
         parser.kv_lines.append([record.kv_tokens, None, str(values.get("pools") or "GPU")])
@@ -315,6 +328,10 @@ class VllmLogParser(LogParser):
         rule(r"█\s+version (?P<version>\d\S*)", version),
         rule(r"█\s+model\s+(?P<model>\S.*)$"),
         rule(r"vLLM (?:API )?server version (?P<version>\d[^\s,]*)(?:, serving model (?P<model>\S.*))?", version),
+        # V0's ("Initializing an LLM engine (v0.4.0) with config: ...", the version from 0.4; "a V0 LLM engine" in
+        # 0.7-0.8): the same config, where max_seq_len is the one statement of the model length
+        rule(r"Initializing (?:an|a V0) LLM engine(?: \(v(?P<version>[^)]+)\))? with config: (?P<config>.*)$",
+             _v0_engine_config),
         rule(r"Initializing a V1 LLM engine \(v(?P<version>[^)]+)\) with config: (?P<config>.*)$",
              version, _engine_config),
         rule(r"non-default args: (?P<args>\{.*\})", _non_default_args),

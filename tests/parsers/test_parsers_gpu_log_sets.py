@@ -249,3 +249,18 @@ def test_xlas_resource_exhausted_is_a_device_oom():
 ])
 def test_a_wording_of_another_release_or_device_is_read(prefix, field, value):
     assert getattr(_read("gpu-logs-5", "vllm", prefix), field) == value
+
+
+def test_v0s_zero_gpu_blocks_are_no_pool():
+    # "# GPU blocks: 0, # CPU blocks: 256": the worker refuses the pool before allocating one (0.8.5
+    # vllm/worker/worker.py raise_if_cache_size_invalid); the V0 config line's max_seq_len (gpu-logs-5 vllm/09)
+    record = _read("gpu-logs-5", "vllm", "09")
+    assert (record.kv_tokens, record.kv_pools, record.num_blocks) == (None, [], 0)
+    assert (record.status, record.max_model_len) == ("engine_error", 4096)
+
+
+@pytest.mark.parametrize(("prefix", "fraction"), [("01", 0.78), ("08", 0.82), ("13", 0.8)])
+def test_the_fraction_as_an_author_or_a_fork_prints_it(prefix, fraction):
+    # a bare "mem_fraction_static=0.78" line, "server_args ... mem_fraction_static=0.8 ...", and the error's
+    # "Current value: 0.82" (gpu-logs-5 sglang/01, 13, 08)
+    assert _read("gpu-logs-5", "sglang", prefix).mem_fraction_static_effective == fraction
