@@ -127,6 +127,13 @@ EXPECTED_READERS: dict[str, Callable] = {
     "max_num_seqs": _data("max_num_seqs"),
     "mamba_cache_blocks": _data("mamba_cache_blocks"),
     "current_kv_cache_gib": _attr("current_kv_cache_gib"),
+    # gpu-logs-5's names for facts the record holds under its own: tpu-inference's "Memory statistics" line (the
+    # capped limit, the HBM used, the HBM left for the KV cache) and DeepSeek V4's memory calculation line
+    "hbm_limit_cap_gib": _attr("requested_memory_gib"),
+    "hbm_used_gib": _attr("non_kv_gib"),
+    "hbm_avail_gib": _attr("kv_gib"),
+    "dsv4_available_gib": _attr("pool_budget_gib"),
+    "dsv4_bytes_per_full_token": _attr("cell_bytes"),
 }
 # What a person wrote for an error kind -> the parser's kinds that mean it. "During CUDA graph capture" is an
 # exception of kind other with the phase at capturing (the record says both).
