@@ -81,6 +81,13 @@ HEADER_TEXT = "Traceback (most recent call last):"
 _QUOTES = ("'", '"')
 _LITERAL = r"""(?P=q)(?:(?!(?P=q)).|\\.)*(?P=q)"""
 _PIECE = re.compile(r"""^\s*(?:\w+\s*=\s*\[\s*)?(?=(?P<q>['"]))""" + _LITERAL + r"(?:\s+" + _LITERAL + r")*\s*$")
+
+
+def _may_be_piece(raw: str) -> bool:
+    """A cheap test: `raw` may be a piece of a pasted string literal (a quote first, after any indent)."""
+    return raw[:1] in _QUOTES or (raw[:1] == " " and raw.lstrip()[:1] in _QUOTES)
+
+
 _PIECE_NEXT = re.compile(r"""^\s*(?P<q>['"]).*(?P=q)\s*[,\]]?\s*\]?$""")
 # A message that may go on on the next line: it ends mid-statement (a label, a list, an open bracket), or it is
 # long and ends in the middle of a word (a terminal's fixed-width wrap).
@@ -475,17 +482,19 @@ class LogParser:
     def feed(self, raw: str | bytes) -> list[ev.Event]:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", errors="replace")
-        if self._literal_held is not None or ((raw[:1] in _QUOTES or raw[:2].isspace()) and _PIECE.match(raw)):
-            raw = self._literal_join(raw)
-            if raw is None:
-                return []
-        if not (self.has_pending() or self._held is not None or self._comma_held is not None or self.may_matter(raw)
-                or any(
+        if not (self.has_pending() or self._held is not None or self._comma_held is not None
+                or self._literal_held is not None or _may_be_piece(raw) or self.may_matter(raw) or any(
                 self.may_be_from(raw, source) for source in self._tracebacks.open_sources)):
             return []  # most lines: no rule's text, no error, no traceback open
         return self._feed_text(raw)
 
-    def _feed_text(self, raw: str) -> list[ev.Event]:
+    def _feed_text(self, raw: str, join: bool = True) -> list[ev.Event]:
+        if join and (self._literal_held is not None or (
+                (raw[:1] in _QUOTES or raw[:2].isspace()) and _PIECE.match(raw))):
+            joined = self._literal_join(raw)
+            if joined is None:
+                return []
+            raw = joined
         self._events = []
         fired = self.rules_fired
         segments = [split_relative_time(raw_segment) for raw_segment in clean_segments(raw)]
@@ -506,9 +515,10 @@ class LogParser:
     def _literal_join(self, raw: str) -> str | None:
         """`raw`, or the held literal pieces with it when it is their next piece; None while a piece still waits."""
         held, self._literal_held = self._literal_held, None
+        raw = raw.rstrip("\r\n")  # (a block's line keeps its end)
         if held is not None:
             if not _PIECE_NEXT.match(raw):
-                self._feed_text(held)  # an unfinished literal: what it holds is a line of its own
+                self._feed_text(held, join=False)  # an unfinished literal: a line of its own
                 return raw
             raw = f"{held} {raw.strip()}"
         if _PIECE.match(raw):
@@ -548,7 +558,8 @@ class LogParser:
                 if (i := text.find(t, pos)) >= 0:
                     heapq.heappush(heap, (i, t))
             hit = heap[0][0] if heap else n
-            if self.has_pending() or self._held is not None:
+            if (self.has_pending() or self._held is not None or self._comma_held is not None
+                    or self._literal_held is not None):
                 hit = pos
             for source in self._tracebacks.open_sources:
                 # A process with a traceback under way: its next line must be seen.
@@ -591,7 +602,7 @@ class LogParser:
         """The log ended: settle what was waiting for a following line."""
         if self._literal_held is not None:
             held, self._literal_held = self._literal_held, None
-            self._feed_text(held)
+            self._feed_text(held, join=False)
         if self._comma_held is not None:
             t, held = self._comma_held
             self._comma_held = None
