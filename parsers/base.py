@@ -76,6 +76,19 @@ FAILED_DURING = {
 _FRAME_FUNCTION = re.compile(r'^\s*File "[^"]*", line \d+, in (\w+)')
 _CALLS = re.compile(r"(\w+)\(")
 HEADER_TEXT = "Traceback (most recent call last):"
+# A piece of a Python string literal that goes on (no comma after it, not inside brackets): `    "... on"` or
+# `"(Worker pid=1) ERROR ... ValueError: Available memory on"`; and a piece that may follow one.
+_QUOTES = ("'", '"')
+_LITERAL = r"""(?P=q)(?:(?!(?P=q)).|\\.)*(?P=q)"""
+_PIECE = re.compile(r"""^\s*(?:\w+\s*=\s*\[\s*)?(?=(?P<q>['"]))""" + _LITERAL + r"(?:\s+" + _LITERAL + r")*\s*$")
+
+
+def _may_be_piece(raw: str) -> bool:
+    """A cheap test: `raw` may be a piece of a pasted string literal (a quote first, after any indent)."""
+    return raw[:1] in _QUOTES or (raw[:1] == " " and raw.lstrip()[:1] in _QUOTES)
+
+
+_PIECE_NEXT = re.compile(r"""^\s*(?P<q>['"]).*(?P=q)\s*[,\]]?\s*\]?$""")
 # A message that may go on on the next line: it ends mid-statement (a label, a list, an open bracket), or it is
 # long and ends in the middle of a word (a terminal's fixed-width wrap).
 _OPEN_END = re.compile(r"(?:[,:=(\[]|\w{2}\s*[-+]?|[^.!?)\]x\s]\w)$")
@@ -261,6 +274,11 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
               extras=_OOM_FIGURES),
         error("device_oom", r"\b(?P<oom_device>NPU|XPU|MUSA|MPS)(?: backend)? out of memory\b"
                             r"(?:\.? ?\(?Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?", extras=_OOM_FIGURES),
+        # XLA's (JAX on TPU, vLLM's tpu-inference backend): a device buffer it cannot allocate, or a compiled
+        # program over a memory space ("RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in
+        # memory space vmem. Used 76.58M of 64.00M vmem.", a public tpu-inference log of 2026)
+        error("device_oom", r"\bRESOURCE_EXHAUSTED: .*?(?:Ran out of memory in memory space (?P<xla_memory_space>\w+)"
+                            r"|Error allocating device buffer|[Oo]ut of memory)"),
     )
 
 
@@ -410,6 +428,14 @@ class LogParser:
         self._quiet_blocks: set[int] = set()  # tracebacks the engine survives (see _start_block)
         self._block_stage: dict[int, str] = {}  # where each traceback was raised (FAILED_DURING)
         self._held: Line | None = None  # the last line, when it may continue on the next (_join_held)
+        # the last line when its message ends with a comma: an author (or a terminal) broke it there and the next,
+        # unprefixed, line goes on with it ("... elapsed=282.07 s," / "type=..., avail mem=35.23 GB, ..."); joined
+        # before any rule reads it, so each rule reads the whole message once (_comma_join)
+        self._comma_held: tuple[float | None, str] | None = None
+        # a string literal with no comma after it, in a log pasted as a Python list: the next literal is the same
+        # line's next piece (implicit concatenation, "...: Available memory on" / " node 0 (2.5/7.77 GiB) ..."),
+        # held until the piece that ends with a comma or a bracket (_literal_join)
+        self._literal_held: str | None = None
         self._loose_frames = False  # frame lines seen outside any traceback (an excerpt that cut its header)
         self._loose_stage: str | None = None  # ... and where they say it was
         # The last exception the engine logged (or printed) that no rule names and that was not yet known to be
@@ -456,24 +482,60 @@ class LogParser:
     def feed(self, raw: str | bytes) -> list[ev.Event]:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", errors="replace")
-        if not (self.has_pending() or self._held is not None or self.may_matter(raw) or any(
+        if not (self.has_pending() or self._held is not None or self._comma_held is not None
+                or self._literal_held is not None or _may_be_piece(raw) or self.may_matter(raw) or any(
                 self.may_be_from(raw, source) for source in self._tracebacks.open_sources)):
             return []  # most lines: no rule's text, no error, no traceback open
         return self._feed_text(raw)
 
-    def _feed_text(self, raw: str) -> list[ev.Event]:
+    def _feed_text(self, raw: str, join: bool = True) -> list[ev.Event]:
+        if join and (self._literal_held is not None or (
+                (raw[:1] in _QUOTES or raw[:2].isspace()) and _PIECE.match(raw))):
+            joined = self._literal_join(raw)
+            if joined is None:
+                return []
+            raw = joined
         self._events = []
         fired = self.rules_fired
+        segments = [split_relative_time(raw_segment) for raw_segment in clean_segments(raw)]
+        segments = [(t, strip_wrappers(segment.rstrip())) for t, segment in segments]
+        if self._comma_held is not None:
+            segments = self._comma_join(segments)
         if self._held is not None and self._join_held(raw):
             self.finalize()
             return self._events
-        for raw_segment in clean_segments(raw):
-            t, segment = split_relative_time(raw_segment)
-            # Trailing spaces go only after the capture's "<seconds>\t" is split off.
-            self._feed_line(self.split_prefix(strip_wrappers(segment.rstrip()), t))
+        if segments and segments[-1][1].endswith(",") and segments[-1][1][:1] not in ("", " ", "\t"):
+            self._comma_held = segments.pop()  # (an indented block's lines: _join_held, with their indent)
+        for t, text in segments:
+            self._feed_line(self.split_prefix(text, t))
         if self.rules_fired != fired or self._events:  # only a rule or an error changes what it derives
             self.finalize()
         return self._events
+
+    def _literal_join(self, raw: str) -> str | None:
+        """`raw`, or the held literal pieces with it when it is their next piece; None while a piece still waits."""
+        held, self._literal_held = self._literal_held, None
+        raw = raw.rstrip("\r\n")  # (a block's line keeps its end)
+        if held is not None:
+            if not _PIECE_NEXT.match(raw):
+                self._feed_text(held, join=False)  # an unfinished literal: a line of its own
+                return raw
+            raw = f"{held} {raw.strip()}"
+        if _PIECE.match(raw):
+            self._literal_held = raw
+            return None
+        return raw
+
+    def _comma_join(self, segments: list[tuple[float | None, str]]) -> list[tuple[float | None, str]]:
+        """The held comma-ended line and what follows it: joined with the first segment when that goes on with it
+        (no prefix of its own, not indented, not a traceback), else fed as it was, before them."""
+        (t, held), self._comma_held = self._comma_held, None
+        if segments:
+            following = segments[0][1]
+            if following and not following[0].isspace() and not following.startswith(HEADER_TEXT) and not (
+                    self.split_prefix(following, None).prefixed):
+                return [(t, f"{held} {following}"), *segments[1:]]
+        return [(t, held), *segments]
 
     def feed_block(self, text: str) -> list[ev.Event]:
         """Many whole lines at once (a file read in chunks): the lines no table can read are
@@ -496,7 +558,8 @@ class LogParser:
                 if (i := text.find(t, pos)) >= 0:
                     heapq.heappush(heap, (i, t))
             hit = heap[0][0] if heap else n
-            if self.has_pending() or self._held is not None:
+            if (self.has_pending() or self._held is not None or self._comma_held is not None
+                    or self._literal_held is not None):
                 hit = pos
             for source in self._tracebacks.open_sources:
                 # A process with a traceback under way: its next line must be seen.
@@ -537,6 +600,13 @@ class LogParser:
 
     def close(self) -> list[ev.Event]:
         """The log ended: settle what was waiting for a following line."""
+        if self._literal_held is not None:
+            held, self._literal_held = self._literal_held, None
+            self._feed_text(held, join=False)
+        if self._comma_held is not None:
+            t, held = self._comma_held
+            self._comma_held = None
+            self._feed_line(self.split_prefix(held, t))
         self._events = []
         self.flush_pending(Line(text="", raw=""))
         self._replay_other_ranks()

@@ -31,6 +31,7 @@ from parsers.record import (
     POOL_KV,
     POOL_STATE,
     POOL_SWA,
+    STATUS_OK,
     KvPool,
     StartupRecord,
     field_kinds,
@@ -40,8 +41,11 @@ from parsers.record import (
 # with the date format `%Y-%m-%d %H:%M:%S` (sglang 0.4.0 sglang/srt/utils.py
 # configure_logger), milliseconds with SGLANG_LOG_MS, and the rank tags (` DP0 TP1 EP1`,
 # ` PP0`) of multi-rank runs; a log setup that drops the date prints `[HH:MM:SS]` (2026 builds).
+# An author who cut the timestamps out keeps the ranks alone: "[TP0] Load weight end. ...", "[DP0 TP0 EP0] DSv4 pool
+# sizes ..." (the same format, sglang/srt/utils/common.py configure_logger's prefix, less its time).
 PREFIX = re.compile(
-    r"\[(?P<ts>(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?(?P<ranks>(?: [A-Z_]+-?\d+)*)\]"
+    r"\[(?:(?P<ts>(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?(?P<ranks>(?: [A-Z_]+-?\d+)*)"
+    r"|(?P<bare_ranks>(?:[A-Z]+_)?[A-Z]+-?\d+(?: [A-Z_]+-?\d+)*))\]"
     r"(?: (?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) )?(?P<msg>.*))?$"
 )
 
@@ -509,6 +513,9 @@ class SglangLogParser(LogParser):
         # "Not enough memory. ... --mem-fraction-static." then, on the next line of the same message, the value used
         # (0.4.x "\nCurrent value: {self.server_args.mem_fraction_static=}"; 0.5.22 pool_configurator.py:95)
         rule(r"^Current value: (?:self\.)?(?:server_args\.)?mem_fraction_static=(?P<gib>{NUM})", _current_fraction),
+        # server arguments shown as bare key=value pairs (an author's "server_args ... tp_size=4 ...
+        # mem_fraction_static=0.8 ...", or one pair a line): the fraction the pools were sized with
+        rule(r"(?:^|\s)mem_fraction_static=(?P<gib>{NUM})(?:\s|,|$)", _current_fraction),
         # DeepSeek-V4's pools (0.5.22 pool_configurator.py:1526 "DSV4 pool sizes: full=F, swa=S, c4=...", :1600
         # "DSV4 memory calculation: ... bytes_per_full_token=B, available_bytes=A GB, ... full_token=F"; a 2026
         # build's "DSv4 memory calculation: bytes_per_full_token=..., available_bytes=... GB, full_token=..." and
@@ -580,7 +587,9 @@ class SglangLogParser(LogParser):
         error("warmup_failed", r"Initialization failed\. warmup error:", standalone=True),
         error("not_enough_memory",
               r"Not enough memory\. Please try to increase --mem-fraction-static\."
-              r"(?: Current value: [\w.]*?mem_fraction_static=(?P<mem_fraction_static_effective>[\d.]+))?"),
+              # the value used: "Current value: mem_fraction_static=0.88", or bare on the error's line ("... Current
+              # value: 0.82", a 0.5.8 MetaX fork's log of 2026)
+              r"(?: Current value: (?:[\w.]*?mem_fraction_static=)?(?P<mem_fraction_static_effective>[\d.]+))?"),
         error("pool_too_small", r"Memory pool size is too small"),
         # --context-length above what the model config allows (0.5.22 sglang/srt/configs/model_config.py:1205
         # _derive_context_length); the same meaning, and kind, as vLLM's --max-model-len check.
@@ -633,7 +642,7 @@ class SglangLogParser(LogParser):
             # prefix (a traceback under it is still an uncaught one).
             level, msg = strip_python_logging(text)
             return Line(text=msg, raw=text, level=level, t=t)
-        ranks = match.group("ranks")
+        ranks = match.group("ranks") or match.group("bare_ranks") or ""
         return Line(
             text=match.group("msg") or "",
             raw=text,
@@ -648,6 +657,12 @@ class SglangLogParser(LogParser):
 
     def finalize(self) -> None:
         record = self.record
+        if record.kv_tokens is None and record.pool_tokens is not None and record.status == STATUS_OK:
+            # A start that came up, in an excerpt with the target's pool line and no summary line: the pool is
+            # built with size=max_total_num_tokens (0.5.22 sglang/srt/mem_cache/kv_cache_configurator.py:1922,
+            # :2261, :2377; a sliding-window pool's `size` is the full layers', swa_memory_pool.py:124 "full
+            # size"), the figure the summary would print. The summary, when it comes, states it itself.
+            record.kv_tokens = record.pool_tokens
         if record.num_blocks is None and record.kv_tokens is not None and record.block_size:
             record.num_blocks = record.kv_tokens // record.block_size
 

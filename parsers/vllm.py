@@ -108,6 +108,15 @@ def _engine_config(parser: LogParser, values: dict, line: Line) -> None:
             setattr(parser.record, field, int(value) if field == "tp_size" else value)
 
 
+def _v0_engine_config(parser: LogParser, values: dict, line: Line) -> None:
+    if values.get("version"):
+        version(parser, values, line)
+    _engine_config(parser, values, line)
+    match = re.search(r"(?:^|, )max_seq_len=(\d+)", str(values["config"]))
+    if match and parser.record.max_model_len is None:
+        parser.record.max_model_len = int(match.group(1))
+
+
 def _non_default_args(parser: LogParser, values: dict, line: Line) -> None:
     args = str(values["args"])
     record = parser.record
@@ -153,6 +162,10 @@ def _v0_blocks(parser: LogParser, values: dict, line: Line) -> None:
     # V0's KV sizing line, "# GPU blocks: N, # CPU blocks: M" (0.8.5 vllm/executor/executor_base.py:112; "# CUDA
     # blocks" on some platforms): the pool is N blocks of block_size tokens (16 unless a line says otherwise).
     record = parser.record
+    if record.num_blocks == 0:
+        # no pool at all: the worker refuses it before allocating one (0.8.5 vllm/worker/worker.py:559
+        # raise_if_cache_size_invalid, "No available memory for the cache blocks" when num_gpu_blocks <= 0)
+        return
     if record.kv_tokens is None:
         record.kv_tokens = record.num_blocks * (record.block_size or DEFAULT_BLOCK_SIZE["gpu"])
         parser.kv_lines.append([record.kv_tokens, None, str(values.get("pools") or "GPU")])
@@ -198,7 +211,8 @@ def _graphs_from_summary(parser: LogParser, values: dict, line: Line) -> None:
         parser.record.cuda_graph_gib = float(match.group(1))
 
 
-_SUMMARY_GRAPHS = re.compile(r"(\d+(?:\.\d+)?) ?GiB for CUDA ?[Gg]raph memory")
+# (vllm-ascend's worker.py names its device: "0.0 GiB for NPU graph memory", vllm-omni's NPU stage too)
+_SUMMARY_GRAPHS = re.compile(r"(\d+(?:\.\d+)?) ?GiB for (?:CUDA|NPU|XPU) ?[Gg]raph memory")
 
 
 def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
@@ -215,7 +229,7 @@ def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
 def _model_loading(parser: LogParser, values: dict, line: Line) -> None:
     # the whole model load's seconds (0.32.0 vllm/v1/worker/gpu_model_runner.py:5150, time_after_load -
     # time_before_load around the loader): the load time where the loader's own "Loading weights took" is not shown
-    if parser.record.weights_load_seconds is None:
+    if parser.record.weights_load_seconds is None and values.get("secs") is not None:
         parser.record.weights_load_seconds = float(values["secs"])
     parser.advance("profiling", line)
 
@@ -314,6 +328,10 @@ class VllmLogParser(LogParser):
         rule(r"█\s+version (?P<version>\d\S*)", version),
         rule(r"█\s+model\s+(?P<model>\S.*)$"),
         rule(r"vLLM (?:API )?server version (?P<version>\d[^\s,]*)(?:, serving model (?P<model>\S.*))?", version),
+        # V0's ("Initializing an LLM engine (v0.4.0) with config: ...", the version from 0.4; "a V0 LLM engine" in
+        # 0.7-0.8): the same config, where max_seq_len is the one statement of the model length
+        rule(r"Initializing (?:an|a V0) LLM engine(?: \(v(?P<version>[^)]+)\))? with config: (?P<config>.*)$",
+             _v0_engine_config),
         rule(r"Initializing a V1 LLM engine \(v(?P<version>[^)]+)\) with config: (?P<config>.*)$",
              version, _engine_config),
         rule(r"non-default args: (?P<args>\{.*\})", _non_default_args),
@@ -334,7 +352,10 @@ class VllmLogParser(LogParser):
         # "takes" up to 0.17 (0.13.0 vllm/compilation/monitor.py:35), "took" from 0.18 (0.32.0 monitor.py:20, the
         # message a default argument, tagged "[encoder] " for an encoder's compile: not the language model's)
         rule(r"^torch\.compile t(?:akes|ook) (?P<compilation_seconds>{NUM}) s in total"),
-        rule(r"Model loading took (?P<weights_gib>{NUM})" + GIB + r"(?: memory)? and (?P<secs>{NUM}) ?s",
+        # "GB" up to 0.8.4 (a public 0.8.1 log: "Model loading took 14.9888 GB and 28.719376 seconds"; "GiB" from
+        # 0.8.5 vllm/v1/worker/gpu_model_runner.py:1347, "GiB memory and" from 0.2x, 0.32.0 :5150); a log trimmed
+        # by its author may keep the size alone
+        rule(r"Model loading took (?P<weights_gib>{NUM})\s?Gi?B(?: memory)?(?: and (?P<secs>{NUM}) ?s)?",
              _model_loading, primary_only=True),
         # profiling and KV budget
         rule(r"^Warming up model for the compilation\.\.\.", phase("profiling")),
@@ -442,7 +463,7 @@ class VllmLogParser(LogParser):
              _graphs_from_summary, primary_only=True),
         # 0.32.0 vllm/model_executor/layers/quantization/kv_cache.py:164: an fp8 KV cache without calibrated scales
         rule(r"^Using KV cache scaling factor {NUM} for (?P<kv_cache_dtype>fp8\w*)\.", _kv_dtype_seen),
-        rule(r"init engine \(profile, create kv cache, warmup model\) took (?P<init_engine_seconds>{NUM}) ?s"
+        rule(r"init engine \((?:profile|[^()]*kv cache)[^()]*\) took (?P<init_engine_seconds>{NUM}) ?s"
              r"(?:econds)?(?: \(compilation: (?P<compilation_seconds>{NUM}) s)?"),
         # ready, and stopping
         rule(r"Application startup complete\.", ready),

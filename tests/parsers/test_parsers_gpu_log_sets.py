@@ -20,6 +20,12 @@ ran, all held out) was first read at vLLM 37/43 fields, KV 3/4, statuses 8/10 (9
 sets' convention, see its README) and SGLang 67/72, 1/1, 11/11, one draft's pool read as the pool; what it showed (an
 author's cut timestamps, a merged KV line, vllm-ascend's ACL graph pool line, a draft's load and pool alone) was then
 fitted on it, so its floors below are no longer out of sample.
+gpu-logs-5 (27 logs collected by the logs5 session on the classes the earlier sets were thin on, values by eye before
+any parser ran, all held out) was first read at vLLM 64/89 fields, KV 9/9, statuses 14/14, one trap read as the pool
+(V0's zero blocks) and SGLang 113/139, 7/10, 12/13; the classes it showed (a pasted list's string pieces, lines broken
+by hand after a comma, an SGLang start with its pool line and no summary, the model-load line's other forms, XLA's
+RESOURCE_EXHAUSTED, V0's zero blocks, an author's key=value server arguments) were then fitted on it, so its floors
+below are no longer out of sample either.
 """
 
 from __future__ import annotations
@@ -47,6 +53,10 @@ FLOORS = {
     # first read vLLM 37/43, KV 3/4, statuses 8/10 (9/10, convention); SGLang 67/72, 1/1, 11/11 (then fitted)
     ("gpu-logs-4", "vllm", True): (43, 43, 4, 4, 10, 10),
     ("gpu-logs-4", "sglang", True): (72, 72, 1, 1, 11, 11),
+    # first read vLLM 64/89, KV 9/9, statuses 14/14, one trap; SGLang 113/139, 7/10, 12/13 (then fitted; the misses
+    # left are in its README)
+    ("gpu-logs-5", "vllm", True): (83, 89, 9, 9, 14, 14),
+    ("gpu-logs-5", "sglang", True): (137, 139, 10, 10, 13, 13),
 }
 
 
@@ -205,3 +215,62 @@ def test_vllm_ascends_graph_pool_line_is_the_graphs_cost():
 def test_the_model_load_seconds_where_the_loaders_line_is_not_shown():
     record = _read("gpu-logs-4", "vllm", "06")
     assert record.weights_load_seconds == 23.10753 and record.weights_gib == 15.26
+
+
+def test_a_line_broken_by_hand_after_a_comma_is_read_whole():
+    # "[TP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 484032," / "K size: 2.77 GB, V size: 2.77 GB",
+    # the timestamps cut out and only the ranks kept (gpu-logs-5 sglang/01, a DGX Spark deployment report)
+    record = _read("gpu-logs-5", "sglang", "01")
+    assert (record.status, record.kv_tokens, record.k_gib, record.v_gib) == ("ok", 484032, 2.77, 2.77)
+    assert (record.weights_gib, record.avail_mem_after_load_gib, record.state_ssm_gib) == (76.11, 35.23, 5.17)
+    assert (record.max_running_requests, record.available_mem_gib) == (6, 19.86)
+
+
+@pytest.mark.parametrize(("prefix", "kv_tokens"), [("10", 213761), ("12", 131072)])
+def test_a_start_that_came_up_without_its_summary_line_has_its_pools_size(prefix, kv_tokens):
+    # the pool is built with size=max_total_num_tokens (a sliding-window pool's "full size"): Gemma 4's SWAKVPool
+    # line alone (gpu-logs-5 sglang/10), an MLA pool's "KV size" line (sglang/12), both ending "fired up"
+    record = _read("gpu-logs-5", "sglang", prefix)
+    assert (record.status, record.kv_tokens) == ("ok", kv_tokens)
+
+
+def test_a_python_list_whose_lines_are_split_into_string_pieces_is_read_whole():
+    # implicit concatenation: "...ValueError: Available memory on" / " node 0 (2.5/7.77 GiB) on kv cache allocation
+    # ..." (gpu-logs-5 vllm/06, a project's test quoting a CPU-backend failure); the explicit KV space split likewise
+    record = _read("gpu-logs-5", "vllm", "06")
+    assert (record.error_kind, record.weights_gib) == ("cpu_kv_cache_above_available", 2.33)
+    assert record.error_data["requested_kv_gib"] == 12.0 and record.error_data["total_gib"] == 7.77
+    record = _read("gpu-logs-5", "vllm", "07")
+    assert (record.error_kind, record.kv_gib, record.total_memory_gib) == ("max_model_len_too_large", 1.0, 7.75)
+
+
+def test_xlas_resource_exhausted_is_a_device_oom():
+    # tpu-inference: "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space vmem."
+    # after the KV pair (gpu-logs-5 vllm/01)
+    record = _read("gpu-logs-5", "vllm", "01")
+    assert (record.status, record.error_kind, record.kv_tokens) == ("engine_error", "device_oom", 465664)
+    assert record.error_data["xla_memory_space"] == "vmem"
+
+
+@pytest.mark.parametrize(("prefix", "field", "value"), [
+    ("02", "cuda_graph_gib", 0.0),  # vllm-ascend's suggestion line: "0.0 GiB for NPU graph memory"
+    ("11", "weights_gib", 14.9888),  # 0.8.1: "Model loading took 14.9888 GB and 28.719376 seconds"
+    ("08", "init_engine_seconds", 27.47),  # an author's "init engine (profile, create kv cache, warmup) took"
+])
+def test_a_wording_of_another_release_or_device_is_read(prefix, field, value):
+    assert getattr(_read("gpu-logs-5", "vllm", prefix), field) == value
+
+
+def test_v0s_zero_gpu_blocks_are_no_pool():
+    # "# GPU blocks: 0, # CPU blocks: 256": the worker refuses the pool before allocating one (0.8.5
+    # vllm/worker/worker.py raise_if_cache_size_invalid); the V0 config line's max_seq_len (gpu-logs-5 vllm/09)
+    record = _read("gpu-logs-5", "vllm", "09")
+    assert (record.kv_tokens, record.kv_pools, record.num_blocks) == (None, [], 0)
+    assert (record.status, record.max_model_len) == ("engine_error", 4096)
+
+
+@pytest.mark.parametrize(("prefix", "fraction"), [("01", 0.78), ("08", 0.82), ("13", 0.8)])
+def test_the_fraction_as_an_author_or_a_fork_prints_it(prefix, fraction):
+    # a bare "mem_fraction_static=0.78" line, "server_args ... mem_fraction_static=0.8 ...", and the error's
+    # "Current value: 0.82" (gpu-logs-5 sglang/01, 13, 08)
+    assert _read("gpu-logs-5", "sglang", prefix).mem_fraction_static_effective == fraction
