@@ -236,9 +236,8 @@ class ModelDescription:
     def _stored_bytes(self, dtype: str | None) -> tuple[int, list[str]] | None:
         """(bytes the engine holds for the stored tensors at tp=1, what was adjusted) - None without tensors.
 
-        16-bit float tensors (and 32-bit ones of an unquantized checkpoint) are held at the run dtype, the
-        way both engines cast them; every other dtype (FP8, packed ints, a quantized model's F32 scales)
-        as stored. Embedding/LM-head rows pad the vocab to a multiple of 64; a tied LM head stored anyway
+        Float tensors are held at the run dtype, the way both engines cast them, but for a quantized model's F32
+        scales; every other dtype (FP8, packed ints) as stored. Embedding/LM-head rows pad the vocab to a multiple of 64; a tied LM head stored anyway
         and the tensors of speculative-decoding layers (MTP: layers past num_hidden_layers, mtp.*) are not
         loaded for plain serving."""
         if self.stored is None or not self.stored.tensors:
@@ -258,7 +257,7 @@ class ModelDescription:
         for t in tensors:
             n = t.nbytes
             size = _STORED_FLOAT_BYTES.get(t.dtype)
-            if size is not None and (size == 2 or not quantized) and size != elem:
+            if size is not None and (size == 2 or not quantized or not _is_scale(t.name)) and size != elem:
                 n = n // size * elem
                 recast.add(t.dtype)
             if _is_draft_layer(t.name, self.num_layers):
@@ -324,6 +323,15 @@ def _round_up(x: int, m: int) -> int:
 # element bytes of the safetensors float dtypes the engines cast to the run dtype
 _STORED_FLOAT_BYTES = {"BF16": 2, "F16": 2, "F32": 4}
 _DECODER_LAYER = re.compile(r"^(?:model\.)?(?:language_model\.)?(?:model\.)?layers\.(\d+)\.")
+
+
+def _is_scale(name: str) -> bool:
+    """A quantization scale the quant methods create in float32 whatever the model dtype (weight_scale,
+    weight_scale_inv, input_scale, weight_scale_2, k_scale/v_scale: vLLM 0.32.0 fp8.py:300-345, modelopt.py).
+    Every other float parameter of a quantized model (embeddings, norms, the LM head, AWQ/GPTQ `scales`) is
+    created in the model dtype (params_dtype), so a float32 config's copy is held at 16 bits: vLLM downcasts a
+    float32 config (its own "Downcasting torch.float32 to torch.bfloat16": tests/fixtures/predict/gpu-oos4 v11)."""
+    return name.rsplit(".", 1)[-1].endswith(("_scale", "_scale_inv", "_scale_2"))
 
 
 def _is_draft_layer(name: str, num_layers: int) -> bool:
