@@ -237,9 +237,9 @@ class ModelDescription:
         """(bytes the engine holds for the stored tensors at tp=1, what was adjusted) - None without tensors.
 
         Float tensors are held at the run dtype, the way both engines cast them, but for a quantized model's F32
-        scales; every other dtype (FP8, packed ints) as stored. Embedding/LM-head rows pad the vocab to a multiple of 64; a tied LM head stored anyway
-        and the tensors of speculative-decoding layers (MTP: layers past num_hidden_layers, mtp.*) are not
-        loaded for plain serving."""
+        scales; every other dtype (FP8, packed ints) as stored. Embedding/LM-head rows pad the vocab to a
+        multiple of 64; a tied LM head stored anyway and the tensors of speculative-decoding layers (MTP: layers
+        past num_hidden_layers, mtp.*) are not loaded for plain serving."""
         if self.stored is None or not self.stored.tensors:
             return None
         return self._held_bytes(self.stored.tensors, dtype)
