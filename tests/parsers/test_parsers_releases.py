@@ -136,6 +136,21 @@ def format_value(value, spec: str, style: str, variant: str) -> str:
     return format(value, spec)
 
 
+# Helpers that print a figure with its unit, as the engines' code calls them (the template holds only the call): HPU's
+# format_bytes() prints "{size:.4g} {Ki,Mi,Gi,Ti}B" and HabanaMemoryProfiler.get_summary_string() "<consumed> of device
+# memory (<used>/<total> used) and <consumed> of host memory (...)" (vllm-gaudi vllm_gaudi/extension/profiler.py;
+# vllm 0.8.5 imports the same from vllm_hpu_extension.profiler). A figure of this table is always in GiB.
+PRINTED_UNITS = (
+    (re.compile(r"^format_bytes\("), " GiB"),
+    (re.compile(r"\bget_summary_string\(\)$"),
+     " GiB of device memory (7 GiB/94.62 GiB used) and 7 GiB of host memory (7 GiB/1007 GiB used)"),
+)
+
+
+def printed_unit(expr: str) -> str:
+    return next((suffix for regex, suffix in PRINTED_UNITS if regex.search(expr)), "")
+
+
 def filler(spec: str, style: str, expr: str, samples: tuple) -> str:
     for regex, text in samples:
         if re.search(regex, expr):
@@ -161,7 +176,7 @@ def render(row, table: list, spec_module, variant: str, depth: int = 0) -> tuple
             text, sub = render(nested, table, spec_module, variant, depth + 1) if nested and depth < 2 else ("", {})
             expected.update(sub)
         elif field == "-":
-            text = filler(pspec, row.style, expr, samples)
+            text = filler(pspec, row.style, expr, samples) + printed_unit(expr)
         elif field.endswith("+"):  # one of several figures the record holds the sum of
             value = 12.25 if variant != "negative" else 1.5
             text = format_value(value, pspec, row.style, variant)
@@ -170,6 +185,7 @@ def render(row, table: list, spec_module, variant: str, depth: int = 0) -> tuple
         else:
             text = format_value(sample(field, variant), pspec, row.style, variant)
             expected[field] = text
+            text += printed_unit(expr)
         out.append(text)
         pos = end
     out.append(unescape_literal(row.template[pos:], row.style))
