@@ -414,6 +414,8 @@ class VllmLogParser(LogParser):
                     (r"reserved for KV Cache is ({NUM})", "kv_gib")), primary_only=True),
         rule(r"Overriding num_gpu_blocks=-?[\d,]+ with num_gpu_blocks_override=(?P<num_gpu_blocks_override>[\d,]+)",
              copy_field("num_blocks", "num_gpu_blocks_override")),
+        # vllm-neuron (forks/vllm-neuron.tsv): the override raised by its null block, before vLLM applies it
+        rule(r"^Adding 1 to num_gpu_blocks_override \([\d,]+ -> (?P<num_gpu_blocks_override>[\d,]+)\)"),
         rule(r"Auto-fit max_model_len: reduced from (?P<autofit_from_len>[\d,]+) to (?P<max_model_len>[\d,]+)\b",
              _autofit),
         rule(r"Auto-fit max_model_len: full model context length (?P<max_model_len>[\d,]+)\b", _autofit),

@@ -99,3 +99,36 @@ def test_mlx_runner_budget_is_the_pool_budget_not_the_pool():
         "dtype=mlx.core.bfloat16, ~26122.3 MB"),
     ])
     assert record.pool_budget_gib == 25.51 and record.pool_tokens == 208_978 and record.kv_gib == 25.51
+
+
+# Third-party tools inside the engine's process that print their own cache sizes and token counts: never the pool.
+# LMCache (its own "[time] LMCache INFO: ..." format inside vLLM's worker prefix): LMCache/LMCache#792 (config banner,
+# 2025-06-07), #1878 (store, 2025-10-25), #955 (lookup, 2025-07-02). Dynamo's KV block manager, as
+# ai-dynamo/dynamo#5987 shows its allocation summary (Rust tracing, 2026-02-05).
+THIRD_PARTY = [
+    ("(VllmWorker rank=0 pid=247) [2025-06-07 20:33:02,562] LMCache INFO: LMCache Configuration: {'chunk_size': 256, "
+     "'local_cpu': True, 'max_local_cpu_size': '300.0 GB', 'local_disk': None, 'max_local_disk_size': '0.0 GB', "
+     "'remote_url': None} (config.py:579:lmcache.v1.config)"),
+    ("(Worker_TP0 pid=202465) [2025-10-25 20:33:17,697] LMCache INFO: Storing KV cache for 7500 out of 7500 tokens "
+     "(skip_leading_tokens=0) for request cmpl-8e936853a65d4336b2a2670ba4ca142a-0 "
+     "(vllm_v1_adapter.py:1090:lmcache.integration.vllm.vllm_v1_adapter)"),
+    ("[2025-07-02 16:41:43,868] LMCache INFO: Reqid: 861, Total tokens 1558, LMCache hit tokens: 0, need to load: 0 "
+     "(vllm_v1_adapter.py:745:lmcache.integration.vllm.vllm_v1_adapter)"),
+    ("2026-02-05T10:00:00.000000Z  INFO kvbm::leader: KVBM Leader block allocation: G1 (GPU)=199892 blocks, G2 (Host)="
+     "22756 blocks, G3 (Disk)=0 blocks, bytes_per_block=2359296"),
+]
+POOL = [
+    "(EngineCore_DP0 pid=7) INFO 10-25 20:30:00 [gpu_worker.py:1] Available KV cache memory: 60.12 GiB",
+    "(EngineCore_DP0 pid=7) INFO 10-25 20:30:00 [kv_cache_utils.py:1] GPU KV cache size: 492,496 tokens",
+    ("(EngineCore_DP0 pid=7) INFO 10-25 20:30:00 [kv_cache_utils.py:2] Maximum concurrency for 8,192 tokens per "
+     "request: 60.12x"),
+]
+
+
+def test_third_party_kv_figures_never_state_the_pool():
+    alone = read("vllm", THIRD_PARTY)
+    assert alone.kv_tokens is None and alone.kv_gib is None and alone.num_blocks is None
+    after = read("vllm", POOL + THIRD_PARTY)
+    assert (after.kv_tokens, after.kv_gib, after.num_blocks) == (492_496, 60.12, read("vllm", POOL).num_blocks)
+    record = read("sglang", THIRD_PARTY)
+    assert record.kv_tokens is None and record.kv_gib is None and record.pool_tokens is None

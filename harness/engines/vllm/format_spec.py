@@ -140,6 +140,10 @@ FACTS = (
          ((r".", "gpu_memory_utilization"), (r".", "gpu_memory_utilization_suggested"))),
     Fact("num_gpu_blocks_override", r"^Overriding num_gpu_blocks=%d with num_gpu_blocks_override=%d$",
          ((r"override", "num_gpu_blocks_override"), (r".", "-"))),
+    # vllm-neuron raises the override by the null block it allocates lazily (vllm_neuron/platform.py:153): the override
+    # vLLM then applies
+    Fact("neuron_blocks_override", r"^Adding 1 to num_gpu_blocks_override \(%d -> %d\)",
+         ((r"\+ 1$", "num_gpu_blocks_override"), (r".", "-"))),
     Fact("autofit_reduced", r"^Auto-fit max_model_len: reduced from %d to %d",
          ((r"original|from|old", "autofit_from_len"), (r"auto_fit|new|fit|len", "max_model_len"), (r".", "-")),
          literal=r"(?P<autofit>reduced) from"),
