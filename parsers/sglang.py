@@ -463,7 +463,7 @@ class SglangStartupRecord(StartupRecord):
     profile_total_gib: float | None = None
     profile_mem_fraction_static: float | None = None
     profile_rest_gib: float | None = None
-    pool_budget_gib: float | None = None  # DSV4: the bytes left for the pools
+    pool_budget_gib: float | None = None  # DSV4: the bytes left for the pools; MLX: its runner's KV budget
     cell_bytes: float | None = None  # DSV4: bytes per full-attention token, all pools included
     max_total_tokens: int | None = None  # --max-total-tokens as given
     profiled_max_total_tokens: int | None = None  # when --max-total-tokens was above what fits
@@ -531,6 +531,9 @@ class SglangLogParser(LogParser):
         # Apple MLX: its own pool, in MB (0.5.22 sglang/srt/hardware_backend/mlx/kv_cache/attention_kv_pool.py:49)
         rule(r"^MlxAttentionKVPool: (?P<tokens>\d+(?:,\d{3})*) slots x [\d,]+ layers x [\d,]+ heads x [\d,]+ dim, "
              r"dtype=(?P<kv_cache_dtype>\S+), ~(?P<mib>{NUM}) MB", _mlx_pool, primary_only=True),
+        # ... and the budget it sized that pool from (0.5.23 sglang/srt/hardware_backend/mlx/model_runner.py:694)
+        rule(r"^Auto-sized attention KV pool: sys_available={NUM} GB, mlx_limit={NUM} GB, mlx_used={NUM} GB, "
+             r"kv_budget=(?P<pool_budget_gib>{NUM}) GB", primary_only=True),
         rule(r"^SWAKVPool (?:mem usage|VA upper bound): (?P<gib>{NUM}) GB, swa size: (?P<swa>[\d,]+), "
              r"full size: (?P<full>[\d,]+)", _swa_total, primary_only=True),
         rule(r"Setting KV cache dtype to (?P<kv_cache_dtype>\S+?)\.? for ", _kv_dtype_set),

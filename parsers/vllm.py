@@ -234,6 +234,32 @@ def _model_loading(parser: LogParser, values: dict, line: Line) -> None:
     parser.advance("profiling", line)
 
 
+# The binary units HPU's format_bytes() picks (vllm-gaudi vllm_gaudi/extension/profiler.py format_bytes, and the
+# vllm-hpu-extension it came from): "{size:.4g} {Ki,Mi,Gi,Ti}B", plain "B" below a KiB.
+_BINARY_UNIT_GIB = {"B": 1 / 1024**3, "KiB": 1 / 1024**2, "MiB": 1 / 1024, "GiB": 1.0, "TiB": 1024.0}
+
+
+def _gib(values: dict, size: str = "size", unit: str = "unit") -> float:
+    """A figure printed by format_bytes(), in GiB."""
+    gib = float(values[size]) * _BINARY_UNIT_GIB[str(values[unit])]
+    return gib if values[unit] == "GiB" else round(gib, 4)
+
+
+def _hpu_budget(parser: LogParser, values: dict, line: Line) -> None:
+    # "... {X} reserved for KV cache" (0.8.5 vllm/worker/hpu_worker.py:236), "... {X} reserved for usable KV cache"
+    # (vllm-gaudi hpu_worker.py determine_available_memory, after a dummy block's share): the bytes the KV cache gets,
+    # what vLLM's "Available KV cache memory" states on GPUs
+    parser.record.kv_gib = _gib(values)
+    parser.record.device = parser.record.device or "hpu"
+
+
+def _hpu_weights(parser: LogParser, values: dict, line: Line) -> None:
+    # HabanaMemoryProfiler.get_summary_string(): "<consumed> of device memory (<used>/<total> used) and <consumed> of
+    # host memory (...)": the device memory the load consumed (0.8.5 vllm/worker/hpu_model_runner.py:619)
+    parser.record.weights_gib = _gib(values)
+    parser.advance("profiling", line)
+
+
 def _cuda_graph_pool(parser: LogParser, values: dict, line: Line) -> None:
     # printed only after the real capture (0.20.0 vllm/v1/worker/gpu_worker.py:600 follows capture_model; vllm-ascend
     # worker.py the same): its actual size is the graphs' cost even where no KV line came before it in the excerpt
@@ -279,6 +305,9 @@ class VllmStartupRecord(StartupRecord):
     cpu_blocks: int | None = None  # V0's swap space in blocks ("# CPU blocks"), not the device pool
     kv_cache_groups: int | None = None  # KV cache groups (hybrid, sliding-window models), where the log states them
     suggested_kv_cache_memory_bytes_gpu_limit: int | None = None  # "--kv-cache-memory=" to fill the device
+    # a backend plugin's pool reallocated after warm-up from what the device has left (vllm-rbln's Dynamic KV): the
+    # blocks it serves with; the KV line, printed before, states vLLM's estimate
+    resized_num_blocks: int | None = None
 
 
 # From 0.20.1 one group's KV line states int(max_concurrency x max_model_len) tokens, max_concurrency = num_blocks /
@@ -406,6 +435,8 @@ class VllmLogParser(LogParser):
                     (r"reserved for KV Cache is ({NUM})", "kv_gib")), primary_only=True),
         rule(r"Overriding num_gpu_blocks=-?[\d,]+ with num_gpu_blocks_override=(?P<num_gpu_blocks_override>[\d,]+)",
              copy_field("num_blocks", "num_gpu_blocks_override")),
+        # vllm-neuron (forks/vllm-neuron.tsv): the override raised by its null block, before vLLM applies it
+        rule(r"^Adding 1 to num_gpu_blocks_override \([\d,]+ -> (?P<num_gpu_blocks_override>[\d,]+)\)"),
         rule(r"Auto-fit max_model_len: reduced from (?P<autofit_from_len>[\d,]+) to (?P<max_model_len>[\d,]+)\b",
              _autofit),
         rule(r"Auto-fit max_model_len: full model context length (?P<max_model_len>[\d,]+)\b", _autofit),
@@ -414,7 +445,7 @@ class VllmLogParser(LogParser):
         # the KV line(s): the KV figures are final from here on
         # (anchored: a third-party tool's banner or estimate that quotes the wording is not the engine's line)
         # (its concurrency part whole, or cut after the request length where an author merged the two lines)
-        rule(r"^(?:(?P<pools>[A-Z]+(?: \+ host)?) )?KV cache size: (?P<kv_tokens>-?[\d,]+) tokens"
+        rule(r"^(?:(?P<pools>[A-Z]+(?: \+ host)?|Spyre) )?KV cache size: (?P<kv_tokens>-?[\d,]+) tokens"
              r"(?:, Maximum concurrency for (?P<max_model_len>[\d,]+) tokens(?: per request: "
              r"(?P<max_concurrency>{NUM})x)?)?", _kv_line,
              primary_only=True),  # every engine core (DP rank) logs its own
@@ -432,6 +463,33 @@ class VllmLogParser(LogParser):
              r"kv_cache_config\.num_blocks=(?P<num_blocks>\d+)", set_fields(device="tpu"), primary_only=True),
         rule(r"^Init kv-cache \| num_total_layers=\d+ \| num_blocks=\[?(?P<num_blocks>\d[\d,]*?)(?:, |\]|$)",
              set_fields(device="tpu"), primary_only=True),
+        # HPU (Intel Gaudi): vLLM's own worker up to 0.9.x, then the vllm-gaudi plugin (harness/engines/vllm/forks/
+        # vllm-gaudi.tsv): its budget line (the KV cache's share last), its pool's blocks, its load's device memory
+        # (newer builds with --kv-cache-memory-bytes word it "using explicit KV cache budget ..." with no utilization)
+        rule(r"^Free device memory: (?:.*?\(gpu_memory_utilization=(?P<gpu_memory_utilization>{NUM})\))?.* "
+             r"(?P<size>{NUM}) (?P<unit>[KMGT]?i?B) reserved for (?:usable )?KV cache\b", _hpu_budget,
+             primary_only=True),
+        rule(r"^Usable num_blocks: (?P<num_blocks>[\d,]+), actual allocated num_blocks\b", set_fields(device="hpu"),
+             primary_only=True),
+        rule(r"^Loading model weights took in total (?P<size>{NUM}) (?P<unit>[KMGT]?i?B) of device memory",
+             _hpu_weights, primary_only=True),
+        # vllm-rbln's pool reallocated after warm-up (harness/engines/vllm/forks/vllm-rbln.tsv): the blocks it serves
+        # with, in a field of their own (the KV line before it states vLLM's estimate). Its compile-time shrink line
+        # ("compiling with 4 KV blocks instead of N") is never read.
+        rule(r"^\[Dynamic KV\] reallocating KV cache: \d+ -> (?P<resized_num_blocks>\d+) blocks", primary_only=True),
+        # ... and without it, the weights' bytes and the KV budget it hands vLLM (vllm-rbln rbln_worker.py
+        # determine_available_memory); a draft model's "draft_n_model_bytes" beside them is never read
+        rule(r"^n_model_bytes = (?P<weights_gib>{NUM}) GB", primary_only=True),
+        rule(r"^available_memory_estimate = (?P<kv_gib>{NUM}) GiB", primary_only=True),
+        # IBM Spyre (vllm-spyre vllm_spyre/platform.py; forks/vllm-spyre.tsv): the pool rounded to the batch size
+        rule(r"^Spyre constraint: num blocks rounded from \d+ to (?P<num_blocks>\d+)", primary_only=True),
+        # Apple Metal (vllm-metal; forks/vllm-metal.tsv): its paged KV cache's blocks (its MB figures are decimal)
+        rule(r"^KV cache: {NUM} MB \((?:[\d,]+ layers, |[\d,]+ physical slots across [\d,]+ groups, )"
+             r"(?P<num_blocks>[\d,]+) blocks(?:, (?P<block_size>[\d,]+) tokens/block)?\)", primary_only=True),
+        rule(r"^Paged attention enabled: \d+ layers patched, (?P<num_blocks>\d+) blocks allocated "
+             r"\(block_size=(?P<block_size>\d+)", primary_only=True),
+        rule(r"^Paged attention memory breakdown: .*, num_blocks=(?P<num_blocks>\d+), max_tokens_cached=",
+             primary_only=True),
         rule(r"^Init kv-cache \| shape=\d+ \* \((?P<first>\d+), (?P<second>\d+),", _tpu_kv_shape, primary_only=True),
         # CUDA graphs
         rule(r"^Capturing CUDA graphs", phase_after_kv("capturing")),
@@ -504,6 +562,10 @@ class VllmLogParser(LogParser):
               r"total_hbm_used_gb=(?P<used_gib>{NUM}) ?GiB exceeds total_hbm_limit_cap_gb=(?P<budget_gib>{NUM}) ?GiB "
               r"by (?P<short_gib>-?{NUM}) ?GiB"),
         error("autofit_impossible", r"Cannot auto-fit max_model_len: not enough \w+ memory available"),
+        # vllm-spyre: the pool is below a full batch (vllm_spyre/platform.py, ValueError; forks/vllm-spyre.tsv)
+        error("pool_below_minimum",
+              r"Number of pages available on Spyre (?P<available_blocks>[\d,]+) is not enough to serve the current "
+              r"model \(need at least (?P<needed_blocks>[\d,]+) pages\)"),
         error("memory_profiling_error",
               r"Error in memory profiling\. Initial free memory (?P<initial_free_gib>{NUM})(?: GiB)?, current free "
               r"memory (?P<current_free_gib>{NUM})(?: GiB)?\."),

@@ -13,7 +13,7 @@ KEYWORDS = re.compile(
     r"|[Cc]hunked.prefill|profiled|context.length|context_len|fired up|#tokens|kv_cache_dtype|avail mem|GB"
     r"|max_running_requests|memory"
     r"|[Ss]liding|SWA|swa_|Mamba|hit an exception|sigquit|failed|startup timings|state cache|overlap schedule"
-    r"|host memory|DSV4|MlxAttentionKVPool|warmup error|leaves no room"
+    r"|host memory|DSV4|MlxAttentionKVPool|warmup error|leaves no room|Attention KV pool|MLX stub|HiCache|LMCache|KVBM"
 )
 
 
@@ -63,6 +63,18 @@ FACTS = (
     Fact("all_swa", r"^Use sliding window memory pool \(all SWA\)\. ", ((r".", "swa_pool_tokens"),)),
     Fact("mlx_pool", r"^MlxAttentionKVPool: \{", ((r"pool_size", "pool_tokens"), (r"dtype", "kv_dtype"), (r".", "-")),
          samples=((r"dtype", "mlx.bfloat16"),)),
+    # Apple MLX's runner sizes its pool itself: the budget, in GiB printed as "GB" (0.5.23 sglang/srt/hardware_backend/
+    # mlx/model_runner.py:694)
+    Fact("mlx_pool_budget", r"^Auto-sized attention KV pool: sys_available=\{",
+         ((r"kv_budget", "pool_budget_gib"), (r".", "-"))),
+    # ... its pool without the padding slot, and the stub runner's token budget (model_runner.py:755,
+    # model_runner_stub.py:333): the pool line (MlxAttentionKVPool) and the scheduler summary state them for the record
+    Fact("mlx_pool_init", r"^Attention KV pool initialized: pool_size=\{|^MLX stub: initialized minimal pools ",
+         ((r".", "-"),), unread=True),
+    # Ascend NPU's HiCache host reservation (0.5.22 sglang/srt/mem_cache/pool_host/npu_memfabric.py:86): host memory the
+    # host pools are carved from (their own "Allocating ... host memory" lines say how much), never the device pool
+    Fact("host_memory_reserve", r"^\[HiCache\] memfabric host memory initialized: reserve=", ((r".", "-"),),
+         unread=True),
     Fact("kv_pool", r"KV Cache is allocated\. |\{cache_name\} is allocated\. |'VA upper bound' if .* 'is allocated'",
          ((r"cache_name", "-"), (r"VA upper bound", "-"), (r"dtype", "kv_dtype"),
           (r"num_tokens|^size$|tokens", "pool_tokens"), (r"^kv_size|kv_size_GB|kv_size /", "kv_gib"),

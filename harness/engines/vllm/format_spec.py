@@ -18,7 +18,10 @@ KEYWORDS = re.compile(
     r"|[Ff]ree memory|max seq len|max_model_len|max model len|cache blocks|Auto-fit|kv-cache-memory|block size"
     r"|non KV|version|Initializing|GiB|max_num_batched_tokens|non-default args"
     r"|kv cache group|Mamba|failed|fatal|hit an exception|In v\d|torch\.compile t|# %s blocks|Memory statistics"
-    r"|total_hbm|Init kv-cache|Hybrid KV cache layout"
+    r"|total_hbm|Init kv-cache|Hybrid KV cache layout|Free device memory|Usable num_blocks|took in total"
+    r"|\[Dynamic KV\]|[Pp]aged attention|n_model_bytes|kernel_size|available_memory_estimate|num blocks rounded"
+    r"|pages available"
+    r"|MLX path|LMCache|KVBM"
 )
 
 
@@ -64,6 +67,49 @@ FACTS = (
     # ... and its pool's blocks (tpu-inference tpu_inference/runner/kv_cache_manager.py:958 and :986)
     Fact("tpu_kv_cache_init", r"^Hybrid KV cache layout: num_kv_cache_groups=|^Init kv-cache \| num_total_layers=",
          ((r"num_blocks", "num_blocks"), (r".", "-"))),
+    # --- HPU (Intel Gaudi): vLLM's own worker up to 0.9.x (0.8.5 vllm/worker/hpu_worker.py:236,
+    # hpu_model_runner.py:619), then the vllm-gaudi plugin (its table under forks/). format_bytes() and
+    # HabanaMemoryProfiler.get_summary_string() print each figure with the binary unit it picks ("23.75 GiB", "504 MiB")
+    Fact("hpu_memory_budget", r"^Free device memory: \{",
+         ((r"^format_bytes\(cache_size_bytes(?: - dummy_block_headroom)?\)$", "kv_gib"),
+          (r"gpu_memory_utilization$", "gpu_memory_utilization"), (r".", "-"))),
+    Fact("hpu_kv_blocks", r"^Usable num_blocks: \{", ((r"kv_cache_config\.num_blocks", "num_blocks"), (r".", "-"))),
+    Fact("hpu_weights", r"^Loading model weights took in total \{|^Loading model weights took in total %s$",
+         ((r"get_summary_string", "weights_gib"), (r".", "-"))),
+    # the profile run's and the cache engine's own cost: what they took, not the budget or the pool (never kv_gib)
+    Fact("hpu_profile_run", r"^(?:Model profiling run|Initializing cache engine) took \{", ((r".", "-"),), unread=True),
+    # --- XPU: vLLM's own worker, 0.10.2-0.14 (0.13.0 vllm/v1/worker/xpu_worker.py:84 and :119): MB figures around the
+    # profile run that the record does not hold; the pool is vLLM's own KV line
+    Fact("xpu_memory_profile", r"^(?:Before|After) memory profiling run, (?:total GPU memory|peak memory usage)",
+         ((r".", "-"),), unread=True),
+    # --- vllm-rbln (Rebellions NPU; its table under forks/): with VLLM_RBLN_USE_DYNAMIC_KV_CACHE the pool vLLM sized is
+    # compiled small, then reallocated after warm-up from the device: the blocks it serves with (not the KV line's)
+    Fact("resized_kv_blocks", r"^\[Dynamic KV\] reallocating KV cache: %d -> %d blocks",
+         ((r"old", "-"), (r".", "resized_num_blocks"))),
+    # ... the compile hint (4 blocks) and vLLM's estimate it stands in for: neither is the pool served with
+    Fact("compile_kv_blocks", r"^\[Dynamic KV\] compiling with %d KV blocks instead of %d", ((r".", "-"),),
+         unread=True),
+    # --- vllm-rbln's own budget (rbln_worker.py determine_available_memory): the weights' bytes and the KV budget it
+    # hands vLLM, in GiB ("GB" is GiB there too); a draft model's figures beside them are never the target's
+    Fact("rbln_model_bytes", r"^n_model_bytes = %\.2f GB$", ((r".", "weights_gib"),)),
+    Fact("rbln_kv_budget", r"^available_memory_estimate = %\.2f GiB$", ((r".", "kv_gib"),)),
+    Fact("rbln_draft_bytes", r"^draft_n_model_bytes = %\.2f GB$|^draft_model_kernel_size = %\.2f GB$", ((r".", "-"),),
+         unread=True),
+    # --- IBM Spyre (vllm-spyre, its table under forks/): the pool rounded up to a multiple of the batch size; its KV
+    # line names the device ("Spyre KV cache size", the kv_tokens fact below)
+    Fact("spyre_blocks_rounded", r"^Spyre constraint: num blocks rounded from %d to %d",
+         ((r"old", "-"), (r"num_blocks", "num_blocks"), (r".", "-"))),
+    # --- Apple Metal (vllm-metal, its table under forks/): its paged KV cache's blocks; its MB and GB are decimal
+    Fact("metal_kv_cache", r"^KV cache: \{.*/ 1e6:\.1f\} MB \(",
+         ((r"^self\.num_blocks$", "num_blocks"), (r"^self\.block_size$", "block_size"), (r".", "-"))),
+    Fact("metal_paged_attention", r"^Paged attention enabled: %d layers patched, %d blocks allocated \(block_size=%d"
+         r"|^Paged attention memory breakdown: ",
+         ((r"^plan\.num_blocks$", "num_blocks"), (r"^plan\.block_size$", "block_size"), (r".", "-"))),
+    # ... and what it reports to vLLM's scheduler: on its MLX path one max-length request's worth, whatever MLX holds
+    # (cache_policy.py: "MLX manages cache internally"), never the pool
+    Fact("metal_scheduler_report", r"^MLX path: reporting %\.2f GB for scheduler admission control"
+         r"|^Paged attention: reporting MPS cache capacity|^Mixed MHA paged attention: reporting %\.2f GB KV budget"
+         r"|^KV cache config received: %d", ((r".", "-"),), unread=True),
     Fact("weights_gib", r"^Model loading took %[.\d]*[sf] GiB(?: memory)? and %\.\d+f seconds?$",
          ((r"memory|usage|GiB|gib", "weights_gib"), (r".", "-"))),
     # --- profiling and the KV budget
@@ -94,6 +140,10 @@ FACTS = (
          ((r".", "gpu_memory_utilization"), (r".", "gpu_memory_utilization_suggested"))),
     Fact("num_gpu_blocks_override", r"^Overriding num_gpu_blocks=%d with num_gpu_blocks_override=%d$",
          ((r"override", "num_gpu_blocks_override"), (r".", "-"))),
+    # vllm-neuron raises the override by the null block it allocates lazily (vllm_neuron/platform.py:153): the override
+    # vLLM then applies
+    Fact("neuron_blocks_override", r"^Adding 1 to num_gpu_blocks_override \(%d -> %d\)",
+         ((r"\+ 1$", "num_gpu_blocks_override"), (r".", "-"))),
     Fact("autofit_reduced", r"^Auto-fit max_model_len: reduced from %d to %d",
          ((r"original|from|old", "autofit_from_len"), (r"auto_fit|new|fit|len", "max_model_len"), (r".", "-")),
          literal=r"(?P<autofit>reduced) from"),
@@ -104,9 +154,10 @@ FACTS = (
          literal_map=(("attention-free", "attention_free"),)),
     # --- the KV line(s)
     Fact("kv_tokens", r"KV cache size: %s tokens",
-         ((r"pool|device|prefix|kv_cache_name|name", "-"), (r"num_tokens|tokens", "kv_tokens"),
+         ((r"pool|device|prefix|kv_cache_name|name|^backend$", "-"), (r"num_tokens|tokens|^num_blocks \* block_size$",
+                                                                      "kv_tokens"),
           (r"max_model_len|model_len", "max_model_len"), (r"concurrency", "max_concurrency"), (r".", "-")),
-         samples=((r".", "GPU"),)),
+         samples=((r"^backend$", "Spyre"), (r".", "GPU"))),
     Fact("max_concurrency", r"^Maximum concurrency for %s tokens per request: %\.2fx$",
          ((r"max_model_len|model_len", "max_model_len"), (r".", "max_concurrency"))),
     Fact("num_blocks", r"vllm cache_config_info with initialization after num_gpu_blocks is: %d$",
@@ -116,7 +167,7 @@ FACTS = (
     # --- CUDA graphs and the suggestion
     Fact("cuda_graph_capture", r"^Graph capturing finished in %\.0f secs?, took %\.2f GiB$",
          ((r"elapsed|time|secs", "graph_capture_seconds"), (r".", "cuda_graph_gib")), after_kv=True),
-    Fact("cuda_graph_pool", r"^CUDA graph pool memory: %s GiB \(actual\), %s GiB \(estimated\)",
+    Fact("cuda_graph_pool", r"^(?:CUDA|ACL) graph pool memory: %s GiB \(actual\), %s GiB \(estimated\)",
          ((r"estimate", "cuda_graph_estimate_gib"), (r"diff", "-"), (r".", "cuda_graph_gib"), (r".", "-")),
          after_kv=True),
     Fact("kv_cache_memory_suggestion", r"Replace gpu_memory_utilization config with `--kv-cache-memory=",
@@ -152,6 +203,9 @@ FACTS = (
          ((r"used", "error_data.used_gib"), (r"cap", "error_data.budget_gib"), (r"avail", "error_data.short_gib"),
           (r".", "-"))),
     Fact("error:autofit_impossible", r"^Cannot auto-fit max_model_len", ()),
+    # vllm-spyre's pool below a full batch (vllm_spyre/platform.py, ValueError)
+    Fact("error:pool_below_minimum", r"^Number of pages available on Spyre \{",
+         ((r"min_req", "error_data.needed_blocks"), (r"num_blocks", "error_data.available_blocks"), (r".", "-"))),
     # A process's own word that it failed (logged with its traceback): tests/parsers/test_parsers_fatal_start.py
     # holds every such row to the parser's failure markers.
     Fact("fatal", r"^(?:EngineCore|WorkerProc|RayWorkerProc|AsyncLLM)\b[^%{]*(?:failed|fatal|hit an exception)",
