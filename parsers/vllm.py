@@ -610,6 +610,10 @@ class VllmLogParser(LogParser):
         self._pools_key: tuple | None = None  # what _kv_pools last built from, and the list it left
         self._pools_set: list | None = None
         self._smallest: tuple | None = None
+        # the worker pools and the smallest line built so far, extended as KV lines come (only the last can change)
+        self._worker_pools: list[KvPool] = []
+        self._settled = 0  # how many lines _least has seen: every line but the last
+        self._least: list | None = None
         self.derived_blocks: int | None = None  # num_blocks as derived from kv_tokens (the log states none)
 
     def may_be_from(self, raw: str, source: str) -> bool:
@@ -718,14 +722,30 @@ class VllmLogParser(LogParser):
                     if len(groups) > 1 else None)
             pools = [KvPool(POOL_KV, name, tokens, record.kv_gib, tokens_derived=over)]
         else:
-            pools = [KvPool(POOL_WORKER, f"{name} (worker {i})", tokens) for i, (tokens, _, name) in enumerate(lines)]
-            tokens, concurrency, _ = min(lines, key=lambda entry: entry[0])
+            pools, (tokens, concurrency, _) = self._workers()
             self._smallest = (tokens, concurrency)
             if record.rank_note is None or record.rank_note.startswith("KV lines of"):
                 record.rank_note = (f"KV lines of {len(lines)} workers: the engine sizes every worker to the "
                                     f"smallest, {tokens:,} tokens")
-        if pools + groups != record.kv_pools:
-            record.kv_pools = pools + groups
+        built = pools + groups
+        if len(built) != len(record.kv_pools) or built != record.kv_pools:
+            record.kv_pools = built
+
+    def _workers(self) -> tuple[list[KvPool], list]:
+        """Each KV line's worker pool and the smallest line (the first of the smallest), built on from the last
+        call's: a log of many startups holds thousands of KV lines, and only the last can still be completed by a
+        later line, so each line is built once and the whole list is not searched again."""
+        lines = self.kv_lines
+        settled = len(lines) - 1
+        built = self._worker_pools[:settled]
+        built += [KvPool(POOL_WORKER, f"{name} (worker {i})", tokens)
+                  for i, (tokens, _, name) in enumerate(lines[len(built):], start=len(built))]
+        for entry in lines[self._settled:settled]:
+            if self._least is None or entry[0] < self._least[0]:
+                self._least = entry
+        self._worker_pools, self._settled = built, settled
+        last = lines[-1]
+        return built, self._least if self._least is not None and self._least[0] <= last[0] else last
 
     @classmethod
     def score(cls, text: str) -> int:
