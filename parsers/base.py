@@ -122,6 +122,9 @@ class Rule:
     primary_only: bool = False  # facts every rank logs: take rank 0's
     keyword: str | None = None  # text every match contains: a cheap `in` test skips most lines
     any_of: tuple[str, ...] | None = None  # texts one of which every match contains
+    # the text that ends the message: the engine prints it on one line, and where a line it reads lacks it (an author
+    # or a viewer broke the message over lines, at a sentence or inside a number pair) the next line may go on with it
+    until: re.Pattern | None = None
 
 
 def required_literal(pattern: re.Pattern) -> str | None:
@@ -230,10 +233,11 @@ def _required_texts(cls, rules) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(texts))
 
 
-def rule(regex: str, *actions: Action, primary_only: bool = False) -> Rule:
-    """A table row; `{NUM}` in the regex stands for a printed number."""
+def rule(regex: str, *actions: Action, primary_only: bool = False, until: str | None = None) -> Rule:
+    """A table row; `{NUM}` in the regex stands for a printed number; `until`: the text that ends its message."""
     pattern = re.compile(regex.replace("{NUM}", NUM))
-    return Rule(pattern, actions, primary_only, required_literal(pattern), required_texts(pattern))
+    return Rule(pattern, actions, primary_only, required_literal(pattern), required_texts(pattern),
+                re.compile(until) if until is not None else None)
 
 
 @dataclass(frozen=True)
@@ -428,6 +432,9 @@ class LogParser:
         self._quiet_blocks: set[int] = set()  # tracebacks the engine survives (see _start_block)
         self._block_stage: dict[int, str] = {}  # where each traceback was raised (FAILED_DURING)
         self._held: Line | None = None  # the last line, when it may continue on the next (_join_held)
+        self._held_more = False  # ... held because a rule read it and its message goes on (Rule.until)
+        self._more: Line | None = None  # the line a rule just read whose message lacks its end (Rule.until)
+        self._error_token: tuple[str, object] = ("", None)  # the raw line of the last error offered, and its token
         # the last line when its message ends with a comma: an author (or a terminal) broke it there and the next,
         # unprefixed, line goes on with it ("... elapsed=282.07 s," / "type=..., avail mem=35.23 GB, ..."); joined
         # before any rule reads it, so each rule reads the whole message once (_comma_join)
@@ -691,20 +698,42 @@ class LogParser:
                 HEADER_TEXT):
             return False
         fired = self.rules_fired
-        for separator in ("", " "):  # a terminal cuts anywhere; an author breaks at a space
+        more, self._held_more = self._held_more, False
+        # A terminal cuts anywhere, an author breaks at a space: the join that lets a rule read more of the message
+        # wins ("... the available KV cache" / "memory (0.6 GiB). Based on ..." reads the available memory only with
+        # the space); on a tie, a message a rule already read goes on after a space (an author's break: a sentence,
+        # a number pair), any other after none (a terminal's cut inside a word).
+        separators = sorted(("", " "), key=lambda sep: (-self._coverage(held.text + sep + following.text),
+                                                       sep != (" " if more else "")))
+        for separator in separators:
             line = Line(text=held.text + separator + following.text, raw=held.raw, source=held.source,
                         level=held.level, prefixed=held.prefixed, primary=held.primary, rank=held.rank, t=held.t)
+            self._more = None
             self._match_rules(line)
-            self._known_error(line, None, token=("joined", held.raw))
+            token = self._error_token[1] if self._error_token[0] == held.raw else ("joined", held.raw)
+            self._known_error(line, None, token=token)
             if self.rules_fired != fired:
-                self._held = line if _incomplete(line.text) else None
+                self._held_more = self._more is line
+                self._held = line if _incomplete(line.text) or self._held_more else None
                 return True
         return False
 
+    def _coverage(self, text: str) -> int:
+        """How many figures the best-reading rule or error rule finds in `text` (-1: none reads it)."""
+        best = -1
+        for r in [self.rules[i] for i in self._candidates(text)] + list(self.error_rules):
+            if r.keyword is not None and r.keyword not in text:
+                continue
+            if (match := r.pattern.search(text)) is not None:
+                best = max(best, sum(value is not None for value in match.groupdict().values()))
+        return best
+
     def _feed_line(self, line: Line) -> None:
         fired = self.rules_fired
+        self._more = None
         self._feed_line_rules(line)
-        self._held = line if self.rules_fired == fired and _incomplete(line.text) else None
+        self._held_more = self._more is line
+        self._held = line if self._held_more or (self.rules_fired == fired and _incomplete(line.text)) else None
 
     def _feed_line_rules(self, line: Line) -> None:
         self.flush_pending(line)
@@ -732,6 +761,8 @@ class LogParser:
                 return
             if r.primary_only:
                 self._primary_seen.add(index)
+            if r.until is not None and r.until.search(text) is None:
+                self._more = line
             self._run_rule(r, match, line)
             self._last_exception = None  # the engine went on: what it logged before did not end it
             return
@@ -846,7 +877,10 @@ class LogParser:
             match = err.pattern.search(line.text)
             if match:
                 self.rules_fired += 1
-                token = step.block if in_exception else token
+                token = step.block if in_exception else token if token is not None else ("line", line.raw)
+                self._error_token = (line.raw, token)  # a later line that goes on with this one refines it
+                if None in match.groupdict().values() and _incomplete(line.text):
+                    self._more = line  # its message broken off before a figure it may state: the next line may hold it
                 data = self._apply(match, store=False)
                 for regex, key in err.extras:
                     if key not in data and (extra := regex.search(line.text)):

@@ -43,8 +43,13 @@ from parsers.record import (
 # ` PP0`) of multi-rank runs; a log setup that drops the date prints `[HH:MM:SS]` (2026 builds).
 # An author who cut the timestamps out keeps the ranks alone: "[TP0] Load weight end. ...", "[DP0 TP0 EP0] DSv4 pool
 # sizes ..." (the same format, sglang/srt/utils/common.py configure_logger's prefix, less its time).
+# A fork may put a tag of its own among the ranks (the repr of its disaggregation mode, "[2025-12-02 07:04:51
+# DisaggregationMode.IGPUDECODE TP1]", sgl-project/sglang#14282; no release prints one: 0.5.3 and 0.5.21
+# sglang/srt/managers/scheduler.py add only " DP"/" PP"/" ATTN_CP"/" MOE_DP"/" TP"/" EP" and a number): a word with no
+# digit, skipped; the ranks are the tags with a number.
 PREFIX = re.compile(
-    r"\[(?:(?P<ts>(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?(?P<ranks>(?: [A-Z_]+-?\d+)*)"
+    r"\[(?:(?P<ts>(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?(?: [A-Za-z][A-Za-z_.]*(?=[ \]]))*"
+    r"(?P<ranks>(?: [A-Z_]+-?\d+)*)"
     r"|(?P<bare_ranks>(?:[A-Z]+_)?[A-Z]+-?\d+(?: [A-Z_]+-?\d+)*))\]"
     r"(?: (?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) )?(?P<msg>.*))?$"
 )
@@ -148,6 +153,8 @@ def _host_memory(parser: LogParser, values: dict, line: Line) -> None:
     # mamba.py:185, mha.py:857: "Allocating %.2f GB host memory for ..."), added: never the device pool.
     record = parser.record
     record.host_kv_gib = round((record.host_kv_gib or 0.0) + float(values["gib"]), 2)
+    if values.get("tokens") is not None:
+        record.host_kv_tokens = (record.host_kv_tokens or 0) + int(values["tokens"])
 _TARGET = (POOL_KV, POOL_FULL, POOL_SWA)
 
 
@@ -506,6 +513,10 @@ class SglangLogParser(LogParser):
         rule(r"^Physical KV Cache limits by --mem-fraction-static: #tokens: ", _physical_pool, primary_only=True),
         rule(r"^(?P<label>VirtualKV) Cache is allocated(?: \(group_id=\d+\))?\. ", _virtual_pool, primary_only=True),
         rule(r"^Allocating (?P<gib>{NUM}) GB host memory for ", _host_memory, primary_only=True),
+        # 0.5.21 states the host KV pool's tokens first ("Allocating %s hierarchical KV host pool: %d tokens, %.2f GB
+        # host memory." and its packed-MTP form, sglang/srt/mem_cache/pool_host/base.py:236 and :248): a host pool too
+        rule(r"^Allocating \S+ hierarchical KV host pool: (?P<tokens>[\d,]+) tokens, (?P<gib>{NUM}) GB host memory",
+             _host_memory, primary_only=True),
         # the memory profile (0.5.22 pool_configurator.py profile_available_bytes; a long line, often wrapped)
         rule(r"^Memory profiling: available_gpu_memory=(?P<profile_available_gib>-?{NUM}) GB, "
              r"total_gpu_memory=(?P<profile_total_gib>{NUM}) GB, mem_fraction_static=(?P<profile_mem_fraction_static>"

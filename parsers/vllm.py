@@ -211,6 +211,27 @@ def _graphs_from_summary(parser: LogParser, values: dict, line: Line) -> None:
         parser.record.cuda_graph_gib = float(match.group(1))
 
 
+def _current_kv_bytes(parser: LogParser, values: dict, line: Line) -> None:
+    # 0.10.2 states the KV cache's memory in bytes: "Current kv cache memory in use is 59212694937 bytes."
+    # (0.10.2 vllm/v1/worker/gpu_worker.py:388; GiB from 0.11: 0.33.0 :1062)
+    match = re.search(r"Current kv cache memory in use is (\d+) bytes", line.text)
+    if match:
+        parser.record.current_kv_cache_gib = round(int(match.group(1)) / 2**30, 2)
+
+
+def _npu_budget_bytes(parser: LogParser, values: dict, line: Line) -> None:
+    record = parser.record
+    if record.kv_gib is None:
+        record.kv_gib = round(max(int(values["kv_bytes"]), 0) / 2**30, 2)
+    if record.total_memory_gib is None:
+        record.total_memory_gib = round(int(values["total_bytes"]) / 2**30, 2)
+
+
+def _xpu_total_mb(parser: LogParser, values: dict, line: Line) -> None:
+    if parser.record.total_memory_gib is None:
+        parser.record.total_memory_gib = round(float(values["total_mb"]) / 1024, 2)
+
+
 # (vllm-ascend's worker.py names its device: "0.0 GiB for NPU graph memory", vllm-omni's NPU stage too)
 _SUMMARY_GRAPHS = re.compile(r"(\d+(?:\.\d+)?) ?GiB for (?:CUDA|NPU|XPU) ?[Gg]raph memory")
 
@@ -415,6 +436,14 @@ class VllmLogParser(LogParser):
         rule(r"^Memory statistics \| total_hbm_limit_gb=(?P<total_memory_gib>{NUM}) ?GiB \| "
              r"total_hbm_limit_cap_gb=(?P<requested_memory_gib>{NUM}) ?GiB \| total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?"
              r"GiB \| total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB", set_fields(device="tpu"), primary_only=True),
+        # vllm-ascend's budget in bytes: "Available memory: <KV cache bytes>, total memory: <NPU bytes>" (vllm-ascend
+        # 0.11.0 vllm_ascend/worker/worker_v1.py:257, determine_available_memory: the first figure is what it returns
+        # as the KV cache's memory, clamped at 0)
+        rule(r"^Available memory: (?P<kv_bytes>-?\d+), total memory: (?P<total_bytes>\d+)$", _npu_budget_bytes,
+             primary_only=True),
+        # vLLM's XPU worker profiles in MB (0.10.2 vllm/v1/worker/xpu_worker.py:100, bytes / 1024 ** 2)
+        rule(r"^Before memory profiling run, total GPU memory: (?P<total_mb>{NUM}) MB, ", _xpu_total_mb,
+             primary_only=True),
         # V0 (0.6.x vllm/worker/worker.py): the profile as key=value pairs
         rule(r"^Memory profiling results: total_gpu_memory=",
              store_pairs((r"total_gpu_memory=({NUM})GiB", "total_memory_gib"),
@@ -502,7 +531,14 @@ class VllmLogParser(LogParser):
         # the --kv-cache-memory suggestion: its figures changed from release to release
         # vllm-ascend words it "Actual usage: ... for weights", "Replace gpu_memory_utilization with", "to fully utilize
         # NPU free memory", "Current KV cache memory: X GiB" (its worker.py; public logs of vllm-ascend 2026 builds)
-        rule(r"Replace gpu_memory_utilization(?: config)? with `--kv-cache-memory=",
+        # Anchored on its first sentence (every release since 0.10.2 prints it: 0.10.2 vllm/v1/worker/gpu_worker.py:376,
+        # 0.33.0 :1045), so an excerpt that cut the "Replace ..." sentence, or a message an author broke over lines (one
+        # sentence a line, or inside "(0.9," / "172.52 GiB)"), is still read: its later lines go on with it (until its
+        # last sentence). An excerpt that holds it and no KV line stays undecided, as the sets read it (gpu-logs-3
+        # vllm/06, /07, gpu-logs-4 vllm/07), though the engine prints it after the KV cache (0.33.0
+        # compile_or_warm_up_model).
+        rule(r"Free memory on device \({NUM}/{NUM}" + GIB + r"\) on startup\.(?: |$)"
+             r"|Replace gpu_memory_utilization(?: config)? with `--kv-cache-memory=",
              store_pairs((r"Free memory on device \(({NUM})/", "initial_free_gib"),
                     (r"Free memory on device \({NUM}/({NUM})" + GIB, "total_memory_gib"),
                     (r"Desired GPU memory utilization is \(({NUM}),", "gpu_memory_utilization"),
@@ -518,7 +554,8 @@ class VllmLogParser(LogParser):
                     (r"`--kv-cache-memory=(-?[\d,]+)`[^`]*?to fully utilize \w+ (?:free )?memory",
                      "suggested_kv_cache_memory_bytes_gpu_limit"),
                     (r"Current (?:kv cache memory in use is|KV cache memory:) ({NUM})" + GIB, "current_kv_cache_gib")),
-             _graphs_from_summary, primary_only=True),
+             _current_kv_bytes, _graphs_from_summary, primary_only=True,
+             until=r"Current (?:kv cache memory in use is|KV cache memory:) [\d.]+"),
         # 0.32.0 vllm/model_executor/layers/quantization/kv_cache.py:164: an fp8 KV cache without calibrated scales
         rule(r"^Using KV cache scaling factor {NUM} for (?P<kv_cache_dtype>fp8\w*)\.", _kv_dtype_seen),
         rule(r"init engine \((?:profile|[^()]*kv cache)[^()]*\) took (?P<init_engine_seconds>{NUM}) ?s"

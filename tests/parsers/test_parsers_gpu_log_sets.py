@@ -26,6 +26,12 @@ any parser ran, all held out) was first read at vLLM 64/89 fields, KV 9/9, statu
 by hand after a comma, an SGLang start with its pool line and no summary, the model-load line's other forms, XLA's
 RESOURCE_EXHAUSTED, V0's zero blocks, an author's key=value server arguments) were then fitted on it, so its floors
 below are no longer out of sample either.
+gpu-logs-6 (25 logs collected by the logs6 session on 2025-2026 backends, wrappers, traps and fatal starts, values by
+eye before any parser ran, all held out) was first read at vLLM 110/139 fields, KV 13/13, statuses 15/16, no trap read
+as the pool, and SGLang 41/45, 3/3, 9/9, none; the classes it showed (the end-of-start summary cut before its
+"Replace ..." sentence or broken over lines, vllm-ascend's budget in bytes, a ValueError wrapped at 80 columns, the
+XPU worker's MB profile, SGLang's host KV pool with its tokens, a fork's tag in the rank prefix) were then fitted, so
+its floors below are no longer out of sample either.
 """
 
 from __future__ import annotations
@@ -57,6 +63,10 @@ FLOORS = {
     # left are in its README)
     ("gpu-logs-5", "vllm", True): (83, 89, 9, 9, 14, 14),
     ("gpu-logs-5", "sglang", True): (137, 139, 10, 10, 13, 13),
+    # first read vLLM 110/139, KV 13/13, statuses 15/16; SGLang 41/45, 3/3, 9/9 (then fitted; the misses left are in
+    # its README)
+    ("gpu-logs-6", "vllm", True): (138, 139, 13, 13, 15, 16),
+    ("gpu-logs-6", "sglang", True): (42, 45, 3, 3, 9, 9),
 }
 
 
@@ -274,3 +284,56 @@ def test_the_fraction_as_an_author_or_a_fork_prints_it(prefix, fraction):
     # a bare "mem_fraction_static=0.78" line, "server_args ... mem_fraction_static=0.8 ...", and the error's
     # "Current value: 0.82" (gpu-logs-5 sglang/01, 13, 08)
     assert _read("gpu-logs-5", "sglang", prefix).mem_fraction_static_effective == fraction
+
+
+@pytest.mark.parametrize("prefix", ["05", "08", "14"])
+def test_the_end_of_start_summary_cut_short_or_broken_over_lines_is_read(prefix):
+    # "Free memory on device (F/T GiB) on startup. Desired GPU memory utilization is (U, R GiB). Actual usage ...":
+    # an excerpt without its "Replace ..." sentence (gpu-logs-6 vllm/05), an author's wrap inside "(0.9," /
+    # "172.52 GiB)" and mid-sentence (vllm/08, MI300X), one sentence a line under a prefix line of its own
+    # (vllm/14, vllm-ascend's "Actual usage: ... Current KV cache memory: 17.63 GiB.")
+    record = _read("gpu-logs-6", "vllm", prefix)
+    figures = {"05": (78.84, 79.25, 0.92, 72.91, 0.23, None), "08": (191.36, 191.69, 0.9, 172.52, 3.9, 155.04),
+               "14": (60.89, 61.27, 0.9, 55.14, 1.97, 17.63)}[prefix]
+    assert (record.initial_free_gib, record.total_memory_gib, record.gpu_memory_utilization,
+            record.requested_memory_gib, record.cuda_graph_gib, record.current_kv_cache_gib) == figures
+
+
+def test_the_0102_summary_states_the_kv_cache_in_bytes():
+    # "Current kv cache memory in use is 59212694937 bytes." (0.10.2 vllm/v1/worker/gpu_worker.py:388; gpu-logs-6
+    # vllm/06)
+    assert _read("gpu-logs-6", "vllm", "06").current_kv_cache_gib == 55.15
+
+
+@pytest.mark.parametrize(("prefix", "kv_gib", "total_gib"), [("10", 22.52, 42.67), ("11", 44.34, 60.96),
+                                                             ("16", 27.51, 43.24)])
+def test_vllm_ascends_budget_in_bytes_is_the_kv_cache_and_the_npu(prefix, kv_gib, total_gib):
+    # "Available memory: 24180219801, total memory: 45816029184" (vllm-ascend 0.11.0 worker_v1.py:257): 310P
+    # double-spaced (gpu-logs-6 vllm/10), markdown-quoted (11), TP2 where worker 0's is taken (16)
+    record = _read("gpu-logs-6", "vllm", prefix)
+    assert (record.kv_gib, record.total_memory_gib) == (kv_gib, total_gib)
+
+
+def test_a_valueerror_wrapped_at_80_columns_states_all_its_figures():
+    # "... larger than the available KV cache" / "memory (0.6 GiB). Based on ... maximum model" / "length is 2832."
+    # (gpu-logs-6 vllm/13): each line goes on with the last, after a space
+    record = _read("gpu-logs-6", "vllm", "13")
+    assert record.error_kind == "max_model_len_too_large" and record.estimated_max_model_len == 2832
+    assert (record.error_data["needed_gib"], record.error_data["available_gib"]) == (1.72, 0.6)
+
+
+def test_the_xpu_workers_profile_in_mb_states_the_device():
+    # "Before memory profiling run, total GPU memory: 65520.00 MB, ..." (0.10.2 vllm/v1/worker/xpu_worker.py:100;
+    # gpu-logs-6 vllm/01)
+    record = _read("gpu-logs-6", "vllm", "01")
+    assert (record.total_memory_gib, record.kv_tokens, record.status) == (63.98, 90816, "ok")
+
+
+def test_sglangs_host_kv_pool_with_its_tokens_is_not_the_device_pool():
+    # "Allocating kv hierarchical KV host pool: 3423488 tokens, 153.81 GB host memory." (0.5.21
+    # sglang/srt/mem_cache/pool_host/base.py:248) beside the DSA indexer's host memory, rank 0's added (gpu-logs-6
+    # sglang/01); a fork's tag among the ranks ("[... DisaggregationMode.IGPUDECODE TP1]", sglang/08)
+    record = _read("gpu-logs-6", "sglang", "01")
+    assert (record.host_kv_tokens, record.host_kv_gib, record.kv_tokens, record.kv_pools) == (3423488, 189.06, None, [])
+    record = _read("gpu-logs-6", "sglang", "08")
+    assert (record.host_kv_gib, record.kv_tokens, record.kv_pools) == (40.0, None, [])

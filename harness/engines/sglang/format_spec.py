@@ -52,6 +52,9 @@ FACTS = (
     Fact("physical_kv_pool", r"^Physical KV Cache limits by --mem-fraction-static: ",
          ((r"size$|tokens", "pool_tokens"), (r"k_size", "kv_gib+"), (r"v_size", "kv_gib+"), (r".", "-"))),
     Fact("host_memory", r"^Allocating %\.2f GB host memory for ", ((r"bytes|size|GB|1e9", "host_kv_gib"), (r".", "-"))),
+    # the host KV pool with its tokens (0.5.21 sglang/srt/mem_cache/pool_host/base.py:236, :248): never the device pool
+    Fact("host_kv_pool", r"^Allocating %s hierarchical KV host pool: %d tokens, %\.2f GB host memory",
+         ((r"size", "host_kv_tokens"), (r"bytes|GB|1e9", "host_kv_gib"), (r".", "-"))),
     Fact("memory_profiling", r"^Memory profiling: available_gpu_memory=\{",
          ((r"available", "profile_available_gib"), (r"total", "profile_total_gib"),
           (r"mem_fraction", "profile_mem_fraction_static"), (r"rest", "profile_rest_gib"))),
