@@ -531,7 +531,7 @@ class VllmLogParser(LogParser):
         # the --kv-cache-memory suggestion: its figures changed from release to release
         # vllm-ascend words it "Actual usage: ... for weights", "Replace gpu_memory_utilization with", "to fully utilize
         # NPU free memory", "Current KV cache memory: X GiB" (its worker.py; public logs of vllm-ascend 2026 builds)
-        # Anchored on its first sentence (every release since 0.10.2 prints it: 0.10.2 vllm/v1/worker/gpu_worker.py:376,
+        # Anchored on its first sentence (every release since 0.10.2 prints it: 0.10.2 vllm/v1/worker/gpu_worker.py:373,
         # 0.33.0 :1045), so an excerpt that cut the "Replace ..." sentence, or a message an author broke over lines (one
         # sentence a line, or inside "(0.9," / "172.52 GiB)"), is still read: its later lines go on with it (until its
         # last sentence). An excerpt that holds it and no KV line stays undecided, as the sets read it (gpu-logs-3
