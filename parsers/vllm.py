@@ -391,6 +391,10 @@ class VllmLogParser(LogParser):
         # hybrid models and some attention backends change the block size
         rule(r"(?:Setting attention block size to|[Ss]etting kv cache block size to|Forcing kv cache block size to) "
              r"(?P<block_size>\d+)\b"),
+        # tpu-inference keeps the configured block size for hybrid models and says so (tpu-inference 0.26.0
+        # tpu_inference/platforms/tpu_platform.py:393 update_block_size_for_backend)
+        rule(r"^Using cache_config\.block_size: (?P<block_size>\d+) instead of overriding with "
+             r"_align_hybrid_block_size\(\)", set_fields(device="tpu")),
         # loading
         rule(r"^Using V2 Model Runner", set_fields(model_runner="v2")),
         rule(r"Model Runner V2 requires \w+; using the V1 model runner instead", set_fields(model_runner="v1")),

@@ -30,7 +30,8 @@ gpu-logs-6 (25 logs collected by the logs6 session on 2025-2026 backends, wrappe
 eye before any parser ran, all held out) was first read at vLLM 110/139 fields, KV 13/13, statuses 15/16, no trap read
 as the pool, and SGLang 41/45, 3/3, 9/9, none; the classes it showed (the end-of-start summary cut before its
 "Replace ..." sentence or broken over lines, vllm-ascend's budget in bytes, a ValueError wrapped at 80 columns, the
-XPU worker's MB profile, SGLang's host KV pool with its tokens, a fork's tag in the rank prefix) were then fitted, so
+XPU worker's MB profile, tpu-inference's kept block size, SGLang's host KV pool with its tokens, a fork's tag in the
+rank prefix) were then fitted, so
 its floors below are no longer out of sample either.
 """
 
@@ -65,7 +66,7 @@ FLOORS = {
     ("gpu-logs-5", "sglang", True): (137, 139, 10, 10, 13, 13),
     # first read vLLM 110/139, KV 13/13, statuses 15/16; SGLang 41/45, 3/3, 9/9 (then fitted; the misses left are in
     # its README)
-    ("gpu-logs-6", "vllm", True): (138, 139, 13, 13, 15, 16),
+    ("gpu-logs-6", "vllm", True): (139, 139, 13, 13, 15, 16),
     ("gpu-logs-6", "sglang", True): (42, 45, 3, 3, 9, 9),
 }
 
@@ -337,3 +338,10 @@ def test_sglangs_host_kv_pool_with_its_tokens_is_not_the_device_pool():
     assert (record.host_kv_tokens, record.host_kv_gib, record.kv_tokens, record.kv_pools) == (3423488, 189.06, None, [])
     record = _read("gpu-logs-6", "sglang", "08")
     assert (record.host_kv_gib, record.kv_tokens, record.kv_pools) == (40.0, None, [])
+
+
+def test_tpu_inferences_kept_block_size_is_the_pools():
+    # "Using cache_config.block_size: 32 instead of overriding with _align_hybrid_block_size() ..." (tpu-inference
+    # 0.26.0 tpu_inference/platforms/tpu_platform.py:393; gpu-logs-6 vllm/02, a blank line between every two lines)
+    record = _read("gpu-logs-6", "vllm", "02")
+    assert (record.block_size, record.kv_tokens, record.max_concurrency, record.device) == (32, 509184, 994.5, "tpu")
