@@ -699,6 +699,8 @@ class LogParser:
             return False
         fired = self.rules_fired
         more, self._held_more = self._held_more, False
+        if more and (following.level is not None or following.source):
+            return False  # a record of its own (a logger's level, a process's tag): not the message going on
         # A terminal cuts anywhere, an author breaks at a space: the join that lets a rule read more of the message
         # wins ("... the available KV cache" / "memory (0.6 GiB). Based on ..." reads the available memory only with
         # the space); on a tie, a message a rule already read goes on after a space (an author's break: a sentence,

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import pytest
 
-from parsers import parse_log, read_log
+from parsers import make_parser, parse_log, read_log
 from tests.support.gpu_log_sets import FIXTURES, Score, score_set
 
 # (set, engine, held out) -> the floors: fields right, fields, KV counts right, KV counts, statuses right, statuses
@@ -345,3 +345,15 @@ def test_tpu_inferences_kept_block_size_is_the_pools():
     # 0.26.0 tpu_inference/platforms/tpu_platform.py:393; gpu-logs-6 vllm/02, a blank line between every two lines)
     record = _read("gpu-logs-6", "vllm", "02")
     assert (record.block_size, record.kv_tokens, record.max_concurrency, record.device) == (32, 509184, 994.5, "tpu")
+
+
+def test_a_cut_summary_does_not_swallow_the_next_record():
+    # gpu-logs-6 vllm/05's summary, cut after its CUDA graph figure, then the API server's ready line (a record of its
+    # own, "(APIServer pid=...) INFO:"): the summary waits for its last sentence, the ready line is not it
+    summary = next(line for line in (FIXTURES / "gpu-logs-6" / "vllm").glob("05-*.log").__next__().read_text(
+        encoding="utf-8").splitlines() if "Free memory on device" in line)
+    parser = make_parser("vllm")
+    for line in (summary, "(APIServer pid=1) INFO:     Application startup complete."):
+        parser.feed(line)
+    parser.close()
+    assert (parser.record.status, parser.record.phase, parser.record.initial_free_gib) == ("ok", "ready", 78.84)
