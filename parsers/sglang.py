@@ -148,6 +148,10 @@ def _physical_pool(parser: LogParser, values: dict, line: Line) -> None:
     _kv_pool(parser, {"label": ""}, line)
 
 
+def _http_up(parser: LogParser, values: dict, line: Line) -> None:
+    parser.http_up = True
+
+
 def _host_memory(parser: LogParser, values: dict, line: Line) -> None:
     # A hierarchical cache's host pools (0.5.22 sglang/srt/mem_cache/memory_pool_host.py:304 and :812, pool_host/
     # mamba.py:185, mha.py:857: "Allocating %.2f GB host memory for ..."), added: never the device pool.
@@ -572,6 +576,10 @@ class SglangLogParser(LogParser):
         # the engine's own version, where a line states it (pip, check_env, launch wrappers)
         rule(r"\b(?:sglang|SGLang)(?: version)?(?:==|: | )v?(?P<version>\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)\b", version),
         rule(r"The server is fired up and ready to roll!", ready),
+        # the HTTP server is up: what fails from here until "fired up" fails the warm-up request, which the server
+        # sends itself once it serves (0.5.21 sglang/srt/entrypoints/http_server.py:2257 _execute_server_warmup: GET
+        # /model_info, then a generate request; :2476 "fired up" after it)
+        rule(r"^(?:INFO:\s+)?Application startup complete\.", _http_up),
         rule(r"(?P<signal>SIGTERM|SIGINT) received\.", stopping),
     )
 
@@ -582,6 +590,7 @@ class SglangLogParser(LogParser):
         self.swa_total: float | None = None  # the GiB the engine states for its two sliding-window pools together
         self.loads_done = 0  # Load weight end lines of rank 0: the first is the target model's, a second the draft's
         self.draft_loaded_last = False  # the rank's last Load weight end named a draft model's class
+        self.http_up = False  # the HTTP server said "Application startup complete." (the warm-up request comes next)
 
     error_rules = (
         # 0.5.22 sglang/srt/mem_cache/kv_cache_configurator.py:2732 (0.5.14 on); the device named or not, the hint
@@ -671,6 +680,8 @@ class SglangLogParser(LogParser):
 
     def finalize(self) -> None:
         record = self.record
+        if self.http_up and not self.seen_ready and record.error_kind is not None and record.failed_during is None:
+            record.failed_during = "warmup"  # a start that failed between its HTTP server and "fired up"
         if record.kv_tokens is None and record.pool_tokens is not None and record.status == STATUS_OK:
             # A start that came up, in an excerpt with the target's pool line and no summary line: the pool is
             # built with size=max_total_num_tokens (0.5.22 sglang/srt/mem_cache/kv_cache_configurator.py:1922,

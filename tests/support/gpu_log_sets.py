@@ -148,6 +148,8 @@ ERROR_KINDS = {
     "kv_cache_space_above_free_memory": ("cpu_kv_cache_above_available",),
 }
 CAPTURE_FAILURES = ("exception_during_cuda_graph_capture", "worker_exception_during_cuda_graph_capture")
+# A failure of the warm-up request SGLang sends itself once its HTTP server is up: a failed start, raised during warmup.
+WARMUP_FAILURES = ("exception_in_warmup_prefill",)
 # Keys that are notes, not values read from a line.
 NOT_VALUES = {"ready", "error", "mem_fraction_static_note", "status", "no_pool"}
 # The pool kinds that are the device's KV pool (a draft's pool and a recurrent state are not).
@@ -218,6 +220,8 @@ def _error_kind_right(expected: str, record) -> bool:
         return record.status == STATUS_ENGINE_ERROR and "cuda_graph_capture" in (record.failed_during,
                                                                                   record.phase and "cuda_graph_"
                                                                                   + record.phase.replace("ing", "e"))
+    if expected in WARMUP_FAILURES:
+        return record.status == STATUS_ENGINE_ERROR and record.failed_during == "warmup"
     if expected.startswith("not shown"):
         return record.error_kind == "other"
     return record.error_kind in ERROR_KINDS.get(expected, (expected,))
