@@ -9,6 +9,7 @@ from harness.engines.cli_flags import switch_value
 from harness.engines.settings import Settings
 from harness.engines.vllm import formulas as vf
 from harness.engines.vllm import profile_peak
+from harness.engines.vllm.fp8_marlin import fp8_checkpoint, marlin_scale_growth_bytes, runs_marlin
 from harness.engines.vllm.layers import mamba_layout, sliding_layout
 from harness.engines.vllm.model_runner import runs_model_runner_v2
 from harness.engines.vllm.non_torch import non_torch_gib
@@ -28,6 +29,7 @@ from harness.engines.vllm.releases import (
     CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
     CPU_STARTUP_REQUEST_CHECK,
     CUBLAS_BEFORE_SNAPSHOT,
+    FP8_MARLIN_EXPANDED_SCALES,
     E3_STATES_ESTIMATE,
     FREE_MEMORY_CHECKED_AT_STARTUP,
     FULL_DECODE_GRAPHS_BY_DEFAULT,
@@ -87,7 +89,7 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
     plan = _plan(p, s, env, model, derived)
     if plan is None or not _kv_layout(p, s, env, model, plan):
         return p
-    _record_shape(p, s, model, plan)
+    _record_shape(p, s, env, model, plan)
     if _refused_before_memory(p, env, plan):
         return p
     explicit = _explicit_kv(p, s, env, plan)
@@ -196,9 +198,12 @@ def _kv_layout(p: VllmPrediction, s: Settings, env: dict[str, str], model: Model
     return True
 
 
-def _record_shape(p: VllmPrediction, s: Settings, model: ModelDescription, plan: _Plan) -> None:
+def _record_shape(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
+                  plan: _Plan) -> None:
     """The weights a rank holds and the shape of the point, on p."""
     plan.weights = _held_weights(p, s, model, p.tp, plan.dtype)
+    if p.device != "cpu":
+        plan.weights += _fp8_marlin_growth(p, env, model, plan.release, plan.dtype)
     p.block_size, p.max_num_batched_tokens, p.max_num_seqs = plan.block_size, plan.mnbt, plan.mns
     p.gpu_memory_utilization = plan.util
     p.kv_bytes_per_token = model.kv_bytes_per_token(plan.kv_dtype, p.tp, plan.dtype)
@@ -372,6 +377,32 @@ def _check_mamba_blocks(p: VllmPrediction, s: Settings, plan: _Plan, kv: vf.Vllm
     p.reason = (f"mamba_blocks_below_max_num_seqs: max_num_seqs ({mns}) exceeds available Mamba cache "
                 f"blocks ({kv.num_blocks}); lower max_num_seqs to at most {kv.num_blocks}, raise the KV "
                 f"memory or run without full CUDA graphs{at_upper}")
+
+
+def _fp8_marlin_growth(p: VllmPrediction, env: dict[str, str], model: ModelDescription, release: str,
+                       dtype: str) -> int:
+    """Bytes a rank holds beyond an FP8 checkpoint's stored scales where vLLM runs it through Marlin (a card below
+    compute capability 8.9: fp8_marlin.py); 0 where it does not, or where the card's capability is not given (a
+    note says what it would add)."""
+    if not fp8_checkpoint(model) or release not in FP8_MARLIN_EXPANDED_SCALES:
+        return 0
+    growth = marlin_scale_growth_bytes(model, p.tp, DTYPE_BYTES.get(dtype, 2))
+    marlin = runs_marlin(p.gpu_capability, env)
+    if not growth or marlin is False:
+        return 0
+    if marlin is None:
+        if growth < 0.01 * GiB:  # a per-tensor scale becomes one per channel: kilobytes, not worth a note
+            return 0
+        p.notes.append(f"weights: on a card below compute capability 8.9 (A100, RTX 3090, A6000) vllm {release} runs "
+                       f"the FP8 weights through Marlin and holds their scales per output channel, "
+                       f"{size_text(growth)} more a rank; not counted: the card's capability is not given "
+                       "(--gpu-capability, gpu.compute_capability)")
+        return 0
+    why = (f"compute capability {p.gpu_capability:g}" if p.gpu_capability is not None
+           and p.gpu_capability < 8.9 else "VLLM_TEST_FORCE_FP8_MARLIN")
+    p.weights_source += (f"; + {size_text(growth)} of FP8 scales Marlin holds per output channel ({why}: vLLM runs "
+                         "the FP8 weights weight-only through Marlin, marlin_utils_fp8.py)")
+    return growth
 
 
 def _held_weights(p: VllmPrediction, s: Settings, model: ModelDescription, tp: int, dtype: str) -> int:
