@@ -12,7 +12,7 @@ from harness.engines.vllm import profile_peak
 from harness.engines.vllm.fp8_marlin import fp8_checkpoint, marlin_scale_growth_bytes, runs_marlin
 from harness.engines.vllm.layers import mamba_layout, sliding_layout
 from harness.engines.vllm.model_runner import runs_model_runner_v2
-from harness.engines.vllm.non_torch import non_torch_gib
+from harness.engines.vllm.non_torch import non_torch_gib, penalty_buffers_bytes
 from harness.engines.vllm.online_quant import online_quantized
 from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
@@ -42,6 +42,7 @@ from harness.engines.vllm.releases import (
     MAX_NUM_SEQS_CAPPED_BY_BATCH,
     MAX_NUM_SEQS_CAPTURED,
     MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO,
+    NON_KV_FROM_TOTAL_CONSUMED,
     NON_TORCH_SINCE_SNAPSHOT,
     NULL_BLOCK_HELD_BACK,
     PERFORMANCE_MODE,
@@ -427,6 +428,8 @@ def _gpu_overhead_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], 
     the weights (_non_torch_estimate), its profile run's peak (profile_peak) and the CUDA-graph memory it subtracts
     (_graph_estimate)."""
     other = _non_torch_estimate(p, release)
+    if release in NON_KV_FROM_TOTAL_CONSUMED and runs_model_runner_v2(model, release, s, env):
+        other += _penalty_buffers(p, model, mns)
     act, act_basis, assumed = profile_peak.activation_bytes(model, release, env, mnbt, min(mns, mnbt), p.tp,
                                                             DTYPE_BYTES[dtype])
     p.notes.extend([assumed] if assumed else [])
@@ -453,6 +456,17 @@ def _non_torch_estimate(p: VllmPrediction, release: str) -> float:
                     f"CUDA context included (other processes' memory too: none assumed)")
     p.estimates["O"] = Estimate(gib, f"estimate: {counted}")
     return gib * GiB
+
+
+def _penalty_buffers(p: VllmPrediction, model: ModelDescription, mns: int) -> int:
+    """Model Runner V2's persistent penalty statistics (non_torch.penalty_buffers_bytes), which the budget counts
+    from 0.27.0 (all memory consumed since the snapshot): added to O and said in its basis."""
+    buffers = penalty_buffers_bytes(mns, model.vocab_size)
+    o = p.estimates["O"]
+    p.estimates["O"] = Estimate(o.gib + buffers / GiB, o.basis + f"; + {size_text(buffers)} of Model Runner V2's "
+                                f"penalty counts ({mns} sequences x {model.vocab_size:,} tokens x int32, "
+                                "gpu/sample/penalties.py)")
+    return buffers
 
 
 def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, release: str,
