@@ -19,6 +19,9 @@ class _Strict(BaseModel):
 
 class GpuSpec(_Strict):
     memory_gib: float | None = Field(default=None, gt=0)
+    # the card's CUDA compute capability (8.0 A100, 8.6 RTX 3090/A6000, 8.9 L40S/RTX 4090, 9.0 H100): `predict` uses
+    # it where an engine's kernels, and so what it holds, depend on it (vLLM's FP8 Marlin fallback below 8.9)
+    compute_capability: float | None = Field(default=None, gt=0)
 
 
 class ProbeSpec(_Strict):

@@ -282,3 +282,26 @@ def test_a_config_only_model_dir_prints_the_weights_its_config_declares(tmp_path
             "stores it; 12.82 GiB as the engine holds it")
     assert out.count(line) == 2  # one per engine
     assert "dense estimate" not in out and "leaves the experts out" not in out
+
+
+def test_the_cards_compute_capability_decides_vllms_fp8_marlin_scales(tmp_path, capsys):
+    # an FP8 block-quantized MoE (gpu-oos5's Qwen3-Coder-30B-A3B-FP8 config) on a 24 GB card: below compute capability
+    # 8.9 vLLM holds Marlin's per-channel scales (gpu-oos5/SOURCES.md v15); given by the flag or the scenario's gpu
+    fixture = ROOT / "tests" / "fixtures" / "predict" / "gpu-oos5" / "Qwen3-Coder-30B-A3B-Instruct-FP8.json"
+    (tmp_path / "fp8").mkdir()
+    (tmp_path / "fp8" / "config.json").write_text(fixture.read_text())
+    scenario = _write_scenario(tmp_path, str(tmp_path / "fp8"))
+
+    def vllm_weights(**kw) -> set[float]:
+        return {round(p.weights_gib, 2) for p in predict_scenario(str(scenario), gpu_memory_mib=81559, **kw).predictions
+                if p.engine == "vllm"}
+    assert vllm_weights() == vllm_weights(gpu_capability=9.0) == {29.1}
+    assert vllm_weights(gpu_capability=8.0) == {29.52}
+    with_field = tmp_path / "cap.yaml"
+    with_field.write_text(scenario.read_text().replace("gpu: {memory_gib: 24}",
+                                                       "gpu: {memory_gib: 24, compute_capability: 8.6}"))
+    assert "compute_capability: 8.6" in with_field.read_text()
+    assert {round(p.weights_gib, 2) for p in predict_scenario(str(with_field), gpu_memory_mib=81559).predictions
+            if p.engine == "vllm"} == {29.52}
+    assert main(["predict", str(scenario), "--gpu-capability", "0"]) == 2
+    assert "--gpu-capability must be positive" in capsys.readouterr().err

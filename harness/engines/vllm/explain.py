@@ -36,6 +36,7 @@ from harness.engines.vllm.releases import (
     E3_STATES_ESTIMATE,
     FLASHINFER_SAMPLER_BY_DEFAULT,
     FLASHINFER_SAMPLER_IF_INSTALLED,
+    FP8_MARLIN_EXPANDED_SCALES,
     FREE_MEMORY_CHECKED_AT_STARTUP,
     FULL_DECODE_GRAPHS_BY_DEFAULT,
     GRAPH_ESTIMATE_ON_BY_DEFAULT,
@@ -159,6 +160,10 @@ RELEASE_RULES = (
     ReleaseRule("V1 engine only", "no fallback to the V0 engine (before: a KV dtype the platform lacks, "
                 "VLLM_USE_V1=0 or a V0-only attention backend run V0, which the predictor does not model)",
                 "0.10.2 vllm/engine/arg_utils.py:1431", ("kv_tokens", "error_kind"), V1_ENGINE_ONLY, devices=("cuda",)),
+    ReleaseRule("FP8 scales expanded for Marlin", "below compute capability 8.9 FP8 weights run weight-only through "
+                "Marlin, which holds their block scales per output channel in the model dtype (before 0.11.0: not "
+                "read)", "0.11.0 vllm/model_executor/layers/quantization/utils/marlin_utils_fp8.py:78-160, :167-275",
+                ("weights_gib", "kv_tokens"), FP8_MARLIN_EXPANDED_SCALES, devices=("cuda",)),
     ReleaseRule("V0 below compute capability 8.0", "cards below sm80 run the V0 engine",
                 "0.10.1 vllm/engine/arg_utils.py:1400", ("kv_tokens",), V0_BELOW_SM80, devices=("cuda",)),
     ReleaseRule("non-torch memory since the snapshot", "the budget counts the non-torch memory since the startup "

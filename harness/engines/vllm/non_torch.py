@@ -24,13 +24,24 @@ ONE_RANK_GIB = 0.02
 # larger (2x H200 TP 2, 0.10.2: 1.38 GiB, one log, gpu-oos/v04): not modelled, the card's links are not known here.
 COMMUNICATORS_GIB = 0.20
 # From 0.27.0 the budget takes all memory consumed since the snapshot (0.27.0 vllm/utils/mem_utils.py:317-326), so
-# the model runner's persistent torch buffers count beside the non-torch memory. Fitted on the two one-GPU logs that
-# state it with the weights, their mean (gpu-oos/v01 0.31.0: 15.26 GiB consumed less 14.99 held, 0.27; v02 0.27.1:
-# 1.23 less 0.92, 0.31).
-CONSUMED_BEYOND_WEIGHTS_GIB = 0.29
+# the model runner's persistent torch buffers count beside the non-torch memory. The largest of them is sized in the
+# source and added apart (penalty_buffers_bytes, Model Runner V2 only); the rest is this estimate, fitted on the two
+# one-GPU logs that state the consumed memory with the weights, less that buffer at their 256 sequences, their mean
+# (gpu-oos/v01 0.31.0: 15.26 GiB consumed less 14.99 held less 0.126, 0.144; v02 0.27.1: 1.23 less 0.92 less 0.149,
+# 0.161). Before the buffer was sized apart this was 0.29 for every run (gpu-oos5/SOURCES.md).
+CONSUMED_BEYOND_WEIGHTS_GIB = 0.15
 # 0.11.0-0.26.x with tensor parallelism: the communicators are in the baseline; what NCCL and the all-reduce backends
 # allocate on their first collective in the profile run is counted. No log here pins it: the former constant.
 LAZY_COLLECTIVES_GIB = 0.30
+
+
+def penalty_buffers_bytes(max_num_reqs: int, vocab_size: int) -> int:
+    """Model Runner V2's penalty statistics, allocated with its sampler after the weights are measured and kept for
+    the server's life: output_bin_counts, int32 of max_num_seqs x vocabulary, and prompt_bin_mask, int32 of
+    max_num_seqs x ceil(vocabulary / 32) (0.27.1 vllm/v1/worker/gpu/sample/penalties.py:31-42, made by the Sampler in
+    load_model after its DeviceMemoryProfiler, gpu/model_runner.py:306-328 and :350-360; the same in 0.32.0
+    penalties.py:39-47). 0.14 GiB at 256 sequences of Qwen's 151,936 tokens, 2 MiB at 4."""
+    return max_num_reqs * (vocab_size + -(-vocab_size // 32)) * 4
 
 
 def non_torch_gib(release: str, tp: int) -> tuple[float, str]:

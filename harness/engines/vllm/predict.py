@@ -9,9 +9,10 @@ from harness.engines.cli_flags import switch_value
 from harness.engines.settings import Settings
 from harness.engines.vllm import formulas as vf
 from harness.engines.vllm import profile_peak
+from harness.engines.vllm.fp8_marlin import fp8_checkpoint, marlin_scale_growth_bytes, runs_marlin
 from harness.engines.vllm.layers import mamba_layout, sliding_layout
 from harness.engines.vllm.model_runner import runs_model_runner_v2
-from harness.engines.vllm.non_torch import non_torch_gib
+from harness.engines.vllm.non_torch import non_torch_gib, penalty_buffers_bytes
 from harness.engines.vllm.online_quant import online_quantized
 from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
@@ -29,6 +30,7 @@ from harness.engines.vllm.releases import (
     CPU_STARTUP_REQUEST_CHECK,
     CUBLAS_BEFORE_SNAPSHOT,
     E3_STATES_ESTIMATE,
+    FP8_MARLIN_EXPANDED_SCALES,
     FREE_MEMORY_CHECKED_AT_STARTUP,
     FULL_DECODE_GRAPHS_BY_DEFAULT,
     GRAPH_ESTIMATE_ON_BY_DEFAULT,
@@ -40,6 +42,7 @@ from harness.engines.vllm.releases import (
     MAX_NUM_SEQS_CAPPED_BY_BATCH,
     MAX_NUM_SEQS_CAPTURED,
     MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO,
+    NON_KV_FROM_TOTAL_CONSUMED,
     NON_TORCH_SINCE_SNAPSHOT,
     NULL_BLOCK_HELD_BACK,
     PERFORMANCE_MODE,
@@ -87,7 +90,7 @@ def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDes
     plan = _plan(p, s, env, model, derived)
     if plan is None or not _kv_layout(p, s, env, model, plan):
         return p
-    _record_shape(p, s, model, plan)
+    _record_shape(p, s, env, model, plan)
     if _refused_before_memory(p, env, plan):
         return p
     explicit = _explicit_kv(p, s, env, plan)
@@ -196,9 +199,12 @@ def _kv_layout(p: VllmPrediction, s: Settings, env: dict[str, str], model: Model
     return True
 
 
-def _record_shape(p: VllmPrediction, s: Settings, model: ModelDescription, plan: _Plan) -> None:
+def _record_shape(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
+                  plan: _Plan) -> None:
     """The weights a rank holds and the shape of the point, on p."""
     plan.weights = _held_weights(p, s, model, p.tp, plan.dtype)
+    if p.device != "cpu":
+        plan.weights += _fp8_marlin_growth(p, env, model, plan.release, plan.dtype)
     p.block_size, p.max_num_batched_tokens, p.max_num_seqs = plan.block_size, plan.mnbt, plan.mns
     p.gpu_memory_utilization = plan.util
     p.kv_bytes_per_token = model.kv_bytes_per_token(plan.kv_dtype, p.tp, plan.dtype)
@@ -374,6 +380,32 @@ def _check_mamba_blocks(p: VllmPrediction, s: Settings, plan: _Plan, kv: vf.Vllm
                 f"memory or run without full CUDA graphs{at_upper}")
 
 
+def _fp8_marlin_growth(p: VllmPrediction, env: dict[str, str], model: ModelDescription, release: str,
+                       dtype: str) -> int:
+    """Bytes a rank holds beyond an FP8 checkpoint's stored scales where vLLM runs it through Marlin (a card below
+    compute capability 8.9: fp8_marlin.py); 0 where it does not, or where the card's capability is not given (a
+    note says what it would add)."""
+    if not fp8_checkpoint(model) or release not in FP8_MARLIN_EXPANDED_SCALES:
+        return 0
+    growth = marlin_scale_growth_bytes(model, p.tp, DTYPE_BYTES.get(dtype, 2))
+    marlin = runs_marlin(p.gpu_capability, env)
+    if not growth or marlin is False:
+        return 0
+    if marlin is None:
+        if growth < 0.01 * GiB:  # a per-tensor scale becomes one per channel: kilobytes, not worth a note
+            return 0
+        p.notes.append(f"weights: on a card below compute capability 8.9 (A100, RTX 3090, A6000) vllm {release} runs "
+                       f"the FP8 weights through Marlin and holds their scales per output channel, "
+                       f"{size_text(growth)} more a rank; not counted: the card's capability is not given "
+                       "(--gpu-capability, gpu.compute_capability)")
+        return 0
+    why = (f"compute capability {p.gpu_capability:g}" if p.gpu_capability is not None
+           and p.gpu_capability < 8.9 else "VLLM_TEST_FORCE_FP8_MARLIN")
+    p.weights_source += (f"; + {size_text(growth)} of FP8 scales Marlin holds per output channel ({why}: vLLM runs "
+                         "the FP8 weights weight-only through Marlin, marlin_utils_fp8.py)")
+    return growth
+
+
 def _held_weights(p: VllmPrediction, s: Settings, model: ModelDescription, tp: int, dtype: str) -> int:
     """What one rank holds once the model is loaded: its weights (quantized as they load under --quantization fp8,
     online_quant.py) and, on a GPU, the rotary cos/sin cache built with the model (rope_cache.py); the weights line
@@ -396,6 +428,8 @@ def _gpu_overhead_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], 
     the weights (_non_torch_estimate), its profile run's peak (profile_peak) and the CUDA-graph memory it subtracts
     (_graph_estimate)."""
     other = _non_torch_estimate(p, release)
+    if release in NON_KV_FROM_TOTAL_CONSUMED and runs_model_runner_v2(model, release, s, env):
+        other += _penalty_buffers(p, model, mns)
     act, act_basis, assumed = profile_peak.activation_bytes(model, release, env, mnbt, min(mns, mnbt), p.tp,
                                                             DTYPE_BYTES[dtype])
     p.notes.extend([assumed] if assumed else [])
@@ -422,6 +456,17 @@ def _non_torch_estimate(p: VllmPrediction, release: str) -> float:
                     f"CUDA context included (other processes' memory too: none assumed)")
     p.estimates["O"] = Estimate(gib, f"estimate: {counted}")
     return gib * GiB
+
+
+def _penalty_buffers(p: VllmPrediction, model: ModelDescription, mns: int) -> int:
+    """Model Runner V2's persistent penalty statistics (non_torch.penalty_buffers_bytes), which the budget counts
+    from 0.27.0 (all memory consumed since the snapshot): added to O and said in its basis."""
+    buffers = penalty_buffers_bytes(mns, model.vocab_size)
+    o = p.estimates["O"]
+    p.estimates["O"] = Estimate(o.gib + buffers / GiB, o.basis + f"; + {size_text(buffers)} of Model Runner V2's "
+                                f"penalty counts ({mns} sequences x {model.vocab_size:,} tokens x int32, "
+                                "gpu/sample/penalties.py)")
+    return buffers
 
 
 def _graph_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, release: str,

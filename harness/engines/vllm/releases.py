@@ -221,6 +221,11 @@ FLASHINFER_SAMPLER_BY_DEFAULT = ReleaseRange("0.21.0")
 # (0.17.0 :251, 0.20.0 :251; 0.32.0 :466 for any row count), the sort's scatter in place below (0.17.0 :299).
 TRITON_TOP_K_TOP_P = ReleaseRange("0.17.0")
 
+# FP8 weights on a card below compute capability 8.9 run through Marlin, whose scales are one per output channel
+# and 128-input group in the model's dtype (harness/engines/vllm/fp8_marlin.py): read in 0.11.0 (fp8.py:234-235,
+# utils/marlin_utils_fp8.py:78-160, :167-275), 0.19.1 and 0.32.0; releases before 0.11.0 not read.
+FP8_MARLIN_EXPANDED_SCALES = ReleaseRange("0.11.0")
+
 # The newest release the formulas model: a point that names no release is predicted as this one.
 NEWEST_PREDICTED = "0.33.0"
 
