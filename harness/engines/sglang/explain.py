@@ -61,6 +61,7 @@ from harness.engines.sglang.releases import (
     prefill_off_with_pp,
     tier_below_35_gib,
 )
+from harness.predict.host import LOGGED_GIB_HALF_STEP
 from harness.predict.model import GiB
 from harness.predict.prediction import Calibration
 from parsers.record import POOL_KV
@@ -176,8 +177,6 @@ RELEASE_RULES = (
                 "0.5.1 :176", ("error_kind",), LONGER_CONTEXT_ALLOWED_BY_DEFAULT),
 )
 
-# The logs state free memory with two decimals ("avail mem=20.81 GB", GiB): each reading may be 0.005 GiB off.
-LOGGED_GIB_HALF_STEP = 0.005
 
 
 def reserve_parts(side: SideFacts) -> dict[str, float]:

@@ -64,6 +64,7 @@ from harness.engines.vllm.releases import (
     default_gpu_memory_utilization,
     modelled_release,
 )
+from harness.predict.host import LOGGED_GIB_HALF_STEP
 from harness.predict.model import GiB, MiB
 
 # The same rules releases.py holds, as `compare --explain` names them; the sources are releases.py's.
@@ -207,8 +208,6 @@ RELEASE_RULES = (
 # What vLLM's GPU budget subtracts before the KV pool (determine_available_memory, 0.32.0
 # vllm/v1/worker/gpu_worker.py): the factors' names in the split.
 GPU_DEDUCTIONS = ("weights", "activation peak", "non-torch memory", "CUDA graph estimate")
-# The logs state GiB figures with two decimals: each logged memory term may be 0.005 GiB off.
-LOGGED_GIB_HALF_STEP = 0.005
 
 
 def predicted_outcome(prediction) -> str | None:
