@@ -39,6 +39,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _free_ports(count: int, avoid: range) -> list[int]:
+    """`count` distinct free ports outside `avoid` (the workers' range): the kernel may hand the same ephemeral port
+    out twice, or one inside that range, and Ray then refuses to start ("the same port is used by multiple
+    components": the test skipped in a fresh-clone CI on 2026-12-04)."""
+    ports: list[int] = []
+    while len(ports) < count:
+        port = _free_port()
+        if port not in avoid and port not in ports:
+            ports.append(port)
+    return ports
+
+
 def _free_range(width: int = 40) -> int:
     """The first port of `width` consecutive free ports (Ray's worker port range)."""
     for _ in range(50):
@@ -117,13 +129,12 @@ def token_cluster():
     token = secrets.token_hex(16)
     base_env = {k: v for k, v in os.environ.items() if k not in AUTH_VARS}
     base_env.update(HOME=str(home), RAY_USAGE_STATS_ENABLED="0", KV_HARNESS_MODELS_DIR=str(root / "models"))
-    port = _free_port()
     workers = _free_range()
-    ports = {"--port": port, "--node-manager-port": _free_port(), "--object-manager-port": _free_port(),
-             "--dashboard-agent-listen-port": _free_port(),
-             "--dashboard-agent-grpc-port": _free_port(), "--runtime-env-agent-port": _free_port(),
-             "--metrics-export-port": _free_port(), "--min-worker-port": workers,
-             "--max-worker-port": workers + 39}
+    names = ("--port", "--node-manager-port", "--object-manager-port", "--dashboard-agent-listen-port",
+             "--dashboard-agent-grpc-port", "--runtime-env-agent-port", "--metrics-export-port")
+    ports = {**dict(zip(names, _free_ports(len(names), avoid=range(workers, workers + 40)))),
+             "--min-worker-port": workers, "--max-worker-port": workers + 39}
+    port = ports["--port"]
     cmd = [str(ray), "start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--temp-dir", str(root / "ray"),
            "--num-cpus", "2", "--num-gpus", "2", "--object-store-memory", str(80 * 2**20),
            "--include-dashboard", "false", "--disable-usage-stats",
