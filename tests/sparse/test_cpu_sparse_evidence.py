@@ -98,3 +98,35 @@ def test_the_points_sglang_launched_at_1_pct_are_the_ones_its_launch_scatter_kee
     assert under <= set(tol1[tol1["source"] == "measured"]["point_id"])
     predicted = tol1[tol1["source"] == "predicted"]
     assert len(predicted) > 0 and not set(predicted["point_id"]) & under
+
+
+def test_replayed_on_the_xl_grid_the_loop_measures_pools_before_it_spends_a_launch_on_a_refusal():
+    """The loop replayed on `grid-sglang0.5.22-xl` (every launch answered by the grid's measured row: no engine): with
+    four terms and one degree of freedom its interval is hundreds of MiB, wide enough to leave the 0.06 refusals
+    undecided. A launch of a refusal measures no pool and decides only itself (the first run, refusals first, launched
+    all six); launching pools first decides them without a launch. Fitted: the grid rows the loop asks for; checked:
+    every other row of the grid."""
+    from harness.sparse.groups import Reading
+    from harness.sparse.loop import SparseOptions, run_sparse
+
+    points = _points("cpu_sparse_sglang_xl", "sglang")
+    grid = read_results(RESULTS / "grid-sglang0.5.22-xl" / "results.csv")
+    rows = {r["point_id"]: r for r in grid.to_dict("records")}
+    first = grid.iloc[0]
+    launched: list[str] = []
+
+    def launch(batch):
+        launched.extend(p.point_id for p in batch)
+        return [rows[p.point_id] for p in batch]
+
+    result = run_sparse(points, MODEL, launch, [], lambda _p: Reading(first["device_total_mib"],
+                                                                      first["engine_free_mib"], False, "cpu"),
+                        SparseOptions(tolerance_pct=1.0))
+    refusals = set(grid[grid["status"] != "ok"]["point_id"])
+    assert len(refusals) == 6 and not refusals & set(launched), launched
+    assert len(launched) <= 8
+    for e in result.estimates:
+        row = rows[e.point.point_id]
+        assert e.prediction.will_start == (row["status"] == "ok"), e.point.point_id
+        if e.prediction.will_start:
+            assert e.bound_pct <= 1.0 and abs(row["kv_tokens"] / e.prediction.kv_tokens - 1) <= 0.01, e.note
