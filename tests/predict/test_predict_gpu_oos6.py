@@ -81,11 +81,14 @@ def test_the_logged_figure_is_the_one_the_case_names(name):
 # What each case came to with the final code (SOURCES.md): the held-out ones scored once, the fitted one with its
 # cause; locked so a later change shows.
 FINAL_TOKENS = {
-    "v23 llama3-70b-awq tp2 2xl40s 0.16.0": 0,  # held out
-    "v24 gpt-oss-120b mxfp4 h100 0.11.2": 0,  # fit
-    "v25 qwen2.5-math-1.5b a100-80g 0.9.0.1": 0,  # held out
+    "v23 llama3-70b-awq tp2 2xl40s 0.16.0": 130816,  # -0.99 %, held out, scored once
+    # +3.49 %, fit, a miss: declined at the first look (sliding-window groups modelled for 0.32.0-0.33.x only); the
+    # 0.11.x groups, the Marlin-padded experts and the fused-MoE workspace since; 0.32 GiB left beside the weights
+    # on a first start (its "Compiling a graph for dynamic shape takes 44.90 s": a cold compile cache)
+    "v24 gpt-oss-120b mxfp4 h100 0.11.2": 135536,
+    "v25 qwen2.5-math-1.5b a100-80g 0.9.0.1": 2491440,  # +2.64 %, held out, scored once
 }
-WITHIN: set[str] = set()
+WITHIN = {n for n in CASES if n[:3] in ("v23", "v25")}
 
 
 @pytest.mark.parametrize("name", list(CASES))
