@@ -170,8 +170,10 @@ RELEASE_RULES = (
                 ("weights_gib", "kv_tokens"), FP8_MARLIN_EXPANDED_SCALES, devices=("cuda",)),
     ReleaseRule("MXFP4 experts padded for Marlin", "on the Marlin MoE backend (below sm90, or sm90 without "
                 "triton_kernels) MXFP4 experts are held at an expert width rounded up to 128 and a hidden size to "
-                "256 (before 0.11.0: not read)", "0.11.2 vllm/model_executor/layers/quantization/mxfp4.py:187-200; "
-                "0.19.1 vllm/model_executor/layers/fused_moe/oracle/mxfp4.py:376-385", ("weights_gib", "kv_tokens"),
+                "256, and the profile's MoE forward runs at those sizes on a padded copy of its input (before "
+                "0.11.0: not read)", "0.11.2 vllm/model_executor/layers/quantization/mxfp4.py:254-276, "
+                "layers/fused_moe/layer.py:1480-1487; 0.19.1 vllm/model_executor/layers/fused_moe/oracle/"
+                "mxfp4.py:376-385", ("weights_gib", "kv_tokens"),
                 MXFP4_MARLIN_PADDED, devices=("cuda",)),
     ReleaseRule("fused-MoE workspace from the modular kernel", "the profile's MoE layers hold M x top_k x "
                 "(max(2I, K) + max(I, K)) of fused-experts workspace (before: M x top_k x (max(2I, K) + I))",

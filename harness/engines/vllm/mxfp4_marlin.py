@@ -58,6 +58,19 @@ def _experts_bytes(experts: int, inter: int, hidden: int) -> int:
     return experts * ((w13 + w2) // 2 + (w13 + w2) // MXFP4_BLOCK + (2 * inter + hidden) * _BIAS_BYTES)
 
 
+def padded_dims(model: ModelDescription, tp: int) -> tuple[int, int] | None:
+    """(expert width a rank holds, hidden size) as Marlin pads them; None for a model without routed experts. The
+    MoE layer's forward runs at these sizes too: FusedMoE pads the hidden states to the layer's padded hidden size
+    before the experts (0.11.2 vllm/model_executor/layers/fused_moe/layer.py:1480-1487, 0.13.0 :1701-1707, 0.19.1
+    fused_moe/runner/default_moe_runner.py:457-467; only FlashInfer's TRT-LLM MXFP8 backend skips it, 0.19.1
+    quantization/mxfp4.py:115-119), and fused_marlin_moe sizes its caches from the padded weights (0.11.2
+    fused_moe/fused_marlin_moe.py:84-107)."""
+    moe = routed_experts(model.config)
+    if moe is None:
+        return None
+    return _round_up(max(1, moe.intermediate // max(1, tp)), 128), _round_up(model.hidden_size, 256)
+
+
 def padded_growth_bytes(model: ModelDescription, tp: int) -> int:
     """What one rank holds beyond its stored MXFP4 experts once Marlin's padding is applied (bytes, >= 0)."""
     moe = routed_experts(model.config)

@@ -429,6 +429,16 @@ def _mxfp4_marlin_growth(p: VllmPrediction, env: dict[str, str], model: ModelDes
     return growth
 
 
+def _mxfp4_marlin_dims(p: VllmPrediction, env: dict[str, str], model: ModelDescription,
+                       release: str) -> tuple[int, int] | None:
+    """The padded (expert width, hidden size) the MoE forward runs at where vLLM holds MXFP4 experts padded for
+    Marlin (the same test as _mxfp4_marlin_growth; mxfp4_marlin.padded_dims), else None."""
+    if (p.device == "cpu" or not mxfp4_marlin.mxfp4_checkpoint(model) or release not in MXFP4_MARLIN_PADDED
+            or mxfp4_marlin.runs_marlin(p.gpu_capability, env)[0] is not True):
+        return None
+    return mxfp4_marlin.padded_dims(model, p.tp)
+
+
 def _held_weights(p: VllmPrediction, s: Settings, model: ModelDescription, tp: int, dtype: str) -> int:
     """What one rank holds once the model is loaded: its weights (quantized as they load under --quantization fp8,
     online_quant.py) and, on a GPU, the rotary cos/sin cache built with the model (rope_cache.py); the weights line
@@ -455,7 +465,8 @@ def _gpu_overhead_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], 
         other += _penalty_buffers(p, model, mns)
     act, act_basis, assumed = profile_peak.activation_bytes(model, release, env, mnbt, min(mns, mnbt), p.tp,
                                                             DTYPE_BYTES[dtype],
-                                                            s.get("enable_expert_parallel") is True)
+                                                            s.get("enable_expert_parallel") is True,
+                                                            _mxfp4_marlin_dims(p, env, model, release))
     p.notes.extend([assumed] if assumed else [])
     graphs, graph_basis = _graph_estimate(p, s, env, model, release, mnbt, mns, DTYPE_BYTES[dtype])
     p.estimates["A"] = Estimate(act / GiB, act_basis)
