@@ -3,7 +3,8 @@ each one's first look and final error are in tests/fixtures/predict/gpu-oos6/SOU
 
 Which were fitted and which were checked: v23 and v25 were marked held out when the set was collected, before any
 prediction (SOURCES.md, commit b84cf38). The fitted case was first predicted with the code of main e2f84fb and read
-for causes; the held-out ones were predicted once, with the final code, and are locked here as they came."""
+for causes; the held-out ones were predicted once, with 41b75cc, and are locked here as they came (the one change
+after it, f74b87d, acts only on MXFP4 experts held padded for Marlin: their figures are the same)."""
 
 from __future__ import annotations
 
