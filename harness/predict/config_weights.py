@@ -165,6 +165,34 @@ def num_experts(cfg: dict[str, Any]) -> int:
     return 0
 
 
+@dataclass(frozen=True)
+class RoutedExperts:
+    """A mixture-of-experts model's routed experts as the engines' fused MoE kernels see them (config keys only)."""
+
+    experts: int
+    top_k: int  # experts each token is routed to
+    intermediate: int  # one expert's MLP width (moe_intermediate_size, or intermediate_size where that is it)
+    moe_layers: int  # decoder layers carrying experts
+    dense_layers: int  # decoder layers with a dense MLP instead
+
+
+def routed_experts(cfg: dict[str, Any]) -> RoutedExperts | None:
+    """The routed experts the config declares (None: a dense model, or no top-k in the config), by each family's
+    keys as _moe reads them."""
+    experts = num_experts(cfg)
+    top_k = cfg.get("num_experts_per_tok") or cfg.get("num_experts_per_token") or cfg.get("experts_per_token")
+    layers = int(cfg.get("num_hidden_layers") or 0)
+    if not experts or not top_k or not layers:
+        return None
+    model_type = str(cfg.get("model_type", ""))
+    if model_type in ("gpt_oss", "mixtral") or _is_llama4(cfg):
+        inter = _dense_inter(cfg)
+    else:
+        inter = int(cfg.get("moe_intermediate_size") or _dense_inter(cfg))
+    moe = sum(_is_moe_layer(cfg, i) for i in range(layers))
+    return RoutedExperts(experts, int(top_k), inter, moe, layers - moe)
+
+
 def _is_moe_layer(cfg: dict[str, Any], i: int) -> bool:
     """Which decoder layers carry experts, by each family's keys (as the engines' model files read them)."""
     if not num_experts(cfg):

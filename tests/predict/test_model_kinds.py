@@ -203,7 +203,14 @@ def test_vllm_sizes_sliding_window_layers_as_kv_cache_groups_where_read(name):
         assert p.kv_tokens == int(p.max_concurrency * 2048)
         assert any("KV cache groups" in n and "kv_tokens is their capacity" in n for n in p.notes)
     older = predict("vllm", {}, model, 81559, engine_version="0.31.0")
-    assert not older.modelled and "SlidingWindowSpec" in older.reason and "for 0.32.0-0.33.x only" in older.reason
+    assert not older.modelled and "SlidingWindowSpec" in older.reason
+    assert "for 0.11.x and 0.32.0-0.33.x only" in older.reason
+    # 0.11.x, read in 0.11.2: one batch in flight, the tokens logged as num_blocks // groups x block_size
+    p = predict("vllm", {"max_model_len": 2048, "kv_cache_memory_bytes": 1 << 30}, model, 81559,
+                engine_version="0.11.2")
+    assert p.modelled and p.will_start and p.kv_tokens and p.num_blocks
+    assert any("1 x " in n and "num_blocks // groups x block_size" in n for n in p.notes)
+    assert p.kv_tokens % 16 == 0 and p.kv_tokens < p.num_blocks * 16
 
 
 @pytest.mark.parametrize(("extra", "words"), [

@@ -15,10 +15,10 @@ import pytest
 from harness.engines.predicting import predict
 from parsers import parse_log, read_log
 from tests.support.fixture_configs import config_model
+from tests.support.oos_cases import check_case_as_it_came_out
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS4 = HERE / "gpu-oos4"
-TOLERANCE = 0.03
 GIB_MIB = 1024
 
 
@@ -127,10 +127,7 @@ WITHIN = {n for n in CASES if n[:3] in ("s12", "s13", "s14", "s15", "s16", "v11"
 @pytest.mark.parametrize("name", list(CASES))
 def test_each_case_as_it_came_out(name):
     case = CASES[name]
-    p = _predict(case)
-    assert p.modelled and p.will_start, p.reason
-    assert p.kv_tokens == FINAL_TOKENS[name], (name, p.kv_tokens, p.estimates)
-    assert (abs(p.kv_tokens / case.logged_tokens - 1) <= TOLERANCE) == (name in WITHIN)
+    check_case_as_it_came_out(name, _predict(case), case.logged_tokens, FINAL_TOKENS, WITHIN)
 
 
 def test_a_model_runner_v2_sampler_rule_fitted_on_v14_is_not_kept():

@@ -20,10 +20,10 @@ from harness.predict import load_model_description
 from harness.predict.model import GiB
 from parsers import parse_log, read_log
 from tests.support.fixture_configs import config_model
+from tests.support.oos_cases import TOLERANCE, check_case_as_it_came_out
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS5 = HERE / "gpu-oos5"
-TOLERANCE = 0.03
 GIB_MIB = 1024
 LLAMA8B = "meta-llama/Llama-3.1-8B-Instruct"
 
@@ -125,7 +125,9 @@ FINAL_TOKENS = {
     "v18 qwen3-8b-awq a6000 0.19.1": 268256,  # +2.96 %, held out
     "v19 qwen2.5-0.5b 5060ti 0.27.1 no chunked prefill": 366400,  # +0.50 %, fit
     "v20 qwen2.5-0.5b 5060ti 0.27.1 chunked 512": 377680,  # +0.66 %, held out
-    "v21 minimax-m2.5-fp8 tp4 4xh100 0.19.1": 355504,  # +15.73 %, fit, a miss: 2.8 GiB a rank not modelled
+    # +15.73 % at this round's end, a miss: 2.8 GiB a rank not modelled; +11.67 % since gpu-oos6's fused-MoE workspace
+    # (0.75 GiB of TritonExperts caches in the profile forward, profile_peak.moe_workspace_per_token)
+    "v21 minimax-m2.5-fp8 tp4 4xh100 0.19.1": 343040,
     "v22 qwen3-8b a100-40g 0.9.2": 137344,  # +0.93 %, held out
     "s17 qwen3-4b h100 0.5.18": 434779,  # +1.10 %, held out
     "s18 llama3.1-8b a6000 0.5.2 no cuda graph": 204332,  # -0.24 %, fit
@@ -136,10 +138,7 @@ WITHIN = {n for n in CASES if n[:3] in ("v16", "v18", "v19", "v20", "v22", "s17"
 @pytest.mark.parametrize("name", list(CASES))
 def test_each_case_as_it_came_out(name):
     case = CASES[name]
-    p = _predict(case)
-    assert p.modelled and p.will_start, p.reason
-    assert p.kv_tokens == FINAL_TOKENS[name], (name, p.kv_tokens, p.estimates)
-    assert (abs(p.kv_tokens / case.logged_tokens - 1) <= TOLERANCE) == (name in WITHIN)
+    check_case_as_it_came_out(name, _predict(case), case.logged_tokens, FINAL_TOKENS, WITHIN)
 
 
 def test_the_held_out_half_as_scored_once():

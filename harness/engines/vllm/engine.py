@@ -18,6 +18,7 @@ from harness.engines.vllm.releases import (
     MLA_KV_MODELLED,
     PREDICTED_RELEASES,
     PREDICTED_RELEASES_CPU,
+    SLIDING_WINDOW_GROUPS_0_11,
     SLIDING_WINDOW_GROUPS_MODELLED,
     modelled_release,
 )
@@ -172,7 +173,7 @@ class VllmFormulas(BudgetFormulas):
         "sliding_window": "vLLM puts sliding-window layers in KV cache groups of their own whose blocks are freed "
                           "past the window, which changes the blocks per request and the pool's token count "
                           "(kv_cache_interface.py:850 SlidingWindowSpec, v1/core/kv_cache_utils.py); the predictor "
-                          "models them for 0.32.0-0.33.x only",
+                          "models them for 0.11.x and 0.32.0-0.33.x only",
         "hybrid": "vLLM gives Mamba/linear-attention layers a fixed state per request, padded to the attention "
                   "page, and its logged token count is derived from concurrency, not a capacity "
                   "(kv_cache_interface.py:1035 MambaSpec); the predictor models the Mamba2 layers of Nemotron-H "
@@ -188,7 +189,8 @@ class VllmFormulas(BudgetFormulas):
             return device != "cpu" and modelled_release(version) in MLA_KV_MODELLED
         # sliding-window layers: KV cache groups sharing the pool, in the releases read for them
         if kind == "sliding_window":
-            return modelled_release(version) in SLIDING_WINDOW_GROUPS_MODELLED
+            release = modelled_release(version)
+            return release in SLIDING_WINDOW_GROUPS_MODELLED or release in SLIDING_WINDOW_GROUPS_0_11
         # Mamba layers: state pages padded to the attention page, in the releases read for them
         if kind == "hybrid":
             return modelled_release(version) in MAMBA_GROUPS_MODELLED

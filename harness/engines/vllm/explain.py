@@ -50,11 +50,14 @@ from harness.engines.vllm.releases import (
     MODEL_RUNNER_V2_FOR_DENSE,
     MODEL_RUNNER_V2_FOR_LISTED,
     MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO,
+    MOE_MODULAR_WORKSPACE,
+    MXFP4_MARLIN_PADDED,
     NON_KV_FROM_TOTAL_CONSUMED,
     NON_TORCH_SINCE_SNAPSHOT,
     NULL_BLOCK_HELD_BACK,
     PEAK_ACTIVATION_LOGGED_WITH_GRAPH_ESTIMATE,
     PERFORMANCE_MODE,
+    SLIDING_WINDOW_GROUPS_0_11,
     SNAPSHOT_AFTER_DISTRIBUTED_INIT,
     TRITON_TOP_K_TOP_P,
     V0_BELOW_SM80,
@@ -165,6 +168,23 @@ RELEASE_RULES = (
                 "Marlin, which holds their block scales per output channel in the model dtype (before 0.11.0: not "
                 "read)", "0.11.0 vllm/model_executor/layers/quantization/utils/marlin_utils_fp8.py:78-160, :167-275",
                 ("weights_gib", "kv_tokens"), FP8_MARLIN_EXPANDED_SCALES, devices=("cuda",)),
+    ReleaseRule("MXFP4 experts padded for Marlin", "on the Marlin MoE backend (below sm90, or sm90 without "
+                "triton_kernels) MXFP4 experts are held at an expert width rounded up to 128 and a hidden size to "
+                "256, and the profile's MoE forward runs at those sizes on a padded copy of its input (before "
+                "0.11.0: not read)", "0.11.2 vllm/model_executor/layers/quantization/mxfp4.py:254-276, "
+                "layers/fused_moe/layer.py:1480-1487; 0.19.1 vllm/model_executor/layers/fused_moe/oracle/"
+                "mxfp4.py:376-385", ("weights_gib", "kv_tokens"),
+                MXFP4_MARLIN_PADDED, devices=("cuda",)),
+    ReleaseRule("fused-MoE workspace from the modular kernel", "the profile's MoE layers hold M x top_k x "
+                "(max(2I, K) + max(I, K)) of fused-experts workspace (before: M x top_k x (max(2I, K) + I))",
+                "0.15.1 vllm/model_executor/layers/fused_moe/fused_moe.py:1967-1982; 0.13.0 "
+                "vllm/model_executor/layers/fused_moe/fused_moe.py:1838-1849", ("kv_tokens",), MOE_MODULAR_WORKSPACE,
+                devices=("cuda",)),
+    ReleaseRule("sliding-window groups (0.11.x)", "sliding-window layers in KV cache groups of the fewer layers "
+                "of a kind, one batch in flight, the tokens logged as num_blocks // groups x block size",
+                "0.11.2 vllm/v1/core/kv_cache_utils.py:974-998, :1217-1221; 0.11.2 "
+                "vllm/v1/kv_cache_interface.py:220-239",
+                ("kv_tokens",), SLIDING_WINDOW_GROUPS_0_11),
     ReleaseRule("V0 below compute capability 8.0", "cards below sm80 run the V0 engine",
                 "0.10.1 vllm/engine/arg_utils.py:1400", ("kv_tokens",), V0_BELOW_SM80, devices=("cuda",)),
     ReleaseRule("non-torch memory since the snapshot", "the budget counts the non-torch memory since the startup "

@@ -332,14 +332,15 @@ class KvCacheGroups:
 
 
 def sliding_window_groups(full_layers: int, sliding_layers: int, sliding_window: int, block_size: int,
-                          in_flight_tokens: int) -> KvCacheGroups:
+                          in_flight_tokens: int, larger_under_1_5: bool = True) -> KvCacheGroups:
     """The groups vLLM makes of `full_layers` and `sliding_layers` (one window, one page size). All sliding: one
     group of every layer (is_kv_cache_spec_uniform, kv_cache_utils.py:2183-2187). Both: the group size is the
-    fewer layers of a kind, or the more where that is under 1.5 x the fewer (:1462-1475), and each kind is split
-    into cdiv(layers, size) groups (:1476-1502)."""
+    fewer layers of a kind, or the more where that is under 1.5 x the fewer (:1462-1475; `larger_under_1_5`
+    False: 0.11.x, the fewer always, 0.11.2 kv_cache_utils.py:974), and each kind is split into cdiv(layers, size)
+    groups (:1476-1502)."""
     counts = [n for n in (full_layers, sliding_layers) if n]
     size = min(counts)
-    if max(counts) < size * 1.5:
+    if larger_under_1_5 and max(counts) < size * 1.5:
         size = max(counts)
     return KvCacheGroups(full_groups=cdiv(full_layers, size), sliding_groups=cdiv(sliding_layers, size),
                          layers_per_group=size, sliding_window=sliding_window, block_size=block_size,
@@ -387,17 +388,20 @@ class VllmKV:
 
 
 def pool_tokens(pool_bytes: float, bytes_per_block: int, block_size: int, max_model_len: int,
-                tokens_from_concurrency: bool, blocks_per_request: int | None = None) -> tuple[int, float, int]:
+                tokens_from_concurrency: bool, blocks_per_request: int | None = None,
+                group_count: int = 1) -> tuple[int, float, int]:
     """vLLM's rounding of a pool: bytes -> whole blocks -> the logged "KV cache size: N tokens", as (num_blocks,
     max_concurrency, tokens). From 0.20.1 the tokens are int(concurrency x max_model_len), the null block included
     (0.32.0 vllm/v1/core/kv_cache_utils.py:2308; 0.20.1 :1706); up to 0.20.0 num_blocks x block_size (0.20.0
     :1694): releases.KV_TOKENS_FROM_CONCURRENCY. `blocks_per_request`: a request of max_model_len's blocks (one
-    full-attention group: cdiv(max_model_len, block_size)). The one rounding `predict` and `compare --explain`
-    both use."""
+    full-attention group: cdiv(max_model_len, block_size)); `group_count`: KV cache groups sharing the blocks, whose
+    token count up to 0.20.0 is num_blocks // groups x block_size (0.11.2 kv_cache_utils.py:1217-1221). The one
+    rounding `predict` and `compare --explain` both use."""
     num_blocks = max(0, int(pool_bytes) // int(bytes_per_block))
     per_request = blocks_per_request if blocks_per_request is not None else cdiv(max_model_len, block_size)
     concurrency = num_blocks / per_request if per_request else 0.0
-    tokens = int(concurrency * max_model_len) if tokens_from_concurrency else num_blocks * block_size
+    tokens = (int(concurrency * max_model_len) if tokens_from_concurrency
+              else num_blocks // max(1, group_count) * block_size)
     return num_blocks, concurrency, tokens
 
 
@@ -463,7 +467,7 @@ def size_kv(available_bytes: int, bytes_per_block: int, block_size: int, max_mod
                          + (f" (--max-model-len -1 would shrink it to {min(derived_max_model_len, estimated)})"
                             if estimated > 0 else ""))
     num_blocks, concurrency, tokens = pool_tokens(avail, bytes_per_block, block_size, length, tokens_from_concurrency,
-                                                  blocks_for(length))
+                                                  blocks_for(length), groups.count if groups is not None else 1)
     return VllmKV(available_bytes=avail, bytes_per_block=bytes_per_block, num_blocks=num_blocks,
                   max_model_len=length, kv_tokens=tokens, max_concurrency=concurrency,
                   estimated_max_model_len=estimated, autofit_from=autofit_from, error=error, notes=notes)

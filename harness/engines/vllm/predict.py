@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from harness.engines.cli_flags import switch_value
 from harness.engines.settings import Settings
 from harness.engines.vllm import formulas as vf
-from harness.engines.vllm import profile_peak
+from harness.engines.vllm import mxfp4_marlin, profile_peak
 from harness.engines.vllm.fp8_marlin import fp8_checkpoint, marlin_scale_growth_bytes, runs_marlin
 from harness.engines.vllm.layers import mamba_layout, sliding_layout
 from harness.engines.vllm.model_runner import runs_model_runner_v2
@@ -42,10 +42,12 @@ from harness.engines.vllm.releases import (
     MAX_NUM_SEQS_CAPPED_BY_BATCH,
     MAX_NUM_SEQS_CAPTURED,
     MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO,
+    MXFP4_MARLIN_PADDED,
     NON_KV_FROM_TOTAL_CONSUMED,
     NON_TORCH_SINCE_SNAPSHOT,
     NULL_BLOCK_HELD_BACK,
     PERFORMANCE_MODE,
+    SLIDING_WINDOW_GROUPS_0_11,
     V0_BELOW_SM80,
     V0_FOR_32_BIT_DTYPE,
     V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT,
@@ -205,6 +207,7 @@ def _record_shape(p: VllmPrediction, s: Settings, env: dict[str, str], model: Mo
     plan.weights = _held_weights(p, s, model, p.tp, plan.dtype)
     if p.device != "cpu":
         plan.weights += _fp8_marlin_growth(p, env, model, plan.release, plan.dtype)
+        plan.weights += _mxfp4_marlin_growth(p, env, model, plan.release)
     p.block_size, p.max_num_batched_tokens, p.max_num_seqs = plan.block_size, plan.mnbt, plan.mns
     p.gpu_memory_utilization = plan.util
     p.kv_bytes_per_token = model.kv_bytes_per_token(plan.kv_dtype, p.tp, plan.dtype)
@@ -406,6 +409,36 @@ def _fp8_marlin_growth(p: VllmPrediction, env: dict[str, str], model: ModelDescr
     return growth
 
 
+def _mxfp4_marlin_growth(p: VllmPrediction, env: dict[str, str], model: ModelDescription, release: str) -> int:
+    """Bytes a rank holds beyond an MXFP4 checkpoint's stored experts where vLLM pads them for its Marlin MoE
+    backend (mxfp4_marlin.py); 0 where it does not, or where the backend is not known (a note says what it would
+    add)."""
+    if not mxfp4_marlin.mxfp4_checkpoint(model) or release not in MXFP4_MARLIN_PADDED:
+        return 0
+    growth = mxfp4_marlin.padded_growth_bytes(model, p.tp)
+    marlin, why = mxfp4_marlin.runs_marlin(p.gpu_capability, env)
+    if not growth or marlin is False:
+        return 0
+    if marlin is None:
+        p.notes.append(f"weights: where vllm {release} runs the MXFP4 experts on its Marlin backend (below compute "
+                       f"capability 9.0, or on Hopper without triton_kernels) it pads them, {size_text(growth)} more "
+                       f"a rank; not counted: {why}")
+        return 0
+    p.weights_source += (f"; + {size_text(growth)} of MXFP4 experts padded for vLLM's Marlin MoE backend ({why}; "
+                         "expert width to a multiple of 128, hidden size to 256: mxfp4.py create_weights)")
+    return growth
+
+
+def _mxfp4_marlin_dims(p: VllmPrediction, env: dict[str, str], model: ModelDescription,
+                       release: str) -> tuple[int, int] | None:
+    """The padded (expert width, hidden size) the MoE forward runs at where vLLM holds MXFP4 experts padded for
+    Marlin (the same test as _mxfp4_marlin_growth; mxfp4_marlin.padded_dims), else None."""
+    if (p.device == "cpu" or not mxfp4_marlin.mxfp4_checkpoint(model) or release not in MXFP4_MARLIN_PADDED
+            or mxfp4_marlin.runs_marlin(p.gpu_capability, env)[0] is not True):
+        return None
+    return mxfp4_marlin.padded_dims(model, p.tp)
+
+
 def _held_weights(p: VllmPrediction, s: Settings, model: ModelDescription, tp: int, dtype: str) -> int:
     """What one rank holds once the model is loaded: its weights (quantized as they load under --quantization fp8,
     online_quant.py) and, on a GPU, the rotary cos/sin cache built with the model (rope_cache.py); the weights line
@@ -431,7 +464,9 @@ def _gpu_overhead_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], 
     if release in NON_KV_FROM_TOTAL_CONSUMED and runs_model_runner_v2(model, release, s, env):
         other += _penalty_buffers(p, model, mns)
     act, act_basis, assumed = profile_peak.activation_bytes(model, release, env, mnbt, min(mns, mnbt), p.tp,
-                                                            DTYPE_BYTES[dtype])
+                                                            DTYPE_BYTES[dtype],
+                                                            s.get("enable_expert_parallel") is True,
+                                                            _mxfp4_marlin_dims(p, env, model, release))
     p.notes.extend([assumed] if assumed else [])
     graphs, graph_basis = _graph_estimate(p, s, env, model, release, mnbt, mns, DTYPE_BYTES[dtype])
     p.estimates["A"] = Estimate(act / GiB, act_basis)
@@ -689,12 +724,17 @@ def _sliding_groups(p: VllmPrediction, s: Settings, model: ModelDescription, blo
     # scheduling, on by default with one pipeline stage (0.32.0 vllm/config/vllm.py:577-598, :1585-1644); the CPU
     # platform turns it off (vllm/platforms/cpu.py:330-331)
     batches = 1 if p.device == "cpu" or switch_value(s, "async_scheduling") is False else 2
+    before_0_12 = modelled_release(p.engine_version) in SLIDING_WINDOW_GROUPS_0_11
+    if before_0_12:
+        batches = 1  # 0.11.x: the window plus max_num_batched_tokens (0.11.2 vllm/v1/kv_cache_interface.py:231-239)
     groups = vf.sliding_window_groups(layout.full_layers, layout.sliding_layers, layout.sliding_window, block_size,
-                                      batches * mnbt)
+                                      batches * mnbt, larger_under_1_5=not before_0_12)
     p.notes.append(f"KV cache groups: {groups.count} of {groups.layers_per_group} layer(s) share the pool's blocks "
                    f"({groups.full_groups} full attention, {groups.sliding_groups} sliding window of "
-                   f"{layout.sliding_window}, {batches} x {mnbt} tokens in flight): kv_tokens is their capacity, "
-                   "int(max_concurrency x max_model_len), not the pool's token slots (kv_cache_utils.py:2300-2308)")
+                   f"{layout.sliding_window}, {batches} x {mnbt} tokens in flight): "
+                   + ("kv_tokens is num_blocks // groups x block_size (0.11.2 kv_cache_utils.py:1217-1221)"
+                      if before_0_12 else "kv_tokens is their capacity, int(max_concurrency x max_model_len), not "
+                      "the pool's token slots (kv_cache_utils.py:2300-2308)"))
     return groups
 
 

@@ -12,8 +12,10 @@ from harness.engines.vllm import formulas as vf
 from harness.engines.vllm.releases import (
     FLASHINFER_SAMPLER_BY_DEFAULT,
     FLASHINFER_SAMPLER_IF_INSTALLED,
+    MOE_MODULAR_WORKSPACE,
     TRITON_TOP_K_TOP_P,
 )
+from harness.predict.config_weights import routed_experts
 from harness.predict.model import GiB, ModelDescription
 
 # Bytes each logit (one row x one vocabulary entry) holds at the sampler's peak beyond the model-dtype logits from
@@ -86,15 +88,54 @@ PATH_LABELS = {"flashinfer": "FlashInfer", "sort": "PyTorch sort", "sort_in_plac
                "triton": "Triton top-k/top-p"}
 
 
+def moe_workspace_per_token(model: ModelDescription, release: str, tp: int, expert_parallel: bool = False,
+                            padded: tuple[int, int] | None = None) -> int | None:
+    """Elements per token a MoE layer's fused-experts call holds at once in the dummy forward, in the activation
+    dtype: the router's logits and the kernel's two intermediate caches (releases.MOE_MODULAR_WORKSPACE names the
+    shapes and their sources). None for a model without routed experts. Every MoE backend is taken with the
+    Triton/Marlin shapes (DeepGEMM, FlashInfer and CUTLASS size their own): an estimate. `padded` (expert width a
+    rank holds, hidden size) where the experts are held padded (mxfp4_marlin.padded_dims): the caches take those
+    sizes, and the layer's padded copy of its input (tokens x padded hidden size) is held beside them."""
+    moe = routed_experts(model.config)
+    if moe is None or not moe.moe_layers:
+        return None
+    inter = moe.intermediate if expert_parallel else max(1, moe.intermediate // max(1, tp))
+    k = model.hidden_size
+    pad_copy = 0
+    if padded is not None:
+        inter, k = padded
+        pad_copy = k if k != model.hidden_size else 0
+    second = max(inter, k) if release in MOE_MODULAR_WORKSPACE else inter
+    return moe.experts + moe.top_k * (max(2 * inter, k) + second) + pad_copy
+
+
+def forward_bytes(model: ModelDescription, release: str, num_tokens: int, tp: int, elem_bytes: int,
+                  expert_parallel: bool = False, padded: tuple[int, int] | None = None) -> tuple[int, str]:
+    """The dummy forward's peak (formulas.activation_estimate_bytes), its MLP term taken by a MoE model's
+    fused-experts workspace where its layers are MoE (moe_workspace_per_token): the larger of that and the dense
+    MLP where the model keeps dense layers too. The second value says the MoE term ("" for a dense model)."""
+    forward = vf.activation_estimate_bytes(model, num_tokens, 0, tp, elem_bytes)
+    moe = moe_workspace_per_token(model, release, tp, expert_parallel, padded)
+    if moe is None:
+        return forward, ""
+    dense_mlp = 3 * model.intermediate_size // max(1, tp)  # what activation_estimate_bytes counted
+    dense_layers = routed_experts(model.config).dense_layers
+    mlp = max(moe, dense_mlp if dense_layers else 0)
+    forward += num_tokens * (mlp - dense_mlp) * elem_bytes
+    return forward, f", MoE workspace {num_tokens * moe * elem_bytes / GiB:.2f}"
+
+
 def activation_bytes(model: ModelDescription, release: str, env: dict[str, str], num_tokens: int, rows: int,
-                     tp: int, elem_bytes: int) -> tuple[int, str, str | None]:
+                     tp: int, elem_bytes: int, expert_parallel: bool = False,
+                     padded: tuple[int, int] | None = None) -> tuple[int, str, str | None]:
     """A for the release: max(dummy forward, dummy sampler + the forward's hidden states), in bytes, a short basis,
     and a note where the sampler implementation is the predictor's assumption (installed packages decide it)."""
-    forward = vf.activation_estimate_bytes(model, num_tokens, 0, tp, elem_bytes)
+    forward, moe = forward_bytes(model, release, num_tokens, tp, elem_bytes, expert_parallel, padded)
     path, why = sampler_path(release, env, rows)
     hidden = num_tokens * model.hidden_size * elem_bytes
     sampler = sampler_peak_bytes(model, rows, elem_bytes, path) + hidden
-    basis = f"estimate: max(forward {forward / GiB:.2f}, {PATH_LABELS[path]} sampler {sampler / GiB:.2f}) GiB"
+    basis = (f"estimate: max(forward {forward / GiB:.2f}{moe}, {PATH_LABELS[path]} sampler {sampler / GiB:.2f}) "
+             "GiB")
     assumed = release in FLASHINFER_SAMPLER_IF_INSTALLED and "VLLM_USE_FLASHINFER_SAMPLER" not in env
     return max(forward, sampler), basis, f"the profile's dummy sampler run: {why}" if assumed else None
 

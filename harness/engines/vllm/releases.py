@@ -94,6 +94,12 @@ MLA_KV_MODELLED = ReleaseRange("0.32.0", "0.34.0")
 # vllm/v1/core/kv_cache_utils.py:1362-1502, :1195-1227; vllm/v1/kv_cache_interface.py:850-907); the releases
 # whose code was read (0.32.0, and 0.33.0 in the oracle tests).
 SLIDING_WINDOW_GROUPS_MODELLED = ReleaseRange("0.32.0", "0.34.0")
+# The same groups in 0.11.x, read in 0.11.2 (0.11.0-0.11.1 taken as it): the group size is the fewer layers of a
+# kind, without 0.32.0's 1.5 x rule (0.11.2 vllm/v1/core/kv_cache_utils.py:974-998), num_blocks = memory // page //
+# group size (:810-824, :1056-1062), a sliding group holding the window plus one batch of max_num_batched_tokens
+# (0.11.2 vllm/v1/kv_cache_interface.py:220-239), and the logged tokens num_blocks // groups x block size
+# (kv_cache_utils.py:1217-1221). 0.12.0-0.31.x are not read for them.
+SLIDING_WINDOW_GROUPS_0_11 = ReleaseRange("0.11.0", "0.12.0")
 
 # Nemotron-H's and Granite 4's Mamba2 layers: a state page padded to the attention page, a fixed number per request
 # in their own KV cache groups (0.32.0 vllm/platforms/interface.py:1036-1125, vllm/v1/kv_cache_interface.py:
@@ -183,6 +189,15 @@ FREE_MEMORY_CHECKED_AT_STARTUP = ReleaseRange("0.9.1")
 # The max-model-len error states the estimated length from 0.9.1 (0.9.1 vllm/v1/core/kv_cache_utils.py:568-570);
 # 0.8.5-0.9.0.x drop it (the f-string stands alone on its line: 0.9.0 kv_cache_utils.py:547-548, 0.8.5 :542-543).
 E3_STATES_ESTIMATE = ReleaseRange("0.9.1")
+# The fused-MoE kernels' intermediate caches in the profile's dummy forward, per MoE layer (the largest layer's are
+# live at the peak): M x top_k x max(2I, K) (gate/up, reused for down's output) and M x top_k x I (the activated
+# half) where vLLM calls fused_experts/fused_marlin_moe directly (0.11.0 vllm/model_executor/layers/fused_moe/
+# fused_moe.py:1565-1575 and fused_marlin_moe.py:114-123; 0.13.0 fused_moe.py:1838-1849); the modular kernel's
+# TritonExperts/MarlinExperts.workspace_shapes take M x top_k x max(I, K) for the second, and unquantized and FP8 MoE
+# go through it from 0.15.1 (0.15.1 unquantized_fused_moe_method.py:201, fused_moe.py:1967-1982,
+# fused_marlin_moe.py:655-696; 0.19.1 fused_moe.py:1976-1991 with modular_kernel.py:1009-1069). 0.14.x is not read:
+# taken as 0.13.0. (M: the profile's tokens; I: an expert's width on the rank; K: the hidden size.)
+MOE_MODULAR_WORKSPACE = ReleaseRange("0.15.0")
 # The >= 70 GiB tier of the batch defaults leaves out A100s from 0.9.0 (0.9.0 vllm/engine/arg_utils.py:1495);
 # 0.8.5 gives it to every card of 70 GiB or more (0.8.5 arg_utils.py:1596).
 BATCH_DEFAULTS_A100_EXCLUDED = ReleaseRange("0.9.0")
@@ -225,6 +240,9 @@ TRITON_TOP_K_TOP_P = ReleaseRange("0.17.0")
 # and 128-input group in the model's dtype (harness/engines/vllm/fp8_marlin.py): read in 0.11.0 (fp8.py:234-235,
 # utils/marlin_utils_fp8.py:78-160, :167-275), 0.19.1 and 0.32.0; releases before 0.11.0 not read.
 FP8_MARLIN_EXPANDED_SCALES = ReleaseRange("0.11.0")
+# MXFP4 experts padded for the Marlin MoE backend (mxfp4_marlin.py): read in 0.11.0, 0.13.0, 0.15.1 and 0.19.1;
+# MXFP4 loading arrived with gpt-oss in 0.10.1, not read: from 0.11.0.
+MXFP4_MARLIN_PADDED = ReleaseRange("0.11.0")
 
 # The newest release the formulas model: a point that names no release is predicted as this one.
 NEWEST_PREDICTED = "0.33.0"
