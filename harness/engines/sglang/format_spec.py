@@ -51,7 +51,13 @@ FACTS = (
           (r".", "-"))),
     Fact("physical_kv_pool", r"^Physical KV Cache limits by --mem-fraction-static: ",
          ((r"size$|tokens", "pool_tokens"), (r"k_size", "kv_gib+"), (r"v_size", "kv_gib+"), (r".", "-"))),
-    Fact("host_memory", r"^Allocating %\.2f GB host memory for ", ((r"bytes|size|GB|1e9", "host_kv_gib"), (r".", "-"))),
+    # a hierarchical cache's host pools: the KV cache's own (host_kv), and the others beside it - a hybrid model's
+    # state, an indexer's keys (host_other, 0.5.23 sglang/srt/mem_cache/pool_host/mamba.py:195, dsa.py:232): never the
+    # device pool, nor each other
+    Fact("host_memory", r"^Allocating %\.2f GB host memory for (?:hierarchical KV cache|V4 paged pool)\b",
+         ((r"bytes|size|GB|1e9", "host_kv_gib"), (r".", "-"))),
+    Fact("host_other_memory", r"^Allocating %\.2f GB host memory for (?!hierarchical KV cache|V4 paged pool)",
+         ((r"bytes|size|GB|1e9", "host_other_gib"), (r".", "-"))),
     # the host KV pool with its tokens (0.5.21 sglang/srt/mem_cache/pool_host/base.py:236, :248): never the device pool
     Fact("host_kv_pool", r"^Allocating %s hierarchical KV host pool: %d tokens, %\.2f GB host memory",
          ((r"size", "host_kv_tokens"), (r"bytes|GB|1e9", "host_kv_gib"), (r".", "-"))),
