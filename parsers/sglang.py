@@ -280,20 +280,19 @@ def _sum(values: list) -> float | None:
 
 
 def _kv_total(parser: LogParser) -> None:
-    """The record's kv_gib: every KV pool the rank built, target and draft (the draft model's pool is sized from
-    the same budget: 0.5.23 sglang/srt/model_executor/pool_configurator.py:259 adds the draft layers to the cell
-    size), a sliding-window model's two pools as the engine totals them where it states it ("SWAKVPool mem usage"
-    from 0.5.3.post3, 0.5.5 sglang/srt/mem_cache/memory_pool.py:1099), else their sum (0.5.2 memory_pool.py:771
-    SWAKVPool.get_kv_size_bytes)."""
+    """The record's kv_gib: the target's KV pools - a sliding-window model's two as the engine totals them where it
+    states it ("SWAKVPool mem usage" from 0.5.3.post3, 0.5.5 sglang/srt/mem_cache/memory_pool.py:1099), else their sum
+    (0.5.2 memory_pool.py:771 SWAKVPool.get_kv_size_bytes). A draft model's pool is sized from the same budget (0.5.23
+    sglang/srt/model_executor/pool_configurator.py:259 adds the draft layers to the cell size) but is not the device
+    pool the record states, which its own line states apart (eagle_worker.py builds the draft's pool in its own model
+    runner): draft_kv_gib holds it, never kv_tokens / kv_gib, and kv_gib + draft_kv_gib is the budget both took."""
     record = parser.record
     pools = record.kv_pools
     target = parser.swa_total if parser.swa_total is not None and any(p.kind == POOL_SWA for p in pools) else None
     if target is None:
         target = _sum([p.gib for p in pools if p.kind in _TARGET])
-    drafts = _sum([p.gib for p in pools if p.kind == POOL_DRAFT])
     if target is not None:
-        # a draft's pool with no target pool in the excerpt is not the device pool the record states: draft_kv_gib
-        record.kv_gib = round(target + (drafts or 0.0), 2)
+        record.kv_gib = round(target, 2)
 
 
 def _load_begin(parser: LogParser, values: dict, line: Line) -> None:

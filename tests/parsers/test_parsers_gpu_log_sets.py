@@ -49,7 +49,7 @@ FLOORS = {
     # 03 (vLLM 0.10.2, TP8): its hand-read KV count is the first worker's line; the engine gives every worker the
     # smallest (0.10.2 vllm/v1/core/kv_cache_utils.py:1164 unify_kv_cache_configs), which the record holds
     ("gpu-logs-2", "vllm", False): (70, 75, 10, 11, 14, 14),
-    ("gpu-logs-2", "sglang", False): (91, 94, 5, 5, 12, 12),
+    ("gpu-logs-2", "sglang", False): (92, 94, 5, 5, 12, 12),
     ("gpu-logs-2", "vllm", True): (17, 17, 1, 1, 4, 4),
     ("gpu-logs-2", "sglang", True): (20, 24, 1, 1, 3, 3),
     ("gpu-logs-3", "vllm", False): (48, 48, 5, 5, 11, 11),
@@ -71,7 +71,7 @@ FLOORS = {
     # first read vLLM 100/108, KV 11/12, statuses 15/17; SGLang 49/68, 4/5, 9/10 (then fitted; the misses left are
     # in its README)
     ("gpu-logs-7", "vllm", True): (108, 108, 12, 12, 14, 17),
-    ("gpu-logs-7", "sglang", True): (63, 68, 5, 5, 9, 10),
+    ("gpu-logs-7", "sglang", True): (65, 68, 5, 5, 9, 10),
 }
 
 
@@ -440,3 +440,12 @@ def test_the_hybrid_state_cache_refusal_with_its_figures_on_the_next_line():
     record = _read("gpu-logs-7", "sglang", "07")
     assert (record.status, record.error_kind) == ("engine_error", "state_pool_too_small")
     assert (record.error_data["max_mamba_cache_size"], record.error_data["mamba_ratio"]) == (3, 5)
+
+
+def test_a_draft_models_pool_is_its_own_and_never_the_device_pool():
+    # The NextN draft's "KV Cache is allocated. #tokens: 214528, KV size: 0.23 GB" after the target's 14.05 GB on an
+    # Ascend DP4 TP16 EP16 start (gpu-logs-7 sglang/01), and a DFlash draft's after a sliding-window pair (sglang/03)
+    record = _read("gpu-logs-7", "sglang", "01")
+    assert (record.kv_gib, record.draft_kv_gib, record.kv_tokens) == (14.05, 0.23, 214528)
+    record = _read("gpu-logs-7", "sglang", "03")
+    assert (record.kv_gib, record.draft_kv_gib) == (5.14, 0.76)
