@@ -423,18 +423,28 @@ def _kv_dtype_set(parser: LogParser, values: dict, line: Line) -> None:
 
 
 def _graph_captured(parser: LogParser, values: dict, line: Line) -> None:
-    # One line per captured graph set (target/draft, prefill/decode/verify): they add up.
+    # One line per captured graph set (target/draft, prefill/decode/verify): the target's add up, a draft model's
+    # apart ("Capture draft cuda graph end", "Capture draft extend ...", 0.5.23 sglang/srt/speculative/
+    # eagle_worker_v2.py:654, multi_layer_eagle_draft_extend_cuda_graph_runner.py:641; "Capture draft decode CUDA
+    # graph end" in 2026 builds): the draft's graphs are its own, as its pool is. The time adds up over all of them.
     # Older releases print only the time (sglang 0.4.0 model_runner.py:625).
     record = parser.record
     text = line.text
     secs = re.search(rf"(?:elapsed=|Time elapsed: )({NUM}) ?s", text)
     gib = re.search(rf"mem usage=({NUM}) GB", text)
-    if gib:
-        record.cuda_graph_gib = round((record.cuda_graph_gib or 0.0) + float(gib.group(1)), 2)
-    if avail := re.search(rf"avail mem=({NUM}) GB", text):
-        record.avail_mem_after_graph_gib = float(avail.group(1))
+    if _DRAFT_CAPTURE.match(text):
+        if gib:
+            record.draft_cuda_graph_gib = round((record.draft_cuda_graph_gib or 0.0) + float(gib.group(1)), 2)
+    else:
+        if gib:
+            record.cuda_graph_gib = round((record.cuda_graph_gib or 0.0) + float(gib.group(1)), 2)
+        if avail := re.search(rf"avail mem=({NUM}) GB", text):
+            record.avail_mem_after_graph_gib = float(avail.group(1))
     if secs:
         record.graph_capture_seconds = round((record.graph_capture_seconds or 0.0) + float(secs.group(1)), 2)
+
+
+_DRAFT_CAPTURE = re.compile(r"^Capture (?:[\w-]+ )*draft\b")
 
 
 _SUMMARY = (
@@ -493,7 +503,8 @@ class SglangStartupRecord(StartupRecord):
     draft_avail_mem_after_load_gib: float | None = None
     draft_weights_gib: float | None = None
     avail_mem_after_draft_pool_gib: float | None = None
-    avail_mem_after_graph_gib: float | None = None  # after the last graph capture
+    avail_mem_after_graph_gib: float | None = None  # after the target's last graph capture
+    draft_cuda_graph_gib: float | None = None  # a speculative draft model's own graphs (cuda_graph_gib: the target's)
     state_intermediate_gib: float | None = None  # a hybrid model's intermediate SSM/conv caches (in the state pool)
     # What looks like the pool and is not (never in kv_tokens / kv_gib): kvcached's virtual reservation, a
     # hierarchical cache's host memory

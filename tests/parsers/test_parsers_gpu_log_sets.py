@@ -71,7 +71,7 @@ FLOORS = {
     # first read vLLM 100/108, KV 11/12, statuses 15/17; SGLang 49/68, 4/5, 9/10 (then fitted; the misses left are
     # in its README)
     ("gpu-logs-7", "vllm", True): (108, 108, 12, 12, 14, 17),
-    ("gpu-logs-7", "sglang", True): (65, 68, 5, 5, 9, 10),
+    ("gpu-logs-7", "sglang", True): (67, 68, 5, 5, 9, 10),
 }
 
 
@@ -442,10 +442,13 @@ def test_the_hybrid_state_cache_refusal_with_its_figures_on_the_next_line():
     assert (record.error_data["max_mamba_cache_size"], record.error_data["mamba_ratio"]) == (3, 5)
 
 
-def test_a_draft_models_pool_is_its_own_and_never_the_device_pool():
+def test_a_draft_models_pool_and_graphs_are_its_own_and_never_the_device_pools():
     # The NextN draft's "KV Cache is allocated. #tokens: 214528, KV size: 0.23 GB" after the target's 14.05 GB on an
     # Ascend DP4 TP16 EP16 start (gpu-logs-7 sglang/01), and a DFlash draft's after a sliding-window pair (sglang/03)
     record = _read("gpu-logs-7", "sglang", "01")
     assert (record.kv_gib, record.draft_kv_gib, record.kv_tokens) == (14.05, 0.23, 214528)
+    # ... and its graphs: the target's "Capture cuda graph end ... mem usage=8.77 GB. avail mem=8.70 GB.", the draft's
+    # "Capture draft cuda graph end" (0.42 GB) and "Capture draft extend cuda graph end" (0.36 GB) apart
+    assert (record.cuda_graph_gib, record.avail_mem_after_graph_gib, record.draft_cuda_graph_gib) == (8.77, 8.7, 0.78)
     record = _read("gpu-logs-7", "sglang", "03")
     assert (record.kv_gib, record.draft_kv_gib) == (5.14, 0.76)

@@ -128,11 +128,16 @@ FACTS = (
     # --- CUDA graphs
     Fact("capture_begin", r"^Capture .*(?:graph|CG|Graph).* begin\.", ((r".", "-"),),
          samples=((r"capture_name|graph_backend|cpu graph", "cuda graph"),), unread=True),
-    Fact("capture_end", r"^Capture .*(?:graph|CG|Graph).* end\.",
+    Fact("capture_end", r"^Capture (?!(?:[\w-]+ )*draft\b).*(?:graph|CG|Graph).* end\.",
          ((r"tic|capture_time|elapsed", "graph_capture_seconds"),
           (r"mem_usage|before_mem - after_mem|memory_usage", "cuda_graph_gib"), (r".", "-")),
          samples=((r"capture_name", "decode"), (r"graph_backend|cpu graph", "CUDA graph"),
                   (r"capture_bs", "[1, 2, 4]"))),
+    # a speculative draft model's own graphs (0.5.23 sglang/srt/speculative/eagle_worker_v2.py:654): apart
+    Fact("draft_capture_end", r"^Capture (?:[\w-]+ )*draft\b.*(?:graph|CG|Graph| extend).* end\.",
+         ((r"tic|capture_time|elapsed", "graph_capture_seconds"),
+          (r"mem_usage|before_mem - after_mem|memory_usage", "draft_cuda_graph_gib"), (r".", "-")),
+         samples=((r"graph_backend|cpu graph", "CUDA graph"), (r"capture_bs", "[1, 2, 4]"))),
     # --- the scheduler summary
     Fact("scheduler_summary", r"^max_total_num_tokens=\{[^}]+\}, (?:chunked_prefill_size|max_prefill_tokens)=",
          ((r"max_total_num_tokens", "kv_tokens"), (r"chunked_prefill_size", "chunked_prefill_size_effective"),
