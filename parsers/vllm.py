@@ -191,16 +191,17 @@ def _kv_groups(parser: LogParser, values: dict, line: Line) -> None:
     parser.record.kv_cache_groups = len(sizes)
 
 
-_HBM_SPLIT = re.compile(r"HBM split: attn=(?:[^;=]*= )?([\d.]+) GiB(?:; mamba=(?:[^;=]*= )?([\d.]+) GiB)?")
+_HBM_SPLIT = re.compile(r"HBM split: attn=(?:[^;=]*= )?(-?[\d,]+(?:\.\d+)?) GiB(?:; mamba=(?:[^;=]*= )?"
+                        r"(-?[\d,]+(?:\.\d+)?) GiB)?")
 
 
 def _compact_mamba(parser: LogParser, values: dict, line: Line) -> None:
     record = parser.record
     record.device = "tpu"
     if split := _HBM_SPLIT.search(line.text):
-        record.kv_gib = float(split.group(1))
+        record.kv_gib = float(split.group(1).replace(",", ""))
         if split.group(2) is not None:
-            record.state_pool_gib = float(split.group(2))
+            record.state_pool_gib = float(split.group(2).replace(",", ""))
 
 
 def _tpu_kv_shape(parser: LogParser, values: dict, line: Line) -> None:
@@ -462,9 +463,9 @@ class VllmLogParser(LogParser):
         # revision "attn=%d layers × %d blocks × %d B = %.2f GiB; mamba=%d layers × %d slots × %d B = %.2f GiB"): the
         # attention blocks and their HBM are the KV pool, the Mamba slots the recurrent state beside it (never the
         # pool); a long line, often broken by whoever shows it, read on until its mamba figure
-        rule(r"Compact-mamba KV cache: num_gpu_blocks_override=(?P<num_blocks>\d+) \(attn\), "
-             r"_mamba_num_blocks=(?P<state_pool_slots>\d+)\b", _compact_mamba, primary_only=True,
-             until=r"; mamba=[^;]*?[\d.]+ GiB"),
+        rule(r"Compact-mamba KV cache: num_gpu_blocks_override=(?P<num_blocks>[\d,]+) \(attn\), "
+             r"_mamba_num_blocks=(?P<state_pool_slots>[\d,]+)\b", _compact_mamba, primary_only=True,
+             until=r"; mamba=[^;]*?[\d.,]+ GiB"),
         # vllm-ascend's budget in bytes: "Available memory: <KV cache bytes>, total memory: <NPU bytes>" (vllm-ascend
         # 0.11.0 vllm_ascend/worker/worker_v1.py:257, determine_available_memory: the first figure is what it returns
         # as the KV cache's memory, clamped at 0)
