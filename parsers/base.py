@@ -88,14 +88,23 @@ def _may_be_piece(raw: str) -> bool:
     return raw[:1] in _QUOTES or (raw[:1] == " " and raw.lstrip()[:1] in _QUOTES)
 
 
+# A continuation an author indented under the line it goes on (two to four spaces, then a word that is not a
+# traceback's frame): "Mamba Cache is allocated. ..., conv_state size: 0.10GB," / "  ssm_state size: 2.58GB ...".
+_HANGING = re.compile(r"^ {2,4}(?!File |Traceback )[A-Za-z_#(]")
 _PIECE_NEXT = re.compile(r"""^\s*(?P<q>['"]).*(?P=q)\s*[,\]]?\s*\]?$""")
 # A message that may go on on the next line: it ends mid-statement (a label, a list, an open bracket), or it is
 # long and ends in the middle of a word (a terminal's fixed-width wrap).
 _OPEN_END = re.compile(r"(?:[,:=(\[]|\w{2}\s*[-+]?|[^.!?)\]x\s]\w)$")
 
 
-def _incomplete(text: str) -> bool:
-    return len(text) >= 24 and _OPEN_END.search(text) is not None and (len(text) >= 60 or text[-1] in ",:=([")
+def _incomplete(text: str, raw: str = "") -> bool:
+    # long: the message, or the whole line a terminal cut at its width (a short message after a long prefix)
+    return len(text) >= 24 and _OPEN_END.search(text) is not None and (
+        max(len(text), len(raw)) >= 60 or text[-1] in ",:=([")
+
+
+# the width from which a line may be a terminal's cut (a wrapped line's first part is at least this long)
+_CUT_WIDTH = 60
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ costs a microsecond a line
@@ -268,7 +277,11 @@ _OOM_FIGURES = (
     (r"({NUM}) GiB total capacity", "total_gib"),
     (r"has a total capacity of ({NUM}) GiB", "total_gib"),
     (r"of which ({NUM}) GiB is free|; ({NUM}) GiB free;", "free_gib"),
+    (r"of which ({NUM}) MiB is free|; ({NUM}) MiB free;", "free_mib"),
 )
+# A figure the allocator printed in MiB (a small allocation, little left: "Tried to allocate 128.00 MiB ... of which
+# 125.56 MiB is free", format_size in c10/cuda/CUDACachingAllocator.cpp picks the unit) is also stated in GiB.
+_MIB_AS_GIB = (("tried_mib", "tried_gib"), ("free_mib", "free_gib"))
 
 
 def device_oom_errors() -> tuple[ErrorRule, ...]:
@@ -539,6 +552,8 @@ class LogParser:
         (t, held), self._comma_held = self._comma_held, None
         if segments:
             following = segments[0][1]
+            if _HANGING.match(following):
+                following = following.lstrip()  # an author's hanging indent under the broken line: the same message
             if following and not following[0].isspace() and not following.startswith(HEADER_TEXT) and not (
                     self.split_prefix(following, None).prefixed):
                 return [(t, f"{held} {following}"), *segments[1:]]
@@ -691,11 +706,14 @@ class LogParser:
         indent = len(text) - len(text.lstrip())
         if indent and held.raw[:indent] == text[:indent] and not held.raw[indent:indent + 1].isspace():
             text = text[indent:]  # an author's block indented as a whole: the same indent as the held line's
-        if not text or text[0].isspace():
+        # a terminal that cut a long line at its width before a space starts the next with it (" secs, took 1.00
+        # GiB"): one space, not an indent (a traceback's lines are indented by two or more)
+        cut_at_space = text[:1] == " " and text[1:2] not in (" ", "") and len(held.raw) >= _CUT_WIDTH
+        if not text or (text[0].isspace() and not cut_at_space):
             return False
         following = self.split_prefix(text, t)
-        if following.prefixed or not following.text or following.text[0].isspace() or following.text.startswith(
-                HEADER_TEXT):
+        if following.prefixed or not following.text or (following.text[0].isspace() and not cut_at_space) or (
+                following.text.startswith(HEADER_TEXT)):
             return False
         fired = self.rules_fired
         more, self._held_more = self._held_more, False
@@ -735,7 +753,8 @@ class LogParser:
         self._more = None
         self._feed_line_rules(line)
         self._held_more = self._more is line
-        self._held = line if self._held_more or (self.rules_fired == fired and _incomplete(line.text)) else None
+        held = self._held_more or (self.rules_fired == fired and _incomplete(line.text, line.raw))
+        self._held = line if held else None
 
     def _feed_line_rules(self, line: Line) -> None:
         self.flush_pending(line)
@@ -887,6 +906,9 @@ class LogParser:
                 for regex, key in err.extras:
                     if key not in data and (extra := regex.search(line.text)):
                         data[key] = to_number(next(g for g in extra.groups() if g is not None))
+                for mib, gib in _MIB_AS_GIB:
+                    if gib not in data and isinstance(data.get(mib), (int, float)):
+                        data[gib] = round(data[mib] / 1024, 3)
                 self._offer(err.kind, line.text.strip(), data, err.rank, token, line,
                             fields=_record_fields(match, self.kinds))
                 return True

@@ -82,8 +82,9 @@ PY_LOGGING = re.compile(
 _GREP_N = re.compile(r"^(?:[\w./-]+\.\w+[:-])?\d+[:-](?![\d:-])")
 _HTML_TAG = re.compile(r"</?(?:span|div|pre|code|b|i|em|strong|font|br|p|td|tr|a|mark|kbd|samp)\b[^>]*>")
 _BOX = re.compile(r"^\s*[│┃║]\s?|\s*[│┃║]\s*$")
-# (only before what starts a log line: vLLM's own "# GPU blocks: N" begins with "# ")
-_COMMENT = re.compile(r"^#+ (?=[\[(]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b|\d{4}-\d\d-\d\d)")
+# (only before what starts a log line: vLLM's own "# GPU blocks: N" begins with "# "), or before an author's indent
+# under it (log values copied into a script's or a config's comments: "#   Available KV cache memory: 24.05 GiB")
+_COMMENT = re.compile(r"^#+ (?=[\[(]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b|\d{4}-\d\d-\d\d)|^#+ {2,}(?=\S)")
 # Structured logging: logfmt (`level=info name=vllm... msg="GPU KV cache size: ..."`) and one JSON object a line
 # (`{"level": "INFO", "message": "..."}`): the message, after its level as a plain-logging prefix would give it.
 _LOGFMT_MSG = re.compile(r'(?:^|\s)(?:msg|message)=(?:"(?P<quoted>(?:[^"\\]|\\.)*)"|(?P<bare>\S+))')

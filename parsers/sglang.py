@@ -110,8 +110,9 @@ def _server_args(parser: LogParser, values: dict, line: Line) -> None:
 _POOL_FIGURES = (
     (re.compile(r"dtype: ([^\s,]+),"), "dtype"),
     (re.compile(r"#tokens: (-?[\d,]+)"), "tokens"),
-    (re.compile(rf"\bK size: ({NUM}) GB"), "k"),
-    (re.compile(rf"\bV size: ({NUM}) GB"), "v"),
+    # (an author who trimmed the line keeps "K 1.37 GB, V 1.37 GB": the halves without their "size:")
+    (re.compile(rf"\bK(?: size:)? ({NUM}) GB"), "k"),
+    (re.compile(rf"\bV(?: size:)? ({NUM}) GB"), "v"),
     (re.compile(rf"\bKV size: ({NUM}) GB"), "kv"),
 )
 # A hybrid model's recurrent-state pool: its size in requests, then each state buffer's size ("conv_state size:
@@ -152,11 +153,26 @@ def _http_up(parser: LogParser, values: dict, line: Line) -> None:
     parser.http_up = True
 
 
+# What a hierarchical cache's host allocation holds, from the words after "host memory for" (0.5.23
+# sglang/srt/mem_cache): the KV cache's own host pool ("hierarchical KV cache", memory_pool_host.py; DeepSeek-V4's
+# "V4 paged pool '<name>'", :342), or another pool beside it - a hybrid model's state ("hierarchical Mamba cache",
+# pool_host/mamba.py:195; "V4 state pool", memory_pool_host.py:865), an indexer's keys ("DSA indexer",
+# pool_host/dsa.py:232 and :243; "MiniMax sparse index-K", pool_host/mha.py:955; "MiniMax NVFP4 index",
+# pool_host/minimax_m3_nvfp4.py:95).
+_HOST_KV = re.compile(r"host memory for (?:hierarchical KV cache|V4 paged pool)\b")
+
+
 def _host_memory(parser: LogParser, values: dict, line: Line) -> None:
-    # A hierarchical cache's host pools (0.5.22 sglang/srt/mem_cache/memory_pool_host.py:304 and :812, pool_host/
-    # mamba.py:185, mha.py:857: "Allocating %.2f GB host memory for ..."), added: never the device pool.
+    # A hierarchical cache's host pools, added: never the device pool. The KV cache's own ("Allocating %.2f GB host
+    # memory for hierarchical KV cache.", 0.5.22 memory_pool_host.py:304; from 0.5.17 "Allocating %s hierarchical KV
+    # host pool: %d tokens, %.2f GB host memory.", pool_host/base.py:274) are host_kv; the other pools' are
+    # host_other, so that the host KV figure is the KV cache's alone.
     record = parser.record
-    record.host_kv_gib = round((record.host_kv_gib or 0.0) + float(values["gib"]), 2)
+    gib = float(values["gib"])
+    if values.get("tokens") is None and not _HOST_KV.search(line.text):
+        record.host_other_gib = round((record.host_other_gib or 0.0) + gib, 2)
+        return
+    record.host_kv_gib = round((record.host_kv_gib or 0.0) + gib, 2)
     if values.get("tokens") is not None:
         record.host_kv_tokens = (record.host_kv_tokens or 0) + int(values["tokens"])
 _TARGET = (POOL_KV, POOL_FULL, POOL_SWA)
@@ -238,11 +254,16 @@ def _pool_kind(parser: LogParser, label: str, tokens: int | None, post_capture: 
         return POOL_KV
     built = [p.kind for p in parser.record.kv_pools]
     split = parser.swa_split
-    if split is not None and POOL_SWA not in built:
-        # the full pool first, then the SWA pool (equal sizes: by order)
-        if tokens == split[1] and tokens != split[0]:
+    if split is not None and not (POOL_FULL in built and POOL_SWA in built):
+        # a sliding-window model's two pools, in either order: the full pool first in 0.5.2 (memory_pool.py:749), the
+        # SWA pool first in 2026 builds ("KV Cache is allocated. ... #tokens: <swa>" then "... #tokens: <full>"
+        # before "SWAKVPool mem usage"); the one the rank has not built yet is the pair's other half, and a draft's
+        # pool comes only after both (equal sizes: by order)
+        if POOL_SWA in built:
+            return POOL_FULL
+        if POOL_FULL in built:
             return POOL_SWA
-        return POOL_SWA if POOL_FULL in built else POOL_FULL
+        return POOL_SWA if tokens == split[1] and tokens != split[0] else POOL_FULL
     if parser.speculative is not False and not parser.seen_kv and any(k in _TARGET for k in built):
         return POOL_DRAFT
     if parser.draft_loaded_last:
@@ -259,20 +280,19 @@ def _sum(values: list) -> float | None:
 
 
 def _kv_total(parser: LogParser) -> None:
-    """The record's kv_gib: every KV pool the rank built, target and draft (the draft model's pool is sized from
-    the same budget: 0.5.23 sglang/srt/model_executor/pool_configurator.py:259 adds the draft layers to the cell
-    size), a sliding-window model's two pools as the engine totals them where it states it ("SWAKVPool mem usage"
-    from 0.5.3.post3, 0.5.5 sglang/srt/mem_cache/memory_pool.py:1099), else their sum (0.5.2 memory_pool.py:771
-    SWAKVPool.get_kv_size_bytes)."""
+    """The record's kv_gib: the target's KV pools - a sliding-window model's two as the engine totals them where it
+    states it ("SWAKVPool mem usage" from 0.5.3.post3, 0.5.5 sglang/srt/mem_cache/memory_pool.py:1099), else their sum
+    (0.5.2 memory_pool.py:771 SWAKVPool.get_kv_size_bytes). A draft model's pool is sized from the same budget (0.5.23
+    sglang/srt/model_executor/pool_configurator.py:259 adds the draft layers to the cell size) but is not the device
+    pool the record states, which its own line states apart (eagle_worker.py builds the draft's pool in its own model
+    runner): draft_kv_gib holds it, never kv_tokens / kv_gib, and kv_gib + draft_kv_gib is the budget both took."""
     record = parser.record
     pools = record.kv_pools
     target = parser.swa_total if parser.swa_total is not None and any(p.kind == POOL_SWA for p in pools) else None
     if target is None:
         target = _sum([p.gib for p in pools if p.kind in _TARGET])
-    drafts = _sum([p.gib for p in pools if p.kind == POOL_DRAFT])
     if target is not None:
-        # a draft's pool with no target pool in the excerpt is not the device pool the record states: draft_kv_gib
-        record.kv_gib = round(target + (drafts or 0.0), 2)
+        record.kv_gib = round(target, 2)
 
 
 def _load_begin(parser: LogParser, values: dict, line: Line) -> None:
@@ -364,6 +384,19 @@ def _swa_total(parser: LogParser, values: dict, line: Line) -> None:
         _kv_total(parser)
 
 
+def _state_figures(parser: LogParser, values: dict, line: Line) -> None:
+    # The error's figures, its message's second line: they refine the error the first line raised, as if printed with it
+    failure = parser._startup.failure
+    if failure is None or failure.kind != "state_pool_too_small" or "max_mamba_cache_size" in failure.data:
+        return
+    failure.data.update(max_mamba_cache_size=values["slots"], mamba_ratio=values["ratio"], max_num_reqs=values["reqs"])
+    parser._sync()
+
+
+def _total_mib(parser: LogParser, values: dict, line: Line) -> None:
+    parser.record.total_memory_gib = round(int(values["mib"]) / 1024, 2)
+
+
 def _current_fraction(parser: LogParser, values: dict, line: Line) -> None:
     if parser.record.mem_fraction_static_effective is None:
         parser.record.mem_fraction_static_effective = float(values["gib"])
@@ -390,18 +423,28 @@ def _kv_dtype_set(parser: LogParser, values: dict, line: Line) -> None:
 
 
 def _graph_captured(parser: LogParser, values: dict, line: Line) -> None:
-    # One line per captured graph set (target/draft, prefill/decode/verify): they add up.
+    # One line per captured graph set (target/draft, prefill/decode/verify): the target's add up, a draft model's
+    # apart ("Capture draft cuda graph end", "Capture draft extend ...", 0.5.23 sglang/srt/speculative/
+    # eagle_worker_v2.py:654, multi_layer_eagle_draft_extend_cuda_graph_runner.py:641; "Capture draft decode CUDA
+    # graph end" in 2026 builds): the draft's graphs are its own, as its pool is. The time adds up over all of them.
     # Older releases print only the time (sglang 0.4.0 model_runner.py:625).
     record = parser.record
     text = line.text
     secs = re.search(rf"(?:elapsed=|Time elapsed: )({NUM}) ?s", text)
     gib = re.search(rf"mem usage=({NUM}) GB", text)
-    if gib:
-        record.cuda_graph_gib = round((record.cuda_graph_gib or 0.0) + float(gib.group(1)), 2)
-    if avail := re.search(rf"avail mem=({NUM}) GB", text):
-        record.avail_mem_after_graph_gib = float(avail.group(1))
+    if _DRAFT_CAPTURE.match(text):
+        if gib:
+            record.draft_cuda_graph_gib = round((record.draft_cuda_graph_gib or 0.0) + float(gib.group(1)), 2)
+    else:
+        if gib:
+            record.cuda_graph_gib = round((record.cuda_graph_gib or 0.0) + float(gib.group(1)), 2)
+        if avail := re.search(rf"avail mem=({NUM}) GB", text):
+            record.avail_mem_after_graph_gib = float(avail.group(1))
     if secs:
         record.graph_capture_seconds = round((record.graph_capture_seconds or 0.0) + float(secs.group(1)), 2)
+
+
+_DRAFT_CAPTURE = re.compile(r"^Capture (?:[\w-]+ )*draft\b")
 
 
 _SUMMARY = (
@@ -460,7 +503,8 @@ class SglangStartupRecord(StartupRecord):
     draft_avail_mem_after_load_gib: float | None = None
     draft_weights_gib: float | None = None
     avail_mem_after_draft_pool_gib: float | None = None
-    avail_mem_after_graph_gib: float | None = None  # after the last graph capture
+    avail_mem_after_graph_gib: float | None = None  # after the target's last graph capture
+    draft_cuda_graph_gib: float | None = None  # a speculative draft model's own graphs (cuda_graph_gib: the target's)
     state_intermediate_gib: float | None = None  # a hybrid model's intermediate SSM/conv caches (in the state pool)
     # What looks like the pool and is not (never in kv_tokens / kv_gib): kvcached's virtual reservation, a
     # hierarchical cache's host memory
@@ -468,6 +512,8 @@ class SglangStartupRecord(StartupRecord):
     virtual_kv_gib: float | None = None
     host_kv_tokens: int | None = None
     host_kv_gib: float | None = None
+    host_other_gib: float | None = None  # a hierarchical cache's other host pools: Mamba state, indexer keys
+    total_memory_gib: float | None = None  # the device's total memory, where the log states it
     # the memory profile behind the pool (0.5.22 sglang/srt/model_executor/pool_configurator.py profile; the
     # DeepSeek-V4 pools' own calculation line)
     profile_available_gib: float | None = None
@@ -560,6 +606,18 @@ class SglangLogParser(LogParser):
         rule(r"max_running_requests was reduced from the requested (?P<max_running_requests_requested>[\d,]+) to "
              r"(?P<max_running_requests>[\d,]+)"),
         rule(r"Automatically reduce --mem-fraction-static to (?P<mem_fraction_static_effective>{NUM})"),
+        # nvidia-smi failed or printed no figure (a unified-memory GB10, MIG): the device's total from torch, in MiB
+        # (0.5.23 sglang/srt/utils/common.py:790 _cuda_mem_fallback, "{reason} Falling back to
+        # torch.cuda.mem_get_info(). Reported total GPU memory per device (MiB): [...], using min: N MiB.")
+        rule(r"Falling back to torch\.cuda\.mem_get_info\(\)\. Reported total GPU memory per device \(MiB\): "
+             r"\[[^\]]*\], using min: (?P<mib>\d+) MiB", _total_mib),
+        # a speculative server's default (0.5.23 sglang/srt/arg_groups/speculative_hook.py:445 and :859, :999,
+        # :1093, :1301): the summary, when it comes, states the limit used
+        rule(r"Max running requests is reset to (?P<max_running_requests>\d+) for speculative decoding"),
+        # the figures of "Hybrid (mamba/linear-attention) state cache is too small to serve any requests.", where the
+        # message's second sentence stands on a line of its own (0.5.23 kv_cache_configurator.py:3154)
+        rule(r"^max_mamba_cache_size=(?P<slots>-?[\d,]+), mamba_ratio=(?P<ratio>{NUM}), resulting "
+             r"max_num_reqs=(?P<reqs>-?[\d,]+)", _state_figures),
         rule(r"Automatically turn of+ --chunked-prefill-size", set_fields(chunked_prefill_size_effective=-1)),
         rule(r"^KV pool holds (?P<pool_tokens>-?[\d,]+) tokens, fewer than --context-length (?P<context_len>[\d,]+)"),
         rule(r"^Engine startup timings \(s\): load_weight={NUM}, kv_cache_allocation=(?P<kv_cache_allocation_seconds>"
@@ -642,10 +700,10 @@ class SglangLogParser(LogParser):
               r"\(total_rest_memory=(?P<rest_gib>-?[\d,]+(?:\.\d+)?) GB, "
               r"mamba_cache_per_req=(?P<per_slot_mib>-?[\d,]+(?:\.\d+)?) MB\)"),
         error("state_pool_too_small",
-              r"Hybrid \(mamba/linear-attention\) state cache is too small to serve any requests\. "
+              r"Hybrid \(mamba/linear-attention\) state cache is too small to serve any requests\.(?: "
               r"max_mamba_cache_size=(?P<max_mamba_cache_size>-?[\d,]+), "
               r"mamba_ratio=(?P<mamba_ratio>-?[\d,]+(?:\.\d+)?), resulting "
-              r"max_num_reqs=(?P<max_num_reqs>-?[\d,]+)"),
+              r"max_num_reqs=(?P<max_num_reqs>-?[\d,]+))?"),
         # A kernel op the installed sgl-kernel build lacks (a CPU op of its CPU build, on the CUDA build: 0.5.22
         # sglang/srt/layers/attention/linear/kernels/gdn_triton.py:28-31 for a hybrid model on a CPU).
         error("kernel_op_missing", r"'_OpNamespace' 'sgl_kernel' object has no attribute '(?P<op>\w+)'"),
@@ -690,6 +748,16 @@ class SglangLogParser(LogParser):
             record.kv_tokens = record.pool_tokens
         if record.num_blocks is None and record.kv_tokens is not None and record.block_size:
             record.num_blocks = record.kv_tokens // record.block_size
+
+    def close(self):
+        events = super().close()
+        record = self.record
+        if record.status is None and record.kv_tokens is None and record.pool_tokens is not None and any(
+                p.kind in _TARGET for p in record.kv_pools):
+            # an excerpt that ends before the start is decided, after the target's pool line: the pool is sized when
+            # its line is printed (the size the summary would print, as above); a failed start states no pool
+            record.kv_tokens = record.pool_tokens
+        return events
 
     @classmethod
     def score(cls, text: str) -> int:

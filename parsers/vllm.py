@@ -191,6 +191,19 @@ def _kv_groups(parser: LogParser, values: dict, line: Line) -> None:
     parser.record.kv_cache_groups = len(sizes)
 
 
+_HBM_SPLIT = re.compile(r"HBM split: attn=(?:[^;=]*= )?(-?[\d,]+(?:\.\d+)?) GiB(?:; mamba=(?:[^;=]*= )?"
+                        r"(-?[\d,]+(?:\.\d+)?) GiB)?")
+
+
+def _compact_mamba(parser: LogParser, values: dict, line: Line) -> None:
+    record = parser.record
+    record.device = "tpu"
+    if split := _HBM_SPLIT.search(line.text):
+        record.kv_gib = float(split.group(1).replace(",", ""))
+        if split.group(2) is not None:
+            record.state_pool_gib = float(split.group(2).replace(",", ""))
+
+
 def _tpu_kv_shape(parser: LogParser, values: dict, line: Line) -> None:
     # tpu_commons' (tpu-inference's forerunner) "Init kv-cache | shape=LAYERS * (...)": in its pallas layout
     # (num_blocks, block_size, kv_heads x 2, head_size) (vllm-project/tpu-inference#145, July 2025), in an earlier
@@ -329,6 +342,10 @@ class VllmStartupRecord(StartupRecord):
     # a backend plugin's pool reallocated after warm-up from what the device has left (vllm-rbln's Dynamic KV): the
     # blocks it serves with; the KV line, printed before, states vLLM's estimate
     resized_num_blocks: int | None = None
+    # a hybrid model's recurrent (Mamba) state beside the KV pool, where the log states it apart (tpu-inference's
+    # compact-mamba sizing): its slots and their memory, never the pool's
+    state_pool_slots: int | None = None
+    state_pool_gib: float | None = None
 
 
 # From 0.20.1 one group's KV line states int(max_concurrency x max_model_len) tokens, max_concurrency = num_blocks /
@@ -440,6 +457,15 @@ class VllmLogParser(LogParser):
         rule(r"^Memory statistics \| total_hbm_limit_gb=(?P<total_memory_gib>{NUM}) ?GiB \| "
              r"total_hbm_limit_cap_gb=(?P<requested_memory_gib>{NUM}) ?GiB \| total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?"
              r"GiB \| total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB", set_fields(device="tpu"), primary_only=True),
+        # tpu-inference's hybrid (Mamba + attention) sizing, one line (tpu-inference tpu_inference/runner/
+        # kv_cache_manager.py, the compact-mamba branch: "Compact-mamba KV cache: num_gpu_blocks_override=%d (attn),
+        # _mamba_num_blocks=%d. HBM split: attn=%.2f GiB; mamba=%.2f GiB; total=%.2f GiB / avail=%.2f GiB.", another
+        # revision "attn=%d layers × %d blocks × %d B = %.2f GiB; mamba=%d layers × %d slots × %d B = %.2f GiB"): the
+        # attention blocks and their HBM are the KV pool, the Mamba slots the recurrent state beside it (never the
+        # pool); a long line, often broken by whoever shows it, read on until its mamba figure
+        rule(r"Compact-mamba KV cache: num_gpu_blocks_override=(?P<num_blocks>[\d,]+) \(attn\), "
+             r"_mamba_num_blocks=(?P<state_pool_slots>[\d,]+)\b", _compact_mamba, primary_only=True,
+             until=r"; mamba=[^;]*?[\d.,]+ GiB"),
         # vllm-ascend's budget in bytes: "Available memory: <KV cache bytes>, total memory: <NPU bytes>" (vllm-ascend
         # 0.11.0 vllm_ascend/worker/worker_v1.py:257, determine_available_memory: the first figure is what it returns
         # as the KV cache's memory, clamped at 0)

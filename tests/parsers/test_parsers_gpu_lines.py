@@ -355,7 +355,7 @@ G_CASES = [
              "env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"), "max_model_len_exceeds_derived",
      dict(max_model_len=131072, derived_max_model_len=32768)),
     ("OOM", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.", "cuda_oom",
-     dict(tried=512.0, unit="MiB", tried_mib=512.0)),
+     dict(tried=512.0, unit="MiB", tried_mib=512.0, tried_gib=0.5)),
 ]
 
 

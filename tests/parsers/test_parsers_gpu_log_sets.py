@@ -49,7 +49,7 @@ FLOORS = {
     # 03 (vLLM 0.10.2, TP8): its hand-read KV count is the first worker's line; the engine gives every worker the
     # smallest (0.10.2 vllm/v1/core/kv_cache_utils.py:1164 unify_kv_cache_configs), which the record holds
     ("gpu-logs-2", "vllm", False): (70, 75, 10, 11, 14, 14),
-    ("gpu-logs-2", "sglang", False): (91, 94, 5, 5, 12, 12),
+    ("gpu-logs-2", "sglang", False): (92, 94, 5, 5, 12, 12),
     ("gpu-logs-2", "vllm", True): (17, 17, 1, 1, 4, 4),
     ("gpu-logs-2", "sglang", True): (20, 24, 1, 1, 3, 3),
     ("gpu-logs-3", "vllm", False): (48, 48, 5, 5, 11, 11),
@@ -67,7 +67,11 @@ FLOORS = {
     # first read vLLM 110/139, KV 13/13, statuses 15/16; SGLang 41/45, 3/3, 9/9 (then fitted; the misses left are in
     # its README)
     ("gpu-logs-6", "vllm", True): (139, 139, 13, 13, 15, 16),
-    ("gpu-logs-6", "sglang", True): (43, 45, 3, 3, 9, 9),
+    ("gpu-logs-6", "sglang", True): (44, 45, 3, 3, 9, 9),
+    # first read vLLM 100/108, KV 11/12, statuses 15/17; SGLang 49/68, 4/5, 9/10 (then fitted; the misses left are
+    # in its README)
+    ("gpu-logs-7", "vllm", True): (108, 108, 12, 12, 14, 17),
+    ("gpu-logs-7", "sglang", True): (67, 68, 5, 5, 9, 10),
 }
 
 
@@ -332,10 +336,12 @@ def test_the_xpu_workers_profile_in_mb_states_the_device():
 
 def test_sglangs_host_kv_pool_with_its_tokens_is_not_the_device_pool():
     # "Allocating kv hierarchical KV host pool: 3423488 tokens, 153.81 GB host memory." (0.5.21
-    # sglang/srt/mem_cache/pool_host/base.py:248) beside the DSA indexer's host memory, rank 0's added (gpu-logs-6
-    # sglang/01); a fork's tag among the ranks ("[... DisaggregationMode.IGPUDECODE TP1]", sglang/08)
+    # sglang/srt/mem_cache/pool_host/base.py:248) beside the DSA indexer's host memory (0.5.23 pool_host/dsa.py:232),
+    # which is the indexer's, not the KV cache's (gpu-logs-6 sglang/01); a fork's tag among the ranks ("[...
+    # DisaggregationMode.IGPUDECODE TP1]", sglang/08)
     record = _read("gpu-logs-6", "sglang", "01")
-    assert (record.host_kv_tokens, record.host_kv_gib, record.kv_tokens, record.kv_pools) == (3423488, 189.06, None, [])
+    assert (record.host_kv_tokens, record.host_kv_gib, record.kv_tokens, record.kv_pools) == (3423488, 153.81, None, [])
+    assert record.host_other_gib == 35.25
     record = _read("gpu-logs-6", "sglang", "08")
     assert (record.host_kv_gib, record.kv_tokens, record.kv_pools) == (40.0, None, [])
 
@@ -365,3 +371,84 @@ def test_a_crash_between_the_http_server_and_fired_up_is_the_warm_up():
     # sglang/srt/entrypoints/http_server.py:2257)
     record = _read("gpu-logs-6", "sglang", "07")
     assert (record.status, record.failed_during, record.kv_tokens) == ("engine_error", "warmup", 4843298)
+
+
+# --- gpu-logs-7 (issue 42's fifth round): what its first read missed, by class --------------------------------------
+
+
+def test_a_line_cut_at_a_terminals_width_before_a_space_goes_on_with_that_space():
+    # "... Graph capturing finished in 11" / " secs, took 1.00 GiB" (gpu-logs-7 vllm/02, Ray workers' lines cut at a
+    # fixed width): the continuation starts with the space the cut fell on; a traceback's indent is two or more
+    record = _read("gpu-logs-7", "vllm", "02")
+    assert (record.cuda_graph_gib, record.weights_gib, record.kv_gib, record.num_blocks) == (1.0, 7.1217, 11.03, 25809)
+
+
+def test_tpu_inferences_compact_mamba_line_states_the_pool_and_the_state_apart():
+    # tpu-inference kv_cache_manager.py's compact-mamba sizing, broken by its author over three lines (gpu-logs-7
+    # vllm/06): the attention blocks and their HBM are the pool, the Mamba slots the state beside it
+    record = _read("gpu-logs-7", "vllm", "06")
+    assert (record.num_blocks, record.kv_gib) == (54616, 266.68)
+    assert (record.state_pool_slots, record.state_pool_gib) == (18, 1.08)
+    assert record.device == "tpu" and record.kv_tokens is None
+
+
+def test_log_values_copied_into_comments_are_read_and_the_authors_arithmetic_is_not():
+    # "#   Available KV cache memory: 24.05 GiB" (gpu-logs-7 vllm/14); "#   max_num_seqs = floor(24.05 / 3.0) = 8" is
+    # the author's; vLLM's own "# GPU blocks: N" keeps its one space (test_parsers_wrappers)
+    record = _read("gpu-logs-7", "vllm", "14")
+    assert (record.kv_tokens, record.kv_gib, record.max_concurrency, record.max_model_len) == (482080, 24.05, 6.42,
+                                                                                               262144)
+    assert record.weights_gib == 75.17
+
+
+def test_a_sliding_window_models_swa_pool_first_then_its_full_pool_then_a_drafts():
+    # 2026 builds print the SWA pool's line before the full pool's, then "SWAKVPool mem usage", then a DFlash draft's
+    # pool and its own "Memory pool end" (gpu-logs-7 sglang/03, a log that ends at the first capture step)
+    record = _read("gpu-logs-7", "sglang", "03")
+    assert [(p.kind, p.tokens) for p in record.kv_pools] == [("swa", 26397), ("full", 32997), ("draft", 32997)]
+    assert (record.avail_mem_after_pool_gib, record.avail_mem_after_draft_pool_gib) == (13.28, 12.49)
+    assert (record.draft_kv_gib, record.kv_tokens, record.status) == (0.76, 32997, None)
+
+
+def test_sglang_boot_lines_trimmed_and_wrapped_by_their_author_and_the_host_pools_apart():
+    # "K 1.37 GB, V 1.37 GB" without "size:", a Mamba line with a hanging indent, the hierarchical Mamba cache's host
+    # memory (0.5.23 pool_host/mamba.py:195) apart from the host KV pool's (gpu-logs-7 sglang/05)
+    record = _read("gpu-logs-7", "sglang", "05")
+    assert (record.k_gib, record.v_gib, record.state_ssm_gib, record.state_pool_slots) == (1.37, 1.37, 2.58, 48)
+    assert (record.host_kv_gib, record.host_other_gib, record.kv_tokens) == (40.41, 55.6, 240128)
+
+
+def test_sglang_states_the_devices_total_where_nvidia_smi_fails_and_a_speculative_default():
+    # 0.5.23 sglang/srt/utils/common.py:790 (a GB10's unified memory) and arg_groups/speculative_hook.py:445
+    # (gpu-logs-7 sglang/02)
+    record = _read("gpu-logs-7", "sglang", "02")
+    assert (record.total_memory_gib, record.max_running_requests, record.status) == (121.63, 48, None)
+
+
+def test_an_out_of_memory_stated_in_mib_is_also_in_gib():
+    # "Tried to allocate 128.00 MiB. GPU 0 has a total capacity of 95.01 GiB of which 125.56 MiB is free." in a
+    # draft-extend graph capture (gpu-logs-7 sglang/06)
+    record = _read("gpu-logs-7", "sglang", "06")
+    assert (record.status, record.error_kind) == ("engine_error", "cuda_oom")
+    assert (record.error_data["tried_gib"], record.error_data["free_gib"], record.error_data["total_gib"]) == (
+        0.125, 0.123, 95.01)
+
+
+def test_the_hybrid_state_cache_refusal_with_its_figures_on_the_next_line():
+    # 0.5.23 sglang/srt/mem_cache/kv_cache_configurator.py:3154, its second sentence on a line of its own
+    # (gpu-logs-7 sglang/07)
+    record = _read("gpu-logs-7", "sglang", "07")
+    assert (record.status, record.error_kind) == ("engine_error", "state_pool_too_small")
+    assert (record.error_data["max_mamba_cache_size"], record.error_data["mamba_ratio"]) == (3, 5)
+
+
+def test_a_draft_models_pool_and_graphs_are_its_own_and_never_the_device_pools():
+    # The NextN draft's "KV Cache is allocated. #tokens: 214528, KV size: 0.23 GB" after the target's 14.05 GB on an
+    # Ascend DP4 TP16 EP16 start (gpu-logs-7 sglang/01), and a DFlash draft's after a sliding-window pair (sglang/03)
+    record = _read("gpu-logs-7", "sglang", "01")
+    assert (record.kv_gib, record.draft_kv_gib, record.kv_tokens) == (14.05, 0.23, 214528)
+    # ... and its graphs: the target's "Capture cuda graph end ... mem usage=8.77 GB. avail mem=8.70 GB.", the draft's
+    # "Capture draft cuda graph end" (0.42 GB) and "Capture draft extend cuda graph end" (0.36 GB) apart
+    assert (record.cuda_graph_gib, record.avail_mem_after_graph_gib, record.draft_cuda_graph_gib) == (8.77, 8.7, 0.78)
+    record = _read("gpu-logs-7", "sglang", "03")
+    assert (record.kv_gib, record.draft_kv_gib) == (5.14, 0.76)

@@ -73,7 +73,7 @@ def test_sglang_a_second_unlabelled_pool_of_a_rank_is_the_draft_models():
              sglang(pool.format(k="3.46"), ranks=" TP1"), sglang(pool.format(k="1.08"), ranks=" TP1")]
     record = parse_log("\n".join(lines), "sglang")
     assert kinds(record) == [("kv", "KV Cache", 454_112, 6.92), ("draft", "KV Cache", 454_112, 2.16)]
-    assert (record.kv_gib, record.draft_kv_gib, record.pool_tokens) == (9.08, 2.16, 454_112)
+    assert (record.kv_gib, record.draft_kv_gib, record.pool_tokens) == (6.92, 2.16, 454_112)  # the target's alone
 
 
 def test_sglang_hybrid_state_pool_is_listed_but_not_kv():

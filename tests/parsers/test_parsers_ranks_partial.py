@@ -73,13 +73,13 @@ POOL = "KV Cache is allocated. dtype: torch.bfloat16, #tokens: {tokens}, K size:
 ARGS = "server_args=ServerArgs(model_path='m', speculative_algorithm={algo}, page_size=1)"
 
 
-def test_draft_pool_is_its_own_field_and_pool_and_counts_in_the_total():
-    # The draft model's pool is sized from the same budget as the target's (its layers are in SGLang's cell size):
-    # kv_gib is both pools' GiB, the tokens the target's.
+def test_draft_pool_is_its_own_field_and_pool_not_the_device_pools():
+    # The draft model's pool is sized from the same budget as the target's (its layers are in SGLang's cell size), but
+    # is not the device pool: kv_gib and the tokens are the target's, draft_kv_gib the draft's.
     lines = [sglang(ARGS.format(algo="'EAGLE'")), sglang(POOL.format(tokens=50_000, k=2.0)),
              sglang(POOL.format(tokens=50_000, k=0.25)), sglang(SUMMARY.format(tokens=50_000))]
     record = parse_log("\n".join(lines), "sglang")
-    assert (record.kv_gib, record.pool_tokens, record.kv_tokens) == (4.5, 50_000, 50_000)
+    assert (record.kv_gib, record.pool_tokens, record.kv_tokens) == (4.0, 50_000, 50_000)
     assert (record.draft_kv_gib, record.draft_pool_tokens) == (0.5, 50_000)
     assert [(p.kind, p.name, p.tokens, p.gib) for p in record.kv_pools] == [
         ("kv", "KV Cache", 50_000, 4.0), ("draft", "KV Cache", 50_000, 0.5)]
@@ -90,7 +90,7 @@ def test_labelled_draft_pool_never_overwrites_the_target():
              sglang("Post-capture KV sizing: draft KV cache allocated. dtype: torch.bfloat16, #tokens: 40000, "
                     "KV size: 0.30 GB, avail mem=1.00 GB")]
     record = parse_log("\n".join(lines), "sglang")
-    assert (record.kv_gib, record.draft_kv_gib, record.draft_pool_tokens) == (4.3, 0.3, 40_000)
+    assert (record.kv_gib, record.draft_kv_gib, record.draft_pool_tokens) == (4.0, 0.3, 40_000)
     assert [(p.kind, p.tokens, p.gib) for p in record.kv_pools] == [("kv", 50_000, 4.0), ("draft", 40_000, 0.3)]
 
 

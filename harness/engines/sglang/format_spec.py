@@ -51,7 +51,13 @@ FACTS = (
           (r".", "-"))),
     Fact("physical_kv_pool", r"^Physical KV Cache limits by --mem-fraction-static: ",
          ((r"size$|tokens", "pool_tokens"), (r"k_size", "kv_gib+"), (r"v_size", "kv_gib+"), (r".", "-"))),
-    Fact("host_memory", r"^Allocating %\.2f GB host memory for ", ((r"bytes|size|GB|1e9", "host_kv_gib"), (r".", "-"))),
+    # a hierarchical cache's host pools: the KV cache's own (host_kv), and the others beside it - a hybrid model's
+    # state, an indexer's keys (host_other, 0.5.23 sglang/srt/mem_cache/pool_host/mamba.py:195, dsa.py:232): never the
+    # device pool, nor each other
+    Fact("host_memory", r"^Allocating %\.2f GB host memory for (?:hierarchical KV cache|V4 paged pool)\b",
+         ((r"bytes|size|GB|1e9", "host_kv_gib"), (r".", "-"))),
+    Fact("host_other_memory", r"^Allocating %\.2f GB host memory for (?!hierarchical KV cache|V4 paged pool)",
+         ((r"bytes|size|GB|1e9", "host_other_gib"), (r".", "-"))),
     # the host KV pool with its tokens (0.5.21 sglang/srt/mem_cache/pool_host/base.py:236, :248): never the device pool
     Fact("host_kv_pool", r"^Allocating %s hierarchical KV host pool: %d tokens, %\.2f GB host memory",
          ((r"size", "host_kv_tokens"), (r"bytes|GB|1e9", "host_kv_gib"), (r".", "-"))),
@@ -122,11 +128,16 @@ FACTS = (
     # --- CUDA graphs
     Fact("capture_begin", r"^Capture .*(?:graph|CG|Graph).* begin\.", ((r".", "-"),),
          samples=((r"capture_name|graph_backend|cpu graph", "cuda graph"),), unread=True),
-    Fact("capture_end", r"^Capture .*(?:graph|CG|Graph).* end\.",
+    Fact("capture_end", r"^Capture (?!(?:[\w-]+ )*draft\b).*(?:graph|CG|Graph).* end\.",
          ((r"tic|capture_time|elapsed", "graph_capture_seconds"),
           (r"mem_usage|before_mem - after_mem|memory_usage", "cuda_graph_gib"), (r".", "-")),
          samples=((r"capture_name", "decode"), (r"graph_backend|cpu graph", "CUDA graph"),
                   (r"capture_bs", "[1, 2, 4]"))),
+    # a speculative draft model's own graphs (0.5.23 sglang/srt/speculative/eagle_worker_v2.py:654): apart
+    Fact("draft_capture_end", r"^Capture (?:[\w-]+ )*draft\b.*(?:graph|CG|Graph| extend).* end\.",
+         ((r"tic|capture_time|elapsed", "graph_capture_seconds"),
+          (r"mem_usage|before_mem - after_mem|memory_usage", "draft_cuda_graph_gib"), (r".", "-")),
+         samples=((r"graph_backend|cpu graph", "CUDA graph"), (r"capture_bs", "[1, 2, 4]"))),
     # --- the scheduler summary
     Fact("scheduler_summary", r"^max_total_num_tokens=\{[^}]+\}, (?:chunked_prefill_size|max_prefill_tokens)=",
          ((r"max_total_num_tokens", "kv_tokens"), (r"chunked_prefill_size", "chunked_prefill_size_effective"),

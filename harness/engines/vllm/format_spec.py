@@ -67,6 +67,12 @@ FACTS = (
     # ... and its pool's blocks (tpu-inference tpu_inference/runner/kv_cache_manager.py:958 and :986)
     Fact("tpu_kv_cache_init", r"^Hybrid KV cache layout: num_kv_cache_groups=|^Init kv-cache \| num_total_layers=",
          ((r"num_blocks", "num_blocks"), (r".", "-"))),
+    # ... and its hybrid models' split of the HBM between the attention blocks (the pool) and the Mamba slots (the state
+    # beside it, never the pool), tpu-inference tpu_inference/runner/kv_cache_manager.py:444 (written by hand: an arg
+    # repeats, the attention blocks' first mention is the pool's count)
+    Fact("tpu_compact_mamba", r"^Compact-mamba KV cache: num_gpu_blocks_override=",
+         ((r"^attn_num_blocks$", "num_blocks"), (r"^mamba_num_blocks$", "state_pool_slots"),
+          (r"^attn_bytes /", "kv_gib"), (r"^mamba_bytes /", "state_pool_gib"), (r".", "-"))),
     # --- HPU (Intel Gaudi): vLLM's own worker up to 0.9.x (0.8.5 vllm/worker/hpu_worker.py:236,
     # hpu_model_runner.py:619), then the vllm-gaudi plugin (its table under forks/). format_bytes() and
     # HabanaMemoryProfiler.get_summary_string() print each figure with the binary unit it picks ("23.75 GiB", "504 MiB")
