@@ -126,11 +126,18 @@ def _state(key: GroupKey, group: list[Point], rows: list[Row], model: ModelDescr
 
 def _check_point(state: _GroupState, estimates: list[Estimate]) -> list[Point]:
     """With no degree of freedom left, the launch that tests the fit: the smallest pool predicted to start (where a
-    wrong term shows most), else any unlaunched point."""
-    starting = [e for e in estimates if e.prediction.will_start and e.prediction.kv_tokens]
+    wrong term shows most) by the fit and by the formulas alone, else any unlaunched point. A fit through exactly as
+    many launches as terms follows their scatter: extrapolated it may predict a start where the formulas see a
+    refusal, and a refusal measures no pool, so the fit would stay where it was and ask again (on
+    cpu_sparse_sglang_xl one launch 1 % above its neighbours made the fit start every 0.06 point, and the loop
+    launched all six)."""
+    formulas_start = {p.point_id for p, pred in state.unmeasured if pred.will_start}
+    starting = [e for e in estimates if e.prediction.will_start and e.prediction.kv_tokens
+                and e.point.point_id in formulas_start]
     if starting:
         return [min(starting, key=lambda e: e.prediction.kv_tokens).point]
-    return [estimates[0].point] if estimates else []
+    pools = [e for e in estimates if e.point.point_id in formulas_start]
+    return [(pools or estimates)[0].point] if estimates else []
 
 
 def _next(state: _GroupState, model: ModelDescription, tolerance_pct: float) -> list[Point]:

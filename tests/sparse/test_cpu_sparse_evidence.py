@@ -130,3 +130,25 @@ def test_replayed_on_the_xl_grid_the_loop_measures_pools_before_it_spends_a_laun
         assert e.prediction.will_start == (row["status"] == "ok"), e.point.point_id
         if e.prediction.will_start:
             assert e.bound_pct <= 1.0 and abs(row["kv_tokens"] / e.prediction.kv_tokens - 1) <= 0.01, e.note
+
+
+def test_with_no_degree_of_freedom_the_check_launch_is_a_pool_the_formulas_also_start():
+    """The first xl sparse run, started a minute after another engine run (`sparse-sglang0.5.22-xl-settling`: memory
+    still coming back while SGLang read it), launched one pool 1 % above its neighbours among its first four. Fitted
+    exactly through those four, the terms predicted small pools at the 0.06 points, where the formulas predict the
+    refusal every grid row shows; a check launch there refuses, measures nothing, and leaves the fit to ask again (it
+    launched all six). The check launch is a pool both predict. Fitted: the run's first four rows; checked: the
+    grid's rows of the point chosen and of the 0.06 points."""
+    from harness.sparse.loop import _next
+
+    frame = read_results(RESULTS / "sparse-sglang0.5.22-xl-settling" / "results.csv")
+    first_four = frame.to_dict("records")[:4]
+    (key, group), = grouped(_points("cpu_sparse_sglang_xl", "sglang")).items()
+    state = _state(key, group, first_four, MODEL, lambda _p: None)
+    assert state.fit.pinned and state.fit.dof == 0
+    fit_starts = {e.point.point_id for e in state.estimates(MODEL) if e.prediction.will_start}
+    grid = read_results(RESULTS / "grid-sglang0.5.22-xl" / "results.csv").set_index("point_id")
+    refused = set(grid[grid["status"] != "ok"].index)
+    assert refused <= fit_starts  # what the exact fit says of the grid's refusals
+    (chosen,) = _next(state, MODEL, 1.0)
+    assert grid.loc[chosen.point_id, "status"] == "ok"
