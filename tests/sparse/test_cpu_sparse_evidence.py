@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from harness.predict import load_model_description
@@ -52,7 +53,10 @@ RUNS = [("vllm", "sparse-vllm0.32.0", GRID_VLLM, "cpu_sparse", 8, 1.0),
         ("sglang", "sparse-sglang0.5.22-quiet", GRID_SGLANG, "cpu_sparse", 12, 1.0),
         # pools from 1.9 GiB (scenarios/cpu_sparse_sglang.yaml): 10 launches at 1 % (all six 0.16 points);
         # one predicted row outside its bound (README)
-        ("sglang", "sparse-sglang0.5.22-large", "grid-sglang0.5.22-large", "cpu_sparse_sglang", 10, 1.0)]
+        ("sglang", "sparse-sglang0.5.22-large", "grid-sglang0.5.22-large", "cpu_sparse_sglang", 10, 1.0),
+        # pools from 4.8 GiB (scenarios/cpu_sparse_sglang_xl.yaml): 11 launches at 1 %, one launch +0.8 % off its
+        # neighbours widening every bound (README)
+        ("sglang", "sparse-sglang0.5.22-xl", "grid-sglang0.5.22-xl", "cpu_sparse_sglang_xl", 11, 1.0)]
 OUTSIDE_BOUND = {"sparse-sglang0.5.22-large": 1}
 
 
@@ -66,9 +70,12 @@ def test_the_sparse_run_launches_a_third_of_the_grid_and_every_predicted_row_hol
     assert (table["predicted_status"] == table["grid_status"]).all()
     refused = table["grid_status"] != "ok"
     assert (table[refused]["predicted_kind"] == table[refused]["grid_kind"]).all()
+    # against the grid row at the reading its engine sized from (harness.sparse.evidence): SGLang-CPU's pool follows
+    # the host's free memory, which moved 380 MiB between the xl grid and its sparse run
     started = table[~refused]
-    assert started["error_pct"].abs().le(within_pct).all(), started
-    outside = started[started["error_pct"].abs() > started["bound_pct"]]
+    error = pd.to_numeric(started["at_grid_reading_error_pct"]).fillna(started["error_pct"])  # vLLM: no free reading
+    assert error.abs().le(within_pct).all(), started
+    outside = started[error.abs() > started["bound_pct"]]
     assert len(outside) == OUTSIDE_BOUND.get(folder, 0), outside[["knobs", "error_pct", "bound_pct"]]
 
 
