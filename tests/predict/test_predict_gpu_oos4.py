@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from harness.engines.predicting import predict
-from parsers import parse_log, read_log
+from parsers import read_log
 from tests.support.fixture_configs import config_model
-from tests.support.oos_cases import check_case_as_it_came_out
+from tests.support.oos_cases import check_case_as_it_came_out, logged_tokens
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS4 = HERE / "gpu-oos4"
@@ -81,16 +81,7 @@ CASES = {
 
 
 def _logged_tokens(case: Case) -> int:
-    """The token figure the source gives: the parser's reading where the file is a log, else the figure as the
-    write-up prints it (a table cell or a quoted line), found in the file."""
-    text = read_log(OOS4 / case.log)
-    record = parse_log(text, case.engine)
-    tokens = (record.pool_tokens or record.kv_tokens) if case.engine == "sglang" else record.kv_tokens
-    if tokens:
-        return tokens
-    printed = f"{case.logged_tokens:,}"
-    assert printed in text or str(case.logged_tokens) in text, case.log
-    return case.logged_tokens
+    return logged_tokens(OOS4 / case.log, case.engine, case.logged_tokens)
 
 
 def _predict(case: Case):

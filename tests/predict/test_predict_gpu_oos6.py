@@ -17,9 +17,9 @@ from harness.engines.predicting import predict
 from harness.engines.vllm import mxfp4_marlin, profile_peak
 from harness.predict.config_weights import routed_experts
 from harness.predict.model import GiB
-from parsers import parse_log, read_log
+from parsers import read_log
 from tests.support.fixture_configs import config_model
-from tests.support.oos_cases import check_case_as_it_came_out
+from tests.support.oos_cases import check_case_as_it_came_out, logged_tokens
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS6 = HERE / "gpu-oos6"
@@ -64,8 +64,7 @@ def _model(case: Case):
 
 
 def _logged_tokens(case: Case) -> int:
-    record = parse_log(read_log(OOS6 / case.log), case.engine)
-    return record.kv_tokens
+    return logged_tokens(OOS6 / case.log, case.engine, case.logged_tokens)
 
 
 def _predict(case: Case):

@@ -5,6 +5,9 @@ file says."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Set
+from pathlib import Path
+
+from parsers import parse_log, read_log
 
 TOLERANCE = 0.03  # issue #40's target: within 3 % of the logged token figure
 
@@ -17,3 +20,15 @@ def check_case_as_it_came_out(name: str, prediction, logged_tokens: int, final_t
     assert prediction.kv_tokens == final_tokens[name], (name, prediction.kv_tokens, prediction.estimates)
     assert (abs(prediction.kv_tokens / logged_tokens - 1) <= tolerance) == (name in within), (
         name, f"{prediction.kv_tokens / logged_tokens - 1:+.2%}")
+
+
+def logged_tokens(log: Path, engine: str, named_tokens: int) -> int:
+    """The token figure a case's source gives: the parser's reading where the file is a log (SGLang's pool tokens
+    first), else `named_tokens` as the write-up prints it (a table cell, a list or a quoted line), found in the file."""
+    text = read_log(log)
+    record = parse_log(text, engine)
+    tokens = (record.pool_tokens or record.kv_tokens) if engine == "sglang" else record.kv_tokens
+    if tokens:
+        return tokens
+    assert f"{named_tokens:,}" in text or str(named_tokens) in text, log
+    return named_tokens
