@@ -71,7 +71,7 @@ class SparseOutcome:
     launches: int = 0  # launches this run made (repeats count)
     unresolved: list[str] = field(default_factory=list)  # per point: what the budget left open
     verified: list[Verified] = field(default_factory=list)
-    terms: dict[GroupKey, tuple[str, ...]] = field(default_factory=dict)
+    terms: dict[GroupKey, tuple[str, ...]] = field(default_factory=dict)  # each group's, as last fitted
     scatter: list[str] = field(default_factory=list)  # per group: what one launch scatters by, against the tolerance
 
 
@@ -198,6 +198,7 @@ def run_sparse(points: list[Point], model: ModelDescription, launch: Callable[[l
         result.launches += len(launched)
     _verify(points, measured, model, initial, options, launch, result, all_repeats)
     states = [_state(key, group, measured, model, initial) for key, group in grouped(points).items()]
+    result.terms = {state.key: state.terms for state in states}
     result.estimates = [e for state in states for e in state.estimates(model)]
     result.scatter = [line for state in states if (line := _scatter_line(state, options.tolerance_pct))]
     result.unresolved = [f"{e.point.engine} {e.point.point_id} {e.point.label}: {e.note}"

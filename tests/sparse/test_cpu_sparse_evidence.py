@@ -54,7 +54,9 @@ RUNS = [("vllm", "sparse-vllm0.32.0", GRID_VLLM, "cpu_sparse", 8, 1.0),
         ("sglang", "sparse-sglang0.5.22-large", "grid-sglang0.5.22-large", "cpu_sparse_sglang", 10, 1.0),
         # pools from 4.8 GiB (scenarios/cpu_sparse_sglang_xl.yaml): 11 launches at 1 %, one launch +0.8 % off its
         # neighbours widening every bound (README)
-        ("sglang", "sparse-sglang0.5.22-xl", "grid-sglang0.5.22-xl", "cpu_sparse_sglang_xl", 11, 1.0)]
+        ("sglang", "sparse-sglang0.5.22-xl", "grid-sglang0.5.22-xl", "cpu_sparse_sglang_xl", 11, 1.0),
+        # the same with the terms SGLang's source leaves (the constant alone): 5 launches
+        ("sglang", "sparse-sglang0.5.22-xl-terms", "grid-sglang0.5.22-xl", "cpu_sparse_sglang_xl", 5, 1.0)]
 OUTSIDE_BOUND = {"sparse-sglang0.5.22-large": 1}
 
 
