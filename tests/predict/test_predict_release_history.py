@@ -512,7 +512,7 @@ def test_sglang_cuda_graph_max_bs_is_the_decode_max_bs_up_to_0_5_19(llama8b):
 def test_model_runner_v2_subtracts_no_graph_memory_up_to_0_28(tiny):
     # Model Runner V2's profile_cudagraph_memory returns 0 in 0.24.0-0.28.x (0.28.0 vllm/v1/worker/gpu/
     # model_runner.py:843-845); V2 is the default for listed architectures from 0.24.0 (LlamaForCausalLM among them,
-    # 0.24.0 vllm/config/vllm.py:68-77) and for any dense model from 0.27.0 (0.27.0 :637-658). The public 0.27.1
+    # 0.24.0 vllm/config/vllm.py:68-77) and for any dense model from 0.25.0 (0.25.0 :557-574). The public 0.27.1
     # RTX 4090 log (tests/fixtures/predict/gpu-oos) shows it: "took 0.00 GiB", the pool = budget - consumed - peak
     for release in ("0.24.0", "0.27.0", "0.28.0"):
         v2 = _graphs(release, tiny)
@@ -524,7 +524,7 @@ def test_model_runner_v2_subtracts_no_graph_memory_up_to_0_28(tiny):
         assert _graphs(release, tiny).estimates["G"].gib > 0, release
 
 
-def test_model_runner_v2_takes_a_dense_model_from_0_27_and_leaves_moe_and_hybrids_to_v1():
+def test_model_runner_v2_takes_a_dense_model_from_0_25_and_leaves_moe_and_hybrids_to_v1():
     from harness.engines.settings import Settings
     from harness.engines.vllm.model_runner import runs_model_runner_v2
     from tests.support.fixture_configs import config_model
@@ -534,7 +534,14 @@ def test_model_runner_v2_takes_a_dense_model_from_0_27_and_leaves_moe_and_hybrid
                          / "Qwen2.5-0.5B-Instruct.json")
     no_settings = Settings({}, {})
     assert not runs_model_runner_v2(qwen2, "0.24.0", no_settings, {})  # Qwen2ForCausalLM is not in 0.24.0's list
-    assert runs_model_runner_v2(qwen2, "0.27.0", no_settings, {})  # dense: V2 from 0.27.0
+    # dense: V2 from 0.25.0 (0.25.0 vllm/config/vllm.py:557-574, 0.26.0 :605-622, 0.27.0 :637-658)
+    for release in ("0.25.0", "0.26.0", "0.27.0"):
+        assert runs_model_runner_v2(qwen2, release, no_settings, {}), release
+    # a MoE runs on V2 only where its architecture is listed (0.25.0 :68-74 and 0.26.0 :68-77 name Qwen2MoE, not
+    # Qwen3MoE)
+    qwen3_moe = config_model(Path(__file__).resolve().parents[1] / "fixtures" / "predict" / "gpu-oos7"
+                             / "Qwen3-Coder-30B-A3B-Instruct.json")
+    assert not any(runs_model_runner_v2(qwen3_moe, r, no_settings, {}) for r in ("0.24.0", "0.25.0", "0.26.0"))
     assert not runs_model_runner_v2(config_model(oos / "gpt-oss-20b.json"), "0.28.0", no_settings, {})  # MoE
     assert not runs_model_runner_v2(config_model(oos / "Qwen3-Next-80B-A3B-Instruct.json"), "0.28.0", no_settings, {})
     assert runs_model_runner_v2(qwen2, "0.20.0", no_settings, {"VLLM_USE_V2_MODEL_RUNNER": "1"})

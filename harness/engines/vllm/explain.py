@@ -125,7 +125,7 @@ RELEASE_RULES = (
                 "on Model Runner V2 by default (before: opt-in)", "0.24.0 vllm/config/vllm.py:68-77, :550-561",
                 ("kv_tokens",), MODEL_RUNNER_V2_FOR_LISTED, devices=("cuda",)),
     ReleaseRule("Model Runner V2 for dense models", "every model neither MoE nor hybrid runs on Model Runner V2 by "
-                "default (before: the listed architectures)", "0.27.0 vllm/config/vllm.py:637-658",
+                "default (before: the listed architectures)", "0.25.0 vllm/config/vllm.py:557-574; 0.27.0 :637-658",
                 ("kv_tokens",), MODEL_RUNNER_V2_FOR_DENSE, devices=("cuda",)),
     ReleaseRule("Model Runner V2 subtracts no graph memory", "Model Runner V2's profile_cudagraph_memory returns 0: "
                 "no CUDA-graph memory before the pool (after: one capture into a throwaway pool, its cost subtracted)",

@@ -20,7 +20,7 @@ def _listed(model: ModelDescription, release: str) -> bool:
 
 def runs_model_runner_v2(model: ModelDescription, release: str, s: Settings, env: dict[str, str]) -> bool:
     """VllmConfig.use_v2_model_runner for a generative model (0.28.0 vllm/config/vllm.py:615-666): the
-    VLLM_USE_V2_MODEL_RUNNER variable when set, else a listed architecture, else (0.27.0 on) a model neither MoE nor
+    VLLM_USE_V2_MODEL_RUNNER variable when set, else a listed architecture, else (0.25.0 on) a model neither MoE nor
     hybrid; a speculative decoder other than EAGLE/MTP keeps V1 (_get_v2_model_runner_unsupported_features)."""
     flag = env.get("VLLM_USE_V2_MODEL_RUNNER", "").strip().lower()
     if flag in ("1", "true"):

@@ -122,22 +122,31 @@ GRAPH_ESTIMATE_PROFILED = ReleaseRange("0.18.0")
 # (0.19.0 vllm/envs.py:1654-1656), "1" from 0.20.0 (0.20.0 vllm/envs.py:1724-1726).
 GRAPH_ESTIMATE_ON_BY_DEFAULT = ReleaseRange("0.20.0")
 # Model Runner V2, the default runner for some models: from 0.24.0 for the architectures of its list (0.24.0
-# vllm/config/vllm.py:68-77 DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, :550-561), from 0.27.0 also for every model that
-# is neither MoE nor hybrid (0.27.0 vllm/config/vllm.py:637-658, 0.28.0 :691-712); 0.20.0 has it opt-in only
-# (0.20.0 vllm/envs.py:1675-1676). 0.21.0-0.23.x and 0.25.0-0.26.x were not read: taken as 0.20.0 and 0.24.0.
+# vllm/config/vllm.py:68-77 DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, :550-561), from 0.25.0 also for every model that
+# is neither MoE nor hybrid (0.25.0 vllm/config/vllm.py:557-574 _is_default_v2_model_runner_model, 0.26.0 :605-622,
+# 0.27.0 :637-658, 0.28.0 :691-712); 0.20.0 has it opt-in only (0.20.0 vllm/envs.py:1675-1676). 0.21.0-0.23.x were
+# not read: taken as 0.20.0.
 MODEL_RUNNER_V2_FOR_LISTED = ReleaseRange("0.24.0")
-MODEL_RUNNER_V2_FOR_DENSE = ReleaseRange("0.27.0")
-# The architectures of each release's list (0.24.0 vllm/config/vllm.py:68-77; 0.27.0 :69-79; 0.28.0 :69-80).
+MODEL_RUNNER_V2_FOR_DENSE = ReleaseRange("0.25.0")
+# The architectures of each release's list (0.24.0 vllm/config/vllm.py:68-77; 0.25.0 :68-74; 0.26.0 :68-77;
+# 0.27.0 :69-79; 0.28.0 :69-80). From 0.25.0 the dense ones run on it by the rule above, so the list names MoE
+# architectures only.
 MODEL_RUNNER_V2_ARCHITECTURES = (
-    (ReleaseRange("0.24.0", "0.27.0"), frozenset({"Qwen3ForCausalLM", "DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM",
+    (ReleaseRange("0.24.0", "0.25.0"), frozenset({"Qwen3ForCausalLM", "DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM",
                                                   "GraniteMoeForCausalLM", "LlamaForCausalLM", "MistralForCausalLM"})),
+    (ReleaseRange("0.25.0", "0.26.0"), frozenset({"DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM",
+                                                  "GraniteMoeForCausalLM"})),
+    (ReleaseRange("0.26.0", "0.27.0"), frozenset({"DeepseekV2ForCausalLM", "GraniteMoeForCausalLM",
+                                                  "InklingForCausalLM", "InklingForConditionalGeneration",
+                                                  "LongcatFlashNgramForCausalLM", "Qwen2MoeForCausalLM"})),
     (ReleaseRange("0.27.0"), frozenset({"DeepseekV2ForCausalLM", "DeepseekV4ForCausalLM", "GraniteMoeForCausalLM",
                                         "InklingForCausalLM", "InklingForConditionalGeneration",
                                         "KimiK3ForConditionalGeneration", "LongcatFlashNgramForCausalLM",
                                         "Qwen2MoeForCausalLM"})),
 )
 # Model Runner V2's profile_cudagraph_memory returns 0 up to 0.28.x (0.24.0 vllm/v1/worker/gpu/model_runner.py:
-# 684-686, 0.27.0 :749-751, 0.28.0 :843-845: "It is TBD whether we keep this API"), so no CUDA-graph memory is
+# 684-686, 0.25.0 :680-682, 0.26.0 :705-707, 0.27.0 :749-751, 0.28.0 :843-845: "It is TBD whether we keep this
+# API"), so no CUDA-graph memory is
 # subtracted before the pool; from 0.29.0 it captures the graphs once into a throwaway pool and returns what that
 # took (0.29.0 vllm/v1/worker/gpu/cudagraph_utils.py:718-800), which the predictor's per-graph estimate stands for.
 MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO = ReleaseRange("0.24.0", "0.29.0")
