@@ -134,6 +134,9 @@ class Rule:
     # the text that ends the message: the engine prints it on one line, and where a line it reads lacks it (an author
     # or a viewer broke the message over lines, at a sentence or inside a number pair) the next line may go on with it
     until: re.Pattern | None = None
+    # a fact that matters only until the server is up (a served request): once it is, the rule reads no more lines,
+    # and its text no longer makes a line worth reading (a long server log's requests stay skipped in bulk)
+    before_ready: bool = False
 
 
 def required_literal(pattern: re.Pattern) -> str | None:
@@ -214,15 +217,21 @@ def _word_index(rules: tuple[Rule, ...]) -> tuple[dict[str, list[int]], list[int
 ERROR_TEXTS = ("ERROR", "CRITICAL", "FATAL", "Error", "Exception", "Traceback", "KeyboardInterrupt", "SystemExit")
 
 
-def _screen(cls) -> tuple[frozenset[str], tuple[str, ...]] | bool:
-    """The words and texts one of which every line that any table can read holds (True: unknown)."""
-    words, always, _ = _word_index(cls.rules)
-    texts = _required_texts(cls, [cls.rules[i] for i in always])
+def _screen(cls, ready: bool) -> tuple[frozenset[str], tuple[str, ...]] | bool:
+    """The words and texts one of which every line that any table can read holds (True: unknown); `ready`: once the
+    server is up (the rules read before it only left out)."""
+    rules = _rules_for(cls, ready)
+    words, always, _ = _word_index(rules)
+    texts = _required_texts(cls, [rules[i] for i in always])
     return True if texts is None else (frozenset(words), texts)
 
 
-def _block_texts(cls) -> tuple[str, ...] | None:
-    return _required_texts(cls, cls.rules)
+def _block_texts(cls, ready: bool) -> tuple[str, ...] | None:
+    return _required_texts(cls, _rules_for(cls, ready))
+
+
+def _rules_for(cls, ready: bool) -> tuple[Rule, ...]:
+    return tuple(r for r in cls.rules if not r.before_ready) if ready else cls.rules
 
 
 def _required_texts(cls, rules) -> tuple[str, ...] | None:
@@ -242,11 +251,13 @@ def _required_texts(cls, rules) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(texts))
 
 
-def rule(regex: str, *actions: Action, primary_only: bool = False, until: str | None = None) -> Rule:
-    """A table row; `{NUM}` in the regex stands for a printed number; `until`: the text that ends its message."""
+def rule(regex: str, *actions: Action, primary_only: bool = False, until: str | None = None,
+         before_ready: bool = False) -> Rule:
+    """A table row; `{NUM}` in the regex stands for a printed number; `until`: the text that ends its message;
+    `before_ready`: read only until the server is up."""
     pattern = re.compile(regex.replace("{NUM}", NUM))
     return Rule(pattern, actions, primary_only, required_literal(pattern), required_texts(pattern),
-                re.compile(until) if until is not None else None)
+                re.compile(until) if until is not None else None, before_ready)
 
 
 @dataclass(frozen=True)
@@ -305,6 +316,13 @@ def _record_fields(match: re.Match, kinds: dict[str, type]) -> dict:
 
 
 # --- actions shared by both engines --------------------------------------------------------
+
+# A request a client sent that the server answered: uvicorn's access line, '<client> - "POST /v1/responses HTTP/1.1"
+# 200' (uvicorn/logging.py AccessFormatter, '%(client_addr)s - "%(request_line)s" %(status_code)s'), which both
+# engines' HTTP servers print. A POST answered 200 ran a generation, so the engine serves: the start is complete, and a
+# failure after it is a failure at serving time (SGLang's own warm-up is such a POST, 0.5.22
+# sglang/srt/entrypoints/http_server.py:2327 "/generate", "/encode" or "/v1/chat/completions"; answered, it warmed up).
+SERVED_REQUEST = r'"POST /\S* HTTP/[\d.]+" 200\b'
 
 
 def phase(name: str) -> Action:
@@ -371,6 +389,13 @@ def _with_detail(message: str, text: str) -> str:
     """An exception's line with the first line of its message continued below it."""
     detail = re.sub(r"\s*\[type=.*$", "", text.strip())  # pydantic's machine-readable tail
     return f"{message.rstrip(':')}: {detail}" if detail else message
+
+
+def _next_places(text: str, texts: tuple[str, ...], pos: int) -> list[tuple[int, str]]:
+    """A heap of the next place from `pos` where each of `texts` occurs in `text`."""
+    heap = [(i, t) for t in texts if (i := text.find(t, pos)) >= 0]
+    heapq.heapify(heap)
+    return heap
 
 
 # --- outcome slots -------------------------------------------------------------------------
@@ -503,7 +528,7 @@ class LogParser:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", errors="replace")
         if not (self.has_pending() or self._held is not None or self._comma_held is not None
-                or self._literal_held is not None or _may_be_piece(raw) or self.may_matter(raw) or any(
+                or self._literal_held is not None or _may_be_piece(raw) or self.may_matter(raw, self.seen_ready) or any(
                 self.may_be_from(raw, source) for source in self._tracebacks.open_sources)):
             return []  # most lines: no rule's text, no error, no traceback open
         return self._feed_text(raw)
@@ -562,7 +587,8 @@ class LogParser:
     def feed_block(self, text: str) -> list[ev.Event]:
         """Many whole lines at once (a file read in chunks): the lines no table can read are
         skipped by `str.find` instead of one by one, which keeps a large log at tens of MB/s."""
-        texts = self.block_texts()
+        ready = self.seen_ready
+        texts = self.block_texts(ready)
         if texts is None:
             return self.feed_lines(text.split("\n"))
         if "\x1b" in text:
@@ -570,8 +596,7 @@ class LogParser:
         out: list[ev.Event] = []
         n = len(text)
         # The next place each text occurs, nearest first.
-        heap = [(i, t) for t in texts if (i := text.find(t)) >= 0]
-        heapq.heapify(heap)
+        heap = _next_places(text, texts, 0)
         marks: dict[str, int] = {}  # where the next line of a process with an open traceback starts
         pos = 0
         while pos < n:
@@ -600,6 +625,13 @@ class LogParser:
             end = n if end < 0 else end + 1
             out.extend(self._feed_text(text[start:end]))
             pos = end
+            if self.seen_ready != ready:  # the server came up: the texts of what matters only before are dropped
+                ready = self.seen_ready
+                texts = self.block_texts(ready)
+                if texts is None:
+                    out.extend(self.feed_lines(text[pos:].split("\n")))
+                    break
+                heap = _next_places(text, texts, pos)
         return out
 
     def source_text(self, source: str) -> str | None:
@@ -607,12 +639,12 @@ class LogParser:
         return None
 
     @classmethod
-    def block_texts(cls) -> tuple[str, ...] | None:
-        """Texts one of which every line any table can read holds (None: unknown)."""
-        texts = cls.__dict__.get("_block_texts")
-        if texts is None:
-            texts = cls._block_texts = _block_texts(cls) or ()
-        return texts or None
+    def block_texts(cls, ready: bool = False) -> tuple[str, ...] | None:
+        """Texts one of which every line any table can read holds (None: unknown); `ready`: once the server is up."""
+        cached = cls.__dict__.get("_block_texts")
+        if cached is None:
+            cached = cls._block_texts = tuple(_block_texts(cls, state) or () for state in (False, True))
+        return cached[ready] or None
 
     def feed_lines(self, lines: Iterable[str | bytes]) -> list[ev.Event]:
         out: list[ev.Event] = []
@@ -679,11 +711,13 @@ class LogParser:
         return True
 
     @classmethod
-    def may_matter(cls, raw: str) -> bool:
-        """False only for a line no rule, error rule, failure marker or exception test can read."""
-        screen = cls.__dict__.get("_screen")
-        if screen is None:
-            screen = cls._screen = _screen(cls)
+    def may_matter(cls, raw: str, ready: bool = False) -> bool:
+        """False only for a line no rule, error rule, failure marker or exception test can read (`ready`: once the
+        server is up)."""
+        screens = cls.__dict__.get("_screen")
+        if screens is None:
+            screens = cls._screen = tuple(_screen(cls, state) for state in (False, True))
+        screen = screens[ready]
         if screen is True:
             return True
         words, texts = screen
@@ -717,8 +751,11 @@ class LogParser:
             return False
         fired = self.rules_fired
         more, self._held_more = self._held_more, False
-        if more and (following.level is not None or following.source):
-            return False  # a record of its own (a logger's level, a process's tag): not the message going on
+        if following.level is not None or (more and following.source):
+            # a record of its own (a logger's level, a process's tag): not the message going on; a line with a
+            # logger's level never goes on with the one before it, the engine's or a plugin's logger's (kvcached's
+            # "[kvcached][INFO] ..." after "Init kvcached KV cache allocator: ... total_mem_size=8735MB")
+            return False
         # A terminal cuts anywhere, an author breaks at a space: the join that lets a rule read more of the message
         # wins ("... the available KV cache" / "memory (0.6 GiB). Based on ..." reads the available memory only with
         # the space); on a tie, a message a rule already read goes on after a space (an author's break: a sentence,
@@ -766,7 +803,7 @@ class LogParser:
         rules = self.rules
         for index in self._candidates(text):
             r = rules[index]
-            if r.keyword is not None and r.keyword not in text:
+            if (r.keyword is not None and r.keyword not in text) or (r.before_ready and self.seen_ready):
                 continue
             match = r.pattern.search(text)
             if match is None:
@@ -1020,6 +1057,16 @@ class LogParser:
         record.status = STATUS_ENGINE_ERROR if self.seen_error else STATUS_OK if healthy else None
 
     # --- state changes the tables' actions call ---------------------------------------------
+
+    def amend_failure(self, kind: str, data: dict, fields: dict) -> None:
+        """Add figures a later line states to the startup's failure of `kind` (one it does not state yet): a message an
+        author or a terminal broke, whose last sentence comes on a line of its own."""
+        failure = self._startup.failure
+        if failure is None or failure.kind != kind:
+            return
+        failure.data.update({k: v for k, v in data.items() if k not in failure.data})
+        failure.fields.update({k: v for k, v in fields.items() if k not in failure.fields})
+        self._sync()
 
     def advance(self, name: str, line: Line) -> None:
         """Move to phase `name` unless an equal or later phase was reached already."""

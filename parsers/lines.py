@@ -85,6 +85,12 @@ _BOX = re.compile(r"^\s*[│┃║]\s?|\s*[│┃║]\s*$")
 # (only before what starts a log line: vLLM's own "# GPU blocks: N" begins with "# "), or before an author's indent
 # under it (log values copied into a script's or a config's comments: "#   Available KV cache memory: 24.05 GiB")
 _COMMENT = re.compile(r"^#+ (?=[\[(]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b|\d{4}-\d\d-\d\d)|^#+ {2,}(?=\S)")
+# Markdown an author wrote around the lines of a log: a blockquote ("> CPU KV cache size: 699,008 tokens, ..."), a list
+# item ("  - Available KV cache memory: 0.58 GiB"), a table row whose first cell quotes a line as code ("| `CPU KV cache
+# size: 174,720 tokens` | what it means |"). The marker is removed only before text (never a traceback's indent).
+_MARKDOWN_FIRST = ">-*+| "
+_QUOTE_OR_ITEM = re.compile(r"^(?:>+ |[ \t]{0,6}[-*+] )(?=\S)")
+_TABLE_CODE_CELL = re.compile(r"^\|\s*`(?P<code>[^`|]+)`\s*\|")
 # Structured logging: logfmt (`level=info name=vllm... msg="GPU KV cache size: ..."`) and one JSON object a line
 # (`{"level": "INFO", "message": "..."}`): the message, after its level as a plain-logging prefix would give it.
 _LOGFMT_MSG = re.compile(r'(?:^|\s)(?:msg|message)=(?:"(?P<quoted>(?:[^"\\]|\\.)*)"|(?P<bare>\S+))')
@@ -113,7 +119,7 @@ def _structured(text: str) -> str:
 
 
 def _shown(text: str) -> str:
-    """`text` without what showing it added (grep -n, HTML, a box border, a comment mark)."""
+    """`text` without what showing it added (grep -n, HTML, a box border, a comment mark, markdown)."""
     if "<" in text and ">" in text:
         text = _HTML_TAG.sub("", text)
         if "&" in text:
@@ -124,7 +130,17 @@ def _shown(text: str) -> str:
         text = _GREP_N.sub("", text, count=1)
     if text[:1] == "#":
         text = _COMMENT.sub("", text, count=1)
+    if text[:1] in _MARKDOWN_FIRST and text:
+        text = _markdown(text)
     return text
+
+
+def _markdown(text: str) -> str:
+    """`text` without a markdown blockquote or list marker; a table row's first cell when it quotes a line as code."""
+    if text[:1] == "|":
+        match = _TABLE_CODE_CELL.match(text)
+        return match.group("code") if match else text
+    return _QUOTE_OR_ITEM.sub("", text, count=1)
 
 
 def strip_wrappers(text: str) -> str:
@@ -139,9 +155,16 @@ def strip_wrappers(text: str) -> str:
     return text
 
 
+# A library's own Python logger that writes its fields in brackets, name and level first: kvcached's
+# "[kvcached][INFO][2026-09-17 17:34:46][patches.py:131] msg" (kvcached/utils.py get_kvcached_logger, Formatter
+# '[kvcached][%(levelname)s][%(asctime)s][%(filename)s:%(lineno)d] %(message)s'), or its name and level alone as a post
+# shows it ("[kvcached][INFO] VirtualKV Cache is allocated. ..."). The plugin logs beside both engines.
+BRACKETED_LOGGING = re.compile(rf"^\[[\w.-]+\]\[(?P<level>{LEVEL_NAMES})\](?:\[[^\]]*\])*\s*")
+
+
 def strip_python_logging(text: str) -> tuple[str | None, str]:
     """(level, message) of a line with a Python-logging prefix; (None, text) otherwise."""
-    match = PY_LOGGING.match(text)
+    match = PY_LOGGING.match(text) if text[:1] != "[" else (BRACKETED_LOGGING.match(text) or PY_LOGGING.match(text))
     if match is None:
         return None, text
     level = match.group("level")

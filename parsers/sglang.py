@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from parsers.base import (
     GENERIC,
+    SERVED_REQUEST,
     Line,
     LogParser,
     device_oom_errors,
@@ -269,7 +270,12 @@ def _pool_kind(parser: LogParser, label: str, tokens: int | None, post_capture: 
     if parser.draft_loaded_last:
         # the rank's last load was a draft model's (its class on the load line): the pool built next is the draft
         # worker's own (0.4.9 sglang/srt/speculative/eagle_worker.py builds its ModelRunner, loads, then its pool),
-        # whether or not the target's lines are in the excerpt
+        # whether or not the target's lines are in the excerpt - unless the target's load came before it with no pool
+        # of the target's between them: then the scheduler builds the pools after both loads, the target's first
+        # (0.5.21 and 0.5.22 sglang/srt/managers/scheduler.py init_model_worker: init_tp_model_worker,
+        # maybe_init_draft_worker, then init_memory_pools -> init_target_memory_pool, then the draft's)
+        if parser.target_loaded and not any(k in _TARGET for k in built):
+            return POOL_KV
         return POOL_DRAFT
     return POOL_KV
 
@@ -312,6 +318,7 @@ def _load_end(parser: LogParser, values: dict, line: Line) -> None:
     record = parser.record
     prefix = "" if parser.loads_done == 0 else "draft_" if parser.loads_done == 1 else None
     parser.draft_loaded_last = bool(_DRAFT_MODEL.search(line.text))
+    parser.target_loaded = parser.target_loaded or (prefix == "" and not parser.draft_loaded_last)
     if parser.draft_loaded_last:
         # the line names a draft model's class: the draft's load, whatever came before it in the excerpt
         prefix, parser.loads_done = ("draft_" if record.draft_weights_gib is None else None), 1
@@ -638,6 +645,7 @@ class SglangLogParser(LogParser):
         # sends itself once it serves (0.5.21 sglang/srt/entrypoints/http_server.py:2257 _execute_server_warmup: GET
         # /model_info, then a generate request; :2476 "fired up" after it)
         rule(r"^(?:INFO:\s+)?Application startup complete\.", _http_up),
+        rule(SERVED_REQUEST, ready, before_ready=True),
         rule(r"(?P<signal>SIGTERM|SIGINT) received\.", stopping),
     )
 
@@ -648,6 +656,7 @@ class SglangLogParser(LogParser):
         self.swa_total: float | None = None  # the GiB the engine states for its two sliding-window pools together
         self.loads_done = 0  # Load weight end lines of rank 0: the first is the target model's, a second the draft's
         self.draft_loaded_last = False  # the rank's last Load weight end named a draft model's class
+        self.target_loaded = False  # a Load weight end of the target model (not a draft's class) was read
         self.http_up = False  # the HTTP server said "Application startup complete." (the warm-up request comes next)
 
     error_rules = (

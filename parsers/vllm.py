@@ -15,6 +15,7 @@ from packaging.version import InvalidVersion, Version
 
 from parsers.base import (
     GENERIC,
+    SERVED_REQUEST,
     SPECIFIC,
     Line,
     LogParser,
@@ -159,8 +160,8 @@ def _kv_dtype_seen(parser: LogParser, values: dict, line: Line) -> None:
 
 
 def _v0_blocks(parser: LogParser, values: dict, line: Line) -> None:
-    # V0's KV sizing line, "# GPU blocks: N, # CPU blocks: M" (0.8.5 vllm/executor/executor_base.py:112; "# CUDA
-    # blocks" on some platforms): the pool is N blocks of block_size tokens (16 unless a line says otherwise).
+    # V0's KV sizing line, "# GPU blocks: N, # CPU blocks: M" (0.8.5 vllm/executor/executor_base.py:112; the
+    # platform's name for GPU, "# cuda blocks"): the pool is N blocks of block_size tokens (16 unless a line says so).
     record = parser.record
     if record.num_blocks == 0:
         # no pool at all: the worker refuses it before allocating one (0.8.5 vllm/worker/worker.py:559
@@ -168,8 +169,14 @@ def _v0_blocks(parser: LogParser, values: dict, line: Line) -> None:
         return
     if record.kv_tokens is None:
         record.kv_tokens = record.num_blocks * (record.block_size or DEFAULT_BLOCK_SIZE["gpu"])
-        parser.kv_lines.append([record.kv_tokens, None, str(values.get("pools") or "GPU")])
+        parser.kv_lines.append([record.kv_tokens, None, str(values.get("pools") or "GPU").upper()])
     kv_sized(parser, values, line)
+
+
+def _late_estimate(parser: LogParser, values: dict, line: Line) -> None:
+    estimate = int(values["estimate"])
+    parser.amend_failure("max_model_len_too_large", {"estimated_max_model_len": estimate},
+                         {"estimated_max_model_len": estimate})
 
 
 def _max_concurrency(parser: LogParser, values: dict, line: Line) -> None:
@@ -511,9 +518,17 @@ class VllmLogParser(LogParser):
         rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
              _max_concurrency, primary_only=True),
         rule(r"vllm cache_config_info with initialization after num_gpu_blocks is: (?P<num_blocks>[\d,]+)"),
+        # the estimate of the "KV cache is needed" error on a line of its own (its author or a wrap broke the message
+        # after the available memory, where the engine writes it: 0.10-0.33 vllm/v1/core/kv_cache_utils.py
+        # check_enough_kv_cache_memory, "... memory ({available} GiB). {estimated_msg}Try increasing ...")
+        rule(r"^(?:Based on the available memory, )?[Tt]he estimated maximum model length is "
+             r"(?P<estimate>[\d,]+)\.", _late_estimate),
         # V0's "# GPU blocks: N, # CPU blocks: M"; V1's first releases (0.7.x) logged the blocks alone, "# GPU blocks:
-        # %d", then the concurrency line (v1/core/kv_cache_utils.py:395 in vllm-project/vllm#12569's log)
-        rule(r"^# (?P<pools>GPU|CUDA|XPU|NPU|HPU|TPU) blocks: (?P<num_blocks>\d+)"
+        # %d", then the concurrency line (v1/core/kv_cache_utils.py:395 in vllm-project/vllm#12569's log). The device
+        # is the platform's own name: its dispatch_key ("CUDA", "XPU") in 0.6.x and its device_name ("cuda", "rocm",
+        # "xpu", "hpu", "tpu", "cpu", "neuron") in 0.7-0.9 (vllm/executor/executor_base.py initialize_cache, "# %s
+        # blocks: %d, # CPU blocks: %d"); the CPU backend's executor states its pool as "# CPU blocks: %d" alone
+        rule(r"^# (?P<pools>[A-Za-z]+) blocks: (?P<num_blocks>\d+)"
              r"(?:, # CPU blocks: (?P<cpu_blocks>\d+))?", _v0_blocks, primary_only=True),
         rule(r"^kv cache group sizes (?P<sizes>[\[(][\d, ]*[\])])", _kv_groups, primary_only=True),
         # vLLM's TPU backend states its pool's blocks itself (tpu-inference b8692ff tpu_inference/runner/
@@ -592,6 +607,7 @@ class VllmLogParser(LogParser):
              r"(?:econds)?(?: \(compilation: (?P<compilation_seconds>{NUM}) s)?"),
         # ready, and stopping
         rule(r"Application startup complete\.", ready),
+        rule(SERVED_REQUEST, ready, before_ready=True),
         rule(r"^\[shutdown\] .*trigger received signal=(?P<signal>\w+)", stopping),
         rule(r"^\[shutdown\] API server: shutdown triggered", stopping),
     )
@@ -737,6 +753,7 @@ class VllmLogParser(LogParser):
             record.error_data = {**record.error_data, "inferred_from": "available KV cache memory <= 0"}
         if self.kv_lines:
             self._kv_pools()
+        self._v0_capacity()
         if record.block_size is None and record.device in DEFAULT_BLOCK_SIZE:
             record.block_size = DEFAULT_BLOCK_SIZE[record.device]
         derived = record.num_blocks is None or record.num_blocks == self.derived_blocks
@@ -753,6 +770,17 @@ class VllmLogParser(LogParser):
         if derived and record.kv_tokens is not None and record.block_size:
             # derived, not logged: follows kv_tokens (the smallest worker's, where several are logged)
             record.num_blocks = self.derived_blocks = _blocks_of_tokens(record)
+
+    def _v0_capacity(self) -> None:
+        """V0's refusal of a max_model_len its pool cannot hold states the pool in tokens, block_size x num_gpu_blocks
+        (0.8.5 vllm/worker/worker.py raise_if_cache_size_invalid, "... can be stored in KV cache ({max_seq_len})"; the
+        CPU worker's with its CPU blocks): the pool the executor sized when no blocks line is in the excerpt. Not
+        Gaudi's fork, whose figure is one pipeline stage's share (hpu_worker.py, num_gpu_blocks //
+        pipeline_parallel_size)."""
+        record = self.record
+        capacity = record.error_data.get("kv_capacity_tokens") if record.error_data else None
+        if capacity is not None and capacity > 0 and record.kv_tokens is None and record.device != "hpu":
+            record.kv_tokens = capacity
 
     def _kv_pools(self) -> None:
         """The pools the KV lines state, and the engine's total over them.

