@@ -82,6 +82,7 @@ class _Plan:
     groups: vf.KvCacheGroups | None = None
     kinds: frozenset[str] = frozenset()
     weights: int = 0
+    mxfp4_marlin_dims: tuple[int, int] | None = None  # (expert width, hidden) padded where Marlin runs MXFP4 experts
 
 
 def predict(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
@@ -207,7 +208,7 @@ def _record_shape(p: VllmPrediction, s: Settings, env: dict[str, str], model: Mo
     plan.weights = _held_weights(p, s, model, p.tp, plan.dtype)
     if p.device != "cpu":
         plan.weights += _fp8_marlin_growth(p, env, model, plan.release, plan.dtype)
-        plan.weights += _mxfp4_marlin_growth(p, env, model, plan.release)
+        plan.weights += _mxfp4_marlin_growth(p, env, model, plan)
     p.block_size, p.max_num_batched_tokens, p.max_num_seqs = plan.block_size, plan.mnbt, plan.mns
     p.gpu_memory_utilization = plan.util
     p.kv_bytes_per_token = model.kv_bytes_per_token(plan.kv_dtype, p.tp, plan.dtype)
@@ -322,7 +323,7 @@ def _gpu_kv_bytes(p: VllmPrediction, s: Settings, env: dict[str, str], model: Mo
     if calibration is not None:
         overhead = _fitted(p, calibration, plan.mnbt, "")
     else:
-        overhead = _gpu_overhead_estimate(p, s, env, model, release, plan.mnbt, plan.mns, plan.dtype)
+        overhead = _gpu_overhead_estimate(p, s, env, model, plan)
     best = int(upper - overhead)
     ctx = (vf.CUDA_CONTEXT_GIB_ESTIMATE + (vf.CUBLAS_HANDLES_GIB_ESTIMATE if cublas_in_baseline else 0.0)) * GiB
     if p.device == "cuda" and budget > total - ctx and release in FREE_MEMORY_CHECKED_AT_STARTUP:
@@ -383,60 +384,52 @@ def _check_mamba_blocks(p: VllmPrediction, s: Settings, plan: _Plan, kv: vf.Vllm
                 f"memory or run without full CUDA graphs{at_upper}")
 
 
+def _marlin_held(p: VllmPrediction, growth: int, marlin: bool | None, unknown_note: str | None, added: str) -> int:
+    """`growth` bytes where vLLM runs the weights through Marlin (said on the weights line: `added`); 0 where it does
+    not, or where whether it does is not known (then `unknown_note`, where given, says what it would add)."""
+    if not growth or marlin is False:
+        return 0
+    if marlin is None:
+        p.notes.extend([unknown_note] if unknown_note else [])
+        return 0
+    p.weights_source += added
+    return growth
+
+
 def _fp8_marlin_growth(p: VllmPrediction, env: dict[str, str], model: ModelDescription, release: str,
                        dtype: str) -> int:
     """Bytes a rank holds beyond an FP8 checkpoint's stored scales where vLLM runs it through Marlin (a card below
-    compute capability 8.9: fp8_marlin.py); 0 where it does not, or where the card's capability is not given (a
-    note says what it would add)."""
+    compute capability 8.9: fp8_marlin.py)."""
     if not fp8_checkpoint(model) or release not in FP8_MARLIN_EXPANDED_SCALES:
         return 0
     growth = marlin_scale_growth_bytes(model, p.tp, DTYPE_BYTES.get(dtype, 2))
-    marlin = runs_marlin(p.gpu_capability, env)
-    if not growth or marlin is False:
-        return 0
-    if marlin is None:
-        if growth < 0.01 * GiB:  # a per-tensor scale becomes one per channel: kilobytes, not worth a note
-            return 0
-        p.notes.append(f"weights: on a card below compute capability 8.9 (A100, RTX 3090, A6000) vllm {release} runs "
-                       f"the FP8 weights through Marlin and holds their scales per output channel, "
-                       f"{size_text(growth)} more a rank; not counted: the card's capability is not given "
-                       "(--gpu-capability, gpu.compute_capability)")
-        return 0
+    # a per-tensor scale becomes one per channel: kilobytes, not worth a note
+    unknown = None if growth < 0.01 * GiB else (
+        f"weights: on a card below compute capability 8.9 (A100, RTX 3090, A6000) vllm {release} runs the FP8 weights "
+        f"through Marlin and holds their scales per output channel, {size_text(growth)} more a rank; not counted: the "
+        "card's capability is not given (--gpu-capability, gpu.compute_capability)")
     why = (f"compute capability {p.gpu_capability:g}" if p.gpu_capability is not None
            and p.gpu_capability < 8.9 else "VLLM_TEST_FORCE_FP8_MARLIN")
-    p.weights_source += (f"; + {size_text(growth)} of FP8 scales Marlin holds per output channel ({why}: vLLM runs "
-                         "the FP8 weights weight-only through Marlin, marlin_utils_fp8.py)")
-    return growth
+    return _marlin_held(p, growth, runs_marlin(p.gpu_capability, env), unknown,
+                        f"; + {size_text(growth)} of FP8 scales Marlin holds per output channel ({why}: vLLM runs "
+                        "the FP8 weights weight-only through Marlin, marlin_utils_fp8.py)")
 
 
-def _mxfp4_marlin_growth(p: VllmPrediction, env: dict[str, str], model: ModelDescription, release: str) -> int:
+def _mxfp4_marlin_growth(p: VllmPrediction, env: dict[str, str], model: ModelDescription, plan: _Plan) -> int:
     """Bytes a rank holds beyond an MXFP4 checkpoint's stored experts where vLLM pads them for its Marlin MoE
-    backend (mxfp4_marlin.py); 0 where it does not, or where the backend is not known (a note says what it would
-    add)."""
-    if not mxfp4_marlin.mxfp4_checkpoint(model) or release not in MXFP4_MARLIN_PADDED:
+    backend (mxfp4_marlin.py); there the MoE forward runs at the padded dims too (plan.mxfp4_marlin_dims)."""
+    if not mxfp4_marlin.mxfp4_checkpoint(model) or plan.release not in MXFP4_MARLIN_PADDED:
         return 0
     growth = mxfp4_marlin.padded_growth_bytes(model, p.tp)
     marlin, why = mxfp4_marlin.runs_marlin(p.gpu_capability, env)
-    if not growth or marlin is False:
-        return 0
-    if marlin is None:
-        p.notes.append(f"weights: where vllm {release} runs the MXFP4 experts on its Marlin backend (below compute "
-                       f"capability 9.0, or on Hopper without triton_kernels) it pads them, {size_text(growth)} more "
-                       f"a rank; not counted: {why}")
-        return 0
-    p.weights_source += (f"; + {size_text(growth)} of MXFP4 experts padded for vLLM's Marlin MoE backend ({why}; "
-                         "expert width to a multiple of 128, hidden size to 256: mxfp4.py create_weights)")
-    return growth
-
-
-def _mxfp4_marlin_dims(p: VllmPrediction, env: dict[str, str], model: ModelDescription,
-                       release: str) -> tuple[int, int] | None:
-    """The padded (expert width, hidden size) the MoE forward runs at where vLLM holds MXFP4 experts padded for
-    Marlin (the same test as _mxfp4_marlin_growth; mxfp4_marlin.padded_dims), else None."""
-    if (p.device == "cpu" or not mxfp4_marlin.mxfp4_checkpoint(model) or release not in MXFP4_MARLIN_PADDED
-            or mxfp4_marlin.runs_marlin(p.gpu_capability, env)[0] is not True):
-        return None
-    return mxfp4_marlin.padded_dims(model, p.tp)
+    if marlin is True:
+        plan.mxfp4_marlin_dims = mxfp4_marlin.padded_dims(model, p.tp)
+    return _marlin_held(p, growth, marlin,
+                        f"weights: where vllm {plan.release} runs the MXFP4 experts on its Marlin backend (below "
+                        f"compute capability 9.0, or on Hopper without triton_kernels) it pads them, "
+                        f"{size_text(growth)} more a rank; not counted: {why}",
+                        f"; + {size_text(growth)} of MXFP4 experts padded for vLLM's Marlin MoE backend ({why}; "
+                        "expert width to a multiple of 128, hidden size to 256: mxfp4.py create_weights)")
 
 
 def _held_weights(p: VllmPrediction, s: Settings, model: ModelDescription, tp: int, dtype: str) -> int:
@@ -455,18 +448,19 @@ def _held_weights(p: VllmPrediction, s: Settings, model: ModelDescription, tp: i
     return weights + rope
 
 
-def _gpu_overhead_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, release: str,
-                           mnbt: int, mns: int, dtype: str) -> float:
+def _gpu_overhead_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
+                           plan: _Plan) -> float:
     """O + A + G in bytes, each recorded on p.estimates with its basis: what the release's profile counts besides
     the weights (_non_torch_estimate), its profile run's peak (profile_peak) and the CUDA-graph memory it subtracts
     (_graph_estimate)."""
+    release, mnbt, mns, dtype = plan.release, plan.mnbt, plan.mns, plan.dtype
     other = _non_torch_estimate(p, release)
     if release in NON_KV_FROM_TOTAL_CONSUMED and runs_model_runner_v2(model, release, s, env):
         other += _penalty_buffers(p, model, mns)
     act, act_basis, assumed = profile_peak.activation_bytes(model, release, env, mnbt, min(mns, mnbt), p.tp,
                                                             DTYPE_BYTES[dtype],
                                                             s.get("enable_expert_parallel") is True,
-                                                            _mxfp4_marlin_dims(p, env, model, release))
+                                                            plan.mxfp4_marlin_dims)
     p.notes.extend([assumed] if assumed else [])
     graphs, graph_basis = _graph_estimate(p, s, env, model, release, mnbt, mns, DTYPE_BYTES[dtype])
     p.estimates["A"] = Estimate(act / GiB, act_basis)
