@@ -97,14 +97,14 @@ _PIECE_NEXT = re.compile(r"""^\s*(?P<q>['"]).*(?P=q)\s*[,\]]?\s*\]?$""")
 _OPEN_END = re.compile(r"(?:[,:=(\[]|\w{2}\s*[-+]?|[^.!?)\]x\s]\w)$")
 
 
+# the width from which a line may be a terminal's cut (a wrapped line's first part is at least this long)
+_CUT_WIDTH = 60
+
+
 def _incomplete(text: str, raw: str = "") -> bool:
     # long: the message, or the whole line a terminal cut at its width (a short message after a long prefix)
     return len(text) >= 24 and _OPEN_END.search(text) is not None and (
-        max(len(text), len(raw)) >= 60 or text[-1] in ",:=([")
-
-
-# the width from which a line may be a terminal's cut (a wrapped line's first part is at least this long)
-_CUT_WIDTH = 60
+        max(len(text), len(raw)) >= _CUT_WIDTH or text[-1] in ",:=([")
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ costs a microsecond a line
