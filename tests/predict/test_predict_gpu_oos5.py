@@ -8,7 +8,6 @@ came."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -16,30 +15,14 @@ import pytest
 from harness.engines.predicting import predict
 from harness.engines.vllm import fp8_marlin
 from harness.engines.vllm.non_torch import CONSUMED_BEYOND_WEIGHTS_GIB, penalty_buffers_bytes
-from harness.predict import load_model_description
 from harness.predict.model import GiB
 from parsers import read_log
-from tests.support.fixture_configs import config_model
-from tests.support.oos_cases import TOLERANCE, check_case_as_it_came_out, logged_tokens
+from tests.support.oos_cases import TOLERANCE, Case, check_case_as_it_came_out, logged_tokens
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS5 = HERE / "gpu-oos5"
 GIB_MIB = 1024
 LLAMA8B = "meta-llama/Llama-3.1-8B-Instruct"
-
-
-@dataclass(frozen=True)
-class Case:
-    engine: str
-    log: str  # under gpu-oos5/
-    model: str  # a fixture config (a path under fixtures/predict) or a bundled card
-    release: str
-    card_mib: float
-    capability: float  # the card's CUDA compute capability
-    args: dict
-    part: str  # "fit" or "held_out"
-    logged_tokens: int  # the engine's own token figure (read from the file by _logged_tokens, checked there)
-    env: dict = field(default_factory=dict)
 
 
 AWQ_A6000 = {"tensor_parallel_size": 1, "max_model_len": 32768, "max_num_seqs": 16, "gpu_memory_utilization": 0.90,
@@ -89,7 +72,7 @@ CASES = {
 
 
 def _model(case: Case):
-    return config_model(HERE / case.model) if case.model.endswith(".json") else load_model_description(case.model)
+    return case.model_description(HERE)
 
 
 def _logged_tokens(case: Case) -> int:
@@ -97,8 +80,7 @@ def _logged_tokens(case: Case) -> int:
 
 
 def _predict(case: Case, capability: float | None = None):
-    return predict(case.engine, case.args, _model(case), case.card_mib, engine_version=case.release, env=case.env,
-                   gpu_capability=case.capability if capability is None else capability)
+    return case.predict(HERE, capability)
 
 
 @pytest.mark.parametrize("name", list(CASES))

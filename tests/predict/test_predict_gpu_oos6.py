@@ -8,7 +8,6 @@ after it, f74b87d, acts only on MXFP4 experts held padded for Marlin: their figu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -19,25 +18,11 @@ from harness.predict.config_weights import routed_experts
 from harness.predict.model import GiB
 from parsers import read_log
 from tests.support.fixture_configs import config_model
-from tests.support.oos_cases import check_case_as_it_came_out, logged_tokens
+from tests.support.oos_cases import Case, check_case_as_it_came_out, logged_tokens
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS6 = HERE / "gpu-oos6"
 GIB_MIB = 1024
-
-
-@dataclass(frozen=True)
-class Case:
-    engine: str
-    log: str  # under gpu-oos6/
-    model: str  # a fixture config under fixtures/predict
-    release: str
-    card_mib: float
-    capability: float | None  # the card's CUDA compute capability (None: not pinned)
-    args: dict
-    part: str  # "fit" or "held_out"
-    logged_tokens: int  # the engine's own token figure (read from the file by _logged_tokens, checked there)
-    env: dict = field(default_factory=dict)
 
 
 NO_FLASHINFER_SAMPLER = {"VLLM_USE_FLASHINFER_SAMPLER": "0"}
@@ -60,7 +45,7 @@ CASES = {
 
 
 def _model(case: Case):
-    return config_model(HERE / case.model)
+    return case.model_description(HERE)
 
 
 def _logged_tokens(case: Case) -> int:
@@ -68,8 +53,7 @@ def _logged_tokens(case: Case) -> int:
 
 
 def _predict(case: Case):
-    return predict(case.engine, case.args, _model(case), case.card_mib, engine_version=case.release, env=case.env,
-                   gpu_capability=case.capability)
+    return case.predict(HERE)
 
 
 @pytest.mark.parametrize("name", list(CASES))

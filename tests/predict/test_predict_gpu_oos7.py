@@ -8,34 +8,17 @@ for causes; the held-out ones were predicted once, with 778a25a, and are locked 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from harness.engines.predicting import predict
 from parsers import read_log
-from tests.support.fixture_configs import config_model
-from tests.support.oos_cases import check_case_as_it_came_out, logged_tokens
+from tests.support.oos_cases import Case, check_case_as_it_came_out, logged_tokens
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS7 = HERE / "gpu-oos7"
 GIB_MIB = 1024
 L40S_MIB = 44.42 * GIB_MIB  # ../gpu-oos6 v23's L40S total; the L20 has the same 46,068 MiB board (SOURCES.md)
-
-
-@dataclass(frozen=True)
-class Case:
-    engine: str
-    log: str  # under gpu-oos7/
-    model: str  # a fixture config under gpu-oos7/
-    release: str
-    card_mib: float
-    capability: float | None  # the card's CUDA compute capability
-    args: dict
-    part: str  # "fit" or "held_out"
-    logged_tokens: int  # the engine's own token figure (read from the file by _logged_tokens, checked there)
-    env: dict = field(default_factory=dict)
 
 
 NO_FLASHINFER_SAMPLER = {"VLLM_USE_FLASHINFER_SAMPLER": "0"}
@@ -69,7 +52,7 @@ PREDICTED = [n for n, c in CASES.items() if c.engine == "vllm"]
 
 
 def _model(case: Case):
-    return config_model(OOS7 / case.model)
+    return case.model_description(OOS7)
 
 
 def _logged_tokens(case: Case) -> int:
@@ -77,8 +60,7 @@ def _logged_tokens(case: Case) -> int:
 
 
 def _predict(case: Case):
-    return predict(case.engine, case.args, _model(case), case.card_mib, engine_version=case.release, env=case.env,
-                   gpu_capability=case.capability)
+    return case.predict(OOS7)
 
 
 @pytest.mark.parametrize("name", list(CASES))
