@@ -169,6 +169,16 @@ def test_vllm_0_10_is_modelled_on_the_v1_engine_only(tiny):
     assert any("compute capability 8.0" in n for n in notes)
     assert not any("compute capability" in n for n in predict(
         "vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.10.2").notes)
+    # ... and when the card is given: below 8.0 refused in one line, at 8.0 or above no note
+    # (0.8.5 vllm/engine/arg_utils.py:1350-1356, 0.10.1 :1400-1403)
+    for release in ("0.8.5", "0.9.2", "0.10.1"):
+        t4 = predict("vllm", {"max_model_len": 2048}, tiny, 15 * 1024, engine_version=release, gpu_capability=7.5)
+        assert not t4.modelled and t4.kv_tokens is None and "\n" not in t4.reason
+        assert "compute capability 7.5" in t4.reason and "V1 engine only" in t4.reason, t4.reason
+        l4 = predict("vllm", {"max_model_len": 2048}, tiny, 23034, engine_version=release, gpu_capability=8.9)
+        assert l4.modelled and not any("compute capability 8.0" in n for n in l4.notes)
+    assert predict("vllm", {"max_model_len": 2048}, tiny, 15 * 1024, engine_version="0.10.2",
+                   gpu_capability=7.5).modelled
     # 0.10.x captures PIECEWISE graphs only (0.10.2 vllm/config/__init__.py:3393), 0.11.0 FULL decode ones too
     graphs = predict("vllm", {"max_model_len": 2048}, tiny, 46068, engine_version="0.10.2").graph_sizes
     assert graphs["full_decode"] == [] and len(graphs["piecewise"]) == 67

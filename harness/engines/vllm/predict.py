@@ -537,39 +537,57 @@ V1_BLOCK_16_BACKENDS = ("FLASH_ATTN", "FLASH_ATTN_VLLM_V1", "FLASHINFER", "FLASH
 
 def _v1_engine(p: VllmPrediction, s: Settings, env: dict[str, str], kv_dtype: str | None, dtype: str,
                release: str) -> bool:
-    """vLLM 0.9.1-0.10.x on a GPU: whether the settings keep the V1 engine the formulas model (False: p says why).
-
-    _is_v1_supported_oracle (0.10.2 vllm/engine/arg_utils.py:1431-1564) sends VLLM_USE_V1=0, an attention backend
-    V1 lacks and a KV cache dtype the platform may not support to V0; 0.10.0-0.10.1 also cards below compute
-    capability 8.0 (0.10.1 :1400-1403), which the predictor cannot see: a note; 0.9.1 a dtype other than
-    float16/bfloat16 (0.9.1 :1341)."""
-    why = None
-    if release in V0_FOR_32_BIT_DTYPE and dtype not in ("float16", "bfloat16"):
-        why = f"dtype {dtype} goes to the V0 engine (0.9.1 vllm/engine/arg_utils.py:1341)"
-    elif (release in V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT and (s.get("pipeline_parallel_size") or 1) > 1
-          and s.get("distributed_executor_backend") not in
-          (("ray",) if release == "0.8.5" else ("ray", "mp", "external_launcher"))):
-        why = ("pipeline parallelism without a named executor goes to the V0 engine (0.8.5 "
-               "vllm/engine/arg_utils.py:1478; 0.9.0 accepts ray, mp or external_launcher)")
-    elif env.get("VLLM_USE_V1") == "0":
-        why = "VLLM_USE_V1=0 selects the V0 engine"
-    elif kv_dtype not in (None, "auto"):
-        why = (f"kv_cache_dtype {kv_dtype} goes to the V0 engine where the platform does not support it "
-               "(0.10.2 vllm/engine/arg_utils.py:1469)")
-    elif env.get("VLLM_ATTENTION_BACKEND", "") not in ("", *V1_BLOCK_16_BACKENDS):
-        why = (f"VLLM_ATTENTION_BACKEND={env['VLLM_ATTENTION_BACKEND']}: a backend outside the release's V1 list runs "
-               "the V0 engine (0.10.2 vllm/engine/arg_utils.py:1502-1525, 0.9.1 :1399); the predictor reads "
-               "FLASH_ATTN and FLASHINFER only here")
-    elif s.get("kv_cache_memory_bytes") is not None and release not in KV_CACHE_MEMORY_BYTES_FLAG:
-        why = "--kv-cache-memory-bytes arrived in 0.10.2 (0.10.2 vllm/engine/arg_utils.py:344)"
+    """vLLM 0.8.5-0.10.x on a GPU: whether the settings and the card keep the V1 engine the formulas model (False: p
+    says why): the card (_v0_below_sm80), then the settings (_v0_setting)."""
+    why = _v0_below_sm80(p.gpu_capability, release) or _v0_setting(s, env, kv_dtype, dtype, release)
     if why is not None:
         p.modelled = False
         p.reason = f"vllm {release}: {why}; the predictor models the V1 engine only; no numbers"
         return False
-    if release in V0_BELOW_SM80:
+    if release in V0_BELOW_SM80 and p.gpu_capability is None:
         p.notes.append(f"vllm {release} runs the V0 engine on cards below compute capability 8.0 (T4, V100: "
                        "0.10.1 vllm/engine/arg_utils.py:1400-1403), which these numbers do not model")
     return True
+
+
+def _v0_setting(s: Settings, env: dict[str, str], kv_dtype: str | None, dtype: str, release: str) -> str | None:
+    """Why the settings send vLLM 0.8.5-0.10.x back to the V0 engine (None: they do not).
+
+    _is_v1_supported_oracle (0.10.2 vllm/engine/arg_utils.py:1431-1564) sends VLLM_USE_V1=0, an attention backend
+    V1 lacks and a KV cache dtype the platform may not support to V0; up to 0.9.1 a dtype other than
+    float16/bfloat16 (0.9.1 :1341)."""
+    if release in V0_FOR_32_BIT_DTYPE and dtype not in ("float16", "bfloat16"):
+        return f"dtype {dtype} goes to the V0 engine (0.9.1 vllm/engine/arg_utils.py:1341)"
+    if (release in V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT and (s.get("pipeline_parallel_size") or 1) > 1
+            and s.get("distributed_executor_backend") not in
+            (("ray",) if release == "0.8.5" else ("ray", "mp", "external_launcher"))):
+        return ("pipeline parallelism without a named executor goes to the V0 engine (0.8.5 "
+                "vllm/engine/arg_utils.py:1478; 0.9.0 accepts ray, mp or external_launcher)")
+    if env.get("VLLM_USE_V1") == "0":
+        return "VLLM_USE_V1=0 selects the V0 engine"
+    if kv_dtype not in (None, "auto"):
+        return (f"kv_cache_dtype {kv_dtype} goes to the V0 engine where the platform does not support it "
+                "(0.10.2 vllm/engine/arg_utils.py:1469)")
+    if env.get("VLLM_ATTENTION_BACKEND", "") not in ("", *V1_BLOCK_16_BACKENDS):
+        return (f"VLLM_ATTENTION_BACKEND={env['VLLM_ATTENTION_BACKEND']}: a backend outside the release's V1 list "
+                "runs the V0 engine (0.10.2 vllm/engine/arg_utils.py:1502-1525, 0.9.1 :1399); the predictor reads "
+                "FLASH_ATTN and FLASHINFER only here")
+    if s.get("kv_cache_memory_bytes") is not None and release not in KV_CACHE_MEMORY_BYTES_FLAG:
+        return "--kv-cache-memory-bytes arrived in 0.10.2 (0.10.2 vllm/engine/arg_utils.py:344)"
+    return None
+
+
+def _v0_below_sm80(capability: float | None, release: str) -> str | None:
+    """Why a card of this compute capability runs the V0 engine on this release (None: it does not, or the card's
+    capability is not known, which leaves a note).
+
+    Up to 0.10.1 the V1 oracle falls back to V0 when the CUDA device's major capability is below 8 (0.8.5
+    vllm/engine/arg_utils.py:1350-1356, 0.10.1 :1400-1403); 0.10.2 dropped the check (V0_BELOW_SM80). A T4 or
+    V100 given as the card is then a V0 start (or, with VLLM_USE_V1=1, no start), which the formulas do not model."""
+    if release not in V0_BELOW_SM80 or capability is None or capability >= 8.0:
+        return None
+    return (f"compute capability {capability:g} is outside the V1 engine: V0 by default, an error with VLLM_USE_V1=1 "
+            "(0.8.5 vllm/engine/arg_utils.py:1350-1356, 0.10.1 :1400-1403)")
 
 
 def _fitted(p: VllmPrediction, calibration: Calibration, mnbt: int, what: str) -> float:
