@@ -339,7 +339,8 @@ SERVED_REQUEST = r'"POST /\S* HTTP/[\d.]+" 200\b'
 # A health check answered 200, the same access line: the engine is up. SGLang answers 503 while it starts, up to its
 # warm-up (0.5.22 sglang/srt/entrypoints/http_server.py:719 health_generate, ServerStatus.Starting); vLLM's HTTP server
 # takes requests only once it is up ("Application startup complete.").
-HEALTH_ANSWERED = r'"GET /health(?:_generate)? HTTP/[\d.]+" 200\b'
+# (one pattern a path: a rule whose text holds a whole word, "/health", is screened by that word)
+HEALTH_ANSWERED = (r'"GET /health HTTP/[\d.]+" 200\b', r'"GET /health_generate HTTP/[\d.]+" 200\b')
 
 
 def phase(name: str) -> Action:

@@ -51,8 +51,13 @@ _OPENS_LITERAL = re.compile(rf"""^\s*{LITERAL_OPENER}['"]""")
 
 
 def may_open_literals(text: str) -> bool:
-    """`text` starts with an assignment or a call that opens a string literal ("REAL = (\"INFO ...")."""
-    return ('("' in text or "('" in text or '["' in text or "['" in text) and _OPENS_LITERAL.match(text) is not None
+    """`text` starts with an assignment or a call that opens a string literal ("REAL = (\"INFO ..."). (The opener is
+    at the line's start: a log line's own brackets further on are never looked at.)"""
+    head = text[:_OPENER_WIDTH]
+    return ('("' in head or "('" in head or '["' in head or "['" in head) and _OPENS_LITERAL.match(head) is not None
+
+
+_OPENER_WIDTH = 64  # an indent, a name, " = ", a call's name and its bracket
 
 
 def _pasted_strings(text: str, code: bool = True) -> str:

@@ -660,11 +660,12 @@ class SglangLogParser(LogParser):
         # the warm-up's first request, GET /model_info (/get_model_info in older releases), is answered (0.5.22
         # http_server.py:2301 in _execute_server_warmup, before the generate request)
         rule(r"^(?:INFO:\s+)?Uvicorn running on ", _http_up),
-        rule(r'"GET /(?:get_)?model_info HTTP/[\d.]+" 200\b', _http_up, before_ready=True),
+        *(rule(rf'"GET /{path} HTTP/[\d.]+" 200\b', _http_up, before_ready=True) for path in ("model_info",
+                                                                                          "get_model_info")),
         rule(SERVED_REQUEST, ready, before_ready=True),
         # a health check answered 200: the server is up (it answers 503 while starting, 0.5.22 http_server.py:719,
         # and is up once its warm-up request was answered, :2424)
-        rule(HEALTH_ANSWERED, ready, before_ready=True),
+        *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         rule(r"(?P<signal>SIGTERM|SIGINT) received\.", stopping),
     )
 

@@ -652,7 +652,7 @@ class VllmLogParser(LogParser):
         # ready, and stopping
         rule(r"Application startup complete\.", ready),
         rule(SERVED_REQUEST, ready, before_ready=True),
-        rule(HEALTH_ANSWERED, ready, before_ready=True),
+        *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         rule(r"^\[shutdown\] .*trigger received signal=(?P<signal>\w+)", stopping),
         rule(r"^\[shutdown\] API server: shutdown triggered", stopping),
     )
