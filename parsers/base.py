@@ -19,9 +19,12 @@ from typing import ClassVar
 from parsers import events as ev
 from parsers.lines import (
     ANSI,
+    LITERAL_CLOSER,
+    LITERAL_OPENER,
     NUM,
     clean_segments,
     coerce,
+    may_open_literals,
     split_relative_time,
     strip_python_logging,
     strip_wrappers,
@@ -74,24 +77,34 @@ FAILED_DURING = {
     "_wait_and_warmup": "warmup", "_execute_server_warmup": "warmup", "warmup_model": "warmup",
 }
 _FRAME_FUNCTION = re.compile(r'^\s*File "[^"]*", line \d+, in (\w+)')
+_FRAME_OWNER = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+, in (?P<function>[\w<>]+)')
 _CALLS = re.compile(r"(\w+)\(")
 HEADER_TEXT = "Traceback (most recent call last):"
 # A piece of a Python string literal that goes on (no comma after it, not inside brackets): `    "... on"` or
 # `"(Worker pid=1) ERROR ... ValueError: Available memory on"`; and a piece that may follow one.
 _QUOTES = ("'", '"')
 _LITERAL = r"""(?P=q)(?:(?!(?P=q)).|\\.)*(?P=q)"""
-_PIECE = re.compile(r"""^\s*(?:\w+\s*=\s*\[\s*)?(?=(?P<q>['"]))""" + _LITERAL + r"(?:\s+" + _LITERAL + r")*\s*$")
+_PIECE_PLAIN = re.compile(r"""^\s*(?:\w+\s*=\s*\[\s*)?(?=(?P<q>['"]))""" + _LITERAL + r"(?:\s+" + _LITERAL
+                          + r")*\s*$")
+# (after the assignment, bracket or call a fixture opens its literals with: lines.LITERAL_OPENER)
+_PIECE = re.compile(r"""^\s*""" + LITERAL_OPENER + r"""(?=(?P<q>['"]))""" + _LITERAL + r"(?:\s+" + _LITERAL
+                    + r")*\s*$")
+
+
+def _is_package(part: str, packages: tuple[str, ...]) -> bool:
+    """A path's directory is one of `packages`, or a plugin of one ("vllm_ascend"; not a folder "vllm_073")."""
+    return any(part == name or (part.startswith(name + "_") and part[len(name) + 1:].isalpha()) for name in packages)
 
 
 def _may_be_piece(raw: str) -> bool:
-    """A cheap test: `raw` may be a piece of a pasted string literal (a quote first, after any indent)."""
-    return raw[:1] in _QUOTES or (raw[:1] == " " and raw.lstrip()[:1] in _QUOTES)
+    """A cheap test: `raw` may be a piece of a pasted string literal (a quote first, after any indent or opener)."""
+    return raw[:1] in _QUOTES or (raw[:1] == " " and raw.lstrip()[:1] in _QUOTES) or may_open_literals(raw)
 
 
 # A continuation an author indented under the line it goes on (two to four spaces, then a word that is not a
 # traceback's frame): "Mamba Cache is allocated. ..., conv_state size: 0.10GB," / "  ssm_state size: 2.58GB ...".
 _HANGING = re.compile(r"^ {2,4}(?!File |Traceback )[A-Za-z_#(]")
-_PIECE_NEXT = re.compile(r"""^\s*(?P<q>['"]).*(?P=q)\s*[,\]]?\s*\]?$""")
+_PIECE_NEXT = re.compile(r"""^\s*(?P<q>['"]).*(?P=q)""" + LITERAL_CLOSER + "$")
 # A message that may go on on the next line: it ends mid-statement (a label, a list, an open bracket), or it is
 # long and ends in the middle of a word (a terminal's fixed-width wrap).
 _OPEN_END = re.compile(r"(?:[,:=(\[]|\w{2}\s*[-+]?|[^.!?)\]x\s]\w)$")
@@ -323,6 +336,11 @@ def _record_fields(match: re.Match, kinds: dict[str, type]) -> dict:
 # failure after it is a failure at serving time (SGLang's own warm-up is such a POST, 0.5.22
 # sglang/srt/entrypoints/http_server.py:2327 "/generate", "/encode" or "/v1/chat/completions"; answered, it warmed up).
 SERVED_REQUEST = r'"POST /\S* HTTP/[\d.]+" 200\b'
+# A health check answered 200, the same access line: the engine is up. SGLang answers 503 while it starts, up to its
+# warm-up (0.5.22 sglang/srt/entrypoints/http_server.py:719 health_generate, ServerStatus.Starting); vLLM's HTTP server
+# takes requests only once it is up ("Application startup complete.").
+# (one pattern a path: a rule whose text holds a whole word, "/health", is screened by that word)
+HEALTH_ANSWERED = (r'"GET /health HTTP/[\d.]+" 200\b', r'"GET /health_generate HTTP/[\d.]+" 200\b')
 
 
 def phase(name: str) -> Action:
@@ -443,6 +461,9 @@ class LogParser:
     """
 
     engine: ClassVar[str]
+    # the engine's packages, as a path's directory names them in a traceback's frame ("site-packages/vllm/...",
+    # "vllm_ascend/...": the package, or the package, "_" and a word for a plugin)
+    engine_packages: ClassVar[tuple[str, ...]] = ()
     # the engine's record: the neutral StartupRecord plus what only this engine states
     record_type: ClassVar[type[StartupRecord]] = StartupRecord
     # what the kv_sized event carries
@@ -469,6 +490,8 @@ class LogParser:
         self._ignore_next_block: set[str] = set()
         self._quiet_blocks: set[int] = set()  # tracebacks the engine survives (see _start_block)
         self._block_stage: dict[int, str] = {}  # where each traceback was raised (FAILED_DURING)
+        # per traceback: [a frame of a program's top level ("in <module>") was seen, a frame in the engine was seen]
+        self._block_owner: dict[int, list[bool]] = {}
         self._held: Line | None = None  # the last line, when it may continue on the next (_join_held)
         self._held_more = False  # ... held because a rule read it and its message goes on (Rule.until)
         self._more: Line | None = None  # the line a rule just read whose message lacks its end (Rule.until)
@@ -534,15 +557,17 @@ class LogParser:
         return self._feed_text(raw)
 
     def _feed_text(self, raw: str, join: bool = True) -> list[ev.Event]:
+        code = not self._tracebacks.open_sources  # (a traceback's source lines are the engine's code, not a fixture)
         if join and (self._literal_held is not None or (
-                (raw[:1] in _QUOTES or raw[:2].isspace()) and _PIECE.match(raw))):
+                (raw[:1] in _QUOTES or raw[:2].isspace() or (code and may_open_literals(raw)))
+                and (_PIECE if code else _PIECE_PLAIN).match(raw))):
             joined = self._literal_join(raw)
             if joined is None:
                 return []
             raw = joined
         self._events = []
         fired = self.rules_fired
-        segments = [split_relative_time(raw_segment) for raw_segment in clean_segments(raw)]
+        segments = [split_relative_time(raw_segment) for raw_segment in clean_segments(raw, code)]
         segments = [(t, strip_wrappers(segment.rstrip())) for t, segment in segments]
         if self._comma_held is not None:
             segments = self._comma_join(segments)
@@ -566,7 +591,7 @@ class LogParser:
                 self._feed_text(held, join=False)  # an unfinished literal: a line of its own
                 return raw
             raw = f"{held} {raw.strip()}"
-        if _PIECE.match(raw):
+        if (_PIECE if not self._tracebacks.open_sources else _PIECE_PLAIN).match(raw):
             self._literal_held = raw
             return None
         return raw
@@ -577,12 +602,24 @@ class LogParser:
         (t, held), self._comma_held = self._comma_held, None
         if segments:
             following = segments[0][1]
-            if _HANGING.match(following):
+            if _HANGING.match(following) or self._aligned_under(held, following):
                 following = following.lstrip()  # an author's hanging indent under the broken line: the same message
             if following and not following[0].isspace() and not following.startswith(HEADER_TEXT) and not (
                     self.split_prefix(following, None).prefixed):
                 return [(t, f"{held} {following}"), *segments[1:]]
         return [(t, held), *segments]
+
+    def _aligned_under(self, held: str, following: str) -> bool:
+        """`following` is indented to the column where `held`'s message starts: an author who broke a line by hand and
+        aligned the rest under its message ("[TP0..3] KV Cache is allocated. #tokens: 1557504," / nine spaces, "K size:
+        2.23 GB, ...")."""
+        if following[:1] != " " or following[:2] != "  ":
+            return False
+        message = self.split_prefix(held, None)
+        if not message.prefixed or not message.text or not held.endswith(message.text):
+            return False
+        column = len(held) - len(message.text)
+        return len(following) - len(following.lstrip(" ")) == column and following[column:column + 1].isalpha()
 
     def feed_block(self, text: str) -> list[ev.Event]:
         """Many whole lines at once (a file read in chunks): the lines no table can read are
@@ -901,10 +938,35 @@ class LogParser:
             self._start_block(step.block, line)
         if step is not None and step.kind == STEP_FRAME:
             self._note_stage(step.block, text)
+            self._note_owner(step.block, text)
         elif step is None and text[:1].isspace():
             self._note_loose_frame(text)
+        if step is not None and step.kind in (STEP_EXCEPTION, STEP_DETAIL) and self._host_failure(line, step):
+            return
         if not self._known_error(line, step):
             self._traceback_failure(line, step)
+
+    def _note_owner(self, block: int, text: str) -> None:
+        frame = _FRAME_OWNER.match(text) if "File " in text else None
+        if frame is None:
+            return
+        owner = self._block_owner.setdefault(block, [False, False])
+        owner[0] = owner[0] or frame.group("function") == "<module>"
+        owner[1] = owner[1] or any(_is_package(part, self.engine_packages)
+                                   for part in frame.group("path").replace("\\", "/").split("/"))
+
+    def _host_failure(self, line: Line, step: Step) -> bool:
+        """An exception of the program that holds the engine, after the engine was built: a whole traceback (from
+        its top level, "in <module>") with no frame in the engine (a trainer's DeepSpeed call after its offline
+        engine was sized) is that program's failure, recorded as a later one; the engine's start stands."""
+        owner = self._block_owner.get(step.block)
+        if not self.seen_kv or owner is None or not owner[0] or owner[1]:
+            return False
+        if step.kind == STEP_EXCEPTION and self._later.offer(
+                _Failure(OTHER, line.text.strip(), {}, GENERIC, step.block)):
+            self._emit(ev.LATER_FAILURE, {"kind": OTHER, "message": line.text.strip()}, line)
+            self._sync()
+        return True
 
     def _note_loose_frame(self, text: str) -> None:
         """A traceback's tail whose header the excerpt cut: its frames still say where the next exception was."""

@@ -24,26 +24,45 @@ _INT = re.compile(r"^-?\d{1,3}(?:,\d{3})+$|^-?\d+$")
 _FLOAT = re.compile(rf"^{NUM}$")
 
 
-def clean_segments(raw: str | bytes) -> list[str]:
-    """One raw line -> the text lines it holds (a `\\r` inside a line starts a new one)."""
+def clean_segments(raw: str | bytes, code: bool = True) -> list[str]:
+    """One raw line -> the text lines it holds (a `\\r` inside a line starts a new one). `code`: the line may be a
+    fixture's source code holding log lines (not inside a traceback, whose source lines are the engine's code)."""
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8", errors="replace")
     text = (ANSI.sub("", raw) if "\x1b" in raw else raw).rstrip("\r\n")
-    if text[:1] in "['\"" or text[:2].isspace():
-        text = _pasted_strings(text)
+    if text[:1] in "['\"" or text[:2].isspace() or (code and may_open_literals(text)):
+        text = _pasted_strings(text, code)
         if "\x1b" in text:
             text = ANSI.sub("", text)
     return text.split("\r") if "\r" in text else [text]
 
 
 # A log pasted as Python string literals: a whole list on one line (`['INFO ...', 'INFO ...']`, what printing
-# `proc.stdout.splitlines()` gives), or one quoted line per line of a list spread over lines.
+# `proc.stdout.splitlines()` gives), or one quoted line per line of a list spread over lines. A test module or a script
+# that keeps a real log as its fixture opens the literals with an assignment, a bracket or a call ("REAL = (", "BANNER
+# = [", "f = scan(") and closes them with brackets, an attribute after them ("]", ").facts"); a log line split over
+# adjacent literals is one string (Python's implicit concatenation), its end written as the escape "\\n" inside them.
+# (A call's name starts in lower case: an exception's repr, "ValueError('...')", is not a fixture.)
+LITERAL_OPENER = r"(?:[A-Za-z_]\w*\s*=\s*)?(?:(?:[a-z_][\w.]*)?[(\[]\s*)?"
+LITERAL_CLOSER = r"\s*,?\s*(?:[)\]]+(?:\.\w+)*)?\s*[,;]?\s*"
 _QUOTED_LINE = re.compile(r"""^\s*\[?\s*(?P<literal>(?P<q>['"]).*(?P=q))\s*,?\s*\]?$""")
+_QUOTED_CODE = re.compile(rf"""^\s*{LITERAL_OPENER}(?P<literal>(?P<q>['"]).*(?P=q)){LITERAL_CLOSER}$""")
+_OPENS_LITERAL = re.compile(rf"""^\s*{LITERAL_OPENER}['"]""")
 
 
-def _pasted_strings(text: str) -> str:
+def may_open_literals(text: str) -> bool:
+    """`text` starts with an assignment or a call that opens a string literal ("REAL = (\"INFO ..."). (The opener is
+    at the line's start: a log line's own brackets further on are never looked at.)"""
+    head = text[:_OPENER_WIDTH]
+    return ('("' in head or "('" in head or '["' in head or "['" in head) and _OPENS_LITERAL.match(head) is not None
+
+
+_OPENER_WIDTH = 64  # an indent, a name, " = ", a call's name and its bracket
+
+
+def _pasted_strings(text: str, code: bool = True) -> str:
     """The lines a line of Python string literals holds, joined by `\\r` (each becomes a line); `text` otherwise."""
-    match = _QUOTED_LINE.match(text)
+    match = _QUOTED_LINE.match(text) or (_QUOTED_CODE.match(text) if code else None)
     if match is None:
         return text
     literal = match.group("literal")
@@ -62,7 +81,11 @@ def _pasted_strings(text: str) -> str:
 # Exactly one separating space is theirs: a traceback's indentation after it is the engine's.
 _DOCKER_TS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? "
 _COMPOSE = r"(?:[A-Za-z0-9][\w.\-/]*\s*\| ?|\[pod/[^\]]+\] )"
-WRAPPER = re.compile(rf"^(?:{_DOCKER_TS})?(?:{_COMPOSE})?(?:{_DOCKER_TS})?")
+# PyTorch's per-rank tag on a distributed process's output, "[rank0]: Traceback (most recent call last):",
+# "[rank0]:[W326 ...] Warning: ..." (vllm#5847's 0.5.0 API server, vllm-ascend 0.7.3 under a trainer): one space is
+# the tag's
+_TORCH_RANK = r"\[rank\d+\]: ?"
+WRAPPER = re.compile(rf"^(?:{_DOCKER_TS})?(?:{_COMPOSE})?(?:{_DOCKER_TS})?(?:{_TORCH_RANK})?")
 LEVEL_NAMES = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE"
 # A Python-logging prefix of a program that wraps the engine (or of an engine whose own
 # format was switched off): `INFO:name:msg`, `2025-01-01 10:00:00,123 - name - INFO - msg`,

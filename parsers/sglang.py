@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from parsers.base import (
     GENERIC,
+    HEALTH_ANSWERED,
     SERVED_REQUEST,
     Line,
     LogParser,
@@ -48,12 +49,19 @@ from parsers.record import (
 # DisaggregationMode.IGPUDECODE TP1]", sgl-project/sglang#14282; no release prints one: 0.5.3 and 0.5.21
 # sglang/srt/managers/scheduler.py add only " DP"/" PP"/" ATTN_CP"/" MOE_DP"/" TP"/" EP" and a number): a word with no
 # digit, skipped; the ranks are the tags with a number.
+# An author who shows one line for several ranks writes their range ("[TP0..3] KV Cache is allocated. ..."), and one
+# who aligns the messages in a column pads after the bracket ("[TP0]    max_total_num_tokens=..."); the engine writes
+# one space there.
 PREFIX = re.compile(
     r"\[(?:(?P<ts>(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?(?: [A-Za-z][A-Za-z_.]*(?=[ \]]))*"
     r"(?P<ranks>(?: [A-Z_]+-?\d+)*)"
-    r"|(?P<bare_ranks>(?:[A-Z]+_)?[A-Z]+-?\d+(?: [A-Z_]+-?\d+)*))\]"
+    r"|(?P<bare_ranks>(?:[A-Z]+_)?[A-Z]+-?\d+(?:\.\.\d+)?(?: [A-Z_]+-?\d+(?:\.\.\d+)?)*))\]"
     r"(?: (?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) )?(?P<msg>.*))?$"
 )
+# a tag's rank, the first of a range (rank 0's lines are the primary ones)
+_TAG_RANK = re.compile(r"[A-Z_]-?(\d+)")
+# what an indent keeps under a prefix: a traceback's part (never an author's column alignment)
+_INDENTED_PART = re.compile(r"^\s+(?:File |Traceback |\^)")
 
 # server_args keys read into the record: key -> record field. SGLang prints them as a
 # `ServerArgs(key=value, ...)` repr (sglang 0.4.0 sglang/srt/server.py:435) or a dict
@@ -119,11 +127,13 @@ _POOL_FIGURES = (
 # A hybrid model's recurrent-state pool: its size in requests, then each state buffer's size ("conv_state size:
 # 0.12GB, ssm_state size: 1.50GB ..."; 0.5.2 sglang/srt/mem_cache/memory_pool.py:167 states no size in requests).
 _STATE_SLOTS = re.compile(r"max_mamba_cache_size: ([\d,]+)")
-_STATE_SIZES = re.compile(rf"\w+ size: ({NUM}) ?GB")
-_STATE_BUFFERS = re.compile(rf"\b(conv|ssm)_state size: ({NUM}) ?GB")
+# (an author who trimmed the line keeps "conv_state 0.12GB, ssm_state 3.09GB": the buffers without their "size:", as
+# the KV line's halves above)
+_STATE_SIZES = re.compile(rf"\w+(?: size:)? ({NUM}) ?GB")
+_STATE_BUFFERS = re.compile(rf"\b(conv|ssm)_state(?: size:)? ({NUM}) ?GB")
 # 0.5.22 sglang/srt/mem_cache/memory_pool.py:982: a speculative hybrid model's intermediate SSM/conv caches, part of the
 # state pool (never of the KV pool)
-_STATE_INTERMEDIATE = re.compile(rf"\bintermediate_\w+ size: ({NUM}) ?GB")
+_STATE_INTERMEDIATE = re.compile(rf"\bintermediate_\w+(?: size:)? ({NUM}) ?GB")
 # Pool lines that look like the KV pool's and are not the device pool: kvcached's virtual reservation ("VirtualKV
 # Cache is allocated. #tokens: N, K size: ...", kvcached 67ee825 (2025-09) to f2e3593 (2026-02)
 # kvcached/integration/sglang/patches.py; "(group_id=G)." after), a host (hierarchical cache) pool.
@@ -547,6 +557,7 @@ class SglangLogParser(LogParser):
     record_type = SglangStartupRecord
     kv_event_fields = (*LogParser.kv_event_fields, "max_running_requests", "context_len")
     engine = "sglang"
+    engine_packages = ("sglang", "sgl_kernel")
     # SGLang captures its graphs before the scheduler summary, which is the KV line here.
     phases = ("starting", "loading", "profiling", "capturing", "kv_sized", "ready")
 
@@ -645,7 +656,16 @@ class SglangLogParser(LogParser):
         # sends itself once it serves (0.5.21 sglang/srt/entrypoints/http_server.py:2257 _execute_server_warmup: GET
         # /model_info, then a generate request; :2476 "fired up" after it)
         rule(r"^(?:INFO:\s+)?Application startup complete\.", _http_up),
+        # ... and so when uvicorn says where it listens (it prints that after "Application startup complete.") or when
+        # the warm-up's first request, GET /model_info (/get_model_info in older releases), is answered (0.5.22
+        # http_server.py:2301 in _execute_server_warmup, before the generate request)
+        rule(r"^(?:INFO:\s+)?Uvicorn running on ", _http_up),
+        *(rule(rf'"GET /{path} HTTP/[\d.]+" 200\b', _http_up, before_ready=True) for path in ("model_info",
+                                                                                          "get_model_info")),
         rule(SERVED_REQUEST, ready, before_ready=True),
+        # a health check answered 200: the server is up (it answers 503 while starting, 0.5.22 http_server.py:719,
+        # and is up once its warm-up request was answered, :2424)
+        *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         rule(r"(?P<signal>SIGTERM|SIGINT) received\.", stopping),
     )
 
@@ -733,14 +753,17 @@ class SglangLogParser(LogParser):
             level, msg = strip_python_logging(text)
             return Line(text=msg, raw=text, level=level, t=t)
         ranks = match.group("ranks") or match.group("bare_ranks") or ""
+        msg = match.group("msg") or ""
+        if msg[:1] == " " and not _INDENTED_PART.match(msg):
+            msg = msg.lstrip(" ")
         return Line(
-            text=match.group("msg") or "",
+            text=msg,
             raw=text,
             # Ranks share one stream and continuation lines carry no prefix: one source.
             source="",
             level=match.group("level"),
             prefixed=True,
-            primary=all(int(n) == 0 for n in re.findall(r"\d+", ranks)),
+            primary=all(int(n) == 0 for n in _TAG_RANK.findall(ranks)),
             rank=ranks.strip(),
             t=t,
         )

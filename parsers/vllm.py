@@ -15,6 +15,7 @@ from packaging.version import InvalidVersion, Version
 
 from parsers.base import (
     GENERIC,
+    HEALTH_ANSWERED,
     SERVED_REQUEST,
     SPECIFIC,
     Line,
@@ -48,10 +49,12 @@ from parsers.record import POOL_GROUP, POOL_KV, POOL_WORKER, KvPool, StartupReco
 PROC = r"\((?P<proc>[^()]*?) pid=(?P<pid>\d+)(?:, ip=[\w.:-]+)?\)\s*"
 PREFIX = re.compile(
     rf"(?:{PROC})?(?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+)?"
-    r"(?:(?P<ts>\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)\s+)?"
+    # (an author who elided the timestamp writes an ellipsis in its place: "INFO ... gpu_executor.py] # GPU blocks")
+    r"(?:(?:(?P<ts>\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)|\.\.\.|\u2026)\s+)?"
     # up to 0.7.x the file had no opening bracket ("INFO 05-30 09:16:14 model_runner.py:907] ...", vllm-ascend
-    # 0.7.3's logs; 0.8.5 vllm/logger.py:22 added it): then only right after the timestamp
-    r"(?:\[|(?<=\d\d:\d\d:\d\d ))(?P<file>[^\]\s\[]+?\.py):(?P<lineno>\d+)\](?: (?P<msg>.*))?$"
+    # 0.7.3's logs; 0.8.5 vllm/logger.py:22 added it): then only right after the timestamp (or its ellipsis)
+    r"(?:\[|(?<=\d\d:\d\d:\d\d )|(?<=\.\.\. )|(?<=\u2026 ))(?P<file>[^\]\s\[]+?\.py):(?P<lineno>\d+)\]"
+    r"(?: (?P<msg>.*))?$"
 )
 # An author who cut the timestamps out of a pasted log leaves `INFO  [gpu_worker.py:642]  msg` (two spaces each side,
 # split_prefix drops the message's extra one), sometimes the line number too (`INFO  [kv_cache_utils.py]  msg`): that
@@ -60,12 +63,27 @@ PREFIX_NO_LINENO = re.compile(PREFIX.pattern.replace(r":(?P<lineno>\d+)\]", r"(?
 PREFIX_AT_START = re.compile(PREFIX.pattern)
 
 
-def _message(msg: str | None) -> str:
+# A traceback's or a multi-line message's own indent under a prefix: kept (its first word says so).
+_INDENTED_PART = re.compile(r"^\s+(?:File |Traceback |\^|\w+\(|[-+*|])")
+
+
+def _message(msg: str | None, level: str | None = None) -> str:
     """The message after the prefix; one extra space before a word is an author's cut timestamp (a traceback's
-    indented lines keep theirs: two spaces or more)."""
+    indented lines keep theirs: two spaces or more). On an INFO, DEBUG or WARNING line, spaces before a plain word are
+    an author's alignment of the messages in one column ("INFO [gpu_worker.py:466]      Available KV cache memory"):
+    vLLM writes one space there (0.8.5 vllm/logger.py:22, "... [%(filename)s:%(lineno)d] %(message)s")."""
     if not msg:
         return ""
-    return msg[1:] if msg[0] == " " and msg[1:2] not in (" ", "") else msg
+    if msg[0] != " ":
+        return msg
+    if msg[1:2] not in (" ", ""):
+        return msg[1:]
+    if level in _ALIGNED_LEVELS and not _INDENTED_PART.match(msg):
+        return msg.lstrip(" ")
+    return msg
+
+
+_ALIGNED_LEVELS = ("INFO", "DEBUG", "WARNING")
 
 
 def find_prefix(text: str) -> re.Match | None:
@@ -170,7 +188,31 @@ def _v0_blocks(parser: LogParser, values: dict, line: Line) -> None:
     if record.kv_tokens is None:
         record.kv_tokens = record.num_blocks * (record.block_size or DEFAULT_BLOCK_SIZE["gpu"])
         parser.kv_lines.append([record.kv_tokens, None, str(values.get("pools") or "GPU").upper()])
+        parser.blocks_pool = record.num_blocks
     kv_sized(parser, values, line)
+
+
+def _block_size_of_concurrency(num_blocks: int, max_model_len: int, concurrency: float) -> int | None:
+    """The block size a blocks line's concurrency line implies: the executor prints num_gpu_blocks x block_size /
+    max_model_len (0.8.5 vllm/executor/executor_base.py:115; V1 0.7's vllm/v1/core/kv_cache_utils.py the same, as
+    vllm-project/vllm#13596's diff shows), to two decimals. The power of two within that rounding, or None."""
+    implied = concurrency * max_model_len / num_blocks
+    slack = 0.006 * max_model_len / num_blocks + 0.01 * implied
+    size = 1 << max(0, round(implied).bit_length() - 1)
+    nearest = min((size, size * 2), key=lambda p: abs(implied - p))
+    return nearest if abs(implied - nearest) <= slack else None
+
+
+def _blocks_line_block_size(parser: LogParser, values: dict) -> None:
+    """A blocks line's pool in tokens with the block size the engine used (vllm-ascend's 128, not the GPU's 16): the
+    concurrency line after it says which (the engine computed it with its own)."""
+    record, blocks = parser.record, parser.blocks_pool
+    if not blocks or not parser.kv_lines or parser.kv_lines[-1][1] is not None:
+        return
+    size = _block_size_of_concurrency(blocks, int(values["max_model_len"]), float(values["max_concurrency"]))
+    if size is not None and blocks * size != record.kv_tokens:
+        record.block_size = size
+        record.kv_tokens = parser.kv_lines[-1][0] = blocks * size
 
 
 def _late_estimate(parser: LogParser, values: dict, line: Line) -> None:
@@ -180,6 +222,7 @@ def _late_estimate(parser: LogParser, values: dict, line: Line) -> None:
 
 
 def _max_concurrency(parser: LogParser, values: dict, line: Line) -> None:
+    _blocks_line_block_size(parser, values)
     if parser.pending_kv is not None or parser.record.kv_tokens is not None:
         if parser.kv_lines and parser.kv_lines[-1][1] is None:
             parser.kv_lines[-1][1] = values["max_concurrency"]
@@ -381,6 +424,7 @@ def _capacity_line(version: str | None) -> bool:
 class VllmLogParser(LogParser):
     record_type = VllmStartupRecord
     engine = "vllm"
+    engine_packages = ("vllm", "tpu_inference")
     phases = ("starting", "loading", "profiling", "kv_sized", "capturing", "ready")
 
     # The engine's own words for a process that failed (each logged with logger.exception, so a traceback follows):
@@ -608,6 +652,7 @@ class VllmLogParser(LogParser):
         # ready, and stopping
         rule(r"Application startup complete\.", ready),
         rule(SERVED_REQUEST, ready, before_ready=True),
+        *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         rule(r"^\[shutdown\] .*trigger received signal=(?P<signal>\w+)", stopping),
         rule(r"^\[shutdown\] API server: shutdown triggered", stopping),
     )
@@ -690,6 +735,7 @@ class VllmLogParser(LogParser):
         super().__init__()
         self.pending_kv: Line | None = None
         self.kv_lines: list[list] = []  # [tokens, concurrency, pools] of each KV line rank 0's process printed
+        self.blocks_pool: int | None = None  # the blocks of a pool a blocks line stated (no token line)
         self._pools_key: tuple | None = None  # what _kv_pools last built from, and the list it left
         self._pools_set: list | None = None
         self._smallest: tuple | None = None
@@ -733,7 +779,7 @@ class VllmLogParser(LogParser):
             return Line(text=msg, raw=text, level=level, t=t)
         proc = match.group("proc")
         return Line(
-            text=_message(match.group("msg")),
+            text=_message(match.group("msg"), match.group("level")),
             raw=text,
             source=f"{proc}:{match.group('pid')}" if proc is not None else "main",
             level=match.group("level"),
