@@ -48,8 +48,10 @@ SPECIFIC = 2  # a known engine error with its numbers
 OTHER = "other"
 MAX_DEFERRED = 10_000  # other ranks' lines kept for an excerpt without rank 0 (bounded memory)
 LEVELS_THAT_FAIL = ("ERROR", "CRITICAL")
-# A line that states an exception outright, e.g. "ValueError: ..." or "torch.OutOfMemoryError: ...".
-EXCEPTION_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b:?")
+# A line that states an exception outright, e.g. "ValueError: ..." or "torch.OutOfMemoryError: ...", or Python's base
+# class with its message, "Exception: ..." (SGLang raises one for a failed graph capture: 0.4.6
+# sglang/srt/model_executor/cuda_graph_runner.py:279, 0.5.22 runner/decode_cuda_graph_runner.py:518).
+EXCEPTION_LINE = re.compile(r"^\s*(?:(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b:?|Exception: )")
 # Tracebacks printed for things that do not stop the process.
 NON_FATAL_HEADERS = re.compile(r"^(?:Exception ignored in|Exception in thread)\b")
 INTERRUPTS = re.compile(r"^(?:KeyboardInterrupt|SystemExit)\b")
@@ -62,7 +64,9 @@ INTERRUPTS = re.compile(r"^(?:KeyboardInterrupt|SystemExit)\b")
 # sglang/srt/model_executor/model_runner.py load_model, init_memory_pool (profile_max_num_token, then the pools'
 # _create_buffers), init_device_graphs -> cuda_graph_runner.py capture / capture_one_batch_size;
 # entrypoints/http_server.py _wait_and_warmup / _execute_server_warmup. Backend forks keep the names
-# (vllm-ascend worker determine_available_memory, NPU pools' _create_buffers).
+# (vllm-ascend worker determine_available_memory, NPU pools' _create_buffers). SGLang's scheduler runs its requests in
+# its event loop (0.5.10 sglang/srt/managers/scheduler.py:1303 event_loop_normal, :1331 event_loop_overlap; 0.5.18
+# :1667 run_event_loop, :4902 dispatch_event_loop): the warm-up request's and every later one's.
 FAILED_DURING = {
     "load_model": "loading", "load_weights": "loading",
     "determine_available_memory": "profiling", "profile_run": "profiling",
@@ -75,6 +79,8 @@ FAILED_DURING = {
     "init_device_graphs": "cuda_graph_capture", "init_cuda_graphs": "cuda_graph_capture",
     "capture_one_batch_size": "cuda_graph_capture",
     "_wait_and_warmup": "warmup", "_execute_server_warmup": "warmup", "warmup_model": "warmup",
+    "event_loop_normal": "event_loop", "event_loop_overlap": "event_loop", "run_event_loop": "event_loop",
+    "dispatch_event_loop": "event_loop",
 }
 _FRAME_FUNCTION = re.compile(r'^\s*File "[^"]*", line \d+, in (\w+)')
 _FRAME_OWNER = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+, in (?P<function>[\w<>]+)')
@@ -108,6 +114,12 @@ _PIECE_NEXT = re.compile(r"""^\s*(?P<q>['"]).*(?P=q)""" + LITERAL_CLOSER + "$")
 # A message that may go on on the next line: it ends mid-statement (a label, a list, an open bracket), or it is
 # long and ends in the middle of a word (a terminal's fixed-width wrap).
 _OPEN_END = re.compile(r"(?:[,:=(\[]|\w{2}\s*[-+]?|[^.!?)\]x\s]\w)$")
+
+
+# A log file's name as a first column before the lines an author quotes from it, two spaces or more after it
+# ("q4_f.log  Load weight begin. avail mem=24.76 GB"); how far into a line such a column may reach
+_FILE_COLUMN = re.compile(r"^[\w.-]+\.log {2,}(?=\S)")
+_COLUMN_WIDTH = 64
 
 
 # the width from which a line may be a terminal's cut (a wrapped line's first part is at least this long)
@@ -323,6 +335,29 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
     )
 
 
+def _oom_part(parser: LogParser, values: dict, line: Line) -> None:
+    data: dict = {}
+    for regex, key in _OOM_PART_FIGURES:
+        if extra := regex.search(line.text):
+            data[key] = to_number(next(g for g in extra.groups() if g is not None))
+    for mib, gib in _MIB_AS_GIB:
+        if gib not in data and isinstance(data.get(mib), (int, float)):
+            data[gib] = round(data[mib] / 1024, 3)
+    for kind in ("cuda_oom", "device_oom"):
+        parser.amend_failure(kind, data, {})
+
+
+_OOM_PART_FIGURES = tuple((re.compile(r.replace("{NUM}", NUM)), key) for r, key in _OOM_FIGURES)
+
+
+def oom_part_rules() -> tuple[Rule, ...]:
+    """PyTorch's out-of-memory message broken into its sentences, one a line (an author's wrap of "CUDA out of
+    memory. Tried to allocate 672.00 MiB. GPU 0 has a total capacity of 140.06 GiB of which 200.75 MiB is free. ...",
+    torch 2.1 on, c10/cuda/CUDACachingAllocator.cpp): the figures of a sentence on a line of its own go to the OOM
+    failure read before it."""
+    return (rule(r"^(?:Tried to allocate {NUM} [KMG]iB\b|GPU \d+ has a total capacity of {NUM} GiB)", _oom_part),)
+
+
 def _record_fields(match: re.Match, kinds: dict[str, type]) -> dict:
     return {name: coerce(kinds[name], text) for name, text in match.groupdict().items()
             if text is not None and name in kinds}
@@ -500,6 +535,7 @@ class LogParser:
         # unprefixed, line goes on with it ("... elapsed=282.07 s," / "type=..., avail mem=35.23 GB, ..."); joined
         # before any rule reads it, so each rule reads the whole message once (_comma_join)
         self._comma_held: tuple[float | None, str] | None = None
+        self._column = 0  # the width of a log file's name column an author put before a block of lines (0: none)
         # a string literal with no comma after it, in a log pasted as a Python list: the next literal is the same
         # line's next piece (implicit concatenation, "...: Available memory on" / " node 0 (2.5/7.77 GiB) ..."),
         # held until the piece that ends with a comma or a bracket (_literal_join)
@@ -569,6 +605,8 @@ class LogParser:
         fired = self.rules_fired
         segments = [split_relative_time(raw_segment) for raw_segment in clean_segments(raw, code)]
         segments = [(t, strip_wrappers(segment.rstrip())) for t, segment in segments]
+        if self._column or ".log " in raw[:_COLUMN_WIDTH]:
+            segments = [(t, self._under_column(text)) for t, text in segments]
         if self._comma_held is not None:
             segments = self._comma_join(segments)
         if self._held is not None and self._join_held(raw):
@@ -581,6 +619,19 @@ class LogParser:
         if self.rules_fired != fired or self._events:  # only a rule or an error changes what it derives
             self.finalize()
         return self._events
+
+    def _under_column(self, text: str) -> str:
+        """`text` without a log file's name an author put as a first column ("q4_f.log  Load weight begin. ...") and,
+        on the lines after it, without the indent that keeps them under that column (the next lines of the same file,
+        "          Load weight end. ..."). A traceback's own indent under it is kept."""
+        column = _FILE_COLUMN.match(text)
+        if column is not None:
+            self._column = column.end()
+            return text[column.end():]
+        if self._column and text[:self._column].isspace() and text[self._column:self._column + 1].strip():
+            return text[self._column:]
+        self._column = 0
+        return text
 
     def _literal_join(self, raw: str) -> str | None:
         """`raw`, or the held literal pieces with it when it is their next piece; None while a piece still waits."""
@@ -707,7 +758,7 @@ class LogParser:
         if self._startup.failure is not None or self._later.failure is not None:
             self._sync()  # frames read after the failure was offered say where it was raised
         self.finalize()
-        if self.record.status is None and not self.stopping:
+        if self.record.status is None and not self.stopping and self.record.status_note is None:
             # never invented: an excerpt that ends before the start was decided says so
             self.record.status_note = (f"undecided: the log ends in phase {self.record.phase!r}, before a KV sizing "
                                        "line, a ready line or a startup error")

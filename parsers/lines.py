@@ -91,12 +91,17 @@ LEVEL_NAMES = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE"
 # format was switched off): `INFO:name:msg`, `2025-01-01 10:00:00,123 - name - INFO - msg`,
 # `2025-01-01 10:00:00,123 INFO name: msg`, `[2025-01-01 10:00:00] [INFO] msg`.
 # A Rust `tracing` line (Dynamo's runtime, and the Python logs it formats alike) is `<RFC 3339>Z  INFO
-# target::path{span fields}: msg`.
+# target::path{span fields}: msg`. A format that separates its fields with pipes may put more of them before the level
+# and a spaced colon after it: `%(asctime)s | %(module)s | %(thread)d | %(levelname)s : %(message)s` (vllm-omni's stages
+# on MUSA, vllm-omni#2337 of 2026-03: "2026-03-30 13:12:04 | kv_cache_utils | 140661262452544 | INFO : GPU KV cache
+# size: ..."). A log viewer's export may put the severity first and the entry's timestamp after it: Google Cloud
+# Logging's "ERROR 2026-06-15T14:10:59.392125190Z <message>" (an SGLang server's log of sglang#28702, 2026-06).
 PY_LOGGING = re.compile(
     rf"^\s*(?:\[?\d{{4}}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\]?\s*(?:-\s*|\|\s*)?)?"
-    rf"(?:[\w.]+\s+-\s+)?\[?(?P<level>{LEVEL_NAMES})\]?"
-    rf"(?::[\w.<>]+:|:\s+|\s+-\s+(?:[\w.]+\s+-\s+)?|\s+\|\s+|\s+[\w.]+:\s+"
+    rf"(?:[\w.]+\s+-\s+|(?:[\w.-]+\s+\|\s+)+)?\[?(?P<level>{LEVEL_NAMES})\]?"
+    rf"(?::[\w.<>]+:|:\s+|\s+:\s+|\s+-\s+(?:[\w.]+\s+-\s+)?|\s+\|\s+|\s+[\w.]+:\s+"
     rf"|\s+[\w.]+(?:::[\w.]+)+(?:\{{[^}}]*\}})?(?::[\w.]+(?:\{{[^}}]*\}})?)*:\s+|\s+)"
+    rf"(?:\d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?Z\s)?"
 )
 
 
@@ -114,6 +119,11 @@ _COMMENT = re.compile(r"^#+ (?=[\[(]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b|\d{
 _MARKDOWN_FIRST = ">-*+| "
 _QUOTE_OR_ITEM = re.compile(r"^(?:>+ |[ \t]{0,6}[-*+] )(?=\S)")
 _TABLE_CODE_CELL = re.compile(r"^\|\s*`(?P<code>[^`|]+)`\s*\|")
+# Log lines kept in Go source as raw string literals (between back quotes, The Go Programming Language Specification,
+# "String literals"): a log opened by an assignment ("logs := `ValueError: ...", "const deathLog = `[2026-07-25 ...")
+# and closed by the back quote ending its last line, or one line a slice element ("`(Worker_TP0 pid=510) INFO ...`,").
+_GO_RAW_OPEN = re.compile(r"^\s*(?:(?:const|var)\s+)?[A-Za-z_]\w*\s*:?=\s*`(?=\S)|^\s*`(?=[^`]+`,?\s*$)")
+_GO_RAW_CLOSE = re.compile(r"`,?\s*$")
 # Structured logging: logfmt (`level=info name=vllm... msg="GPU KV cache size: ..."`) and one JSON object a line
 # (`{"level": "INFO", "message": "..."}`): the message, after its level as a plain-logging prefix would give it.
 _LOGFMT_MSG = re.compile(r'(?:^|\s)(?:msg|message)=(?:"(?P<quoted>(?:[^"\\]|\\.)*)"|(?P<bare>\S+))')
@@ -155,6 +165,9 @@ def _shown(text: str) -> str:
         text = _COMMENT.sub("", text, count=1)
     if text[:1] in _MARKDOWN_FIRST and text:
         text = _markdown(text)
+    if "`" in text and (opened := _GO_RAW_OPEN.match(text)) is not None:
+        text = text[opened.end():]
+        text = _GO_RAW_CLOSE.sub("", text) if text.count("`") % 2 else text
     return text
 
 

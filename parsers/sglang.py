@@ -7,7 +7,7 @@ version. A multi-line message carries the prefix on its first line only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from parsers.base import (
@@ -19,6 +19,7 @@ from parsers.base import (
     device_oom_errors,
     error,
     kv_sized,
+    oom_part_rules,
     phase,
     ready,
     rule,
@@ -256,6 +257,14 @@ def _kv_halves(record: StartupRecord, kind: str, found: dict) -> None:
         setattr(record, name, round((previous or 0.0) + float(found[half]), 2))
 
 
+def _batch_run(parser: LogParser, values: dict, line: Line) -> None:
+    parser.batches_run = True
+
+
+def _exit_code(parser: LogParser, values: dict, line: Line) -> None:
+    parser.amend_failure("process_died", {"exit_code": values["code"]}, {})
+
+
 def _pool_kind(parser: LogParser, label: str, tokens: int | None, post_capture: bool) -> str:
     if re.search(r"draft", label, re.IGNORECASE):
         return POOL_DRAFT
@@ -395,10 +404,28 @@ def _swa_total(parser: LogParser, values: dict, line: Line) -> None:
     parser.record.pool_tokens, parser.record.swa_pool_tokens = split
     if parser.swa_split is None:
         parser.swa_split = split
+    _name_the_pair(parser.record, *split)
     if not any(p.kind == POOL_SWA for p in parser.record.kv_pools):
         parser.record.kv_gib = parser.swa_total  # the sub-pools' own lines were not seen
     else:
         _kv_total(parser)
+
+
+def _name_the_pair(record: StartupRecord, full: int, swa: int) -> None:
+    """The two pool lines just before the SWAKVPool line are its sub-pools (0.5.10
+    sglang/srt/mem_cache/swa_memory_pool.py:71 and :80 build them, :97 states both): where their sizes are its swa and
+    full sizes, they are the SWA and full pools, whatever kind they were taken for before it came (a draft's pool, in
+    an excerpt without the load lines that tell)."""
+    pools = record.kv_pools
+    pair = [i for i, p in enumerate(pools) if p.kind != POOL_STATE][-2:]
+    if full == swa or len(pair) != 2 or {pools[i].tokens for i in pair} != {full, swa}:
+        return
+    if not any(pools[i].kind == POOL_DRAFT for i in pair):
+        return
+    kinds = {full: POOL_FULL, swa: POOL_SWA}
+    record.kv_pools = [replace(p, kind=kinds[p.tokens]) if i in pair else p for i, p in enumerate(pools)]
+    if not any(p.kind == POOL_DRAFT for p in record.kv_pools):
+        record.draft_kv_gib = record.draft_pool_tokens = record.draft_k_gib = record.draft_v_gib = None
 
 
 def _state_figures(parser: LogParser, values: dict, line: Line) -> None:
@@ -462,6 +489,11 @@ def _graph_captured(parser: LogParser, values: dict, line: Line) -> None:
 
 
 _DRAFT_CAPTURE = re.compile(r"^Capture (?:[\w-]+ )*draft\b")
+# A graph runner's own exception when its capture failed: "Capture cuda graph failed: {e}" (0.4.6
+# sglang/srt/model_executor/cuda_graph_runner.py:279; 0.5.22 runner/decode_cuda_graph_runner.py:518), "Capture prefill
+# CUDA graph failed: {e}" (0.5.22 runner/prefill_cuda_graph_runner.py:496), "Capture CPU graph failed: {e}" (0.5.10
+# cpu_graph_runner.py:570)
+_GRAPH_CAPTURE_FAILED = re.compile(r"\bCapture (?:\w+ )*(?:graph|Graph) failed: ")
 
 
 _SUMMARY = (
@@ -667,6 +699,14 @@ class SglangLogParser(LogParser):
         # and is up once its warm-up request was answered, :2424)
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         rule(r"(?P<signal>SIGTERM|SIGINT) received\.", stopping),
+        *oom_part_rules(),
+        # a batch the scheduler ran (0.5.18 sglang/srt/managers/scheduler_components/metrics_reporter.py:579
+        # "Prefill batch{iter_msg}, #new-seq: ..."; 0.4.x "Prefill batch. #new-seq: ..."; a fork's "Prefill rank
+        # batch, ..."): its event loop serves requests from here, the warm-up's first
+        rule(r"^(?:Prefill|Decode)(?: \w+)? batch\b", _batch_run, before_ready=True),
+        # the exit code the launcher logs on a line of its own after "Rank N scheduler is dead." (0.4.6
+        # sglang/srt/entrypoints/engine.py:592, 0.5.6 :921)
+        rule(r"^Exit code: (?P<code>-?\d+)$", _exit_code),
     )
 
     def __init__(self) -> None:
@@ -678,6 +718,7 @@ class SglangLogParser(LogParser):
         self.draft_loaded_last = False  # the rank's last Load weight end named a draft model's class
         self.target_loaded = False  # a Load weight end of the target model (not a draft's class) was read
         self.http_up = False  # the HTTP server said "Application startup complete." (the warm-up request comes next)
+        self.batches_run = False  # the scheduler logged a prefill or decode batch: its event loop runs requests
 
     error_rules = (
         # 0.5.22 sglang/srt/mem_cache/kv_cache_configurator.py:2732 (0.5.14 on); the device named or not, the hint
@@ -740,6 +781,11 @@ class SglangLogParser(LogParser):
         error("process_died",
               r"Rank (?P<rank>\d+) scheduler died during initialization \(exit code: (?P<exit_code>-?\d+)\)",
               rank=GENERIC),
+        # the launcher's words for the same while it waits for the model to load, up to 0.5.9 (0.4.6
+        # sglang/srt/entrypoints/engine.py:589, 0.5.6 :918, logger.error; "Exit code: N" on a line of its own after it;
+        # SGLang's log format prints no level, so the line is enough)
+        error("process_died", r"Rank (?P<rank>\d+) scheduler is dead\. Please check if there are relevant logs\.",
+              rank=GENERIC, standalone=True),
         error("process_died",
               r"Subprocess (?P<process>\S+) \(pid=(?P<pid>\d+)\) crashed with exit code (?P<exit_code>-?\d+)",
               rank=GENERIC, standalone=True),
@@ -770,8 +816,22 @@ class SglangLogParser(LogParser):
 
     def finalize(self) -> None:
         record = self.record
-        if self.http_up and not self.seen_ready and record.error_kind is not None and record.failed_during is None:
+        if record.failed_during is None and record.error_message and _GRAPH_CAPTURE_FAILED.search(record.error_message):
+            record.failed_during = "cuda_graph_capture"  # the message names the phase where no frame is shown
+        if record.failed_during is None and record.error_kind is not None and (
+                self.batches_run or "event_loop" in self._block_stage.values()):
+            # after the scheduler logged a batch, or where its traceback shows the event loop (the exception logged
+            # before it is the same crash's cause): in its event loop
+            record.failed_during = "event_loop"
+        if self.http_up and not self.seen_ready and record.error_kind is not None and (
+                record.failed_during in (None, "event_loop")):
             record.failed_during = "warmup"  # a start that failed between its HTTP server and "fired up"
+        if record.failed_during == "event_loop" and not self.seen_ready and self._nothing_of_the_start():
+            # The event loop runs SGLang's own warm-up request and every later one: an excerpt that shows no line of
+            # the start before such a failure does not say whether the start had completed.
+            record.status = None
+            record.status_note = ("undecided: a failure in the scheduler's event loop (the warm-up request's or a "
+                                  "later one's) with no line of the start before it")
         if record.kv_tokens is None and record.pool_tokens is not None and record.status == STATUS_OK:
             # A start that came up, in an excerpt with the target's pool line and no summary line: the pool is
             # built with size=max_total_num_tokens (0.5.22 sglang/srt/mem_cache/kv_cache_configurator.py:1922,
@@ -780,6 +840,12 @@ class SglangLogParser(LogParser):
             record.kv_tokens = record.pool_tokens
         if record.num_blocks is None and record.kv_tokens is not None and record.block_size:
             record.num_blocks = record.kv_tokens // record.block_size
+
+    def _nothing_of_the_start(self) -> bool:
+        """No line of the start was read: no load, no pool, no summary, no server arguments, no HTTP server."""
+        record = self.record
+        return not (self.loads_done or self.target_loaded or self.seen_kv or self.http_up or record.kv_pools
+                    or self.speculative is not None or record.kv_tokens is not None or record.pool_tokens is not None)
 
     def close(self):
         events = super().close()

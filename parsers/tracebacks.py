@@ -9,6 +9,7 @@ startup is the parser's business.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 HEADER = "Traceback (most recent call last):"
@@ -16,6 +17,12 @@ CHAIN_MARKERS = (
     "During handling of the above exception, another exception occurred:",
     "The above exception was the direct cause of the following exception:",
 )
+
+# A traceback whose indentation was lost (flattened by an issue tracker, a log viewer or an export: 'File "...", line
+# 235, in __init__' at the line's start, its source line and caret line under it unindented): the frame line, and the
+# caret or tilde line that marks a call (Python 3.11 on).
+_FLAT_FRAME = re.compile(r'^File "[^"]*", line \d+, in \S')
+_MARKS = re.compile(r"^[\^~]+$")
 
 # Step kinds
 STEP_HEADER = "header"
@@ -38,6 +45,7 @@ class _Block:
     state: str = "frames"  # frames -> exception -> (chain -> frames ...)
     exception_is_bare: bool = False  # "ImportError:" with its text on the next lines
     detail_taken: bool = False
+    after_flat_frame: bool = False  # the last line was an unindented frame line: its source line comes next
 
 
 @dataclass
@@ -70,6 +78,9 @@ class TracebackTracker:
         if block.state == "frames":
             if text[:1].isspace() or not stripped:
                 return Step(STEP_FRAME, block.id)
+            after_frame, block.after_flat_frame = block.after_flat_frame, _FLAT_FRAME.match(stripped) is not None
+            if block.after_flat_frame or after_frame or _MARKS.match(stripped):
+                return Step(STEP_FRAME, block.id)  # a flattened traceback's frame, its source line, its marks
             block.state = "exception"
             block.exception_is_bare = stripped.endswith(":") and " " not in stripped
             return Step(STEP_EXCEPTION, block.id)

@@ -24,6 +24,7 @@ from parsers.base import (
     device_oom_errors,
     error,
     kv_sized,
+    oom_part_rules,
     phase,
     phase_after_kv,
     ready,
@@ -504,10 +505,18 @@ class VllmLogParser(LogParser):
         # the memory-profiling summary: one line (vllm 0.9.1 vllm/utils.py), or a multi-line
         # message whose lines each carry the prefix (vllm 0.8.5 vllm/worker/worker.py)
         # vLLM's TPU backend (tpu-inference tpu_inference/worker/tpu_worker.py determine_available_memory, table
-        # harness/engines/vllm/forks/tpu-inference.tsv): HBM summed over the worker's chips; what is left for KV last
+        # harness/engines/vllm/forks/tpu-inference.tsv): HBM summed over the worker's chips; what is left for KV last.
+        # Its fields read in two halves, so that a line an author broke before a " | " and went on with under it
+        # ("Memory statistics | total_hbm_limit_gb=31.24GiB | total_hbm_limit_cap_gb=28.74GiB" / 18 spaces, "|
+        # total_hbm_used_gb=8.97GiB   | total_hbm_avail_gb=19.77GiB", a Gemma 4 on v6e guide of 2026) reads whole
         rule(r"^Memory statistics \| total_hbm_limit_gb=(?P<total_memory_gib>{NUM}) ?GiB \| "
              r"total_hbm_limit_cap_gb=(?P<requested_memory_gib>{NUM}) ?GiB \| total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?"
              r"GiB \| total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB", set_fields(device="tpu"), primary_only=True),
+        rule(r"^Memory statistics \| total_hbm_limit_gb=(?P<total_memory_gib>{NUM}) ?GiB \| "
+             r"total_hbm_limit_cap_gb=(?P<requested_memory_gib>{NUM}) ?GiB\s*$", set_fields(device="tpu"),
+             primary_only=True),
+        rule(r"^\s*\|\s*total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?GiB\s*\|\s*total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB",
+             primary_only=True),
         # tpu-inference's hybrid (Mamba + attention) sizing, one line (tpu-inference tpu_inference/runner/
         # kv_cache_manager.py, the compact-mamba branch: "Compact-mamba KV cache: num_gpu_blocks_override=%d (attn),
         # _mamba_num_blocks=%d. HBM split: attn=%.2f GiB; mamba=%.2f GiB; total=%.2f GiB / avail=%.2f GiB.", another
@@ -655,6 +664,7 @@ class VllmLogParser(LogParser):
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         rule(r"^\[shutdown\] .*trigger received signal=(?P<signal>\w+)", stopping),
         rule(r"^\[shutdown\] API server: shutdown triggered", stopping),
+        *oom_part_rules(),
     )
 
     # Startup errors. Group names that are record fields are stored.
