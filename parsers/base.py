@@ -355,7 +355,8 @@ def oom_part_rules() -> tuple[Rule, ...]:
     memory. Tried to allocate 672.00 MiB. GPU 0 has a total capacity of 140.06 GiB of which 200.75 MiB is free. ...",
     torch 2.1 on, c10/cuda/CUDACachingAllocator.cpp): the figures of a sentence on a line of its own go to the OOM
     failure read before it."""
-    return (rule(r"^(?:Tried to allocate {NUM} [KMG]iB\b|GPU \d+ has a total capacity of {NUM} GiB)", _oom_part),)
+    return (rule(r"^(?:Tried to allocate {NUM} [KMG]iB\b|GPU \d+ has a total capacity of {NUM} GiB)", _oom_part,
+                 before_ready=True),)  # (the start's failure only: a served log's lines never look)
 
 
 def _record_fields(match: re.Match, kinds: dict[str, type]) -> dict:

@@ -514,9 +514,9 @@ class VllmLogParser(LogParser):
              r"GiB \| total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB", set_fields(device="tpu"), primary_only=True),
         rule(r"^Memory statistics \| total_hbm_limit_gb=(?P<total_memory_gib>{NUM}) ?GiB \| "
              r"total_hbm_limit_cap_gb=(?P<requested_memory_gib>{NUM}) ?GiB\s*$", set_fields(device="tpu"),
-             primary_only=True),
+             primary_only=True, before_ready=True),
         rule(r"^\s*\|\s*total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?GiB\s*\|\s*total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB",
-             primary_only=True),
+             primary_only=True, before_ready=True),
         # tpu-inference's hybrid (Mamba + attention) sizing, one line (tpu-inference tpu_inference/runner/
         # kv_cache_manager.py, the compact-mamba branch: "Compact-mamba KV cache: num_gpu_blocks_override=%d (attn),
         # _mamba_num_blocks=%d. HBM split: attn=%.2f GiB; mamba=%.2f GiB; total=%.2f GiB / avail=%.2f GiB.", another
