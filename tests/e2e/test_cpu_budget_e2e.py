@@ -65,12 +65,32 @@ def _default_fraction(row: pd.Series) -> float:
                               chunked_prefill_size=int(row["chunked_prefill_size"])).mem_fraction_static
 
 
-def _fraction_leaves_no_pool(row: pd.Series) -> bool:
-    """Whether SGLang's fraction for this row, given or its own, is one it refuses: 0.001 always; its
-    default where the node it read is too small for the chunk's reserve (on a just-booted VM node 0 has
-    20.09 GiB: (20,569 - 512 - 1.5 x 13,312 - 128) / 20,569 < 0, where a settled 24,105 MiB gives 0.145)."""
+# A fraction whose slack (0.001 x ~20 GiB: ~20 MiB beside tiny-llama's weights) is below what SGLang-CPU takes
+# between its two readings: 0.050-0.069 GiB on a quiet host (the baseline's refusals say 1 - available/pre =
+# 0.003-0.0034), unlogged when it starts. Where other processes free memory during its load it takes less, and
+# starts with what is left: beside other jobs it took 0.008 GiB and sized 26,082 tokens (a CI run, 2026-12-04).
+SLACK_FRACTION = 0.001
+
+
+def _fraction_leaves_no_pool(row: pd.Series) -> bool | None:
+    """Whether SGLang's fraction for this row, given or its own, is one it refuses: its default where the node it read
+    is too small for the chunk's reserve (on a just-booted VM node 0 has 20.09 GiB: (20,569 - 512 - 1.5 x 13,312 -
+    128) / 20,569 < 0, where a settled 24,105 MiB gives 0.145); None for SLACK_FRACTION, which what SGLang takes
+    between its readings decides (checked against its own figures apart)."""
     given = row["mem_fraction_static"]
-    return bool(given == 0.001) if pd.notna(given) else _default_fraction(row) <= 0
+    if pd.notna(given):
+        return None if given == SLACK_FRACTION else False
+    return _default_fraction(row) <= 0
+
+
+def _decided_by_what_it_took(row: pd.Series, record) -> bool:
+    """A SLACK_FRACTION row as SGLang's own figures have it: refused, its error's minimum fraction (1 - available/
+    pre) above the one given; started, a pool its readings allow (f x its pre-load reading, less what it took)."""
+    if row["status"] != "ok":
+        return (row["error_kind"] == "weights_leave_no_memory"
+                and record.error_data.get("minimum_mem_fraction_static", 0) > SLACK_FRACTION)
+    taken_gib = unlogged_gib(record, "sglang", KV_BYTES_PER_TOKEN)
+    return record.kv_tokens > 0 and 0 <= taken_gib < SLACK_FRACTION * record.avail_mem_before_load_gib
 
 
 def test_a_row_per_point_and_the_budget_failures_the_engines_readings_call_for(cpu_budget_run):
@@ -84,9 +104,13 @@ def test_a_row_per_point_and_the_budget_failures_the_engines_readings_call_for(c
     assert set(vllm_failed["gpu_memory_utilization"]) == {0.99}
     sglang = frame[frame["engine"] == "sglang"]
     refused = sglang.apply(_fraction_leaves_no_pool, axis=1)
-    assert (sglang["status"] != "ok").tolist() == refused.tolist(), sglang[["point_id", "engine_version", "status",
-                                                                         "device_total_mib", "error_message"]]
-    assert (sglang[sglang["mem_fraction_static"] == 0.001]["status"] == "engine_error").all()
+    decided = refused.notna()
+    assert (sglang[decided]["status"] != "ok").tolist() == refused[decided].tolist(), \
+        sglang[["point_id", "engine_version", "status", "device_total_mib", "error_message"]]
+    slack = sglang[~decided]
+    assert len(slack) > 0
+    for row, record in _records(cpu_budget_run.run_dir, slack):
+        assert _decided_by_what_it_took(row, record), (row["point_id"], row["status"], record.error_data)
     # the CPU rows say which memory the engine sized from
     assert frame["device_name"].str.startswith("cpu").all() and frame["device_total_mib"].notna().all()
     for row, record in _records(cpu_budget_run.run_dir, _ok(frame)):
@@ -144,8 +168,13 @@ def test_every_ok_row_is_predicted_but_for_what_its_engine_does_not_log(cpu_budg
         gap = (row["predicted_kv_tokens"] - row["kv_tokens"]) * KV_BYTES_PER_TOKEN / GiB
         fraction = 1.0 if row["engine"] == "vllm" else record.mem_fraction_static_effective
         rounding = HALF_STEP_GIB * (1 + fraction) + 128 * KV_BYTES_PER_TOKEN / GiB
-        assert abs(gap - (unlogged - UNLOGGED_ESTIMATE_GIB[row["engine"]])) <= rounding, (
-            row["engine_version"], row["point_id"], gap, unlogged)
+        expected_gap = unlogged - UNLOGGED_ESTIMATE_GIB[row["engine"]]
+        if row["predicted_kv_tokens"] == 0:
+            # predicted to refuse (the estimate above the slack), it started: it took less than the estimate, and
+            # the prediction, held at no pool, lies above the negative one the identity holds for
+            assert expected_gap < 0 and gap >= expected_gap - rounding, (row["point_id"], gap, unlogged)
+            continue
+        assert abs(gap - expected_gap) <= rounding, (row["engine_version"], row["point_id"], gap, unlogged)
 
 
 def test_calibration_from_the_rows_reproduces_them_to_the_spread_of_what_is_unlogged(cpu_budget_run):
