@@ -9,33 +9,16 @@ are locked here as they came: all three declined, each in one line."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from harness.engines.predicting import predict
 from parsers import read_log
-from tests.support.fixture_configs import config_model
-from tests.support.oos_cases import check_case_as_it_came_out, logged_tokens
+from tests.support.oos_cases import Case, check_case_as_it_came_out, logged_tokens
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS8 = HERE / "gpu-oos8"
 GIB_MIB = 1024
-
-
-@dataclass(frozen=True)
-class Case:
-    engine: str
-    log: str  # under gpu-oos8/
-    model: str  # a fixture config, relative to gpu-oos8/
-    release: str
-    card_mib: float
-    capability: float | None  # the card's compute capability (CUDA; 9.4 for the MI300X's gfx942)
-    args: dict
-    part: str  # "fit" or "held_out"
-    logged_tokens: int  # the engine's own token figure (read from the file by _logged_tokens, checked there)
-    env: dict = field(default_factory=dict)
 
 
 CASES = {
@@ -56,8 +39,7 @@ CASES = {
 
 
 def _predict(case: Case):
-    return predict(case.engine, case.args, config_model(OOS8 / case.model), case.card_mib,
-                   engine_version=case.release, env=case.env, gpu_capability=case.capability)
+    return case.predict(OOS8)
 
 
 @pytest.mark.parametrize("name", list(CASES))
