@@ -112,7 +112,7 @@ def _state(key: GroupKey, group: list[Point], rows: list[Row], model: ModelDescr
     base = fit_group(group, mine, model, fit_axis=True)  # calibrate's overheads, each from its launch's own reading
     reading = Reading.of_fit(base) if base is not None else initial(group[0])
     predicted = [(p, predict_at(p, model, reading)) for p in group]
-    terms = unknown_terms(key.engine, predicted, base is not None and base.device_free_at_load)
+    terms = unknown_terms(key.engine, predicted, base.device_free_at_load if base is not None else None)
     by_id = {p.point_id: p for p in group}
     predictions = {p.point_id: pred for p, pred in predicted}
     rows_x = rows_features(key.engine, terms, base, by_id, predictions) if base is not None else None

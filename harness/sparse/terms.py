@@ -45,16 +45,17 @@ def knob_value(point: Point, prediction: Prediction, knob: str) -> float | None:
         return None
 
 
-def unknown_terms(engine: str, predicted: list[tuple[Point, Prediction]], own_reading: bool) -> tuple[str, ...]:
+def unknown_terms(engine: str, predicted: list[tuple[Point, Prediction]], own_reading: bool | None) -> tuple[str, ...]:
     """OTHER, then AXIS and each swept knob whose values the group's modelled points span (at least two), but for
     what the engine's source rules out: no AXIS where its term is memory gone before the engine's own pre-load
-    reading and the fit has that reading (`own_reading`), no slope for a knob that never sizes what it holds."""
+    reading and the fit has that reading (`own_reading`; None before a launch: an engine that logs it will), no
+    slope for a knob that never sizes what it holds."""
     modelled = [(p, pred) for p, pred in predicted if pred.modelled]
     terms = [OTHER]
     found = get_engine(engine)
     formulas = found.require("formulas", "predict")
     axis = formulas.calibration_axis
-    axis_unknown = not (own_reading and formulas.axis_before_own_reading)
+    axis_unknown = not (own_reading is not False and formulas.axis_before_own_reading)
     if axis and axis_unknown and len({axis_value(engine, pred) for _, pred in modelled} - {None}) >= 2:
         terms.append(AXIS)
     knobs = dict.fromkeys(k for p, _ in modelled for k in p.knobs)

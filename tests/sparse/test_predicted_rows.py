@@ -100,11 +100,11 @@ def test_advise_reads_no_launch_and_no_reading_from_a_predicted_row(tmp_path, me
     (["--sparse", "0"], "--sparse 0: the tolerance must be more than 0 %"),
     (["--sparse", "--stop-after", "probe"], "--sparse predicts KV pools, and a probe's served requests"),
     (["--sparse", "--budget", "0"], "--budget 0: at least one launch is needed"),
-    # three terms in vLLM's group, two in SGLang's before its first launch (its fraction; SGLang's source rules out
-    # max_model_len and chunked_prefill_size: SglangFormulas.knobs_outside_budget)
+    # three terms in vLLM's group, one in SGLang's (SGLang's source rules out a slope for max_model_len and
+    # chunked_prefill_size, and a fraction term where it logs its own pre-load reading: SglangFormulas)
     (["--sparse", "--budget", "2"], ("--budget 2: pinning the unknown terms (vllm 0.32.0: other + "
-                                     "max_num_batched_tokens + max_model_len, sglang 0.5.22: other + "
-                                     "mem_fraction_static) takes at least 5 launches; give --budget 5 or more")),
+                                     "max_num_batched_tokens + max_model_len, sglang 0.5.22: other) takes at least 4 "
+                                     "launches; give --budget 4 or more")),
 ])
 def test_bad_sparse_input_is_one_line_saying_what_is_possible(capsys, args, said):
     assert main(["run", str(REPO / "scenarios" / "cpu_sparse.yaml"), *args]) == 2
