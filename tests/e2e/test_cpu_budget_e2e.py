@@ -8,6 +8,7 @@ which on these VMs moves for minutes after boot and while a finished launch's me
 
 from __future__ import annotations
 
+import itertools
 import math
 import subprocess
 import sys
@@ -129,11 +130,21 @@ def test_the_knobs_move_kv(cpu_budget_run):
             assert (default.loc[12288, "mem_fraction_static_effective"]
                     > default.loc[13312, "mem_fraction_static_effective"])
             assert default.loc[12288, "kv_tokens"] > default.loc[13312, "kv_tokens"]
-        # the pool follows the fraction, given or derived (0.5.23 derives it from other host memory,
-        # /proc/meminfo rather than the node): how much each gets depends on the host's memory, the order not
-        by_fraction = rows.sort_values("mem_fraction_static_effective")
-        assert by_fraction["kv_tokens"].is_monotonic_increasing, \
-            by_fraction[["mem_fraction_static_effective", "kv_tokens"]]
+        # the pool follows the budget the fraction, given or derived, sets from SGLang's own pre-load reading
+        # (f x reading), less what moved between its two readings: its own load on a quiet host (0.05-0.07 GiB),
+        # and other processes' memory on a busy one (-0.21 to +0.15 GiB beside another CI run). So the pools keep the
+        # budgets' order wherever two budgets differ by more than that term moved across this run's launches.
+        budget = {}
+        taken = {}
+        for row, record in _records(cpu_budget_run.run_dir, rows):
+            budget[row.name] = row["mem_fraction_static_effective"] * record.avail_mem_before_load_gib
+            taken[row.name] = unlogged_gib(record, "sglang", KV_BYTES_PER_TOKEN)
+        moved = max(taken.values()) - min(taken.values()) + 2 * HALF_STEP_GIB
+        for i, j in itertools.permutations(budget, 2):
+            if budget[i] - budget[j] > moved:
+                assert rows.loc[i, "kv_tokens"] > rows.loc[j, "kv_tokens"], (release, budget, taken)
+        assert len(budget) < 2 or any(budget[i] - budget[j] > moved for i, j in itertools.permutations(budget, 2)), \
+            (release, budget, taken)
 
 
 def test_sglang_default_fraction_is_the_formula_for_the_recorded_host_memory(cpu_budget_run):
@@ -164,7 +175,10 @@ def test_every_ok_row_is_predicted_but_for_what_its_engine_does_not_log(cpu_budg
     assert ok["predicted_kv_tokens"].notna().all()
     for row, record in _records(cpu_budget_run.run_dir, ok):
         unlogged = unlogged_gib(record, row["engine"], KV_BYTES_PER_TOKEN)
-        assert 0 < unlogged < 1, (row["point_id"], unlogged)
+        # vLLM-CPU's is its worker's own RSS; SGLang-CPU's is whatever moved the host's free memory between its two
+        # readings, its own load and other processes' memory alike: negative where they gave back more meanwhile
+        low = 0 if row["engine"] == "vllm" else -1
+        assert low < unlogged < 1, (row["point_id"], unlogged)
         gap = (row["predicted_kv_tokens"] - row["kv_tokens"]) * KV_BYTES_PER_TOKEN / GiB
         fraction = 1.0 if row["engine"] == "vllm" else record.mem_fraction_static_effective
         rounding = HALF_STEP_GIB * (1 + fraction) + 128 * KV_BYTES_PER_TOKEN / GiB
