@@ -169,7 +169,8 @@ class SglangFormulas(BudgetFormulas):
     predicted_releases_cpu = PREDICTED_RELEASES_CPU
     prediction_type = SglangPrediction
     # What is gone before SGLang's own pre-load reading (CUDA context; on CPU its processes) is
-    # scaled by the fraction in the pool (kv_cache_configurator.py:2671), so the fit has a slope in it.
+    # scaled by the fraction in the pool (kv_cache_configurator.py:2671), so a fit over the harness's earlier
+    # readings has a slope in it; over SGLang's own readings, none.
     calibration_axis = "mem_fraction_static"
     axis_before_own_reading = True
     # The pool is the free memory after loading less pre-load reading x (1 - fraction) (0.5.22
