@@ -93,7 +93,7 @@ def probe(url: str, timeout_s: float) -> bool:
         return False
 
 
-def _pump(stream, name: str, lines: queue.Queue) -> None:
+def _pump(stream, name: str, lines: queue.SimpleQueue) -> None:
     # readline keeps a final partial line (no newline) and hands it over at EOF.
     for raw in iter(stream.readline, b""):
         lines.put((name, raw))
@@ -140,7 +140,7 @@ class _Watch:
             if self.spec.on_phase and phase:
                 self.spec.on_phase(phase)
 
-    def drain(self, lines: queue.Queue, block_s: float) -> None:
+    def drain(self, lines: queue.SimpleQueue, block_s: float) -> None:
         try:
             item = lines.get(timeout=block_s)
         except queue.Empty:
@@ -180,14 +180,14 @@ def _error_fields(record: Any) -> tuple[str | None, str | None]:
 READY_SETTLE_S = 2.0
 
 
-def _settle(w: _Watch, lines: queue.Queue) -> None:
+def _settle(w: _Watch, lines: queue.SimpleQueue) -> None:
     deadline = w.clock() + READY_SETTLE_S
     w.drain(lines, block_s=0)
     while w.t_kv is None and w.clock() < deadline and not w.exited():
         w.drain(lines, block_s=0.1)
 
 
-def _decide(w: _Watch, lines: queue.Queue) -> tuple[str, str | None, str | None, float]:
+def _decide(w: _Watch, lines: queue.SimpleQueue) -> tuple[str, str | None, str | None, float]:
     spec = w.spec
     next_probe = 0.0
     while True:
@@ -220,7 +220,7 @@ def _decide(w: _Watch, lines: queue.Queue) -> tuple[str, str | None, str | None,
             return "timeout", "timeout", f"{reached} within {spec.timeout_s:g} s", now
 
 
-def _probe_beside(probe: Callable[[Any, int], Any], w: _Watch, lines: queue.Queue, proc: subprocess.Popen) -> Any:
+def _probe_beside(probe: Callable[[Any, int], Any], w: _Watch, lines: queue.SimpleQueue, proc: subprocess.Popen) -> Any:
     """Run the probe in a thread while this one keeps reading the engine's output into its log and parser (a
     failure the engine logs under load is read as it happens)."""
     box: dict[str, Any] = {}
@@ -276,7 +276,11 @@ def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> Lau
             message = f"cannot start {spec.argv[0]}: {exc.strerror or exc}"
             log_file.write((message + "\n").encode())
             return LaunchOutcome("harness_error", "launch_failed", message, None, None, None, None, 0.0, clock() - t0)
-        lines: queue.Queue = queue.Queue()
+        # A SimpleQueue, not a Queue: Ctrl-C raised inside Queue.get can leave its lock held (a `with` block is not
+        # atomic against signals in CPython: bpo-29988), and the stop below drains the same queue: advise hung
+        # there after a Ctrl-C, main thread and both readers waiting on that lock (py-spy, a busy CI run,
+        # 2026-12-04). SimpleQueue's get and put are C calls that hold no Python-level lock.
+        lines: queue.SimpleQueue = queue.SimpleQueue()
         readers = [threading.Thread(target=_pump, args=(s, n, lines), daemon=True)
                    for s, n in ((proc.stdout, "stdout"), (proc.stderr, "stderr"))]
         for reader in readers:
