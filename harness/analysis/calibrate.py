@@ -13,7 +13,7 @@ version, model, card) from rows that started:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,8 +86,8 @@ def number(value: Any) -> float | None:
     return None if math.isnan(out) else out
 
 
-def row_device(row: pd.Series) -> str:
-    """cpu | cuda: what the row's engine ran on."""
+def row_device(row: Mapping[str, Any]) -> str:
+    """cpu | cuda: what the row's engine ran on (a results row: a Series or its dict)."""
     return "cpu" if str(row.get("device_name") or "").startswith("cpu") else "cuda"
 
 

@@ -32,7 +32,7 @@ def _at_grid_reading(point: Point, model: ModelDescription, row: dict, predicted
     run_free_mib, total_mib = number(row.get("engine_free_mib")), number(row.get("device_total_mib"))
     if predicted is None or run_free_mib is None or grid_free_mib is None:
         return None
-    device = row_device(pd.Series(row))
+    device = row_device(row)
     at_run, at_grid = (predict_at(point, model, Reading(total_mib, free, True, device))
                        for free in (run_free_mib, grid_free_mib))
     if not (at_run.will_start and at_grid.will_start and at_run.kv_tokens and at_grid.kv_tokens):

@@ -10,6 +10,7 @@ fails when another test module reads /proc or /sys memory on its own.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -114,9 +115,11 @@ def standin_reading(utilization: float = 0.5, max_model_len: int = 512,
         record.unlink(missing_ok=True)
 
 
+@functools.cache
 def logged_record(log: Path, engine: str) -> StartupRecord:
     """The engine's log read by the harness's parser: its readings (vLLM-CPU's node total and request,
-    SGLang's free memory before loading and its fraction) are in the record's fields."""
+    SGLang's free memory before loading and its fraction) are in the record's fields. Read once per log: the
+    tests read finished runs' logs, several tests the same ones; callers must not change the record."""
     return parse_log(read_log(log), engine)
 
 
