@@ -284,6 +284,9 @@ def _pool_kind(parser: LogParser, label: str, tokens: int | None, post_capture: 
         if POOL_FULL in built:
             return POOL_SWA
         return POOL_SWA if tokens == split[1] and tokens != split[0] else POOL_FULL
+    pair = _swa_pair_by_sizes(parser, tokens)
+    if pair is not None:
+        return pair
     if parser.speculative is not False and not parser.seen_kv and any(k in _TARGET for k in built):
         return POOL_DRAFT
     if parser.draft_loaded_last:
@@ -297,6 +300,29 @@ def _pool_kind(parser: LogParser, label: str, tokens: int | None, post_capture: 
             return POOL_KV
         return POOL_DRAFT
     return POOL_KV
+
+
+def _swa_pair_by_sizes(parser: LogParser, tokens: int | None) -> str | None:
+    """A second unlabelled pool line after a rank's one model load, its token count other than the first's: a sliding-
+    window model's pair stated by its two pools alone (no "Use Sliding window memory pool" line, no labels). It is no
+    draft's: a draft model is loaded by its own ModelRunner, which prints its own Load weight lines before its pool in
+    every release (0.4.9 sglang/srt/speculative/eagle_worker.py; from 0.5.21 before the target's pool too, scheduler.py
+    init_model_worker), and from 0.5.22 shares the target's token count (pool_configurator.py:71 MemoryPoolConfig). The
+    SWA pool holds the full pool's tokens x swa_full_tokens_ratio, 0.8 by default (0.5.22 pool_configurator.py:853-
+    855): the smaller is the SWA pool, whichever the build prints first. Returns the new pool's kind and relabels the
+    first; None where the line is not such a pair's second."""
+    record = parser.record
+    first = [p for p in record.kv_pools if p.kind in _TARGET]
+    if (tokens is None or parser.speculative is True or parser.loads_done != 1 or not parser.target_loaded
+            or parser.draft_loaded_last or len(first) != 1 or first[0].kind != POOL_KV or first[0].name != "KV Cache"
+            or first[0].tokens in (None, tokens) or any(p.kind == POOL_DRAFT for p in record.kv_pools)):
+        return None
+    swa_first = first[0].tokens < tokens
+    record.kv_pools = [replace(p, kind=POOL_SWA if swa_first else POOL_FULL) if p is first[0] else p
+                       for p in record.kv_pools]
+    if swa_first:
+        record.swa_pool_tokens = first[0].tokens
+    return POOL_FULL if swa_first else POOL_SWA
 
 
 def _sum(values: list) -> float | None:

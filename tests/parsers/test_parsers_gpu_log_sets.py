@@ -49,7 +49,10 @@ FLOORS = {
     # 03 (vLLM 0.10.2, TP8): its hand-read KV count is the first worker's line; the engine gives every worker the
     # smallest (0.10.2 vllm/v1/core/kv_cache_utils.py:1164 unify_kv_cache_configs), which the record holds
     ("gpu-logs-2", "vllm", False): (70, 75, 10, 11, 14, 14),
-    ("gpu-logs-2", "sglang", False): (92, 94, 5, 5, 12, 12),
+    # 09 (DiffusionGemma, two unlabelled pool lines and no summary): read by eye as the first line's pool; by SGLang's
+    # source and the pools' own bytes per token the first is the SWA pool and the second the full one (parsers/
+    # sglang.py _swa_pair_by_sizes), as gpu-logs-10 sglang/11 prints beside the same two lines: its 4 fields missed
+    ("gpu-logs-2", "sglang", False): (88, 94, 5, 5, 12, 12),
     ("gpu-logs-2", "vllm", True): (17, 17, 1, 1, 4, 4),
     ("gpu-logs-2", "sglang", True): (20, 24, 1, 1, 3, 3),
     ("gpu-logs-3", "vllm", False): (48, 48, 5, 5, 11, 11),
@@ -83,7 +86,7 @@ FLOORS = {
     # first read vLLM 29/38, KV 3/4, statuses 8/9; SGLang 27/39, 4/6, 9/14, no trap read as the pool (then fitted);
     # a second batch read once after that: vLLM 4/5, 0/0, 2/2; SGLang 10/10, 1/1, 3/3 (the misses left: its README)
     ("gpu-logs-10", "vllm", True): (42, 43, 4, 4, 11, 11),
-    ("gpu-logs-10", "sglang", True): (46, 49, 6, 7, 17, 17),
+    ("gpu-logs-10", "sglang", True): (49, 49, 7, 7, 17, 17),
 }
 
 
@@ -695,3 +698,17 @@ def test_the_two_pools_before_a_swakvpool_line_are_its_sub_pools_never_a_drafts(
     record = _read("gpu-logs-10", "sglang", "11")
     assert [(p.kind, p.tokens) for p in record.kv_pools] == [("swa", 612620), ("full", 765776)]
     assert (record.kv_tokens, record.kv_gib, record.draft_kv_gib) == (765776, 55.87, None)
+
+
+def test_two_unlabelled_pools_after_one_load_are_a_sliding_window_pair():
+    # DiffusionGemma (Gemma 4 26B-A4B: 25 sliding and 5 full layers) on a 2026 build: one Load weight end, then two
+    # "KV Cache is allocated" lines with no label, no "Use Sliding window" line and no SWAKVPool total. The first
+    # holds 5.18 GB of K for 54,016 tokens (~100 KiB a token: 25 layers x 8 heads x 256 x 2 bytes), the second 0.65 GB
+    # for 67,584 (~10 KiB: 5 layers x 2 heads x 512 x 2): the sliding-window pool, then the full one at 0.8 of it,
+    # as sglang/11 above states with its own total line. No draft: no second model was loaded.
+    for set_name, prefix, swa, full, kv_gib in (("gpu-logs-10", "10", 54016, 67584, 11.66),
+                                                ("gpu-logs-2", "09", 56320, 70656, 12.16)):
+        record = _read(set_name, "sglang", prefix)
+        assert [(p.kind, p.tokens) for p in record.kv_pools] == [("swa", swa), ("full", full)], set_name
+        assert (record.kv_tokens, record.swa_pool_tokens, record.kv_gib, record.draft_kv_gib) == (
+            full, swa, kv_gib, None)
