@@ -36,6 +36,13 @@ class TinyShape:
     max_position_embeddings: int = 2048
     vocab_target: int = 512  # the tokenizer trainer may stop short; the real vocab is what it learned
     tie_word_embeddings: bool = False
+    # The model's vocab where it is larger than the tokenizer's, as real checkpoints pad theirs (Llama 3: 128,256 rows
+    # for 128,000 learned tokens and specials); None: the tokenizer's own.
+    model_vocab: int | None = None
+
+    def vocab_rows(self, learned: int) -> int:
+        """The embedding's and LM head's rows for a tokenizer that learned `learned` tokens."""
+        return max(learned, self.model_vocab or 0)
 
     @property
     def head_dim(self) -> int:
@@ -58,7 +65,7 @@ class TinyShape:
             "num_hidden_layers": self.num_hidden_layers, "num_attention_heads": self.num_attention_heads,
             "num_key_value_heads": self.num_key_value_heads, "head_dim": self.head_dim,
             "max_position_embeddings": self.max_position_embeddings,
-            "vocab_size": self.vocab_target if vocab_size is None else vocab_size,
+            "vocab_size": self.vocab_rows(self.vocab_target) if vocab_size is None else vocab_size,
             "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "tie_word_embeddings": self.tie_word_embeddings,
             "torch_dtype": "float16", "bos_token_id": 0, "eos_token_id": 1, "pad_token_id": 2,
             **self.kind_config(),
@@ -252,13 +259,17 @@ BUILTINS: dict[str, TinyShape] = {
 }
 
 # Dense Llamas at real weight sizes, built with the same builder: what the CPU engines' worker memory is checked
-# on beyond tiny-llama (results/cpu_sizes). Apart from BUILTINS, which the suite builds whole: these are
-# 0.41 GB and 1.45 GB of fp16 weights (16 query heads, 4 KV heads, the tokenizer's ~500-token vocab).
+# on beyond tiny-llama (results/cpu_sizes). Apart from BUILTINS, which the suite builds whole: 0.41 GB and 1.45 GB
+# of fp16 weights (16 query heads, 4 KV heads, the tokenizer's ~500-token vocab), and a third of another family
+# kept out of every fit: 12 query heads over 2 KV heads, a 65,536-row vocab (0.75 GiB of embedding and LM head,
+# where vLLM-CPU's packed copies of both are ~0.375 GiB more), 1.37 GB of weights in all.
 SIZED_BUILTINS: dict[str, TinyShape] = {
     "llama-0.4gb": TinyLlamaShape(hidden_size=1024, intermediate_size=2816, num_hidden_layers=18,
                                   num_attention_heads=16, num_key_value_heads=4),
     "llama-1.4gb": TinyLlamaShape(hidden_size=2048, intermediate_size=5632, num_hidden_layers=16,
                                   num_attention_heads=16, num_key_value_heads=4),
+    "llama-wide-vocab": TinyLlamaShape(hidden_size=1536, intermediate_size=4096, num_hidden_layers=20,
+                                       num_attention_heads=12, num_key_value_heads=2, model_vocab=65536),
 }
 
 # Every model `builtin:NAME` can name.

