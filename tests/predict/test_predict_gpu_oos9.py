@@ -3,8 +3,8 @@ one's first look and final error are in tests/fixtures/predict/gpu-oos9/SOURCES.
 
 Which were fitted and which were checked: v33, v35 and v37 were marked held out when the set was collected, before any
 prediction (SOURCES.md, commit 8504a61). The fitted cases (v34, v36, v38) were first predicted with the code of main
-0e488a5 and read for causes; the held-out ones were predicted once, with the final code, and are locked here as they
-came."""
+0e488a5 and read for causes; the held-out ones were predicted once, with 84be4c2, and are locked here as they came:
+one within 3 %, two misses (v33 +4.18 %, v37 -6.56 %), not fitted after."""
 
 from __future__ import annotations
 
@@ -77,10 +77,17 @@ def test_the_held_out_cases_as_scored_once():
 # What each predicted case came to with the final code (SOURCES.md): the held-out ones scored once, the fitted ones
 # with their cause; locked so a later change shows.
 FINAL_TOKENS = {
+    # +4.18 %, held out, scored once: a miss; its non-KV beyond the weights is 0.55 GiB as v34's (0.40 predicted), and
+    # the 5.01 GiB pool of util 0.25 makes the same 0.16 GiB (+0.06 GiB of weights under the log's) 4 %
+    "v33 qwen2-7b a100 u0.25 0.10.1.1": 97792,
     "v34 qwen2-7b a100 u0.5 0.10.1.1": 468784,  # +0.85 %, fit (first look = final)
+    "v35 qwen2-7b tp2 2xa100 u0.5 0.10.1.1": 1196416,  # +0.36 %, held out, scored once
     "v36 qwen2-7b tp2 2xa100 u0.25 0.10.1.1": 454464,  # +0.95 %, fit (first look = final)
+    # -6.56 %, held out, scored once: a miss; 2.28 GiB beyond the weights predicted where the log leaves 1.66
+    "v37 qwen3-32b tp2 2xpro6000 0.27.1": 62880,
 }
-WITHIN = {"v34 qwen2-7b a100 u0.5 0.10.1.1", "v36 qwen2-7b tp2 2xa100 u0.25 0.10.1.1"}
+WITHIN = {"v34 qwen2-7b a100 u0.5 0.10.1.1", "v35 qwen2-7b tp2 2xa100 u0.5 0.10.1.1",
+          "v36 qwen2-7b tp2 2xa100 u0.25 0.10.1.1"}
 
 
 @pytest.mark.parametrize("name", list(FINAL_TOKENS))
