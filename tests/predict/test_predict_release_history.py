@@ -149,13 +149,19 @@ def test_vllm_0_10_is_modelled_on_the_v1_engine_only(tiny):
     pinned = {"max_model_len": 2048, "kv_cache_memory_bytes": GiB}
     assert not predict("vllm", pinned, tiny, 81920, engine_version="0.10.1").modelled
     assert predict("vllm", pinned, tiny, 81920, engine_version="0.10.2").kv_gib == 1.0
-    # pipeline parallelism runs V0 before 0.9.1 unless the executor is named (0.8.5 arg_utils.py:1478)
+    # pipeline parallelism runs V0 before 0.9.1 unless the executor is named (0.8.5 arg_utils.py:1478); on V1 its
+    # stages are declined in one line of their own (gpu-oos9 v38: predict._pipeline_stages)
     pp = {"max_model_len": 2048, "pipeline_parallel_size": 2}
-    assert not predict("vllm", pp, tiny, 81920, engine_version="0.9.0").modelled
-    assert predict("vllm", {**pp, "distributed_executor_backend": "mp"}, tiny, 81920, engine_version="0.9.0").modelled
-    assert not predict("vllm", {**pp, "distributed_executor_backend": "mp"}, tiny, 81920,
-                       engine_version="0.8.5").modelled
-    assert predict("vllm", pp, tiny, 81920, engine_version="0.9.1").modelled
+
+    def v0_or_stages(args: dict, release: str) -> tuple[bool, bool]:
+        p = predict("vllm", args, tiny, 81920, engine_version=release)
+        assert not p.modelled and p.kv_tokens is None, p.reason
+        return "V1 engine only" in p.reason, "pipeline parallelism (2 stages)" in p.reason
+
+    assert v0_or_stages(pp, "0.9.0") == (True, False)
+    assert v0_or_stages({**pp, "distributed_executor_backend": "mp"}, "0.9.0") == (False, True)
+    assert v0_or_stages({**pp, "distributed_executor_backend": "mp"}, "0.8.5") == (True, False)
+    assert v0_or_stages(pp, "0.9.1") == (False, True)
     # 0.9.1 runs V0 for a dtype other than float16/bfloat16 (0.9.1 vllm/engine/arg_utils.py:1341), 0.9.2 V1
     wide = {"max_model_len": 2048, "dtype": "float32"}
     assert not predict("vllm", wide, tiny, 81920, engine_version="0.9.1").modelled

