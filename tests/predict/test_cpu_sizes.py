@@ -3,8 +3,8 @@ on the dense Llamas built by the harness: tiny-llama, llama-0.4gb, llama-1.4gb, 
 from the reading each row recorded, and `predict` on every size never above its exact bound.
 
 The estimated terms were fitted on tiny-llama alone (vLLM-CPU's runtime: results/cpu_budget's baseline rows; SGLang's
-constants before this): the 0.41 GB, 1.45 GB and wide-vocab rows check them. No host reading of the test's own enters: each row
-carries what its engine sized from (device_total_mib, engine_free_mib, gpu_busy_before_mib).
+constants before this): the 0.41 GB, 1.45 GB and wide-vocab rows check them. No host reading of the test's own
+enters: each row carries what its engine sized from (device_total_mib, engine_free_mib, gpu_busy_before_mib).
 """
 
 from __future__ import annotations
