@@ -90,14 +90,16 @@ def _device_for(point, card: float | None, free: float | None, device: str) -> t
 
 
 def _predict_here(point, model, card: float | None, free: float | None, device: str, tp: int | None,
-                  capability: float | None = None):
+                  capability: float | None = None, name: str | None = None):
     total, free = _device_for(point, card, free, device)
-    return predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=free, gpu_capability=capability)
+    return predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=free, gpu_capability=capability,
+                         gpu_name=name)
 
 
 def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp: int | None = None,
                      device: str | None = None, calibrate_from: str | None = None,
-                     gpu_free_mib: float | None = None, gpu_capability: float | None = None) -> PredictReport:
+                     gpu_free_mib: float | None = None, gpu_capability: float | None = None,
+                     gpu_name: str | None = None) -> PredictReport:
     """One prediction per point (repeats collapse: the formulas give them the same numbers)."""
     if tp is not None and tp < 1:
         raise InputError(f"--tp must be a positive integer, got {tp}")
@@ -108,13 +110,14 @@ def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp
     if gpu_capability is not None and gpu_capability <= 0:
         raise InputError(f"--gpu-capability must be positive (e.g. 8.0 for an A100), got {gpu_capability:g}")
     capability = gpu_capability if gpu_capability is not None else scenario.gpu.compute_capability
+    name = gpu_name or scenario.gpu.name
     # A scenario about no card is a CPU run: the host's memory, read per engine release, is the device.
     device = device or ("cuda" if card is not None else "cpu")
     # the weights from the checkpoint's safetensors headers: local, else fetched from the hub (headers only)
     model = load_model_description(scenario.model, fetch_headers=True)
     points = [p for p in expand(scenario) if p.repeat == 0]
     if calibrate_from is None:
-        return PredictReport([_predict_here(p, model, card, free, device, tp, capability) for p in points])
+        return PredictReport([_predict_here(p, model, card, free, device, tp, capability, name) for p in points])
 
     results = read_results(calibrate_from)
     fits = fit_calibrations(points, results, model, tp=tp)
@@ -126,12 +129,13 @@ def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp
         fit = choose_fit(fits, point.engine, point.engine_version, card)
         if fit is None:
             log.warning("no calibration for %s %s: formulas' own estimates used", point.engine, point.point_id)
-            predictions.append(_predict_here(point, model, card, free, device, tp, capability))
+            predictions.append(_predict_here(point, model, card, free, device, tp, capability, name))
         else:
             # The fit holds on the device it was measured on, so predict on that device.
             predictions.append(predict_point(point, model, fit.device_total_mib, tp=tp, device=device,
                                              calibration=fit.calibration, gpu_free_mib=fit.device_free_mib,
-                                             free_at_load=fit.device_free_at_load, gpu_capability=capability))
+                                             free_at_load=fit.device_free_at_load, gpu_capability=capability,
+                                             gpu_name=name))
     return PredictReport(predictions, fits, measured)
 
 
@@ -211,7 +215,7 @@ def _card(p: Prediction) -> str:
 def _run(args: argparse.Namespace) -> int:
     report = predict_scenario(args.scenario, gpu_memory_mib=args.gpu_memory_mib, tp=args.tp, device=args.device,
                               calibrate_from=args.calibrate_from, gpu_free_mib=args.gpu_free_mib,
-                              gpu_capability=args.gpu_capability)
+                              gpu_capability=args.gpu_capability, gpu_name=args.gpu_name)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
@@ -240,6 +244,9 @@ def register(subparsers) -> None:
     parser.add_argument("--gpu-capability", type=float, default=None, metavar="X.Y",
                         help="the card's CUDA compute capability, e.g. 8.0 for an A100 (overrides the scenario's "
                              "gpu.compute_capability): vLLM runs FP8 checkpoints through Marlin below 8.9")
+    parser.add_argument("--gpu-name", default=None, metavar="NAME",
+                        help="the card's name as torch reports it, e.g. 'NVIDIA A100-SXM4-80GB' (overrides the "
+                             "scenario's gpu.name): vLLM keeps an A100's batch defaults below its memory's tier")
     parser.add_argument("--tp", type=int, default=None, help="tensor-parallel size (overrides the points' own)")
     parser.add_argument("--device", choices=("cuda", "cpu"), default=None,
                         help="platform formulas to use (default: cuda when a card size is known, else cpu)")

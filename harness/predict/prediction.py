@@ -55,6 +55,7 @@ class Prediction:
     # the card's CUDA compute capability (8.0 for an A100, 8.9 for an L40S/RTX 4090, 9.0 for an H100): which kernels
     # an engine picks, and so what it holds, can depend on it (None: not given, assumed to need no fallback)
     gpu_capability: float | None = None
+    gpu_name: str | None = None  # the card's name as torch reports it (None: not given)
     weights_gib: float | None = None
     weights_source: str = ""  # where weights_gib comes from: the safetensors headers, or the config's estimate
     kv_bytes_per_token: int | None = None

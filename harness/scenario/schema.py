@@ -22,6 +22,9 @@ class GpuSpec(_Strict):
     # the card's CUDA compute capability (8.0 A100, 8.6 RTX 3090/A6000, 8.9 L40S/RTX 4090, 9.0 H100): `predict` uses
     # it where an engine's kernels, and so what it holds, depend on it (vLLM's FP8 Marlin fallback below 8.9)
     compute_capability: float | None = Field(default=None, gt=0)
+    # the card's name as torch reports it ("NVIDIA A100-SXM4-80GB"): vLLM's batch defaults keep an A100 below the
+    # 70 GiB tier by its name (0.32.0 vllm/engine/arg_utils.py get_batch_defaults), whatever its memory
+    name: str | None = Field(default=None, min_length=1)
 
 
 class ProbeSpec(_Strict):

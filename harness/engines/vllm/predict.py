@@ -169,7 +169,7 @@ def _batch(p: VllmPrediction, s: Settings, plan: _Plan) -> tuple[int, int]:
     world = p.tp * (s.get("pipeline_parallel_size") or 1)
     return vf.resolve_batch(
         s.get("max_num_batched_tokens"), s.get("max_num_seqs"), plan.length,
-        vf.batch_defaults(plan.total, device=p.device, world_size=world,
+        vf.batch_defaults(plan.total, device=p.device, device_name=_card_name(p, s, plan), world_size=world,
                           tier_160_gib=release in BATCH_DEFAULTS_160_GIB_TIER,
                           a100_excluded=release in BATCH_DEFAULTS_A100_EXCLUDED),
         # any spelling: enable_chunked_prefill: false, no_enable_chunked_prefill / disable_chunked_prefill: true;
@@ -180,6 +180,19 @@ def _batch(p: VllmPrediction, s: Settings, plan: _Plan) -> tuple[int, int]:
         capped_by_model_len=release in BATCH_CAPPED_BY_MODEL_LEN,
         seqs_capped_by_batch=release in MAX_NUM_SEQS_CAPPED_BY_BATCH,
     )
+
+
+def _card_name(p: VllmPrediction, s: Settings, plan: _Plan) -> str:
+    """The card's name as vLLM reads it for its batch defaults (an A100 stays below the 70 GiB tier by name). Not
+    given on a card of compute capability 8.0 and 70 GiB or more, where the name decides the tier: an A100 80GB is
+    taken (the A800 80GB, the other such card, gets the tier: give gpu.name), and said where it moves a default."""
+    if p.gpu_name or p.device != "cuda" or p.gpu_capability != 8.0 or (plan.total or 0) < 70 * GiB:
+        return p.gpu_name or ""
+    if plan.release in BATCH_DEFAULTS_A100_EXCLUDED and None in (s.get("max_num_batched_tokens"),
+                                                                  s.get("max_num_seqs")):
+        p.notes.append("card name not given: an A100 taken from compute capability 8.0 and its memory, so vLLM's "
+                       "2,048-token / 256-sequence batch defaults (an A800 80GB gets 8,192 / 1,024: give gpu.name)")
+    return "NVIDIA A100 (assumed from capability 8.0)"
 
 
 def _kv_layout(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription, plan: _Plan) -> bool:
