@@ -695,3 +695,17 @@ def test_the_two_pools_before_a_swakvpool_line_are_its_sub_pools_never_a_drafts(
     record = _read("gpu-logs-10", "sglang", "11")
     assert [(p.kind, p.tokens) for p in record.kv_pools] == [("swa", 612620), ("full", 765776)]
     assert (record.kv_tokens, record.kv_gib, record.draft_kv_gib) == (765776, 55.87, None)
+
+
+# --- gpu-logs-11 (issue 42's ninth round): what its first read missed, by class --------------------------------------
+
+
+def test_one_ellipsis_for_vllms_timestamp_and_file_tag_together():
+    # "(EngineCore pid=73) INFO ... GPU KV cache size: 26,112 tokens, Maximum concurrency for 2,048 tokens per request:
+    # 12.75x" (gpu-logs-11 vllm/01), "INFO ... GPU KV cache size: 27,852 tokens, ..." (vllm/02): the author's one
+    # ellipsis stands for "MM-DD HH:MM:SS [file:line]"
+    for prefix, tokens, concurrency in (("01", 26112, 12.75), ("02", 27852, 13.6)):
+        record = _read("gpu-logs-11", "vllm", prefix)
+        assert (record.status, record.kv_tokens, record.max_concurrency, record.max_model_len) == (
+            "ok", tokens, concurrency, 2048), prefix
+        assert record.kv_gib == 1.0, prefix
