@@ -523,7 +523,9 @@ class VllmLogParser(LogParser):
         rule(r"^Memory statistics \| total_hbm_limit_gb=(?P<total_memory_gib>{NUM}) ?GiB \| "
              r"total_hbm_limit_cap_gb=(?P<requested_memory_gib>{NUM}) ?GiB\s*$", set_fields(device="tpu"),
              primary_only=True, before_ready=True),
-        rule(r"^\s*\|\s*total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?GiB\s*\|\s*total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB",
+        # (its leading " | " is also a viewer's gutter's shape, which lines.py strips: the figures are the line's start)
+        rule(r"^\s*(?:\|\s*)?total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?GiB\s*\|\s*"
+             r"total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB",
              primary_only=True, before_ready=True),
         # tpu-inference's hybrid (Mamba + attention) sizing, one line (tpu-inference tpu_inference/runner/
         # kv_cache_manager.py, the compact-mamba branch: "Compact-mamba KV cache: num_gpu_blocks_override=%d (attn),

@@ -709,3 +709,11 @@ def test_one_ellipsis_for_vllms_timestamp_and_file_tag_together():
         assert (record.status, record.kv_tokens, record.max_concurrency, record.max_model_len) == (
             "ok", tokens, concurrency, 2048), prefix
         assert record.kv_gib == 1.0, prefix
+
+
+def test_a_ci_viewers_gutter_with_no_name_before_a_childs_raw_output():
+    # Buildkite's "  | " before "(EngineCore_DP0 pid=6804) ValueError: No available memory for the cache blocks. ..."
+    # and before the spawn process's own traceback, cut (gpu-logs-11 vllm/10): the ValueError is the failure
+    record = _read("gpu-logs-11", "vllm", "10")
+    assert (record.status, record.error_kind) == ("engine_error", "no_kv_cache_memory")
+    assert record.error_message.startswith("ValueError: No available memory for the cache blocks.")
