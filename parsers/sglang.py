@@ -356,7 +356,10 @@ def _load_end(parser: LogParser, values: dict, line: Line) -> None:
 # DFlashDraftModel, dspark.py:773 DSparkDraftModel; qwen3_next_mtp.py Qwen3NextForCausalLMMTP, and the like). Every
 # EntryClass of 0.5.23 sglang/srt/models with a draft's name is matched: also DFlashLagunaForCausalLM, Dots3MTPHead,
 # LingDSparkModel and Qwen3DSparkModel.
-_DRAFT_MODEL = re.compile(r"type=(?:Eagle\w*|DFlash\w*|\w*(?:NextN|MTP(?:Head)?|Eagle3?|DraftModel|DSpark(?:Model)?)),")
+# (the class name ends the field: the engine writes ", " after it, 0.5.17 sglang/srt/model_executor/model_runner.py:1102
+# "type={type(self.model).__name__}, "; an author who trimmed the rest of the line writes " ... " there instead)
+_DRAFT_MODEL = re.compile(
+    r"type=(?:Eagle\w*|DFlash\w*|\w*(?:NextN|MTP(?:Head)?|Eagle3?|DraftModel|DSpark(?:Model)?))(?!\w)")
 
 _LOAD_END = (
     (re.compile(rf"elapsed=({NUM}) s"), "weights_load_seconds"),
@@ -605,7 +608,9 @@ class SglangLogParser(LogParser):
         rule(r"^(?:server_args: |)(?P<args>ServerArgs\(.*)$", _server_args),
         rule(r"Load weight begin\. avail mem=(?P<gib>{NUM}) GB", _load_begin, primary_only=True),
         rule(r"Load weight end\. (?!Committed)", _load_end, primary_only=True),
-        rule(r"^(?:(?P<label>.+?) )??(?:KV Cache|KV cache|Cache) (?:is allocated|VA upper bound)\. ", _kv_pool,
+        # (the pool's label is a word at the message's start, 0.5.17 sglang/srt/mem_cache/memory_pool.py:1659-1671
+        # f"{self.allocation_label} KV Cache is allocated. ..."; spaces before it are an author's indent of the block)
+        rule(r"^\s*(?:(?P<label>\S.*?) )??(?:KV Cache|KV cache|Cache) (?:is allocated|VA upper bound)\. ", _kv_pool,
              primary_only=True),
         rule(r"Post-capture KV sizing: (?P<label>draft )?KV cache allocated\.", _kv_pool, primary_only=True),
         rule(r"(?:Use [Ss]liding window memory pool\.|Post-capture KV sizing:) full_layer_tokens=(?P<full>[\d,]+), "

@@ -717,3 +717,13 @@ def test_a_ci_viewers_gutter_with_no_name_before_a_childs_raw_output():
     record = _read("gpu-logs-11", "vllm", "10")
     assert (record.status, record.error_kind) == ("engine_error", "no_kv_cache_memory")
     assert record.error_message.startswith("ValueError: No available memory for the cache blocks.")
+
+
+def test_a_draft_models_load_line_trimmed_by_its_author_after_the_class():
+    # "Load weight end. ... type=DFlash2DraftModel ... mem usage=3.65 GB" after the target's, then the target's KV line
+    # and a second one with no token count (gpu-logs-11 sglang/09): the second is the draft's pool, never the device's
+    record = _read("gpu-logs-11", "sglang", "09")
+    assert [(p.kind, p.tokens, p.gib) for p in record.kv_pools if p.kind != "state"] == [
+        ("kv", 499968, 15.26), ("draft", None, 4.76)]
+    assert (record.kv_tokens, record.kv_gib, record.k_gib, record.draft_k_gib) == (499968, 15.26, 7.63, 2.38)
+    assert (record.weights_gib, record.draft_weights_gib) == (18.96, 3.65)
