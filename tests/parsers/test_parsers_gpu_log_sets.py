@@ -727,3 +727,12 @@ def test_a_draft_models_load_line_trimmed_by_its_author_after_the_class():
         ("kv", 499968, 15.26), ("draft", None, 4.76)]
     assert (record.kv_tokens, record.kv_gib, record.k_gib, record.draft_k_gib) == (499968, 15.26, 7.63, 2.38)
     assert (record.weights_gib, record.draft_weights_gib) == (18.96, 3.65)
+
+
+def test_the_hybrid_state_cache_error_broken_after_its_first_sentence():
+    # "RuntimeError: Not enough GPU memory for hybrid (mamba/linear-attention) state cache." / "Computed
+    # max_mamba_cache_size=-28 (total_rest_memory=-7.96 GB, mamba_cache_per_req=146.81 MB)." (gpu-logs-11 sglang/04,
+    # a fence indented under a list item)
+    record = _read("gpu-logs-11", "sglang", "04")
+    assert (record.status, record.error_kind) == ("engine_error", "state_pool_too_small")
+    assert record.error_data == {"max_mamba_cache_size": -28, "rest_gib": -7.96, "per_slot_mib": 146.81}
