@@ -80,7 +80,9 @@ def _pasted_strings(text: str, code: bool = True) -> str:
 # service names, then `docker logs -t` again (compose puts its name first).
 # Exactly one separating space is theirs: a traceback's indentation after it is the engine's.
 _DOCKER_TS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? "
-_COMPOSE = r"(?:[A-Za-z0-9][\w.\-/]*\s*\| ?|\[pod/[^\]]+\] )"
+# (a CI log viewer's gutter has no name: Buildkite's "  | " before each line of a job's log, as vllm-omni#946's and
+# vllm#14574's CI excerpts show it; a markdown table's "| " at the line's very start is not one)
+_COMPOSE = r"(?:[A-Za-z0-9][\w.\-/]*\s*\| ?|\[pod/[^\]]+\] |\s+\| )"
 # PyTorch's per-rank tag on a distributed process's output, "[rank0]: Traceback (most recent call last):",
 # "[rank0]:[W326 ...] Warning: ..." (vllm#5847's 0.5.0 API server, vllm-ascend 0.7.3 under a trainer): one space is
 # the tag's

@@ -382,7 +382,10 @@ def _load_end(parser: LogParser, values: dict, line: Line) -> None:
 # DFlashDraftModel, dspark.py:773 DSparkDraftModel; qwen3_next_mtp.py Qwen3NextForCausalLMMTP, and the like). Every
 # EntryClass of 0.5.23 sglang/srt/models with a draft's name is matched: also DFlashLagunaForCausalLM, Dots3MTPHead,
 # LingDSparkModel and Qwen3DSparkModel.
-_DRAFT_MODEL = re.compile(r"type=(?:Eagle\w*|DFlash\w*|\w*(?:NextN|MTP(?:Head)?|Eagle3?|DraftModel|DSpark(?:Model)?)),")
+# (the class name ends the field: the engine writes ", " after it, 0.5.17 sglang/srt/model_executor/model_runner.py:1102
+# "type={type(self.model).__name__}, "; an author who trimmed the rest of the line writes " ... " there instead)
+_DRAFT_MODEL = re.compile(
+    r"type=(?:Eagle\w*|DFlash\w*|\w*(?:NextN|MTP(?:Head)?|Eagle3?|DraftModel|DSpark(?:Model)?))(?!\w)")
 
 _LOAD_END = (
     (re.compile(rf"elapsed=({NUM}) s"), "weights_load_seconds"),
@@ -459,7 +462,7 @@ def _state_figures(parser: LogParser, values: dict, line: Line) -> None:
     failure = parser._startup.failure
     if failure is None or failure.kind != "state_pool_too_small" or "max_mamba_cache_size" in failure.data:
         return
-    failure.data.update(max_mamba_cache_size=values["slots"], mamba_ratio=values["ratio"], max_num_reqs=values["reqs"])
+    failure.data.update(values)
     parser._sync()
 
 
@@ -631,7 +634,9 @@ class SglangLogParser(LogParser):
         rule(r"^(?:server_args: |)(?P<args>ServerArgs\(.*)$", _server_args),
         rule(r"Load weight begin\. avail mem=(?P<gib>{NUM}) GB", _load_begin, primary_only=True),
         rule(r"Load weight end\. (?!Committed)", _load_end, primary_only=True),
-        rule(r"^(?:(?P<label>.+?) )??(?:KV Cache|KV cache|Cache) (?:is allocated|VA upper bound)\. ", _kv_pool,
+        # (the pool's label is a word at the message's start, 0.5.17 sglang/srt/mem_cache/memory_pool.py:1659-1671
+        # f"{self.allocation_label} KV Cache is allocated. ..."; spaces before it are an author's indent of the block)
+        rule(r"^\s*(?:(?P<label>\S.*?) )??(?:KV Cache|KV cache|Cache) (?:is allocated|VA upper bound)\. ", _kv_pool,
              primary_only=True),
         rule(r"Post-capture KV sizing: (?P<label>draft )?KV cache allocated\.", _kv_pool, primary_only=True),
         rule(r"(?:Use [Ss]liding window memory pool\.|Post-capture KV sizing:) full_layer_tokens=(?P<full>[\d,]+), "
@@ -692,8 +697,13 @@ class SglangLogParser(LogParser):
         rule(r"Max running requests is reset to (?P<max_running_requests>\d+) for speculative decoding"),
         # the figures of "Hybrid (mamba/linear-attention) state cache is too small to serve any requests.", where the
         # message's second sentence stands on a line of its own (0.5.23 kv_cache_configurator.py:3154)
-        rule(r"^max_mamba_cache_size=(?P<slots>-?[\d,]+), mamba_ratio=(?P<ratio>{NUM}), resulting "
-             r"max_num_reqs=(?P<reqs>-?[\d,]+)", _state_figures),
+        rule(r"^max_mamba_cache_size=(?P<max_mamba_cache_size>-?[\d,]+), mamba_ratio=(?P<mamba_ratio>{NUM}), resulting "
+             r"max_num_reqs=(?P<max_num_reqs>-?[\d,]+)", _state_figures),
+        # ... and of "Not enough GPU memory for hybrid (mamba/linear-attention) state cache.", whose second sentence an
+        # author put on a line of its own (0.5.17 kv_cache_configurator.py:1963-1972, one message: "... state cache.
+        # Computed max_mamba_cache_size=N (total_rest_memory=X GB, mamba_cache_per_req=Y MB). Try: ...")
+        rule(r"^\s*Computed max_mamba_cache_size=(?P<max_mamba_cache_size>-?[\d,]+) \(total_rest_memory="
+             r"(?P<rest_gib>{NUM}) GB, mamba_cache_per_req=(?P<per_slot_mib>{NUM}) MB\)", _state_figures),
         rule(r"Automatically turn of+ --chunked-prefill-size", set_fields(chunked_prefill_size_effective=-1)),
         rule(r"^KV pool holds (?P<pool_tokens>-?[\d,]+) tokens, fewer than --context-length (?P<context_len>[\d,]+)"),
         rule(r"^Engine startup timings \(s\): load_weight={NUM}, kv_cache_allocation=(?P<kv_cache_allocation_seconds>"
@@ -790,11 +800,12 @@ class SglangLogParser(LogParser):
               r"(?P<strategy>no_buffer) do not support overlap schedule"),
         # A hybrid model's state pool with no slot, or too few for one request (0.5.22
         # sglang/srt/mem_cache/kv_cache_configurator.py:3057-3070 and :2831-2839; the same in 0.5.21 and 0.5.23).
+        # (the first sentence alone where an author broke the message after it: its figures come on the next line)
         error("state_pool_too_small",
-              r"Not enough GPU memory for hybrid \(mamba/linear-attention\) state cache\. Computed "
+              r"Not enough GPU memory for hybrid \(mamba/linear-attention\) state cache\.(?: Computed "
               r"max_mamba_cache_size=(?P<max_mamba_cache_size>-?[\d,]+) "
               r"\(total_rest_memory=(?P<rest_gib>-?[\d,]+(?:\.\d+)?) GB, "
-              r"mamba_cache_per_req=(?P<per_slot_mib>-?[\d,]+(?:\.\d+)?) MB\)"),
+              r"mamba_cache_per_req=(?P<per_slot_mib>-?[\d,]+(?:\.\d+)?) MB\))?"),
         error("state_pool_too_small",
               r"Hybrid \(mamba/linear-attention\) state cache is too small to serve any requests\.(?: "
               r"max_mamba_cache_size=(?P<max_mamba_cache_size>-?[\d,]+), "

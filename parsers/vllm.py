@@ -62,6 +62,11 @@ PREFIX = re.compile(
 # bracket is tried only where the line has no `.py:` prefix (the common case keeps the one regex).
 PREFIX_NO_LINENO = re.compile(PREFIX.pattern.replace(r":(?P<lineno>\d+)\]", r"(?P<lineno>)\]"))
 PREFIX_AT_START = re.compile(PREFIX.pattern)
+# An author who elided the timestamp and the file tag together writes one ellipsis for both, after the level
+# ("(EngineCore pid=73) INFO ... GPU KV cache size: 26,112 tokens, ..."; the format's "%(asctime)s [%(fileinfo)s:
+# %(lineno)d]" between the level and the message, 0.31.0 vllm/logger.py:27-31): tried only where the line has no tag.
+PREFIX_ELIDED = re.compile(
+    rf"^(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:\.\.\.|\u2026)\s+(?P<msg>.*)$")
 
 
 # A traceback's or a multi-line message's own indent under a prefix: kept (its first word says so).
@@ -89,12 +94,15 @@ _ALIGNED_LEVELS = ("INFO", "DEBUG", "WARNING")
 
 def find_prefix(text: str) -> re.Match | None:
     """The engine prefix in `text`: tried at the start first (the common case), searched only if
-    the line holds the `.py:` every prefix has (`.py]` where an author cut the line number)."""
+    the line holds the `.py:` every prefix has (`.py]` where an author cut the line number; an ellipsis after the
+    level where an author cut the timestamp and the tag together)."""
     if ".py:" in text:
         match = PREFIX_AT_START.match(text) or PREFIX.search(text)
         if match is not None:
             return match
-    return PREFIX_NO_LINENO.search(text) if ".py]" in text else None
+    if ".py]" in text:
+        return PREFIX_NO_LINENO.search(text)
+    return PREFIX_ELIDED.match(text) if "..." in text[:64] or "\u2026" in text[:64] else None
 
 
 # Exactly one space is the wrapper's: a traceback's indentation after it is the child's own.
@@ -515,7 +523,9 @@ class VllmLogParser(LogParser):
         rule(r"^Memory statistics \| total_hbm_limit_gb=(?P<total_memory_gib>{NUM}) ?GiB \| "
              r"total_hbm_limit_cap_gb=(?P<requested_memory_gib>{NUM}) ?GiB\s*$", set_fields(device="tpu"),
              primary_only=True, before_ready=True),
-        rule(r"^\s*\|\s*total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?GiB\s*\|\s*total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB",
+        # (its leading " | " is also a viewer's gutter's shape, which lines.py strips: the figures are the line's start)
+        rule(r"^\s*(?:\|\s*)?total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?GiB\s*\|\s*"
+             r"total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB",
              primary_only=True, before_ready=True),
         # tpu-inference's hybrid (Mamba + attention) sizing, one line (tpu-inference tpu_inference/runner/
         # kv_cache_manager.py, the compact-mamba branch: "Compact-mamba KV cache: num_gpu_blocks_override=%d (attn),

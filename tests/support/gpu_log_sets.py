@@ -27,7 +27,7 @@ from parsers.record import (
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu-logs-6", "gpu-logs-7", "gpu-logs-8",
-        "gpu-logs-9", "gpu-logs-10")
+        "gpu-logs-9", "gpu-logs-10", "gpu-logs-11")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -59,6 +59,10 @@ HELD_OUT = {
     # starts and less common wordings and on the vLLM kinds the sets are thin on, read through the parser once
     # (vllm 10-11, sglang 15-17: a second batch, collected after this round's rules, read once)
     "gpu-logs-10": {"vllm": tuple(f"{n:02d}" for n in range(1, 12)), "sglang": tuple(f"{n:02d}" for n in range(1, 18))},
+    # gpu-logs-11 (logs11, issue 42's ninth round): every log held out, collected and read by eye on the 2026 CPU
+    # backend, hybrid state pools, 2026 fatal wordings, traps and Python-source wrappers, read through the parser once
+    # (vllm 11, sglang 10: a second batch, collected after this round's rules, read once)
+    "gpu-logs-11": {"vllm": tuple(f"{n:02d}" for n in range(1, 12)), "sglang": tuple(f"{n:02d}" for n in range(1, 11))},
 }
 
 
