@@ -713,8 +713,8 @@ def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, copies: int, war
     p.estimates["R"] = Estimate(beyond / GiB, f"estimate: worker resident memory after warm-up beyond the weights: "
                                               f"runtime {runtime_gib:.3f} GiB ({measured}); packed copies of "
                                               f"the embedding and LM head {copies / GiB:.3f} GiB; {warm}; not "
-                                              f"modelled: freed heap glibc keeps (0.01 to 0.12 GiB on four "
-                                              f"built Llamas, results/cpu_sizes)")
+                                              f"modelled: freed heap glibc keeps where oneDNN packs the linear "
+                                              f"layers (0 to 0.13 GiB on four built Llamas, results/cpu_sizes)")
     return beyond
 
 
