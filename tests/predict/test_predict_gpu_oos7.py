@@ -73,8 +73,12 @@ def test_the_logged_figure_is_the_one_the_case_names(name):
 # cause; locked so a later change shows.
 FINAL_TOKENS = {
     # +7.32 %, fit: +1.28 % at the first look, where a CUDA-graph estimate (0.48 GiB) that 0.26.0 does not subtract
-    # for a dense model (Model Runner V2 from 0.25.0) hid an activation peak 0.45 GiB under the log's own 1.04 GiB
-    "v26 qwen2.5-7b-awq rtx4080 wsl2 0.26.0": 160672,
+    # for a dense model (Model Runner V2 from 0.25.0) hid an activation peak 0.45 GiB under the log's own 1.04 GiB.
+    # 160,672 -> 166,384 (+11.14 %, away from the log) with the MRV2 sampler rule
+    # (profile_peak.model_runner_v2_sampler_bytes): the Triton sampler's 0.59 GiB assumed here is not what Model Runner
+    # V2 runs; the forward's 0.29 is, 0.75 under the log's peak of a first start (a cold compile cache, 22 s of
+    # compiling: docs/predict.md "A first start")
+    "v26 qwen2.5-7b-awq rtx4080 wsl2 0.26.0": 166384,
     "v27 qwen3-coder-30b-a3b tp4 4xl40s 0.24.0": 1064688,  # +2.65 %, held out, scored once
     "v28 qwen2.5-72b-awq l20 ctx1024 0.8.5": 10672,  # -1.62 %, fit (first look = final)
     "v29 qwen2.5-72b-awq l20 ctx8192 0.8.5": 12320,  # +0.00 %, held out, scored once
@@ -118,5 +122,6 @@ def test_a_dense_model_on_0_26_has_no_graph_estimate_subtracted():
     assert abs(requested - weights - peak - non_torch - kv) < 0.01 and graphs == 0.48
     p = _predict(case)
     assert p.estimates["G"].gib == 0 and "Model Runner V2" in p.estimates["G"].basis
-    # what is left of the miss: the activation peak, 0.59 GiB predicted against the logged 1.04
-    assert round(peak - p.estimates["A"].gib, 2) == 0.45
+    # what is left of the miss: the activation peak, 0.29 GiB predicted (the dummy forward; 0.59 before the Model
+    # Runner V2 sampler rule) against the logged 1.04 of a first start
+    assert round(peak - p.estimates["A"].gib, 2) == 0.75

@@ -84,11 +84,14 @@ FINAL_TOKENS = {
     "v34 qwen2-7b a100 u0.5 0.10.1.1": 468784,  # +0.85 %, fit (first look = final)
     "v35 qwen2-7b tp2 2xa100 u0.5 0.10.1.1": 1196416,  # +0.36 %, held out, scored once
     "v36 qwen2-7b tp2 2xa100 u0.25 0.10.1.1": 454464,  # +0.95 %, fit (first look = final)
-    # -6.56 %, held out, scored once: a miss; 2.28 GiB beyond the weights predicted where the log leaves 1.66
-    "v37 qwen3-32b tp2 2xpro6000 0.27.1": 62880,
+    # -6.56 %, held out, scored once: a miss; 2.28 GiB beyond the weights predicted where the log leaves 1.66. Then
+    # fitted: 62,880 -> 67,392 (+0.14 %) with the MRV2 sampler rule (profile_peak.model_runner_v2_sampler_bytes): Model
+    # Runner V2's dummy sampler is greedy, no FlashInfer top-k/top-p (1.53 GiB assumed), so the forward's 0.98 GiB is
+    # the peak; 1.73 GiB beyond the weights
+    "v37 qwen3-32b tp2 2xpro6000 0.27.1": 67392,
 }
 WITHIN = {"v34 qwen2-7b a100 u0.5 0.10.1.1", "v35 qwen2-7b tp2 2xa100 u0.5 0.10.1.1",
-          "v36 qwen2-7b tp2 2xa100 u0.25 0.10.1.1"}
+          "v36 qwen2-7b tp2 2xa100 u0.25 0.10.1.1", "v37 qwen3-32b tp2 2xpro6000 0.27.1"}
 
 
 @pytest.mark.parametrize("name", list(FINAL_TOKENS))

@@ -514,6 +514,24 @@ def test_vllm_profile_peak_is_the_larger_of_forward_and_sampler(llama8b):
     assert pk.sampler_peak_bytes(llama8b, 256, 2, "flashinfer") == 256 * 128256 * (2 + 8)
 
 
+def test_vllm_model_runner_v2s_dummy_sampler_is_greedy_per_release(llama8b):
+    # Model Runner V2's dummy requests are greedy with neither top-k nor top-p (0.27.1 gpu/sample/states.py:22-35,
+    # buffer_utils.py:101): no FlashInfer or Triton top-k/top-p, whatever is installed. Up to 0.25.x the logits are
+    # copied to float32 (0.24.0 and 0.25.0 gpu/sample/sampler.py:157); from 0.26.0 not for the dummy requests
+    logits = 256 * 128256
+    assert pk.model_runner_v2_sampler_bytes(llama8b, "0.25.0", 256, 1, 2) == logits * (2 + 4)
+    assert pk.model_runner_v2_sampler_bytes(llama8b, "0.26.0", 256, 1, 2) == logits * 2
+    assert pk.model_runner_v2_sampler_bytes(llama8b, "0.32.0", 256, 1, 2) == logits * 2
+    # TP 2: compute_logits' all-gather holds the rank's half, the gathered buffer and its reshaped copy (0.27.1
+    # distributed/device_communicators/base_device_communicator.py:238-252): 2.5 x the logits, above 0.25.0's 3
+    assert pk.model_runner_v2_sampler_bytes(llama8b, "0.27.1", 256, 2, 2) == (2 * logits + 256 * 64128) * 2
+    assert pk.model_runner_v2_sampler_bytes(llama8b, "0.25.0", 256, 2, 2) == logits * 6
+    # FlashInfer on by default (0.21.0 on) is no assumption under Model Runner V2: no note, its own label
+    act, basis, note = pk.activation_bytes(llama8b, "0.32.0", {}, 2048, 256, 1, 2, model_runner_v2=True)
+    assert note is None and "Model Runner V2's greedy sampler" in basis
+    assert act == max(vf.activation_estimate_bytes(llama8b, 2048, 0, 1, 2), logits * 2 + 2048 * 4096 * 2)
+
+
 def test_sglang_cuda_graph_max_bs_is_the_decode_max_bs_up_to_0_5_19(llama8b):
     # the field itself up to 0.5.18, an alias of --cuda-graph-max-bs-decode in 0.5.19 (0.5.19
     # sglang/srt/server_args.py:3928-3935), not a flag from 0.5.20 (flags/0.5.20.txt)

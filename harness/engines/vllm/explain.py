@@ -50,6 +50,7 @@ from harness.engines.vllm.releases import (
     MODEL_RUNNER_V2_FOR_DENSE,
     MODEL_RUNNER_V2_FOR_LISTED,
     MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO,
+    MODEL_RUNNER_V2_SAMPLER_FLOAT32_COPY,
     MOE_MODULAR_WORKSPACE,
     MXFP4_MARLIN_PADDED,
     NON_KV_FROM_TOTAL_CONSUMED,
@@ -131,6 +132,10 @@ RELEASE_RULES = (
                 "no CUDA-graph memory before the pool (after: one capture into a throwaway pool, its cost subtracted)",
                 "0.28.0 vllm/v1/worker/gpu/model_runner.py:843-845; 0.29.0 vllm/v1/worker/gpu/cudagraph_utils.py:718",
                 ("kv_tokens",), MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO, devices=("cuda",)),
+    ReleaseRule("Model Runner V2 sampler copies logits to float32", "Model Runner V2's greedy dummy sampler run "
+                "copies the logits to float32 (after: it keeps them in the model dtype)",
+                "0.25.0 vllm/v1/worker/gpu/sample/sampler.py:157; 0.26.0 vllm/v1/worker/gpu/sample/sampler.py:165",
+                ("kv_tokens",), MODEL_RUNNER_V2_SAMPLER_FLOAT32_COPY, devices=("cuda",)),
     ReleaseRule("FlashInfer sampler only where installed", "the profile's dummy sampler run takes FlashInfer's "
                 "top-k/top-p where flashinfer imports, which vLLM's PyPI wheel does not install: the PyTorch sort "
                 "(after: opt-in with VLLM_USE_FLASHINFER_SAMPLER=1)",

@@ -472,12 +472,13 @@ def _gpu_overhead_estimate(p: VllmPrediction, s: Settings, env: dict[str, str], 
     (_graph_estimate)."""
     release, mnbt, mns, dtype = plan.release, plan.mnbt, plan.mns, plan.dtype
     other = _non_torch_estimate(p, release)
-    if release in NON_KV_FROM_TOTAL_CONSUMED and runs_model_runner_v2(model, release, s, env):
+    mrv2 = runs_model_runner_v2(model, release, s, env)
+    if release in NON_KV_FROM_TOTAL_CONSUMED and mrv2:
         other += _penalty_buffers(p, model, mns)
     act, act_basis, assumed = profile_peak.activation_bytes(model, release, env, mnbt, min(mns, mnbt), p.tp,
                                                             DTYPE_BYTES[dtype],
                                                             s.get("enable_expert_parallel") is True,
-                                                            plan.mxfp4_marlin_dims)
+                                                            plan.mxfp4_marlin_dims, model_runner_v2=mrv2)
     p.notes.extend([assumed] if assumed else [])
     if _compiles(s):
         # With a cold compile cache torch.compile runs inside the memory profile (docs/predict.md, "A first start"):

@@ -12,6 +12,7 @@ from harness.engines.vllm import formulas as vf
 from harness.engines.vllm.releases import (
     FLASHINFER_SAMPLER_BY_DEFAULT,
     FLASHINFER_SAMPLER_IF_INSTALLED,
+    MODEL_RUNNER_V2_SAMPLER_FLOAT32_COPY,
     MOE_MODULAR_WORKSPACE,
     TRITON_TOP_K_TOP_P,
 )
@@ -84,8 +85,25 @@ def sampler_peak_bytes(model: ModelDescription, rows: int, elem_bytes: int, path
     return logits * (elem_bytes + per_logit) + scratch
 
 
+def model_runner_v2_sampler_bytes(model: ModelDescription, release: str, rows: int, tp: int, elem_bytes: int) -> int:
+    """Model Runner V2's dummy sampler run at its peak, in bytes (hidden states apart).
+
+    Its dummy requests sit in slots the runner never filled: temperature 0 (UvaBackedTensor starts at zeros, 0.27.1
+    vllm/v1/worker/gpu/buffer_utils.py:101, sample/states.py:22), top_k the vocabulary size and top_p 1.0
+    (states.py:31-35), so get_top_k_top_p gives neither (:94-101), the run is greedy and FlashInfer's sampler is not
+    taken (sample/sampler.py:240-247; 0.32.0 :306-311); gumbel_sample's scratch is rows x vocabulary blocks
+    (gumbel.py:233-236): nothing per logit. Two phases hold vocabulary-wide tensors: compute_logits, whose TP
+    all-gather holds the rank's slice, the gathered buffer and its reshaped copy (0.27.1
+    vllm/distributed/device_communicators/base_device_communicator.py:238-252); then the sampler, which holds the
+    logits and, up to 0.25.x, their float32 copy (releases.MODEL_RUNNER_V2_SAMPLER_FLOAT32_COPY)."""
+    logits = rows * model.vocab_size
+    gather = (2 * logits + rows * -(-model.vocab_size // tp)) * elem_bytes if tp > 1 else logits * elem_bytes
+    copy = 4 if release in MODEL_RUNNER_V2_SAMPLER_FLOAT32_COPY else 0
+    return max(gather, logits * (elem_bytes + copy))
+
+
 PATH_LABELS = {"flashinfer": "FlashInfer", "sort": "PyTorch sort", "sort_in_place": "PyTorch sort",
-               "triton": "Triton top-k/top-p"}
+               "triton": "Triton top-k/top-p", "mrv2": "Model Runner V2's greedy"}
 
 
 def moe_workspace_per_token(model: ModelDescription, release: str, tp: int, expert_parallel: bool = False,
@@ -127,16 +145,22 @@ def forward_bytes(model: ModelDescription, release: str, num_tokens: int, tp: in
 
 def activation_bytes(model: ModelDescription, release: str, env: dict[str, str], num_tokens: int, rows: int,
                      tp: int, elem_bytes: int, expert_parallel: bool = False,
-                     padded: tuple[int, int] | None = None) -> tuple[int, str, str | None]:
+                     padded: tuple[int, int] | None = None,
+                     model_runner_v2: bool = False) -> tuple[int, str, str | None]:
     """A for the release: max(dummy forward, dummy sampler + the forward's hidden states), in bytes, a short basis,
-    and a note where the sampler implementation is the predictor's assumption (installed packages decide it)."""
+    and a note where the sampler implementation is the predictor's assumption (installed packages decide it). Under
+    Model Runner V2 the sampler is its greedy dummy run (model_runner_v2_sampler_bytes), whatever is installed."""
     forward, moe = forward_bytes(model, release, num_tokens, tp, elem_bytes, expert_parallel, padded)
-    path, why = sampler_path(release, env, rows)
     hidden = num_tokens * model.hidden_size * elem_bytes
-    sampler = sampler_peak_bytes(model, rows, elem_bytes, path) + hidden
+    if model_runner_v2:
+        path, assumed, why = "mrv2", False, ""
+        sampler = model_runner_v2_sampler_bytes(model, release, rows, tp, elem_bytes) + hidden
+    else:
+        path, why = sampler_path(release, env, rows)
+        sampler = sampler_peak_bytes(model, rows, elem_bytes, path) + hidden
+        assumed = release in FLASHINFER_SAMPLER_IF_INSTALLED and "VLLM_USE_FLASHINFER_SAMPLER" not in env
     basis = (f"estimate: max(forward {forward / GiB:.2f}{moe}, {PATH_LABELS[path]} sampler {sampler / GiB:.2f}) "
              "GiB")
-    assumed = release in FLASHINFER_SAMPLER_IF_INSTALLED and "VLLM_USE_FLASHINFER_SAMPLER" not in env
     return max(forward, sampler), basis, f"the profile's dummy sampler run: {why}" if assumed else None
 
 

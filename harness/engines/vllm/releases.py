@@ -240,6 +240,13 @@ FLASHINFER_SAMPLER_IF_INSTALLED = ReleaseRange(None, "0.12.0")
 # - from 0.21.0 it is on unless VLLM_USE_FLASHINFER_SAMPLER=0 (0.21.0 vllm/envs.py:726-730, topk_topp_sampler.py:39-49;
 #   0.32.0 :77, :220-224 flashinfer_sampler_supported).
 FLASHINFER_SAMPLER_BY_DEFAULT = ReleaseRange("0.21.0")
+# Model Runner V2's dummy sampler run (profile_peak.model_runner_v2_sampler_bytes) is greedy with neither top-k nor
+# top-p, so none of the above runs in it; up to 0.25.x its apply_sampling_params still copies every logit to float32
+# first (0.24.0 and 0.25.0 vllm/v1/worker/gpu/sample/sampler.py:157); 0.26.0 keeps the model-dtype logits (0.26.0
+# :165-168 clones them only for raw logprobs), 0.27.1, 0.31.0 and 0.32.0 copy them only for a request that needs
+# processing (0.27.1 :155-159, 0.31.0 :235-239, 0.32.0 :238-242), which the dummy requests do not. Releases between
+# those read are taken as their neighbours; MRV2 was opt-in before 0.24.0 (not read: taken as 0.24.0).
+MODEL_RUNNER_V2_SAMPLER_FLOAT32_COPY = ReleaseRange(None, "0.26.0")
 # The PyTorch top-k/top-p sorts the vocabulary and scatters into a new tensor up to 0.16.x (0.11.0
 # topk_topp_sampler.py:183-203, 0.16.0 :262-282); from 0.17.0 a Triton kernel masks in place for 8 rows or more
 # (0.17.0 :251, 0.20.0 :251; 0.32.0 :466 for any row count), the sort's scatter in place below (0.17.0 :299).
