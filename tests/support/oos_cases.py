@@ -30,6 +30,7 @@ class Case:
     part: str  # "fit" or "held_out"
     logged_tokens: int  # the engine's own token figure (read from the file by logged_tokens, checked there)
     env: dict = field(default_factory=dict)
+    gpu_name: str | None = None  # the card's name as the source gives it (None: not given, as rounds 1-9)
 
     def model_description(self, configs: Path) -> ModelDescription:
         if self.model.endswith(".json"):
@@ -39,7 +40,7 @@ class Case:
     def predict(self, configs: Path, capability: float | None = None):
         """The case predicted as its engine would size it (`capability` in place of the card's, where given)."""
         return predict(self.engine, self.args, self.model_description(configs), self.card_mib,
-                       engine_version=self.release, env=self.env,
+                       engine_version=self.release, env=self.env, gpu_name=self.gpu_name,
                        gpu_capability=self.capability if capability is None else capability)
 
 
