@@ -97,7 +97,7 @@ def model_runner_v2_sampler_bytes(model: ModelDescription, release: str, rows: i
     vllm/distributed/device_communicators/base_device_communicator.py:238-252); then the sampler, which holds the
     logits and, up to 0.25.x, their float32 copy (releases.MODEL_RUNNER_V2_SAMPLER_FLOAT32_COPY)."""
     logits = rows * model.vocab_size
-    gather = (2 * logits + rows * -(-model.vocab_size // tp)) * elem_bytes if tp > 1 else logits * elem_bytes
+    gather = (2 * logits + rows * vf.cdiv(model.vocab_size, tp)) * elem_bytes if tp > 1 else logits * elem_bytes
     copy = 4 if release in MODEL_RUNNER_V2_SAMPLER_FLOAT32_COPY else 0
     return max(gather, logits * (elem_bytes + copy))
 
