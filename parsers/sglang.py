@@ -17,6 +17,7 @@ from parsers.base import (
     Line,
     LogParser,
     device_oom_errors,
+    fatal_signal_errors,
     error,
     kv_sized,
     oom_part_rules,
@@ -814,7 +815,14 @@ class SglangLogParser(LogParser):
         # A kernel op the installed sgl-kernel build lacks (a CPU op of its CPU build, on the CUDA build: 0.5.22
         # sglang/srt/layers/attention/linear/kernels/gdn_triton.py:28-31 for a hybrid model on a CPU).
         error("kernel_op_missing", r"'_OpNamespace' 'sgl_kernel' object has no attribute '(?P<op>\w+)'"),
+        # A hierarchical cache's host pool bigger than the host memory left, refused while the pools are built (0.5.22
+        # sglang/srt/mem_cache/pool_host/base.py:241-247 and pool_host/mamba.py:179; 0.5.10
+        # sglang/srt/mem_cache/memory_pool_host.py:193-199 and :1239): figures in GB of 1e9 bytes (requested_bytes / 1e9)
+        error("not_enough_host_memory",
+              r"Not enough host memory available\. Requesting (?P<requested_host_gb>{NUM}) GB but only have "
+              r"(?P<free_host_gb>{NUM}) GB free"),
         *device_oom_errors(),
+        *fatal_signal_errors(),
         error("process_died",
               r"Rank (?P<rank>\d+) scheduler died during initialization \(exit code: (?P<exit_code>-?\d+)\)",
               rank=GENERIC),

@@ -22,6 +22,7 @@ from parsers.base import (
     LogParser,
     copy_field,
     device_oom_errors,
+    fatal_signal_errors,
     error,
     kv_sized,
     oom_part_rules,
@@ -67,6 +68,15 @@ PREFIX_AT_START = re.compile(PREFIX.pattern)
 # %(lineno)d]" between the level and the message, 0.31.0 vllm/logger.py:27-31): tried only where the line has no tag.
 PREFIX_ELIDED = re.compile(
     rf"^(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:\.\.\.|\u2026)\s+(?P<msg>.*)$")
+# An author or a log viewer who cut the timestamp alone leaves the level and the file tag, in the old format's shape
+# ("INFO gpu_worker.py:298] msg": up to 0.7.x "%(levelname)s %(asctime)s %(filename)s:%(lineno)d] %(message)s", the
+# opening bracket added in 0.8.5 vllm/logger.py:22) or stripped of its brackets too ("INFO gpu_model_runner.py:4879
+# msg", the tag padded to a column by some; "INFO gpu_worker.py msg" without the line number). The tag is the
+# format's "[%(fileinfo)s:%(lineno)d]" (0.33.0 vllm/logger.py:28-31) and follows the level directly: tried only where no
+# full prefix matched.
+PREFIX_BARE_TAG = re.compile(
+    rf"^(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+\[?(?P<file>\w[\w.-]*\.py)(?::(?P<lineno>\d+))?\]?"
+    r"(?:\s+(?P<msg>.*))?$")
 
 
 # A traceback's or a multi-line message's own indent under a prefix: kept (its first word says so).
@@ -100,9 +110,11 @@ def find_prefix(text: str) -> re.Match | None:
         match = PREFIX_AT_START.match(text) or PREFIX.search(text)
         if match is not None:
             return match
-    if ".py]" in text:
-        return PREFIX_NO_LINENO.search(text)
-    return PREFIX_ELIDED.match(text) if "..." in text[:64] or "\u2026" in text[:64] else None
+    if ".py]" in text and (match := PREFIX_NO_LINENO.search(text)) is not None:
+        return match
+    if "..." in text[:64] or "\u2026" in text[:64]:
+        return PREFIX_ELIDED.match(text)
+    return PREFIX_BARE_TAG.match(text) if ".py" in text[:128] else None
 
 
 # Exactly one space is the wrapper's: a traceback's indentation after it is the child's own.
@@ -501,7 +513,10 @@ class VllmLogParser(LogParser):
              r"(?P<gpu_memory_utilization_suggested>{NUM})"),
         rule(r"CUDA graph memory profiling is disabled .* increasing --gpu-memory-utilization from "
              r"(?P<gpu_memory_utilization>{NUM}) to (?P<gpu_memory_utilization_suggested>{NUM})"),
-        rule(r"^Initial free memory (?P<initial_free_gib>{NUM})" + GIB + r", reserved (?P<kv_gib>{NUM})" + GIB +
+        # (the reserved clause carries the KV figure alone where an author cut the free memory before it: 0.33.0
+        # vllm/v1/worker/gpu_worker.py:664-667, "Initial free memory %s GiB, reserved %s GiB memory for KV Cache as
+        # specified by kv_cache_memory_bytes config and skipped memory profiling. ...", the same since 0.11)
+        rule(r"^(?:Initial free memory (?P<initial_free_gib>{NUM})" + GIB + r", )?reserved (?P<kv_gib>{NUM})" + GIB +
              r" ?memory for KV Cache as specified by kv_cache_memory_bytes", primary_only=True),
         rule(r"^Initial free memory: (?P<initial_free_gib>{NUM})" + GIB + r"; Requested memory: "
              r"(?P<gpu_memory_utilization>{NUM}) \(util\), (?P<requested_memory_gib>{NUM})" + GIB, primary_only=True),
@@ -746,6 +761,7 @@ class VllmLogParser(LogParser):
               r"The model type '(?P<model_type>[^']+)' does not support (?P<refused_dtype>float16)\. Reason: ",
               standalone=True),
         *device_oom_errors(),
+        *fatal_signal_errors(),
         error("process_died",
               r"Worker proc (?P<process>\S+) died unexpectedly \(exit code: (?P<exit_code>-?\d+|None)\)",
               rank=GENERIC),
