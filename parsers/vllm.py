@@ -79,6 +79,16 @@ PREFIX_BARE_TAG = re.compile(
     r"(?:\s+(?P<msg>.*))?$")
 
 
+# tpu-inference's "Memory statistics" fields and the record's: the chips' HBM, the capped budget, what is used, what is
+# left for the KV cache (0.26.0 tpu_inference/worker/tpu_worker.py:552-556).
+_HBM_FIELDS = (
+    (r"\btotal_hbm_limit_gb=({NUM}) ?GiB", "total_memory_gib"),
+    (r"\btotal_hbm_limit_cap_gb=({NUM}) ?GiB", "requested_memory_gib"),
+    (r"\btotal_hbm_used_gb=({NUM}) ?GiB", "non_kv_gib"),
+    (r"\btotal_hbm_avail_gb=({NUM}) ?GiB", "kv_gib"),
+)
+
+
 # A traceback's or a multi-line message's own indent under a prefix: kept (its first word says so).
 _INDENTED_PART = re.compile(r"^\s+(?:File |Traceback |\^|\w+\(|[-+*|])")
 
@@ -532,12 +542,10 @@ class VllmLogParser(LogParser):
         # Its fields read in two halves, so that a line an author broke before a " | " and went on with under it
         # ("Memory statistics | total_hbm_limit_gb=31.24GiB | total_hbm_limit_cap_gb=28.74GiB" / 18 spaces, "|
         # total_hbm_used_gb=8.97GiB   | total_hbm_avail_gb=19.77GiB", a Gemma 4 on v6e guide of 2026) reads whole
-        rule(r"^Memory statistics \| total_hbm_limit_gb=(?P<total_memory_gib>{NUM}) ?GiB \| "
-             r"total_hbm_limit_cap_gb=(?P<requested_memory_gib>{NUM}) ?GiB \| total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?"
-             r"GiB \| total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB", set_fields(device="tpu"), primary_only=True),
-        rule(r"^Memory statistics \| total_hbm_limit_gb=(?P<total_memory_gib>{NUM}) ?GiB \| "
-             r"total_hbm_limit_cap_gb=(?P<requested_memory_gib>{NUM}) ?GiB\s*$", set_fields(device="tpu"),
-             primary_only=True, before_ready=True),
+        # Each field is read by its name: the line is f-strings of "name=valueGiB" joined by " | " (0.26.0
+        # tpu_inference/worker/tpu_worker.py:552-556), and an author may keep some of them ("Memory statistics |
+        # total_hbm_used_gb=374.57GiB | total_hbm_avail_gb=307.6GiB", a Qwen3.5 on TPU run book of 2026).
+        rule(r"^Memory statistics \|", store_pairs(*_HBM_FIELDS), set_fields(device="tpu"), primary_only=True),
         # (its leading " | " is also a viewer's gutter's shape, which lines.py strips: the figures are the line's start)
         rule(r"^\s*(?:\|\s*)?total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?GiB\s*\|\s*"
              r"total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB",
