@@ -175,7 +175,7 @@ def _shown(text: str) -> str:
 
 def _uncommented(text: str) -> str:
     """`text` without a comment mark before a log line, at the line's start or after the indent of the code that holds
-    the comment (a shell function's "  #   INFO gpu_worker.determine_available_memory: ..."); `text` itself otherwise."""
+    the comment (a shell function's "  #   INFO gpu_worker.determine_available_memory: ..."); else `text` itself."""
     body = text.lstrip(" \t")
     if body[:1] != "#":
         return text

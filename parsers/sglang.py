@@ -17,8 +17,8 @@ from parsers.base import (
     Line,
     LogParser,
     device_oom_errors,
-    fatal_signal_errors,
     error,
+    fatal_signal_errors,
     kv_sized,
     oom_part_rules,
     phase,
@@ -780,7 +780,7 @@ class SglangLogParser(LogParser):
         self.draft_loaded_last = False  # the rank's last Load weight end named a draft model's class
         self.target_loaded = False  # a Load weight end of the target model (not a draft's class) was read
         self.http_up = False  # the HTTP server said "Application startup complete." (the warm-up request comes next)
-        self.custom_warmups = False  # the HTTP server's lifespan ran a named warm-up ("Running warmup compile-deep-gemm")
+        self.custom_warmups = False  # the server's lifespan ran a named warm-up ("Running warmup compile-deep-gemm")
         self.batches_run = False  # the scheduler logged a prefill or decode batch: its event loop runs requests
 
     error_rules = (
@@ -843,7 +843,7 @@ class SglangLogParser(LogParser):
         error("kernel_op_missing", r"'_OpNamespace' 'sgl_kernel' object has no attribute '(?P<op>\w+)'"),
         # A hierarchical cache's host pool bigger than the host memory left, refused while the pools are built (0.5.22
         # sglang/srt/mem_cache/pool_host/base.py:241-247 and pool_host/mamba.py:179; 0.5.10
-        # sglang/srt/mem_cache/memory_pool_host.py:193-199 and :1239): figures in GB of 1e9 bytes (requested_bytes / 1e9)
+        # sglang/srt/mem_cache/memory_pool_host.py:193-199 and :1239): figures in GB of 1e9 bytes (bytes / 1e9)
         error("not_enough_host_memory",
               r"Not enough host memory available\. Requesting (?P<requested_host_gb>{NUM}) GB but only have "
               r"(?P<free_host_gb>{NUM}) GB free"),

@@ -768,7 +768,7 @@ def test_the_hybrid_state_cache_error_broken_after_its_first_sentence():
 
 
 @pytest.mark.parametrize(("prefix", "tokens", "kv_gib", "concurrency"), [
-    ("01", 2115904, 48.43, None),  # "INFO gpu_worker.py:466     Available KV cache memory: 48.43 GiB" (tags in a column)
+    ("01", 2115904, 48.43, None),  # "INFO gpu_worker.py:466     Available KV cache memory: 48.43 GiB" (a column)
     ("02", 20992, 0.56, None),  # "(EngineCore pid=258) INFO kv_cache_utils.py:1708 GPU KV cache size: 20,992 tokens"
     ("04", 342144, 44.57, 18.06),  # "(EngineCore pid=629) INFO kv_cache_utils.py GPU KV cache size: 342,144 tokens"
     ("06", 626240, 66.89, 76.45),  # "INFO kv_cache_utils.py:1087] GPU KV cache size: 626,240 tokens" (the old shape)

@@ -64,9 +64,10 @@ HELD_OUT = {
     # (vllm 11, sglang 10: a second batch, collected after this round's rules, read once)
     "gpu-logs-11": {"vllm": tuple(f"{n:02d}" for n in range(1, 12)), "sglang": tuple(f"{n:02d}" for n in range(1, 11))},
     # gpu-logs-12 (logs12, issue 42's tenth round): every log held out, collected and read by eye on the backends
-    # (XPU, TPU, Gaudi, ROCm, Jetson), HiCache host pools, Ray and Dynamo prefixes, fatal starts and wrappers the earlier
-    # sets are thin on, read through the parser once
-    "gpu-logs-12": {"vllm": tuple(f"{n:02d}" for n in range(1, 14)), "sglang": tuple(f"{n:02d}" for n in range(1, 11))},
+    # (XPU, TPU, Gaudi, ROCm, Jetson), HiCache host pools, Ray and Dynamo prefixes, fatal starts and wrappers the
+    # earlier sets are thin on, read through the parser once
+    "gpu-logs-12": {"vllm": tuple(f"{n:02d}" for n in range(1, 14)),
+                    "sglang": tuple(f"{n:02d}" for n in range(1, 11))},
 }
 
 
