@@ -335,6 +335,17 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
     )
 
 
+def fatal_signal_errors() -> tuple[ErrorRule, ...]:
+    """A process killed by a fatal signal while CPython's faulthandler was on (both engines turn it on; a Ray worker's
+    and a scheduler's stderr reach the log): "Fatal Python error: " and the signal's name, then its Python frames
+    (CPython Modules/faulthandler.c, faulthandler_fatal_error, the names of faulthandler_handlers: Bus error, Illegal
+    instruction, Floating point exception, Aborted, Segmentation fault). A process that died, whatever the engine."""
+    return (
+        error("process_died", r"^Fatal Python error: (?P<signal_name>Segmentation fault|Bus error|Illegal instruction"
+                              r"|Floating point exception|Aborted)\b", rank=GENERIC, standalone=True),
+    )
+
+
 def _oom_part(parser: LogParser, values: dict, line: Line) -> None:
     data: dict = {}
     for regex, key in _OOM_PART_FIGURES:

@@ -163,14 +163,27 @@ def _shown(text: str) -> str:
         text = _BOX.sub("", text)
     if text[:1].isdigit() or "." in text[:64]:
         text = _GREP_N.sub("", text, count=1)
-    if text[:1] == "#":
-        text = _COMMENT.sub("", text, count=1)
+    if "#" in text[:_COMMENT_INDENT]:
+        text = _uncommented(text)
     if text[:1] in _MARKDOWN_FIRST and text:
         text = _markdown(text)
     if "`" in text and (opened := _GO_RAW_OPEN.match(text)) is not None:
         text = text[opened.end():]
         text = _GO_RAW_CLOSE.sub("", text) if text.count("`") % 2 else text
     return text
+
+
+def _uncommented(text: str) -> str:
+    """`text` without a comment mark before a log line, at the line's start or after the indent of the code that holds
+    the comment (a shell function's "  #   INFO gpu_worker.determine_available_memory: ..."); else `text` itself."""
+    body = text.lstrip(" \t")
+    if body[:1] != "#":
+        return text
+    uncommented = _COMMENT.sub("", body, count=1)
+    return uncommented if uncommented != body else text
+
+
+_COMMENT_INDENT = 16  # the indent of a comment in a script's function or block
 
 
 def _markdown(text: str) -> str:

@@ -18,6 +18,7 @@ from parsers.base import (
     LogParser,
     device_oom_errors,
     error,
+    fatal_signal_errors,
     kv_sized,
     oom_part_rules,
     phase,
@@ -165,6 +166,14 @@ def _http_up(parser: LogParser, values: dict, line: Line) -> None:
     parser.http_up = True
 
 
+def _custom_warmup(parser: LogParser, values: dict, line: Line) -> None:
+    # The HTTP server's lifespan runs the --warmups before it reports startup complete, each a request through the
+    # tokenizer manager (0.5.22 sglang/srt/entrypoints/warmup.py:37 "Running warmup %s", called at
+    # entrypoints/http_server.py:406-412; the lifespan ran them already in 0.4.6, entrypoints/http_server.py:115-120):
+    # a failure after it is the warm-up's.
+    parser.custom_warmups = True
+
+
 # What a hierarchical cache's host allocation holds, from the words after "host memory for" (0.5.23
 # sglang/srt/mem_cache): the KV cache's own host pool ("hierarchical KV cache", memory_pool_host.py; DeepSeek-V4's
 # "V4 paged pool '<name>'", :342), or another pool beside it - a hybrid model's state ("hierarchical Mamba cache",
@@ -242,6 +251,21 @@ def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
             record.pool_tokens = tokens
         if tokens is not None and kind == POOL_SWA:
             record.swa_pool_tokens = tokens
+    _kv_total(parser)
+
+
+def _kv_halves_below(parser: LogParser, values: dict, line: Line) -> None:
+    """The K and V sizes of the pool line above them, where an author broke that line after its token count ("KV Cache
+    is allocated. dtype: torch.float8_e4m3fn, #tokens: 117125," / "K size: 1.79 GB, V size: 1.79 GB"): the engine
+    prints one message (0.5.22 sglang/srt/mem_cache/memory_pool.py:2101-2105). Only a device pool that has no size yet
+    takes them."""
+    record = parser.record
+    last = record.kv_pools[-1] if record.kv_pools else None
+    if last is None or last.gib is not None or last.kind == POOL_STATE:
+        return
+    found = {"k": values["k"], "v": values["v"]}
+    record.kv_pools = [*record.kv_pools[:-1], replace(last, gib=round(float(found["k"]) + float(found["v"]), 2))]
+    _kv_halves(record, last.kind, found)
     _kv_total(parser)
 
 
@@ -639,6 +663,7 @@ class SglangLogParser(LogParser):
         rule(r"^\s*(?:(?P<label>\S.*?) )??(?:KV Cache|KV cache|Cache) (?:is allocated|VA upper bound)\. ", _kv_pool,
              primary_only=True),
         rule(r"Post-capture KV sizing: (?P<label>draft )?KV cache allocated\.", _kv_pool, primary_only=True),
+        rule(r"^\s*K size: (?P<k>{NUM}) GB, V size: (?P<v>{NUM}) GB", _kv_halves_below, primary_only=True),
         rule(r"(?:Use [Ss]liding window memory pool\.|Post-capture KV sizing:) full_layer_tokens=(?P<full>[\d,]+), "
              r"swa_layer_tokens=(?P<swa>[\d,]+)", _swa_split, primary_only=True),
         rule(r"^Physical KV Cache limits by --mem-fraction-static: #tokens: ", _physical_pool, primary_only=True),
@@ -728,6 +753,7 @@ class SglangLogParser(LogParser):
         # the warm-up's first request, GET /model_info (/get_model_info in older releases), is answered (0.5.22
         # http_server.py:2301 in _execute_server_warmup, before the generate request)
         rule(r"^(?:INFO:\s+)?Uvicorn running on ", _http_up),
+        rule(r"^Running warmup (?P<name>[\w-]+)$", _custom_warmup, before_ready=True),
         *(rule(rf'"GET /{path} HTTP/[\d.]+" 200\b', _http_up, before_ready=True) for path in ("model_info",
                                                                                           "get_model_info")),
         rule(SERVED_REQUEST, ready, before_ready=True),
@@ -754,6 +780,7 @@ class SglangLogParser(LogParser):
         self.draft_loaded_last = False  # the rank's last Load weight end named a draft model's class
         self.target_loaded = False  # a Load weight end of the target model (not a draft's class) was read
         self.http_up = False  # the HTTP server said "Application startup complete." (the warm-up request comes next)
+        self.custom_warmups = False  # the server's lifespan ran a named warm-up ("Running warmup compile-deep-gemm")
         self.batches_run = False  # the scheduler logged a prefill or decode batch: its event loop runs requests
 
     error_rules = (
@@ -814,7 +841,14 @@ class SglangLogParser(LogParser):
         # A kernel op the installed sgl-kernel build lacks (a CPU op of its CPU build, on the CUDA build: 0.5.22
         # sglang/srt/layers/attention/linear/kernels/gdn_triton.py:28-31 for a hybrid model on a CPU).
         error("kernel_op_missing", r"'_OpNamespace' 'sgl_kernel' object has no attribute '(?P<op>\w+)'"),
+        # A hierarchical cache's host pool bigger than the host memory left, refused while the pools are built (0.5.22
+        # sglang/srt/mem_cache/pool_host/base.py:241-247 and pool_host/mamba.py:179; 0.5.10
+        # sglang/srt/mem_cache/memory_pool_host.py:193-199 and :1239): figures in GB of 1e9 bytes (bytes / 1e9)
+        error("not_enough_host_memory",
+              r"Not enough host memory available\. Requesting (?P<requested_host_gb>{NUM}) GB but only have "
+              r"(?P<free_host_gb>{NUM}) GB free"),
         *device_oom_errors(),
+        *fatal_signal_errors(),
         error("process_died",
               r"Rank (?P<rank>\d+) scheduler died during initialization \(exit code: (?P<exit_code>-?\d+)\)",
               rank=GENERIC),
@@ -860,7 +894,7 @@ class SglangLogParser(LogParser):
             # after the scheduler logged a batch, or where its traceback shows the event loop (the exception logged
             # before it is the same crash's cause): in its event loop
             record.failed_during = "event_loop"
-        if self.http_up and not self.seen_ready and record.error_kind is not None and (
+        if (self.http_up or self.custom_warmups) and not self.seen_ready and record.error_kind is not None and (
                 record.failed_during in (None, "event_loop")):
             record.failed_during = "warmup"  # a start that failed between its HTTP server and "fired up"
         if record.failed_during == "event_loop" and not self.seen_ready and self._nothing_of_the_start():

@@ -23,6 +23,7 @@ from parsers.base import (
     copy_field,
     device_oom_errors,
     error,
+    fatal_signal_errors,
     kv_sized,
     oom_part_rules,
     phase,
@@ -67,6 +68,25 @@ PREFIX_AT_START = re.compile(PREFIX.pattern)
 # %(lineno)d]" between the level and the message, 0.31.0 vllm/logger.py:27-31): tried only where the line has no tag.
 PREFIX_ELIDED = re.compile(
     rf"^(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:\.\.\.|\u2026)\s+(?P<msg>.*)$")
+# An author or a log viewer who cut the timestamp alone leaves the level and the file tag, in the old format's shape
+# ("INFO gpu_worker.py:298] msg": up to 0.7.x "%(levelname)s %(asctime)s %(filename)s:%(lineno)d] %(message)s", the
+# opening bracket added in 0.8.5 vllm/logger.py:22) or stripped of its brackets too ("INFO gpu_model_runner.py:4879
+# msg", the tag padded to a column by some; "INFO gpu_worker.py msg" without the line number). The tag is the
+# format's "[%(fileinfo)s:%(lineno)d]" (0.33.0 vllm/logger.py:28-31) and follows the level directly: tried only where no
+# full prefix matched.
+PREFIX_BARE_TAG = re.compile(
+    rf"^(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+\[?(?P<file>\w[\w.-]*\.py)(?::(?P<lineno>\d+))?\]?"
+    r"(?:\s+(?P<msg>.*))?$")
+
+
+# tpu-inference's "Memory statistics" fields and the record's: the chips' HBM, the capped budget, what is used, what is
+# left for the KV cache (0.26.0 tpu_inference/worker/tpu_worker.py:552-556).
+_HBM_FIELDS = (
+    (r"\btotal_hbm_limit_gb=({NUM}) ?GiB", "total_memory_gib"),
+    (r"\btotal_hbm_limit_cap_gb=({NUM}) ?GiB", "requested_memory_gib"),
+    (r"\btotal_hbm_used_gb=({NUM}) ?GiB", "non_kv_gib"),
+    (r"\btotal_hbm_avail_gb=({NUM}) ?GiB", "kv_gib"),
+)
 
 
 # A traceback's or a multi-line message's own indent under a prefix: kept (its first word says so).
@@ -100,9 +120,11 @@ def find_prefix(text: str) -> re.Match | None:
         match = PREFIX_AT_START.match(text) or PREFIX.search(text)
         if match is not None:
             return match
-    if ".py]" in text:
-        return PREFIX_NO_LINENO.search(text)
-    return PREFIX_ELIDED.match(text) if "..." in text[:64] or "\u2026" in text[:64] else None
+    if ".py]" in text and (match := PREFIX_NO_LINENO.search(text)) is not None:
+        return match
+    if "..." in text[:64] or "\u2026" in text[:64]:
+        return PREFIX_ELIDED.match(text)
+    return PREFIX_BARE_TAG.match(text) if ".py" in text[:128] else None
 
 
 # Exactly one space is the wrapper's: a traceback's indentation after it is the child's own.
@@ -501,7 +523,10 @@ class VllmLogParser(LogParser):
              r"(?P<gpu_memory_utilization_suggested>{NUM})"),
         rule(r"CUDA graph memory profiling is disabled .* increasing --gpu-memory-utilization from "
              r"(?P<gpu_memory_utilization>{NUM}) to (?P<gpu_memory_utilization_suggested>{NUM})"),
-        rule(r"^Initial free memory (?P<initial_free_gib>{NUM})" + GIB + r", reserved (?P<kv_gib>{NUM})" + GIB +
+        # (the reserved clause carries the KV figure alone where an author cut the free memory before it: 0.33.0
+        # vllm/v1/worker/gpu_worker.py:664-667, "Initial free memory %s GiB, reserved %s GiB memory for KV Cache as
+        # specified by kv_cache_memory_bytes config and skipped memory profiling. ...", the same since 0.11)
+        rule(r"^(?:Initial free memory (?P<initial_free_gib>{NUM})" + GIB + r", )?reserved (?P<kv_gib>{NUM})" + GIB +
              r" ?memory for KV Cache as specified by kv_cache_memory_bytes", primary_only=True),
         rule(r"^Initial free memory: (?P<initial_free_gib>{NUM})" + GIB + r"; Requested memory: "
              r"(?P<gpu_memory_utilization>{NUM}) \(util\), (?P<requested_memory_gib>{NUM})" + GIB, primary_only=True),
@@ -517,12 +542,10 @@ class VllmLogParser(LogParser):
         # Its fields read in two halves, so that a line an author broke before a " | " and went on with under it
         # ("Memory statistics | total_hbm_limit_gb=31.24GiB | total_hbm_limit_cap_gb=28.74GiB" / 18 spaces, "|
         # total_hbm_used_gb=8.97GiB   | total_hbm_avail_gb=19.77GiB", a Gemma 4 on v6e guide of 2026) reads whole
-        rule(r"^Memory statistics \| total_hbm_limit_gb=(?P<total_memory_gib>{NUM}) ?GiB \| "
-             r"total_hbm_limit_cap_gb=(?P<requested_memory_gib>{NUM}) ?GiB \| total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?"
-             r"GiB \| total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB", set_fields(device="tpu"), primary_only=True),
-        rule(r"^Memory statistics \| total_hbm_limit_gb=(?P<total_memory_gib>{NUM}) ?GiB \| "
-             r"total_hbm_limit_cap_gb=(?P<requested_memory_gib>{NUM}) ?GiB\s*$", set_fields(device="tpu"),
-             primary_only=True, before_ready=True),
+        # Each field is read by its name: the line is f-strings of "name=valueGiB" joined by " | " (0.26.0
+        # tpu_inference/worker/tpu_worker.py:552-556), and an author may keep some of them ("Memory statistics |
+        # total_hbm_used_gb=374.57GiB | total_hbm_avail_gb=307.6GiB", a Qwen3.5 on TPU run book of 2026).
+        rule(r"^Memory statistics \|", store_pairs(*_HBM_FIELDS), set_fields(device="tpu"), primary_only=True),
         # (its leading " | " is also a viewer's gutter's shape, which lines.py strips: the figures are the line's start)
         rule(r"^\s*(?:\|\s*)?total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?GiB\s*\|\s*"
              r"total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB",
@@ -746,6 +769,7 @@ class VllmLogParser(LogParser):
               r"The model type '(?P<model_type>[^']+)' does not support (?P<refused_dtype>float16)\. Reason: ",
               standalone=True),
         *device_oom_errors(),
+        *fatal_signal_errors(),
         error("process_died",
               r"Worker proc (?P<process>\S+) died unexpectedly \(exit code: (?P<exit_code>-?\d+|None)\)",
               rank=GENERIC),

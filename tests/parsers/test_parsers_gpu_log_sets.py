@@ -92,6 +92,10 @@ FLOORS = {
     # SGLang 6/6, 1/1, 1/1
     ("gpu-logs-11", "vllm", True): (47, 49, 9, 9, 11, 11),
     ("gpu-logs-11", "sglang", True): (61, 62, 6, 7, 10, 10),
+    # first read vLLM 24/48, KV 1/7, statuses 7/13; SGLang 29/40, 5/5, 10/10, no trap read as the pool (then fitted;
+    # the misses left are in its README)
+    ("gpu-logs-12", "vllm", True): (44, 48, 7, 7, 13, 13),
+    ("gpu-logs-12", "sglang", True): (33, 40, 5, 5, 10, 10),
 }
 
 
@@ -758,3 +762,80 @@ def test_the_hybrid_state_cache_error_broken_after_its_first_sentence():
     record = _read("gpu-logs-11", "sglang", "04")
     assert (record.status, record.error_kind) == ("engine_error", "state_pool_too_small")
     assert record.error_data == {"max_mamba_cache_size": -28, "rest_gib": -7.96, "per_slot_mib": 146.81}
+
+
+# --- gpu-logs-12 (issue 42's tenth round): what its first read missed, by class -------------------------------------
+
+
+@pytest.mark.parametrize(("prefix", "tokens", "kv_gib", "concurrency"), [
+    ("01", 2115904, 48.43, None),  # "INFO gpu_worker.py:466     Available KV cache memory: 48.43 GiB" (a column)
+    ("02", 20992, 0.56, None),  # "(EngineCore pid=258) INFO kv_cache_utils.py:1708 GPU KV cache size: 20,992 tokens"
+    ("04", 342144, 44.57, 18.06),  # "(EngineCore pid=629) INFO kv_cache_utils.py GPU KV cache size: 342,144 tokens"
+    ("06", 626240, 66.89, 76.45),  # "INFO kv_cache_utils.py:1087] GPU KV cache size: 626,240 tokens" (the old shape)
+])
+def test_vllm_lines_whose_timestamp_was_cut_leaving_the_level_and_a_bare_file_tag(prefix, tokens, kv_gib, concurrency):
+    record = _read("gpu-logs-12", "vllm", prefix)
+    assert (record.status, record.kv_tokens, record.kv_gib) == ("ok", tokens, kv_gib), prefix
+    if concurrency is not None:  # (01's "Maximum concurrency for 2,048 tokens: ..." is its author's shortening)
+        assert record.max_concurrency == concurrency, prefix
+
+
+def test_the_kv_cache_memory_bytes_clause_alone_states_the_kv_memory():
+    # "(EngineCore pid=224) INFO gpu_worker.py reserved 5.0 GiB memory for KV Cache as specified by
+    # kv_cache_memory_bytes config" (gpu-logs-12 vllm/05: the author cut "Initial free memory ... GiB, " before it)
+    record = _read("gpu-logs-12", "vllm", "05")
+    assert (record.kv_gib, record.initial_free_gib, record.kv_tokens, record.weights_gib) == (5.0, None, 105202, 81.8)
+
+
+def test_dynamos_module_function_lines_in_an_indented_shell_comment():
+    # "  #   INFO gpu_worker.determine_available_memory: Available KV cache memory: 54.90 GiB  (per GPU!)"
+    # (gpu-logs-12 vllm/03): the comment mark after a function's indent, then Dynamo's "LEVEL module.function:" prefix
+    record = _read("gpu-logs-12", "vllm", "03")
+    assert (record.status, record.kv_gib, record.kv_tokens) == ("ok", 54.9, 3198272)
+
+
+@pytest.mark.parametrize(("engine", "prefix"), [("vllm", "08"), ("sglang", "03")])
+def test_cpythons_fatal_signal_line_is_a_process_that_died(engine, prefix):
+    # "(EngineCore_DP0 pid=742) (RayWorkerWrapper pid=233, ip=10.20.1.125) Fatal Python error: Segmentation fault"
+    # after a Ray worker's SIGSEGV (gpu-logs-12 vllm/08); the same before SGLang's "scheduler died" (sglang/03)
+    record = _read("gpu-logs-12", engine, prefix)
+    assert (record.status, record.error_kind) == ("engine_error", "process_died"), prefix
+    assert record.error_data["signal_name"] == "Segmentation fault"
+
+
+def test_tpu_memory_statistics_with_the_fields_an_author_kept():
+    # "Memory statistics | total_hbm_used_gb=374.57GiB | total_hbm_avail_gb=307.6GiB" (gpu-logs-12 vllm/09); the whole
+    # line (vllm/11) and one broken before a pipe (vllm/10) read as before
+    record = _read("gpu-logs-12", "vllm", "09")
+    assert (record.device, record.non_kv_gib, record.kv_gib, record.total_memory_gib) == ("tpu", 374.57, 307.6, None)
+    record = _read("gpu-logs-12", "vllm", "11")
+    assert (record.total_memory_gib, record.requested_memory_gib, record.non_kv_gib, record.kv_gib) == (
+        31.24, 28.74, 24.56, 4.19)
+    record = _read("gpu-logs-12", "vllm", "10")
+    assert (record.total_memory_gib, record.requested_memory_gib, record.non_kv_gib, record.kv_gib) == (
+        6080.0, 3648.0, 59.96, 3588.04)
+
+
+def test_sglangs_hierarchical_cache_refused_for_want_of_host_memory():
+    # "ValueError: Not enough host memory available. Requesting 8.37 GB but only have 1.19 GB free." (gpu-logs-12
+    # sglang/02, a fence with that line alone)
+    record = _read("gpu-logs-12", "sglang", "02")
+    assert (record.status, record.error_kind) == ("engine_error", "not_enough_host_memory")
+    assert record.error_data == {"requested_host_gb": 8.37, "free_host_gb": 1.19}
+
+
+def test_a_kv_lines_k_and_v_sizes_on_the_line_below():
+    # "KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 117125," / 21 spaces "K size: 1.79 GB, V size: 1.79
+    # GB" (gpu-logs-12 sglang/07); a pool line with its token count alone stays without a size (sglang/01)
+    record = _read("gpu-logs-12", "sglang", "07")
+    assert [(p.kind, p.tokens, p.gib) for p in record.kv_pools] == [("kv", 117125, 3.58)]
+    assert (record.k_gib, record.v_gib, record.kv_gib) == (1.79, 1.79, 3.58)
+    record = _read("gpu-logs-12", "sglang", "01")
+    assert [(p.kind, p.tokens, p.gib) for p in record.kv_pools] == [("kv", 46848, None)]
+
+
+def test_a_failure_after_the_servers_named_warmup_is_the_warmups():
+    # "Running warmup compile-deep-gemm", the warm-up's prefill batch, then "Scheduler hit an exception" cut
+    # (gpu-logs-12 sglang/10): a failed start, in the warm-up
+    record = _read("gpu-logs-12", "sglang", "10")
+    assert (record.status, record.failed_during, record.kv_tokens) == ("engine_error", "warmup", 1107402)

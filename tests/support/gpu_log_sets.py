@@ -27,7 +27,7 @@ from parsers.record import (
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu-logs-6", "gpu-logs-7", "gpu-logs-8",
-        "gpu-logs-9", "gpu-logs-10", "gpu-logs-11")
+        "gpu-logs-9", "gpu-logs-10", "gpu-logs-11", "gpu-logs-12")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -63,6 +63,11 @@ HELD_OUT = {
     # backend, hybrid state pools, 2026 fatal wordings, traps and Python-source wrappers, read through the parser once
     # (vllm 11, sglang 10: a second batch, collected after this round's rules, read once)
     "gpu-logs-11": {"vllm": tuple(f"{n:02d}" for n in range(1, 12)), "sglang": tuple(f"{n:02d}" for n in range(1, 11))},
+    # gpu-logs-12 (logs12, issue 42's tenth round): every log held out, collected and read by eye on the backends
+    # (XPU, TPU, Gaudi, ROCm, Jetson), HiCache host pools, Ray and Dynamo prefixes, fatal starts and wrappers the
+    # earlier sets are thin on, read through the parser once
+    "gpu-logs-12": {"vllm": tuple(f"{n:02d}" for n in range(1, 14)),
+                    "sglang": tuple(f"{n:02d}" for n in range(1, 11))},
 }
 
 
