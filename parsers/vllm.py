@@ -773,6 +773,12 @@ class VllmLogParser(LogParser):
         error("process_died",
               r"Worker proc (?P<process>\S+) died unexpectedly \(exit code: (?P<exit_code>-?\d+|None)\)",
               rank=GENERIC),
+        # A process of the server (an API server, the Rust frontend, an engine core) exited non-zero while the launcher
+        # waited on them all: a failed start (0.32.0 vllm/v1/utils.py:586-589 wait_for_completion_or_failure,
+        # f"Process {proc.name} (PID: {proc.pid}) died with exit code {proc.exitcode}").
+        error("process_died",
+              r"Process (?P<process>\S+) \(PID: (?P<pid>\d+)\) died with exit code (?P<exit_code>-?\d+)",
+              rank=GENERIC),
     )
 
     def __init__(self) -> None:
