@@ -119,7 +119,8 @@ _COMMENT = re.compile(r"^#+ (?=[\[(]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b|\d{
 # item ("  - Available KV cache memory: 0.58 GiB"), a table row whose first cell quotes a line as code ("| `CPU KV cache
 # size: 174,720 tokens` | what it means |"). The marker is removed only before text (never a traceback's indent).
 _MARKDOWN_FIRST = ">-*+| "
-_QUOTE_OR_ITEM = re.compile(r"^(?:>+ |[ \t]{0,6}[-*+] )(?=\S)")
+# (a blockquote's text may be indented up to three spaces past its marker's space: CommonMark 0.31, "Block quotes")
+_QUOTE_OR_ITEM = re.compile(r"^(?:>+ {1,4}|[ \t]{0,6}[-*+] )(?=\S)")
 _TABLE_CODE_CELL = re.compile(r"^\|\s*`(?P<code>[^`|]+)`\s*\|")
 # Log lines kept in Go source as raw string literals (between back quotes, The Go Programming Language Specification,
 # "String literals"): a log opened by an assignment ("logs := `ValueError: ...", "const deathLog = `[2026-07-25 ...")

@@ -682,7 +682,8 @@ class SglangLogParser(LogParser):
         rule(r"^Current value: (?:self\.)?(?:server_args\.)?mem_fraction_static=(?P<gib>{NUM})", _current_fraction),
         # server arguments shown as bare key=value pairs (an author's "server_args ... tp_size=4 ...
         # mem_fraction_static=0.8 ...", or one pair a line): the fraction the pools were sized with
-        rule(r"(?:^|\s)mem_fraction_static=(?P<gib>{NUM})(?:\s|,|$)", _current_fraction),
+        # (a back quote after it: the end of a markdown code span an author quoted the message in)
+        rule(r"(?:^|\s)mem_fraction_static=(?P<gib>{NUM})(?:\s|,|`|$)", _current_fraction),
         # DeepSeek-V4's pools (0.5.22 pool_configurator.py:1526 "DSV4 pool sizes: full=F, swa=S, c4=...", :1600
         # "DSV4 memory calculation: ... bytes_per_full_token=B, available_bytes=A GB, ... full_token=F"; a 2026
         # build's "DSv4 memory calculation: bytes_per_full_token=..., available_bytes=... GB, full_token=..." and
@@ -799,11 +800,16 @@ class SglangLogParser(LogParser):
         # The server came up, then its warm-up request failed: a failed start (0.5.22
         # sglang/srt/entrypoints/http_server.py:2311, logger.error; the server is killed after it)
         error("warmup_failed", r"Initialization failed\. warmup error:", standalone=True),
+        # The pool budget came out at zero tokens or less: the engine's one message for it, always raised as the
+        # start's RuntimeError (0.5.23 sglang/srt/model_executor/pool_configurator.py:94-99 MemoryPoolConfig
+        # .__post_init__), so the wording alone is a failed start, also quoted in prose or a code span
         error("not_enough_memory",
-              r"Not enough memory\. Please try to increase --mem-fraction-static\."
+              # (or broken by an author after "increase", the flag on the next line: a failure on its own)
+              r"Not enough memory\. Please try to increase(?: --mem-fraction-static\.|$)"
               # the value used: "Current value: mem_fraction_static=0.88", or bare on the error's line ("... Current
               # value: 0.82", a 0.5.8 MetaX fork's log of 2026)
-              r"(?: Current value: (?:[\w.]*?mem_fraction_static=)?(?P<mem_fraction_static_effective>[\d.]+))?"),
+              r"(?: Current value: (?:[\w.]*?mem_fraction_static=)?(?P<mem_fraction_static_effective>[\d.]+))?",
+              standalone=True),
         error("pool_too_small", r"Memory pool size is too small"),
         # --context-length above what the model config allows (0.5.22 sglang/srt/configs/model_config.py:1205
         # _derive_context_length); the same meaning, and kind, as vLLM's --max-model-len check.

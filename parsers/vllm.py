@@ -668,8 +668,11 @@ class VllmLogParser(LogParser):
         # last sentence). An excerpt that holds it and no KV line stays undecided, as the sets read it (gpu-logs-3
         # vllm/06, /07, gpu-logs-4 vllm/07), though the engine prints it after the KV cache (0.33.0
         # compile_or_warm_up_model).
+        # Its last sentence alone is read too, where an author kept the message's sentences one a line and dropped the
+        # first ones ("Current kv cache memory in use is 9.45 GiB.", 0.32.0 vllm/v1/worker/gpu_worker.py:1030-1031).
         rule(r"Free memory on device \({NUM}/{NUM}" + GIB + r"\) on startup\.(?: |$)"
-             r"|Replace gpu_memory_utilization(?: config)? with `--kv-cache-memory=",
+             r"|Replace gpu_memory_utilization(?: config)? with `--kv-cache-memory="
+             r"|^Current kv cache memory in use is {NUM}" + GIB + r"\.",
              store_pairs((r"Free memory on device \(({NUM})/", "initial_free_gib"),
                     (r"Free memory on device \({NUM}/({NUM})" + GIB, "total_memory_gib"),
                     (r"Desired GPU memory utilization is \(({NUM}),", "gpu_memory_utilization"),
@@ -826,7 +829,7 @@ class VllmLogParser(LogParser):
                 return Line(text=proc.group("msg"), raw=text, source=f"{proc.group('proc')}:{proc.group('pid')}",
                             level=level, primary=_primary(proc.group("proc")),
                             rank=proc.group("proc"), t=t)
-            return Line(text=msg, raw=text, level=level, t=t)
+            return Line(text=self._unindented(msg) if level is None else msg, raw=text, level=level, t=t)
         proc = match.group("proc")
         return Line(
             text=_message(match.group("msg"), match.group("level")),
@@ -838,6 +841,15 @@ class VllmLogParser(LogParser):
             rank=proc or "",
             t=t,
         )
+
+    def _unindented(self, msg: str) -> str:
+        """A message with no prefix at all, indented by what holds the log (a test's triple-quoted string, a document's
+        indented block: "    GPU KV cache size: 755,316 tokens, ..."): the indent is the holder's, vLLM prints its
+        messages right after its prefix (0.33.0 vllm/logger.py:28-31, "... %(message)s"). A traceback's lines keep
+        theirs (its frames and source lines are indented by Python)."""
+        if msg[:1] not in (" ", "\t") or self._tracebacks.open_sources or _INDENTED_PART.match(msg):
+            return msg
+        return msg.lstrip(" \t")
 
     def finalize(self) -> None:
         record = self.record

@@ -98,8 +98,8 @@ FLOORS = {
     ("gpu-logs-12", "sglang", True): (33, 40, 5, 5, 10, 10),
     # first read vLLM 39/47, KV 3/4, statuses 4/5; SGLang 22/24, 4/4, 4/5, no trap read as the pool (then one class
     # fixed; the misses left are in its README)
-    ("gpu-logs-13", "vllm", True): (40, 47, 3, 4, 4, 5),
-    ("gpu-logs-13", "sglang", True): (22, 24, 4, 4, 4, 5),
+    ("gpu-logs-13", "vllm", True): (46, 47, 4, 4, 5, 5),
+    ("gpu-logs-13", "sglang", True): (24, 24, 4, 4, 5, 5),
 }
 
 
@@ -851,3 +851,19 @@ def test_a_server_process_that_died_after_the_kv_line_is_a_failed_start():
     record = _read("gpu-logs-13", "vllm", "01")
     assert (record.status, record.error_kind, record.kv_tokens) == ("engine_error", "process_died", 6312658)
     assert (record.error_data["process"], record.error_data["exit_code"]) == ("RustFrontend", 2)
+
+
+def test_bare_messages_indented_by_the_string_that_holds_them():
+    # "    GPU KV cache size: 755,316 tokens, ..." inside a test's triple-quoted string, no prefix at all (gpu-logs-13
+    # vllm/04): the indent is the holder's; the message's last sentence on its own line is the KV memory in use
+    record = _read("gpu-logs-13", "vllm", "04")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.max_concurrency) == ("ok", 755316, 9.45, 2.88)
+    assert record.current_kv_cache_gib == 9.45
+
+
+def test_not_enough_memory_broken_by_its_author_in_a_blockquoted_code_span():
+    # ">    `RuntimeError: Not enough memory. Please try to increase" / ">    --mem-fraction-static. Current value:
+    # mem_fraction_static=0.93`" (gpu-logs-13 sglang/05): a failed start, the fraction from the next line
+    record = _read("gpu-logs-13", "sglang", "05")
+    assert (record.status, record.error_kind) == ("engine_error", "not_enough_memory")
+    assert record.mem_fraction_static_effective == 0.93
