@@ -71,7 +71,8 @@ HELD_OUT = {
     # gpu-logs-13 (logs13, issue 42's eleventh round): every log held out, collected and read by eye on the commonest
     # pasted shapes (compose and log-viewer prefixes, TP ranks, test receipts, author-cut lines), read through the
     # parser once
-    "gpu-logs-13": {"vllm": tuple(f"{n:02d}" for n in range(1, 6)), "sglang": tuple(f"{n:02d}" for n in range(1, 6))},
+    # (vllm 06-08, sglang 06-07: a second batch, collected after this round's rules, read once)
+    "gpu-logs-13": {"vllm": tuple(f"{n:02d}" for n in range(1, 9)), "sglang": tuple(f"{n:02d}" for n in range(1, 8))},
 }
 
 
