@@ -514,9 +514,11 @@ class VllmLogParser(LogParser):
         rule(r"^Warming up model for the compilation\.\.\.", phase("profiling")),
         rule(r"Estimated CUDA graph memory: (?P<cuda_graph_estimate_gib>{NUM})" + GIB),
         rule(r"^Available KV cache memory: (?P<kv_gib>{NUM})" + GIB, primary_only=True),
+        # (0.32.0 vllm/v1/worker/gpu_worker.py:774-784; a message an author cut after its second sentence keeps the
+        # two figures it states, the suggestion read only where the third sentence is there)
         rule(r"The current --gpu-memory-utilization=(?P<gpu_memory_utilization>{NUM}) is equivalent to "
              r"--gpu-memory-utilization=(?P<gpu_memory_utilization_equivalent>{NUM}) without CUDA graph memory "
-             r"profiling\..*increase --gpu-memory-utilization to (?P<gpu_memory_utilization_suggested>{NUM})"),
+             r"profiling\.(?:.*increase --gpu-memory-utilization to (?P<gpu_memory_utilization_suggested>{NUM}))?"),
         # 0.18.0-0.18.1 vllm/v1/worker/gpu_worker.py:491: the same suggestion, worded as a notice of the next release
         rule(r"^In v\d+\.\d+, CUDA graph memory profiling will be enabled by default .* increase "
              r"--gpu-memory-utilization from (?P<gpu_memory_utilization>{NUM}) to "

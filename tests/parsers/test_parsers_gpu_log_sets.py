@@ -96,10 +96,11 @@ FLOORS = {
     # the misses left are in its README)
     ("gpu-logs-12", "vllm", True): (44, 48, 7, 7, 13, 13),
     ("gpu-logs-12", "sglang", True): (33, 40, 5, 5, 10, 10),
-    # first read vLLM 39/47, KV 3/4, statuses 4/5; SGLang 22/24, 4/4, 4/5, no trap read as the pool (then one class
-    # fixed; the misses left are in its README)
-    ("gpu-logs-13", "vllm", True): (46, 47, 4, 4, 5, 5),
-    ("gpu-logs-13", "sglang", True): (24, 24, 4, 4, 5, 5),
+    # first read vLLM 39/47, KV 3/4, statuses 4/5; SGLang 22/24, 4/4, 4/5, no trap read as the pool (then fitted;
+    # the misses left are in its README); a second batch read once after that: vLLM 13/17, 2/3, 2/3; SGLang 12/12,
+    # 1/1, 2/2
+    ("gpu-logs-13", "vllm", True): (61, 64, 6, 7, 7, 8),
+    ("gpu-logs-13", "sglang", True): (36, 36, 5, 5, 7, 7),
 }
 
 
@@ -867,3 +868,15 @@ def test_not_enough_memory_broken_by_its_author_in_a_blockquoted_code_span():
     record = _read("gpu-logs-13", "sglang", "05")
     assert (record.status, record.error_kind) == ("engine_error", "not_enough_memory")
     assert record.mem_fraction_static_effective == 0.93
+
+
+def test_cuda_graph_profiling_notice_cut_after_its_second_sentence():
+    # "... is equivalent to --gpu-memory-utilization=0.8896 without CUDA graph memory profiling. To mai" (gpu-logs-13
+    # vllm/06, an author's cut): the two figures it kept (every rank's, under the author's "rank N (node M):" headers:
+    # the record keeps the last rank's 0.8897, rank 0's is 0.8896 - the headers are not read as ranks, a miss left);
+    # the whole notice (vllm/08) reads its suggestion too
+    record = _read("gpu-logs-13", "vllm", "06")
+    assert record.gpu_memory_utilization == 0.9
+    assert record.gpu_memory_utilization_equivalent in (0.8896, 0.8897)
+    assert record.gpu_memory_utilization_suggested is None
+    assert _read("gpu-logs-13", "vllm", "08").gpu_memory_utilization_suggested == 0.5544
