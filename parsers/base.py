@@ -335,14 +335,20 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
     )
 
 
+# The field a fatal signal's failure carries (fatal_signal_errors): a live launch leaves such a death to the process's
+# exit, a crash (harness/execute/launcher.py), where a log read afterwards records it as a failed start.
+FATAL_SIGNAL_FIELD = "signal_name"
+
+
 def fatal_signal_errors() -> tuple[ErrorRule, ...]:
     """A process killed by a fatal signal while CPython's faulthandler was on (both engines turn it on; a Ray worker's
     and a scheduler's stderr reach the log): "Fatal Python error: " and the signal's name, then its Python frames
     (CPython Modules/faulthandler.c, faulthandler_fatal_error, the names of faulthandler_handlers: Bus error, Illegal
     instruction, Floating point exception, Aborted, Segmentation fault). A process that died, whatever the engine."""
     return (
-        error("process_died", r"^Fatal Python error: (?P<signal_name>Segmentation fault|Bus error|Illegal instruction"
-                              r"|Floating point exception|Aborted)\b", rank=GENERIC, standalone=True),
+        error("process_died", rf"^Fatal Python error: (?P<{FATAL_SIGNAL_FIELD}>Segmentation fault|Bus error"
+                              r"|Illegal instruction|Floating point exception|Aborted)\b",
+              rank=GENERIC, standalone=True),
     )
 
 

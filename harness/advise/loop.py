@@ -69,6 +69,7 @@ class Device:
     kind: str  # "cuda" or "cpu"
     basis: str
     free_at_load: bool = False  # free_mib is an engine's own reading as it began loading (a launch's log)
+    name: str | None = None  # the card's name (NVML's): vLLM's batch defaults keep an A100 below its tier by name
 
 
 @dataclass
@@ -147,7 +148,7 @@ def measure_device(engine: str, version: str | None, env: dict[str, str], scenar
         state = read(index)
         total, basis = _engine_gpu_total(engine, version, scenario, read, index)
         return Device(total or state.total_mib, state.total_mib - state.used_mib, "cuda",
-                      f"GPU {index} ({state.name}{basis if total else ''})")
+                      f"GPU {index} ({state.name}{basis if total else ''})", name=state.name)
     if scenario.gpu.memory_gib:
         raise InputError(f"the scenario is about a {scenario.gpu.memory_gib:g} GiB GPU, but this host has no NVIDIA "
                          "GPU (NVML unavailable): advise launches real engines, so run it on a GPU host")
@@ -433,7 +434,7 @@ def _predict_setting(raw, engine, args, setting: Setting, model, device: Device,
     data = _scenario_for(raw, engine, point_args, [setting])
     point = _points(data, path)[0]
     return predict_point(point, model, device.total_mib, tp=tp, device=device.kind, calibration=calibration,
-                         gpu_free_mib=device.free_mib, free_at_load=device.free_at_load)
+                         gpu_free_mib=device.free_mib, free_at_load=device.free_at_load, gpu_name=device.name)
 
 
 def _batches(eng, args: dict[str, Any], engine_args: dict[str, Any]) -> list[int | None]:

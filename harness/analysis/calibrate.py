@@ -91,6 +91,12 @@ def row_device(row: Mapping[str, Any]) -> str:
     return "cpu" if str(row.get("device_name") or "").startswith("cpu") else "cuda"
 
 
+def row_card_name(row: Mapping[str, Any]) -> str | None:
+    """The card's name the row recorded (NVML's, e.g. "NVIDIA A100-SXM4-80GB"); None on a CPU or where not recorded."""
+    name = row.get("device_name")
+    return str(name) if row_device(row) == "cuda" and isinstance(name, str) and name else None
+
+
 def row_free(row: pd.Series) -> float | None:
     """Free device memory before the launch: the total less what was in use (the baseline reading)."""
     total, busy = number(row.get("device_total_mib")), number(row.get("gpu_busy_before_mib"))
@@ -166,12 +172,13 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
         for point, row in members:
             free = free_of[(point.point_id, int(row["repeat"]))]
             prediction = predict_point(point, model, total, tp=tp, device=device, free_at_load=at_load,
-                                       gpu_free_mib=free)
+                                       gpu_free_mib=free, gpu_name=row_card_name(row))
             if prediction.kv_gib_upper_bound is None and free is not None and not at_load:
                 # It started: a free reading that says it could not was the harness's, taken at another moment
                 # than the engine's (memory still settling, another job's engine ending), not what sized it.
                 free = free_of[(point.point_id, int(row["repeat"]))] = None
-                prediction = predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=None)
+                prediction = predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=None,
+                                           gpu_name=row_card_name(row))
             if prediction.kv_gib_upper_bound is None or any(n.startswith("KV size given explicitly")
                                                             for n in prediction.notes):
                 continue  # an explicit KV size has nothing to fit
@@ -191,9 +198,11 @@ def fit_calibrations(points: Iterable[Any], results: pd.DataFrame, model: ModelD
         fit = GroupFit(engine, version, model_name, total, _fit(engine, fitted, fit_axis), fitted, device=device,
                        device_free_mib=free, device_free_at_load=at_load)
         by_point = {p.point_id: p for p, _ in members}
+        names = {p.point_id: row_card_name(row) for p, row in members}
         for r in fitted:
             again = predict_point(by_point[r.point_id], model, total, tp=tp, calibration=fit.calibration,
-                                  device=device, gpu_free_mib=free_of.get((r.point_id, r.repeat)), free_at_load=at_load)
+                                  device=device, gpu_free_mib=free_of.get((r.point_id, r.repeat)), free_at_load=at_load,
+                                  gpu_name=names[r.point_id])
             r.calibrated_kv_tokens = again.kv_tokens
             r.residual_gib = (again.kv_gib or 0) - r.measured_kv_gib
             r.error_pct = prediction_error_pct(again.kv_tokens, r.measured_kv_tokens)

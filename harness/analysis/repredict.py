@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.analysis.calibrate import base_version, number, row_device, row_free
+from harness.analysis.calibrate import base_version, number, row_card_name, row_device, row_free
 from harness.engines.predicting import predict_point
 from harness.predict import Prediction, prediction_error_pct
 from harness.predict.model import ModelDescription
@@ -31,12 +31,13 @@ def row_reading(row: pd.Series) -> tuple[float | None, float | None, bool]:
 def predict_row(point: Any, row: pd.Series, model: ModelDescription, tp: int | None = None) -> Prediction:
     """The prediction for `row` from its own recorded reading."""
     total, free, at_load = row_reading(row)
-    device = row_device(row)
-    prediction = predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=free, free_at_load=at_load)
+    device, name = row_device(row), row_card_name(row)
+    prediction = predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=free, free_at_load=at_load,
+                               gpu_name=name)
     if row.get("status") == "ok" and not prediction.will_start and free is not None and not at_load:
         # It started: a harness reading before the launch that says it could not was taken at another moment
         # than the engine's (as calibrate.fit_calibrations treats it)
-        prediction = predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=None)
+        prediction = predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=None, gpu_name=name)
     return prediction
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from harness.execute import signals
 from harness.execute.procs import process_start_ticks, stop_group
+from parsers.base import FATAL_SIGNAL_FIELD
 
 SUPERVISOR = Path(__file__).with_name("supervisor.py")
 
@@ -131,7 +132,8 @@ class _Watch:
             elif event.kind == "kv_sized" and self.t_kv is None:
                 self.t_kv = now
                 self.set_phase("kv_sized")
-            elif event.kind == "startup_error" and self.t_error is None:
+            elif event.kind == "startup_error" and self.t_error is None and FATAL_SIGNAL_FIELD not in event.data:
+                # (a fatal signal's line is a crash: the process's exit decides it, with its last lines)
                 self.t_error = now
 
     def set_phase(self, phase: str | None) -> None:

@@ -132,8 +132,9 @@ def compile_cache_dir(job: PointJob, engine: str, engine_version: str | None, wo
     return shared, state
 
 
-def predictor(point: Point, model_path: str, device: str) -> Predictor:
-    """The point's prediction from one memory reading (None: no reading), the model described once.
+def predictor(point: Point, model_path: str, device: str, gpu_name: str | None = None) -> Predictor:
+    """The point's prediction from one memory reading (None: no reading), the model described once; `gpu_name`: the
+    card's name as NVML gives it (vLLM's batch defaults keep an A100 below its memory's tier by name).
 
     A predictor failure must never cost the measurement: it is logged and the prediction is None."""
     description: list = []  # loaded on the first prediction asked for
@@ -144,7 +145,7 @@ def predictor(point: Point, model_path: str, device: str) -> Predictor:
                 description.append(load_model_description(model_path))
             return predict_point(point, description[0], reading.total_mib if reading else None, device=device,
                                  gpu_free_mib=reading.free_mib if reading else None,
-                                 free_at_load=reading.free_at_load if reading else False)
+                                 free_at_load=reading.free_at_load if reading else False, gpu_name=gpu_name)
         except Exception as exc:  # noqa: BLE001
             log.warning("no prediction for %s: %s", point.point_id, exc)
             return None
@@ -189,7 +190,8 @@ def _measure(point: Point, job: PointJob, work_dir: Path, tmp_dir: Path, gpus: l
     outcome, at_load = _launch(engine, engine_env.engine_version, point, job, ctx, job.run_dir / log_rel, before,
                                on_phase)
     release_note = _wait_for_release(point, before)
-    predict = predictor(point, job.model_path, job.device)
+    predict = predictor(point, job.model_path, job.device,
+                        gpu_name=before.device.name if before.gpu is not None else None)
     device, sized_from = _sized_from(engine, point, outcome.record, before, at_load, predict)
     held = gpus if gpus is not None else ([0] if job.device == "cuda" else None)
     return PointResult(
