@@ -76,7 +76,8 @@ HELD_OUT = {
     # gpu-logs-14 (logs14, issue 42's twelfth round): every log held out, collected and read by eye from write-ups,
     # run books and notes (author-shortened prefixes, prefixless marker lines, screenshots read by OCR, summaries
     # wrapped in comments or blockquotes), read through the parser once
-    "gpu-logs-14": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": tuple(f"{n:02d}" for n in range(1, 8))},
+    # (vllm 07-11: a second batch, collected after this round's rule, read once)
+    "gpu-logs-14": {"vllm": tuple(f"{n:02d}" for n in range(1, 12)), "sglang": tuple(f"{n:02d}" for n in range(1, 8))},
 }
 
 
