@@ -112,7 +112,9 @@ def _message(msg: str | None, level: str | None = None) -> str:
     return msg
 
 
-_ALIGNED_LEVELS = ("INFO", "DEBUG", "WARNING")
+# (None: a line an author cut to its file tag alone, "[gpu_worker.py:538]        Available KV cache memory: 12.75 GiB",
+# padded to a column the same way; the format puts one space after the tag, 0.32.0 vllm/logger.py:28-32)
+_ALIGNED_LEVELS = ("INFO", "DEBUG", "WARNING", None)
 
 
 def find_prefix(text: str) -> re.Match | None:
@@ -697,7 +699,9 @@ class VllmLogParser(LogParser):
              until=r"Current (?:kv cache memory in use is|KV cache memory:) [\d.]+"),
         # 0.32.0 vllm/model_executor/layers/quantization/kv_cache.py:164: an fp8 KV cache without calibrated scales
         rule(r"^Using KV cache scaling factor {NUM} for (?P<kv_cache_dtype>fp8\w*)\.", _kv_dtype_seen),
-        rule(r"init engine \((?:profile|[^()]*kv cache)[^()]*\) took (?P<init_engine_seconds>{NUM}) ?s"
+        # 0.32.0 vllm/v1/engine/core.py:384-404 (V0: "... took N seconds"); a write-up may drop the parenthetical, the
+        # rest is the engine's ("init engine took 70.62 s (compilation: 42.18 s)", gpu-logs-14 vllm/01 and /10)
+        rule(r"init engine(?: \((?:profile|[^()]*kv cache)[^()]*\))? took (?P<init_engine_seconds>{NUM}) ?s"
              r"(?:econds)?(?: \(compilation: (?P<compilation_seconds>{NUM}) s)?"),
         # ready, and stopping
         rule(r"Application startup complete\.", ready),
