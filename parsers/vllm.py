@@ -65,9 +65,12 @@ PREFIX_NO_LINENO = re.compile(PREFIX.pattern.replace(r":(?P<lineno>\d+)\]", r"(?
 PREFIX_AT_START = re.compile(PREFIX.pattern)
 # An author who elided the timestamp and the file tag together writes one ellipsis for both, after the level
 # ("(EngineCore pid=73) INFO ... GPU KV cache size: 26,112 tokens, ..."; the format's "%(asctime)s [%(fileinfo)s:
-# %(lineno)d]" between the level and the message, 0.31.0 vllm/logger.py:27-31): tried only where the line has no tag.
+# %(lineno)d]" between the level and the message, 0.31.0 vllm/logger.py:27-31), or keeps the tag's brackets around it
+# ("INFO [...] GPU KV cache size: 188,512 tokens": the same "[%(fileinfo)s:%(lineno)d]", 0.32.0 vllm/logger.py:28-32,
+# the ellipsis standing for what the brackets held and the timestamp before them): tried only where the line has no tag.
+_ELLIPSIS = r"(?:\.\.\.|\u2026)"
 PREFIX_ELIDED = re.compile(
-    rf"^(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:\.\.\.|\u2026)\s+(?P<msg>.*)$")
+    rf"^(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:{_ELLIPSIS}|\[{_ELLIPSIS}\])\s+(?P<msg>.*)$")
 # An author or a log viewer who cut the timestamp alone leaves the level and the file tag, in the old format's shape
 # ("INFO gpu_worker.py:298] msg": up to 0.7.x "%(levelname)s %(asctime)s %(filename)s:%(lineno)d] %(message)s", the
 # opening bracket added in 0.8.5 vllm/logger.py:22) or stripped of its brackets too ("INFO gpu_model_runner.py:4879
@@ -109,7 +112,9 @@ def _message(msg: str | None, level: str | None = None) -> str:
     return msg
 
 
-_ALIGNED_LEVELS = ("INFO", "DEBUG", "WARNING")
+# (None: a line an author cut to its file tag alone, "[gpu_worker.py:538]        Available KV cache memory: 12.75 GiB",
+# padded to a column the same way; the format puts one space after the tag, 0.32.0 vllm/logger.py:28-32)
+_ALIGNED_LEVELS = ("INFO", "DEBUG", "WARNING", None)
 
 
 def find_prefix(text: str) -> re.Match | None:
@@ -694,7 +699,9 @@ class VllmLogParser(LogParser):
              until=r"Current (?:kv cache memory in use is|KV cache memory:) [\d.]+"),
         # 0.32.0 vllm/model_executor/layers/quantization/kv_cache.py:164: an fp8 KV cache without calibrated scales
         rule(r"^Using KV cache scaling factor {NUM} for (?P<kv_cache_dtype>fp8\w*)\.", _kv_dtype_seen),
-        rule(r"init engine \((?:profile|[^()]*kv cache)[^()]*\) took (?P<init_engine_seconds>{NUM}) ?s"
+        # 0.32.0 vllm/v1/engine/core.py:384-404 (V0: "... took N seconds"); a write-up may drop the parenthetical, the
+        # rest is the engine's ("init engine took 70.62 s (compilation: 42.18 s)", gpu-logs-14 vllm/01 and /10)
+        rule(r"init engine(?: \((?:profile|[^()]*kv cache)[^()]*\))? took (?P<init_engine_seconds>{NUM}) ?s"
              r"(?:econds)?(?: \(compilation: (?P<compilation_seconds>{NUM}) s)?"),
         # ready, and stopping
         rule(r"Application startup complete\.", ready),
