@@ -822,19 +822,23 @@ def _full_cudagraphs(s: Settings) -> bool:
     """Whether the GPU worker captures full (decode) CUDA graphs: the default optimization level's
     FULL_AND_PIECEWISE (0.32.0 vllm/config/vllm.py:303, -O2), none with --enforce-eager (:1691-1693), -O0 or -O1
     (:261, :282), or a compilation_config cudagraph_mode without FULL."""
-    level = s.get("optimization_level")
-    if s.get("enforce_eager") is True or (level is not None and str(level).upper().lstrip("O") in ("0", "1")):
+    if s.get("enforce_eager") is True or _optimization_level_in(s, ("0", "1")):
         return False
     mode = _json_setting(s, "compilation_config").get("cudagraph_mode")
     return mode is None or "FULL" in str(mode).upper()
+
+
+def _optimization_level_in(s: Settings, levels: tuple[str, ...]) -> bool:
+    """Whether -O / optimization_level is one of `levels` ("0" for -O0 or O0 or 0)."""
+    level = s.get("optimization_level")
+    return level is not None and str(level).upper().lstrip("O") in levels
 
 
 def _compiles(s: Settings) -> bool:
     """Whether the profile run compiles the model (torch.compile): not with --enforce-eager (0.10.2
     vllm/config/__init__.py:3364-3371, 0.32.0 vllm/config/vllm.py:1691-1693), -O0 (0.32.0 :1752-1756) or a
     compilation_config mode/level 0."""
-    level = s.get("optimization_level")
-    if s.get("enforce_eager") is True or (level is not None and str(level).upper().lstrip("O") == "0"):
+    if s.get("enforce_eager") is True or _optimization_level_in(s, ("0",)):
         return False
     config = _json_setting(s, "compilation_config")
     mode = config.get("mode", config.get("level"))
