@@ -138,6 +138,11 @@ PROC_ONLY = re.compile(rf"^(?:\([^()]*? pid=\d+{_RAY_IP}\) )*\((?P<proc>[^()]*?)
                        r"(?P<msg>.*)$")
 # Rank numbers in a process name: Worker_PP1_TP0, EngineCore_DP1, VllmWorker-3, VllmWorker rank=1.
 RANK = re.compile(r"(?:_[A-Z]*|-|rank=)(\d+)")
+# Process names with no rank number that are never rank 0: V0's multiprocessing executor starts ranks 1..N-1 as
+# processes named "VllmWorkerProcess" (0.8.5 vllm/executor/mp_distributed_executor.py:89-90,
+# multiproc_worker_utils.py:157) and runs rank 0, the driver worker, in the engine's own process, whose lines carry no
+# process prefix (mp_distributed_executor.py:106).
+NOT_RANK0 = frozenset({"VllmWorkerProcess"})
 # Default block size when no line states it: 16 on GPUs (vllm 0.8.5 vllm/config.py CacheConfig),
 # 128 on the CPU backend (vllm 0.32.0 vllm/platforms/cpu.py).
 DEFAULT_BLOCK_SIZE = {"gpu": 16, "cpu": 128}
@@ -969,4 +974,4 @@ class VllmLogParser(LogParser):
 
 @functools.lru_cache(maxsize=1024)  # a log names few processes, on every line
 def _primary(proc: str | None) -> bool:
-    return proc is None or all(int(n) == 0 for n in RANK.findall(proc))
+    return proc is None or (proc not in NOT_RANK0 and all(int(n) == 0 for n in RANK.findall(proc)))
