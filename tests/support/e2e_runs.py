@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.envs import default_cache_dir
+from harness.envs import default_cache_dir, host_is_cpu_only
 from harness.results.io import read_results
 from harness.scenario import Point, expand, load_scenario
 from tests.support.engine_envs import ensure_env
@@ -139,12 +139,16 @@ class BackgroundRuns:
         self.run_dirs: dict[str, Path] = {}
         self.environ: dict[str, str] | None = None
         self.cache_dir: Path | None = None
+        self.cpu_build: bool | None = None
 
     def start(self, names, tmp_path_factory, quiet: bool = False) -> None:
         # The environment as the session began, before any test: tests that set variables while they run
         # (KV_HARNESS_CACHE_DIR to a folder of fake envs, say) must not reach the runs going on beside them.
+        # The device too: the GPU host stand-in's tests clear KV_HARNESS_DEVICE and fake NVML for a while, and an
+        # env asked for from this thread meanwhile was the GPU build (a fresh-clone CI on an empty cache tried to
+        # install vllm-0.32.0 for CUDA, 2026-12-04).
         if self.environ is None:
-            self.environ, self.cache_dir = dict(os.environ), default_cache_dir()
+            self.environ, self.cache_dir, self.cpu_build = dict(os.environ), default_cache_dir(), host_is_cpu_only()
         for name, (scenario, stages) in RUNS.items():
             if name not in names:
                 continue
@@ -155,7 +159,7 @@ class BackgroundRuns:
 
     def _stage(self, scenario: Path, stage: Stage, run_dir: Path, resume: bool) -> E2ERun:
         for engine, release in stage.wanted:
-            ensure_env(engine, release, self.cache_dir)
+            ensure_env(engine, release, self.cache_dir, self.cpu_build)
         return run_selection(scenario, select(scenario, stage.wanted), run_dir, resume, self.environ, stage.options)
 
     def result(self, name: str, tmp_path_factory) -> E2ERun:

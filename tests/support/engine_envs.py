@@ -31,17 +31,18 @@ _INSTALLING: dict[tuple[str, str], threading.Lock] = {}
 _GUARD = threading.Lock()
 
 
-def ensure_env(engine: str, version: str, cache_dir: Path | None = None):
+def ensure_env(engine: str, version: str, cache_dir: Path | None = None, cpu: bool | None = None):
     """The provisioned env for engine==version, installed first if missing (reused otherwise). `cache_dir`:
-    the cache to use (default: the one the environment names now)."""
+    the cache to use (default: the one the environment names now); `cpu`: the build (default: the host as
+    the environment says now)."""
     with _GUARD:
         lock = _INSTALLING.setdefault((engine, version), threading.Lock())
     with lock:
         try:
-            return ensure_bytecode(resolve_env(engine, version, cache_dir=cache_dir))
+            return ensure_bytecode(resolve_env(engine, version, cache_dir=cache_dir, cpu=cpu))
         except HarnessError:
             log.warning("installing %s==%s for the engine tests", engine, version)
-            return install_env(engine, version, cache_dir, progress=lambda msg: log.warning("%s", msg))
+            return install_env(engine, version, cache_dir, cpu=cpu, progress=lambda msg: log.warning("%s", msg))
 
 
 @pytest.fixture(scope="session")
