@@ -2,10 +2,10 @@
 each one's first look and final error are in tests/fixtures/predict/gpu-oos11/SOURCES.md.
 
 Which was fitted and which was checked: v41 and v43 were marked held out when the set was collected, before any
-prediction (SOURCES.md, commit 8dbee63). The fitted case (v42) was first predicted with the code of main 4a26805 and came
-within 3 % (+1.56 %); no rule changed, and the held-out two were predicted once, with that same code, and are locked
-here as they came: both within 3 % (+1.87 %, +1.55 %). Every case passes the card's name (Case.gpu_name); none pins a
-batch the predictor derives."""
+prediction (SOURCES.md, commit 8dbee63). The fitted case (v42) was first predicted with the code of main 4a26805 and
+came within 3 % (+1.56 %); no rule changed, and the held-out two were predicted once, with that same code, and are
+locked here as they came: both within 3 % (+1.87 %, +1.55 %). Every case passes the card's name (Case.gpu_name); none
+pins a batch the predictor derives."""
 
 from __future__ import annotations
 
@@ -26,9 +26,10 @@ RTX_3090_MIB = 23.56 * GIB_MIB  # ../gpu-oos4 v11's RTX 3090 total
 
 CASES = {
     "v41 qwen25-0.5b 2x t4 dp2 0.11.0": Case(
-        "vllm", "gpu-oos11/v41-2xt4-qwen25-0.5b-dp2-ray-v0.11.0-excerpt.log", "sglang-gpu-public/Qwen2.5-0.5B-Instruct.json",
-        "0.11.0", T4_MIB, 7.5, {"data_parallel_size": 2, "data_parallel_size_local": 1, "data_parallel_backend": "ray"},
-        "held_out", 938544, gpu_name="Tesla T4"),
+        "vllm", "gpu-oos11/v41-2xt4-qwen25-0.5b-dp2-ray-v0.11.0-excerpt.log",
+        "sglang-gpu-public/Qwen2.5-0.5B-Instruct.json", "0.11.0", T4_MIB, 7.5,
+        {"data_parallel_size": 2, "data_parallel_size_local": 1, "data_parallel_backend": "ray"}, "held_out",
+        938544, gpu_name="Tesla T4"),
     "v42 qwen3-8b a100-40g 0.19.1": Case(
         "vllm", "gpu-oos11/v42-a100-40g-qwen3-8b-defaults-v0.19.1-excerpt.log", "gpu-oos4/Qwen3-8B.json", "0.19.1",
         A100_40G_MIB, 8.0, {}, "fit", 140960, gpu_name="NVIDIA A100-SXM4-40GB"),
