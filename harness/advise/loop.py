@@ -31,7 +31,7 @@ from harness.errors import HarnessError, InputError, Interrupted
 from harness.execute.cuda_reading import engine_gpu_total_mib
 from harness.execute.executors.slots import usable_gpus
 from harness.execute.gpu import nvml_reader, visible_gpu_count
-from harness.execute.host import read_host_memory
+from harness.execute.host import cpu_flags, read_host_memory
 from harness.execute.models import resolve_model
 from harness.execute.run import RunOptions, run_scenario
 from harness.predict import Prediction, load_model_description
@@ -434,7 +434,8 @@ def _predict_setting(raw, engine, args, setting: Setting, model, device: Device,
     data = _scenario_for(raw, engine, point_args, [setting])
     point = _points(data, path)[0]
     return predict_point(point, model, device.total_mib, tp=tp, device=device.kind, calibration=calibration,
-                         gpu_free_mib=device.free_mib, free_at_load=device.free_at_load, gpu_name=device.name)
+                         gpu_free_mib=device.free_mib, free_at_load=device.free_at_load, gpu_name=device.name,
+                         cpu_flags=cpu_flags() if device.kind == "cpu" else None)
 
 
 def _batches(eng, args: dict[str, Any], engine_args: dict[str, Any]) -> list[int | None]:

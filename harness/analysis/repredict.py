@@ -28,29 +28,34 @@ def row_reading(row: pd.Series) -> tuple[float | None, float | None, bool]:
     return total, row_free(row), False
 
 
-def predict_row(point: Any, row: pd.Series, model: ModelDescription, tp: int | None = None) -> Prediction:
-    """The prediction for `row` from its own recorded reading."""
+def predict_row(point: Any, row: pd.Series, model: ModelDescription, tp: int | None = None,
+                cpu_flags: frozenset[str] | None = None) -> Prediction:
+    """The prediction for `row` from its own recorded reading (`cpu_flags`: those of the host it ran on, where known:
+    its run.json's machine)."""
     total, free, at_load = row_reading(row)
     device, name = row_device(row), row_card_name(row)
+    flags = cpu_flags if device == "cpu" else None
     prediction = predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=free, free_at_load=at_load,
-                               gpu_name=name)
+                               gpu_name=name, cpu_flags=flags)
     if row.get("status") == "ok" and not prediction.will_start and free is not None and not at_load:
         # It started: a harness reading before the launch that says it could not was taken at another moment
         # than the engine's (as calibrate.fit_calibrations treats it)
-        prediction = predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=None, gpu_name=name)
+        prediction = predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=None, gpu_name=name,
+                                   cpu_flags=flags)
     return prediction
 
 
-def repredict(points: list[Any], frame: pd.DataFrame, model: ModelDescription, tp: int | None = None) -> pd.DataFrame:
+def repredict(points: list[Any], frame: pd.DataFrame, model: ModelDescription, tp: int | None = None,
+              cpu_flags: frozenset[str] | None = None) -> pd.DataFrame:
     """A copy of `frame` whose predicted columns are the current predictor's, row by row (rows of no point of
-    `points` keep theirs)."""
+    `points` keep theirs); `cpu_flags`: the CPU flags of the host the rows ran on (None: not known)."""
     by_key = {(p.point_id, base_version(p.engine_version)): p for p in points}
     out = frame.copy()
     for i, row in frame.iterrows():
         point = by_key.get((row["point_id"], base_version(row.get("engine_version"))))
         if point is None:
             continue
-        prediction = predict_row(point, row, model, tp=tp)
+        prediction = predict_row(point, row, model, tp=tp, cpu_flags=cpu_flags)
         measured = number(row.get("kv_tokens"))
         error = prediction_error_pct(prediction.kv_tokens, measured)
         out.at[i, "predicted_kv_tokens"] = prediction.kv_tokens

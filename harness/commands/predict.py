@@ -22,7 +22,7 @@ from harness.commands.console import output_console
 from harness.engines import engine_names, get_engine
 from harness.engines.predicting import predict_point
 from harness.errors import InputError
-from harness.execute.host import read_host_memory
+from harness.execute.host import cpu_flags, read_host_memory
 from harness.formatting import fixed
 from harness.predict import Prediction, load_model_description
 from harness.results.io import read_results
@@ -93,7 +93,7 @@ def _predict_here(point, model, card: float | None, free: float | None, device: 
                   capability: float | None = None, name: str | None = None):
     total, free = _device_for(point, card, free, device)
     return predict_point(point, model, total, tp=tp, device=device, gpu_free_mib=free, gpu_capability=capability,
-                         gpu_name=name)
+                         gpu_name=name, cpu_flags=cpu_flags() if device == "cpu" else None)
 
 
 def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp: int | None = None,
@@ -135,7 +135,7 @@ def predict_scenario(scenario_path: str, gpu_memory_mib: float | None = None, tp
             predictions.append(predict_point(point, model, fit.device_total_mib, tp=tp, device=device,
                                              calibration=fit.calibration, gpu_free_mib=fit.device_free_mib,
                                              free_at_load=fit.device_free_at_load, gpu_capability=capability,
-                                             gpu_name=name))
+                                             gpu_name=name, cpu_flags=cpu_flags() if device == "cpu" else None))
     return PredictReport(predictions, fits, measured)
 
 

@@ -32,7 +32,8 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
             point_id: str | None = None, knobs: dict[str, Any] | None = None,
             calibration: Calibration | None = None, engine_version: str | None = None,
             gpu_free_mib: float | None = None, free_at_load: bool = False,
-            gpu_capability: float | None = None, gpu_name: str | None = None) -> Prediction:
+            gpu_capability: float | None = None, gpu_name: str | None = None,
+            cpu_flags: frozenset[str] | None = None) -> Prediction:
     """The engine's budget formulas for these settings (raw scenario values are typed here once)."""
     eng = get_engine(engine)
     try:
@@ -46,7 +47,7 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
     p = kind(engine=engine, point_id=point_id, args=dict(knobs if knobs is not None else settings.raw),
                    device=device, gpu_total_mib=gpu_total_mib, tp=tp_eff, engine_version=engine_version,
                    gpu_free_mib=gpu_free_mib, free_at_load=free_at_load, gpu_capability=gpu_capability,
-                   gpu_name=gpu_name)
+                   gpu_name=gpu_name, cpu_flags=cpu_flags)
     unmodelled = (eng.predictor_note(engine_version, device)
                   or eng.formulas.unmodelled_kind_note(model, engine_version, device))
     if unmodelled:
@@ -63,9 +64,10 @@ def predict(engine: str, args: dict[str, Any] | Settings, model: ModelDescriptio
 def predict_point(point: PointLike, model: ModelDescription, gpu_total_mib: float | None, tp: int | None = None,
                   device: str = "cuda", calibration: Calibration | None = None,
                   gpu_free_mib: float | None = None, free_at_load: bool = False,
-                  gpu_capability: float | None = None, gpu_name: str | None = None) -> Prediction:
+                  gpu_capability: float | None = None, gpu_name: str | None = None,
+                  cpu_flags: frozenset[str] | None = None) -> Prediction:
     """Prediction for one sweep point."""
     return predict(point.engine, point.settings, model, gpu_total_mib, tp=tp, device=device, env=point.env,
                    point_id=point.point_id, knobs=point.knobs, calibration=calibration,
                    engine_version=point.engine_version, gpu_free_mib=gpu_free_mib, free_at_load=free_at_load,
-                   gpu_capability=gpu_capability, gpu_name=gpu_name)
+                   gpu_capability=gpu_capability, gpu_name=gpu_name, cpu_flags=cpu_flags)

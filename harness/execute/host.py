@@ -7,6 +7,7 @@ Files that cannot be read leave their fields empty (the engines fall back the sa
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Mapping
@@ -69,6 +70,21 @@ def _node_dir_count(node_dir: Path) -> int:
         return sum(1 for entry in node_dir.iterdir() if entry.name.startswith("node"))
     except OSError:
         return 0
+
+
+@functools.cache
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str] | None:
+    """This host's CPU feature flags as the kernel names them (the first processor's `flags` line on x86,
+    `Features` on Arm); None where unreadable. Read once: they do not change while the process runs."""
+    try:
+        text = cpuinfo.read_text(errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip() in ("flags", "Features"):
+            return frozenset(value.split())
+    return None
 
 
 def read_host_memory(env: Mapping[str, str] | None = None, node_dir: Path = _NODE_DIR,

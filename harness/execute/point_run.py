@@ -37,7 +37,13 @@ from harness.execute.gpu import (
     wait_for_release,
     wait_until_idle,
 )
-from harness.execute.host import host_wait_limit_s, read_host_memory, settled_host_memory, wait_for_host_release
+from harness.execute.host import (
+    cpu_flags,
+    host_wait_limit_s,
+    read_host_memory,
+    settled_host_memory,
+    wait_for_host_release,
+)
 from harness.execute.launcher import LaunchOutcome, launch
 from harness.execute.probe.attach import MemoryReader, point_prober
 from harness.predict import Prediction, load_model_description
@@ -145,7 +151,8 @@ def predictor(point: Point, model_path: str, device: str, gpu_name: str | None =
                 description.append(load_model_description(model_path))
             return predict_point(point, description[0], reading.total_mib if reading else None, device=device,
                                  gpu_free_mib=reading.free_mib if reading else None,
-                                 free_at_load=reading.free_at_load if reading else False, gpu_name=gpu_name)
+                                 free_at_load=reading.free_at_load if reading else False, gpu_name=gpu_name,
+                                 cpu_flags=cpu_flags() if device == "cpu" else None)
         except Exception as exc:  # noqa: BLE001
             log.warning("no prediction for %s: %s", point.point_id, exc)
             return None

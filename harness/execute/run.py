@@ -42,6 +42,7 @@ from harness.execute.executors.protocol import Executor
 from harness.execute.executors.sequential import SequentialExecutor
 from harness.execute.executors.slots import usable_gpus
 from harness.execute.gpu import NO_GPU_NOTE, GpuBusyError, Reader, in_card_class, nvml_reader
+from harness.execute.host import cpu_flags
 from harness.execute.models import ModelFetch, fetch_model, resolve_model
 from harness.execute.point_run import GROUPS_DIR, PointJob
 from harness.execute.procs import reap_recorded_groups
@@ -395,7 +396,10 @@ def _record_envs(info: RunInfo, scenario: Scenario, envs: dict[ReleaseKey, objec
 def _machine(gpu_read, gpus: list[int]) -> dict:
     """The host, and the GPUs the points run on (`gpus`, NVML indices): the first is "gpu"."""
     info = {"hostname": socket.gethostname(), "platform": platform.platform(), "processor": platform.processor(),
-            "cpu_count": os.cpu_count()}
+            "cpu_count": os.cpu_count(),
+            # what a CPU engine's kernels depend on (vLLM-CPU packs its weights only where oneDNN has a kernel for the
+            # dtype): kept so the rows can be predicted again elsewhere as they were here
+            "cpu_flags": sorted(cpu_flags() or ())}
     if gpu_read is None or not gpus:
         info["gpu"] = None
         info["gpu_note"] = NO_GPU_NOTE

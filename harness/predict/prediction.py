@@ -56,6 +56,9 @@ class Prediction:
     # an engine picks, and so what it holds, can depend on it (None: not given, assumed to need no fallback)
     gpu_capability: float | None = None
     gpu_name: str | None = None  # the card's name as torch reports it (None: not given)
+    # on a CPU: the host CPU's feature flags (/proc/cpuinfo names), which decide the GEMM kernels an engine packs its
+    # weights for (None: not known, as for a results row replayed on another host)
+    cpu_flags: frozenset[str] | None = None
     weights_gib: float | None = None
     weights_source: str = ""  # where weights_gib comes from: the safetensors headers, or the config's estimate
     kv_bytes_per_token: int | None = None
@@ -79,6 +82,7 @@ class Prediction:
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
+        out.pop("cpu_flags")  # a hundred names; the notes say what they decided
         for key in ("kv_gib_upper_bound", "kv_gib", "weights_gib", *self.ROUNDED_GIB):
             if out[key] is not None:
                 out[key] = round(out[key], 4)

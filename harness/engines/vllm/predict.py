@@ -323,8 +323,9 @@ def _kv_bounds(p: VllmPrediction, s: Settings, env: dict[str, str], model: Model
     if device == "cpu":
         elem = DTYPE_BYTES[plan.dtype]
         warm_up = _cpu_warm_up_bytes(s, env, model, plan.mnbt, plan.mns, p.tp, elem)
-        copies = vf.cpu_vocab_copies_bytes(model, p.tp, elem)
-        return _cpu_kv_bytes(p, plan.util, total, plan.weights, plan.mnbt, calibration, (copies, warm_up))
+        packs = vf.cpu_gemm_packs(plan.dtype, p.cpu_flags)
+        copies = 0 if packs is False else vf.cpu_vocab_copies_bytes(model, p.tp, elem)
+        return _cpu_kv_bytes(p, plan.util, total, plan.weights, plan.mnbt, calibration, (copies, warm_up, packs))
     return _gpu_kv_bytes(p, s, env, model, calibration, plan)
 
 
@@ -653,14 +654,15 @@ def _cpu_warm_up_bytes(s: Settings, env: dict[str, str], model: ModelDescription
 
 
 def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mnbt: int,
-                  calibration: Calibration | None, beside: tuple[int, int | None]) -> tuple[int, int] | None:
+                  calibration: Calibration | None,
+                  beside: tuple[int, int | None, bool | None]) -> tuple[int, int] | None:
     """vLLM-CPU's pool: (upper bound, best estimate) in bytes, or None when it will not start (p says why).
 
     The worker reserves ceil(node total x gpu_memory_utilization) (0.32.0 vllm/v1/worker/cpu_worker.py:72-75)
     and gives the KV cache that reservation minus its own resident memory after the warm-up forward
     (cpu_worker.py:236-262). The RSS holds the weights as stored (exact: the upper bound subtracts them) and
-    what is estimated beside them (`beside`: the vocab matrices' packed copies and the warm-up forward's
-    leftovers, None without one; _cpu_worker_beyond_weights)."""
+    what is estimated beside them (`beside`: the vocab matrices' packed copies, the warm-up forward's
+    leftovers, None without one, and whether the CPU's GEMM packs; _cpu_worker_beyond_weights)."""
     requested = vf.budget_bytes(total, util)
     p.budget_gib = requested / GiB
     free = p.gpu_free_mib * MiB if p.gpu_free_mib is not None else None
@@ -704,19 +706,28 @@ def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mn
     return upper, best
 
 
-def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, copies: int, warm_up: int | None) -> int:
+def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, copies: int, warm_up: int | None,
+                               packs: bool | None) -> int:
     """The worker's RSS beyond its weights (bytes), recorded as the estimate R: the release's runtime, the vocab
-    matrices' packed copies, and what the warm-up forward left where there is one."""
+    matrices' packed copies (where the CPU's GEMM packs), and what the warm-up forward left where there is one."""
     runtime_gib, measured = vf.cpu_worker_runtime_gib(release)
     beyond = int(runtime_gib * GiB) + copies + (warm_up or 0)
     warm = ("no warm-up forward (eager, LoRA or VLLM_CPU_CI_ENV)" if warm_up is None
             else f"+ {warm_up / GiB:.3f} GiB left by the warm-up forward (estimate, not measured on a CPU)")
+    packing = _gemm_packing(packs, copies)
     p.estimates["R"] = Estimate(beyond / GiB, f"estimate: worker resident memory after warm-up beyond the weights: "
-                                              f"runtime {runtime_gib:.3f} GiB ({measured}); packed copies of "
-                                              f"the embedding and LM head {copies / GiB:.3f} GiB; {warm}; not "
-                                              f"modelled: freed heap glibc keeps where oneDNN packs the linear "
-                                              f"layers (0 to 0.13 GiB on four built Llamas, results/cpu_sizes)")
+                                              f"runtime {runtime_gib:.3f} GiB ({measured}); {packing}; {warm}")
     return beyond
+
+
+def _gemm_packing(packs: bool | None, copies: int) -> str:
+    """What the CPU's GEMM kernels add beside the weights, as the R estimate says it."""
+    if packs is False:
+        return ("no packed copies: oneDNN has no kernel for the dtype on this CPU, so vLLM falls back to torch's "
+                "linear on the weights as loaded (0.32.0 layers/utils.py:597-609)")
+    told = "this CPU packs" if packs else "assumed packed (the CPU's flags are not known)"
+    return (f"packed copies of the embedding and LM head {copies / GiB:.3f} GiB ({told}); not modelled: freed heap "
+            f"glibc keeps where oneDNN packs the linear layers (0 to 0.13 GiB on four built Llamas, results/cpu_sizes)")
 
 
 def _null_block_held_back(p: VllmPrediction) -> bool:
