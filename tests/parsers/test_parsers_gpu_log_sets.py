@@ -109,6 +109,11 @@ FLOORS = {
     # 11/11, 2/2, 4/4, no trap in the set - nothing to fit, the floors are the first read
     ("gpu-logs-15", "vllm", True): (22, 22, 4, 4, 5, 5),
     ("gpu-logs-15", "sglang", True): (11, 11, 2, 2, 4, 4),
+    # first read (parser at 4a26805, the set committed first, 34acc61): vLLM 44/51, KV 7/8, statuses 9/10; SGLang 28/28,
+    # 4/4, 6/6, no trap read as the pool (then fitted: a viewer's time of day, a process and level with no tag, the V1
+    # engine line cut after its version - all in vllm/06, Modal's view; its README)
+    ("gpu-logs-17", "vllm", True): (51, 51, 8, 8, 10, 10),
+    ("gpu-logs-17", "sglang", True): (28, 28, 4, 4, 6, 6),
 }
 
 
@@ -910,3 +915,13 @@ def test_init_engine_line_without_its_parenthetical():
     # "init engine took 70.62 s (compilation: 42.18 s)" (gpu-logs-14 vllm/10): both figures
     record = _read("gpu-logs-14", "vllm", "10")
     assert (record.init_engine_seconds, record.compilation_seconds, record.kv_tokens) == (70.62, 42.18, 240000)
+
+
+def test_a_viewers_time_of_day_before_the_process_and_level_with_no_tag():
+    # Modal's view of a vLLM 0.18.0 start (gpu-logs-17 vllm/06): "05:21:50 (EngineCore pid=75) INFO Available KV cache
+    # memory: 20.27 GiB", "05:19:38 (EngineCore pid=75) torch.compile took 52.34 s in total", the V1 engine line cut
+    # after its version; the num_gpu_blocks_override=512 placeholder before them is not the pool
+    record = _read("gpu-logs-17", "vllm", "06")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.max_concurrency) == ("ok", 331584, 20.27, 18.23)
+    assert (record.engine_version, record.compilation_seconds, record.cuda_graph_gib) == ("0.18.0", 52.34, 1.29)
+    assert (record.max_model_len, record.init_engine_seconds) == (65536, 211.92)
