@@ -85,8 +85,9 @@ HELD_OUT = {
     # gpu-logs-17 (logs17, issue 42's round gpu-logs-17): every log held out, collected and read by eye from run books,
     # benchmark reports, research notes and documentation pages (grepped and author-cut lines, lists, Modal's log view,
     # override and projection traps, Ascend backends), read through the parser once
-    "gpu-logs-17": {"vllm": tuple(f"{n:02d}" for n in range(1, 11)),
-                    "sglang": tuple(f"{n:02d}" for n in range(1, 7))},
+    # (vllm 11-12, sglang 07: a second batch, collected after this round's rules, read once)
+    "gpu-logs-17": {"vllm": tuple(f"{n:02d}" for n in range(1, 13)),
+                    "sglang": tuple(f"{n:02d}" for n in range(1, 8))},
 }
 
 
