@@ -320,13 +320,23 @@ _OOM_FIGURES = (
 _MIB_AS_GIB = (("tried_mib", "tried_gib"), ("free_mib", "free_gib"))
 
 
+_OOM_SIZE = r"Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB)"
+_CUDA_OOM = r"\b(?:CUDA|HIP) out of memory\."
+_DEVICE_OOM = r"\b(?P<oom_device>NPU|XPU|MUSA|MPS)(?: backend)? out of memory\b"
+_DEVICE_OOM_SIZE = rf"\.? ?\(?{_OOM_SIZE}"
+
+
 def device_oom_errors() -> tuple[ErrorRule, ...]:
-    """The out-of-memory errors of every device: `cuda_oom` (CUDA, HIP), `device_oom` (NPU, XPU, MUSA, MPS)."""
+    """The out-of-memory errors of every device: `cuda_oom` (CUDA, HIP), `device_oom` (NPU, XPU, MUSA, MPS).
+    The allocator's message with the size it failed to allocate is only ever an exception's text (torch raises it as
+    OutOfMemoryError, c10/cuda/CUDACachingAllocator.cpp; torch_npu's NPUCachingAllocator likewise), so it is a failure
+    where an author quoted it without its class ("NPU out of memory. Tried to allocate 296.00 MiB", gpu-logs-17
+    sglang/07): the size is required there, a hint's bare "out of memory" is not one."""
     return (
-        error("cuda_oom", r"\b(?:CUDA|HIP) out of memory\.(?: Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?",
-              extras=_OOM_FIGURES),
-        error("device_oom", r"\b(?P<oom_device>NPU|XPU|MUSA|MPS)(?: backend)? out of memory\b"
-                            r"(?:\.? ?\(?Tried to allocate (?P<tried>{NUM}) (?P<unit>[KMG]iB))?", extras=_OOM_FIGURES),
+        error("cuda_oom", rf"{_CUDA_OOM}(?: {_OOM_SIZE})?", extras=_OOM_FIGURES),
+        error("device_oom", rf"{_DEVICE_OOM}(?:{_DEVICE_OOM_SIZE})?", extras=_OOM_FIGURES),
+        error("cuda_oom", rf"{_CUDA_OOM} {_OOM_SIZE}", standalone=True, extras=_OOM_FIGURES),
+        error("device_oom", rf"{_DEVICE_OOM}{_DEVICE_OOM_SIZE}", standalone=True, extras=_OOM_FIGURES),
         # XLA's (JAX on TPU, vLLM's tpu-inference backend): a device buffer it cannot allocate, or a compiled
         # program over a memory space ("RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in
         # memory space vmem. Used 76.58M of 64.00M vmem.", a public tpu-inference log of 2026)

@@ -87,7 +87,12 @@ _COMPOSE = r"(?:[A-Za-z0-9][\w.\-/]*\s*\| ?|\[pod/[^\]]+\] |\s+\| )"
 # "[rank0]:[W326 ...] Warning: ..." (vllm#5847's 0.5.0 API server, vllm-ascend 0.7.3 under a trainer): one space is
 # the tag's
 _TORCH_RANK = r"\[rank\d+\]: ?"
-WRAPPER = re.compile(rf"^(?:{_DOCKER_TS})?(?:{_COMPOSE})?(?:{_DOCKER_TS})?(?:{_TORCH_RANK})?")
+# A log viewer's time of day before each line, the engine's own date and time cut from the line: Modal's log view of a
+# vLLM start ("05:21:50 (EngineCore pid=75) INFO Available KV cache memory: 20.27 GiB", gpu-logs-17 vllm/06) or an
+# author's cut ("16:07:44 [kv_cache_utils.py:1319]     GPU KV cache size: ...", vllm/03). Neither engine starts a
+# line with a bare time: vLLM's is after the level and the date (0.18.0 vllm/logger.py:22-26), SGLang's is bracketed.
+_CLOCK = r"\d\d:\d\d:\d\d(?:[.,]\d+)? "
+WRAPPER = re.compile(rf"^(?:{_DOCKER_TS})?(?:{_COMPOSE})?(?:{_DOCKER_TS})?(?:{_CLOCK})?(?:{_TORCH_RANK})?")
 LEVEL_NAMES = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE"
 # A Python-logging prefix of a program that wraps the engine (or of an engine whose own
 # format was switched off): `INFO:name:msg`, `2025-01-01 10:00:00,123 - name - INFO - msg`,

@@ -80,6 +80,11 @@ PREFIX_ELIDED = re.compile(
 PREFIX_BARE_TAG = re.compile(
     rf"^(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+\[?(?P<file>\w[\w.-]*\.py)(?::(?P<lineno>\d+))?\]?"
     r"(?:\s+(?P<msg>.*))?$")
+# A log viewer or an author who cut the timestamp and the file tag together and left no mark keeps the process and the
+# level: "(EngineCore pid=75) INFO Available KV cache memory: 20.27 GiB" (Modal's view, gpu-logs-17 vllm/06; the format
+# is "%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] %(message)s" after the process, 0.18.0 vllm/logger.py:22-24).
+# The process makes it the engine's own line, not a wrapping program's "INFO msg": tried only where the line has no tag.
+PREFIX_PROC_LEVEL = re.compile(rf"^{PROC}(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?P<msg>.*)$")
 
 
 # tpu-inference's "Memory statistics" fields and the record's: the chips' HBM, the capped budget, what is used, what is
@@ -129,7 +134,9 @@ def find_prefix(text: str) -> re.Match | None:
         return match
     if "..." in text[:64] or "\u2026" in text[:64]:
         return PREFIX_ELIDED.match(text)
-    return PREFIX_BARE_TAG.match(text) if ".py" in text[:128] else None
+    if ".py" in text[:128] and (match := PREFIX_BARE_TAG.match(text)) is not None:
+        return match
+    return PREFIX_PROC_LEVEL.match(text) if text[:1] == "(" else None
 
 
 # Exactly one space is the wrapper's: a traceback's indentation after it is the child's own.
@@ -153,6 +160,8 @@ GIB = r"\s?GiB"
 
 
 def _engine_config(parser: LogParser, values: dict, line: Line) -> None:
+    if values.get("config") is None:  # the line cut after its version
+        return
     config = str(values["config"])
     for key, field in (("model", "model"), ("dtype", "dtype"), ("kv_cache_dtype", "kv_dtype"),
                        ("tensor_parallel_size", "tp_size"), ("device_config", "device")):
@@ -491,7 +500,9 @@ class VllmLogParser(LogParser):
         # 0.7-0.8): the same config, where max_seq_len is the one statement of the model length
         rule(r"Initializing (?:an|a V0) LLM engine(?: \(v(?P<version>[^)]+)\))? with config: (?P<config>.*)$",
              _v0_engine_config),
-        rule(r"Initializing a V1 LLM engine \(v(?P<version>[^)]+)\) with config: (?P<config>.*)$",
+        # (the config, one long line, is what a viewer or an author cuts: "Initializing a V1 LLM engine (v0.18.0)" in
+        # Modal's view, gpu-logs-17 vllm/06; 0.18.0 vllm/v1/engine/core.py:104 logs "... (v%s) with config: %s")
+        rule(r"Initializing a V1 LLM engine \(v(?P<version>[^)]+)\)(?: with config: (?P<config>.*))?$",
              version, _engine_config),
         rule(r"non-default args: (?P<args>\{.*\})", _non_default_args),
         rule(r"^Using max model len (?P<max_model_len>-?[\d,]+)"),

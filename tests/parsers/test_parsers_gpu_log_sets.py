@@ -115,6 +115,13 @@ FLOORS = {
     # (the sets' convention keeps it in pool_tokens, gpu-logs-11's README) - its README says why
     ("gpu-logs-16", "vllm", True): (45, 45, 1, 1, 7, 7),
     ("gpu-logs-16", "sglang", True): (27, 31, 3, 4, 5, 5),
+    # first read (parser at 4a26805, the set committed first, 34acc61): vLLM 44/51, KV 7/8, statuses 9/10; SGLang 28/28,
+    # 4/4, 6/6, no trap read as the pool (then fitted: a viewer's time of day, a process and level with no tag, the V1
+    # engine line cut after its version - all in vllm/06, Modal's view; its README); a second batch (vLLM 11-12, SGLang
+    # 07) read once after that: vLLM 18/18, 2/2, 2/2; SGLang 1/4, -, 0/1 (then fitted: torch's OOM message quoted
+    # without its class; the author's abbreviated "61.27 GiB total" left a miss)
+    ("gpu-logs-17", "vllm", True): (69, 69, 10, 10, 12, 12),
+    ("gpu-logs-17", "sglang", True): (31, 32, 4, 4, 7, 7),
 }
 
 
@@ -557,9 +564,11 @@ def test_a_pool_built_after_the_drafts_load_with_no_target_pool_before_is_the_ta
 
 def test_a_client_request_answered_then_an_out_of_memory_is_a_failure_at_serving_time():
     # '"POST /v1/responses HTTP/1.1" 200 OK', then torch_npu's OOM and "Scheduler hit an exception" in the event loop
-    # (gpu-logs-8 sglang/08): the start had completed; the failure is a later one, and no pool is invented
+    # (gpu-logs-8 sglang/08): the start had completed; the failure is a later one, and no pool is invented. Its kind
+    # is the OOM torch_npu's own logger states ("torch_npu.memory: [ERROR] ... NPU out of memory. Tried to allocate
+    # 72.00 MiB", the set's eye-read), read since the allocator's message with its size counts without a class
     record = _read("gpu-logs-8", "sglang", "08")
-    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "device_oom")
     assert record.kv_tokens is None and record.kv_gib is None
 
 
@@ -928,3 +937,24 @@ def test_v0_worker_processes_are_not_rank_0():
     record = _read("gpu-logs-16", "vllm", "03")
     assert (record.weights_gib, record.kv_gib, record.num_blocks, record.max_concurrency) == (10.8, 14.52, 7299, 2.34)
     assert (record.total_memory_gib, record.gpu_memory_utilization, record.requested_memory_gib) == (31.37, 0.85, 26.66)
+
+
+# --- gpu-logs-17 (issue 42's fifteenth round): what its first read missed, by class ---------------------------------
+
+
+def test_a_viewers_time_of_day_before_the_process_and_level_with_no_tag():
+    # Modal's view of a vLLM 0.18.0 start (gpu-logs-17 vllm/06): "05:21:50 (EngineCore pid=75) INFO Available KV cache
+    # memory: 20.27 GiB", "05:19:38 (EngineCore pid=75) torch.compile took 52.34 s in total", the V1 engine line cut
+    # after its version; the num_gpu_blocks_override=512 placeholder before them is not the pool
+    record = _read("gpu-logs-17", "vllm", "06")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.max_concurrency) == ("ok", 331584, 20.27, 18.23)
+    assert (record.engine_version, record.compilation_seconds, record.cuda_graph_gib) == ("0.18.0", 52.34, 1.29)
+    assert (record.max_model_len, record.init_engine_seconds) == (65536, 211.92)
+
+
+def test_torchs_out_of_memory_message_quoted_without_its_class():
+    # "Load weight begin. avail mem=17.81 GB" then "NPU out of memory. Tried to allocate 296.00 MiB" (gpu-logs-17
+    # sglang/07, an author's quote of torch_npu's OutOfMemoryError without the class): a failed start, its size read
+    record = _read("gpu-logs-17", "sglang", "07")
+    assert (record.status, record.error_kind, record.avail_mem_before_load_gib) == ("engine_error", "device_oom", 17.81)
+    assert record.error_data["tried_mib"] == 296.0
