@@ -19,6 +19,7 @@ import pytest
 
 from harness.analysis.calibrate import fit_calibrations
 from harness.engines.sglang import formulas as sg
+from harness.execute.host import cpu_flags
 from harness.predict import load_model_description
 from harness.results.io import read_results
 from harness.scenario import expand, load_scenario
@@ -37,8 +38,10 @@ BASELINE = REPO / "results" / "cpu_budget" / "baseline-vllm0.32.0-sglang0.5.22-0
 KV_BYTES_PER_TOKEN = 512  # builtin tiny-llama in float16
 GiB = 1 << 30
 # What the predictor estimates for the terms the engines do not log: vLLM-CPU's worker RSS (its runtime and
-# tiny-llama's weights), and what SGLang-CPU's processes take between its two free-memory readings.
-UNLOGGED_ESTIMATE_GIB = {"vllm": vllm_cpu_rss_estimate_gib(load_model_description("builtin:tiny-llama")),
+# tiny-llama's weights, at the 256 batched tokens of the selection, with this host's CPU flags as the run took them),
+# and what SGLang-CPU's processes take between its two free-memory readings.
+UNLOGGED_ESTIMATE_GIB = {"vllm": vllm_cpu_rss_estimate_gib(load_model_description("builtin:tiny-llama"), 256,
+                                                           cpu_flags=cpu_flags()),
                          "sglang": sg.CPU_LOAD_EXTRA_GIB_ESTIMATE}
 # The logs print GiB with two decimals: each logged figure stands for +-0.005 GiB.
 HALF_STEP_GIB = 0.005

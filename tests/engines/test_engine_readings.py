@@ -14,6 +14,8 @@ import pytest
 from harness.analysis.calibrate import fit_calibrations
 from harness.engines import get_engine
 from harness.engines.predicting import predict_point
+from harness.engines.vllm import formulas as vf
+from harness.execute.host import cpu_flags
 from harness.predict import load_model_description
 from harness.predict.host import DeviceMemory, as_logged_mib
 from harness.results.io import read_results
@@ -101,7 +103,9 @@ def test_a_run_on_a_host_that_grew_after_the_harness_read_it_records_the_engines
     # the row's node total is the engine's, 2 GiB above anything the harness read, to the log's 10 MiB
     assert abs(row["device_total_mib"] - launch.total_bytes / (1 << 20)) <= 0.005 * 1024 + 0.5
     # and the prediction is made from it: the estimated RSS against the stand-in's is all that is left
-    estimate_gap = vllm_cpu_rss_estimate_gib(MODEL) * (1 << 30) - launch.rss_bytes
+    # (the run predicts with this host's CPU flags and vLLM-CPU's default batch, so the estimate takes them too)
+    batched, _ = vf.batch_defaults(None, device="cpu")
+    estimate_gap = vllm_cpu_rss_estimate_gib(MODEL, batched, cpu_flags=cpu_flags()) * (1 << 30) - launch.rss_bytes
     predicted_pool = launch.requested_bytes - launch.rss_bytes - estimate_gap
     block = 128 * 512
     assert abs(row["predicted_kv_tokens"] - predicted_pool / 512) <= 128 + 0.005 * (1 << 30) * 0.1 / block * 128

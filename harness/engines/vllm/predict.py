@@ -325,7 +325,9 @@ def _kv_bounds(p: VllmPrediction, s: Settings, env: dict[str, str], model: Model
         warm_up = _cpu_warm_up_bytes(s, env, model, plan.mnbt, plan.mns, p.tp, elem)
         packs = vf.cpu_gemm_packs(plan.dtype, p.cpu_flags)
         copies = 0 if packs is False else vf.cpu_vocab_copies_bytes(model, p.tp, elem)
-        return _cpu_kv_bytes(p, plan.util, total, plan.weights, plan.mnbt, calibration, (copies, warm_up, packs))
+        buffer = vf.cpu_runner_buffer_bytes(model, plan.mnbt, elem)
+        return _cpu_kv_bytes(p, plan.util, total, plan.weights, plan.mnbt, calibration,
+                             (copies, buffer, warm_up, packs))
     return _gpu_kv_bytes(p, s, env, model, calibration, plan)
 
 
@@ -655,14 +657,14 @@ def _cpu_warm_up_bytes(s: Settings, env: dict[str, str], model: ModelDescription
 
 def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mnbt: int,
                   calibration: Calibration | None,
-                  beside: tuple[int, int | None, bool | None]) -> tuple[int, int] | None:
+                  beside: tuple[int, int, int | None, bool | None]) -> tuple[int, int] | None:
     """vLLM-CPU's pool: (upper bound, best estimate) in bytes, or None when it will not start (p says why).
 
     The worker reserves ceil(node total x gpu_memory_utilization) (0.32.0 vllm/v1/worker/cpu_worker.py:72-75)
     and gives the KV cache that reservation minus its own resident memory after the warm-up forward
     (cpu_worker.py:236-262). The RSS holds the weights as stored (exact: the upper bound subtracts them) and
-    what is estimated beside them (`beside`: the vocab matrices' packed copies, the warm-up forward's
-    leftovers, None without one, and whether the CPU's GEMM packs; _cpu_worker_beyond_weights)."""
+    what is estimated beside them (`beside`: the vocab matrices' packed copies, the runner's inputs_embeds buffer,
+    the warm-up forward's leftovers, None without one, and whether the CPU's GEMM packs; _cpu_worker_beyond_weights)."""
     requested = vf.budget_bytes(total, util)
     p.budget_gib = requested / GiB
     free = p.gpu_free_mib * MiB if p.gpu_free_mib is not None else None
@@ -706,17 +708,19 @@ def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mn
     return upper, best
 
 
-def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, copies: int, warm_up: int | None,
+def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, copies: int, buffer: int, warm_up: int | None,
                                packs: bool | None) -> int:
     """The worker's RSS beyond its weights (bytes), recorded as the estimate R: the release's runtime, the vocab
-    matrices' packed copies (where the CPU's GEMM packs), and what the warm-up forward left where there is one."""
+    matrices' packed copies (where the CPU's GEMM packs), the runner's inputs_embeds buffer, and what the warm-up
+    forward left where there is one."""
     runtime_gib, measured = vf.cpu_worker_runtime_gib(release)
-    beyond = int(runtime_gib * GiB) + copies + (warm_up or 0)
+    beyond = int(runtime_gib * GiB) + copies + buffer + (warm_up or 0)
     warm = ("no warm-up forward (eager, LoRA or VLLM_CPU_CI_ENV)" if warm_up is None
             else f"+ {warm_up / GiB:.3f} GiB left by the warm-up forward (estimate, not measured on a CPU)")
     packing = _gemm_packing(packs, copies)
     p.estimates["R"] = Estimate(beyond / GiB, f"estimate: worker resident memory after warm-up beyond the weights: "
-                                              f"runtime {runtime_gib:.3f} GiB ({measured}); {packing}; {warm}")
+                                              f"runtime {runtime_gib:.4f} GiB ({measured}); {packing}; the runner's "
+                                              f"inputs_embeds buffer {buffer / MiB:.1f} MiB; {warm}")
     return beyond
 
 
