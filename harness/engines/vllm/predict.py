@@ -321,13 +321,8 @@ def _kv_bounds(p: VllmPrediction, s: Settings, env: dict[str, str], model: Model
         _blocks_only(p, s, plan.bpb, plan.block_size, plan.requested_len, plan.derived, plan.groups)
         return None
     if device == "cpu":
-        elem = DTYPE_BYTES[plan.dtype]
-        warm_up = _cpu_warm_up_bytes(s, env, model, plan.mnbt, plan.mns, p.tp, elem)
-        packs = vf.cpu_gemm_packs(plan.dtype, p.cpu_flags)
-        copies = 0 if packs is False else vf.cpu_vocab_copies_bytes(model, p.tp, elem)
-        buffer = vf.cpu_runner_buffer_bytes(model, plan.mnbt, elem)
         return _cpu_kv_bytes(p, plan.util, total, plan.weights, plan.mnbt, calibration,
-                             (copies, buffer, warm_up, packs))
+                             _cpu_worker_terms(p, s, env, model, plan))
     return _gpu_kv_bytes(p, s, env, model, calibration, plan)
 
 
@@ -655,16 +650,34 @@ def _cpu_warm_up_bytes(s: Settings, env: dict[str, str], model: ModelDescription
     return vf.activation_estimate_bytes(model, mnbt, min(mns, mnbt), tp, elem_bytes)
 
 
+@dataclass(frozen=True)
+class _CpuWorkerTerms:
+    """What vLLM-CPU's worker is estimated to hold beside its weights and its release's runtime, in bytes."""
+
+    vocab_copies: int  # the embedding's and LM head's packed copies (0 where the CPU's GEMM does not pack)
+    runner_buffer: int  # the model runner's persistent inputs_embeds buffer
+    warm_up: int | None  # what the warm-up forward left; None without a warm-up
+    gemm_packs: bool | None  # whether the CPU's GEMM packs the weights; None: the CPU's flags are not known
+
+
+def _cpu_worker_terms(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
+                      plan: _Plan) -> _CpuWorkerTerms:
+    elem = DTYPE_BYTES[plan.dtype]
+    packs = vf.cpu_gemm_packs(plan.dtype, p.cpu_flags)
+    return _CpuWorkerTerms(vocab_copies=0 if packs is False else vf.cpu_vocab_copies_bytes(model, p.tp, elem),
+                           runner_buffer=vf.cpu_runner_buffer_bytes(model, plan.mnbt, elem),
+                           warm_up=_cpu_warm_up_bytes(s, env, model, plan.mnbt, plan.mns, p.tp, elem),
+                           gemm_packs=packs)
+
+
 def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mnbt: int,
-                  calibration: Calibration | None,
-                  beside: tuple[int, int, int | None, bool | None]) -> tuple[int, int] | None:
+                  calibration: Calibration | None, beside: _CpuWorkerTerms) -> tuple[int, int] | None:
     """vLLM-CPU's pool: (upper bound, best estimate) in bytes, or None when it will not start (p says why).
 
     The worker reserves ceil(node total x gpu_memory_utilization) (0.32.0 vllm/v1/worker/cpu_worker.py:72-75)
     and gives the KV cache that reservation minus its own resident memory after the warm-up forward
     (cpu_worker.py:236-262). The RSS holds the weights as stored (exact: the upper bound subtracts them) and
-    what is estimated beside them (`beside`: the vocab matrices' packed copies, the runner's inputs_embeds buffer,
-    the warm-up forward's leftovers, None without one, and whether the CPU's GEMM packs; _cpu_worker_beyond_weights)."""
+    what is estimated beside them (`beside`; _cpu_worker_beyond_weights)."""
     requested = vf.budget_bytes(total, util)
     p.budget_gib = requested / GiB
     free = p.gpu_free_mib * MiB if p.gpu_free_mib is not None else None
@@ -681,7 +694,7 @@ def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mn
     if calibration is not None:
         beyond = _fitted(p, calibration, mnbt, "worker RSS beyond the weights ")
     else:
-        beyond = _cpu_worker_beyond_weights(p, release, *beside)
+        beyond = _cpu_worker_beyond_weights(p, release, beside)
     rss = weights + beyond
     best = int(requested - rss)
     p.notes.append(f"KV = ceil({p.gpu_total_mib:.0f} MiB x {util}) - worker RSS (weights {weights / GiB:.2f} GiB + "
@@ -708,11 +721,11 @@ def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mn
     return upper, best
 
 
-def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, copies: int, buffer: int, warm_up: int | None,
-                               packs: bool | None) -> int:
+def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, terms: _CpuWorkerTerms) -> int:
     """The worker's RSS beyond its weights (bytes), recorded as the estimate R: the release's runtime, the vocab
     matrices' packed copies (where the CPU's GEMM packs), the runner's inputs_embeds buffer, and what the warm-up
     forward left where there is one."""
+    copies, buffer, warm_up, packs = terms.vocab_copies, terms.runner_buffer, terms.warm_up, terms.gemm_packs
     runtime_gib, measured = vf.cpu_worker_runtime_gib(release)
     beyond = int(runtime_gib * GiB) + copies + buffer + (warm_up or 0)
     warm = ("no warm-up forward (eager, LoRA or VLLM_CPU_CI_ENV)" if warm_up is None
