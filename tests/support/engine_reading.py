@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.engines.vllm import formulas as vf
+from harness.engines.predicting import predict
 from harness.predict.model import ModelDescription
 from parsers import parse_log, read_log
 from parsers.record import StartupRecord
@@ -129,13 +129,13 @@ GiB = 1 << 30
 def vllm_cpu_rss_estimate_gib(model: ModelDescription, max_num_batched_tokens: int, release: str = "0.32.0",
                               cpu_flags: frozenset[str] | None = None) -> float:
     """What the predictor estimates vLLM-CPU's worker holds after an eager fp16 start (no warm-up forward): the
-    release's runtime (harness/engines/vllm/formulas.py, measured on tiny-llama), the model's weights as stored, the
-    packed copies of its vocab matrices where the host's CPU packs (`cpu_flags`: None, not known, assumed) and the
-    runner's inputs_embeds buffer. Tests set it against what the engine logged it held."""
-    copies = 0 if vf.cpu_gemm_packs("float16", cpu_flags) is False else vf.cpu_vocab_copies_bytes(model, 1, 2)
-    held = (model.weight_bytes_per_rank(1, "float16") + copies
-            + vf.cpu_runner_buffer_bytes(model, max_num_batched_tokens, 2))
-    return vf.cpu_worker_runtime_gib(release)[0] + held / GiB
+    weights it counts plus its estimate R beside them (the release's runtime, the vocab matrices' packed copies
+    where the host's CPU packs - `cpu_flags`: None, not known, assumed - and the runner's buffer), read from a
+    prediction for such a point, so a test sets the predictor's own figure against what the engine logged."""
+    p = predict("vllm", {"enforce_eager": True, "dtype": "float16", "max_num_batched_tokens": max_num_batched_tokens,
+                         "max_model_len": 256},
+                model, gpu_total_mib=1 << 20, device="cpu", engine_version=release, cpu_flags=cpu_flags)
+    return p.weights_gib + p.estimates["R"].gib
 
 
 # SGLang-CPU sizes its pool as f x its pre-load free reading less what its processes take between that
