@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from parsers import read_log
-from tests.support.oos_cases import Case, check_case_as_it_came_out, logged_tokens
+from tests.support.oos_cases import Case, check_case_as_it_came_out
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS10 = HERE / "gpu-oos10"
@@ -35,14 +34,11 @@ CASES = {
 V39, V40 = CASES
 
 
-def _text(name: str) -> str:
-    return read_log(OOS10 / CASES[name].log)
-
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_logged_figure_is_the_one_the_case_names(name):
     case = CASES[name]
-    assert logged_tokens(OOS10 / case.log, case.engine, case.logged_tokens) == case.logged_tokens
+    assert case.logged_figure(OOS10) == case.logged_tokens
 
 
 def test_the_held_out_case_as_scored_once():
@@ -66,14 +62,14 @@ def test_the_multimodal_encoder_profile_is_declined_in_one_line():
     p = CASES[V40].predict(OOS10)
     assert not p.modelled and p.kv_tokens is None and p.will_start is None
     assert "\n" not in p.reason and "multimodal" in p.reason and p.reason.endswith("no numbers")
-    assert "profiled with 1 image items of the maximum feature size" in _text(V40)
+    assert "profiled with 1 image items of the maximum feature size" in CASES[V40].text(OOS10)
 
 
 def test_v39_batch_is_derived_from_the_cards_name_not_pinned():
     # the log's own "Chunked prefill is enabled with max_num_batched_tokens=2048": vLLM 0.11.0's `vllm serve` default
     # under 70 GiB, which the predictor derives; pinning it changes nothing
     case = CASES[V39]
-    assert "Chunked prefill is enabled with max_num_batched_tokens=2048." in _text(V39)
+    assert "Chunked prefill is enabled with max_num_batched_tokens=2048." in CASES[V39].text(OOS10)
     assert "max_num_batched_tokens" not in case.args
     pinned = Case(**{**case.__dict__, "args": {**case.args, "max_num_batched_tokens": 2048, "max_num_seqs": 256}})
     assert pinned.predict(OOS10).kv_tokens == case.predict(OOS10).kv_tokens
@@ -83,6 +79,6 @@ def test_v39_batch_is_derived_from_the_cards_name_not_pinned():
 def test_the_reconstructed_shapes_give_the_logged_pool(name, bytes_per_token):
     # each log's tokens x the config's KV bytes a token (all 64 of EXAONE's layers: its 4,096-token window is no
     # shorter than max_model_len) is its "Available KV cache memory" (printed to 0.01 GiB) less under one 16-token block
-    kv_gib = float(re.search(r"Available KV cache memory: ([0-9.]+) GiB", _text(name)).group(1))
+    kv_gib = float(re.search(r"Available KV cache memory: ([0-9.]+) GiB", CASES[name].text(OOS10)).group(1))
     pool_gib, block_gib = CASES[name].logged_tokens * bytes_per_token / 2**30, 16 * bytes_per_token / 2**30
     assert kv_gib - 0.005 - block_gib < pool_gib <= kv_gib + 0.005

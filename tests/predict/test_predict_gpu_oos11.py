@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from parsers import read_log
-from tests.support.oos_cases import Case, check_case_as_it_came_out, logged_tokens
+from tests.support.oos_cases import Case, check_case_as_it_came_out
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS11 = HERE / "gpu-oos11"
@@ -41,14 +40,11 @@ CASES = {
 V41, V42, V43 = CASES
 
 
-def _text(name: str) -> str:
-    return read_log(HERE / CASES[name].log)
-
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_logged_figure_is_the_one_the_case_names(name):
     case = CASES[name]
-    assert logged_tokens(HERE / case.log, case.engine, case.logged_tokens) == case.logged_tokens
+    assert case.logged_figure(HERE) == case.logged_tokens
 
 
 def test_the_held_out_cases_as_scored_once():
@@ -75,14 +71,14 @@ def test_v41_batch_is_derived_from_the_card_not_pinned():
     # the log's own "Chunked prefill is enabled with max_num_batched_tokens=2048": vLLM 0.11.0's `vllm serve` default
     # under 70 GiB, which the predictor derives; pinning it changes nothing
     case = CASES[V41]
-    assert "Chunked prefill is enabled with max_num_batched_tokens=2048." in _text(V41)
+    assert "Chunked prefill is enabled with max_num_batched_tokens=2048." in CASES[V41].text(HERE)
     pinned = Case(**{**case.__dict__, "args": {**case.args, "max_num_batched_tokens": 2048, "max_num_seqs": 256}})
     assert pinned.predict(HERE).kv_tokens == case.predict(HERE).kv_tokens
 
 
 def test_v41_each_data_parallel_rank_sizes_its_own_t4():
     # both DP ranks print the same pool (10.74 GiB) on their own card; the T4 runs float16 and the PyTorch sampler
-    text = _text(V41)
+    text = CASES[V41].text(HERE)
     assert len(re.findall(r"Available KV cache memory: 10\.74 GiB", text)) == 2
     assert "Falling back to torch.float16" in text and "FlashInfer is not available" in text
 
@@ -90,7 +86,7 @@ def test_v41_each_data_parallel_rank_sizes_its_own_t4():
 def test_v42_logs_the_cuda_graph_estimate_without_subtracting_it():
     # 0.19.1 estimates the graphs (2.35 GiB) and says the estimate is opt-in; its own arithmetic leaves 0.91 GiB beyond
     # the weights, far below the 2.35 GiB it would have taken
-    text = _text(V42)
+    text = CASES[V42].text(HERE)
     assert "Estimated CUDA graph memory: 2.35 GiB total" in text and "will be enabled by default" in text
     beyond_weights_gib = 0.9 * 39.49 - 15.27 - 19.36
     assert 0.5 < beyond_weights_gib < 2.35
@@ -101,6 +97,6 @@ def test_v42_logs_the_cuda_graph_estimate_without_subtracting_it():
 def test_the_configs_shapes_give_the_logged_pool(name, bytes_per_token):
     # each log's tokens x the config's KV bytes a token is its "Available KV cache memory" (printed to 0.01 GiB) less
     # under one 16-token block
-    kv_gib = float(re.search(r"Available KV cache memory: ([0-9.]+) GiB", _text(name)).group(1))
+    kv_gib = float(re.search(r"Available KV cache memory: ([0-9.]+) GiB", CASES[name].text(HERE)).group(1))
     pool_gib, block_gib = CASES[name].logged_tokens * bytes_per_token / 2**30, 16 * bytes_per_token / 2**30
     assert kv_gib - 0.005 - block_gib < pool_gib <= kv_gib + 0.005

@@ -80,9 +80,6 @@ CASES = {
 }
 
 
-def _logged_tokens(case: Case) -> int:
-    return logged_tokens(OOS4 / case.log, case.engine, case.logged_tokens)
-
 
 def _predict(case: Case):
     free = None if case.free_before_gib is None else case.free_before_gib * GIB_MIB
@@ -93,7 +90,7 @@ def _predict(case: Case):
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_logged_figure_is_the_one_the_case_names(name):
     case = CASES[name]
-    assert _logged_tokens(case) == case.logged_tokens
+    assert logged_tokens(OOS4 / case.log, case.engine, case.logged_tokens) == case.logged_tokens
 
 
 # What each case came to with the final code (SOURCES.md): the held-out half scored once, the fitted misses with

@@ -17,7 +17,7 @@ from harness.engines.vllm import fp8_marlin
 from harness.engines.vllm.non_torch import CONSUMED_BEYOND_WEIGHTS_GIB, penalty_buffers_bytes
 from harness.predict.model import GiB
 from parsers import read_log
-from tests.support.oos_cases import TOLERANCE, Case, check_case_as_it_came_out, logged_tokens
+from tests.support.oos_cases import TOLERANCE, Case, check_case_as_it_came_out
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS5 = HERE / "gpu-oos5"
@@ -75,9 +75,6 @@ def _model(case: Case):
     return case.model_description(HERE)
 
 
-def _logged_tokens(case: Case) -> int:
-    return logged_tokens(OOS5 / case.log, case.engine, case.logged_tokens)
-
 
 def _predict(case: Case, capability: float | None = None):
     return case.predict(HERE, capability)
@@ -86,7 +83,7 @@ def _predict(case: Case, capability: float | None = None):
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_logged_figure_is_the_one_the_case_names(name):
     case = CASES[name]
-    assert _logged_tokens(case) == case.logged_tokens
+    assert case.logged_figure(OOS5) == case.logged_tokens
 
 
 # What each case came to with the final code (SOURCES.md): the held-out half scored once, the fitted misses with

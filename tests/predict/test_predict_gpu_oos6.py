@@ -18,7 +18,7 @@ from harness.predict.config_weights import routed_experts
 from harness.predict.model import GiB
 from parsers import read_log
 from tests.support.fixture_configs import config_model
-from tests.support.oos_cases import Case, check_case_as_it_came_out, logged_tokens
+from tests.support.oos_cases import Case, check_case_as_it_came_out
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS6 = HERE / "gpu-oos6"
@@ -48,9 +48,6 @@ def _model(case: Case):
     return case.model_description(HERE)
 
 
-def _logged_tokens(case: Case) -> int:
-    return logged_tokens(OOS6 / case.log, case.engine, case.logged_tokens)
-
 
 def _predict(case: Case):
     return case.predict(HERE)
@@ -59,7 +56,7 @@ def _predict(case: Case):
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_logged_figure_is_the_one_the_case_names(name):
     case = CASES[name]
-    assert _logged_tokens(case) == case.logged_tokens
+    assert case.logged_figure(OOS6) == case.logged_tokens
 
 
 # What each case came to with the final code (SOURCES.md): the held-out ones scored once, the fitted one with its

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from parsers import read_log
-from tests.support.oos_cases import Case, check_case_as_it_came_out, logged_tokens
+from tests.support.oos_cases import Case, check_case_as_it_came_out
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS7 = HERE / "gpu-oos7"
@@ -55,9 +55,6 @@ def _model(case: Case):
     return case.model_description(OOS7)
 
 
-def _logged_tokens(case: Case) -> int:
-    return logged_tokens(OOS7 / case.log, case.engine, case.logged_tokens)
-
 
 def _predict(case: Case):
     return case.predict(OOS7)
@@ -66,7 +63,7 @@ def _predict(case: Case):
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_logged_figure_is_the_one_the_case_names(name):
     case = CASES[name]
-    assert _logged_tokens(case) == case.logged_tokens
+    assert case.logged_figure(OOS7) == case.logged_tokens
 
 
 # What each case came to with the final code (SOURCES.md): the held-out ones scored once, the fitted ones with their

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from parsers import read_log
-from tests.support.oos_cases import Case, check_case_as_it_came_out, logged_tokens
+from tests.support.oos_cases import Case, check_case_as_it_came_out
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS8 = HERE / "gpu-oos8"
@@ -45,7 +45,7 @@ def _predict(case: Case):
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_logged_figure_is_the_one_the_case_names(name):
     case = CASES[name]
-    assert logged_tokens(OOS8 / case.log, case.engine, case.logged_tokens) == case.logged_tokens
+    assert case.logged_figure(OOS8) == case.logged_tokens
 
 
 def test_the_held_out_cases_as_scored_once():

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.engines.predicting import predict
-from parsers import read_log
-from tests.support.oos_cases import Case, check_case_as_it_came_out, logged_tokens
+from tests.support.oos_cases import Case, check_case_as_it_came_out
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS9 = HERE / "gpu-oos9"
@@ -59,14 +58,11 @@ def _predict(case: Case):
     return case.predict(OOS9)
 
 
-def _text(name: str) -> str:
-    return read_log(OOS9 / CASES[name].log)
-
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_logged_figure_is_the_one_the_case_names(name):
     case = CASES[name]
-    assert logged_tokens(OOS9 / case.log, case.engine, case.logged_tokens) == case.logged_tokens
+    assert case.logged_figure(OOS9) == case.logged_tokens
 
 
 def test_the_held_out_cases_as_scored_once():
@@ -103,7 +99,7 @@ def test_each_case_as_it_came_out(name):
 @pytest.mark.parametrize("name", [n for n in CASES if n[:3] in ("v33", "v34", "v35", "v36")])
 def test_the_a100_inputs_are_the_ones_each_log_prints(name):
     # the batch the scheduler resolved, the sampler the worker chose, the flags it was given (its non-default args)
-    text = _text(name)
+    text = CASES[name].text(OOS9)
     case = CASES[name]
     assert "Chunked prefill is enabled with max_num_batched_tokens=2048." in text
     assert "Using FlashInfer for top-p & top-k sampling." in text
@@ -134,7 +130,7 @@ def test_an_a100_named_or_known_by_its_capability_gets_its_batch_without_pinning
 
 
 def _kv_gib(name: str) -> float:
-    return float(re.search(r"Available KV cache memory: ([0-9.]+) GiB", _text(name)).group(1))
+    return float(re.search(r"Available KV cache memory: ([0-9.]+) GiB", CASES[name].text(OOS9)).group(1))
 
 
 def test_the_a100_total_is_bounded_by_the_two_tp2_runs():
@@ -159,7 +155,7 @@ def test_v38_stages_hold_half_the_weights_each():
     # the log's own figures: 30.52 GiB a stage (64 layers split 32/32, the embedding on the first stage and the LM
     # head on the last), 6.92 GiB of KV on stage 0 and 3,540 blocks of 16 x 128 KiB (32 layers x 8 KV heads x 128 x
     # 2 x bf16) kept by the engine: 6.914 GiB, under stage 0's 6.92, so another stage set the count
-    text = _text("v38 qwen3-32b pp2 2xpro6000 0.27.1")
+    text = CASES["v38 qwen3-32b pp2 2xpro6000 0.27.1"].text(OOS9)
     stage_weights = [float(g) for g in re.findall(r"Model loading took ([0-9.]+) GiB", text)]
     assert stage_weights == [30.52, 30.52]
     blocks_gib = 56640 * 32 * 8 * 128 * 2 * 2 / 2**30

@@ -37,6 +37,14 @@ class Case:
             return config_model(configs / self.model)
         return load_model_description(self.model)
 
+    def text(self, folder: Path) -> str:
+        """The case's log (or write-up) as it is stored in its round's `folder`."""
+        return read_log(folder / self.log)
+
+    def logged_figure(self, folder: Path) -> int:
+        """The token figure the case's file gives (logged_tokens), to set against the one the case names."""
+        return logged_tokens(folder / self.log, self.engine, self.logged_tokens)
+
     def predict(self, configs: Path, capability: float | None = None):
         """The case predicted as its engine would size it (`capability` in place of the card's, where given)."""
         return predict(self.engine, self.args, self.model_description(configs), self.card_mib,
