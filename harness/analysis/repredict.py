@@ -8,15 +8,20 @@ on these VMs moves by gigabytes. Only the predicted columns change.
 
 from __future__ import annotations
 
+import csv
+import io
 import math
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from harness.analysis.calibrate import base_version, number, row_card_name, row_device, row_free
 from harness.engines.predicting import predict_point
+from harness.errors import InputError
 from harness.predict import Prediction, prediction_error_pct
 from harness.predict.model import ModelDescription
+from harness.results.io import csv_cell, read_results
 
 
 def row_reading(row: pd.Series) -> tuple[float | None, float | None, bool]:
@@ -62,3 +67,31 @@ def repredict(points: list[Any], frame: pd.DataFrame, model: ModelDescription, t
         out.at[i, "predicted_kv_gib"] = None if prediction.kv_gib is None else round(prediction.kv_gib, 4)
         out.at[i, "prediction_error_pct"] = None if error is None or math.isnan(error) else round(error, 3)
     return out
+
+
+PREDICTED_COLUMNS = ("predicted_kv_tokens", "predicted_kv_gib", "prediction_error_pct")
+
+
+def rewrite_predicted(csv_path: str | Path, points: list[Any], model: ModelDescription, tp: int | None = None,
+                      cpu_flags: frozenset[str] | None = None) -> int:
+    """Predict a committed results file's rows again (repredict) and write the predicted columns into it in place,
+    every other cell as its text stood (the file's own header and format, not the frame re-serialised), so after a
+    change to the predictor its evidence says what the predictor now says. Returns how many rows changed."""
+    path = Path(csv_path)
+    again = repredict(points, read_results(path), model, tp=tp, cpu_flags=cpu_flags)
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        header, rows = list(reader.fieldnames or ()), list(reader)
+    if len(rows) != len(again):
+        raise InputError(f"{path}: {len(rows)} rows in the file, {len(again)} read as results; not rewritten")
+    changed = 0
+    for row, (_, new) in zip(rows, again.iterrows()):
+        cells = {column: str(csv_cell(new[column])) for column in PREDICTED_COLUMNS if column in row}
+        changed += any(row[column] != cell for column, cell in cells.items())
+        row.update(cells)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=header, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    path.write_text(out.getvalue(), encoding="utf-8")
+    return changed

@@ -367,11 +367,11 @@ def to_csv_text(rows: Iterable[Mapping]) -> str:
     writer = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="raise", lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: _cell(v) for k, v in row.items()})
+        writer.writerow({k: csv_cell(v) for k, v in row.items()})
     return out.getvalue()
 
 
-def _cell(value):
+def csv_cell(value):
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float) and value.is_integer():

@@ -108,9 +108,11 @@ def test_vllm_cpu_pool_is_the_reservation_less_the_worker_rss(util):
     requested = math.ceil(NODE_KIB * 1024 * util)
     # the worker's RSS: the release's runtime (measured on tiny-llama), the weights as stored, the packed copies of
     # the embedding and LM head (2 x 512 padded rows x 128 x 2 bytes; the CPU's flags not given: assumed) and the
-    # runner's inputs_embeds buffer (256 batched tokens x 128 x 2 bytes, gpu_model_runner.py:811-813)
+    # runner's inputs_embeds buffer (256 batched tokens x 128 x 2 bytes, gpu_model_runner.py:811-813) and the input
+    # batch's token tables (the CPU's 128 sequences x 512 positions x an int32 id and a bool flag,
+    # gpu_input_batch.py:131-143)
     rss = (vf.cpu_worker_runtime_gib("0.32.0")[0] * GiB + MODEL.weight_bytes_per_rank(1, "float16") + 2 * 512 * 128 * 2
-           + 256 * 128 * 2)
+           + 256 * 128 * 2 + 128 * 512 * (4 + 1))
     kv = int(requested - rss)
     blocks = kv // (128 * 512)
     assert p.will_start and p.block_size == 128

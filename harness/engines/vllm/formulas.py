@@ -41,14 +41,16 @@ CUBLAS_HANDLES_GIB_ESTIMATE = 0.04
 # R (CPU): the worker's resident memory after its warm-up, which vLLM-CPU subtracts from its reservation (psutil
 # rss, 0.32.0 vllm/v1/worker/cpu_worker.py:236-237). It holds, each sized apart: the runtime (python, torch, vLLM's
 # modules and kernels: the estimate below), the weights as stored, the packed copies of the vocab matrices
-# (cpu_vocab_copies_bytes), the model runner's inputs_embeds buffer (cpu_runner_buffer_bytes), and what the warm-up
-# forward left (cpu_model_runner.py:84-91: none in eager mode, which returns before profile_run).
+# (cpu_vocab_copies_bytes), the model runner's inputs_embeds buffer (cpu_runner_buffer_bytes), the input batch's token
+# tables (cpu_input_batch_bytes), and what the warm-up forward left (cpu_model_runner.py:84-91: none in eager mode,
+# which returns before profile_run).
 # The runtime is measured per release on this project's CPU runs (2-core VMs) and is an estimate on any other host.
-# 0.32.0: fitted on tiny-llama alone, eager, as its RSS less its weights, vocab copies (0.001 GiB) and inputs_embeds
-# buffer (64 KiB at 256 batched tokens, 0.5 MiB at 2,048): 0.6030 GiB on 2026-12-02 (results/cpu_budget baseline, 3
-# rows, 256) and 0.6077 on 2026-12-03 (results/cpu_sizes, 2 rows, 2,048), the mean of the two days; checked out of
-# sample on the 0.41 and 1.45 GB Llamas and two more shapes of results/cpu_sizes (README there).
-CPU_WORKER_RUNTIME_GIB_ESTIMATE = {"0.32.0": 0.6054}
+# 0.32.0: fitted on tiny-llama alone, eager, as its RSS less its weights, vocab copies (0.001 GiB), inputs_embeds
+# buffer (64 KiB at 256 batched tokens, 0.5 MiB at 2,048) and input batch (0.3 MiB at max_model_len 512): 0.6027 GiB on
+# 2026-12-02 (results/cpu_budget baseline, 3 rows, 256) and 0.6074 on 2026-12-03 (results/cpu_sizes, 2 rows, 2,048),
+# the mean of the two days; checked out of sample on the 0.41 and 1.45 GB Llamas and two more shapes of
+# results/cpu_sizes (README there).
+CPU_WORKER_RUNTIME_GIB_ESTIMATE = {"0.32.0": 0.6050}
 CPU_WORKER_RUNTIME_MEASURED_ON = "0.32.0"  # the release whose runtime stands in for the ones not measured
 
 
@@ -145,6 +147,19 @@ def cpu_runner_buffer_bytes(model: ModelDescription, max_num_batched_tokens: int
     2,048-wide model at 2,048 tokens: what results/cpu_sparse's grid showed beside the pool per 2,048 more batched
     tokens before this was read."""
     return max_num_batched_tokens * model.hidden_size * elem_bytes
+
+
+# The input batch's two per-request token tables: token ids (int32) and an is-token-id flag (bool).
+INPUT_BATCH_BYTES_PER_POSITION = 4 + 1
+
+
+def cpu_input_batch_bytes(max_num_seqs: int, max_model_len: int) -> int:
+    """The input batch's token tables vLLM-CPU's worker holds from its start: max_num_seqs rows of max_model_len
+    positions, token ids and a flag each, zero-filled and so resident (0.32.0 v1/worker/gpu_input_batch.py:131-143,
+    built with max_num_reqs = max_num_seqs at gpu_model_runner.py:517, :714-718; the copy re-made for the KV cache's
+    block sizes, :6947, comes after the worker reads its RSS). 640 B a position at the CPU's default 128 sequences:
+    what results/cpu_sparse's grid showed beside the pool per position of max_model_len (~650 B) before it was read."""
+    return max_num_seqs * max_model_len * INPUT_BATCH_BYTES_PER_POSITION
 
 
 def cpu_warms_up(enforce_eager: bool, lora: bool, ci_env: bool) -> bool:

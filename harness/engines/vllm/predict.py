@@ -656,6 +656,7 @@ class _CpuWorkerTerms:
 
     vocab_copies: int  # the embedding's and LM head's packed copies (0 where the CPU's GEMM does not pack)
     runner_buffer: int  # the model runner's persistent inputs_embeds buffer
+    input_batch: int  # the input batch's token tables (max_num_seqs x max_model_len)
     warm_up: int | None  # what the warm-up forward left; None without a warm-up
     gemm_packs: bool | None  # whether the CPU's GEMM packs the weights; None: the CPU's flags are not known
 
@@ -666,6 +667,7 @@ def _cpu_worker_terms(p: VllmPrediction, s: Settings, env: dict[str, str], model
     packs = vf.cpu_gemm_packs(plan.dtype, p.cpu_flags)
     return _CpuWorkerTerms(vocab_copies=0 if packs is False else vf.cpu_vocab_copies_bytes(model, p.tp, elem),
                            runner_buffer=vf.cpu_runner_buffer_bytes(model, plan.mnbt, elem),
+                           input_batch=vf.cpu_input_batch_bytes(plan.mns, plan.length),
                            warm_up=_cpu_warm_up_bytes(s, env, model, plan.mnbt, plan.mns, p.tp, elem),
                            gemm_packs=packs)
 
@@ -723,17 +725,18 @@ def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mn
 
 def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, terms: _CpuWorkerTerms) -> int:
     """The worker's RSS beyond its weights (bytes), recorded as the estimate R: the release's runtime, the vocab
-    matrices' packed copies (where the CPU's GEMM packs), the runner's inputs_embeds buffer, and what the warm-up
-    forward left where there is one."""
+    matrices' packed copies (where the CPU's GEMM packs), the runner's inputs_embeds buffer, the input batch's token
+    tables, and what the warm-up forward left where there is one."""
     copies, buffer, warm_up, packs = terms.vocab_copies, terms.runner_buffer, terms.warm_up, terms.gemm_packs
     runtime_gib, measured = vf.cpu_worker_runtime_gib(release)
-    beyond = int(runtime_gib * GiB) + copies + buffer + (warm_up or 0)
+    beyond = int(runtime_gib * GiB) + copies + buffer + terms.input_batch + (warm_up or 0)
     warm = ("no warm-up forward (eager, LoRA or VLLM_CPU_CI_ENV)" if warm_up is None
             else f"+ {warm_up / GiB:.3f} GiB left by the warm-up forward (estimate, not measured on a CPU)")
     packing = _gemm_packing(packs, copies)
     p.estimates["R"] = Estimate(beyond / GiB, f"estimate: worker resident memory after warm-up beyond the weights: "
                                               f"runtime {runtime_gib:.4f} GiB ({measured}); {packing}; the runner's "
-                                              f"inputs_embeds buffer {buffer / MiB:.1f} MiB; {warm}")
+                                              f"inputs_embeds buffer {buffer / MiB:.1f} MiB; the input batch's "
+                                              f"token tables {terms.input_batch / MiB:.1f} MiB; {warm}")
     return beyond
 
 
