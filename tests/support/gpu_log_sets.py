@@ -95,7 +95,8 @@ HELD_OUT = {
     # gpu-logs-18 (logs18, issue 42's round gpu-logs-18): every log held out, collected and read by eye from issue and
     # pull-request threads of vLLM, SGLang and the projects that wrap them (vllm-ascend, intel/llm-scaler, kaito),
     # read through the parser once
-    "gpu-logs-18": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": tuple(f"{n:02d}" for n in range(1, 5))},
+    # (vllm 07-08: a second batch, collected after this round's rules, read once)
+    "gpu-logs-18": {"vllm": tuple(f"{n:02d}" for n in range(1, 9)), "sglang": tuple(f"{n:02d}" for n in range(1, 5))},
 }
 
 
