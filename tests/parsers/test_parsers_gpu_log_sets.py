@@ -124,8 +124,9 @@ FLOORS = {
     ("gpu-logs-17", "sglang", True): (31, 32, 4, 4, 7, 7),
     # first read (parser at 5d2cb2b, the set committed first, 4a7bb79): vLLM 21/21, KV 2/2, statuses 6/6; SGLang 14/20,
     # 2/2, 4/4, one trap read as the pool (then fitted: a draft class named "Assistant", Gemma 4's MTP draft; the
-    # rank's "Max concurrent requests (per dp worker)" line - its README)
-    ("gpu-logs-18", "vllm", True): (21, 21, 2, 2, 6, 6),
+    # rank's "Max concurrent requests (per dp worker)" line - its README); a second batch (vLLM 07-08) read once after
+    # that: 9/9, 1/1, 2/2
+    ("gpu-logs-18", "vllm", True): (30, 30, 3, 3, 8, 8),
     ("gpu-logs-18", "sglang", True): (20, 20, 2, 2, 4, 4),
 }
 
