@@ -405,11 +405,14 @@ def _load_end(parser: LogParser, values: dict, line: Line) -> None:
 # llama_eagle3.py:271 LlamaForCausalLMEagle3, ernie4_eagle.py:101 Ernie4_5_MoeForCausalLMMTP, dflash.py:619
 # DFlashDraftModel, dspark.py:773 DSparkDraftModel; qwen3_next_mtp.py Qwen3NextForCausalLMMTP, and the like). Every
 # EntryClass of 0.5.23 sglang/srt/models with a draft's name is matched: also DFlashLagunaForCausalLM, Dots3MTPHead,
-# LingDSparkModel and Qwen3DSparkModel.
+# LingDSparkModel and Qwen3DSparkModel. Gemma 4 names its MTP draft an "assistant" (0.5.13 and 0.5.23
+# sglang/srt/models/gemma4_mtp.py:404 EntryClass Gemma4AssistantForCausalLM, Gemma4UnifiedAssistantForCausalLM; 0.5.23
+# sglang/srt/arg_groups/speculative_hook.py:98 takes either architecture as the draft), as transformers calls a draft
+# model for assisted generation its assistant model: a class with "Assistant" in its name is a draft's.
 # (the class name ends the field: the engine writes ", " after it, 0.5.17 sglang/srt/model_executor/model_runner.py:1102
 # "type={type(self.model).__name__}, "; an author who trimmed the rest of the line writes " ... " there instead)
 _DRAFT_MODEL = re.compile(
-    r"type=(?:Eagle\w*|DFlash\w*|\w*(?:NextN|MTP(?:Head)?|Eagle3?|DraftModel|DSpark(?:Model)?))(?!\w)")
+    r"type=(?:Eagle\w*|DFlash\w*|\w*Assistant\w*|\w*(?:NextN|MTP(?:Head)?|Eagle3?|DraftModel|DSpark(?:Model)?))(?!\w)")
 
 _LOAD_END = (
     (re.compile(rf"elapsed=({NUM}) s"), "weights_load_seconds"),
@@ -721,6 +724,12 @@ class SglangLogParser(LogParser):
         # a speculative server's default (0.5.23 sglang/srt/arg_groups/speculative_hook.py:445 and :859, :999,
         # :1093, :1301): the summary, when it comes, states the limit used
         rule(r"Max running requests is reset to (?P<max_running_requests>\d+) for speculative decoding"),
+        # the rank's request limit once its token capacity is final (0.5.13 sglang/srt/model_executor/
+        # model_runner_kv_cache_mixin.py:904-907 _resolve_max_num_reqs, stored as config.max_running_requests at :962;
+        # tp_worker.py:298 hands the model runner's to the scheduler, whose summary prints it): the summary, when it
+        # comes, states the same limit
+        rule(r"^Max concurrent requests \(per dp worker\) from the finalized token capacity: "
+             r"max_num_reqs=(?P<max_running_requests>\d+)\."),
         # the figures of "Hybrid (mamba/linear-attention) state cache is too small to serve any requests.", where the
         # message's second sentence stands on a line of its own (0.5.23 kv_cache_configurator.py:3154)
         rule(r"^max_mamba_cache_size=(?P<max_mamba_cache_size>-?[\d,]+), mamba_ratio=(?P<mamba_ratio>{NUM}), resulting "

@@ -122,6 +122,12 @@ FLOORS = {
     # without its class; the author's abbreviated "61.27 GiB total" left a miss)
     ("gpu-logs-17", "vllm", True): (69, 69, 10, 10, 12, 12),
     ("gpu-logs-17", "sglang", True): (31, 32, 4, 4, 7, 7),
+    # first read (parser at 5d2cb2b, the set committed first, 4a7bb79): vLLM 21/21, KV 2/2, statuses 6/6; SGLang 14/20,
+    # 2/2, 4/4, one trap read as the pool (then fitted: a draft class named "Assistant", Gemma 4's MTP draft; the
+    # rank's "Max concurrent requests (per dp worker)" line - its README); a second batch (vLLM 07-08) read once after
+    # that: 9/9, 1/1, 2/2
+    ("gpu-logs-18", "vllm", True): (30, 30, 3, 3, 8, 8),
+    ("gpu-logs-18", "sglang", True): (20, 20, 2, 2, 4, 4),
 }
 
 
@@ -958,3 +964,23 @@ def test_torchs_out_of_memory_message_quoted_without_its_class():
     record = _read("gpu-logs-17", "sglang", "07")
     assert (record.status, record.error_kind, record.avail_mem_before_load_gib) == ("engine_error", "device_oom", 17.81)
     assert record.error_data["tried_mib"] == 296.0
+
+
+# --- gpu-logs-18 (issue 42's round gpu-logs-18): what its first read missed, by class --------------------------------
+
+
+def test_a_draft_named_assistant_is_the_drafts_load_and_pool():
+    # "Load weight end. elapsed=17.93 s, type=Gemma4AssistantForCausalLM, avail mem=2.93 GB, mem usage=0.29 GB." then a
+    # 64-token "KV Cache is allocated" line and its "Memory pool end. avail mem=3.01 GB" (gpu-logs-18 sglang/03, Gemma
+    # 4's MTP assistant loaded alone in the window): the draft's load and pool, no device pool stated
+    record = _read("gpu-logs-18", "sglang", "03")
+    assert (record.draft_weights_gib, record.draft_avail_mem_after_load_gib) == (0.29, 2.93)
+    assert (record.draft_pool_tokens, record.avail_mem_after_draft_pool_gib) == (64, 3.01)
+    assert (record.kv_tokens, record.kv_gib, record.weights_gib) == (None, None, None)
+
+
+def test_the_ranks_request_limit_from_its_finalized_token_capacity():
+    # "Max concurrent requests (per dp worker) from the finalized token capacity: max_num_reqs=48." before the two SWA
+    # pools (gpu-logs-18 sglang/02, a log viewer's time before each line): the limit the summary would print
+    record = _read("gpu-logs-18", "sglang", "02")
+    assert (record.max_running_requests, record.kv_tokens, record.swa_pool_tokens) == (48, 127866, 102292)
