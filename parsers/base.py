@@ -640,13 +640,23 @@ class LogParser:
         if self._held is not None and self._join_held(raw):
             self.finalize()
             return self._events
-        if segments and segments[-1][1].endswith(",") and segments[-1][1][:1] not in ("", " ", "\t"):
-            self._comma_held = segments.pop()  # (an indented block's lines: _join_held, with their indent)
+        if segments and segments[-1][1].endswith(",") and self._may_go_on(segments[-1][1]):
+            self._comma_held = segments.pop()
         for t, text in segments:
             self._feed_line(self.split_prefix(text, t))
         if self.rules_fired != fired or self._events:  # only a rule or an error changes what it derives
             self.finalize()
         return self._events
+
+    def _may_go_on(self, text: str) -> bool:
+        """A comma-ended line an author may have broken: one that starts at the margin, or one under an indent that
+        carries the engine's prefix (a block indented as a whole: a docstring's examples, "    [2025-11-04 05:27:13
+        DP0 TP0 EP0] Load weight end. type=DeepseekV3ForCausalLM," / "    dtype=..., mem usage=107.07 GB.",
+        gpu-logs-19 sglang/01). Other indented lines are a traceback's or a block's own (_join_held, with their
+        indent)."""
+        if text[:1] not in ("", " ", "\t"):
+            return True
+        return bool(text.strip()) and self.split_prefix(text.lstrip(), None).prefixed
 
     def _under_column(self, text: str) -> str:
         """`text` without a log file's name an author put as a first column ("q4_f.log  Load weight begin. ...") and,

@@ -53,9 +53,14 @@ from parsers.record import (
 # digit, skipped; the ranks are the tags with a number.
 # An author who shows one line for several ranks writes their range ("[TP0..3] KV Cache is allocated. ..."), and one
 # who aligns the messages in a column pads after the bracket ("[TP0]    max_total_num_tokens=..."); the engine writes
-# one space there.
+# one space there. An author who cut the time to an ellipsis keeps the ranks after it ("[... DP0 TP0 EP0]
+# max_total_num_tokens=...", gpu-logs-19 sglang/02: the format's `%(asctime)s` elided, 0.5.22 sglang/srt/utils/common.py
+# :2584 configure_logger, the ranks from sglang/srt/managers/scheduler.py:6047-6055); with no rank after it, "[...]" is
+# any text's ellipsis, never a prefix.
+_ELIDED_TIME = r"(?:\.\.\.|\u2026)(?=(?: [A-Z_]+-?\d+)+\])"
 PREFIX = re.compile(
-    r"\[(?:(?P<ts>(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?(?: [A-Za-z][A-Za-z_.]*(?=[ \]]))*"
+    r"\[(?:(?:(?P<ts>(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?|" + _ELIDED_TIME + r")"
+    r"(?: [A-Za-z][A-Za-z_.]*(?=[ \]]))*"
     r"(?P<ranks>(?: [A-Z_]+-?\d+)*)"
     r"|(?P<bare_ranks>(?:[A-Z]+_)?[A-Z]+-?\d+(?:\.\.\d+)?(?: [A-Z_]+-?\d+(?:\.\.\d+)?)*))\]"
     r"(?: (?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) )?(?P<msg>.*))?$"
@@ -750,8 +755,12 @@ class SglangLogParser(LogParser):
         rule(r"^Capture \w+ \w+ .+ begin\. ", phase("capturing")),
         rule(r"^Capture \w+ \w+ .+ end\. ", _graph_captured, primary_only=True),
         # the scheduler summary: every KV figure is final here
-        # every rank prints its own (sglang 0.4.0 sglang/srt/managers/scheduler.py): rank 0's is the row's
-        rule(r"^max_total_num_tokens=(?P<kv_tokens>-?[\d,]+)(?:,|$)", _scheduler_summary, primary_only=True),
+        # every rank prints its own (sglang 0.4.0 sglang/srt/managers/scheduler.py): rank 0's is the row's. The
+        # figure ends at the comma before chunked_prefill_size (0.5.22 scheduler.py:1234-1240), or where an author
+        # cut the rest of the line or elided its middle ("max_total_num_tokens=3263680 ... max_running_requests=2048",
+        # gpu-logs-19 sglang/03; each later field is read on its own)
+        rule(r"^max_total_num_tokens=(?P<kv_tokens>-?[\d,]+)(?:,| (?:\.\.\.|\u2026)|$)", _scheduler_summary,
+             primary_only=True),
         # the engine's own version, where a line states it (pip, check_env, launch wrappers)
         rule(r"\b(?:sglang|SGLang)(?: version)?(?:==|: | )v?(?P<version>\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)\b", version),
         rule(r"The server is fired up and ready to roll!", ready),

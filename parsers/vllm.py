@@ -360,6 +360,16 @@ def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
         parser.record.cuda_graph_profile_gib = float(values["gib"])
 
 
+def _init_engine(parser: LogParser, values: dict, line: Line) -> None:
+    # "(compilation: X s)" is compilation_config.compilation_time (0.20.0 vllm/v1/engine/core.py:286, :298-304), which
+    # is torch.compile's total only from 0.20.0 (vllm/compilation/monitor.py:47-53 adds the total that
+    # "torch.compile took X s in total" prints); before, it summed the backend's Dynamo and graph-compile times (0.19.1
+    # vllm/compilation/backends.py:284, :389, :1114: 57.98 s beside a 64.81 s total, gpu-logs-19 vllm/01). The total
+    # is the record's; the init engine's figure stands in where no "torch.compile took" line was read.
+    if parser.record.compilation_seconds is None and values.get("secs") is not None:
+        parser.record.compilation_seconds = float(values["secs"])
+
+
 def _model_loading(parser: LogParser, values: dict, line: Line) -> None:
     # the whole model load's seconds (0.32.0 vllm/v1/worker/gpu_model_runner.py:5150, time_after_load -
     # time_before_load around the loader): the load time where the loader's own "Loading weights took" is not shown
@@ -718,7 +728,7 @@ class VllmLogParser(LogParser):
         # 0.32.0 vllm/v1/engine/core.py:384-404 (V0: "... took N seconds"); a write-up may drop the parenthetical, the
         # rest is the engine's ("init engine took 70.62 s (compilation: 42.18 s)", gpu-logs-14 vllm/01 and /10)
         rule(r"init engine(?: \((?:profile|[^()]*kv cache)[^()]*\))? took (?P<init_engine_seconds>{NUM}) ?s"
-             r"(?:econds)?(?: \(compilation: (?P<compilation_seconds>{NUM}) s)?"),
+             r"(?:econds)?(?: \(compilation: (?P<secs>{NUM}) s)?", _init_engine),
         # ready, and stopping
         rule(r"Application startup complete\.", ready),
         rule(SERVED_REQUEST, ready, before_ready=True),
