@@ -215,6 +215,7 @@ def _kv_line(parser: LogParser, values: dict, line: Line) -> None:
     # two lines before (vllm 0.8.5 vllm/v1/core/kv_cache_utils.py:634 and :637): then the
     # KV figures are complete at the concurrency line, or at whatever line comes next.
     _device(parser, values.get("pools"))
+    parser.kv_stamp = parser.kv_stamp or _stamp(line)
     parser.kv_lines.append([int(values["kv_tokens"]), values.get("max_concurrency"), str(values.get("pools") or "GPU")])
     if "max_concurrency" in values:
         kv_sized(parser, values, line)
@@ -349,6 +350,16 @@ def _xpu_total_mb(parser: LogParser, values: dict, line: Line) -> None:
 _SUMMARY_GRAPHS = re.compile(r"(\d+(?:\.\d+)?) ?GiB for (?:CUDA|NPU|XPU) ?[Gg]raph memory")
 
 
+# The engine's own time of a line ("INFO 05-19 11:22:01 [...]", _DATE_FORMAT "%m-%d %H:%M:%S", 0.18.0
+# vllm/logger.py:26): it orders lines an author quoted out of order ("MM-DD HH:MM:SS" sorts as text within a year).
+_STAMP = re.compile(r"\b(\d\d-\d\d \d\d:\d\d:\d\d)\b")
+
+
+def _stamp(line: Line) -> str | None:
+    match = _STAMP.search(line.raw)
+    return match.group(1) if match else None
+
+
 def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
     # Model Runner V2 logs this line twice: first for the profiling capture (before the KV
     # line), then for the real one. Only the one after the KV line is the graphs' cost.
@@ -358,6 +369,7 @@ def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
         parser.advance("capturing", line)
     else:
         parser.record.cuda_graph_profile_gib = float(values["gib"])
+        parser.early_capture = (_stamp(line), float(values["gib"]), float(values["secs"]))
 
 
 def _init_engine(parser: LogParser, values: dict, line: Line) -> None:
@@ -832,6 +844,8 @@ class VllmLogParser(LogParser):
         self._settled = 0  # how many lines _least has seen: every line but the last
         self._least: list | None = None
         self.derived_blocks: int | None = None  # num_blocks as derived from kv_tokens (the log states none)
+        self.kv_stamp: str | None = None  # the engine's time of the first KV size line
+        self.early_capture: tuple | None = None  # (time, GiB, seconds) of a graph line read before any KV line
 
     def may_be_from(self, raw: str, source: str) -> bool:
         # A child's source is "<proc>:<pid>", and each of its lines carries "pid=<pid>)".
@@ -896,6 +910,7 @@ class VllmLogParser(LogParser):
             record.error_data = {**record.error_data, "inferred_from": "available KV cache memory <= 0"}
         if self.kv_lines:
             self._kv_pools()
+        self._capture_quoted_before_kv()
         self._v0_capacity()
         if record.block_size is None and record.device in DEFAULT_BLOCK_SIZE:
             record.block_size = DEFAULT_BLOCK_SIZE[record.device]
@@ -913,6 +928,20 @@ class VllmLogParser(LogParser):
         if derived and record.kv_tokens is not None and record.block_size:
             # derived, not logged: follows kv_tokens (the smallest worker's, where several are logged)
             record.num_blocks = self.derived_blocks = _blocks_of_tokens(record)
+
+    def _capture_quoted_before_kv(self) -> None:
+        """A graph line read before the KV size line but stamped after it is the real capture, quoted out of order
+        (an author's picked lines; "Graph capturing finished in %.0f secs, took %.2f GiB", 0.18.0
+        vllm/v1/worker/gpu_model_runner.py:5747): the profiling capture always precedes the KV sizing and the real one
+        follows it (0.19.1 vllm/v1/engine/core.py:247 determine_available_memory, which profiles the graphs at
+        v1/worker/gpu_worker.py:381; then get_kv_cache_configs, the KV size line; then initialize_from_config at
+        core.py:280, whose compile_or_warm_up_model captures them, gpu_worker.py:550 and :588)."""
+        early, record = self.early_capture, self.record
+        if early is None or record.cuda_graph_gib is not None or not (early[0] and self.kv_stamp):
+            return
+        if early[0] > self.kv_stamp:
+            record.cuda_graph_gib, record.graph_capture_seconds = early[1], early[2]
+            record.cuda_graph_profile_gib = None
 
     def _v0_capacity(self) -> None:
         """V0's refusal of a max_model_len its pool cannot hold states the pool in tokens, block_size x num_gpu_blocks
