@@ -136,6 +136,13 @@ FLOORS = {
     # not an engine's prefix) and SGLang 06's KV count in the HiCache warning (a state pool's in other releases)
     ("gpu-logs-19", "vllm", True): (39, 40, 5, 5, 6, 6),
     ("gpu-logs-19", "sglang", True): (25, 26, 5, 6, 6, 6),
+    # first read (parser at 37b5024, the set committed first, dbe5582): vLLM 38/38, KV 4/4, statuses 7/7; SGLang 17/19,
+    # 2/3, 5/6, no trap read as the pool (then fitted: the graph runner's exception after a scheduler traceback the
+    # author elided). Left, its README says why: SGLang 01's "Application startup complete" alone (before SGLang's own
+    # warm-up request, not readiness) and 04's pool count on a failed start (the sets state it as the pool's, not
+    # the KV count)
+    ("gpu-logs-21", "vllm", True): (38, 38, 4, 4, 7, 7),
+    ("gpu-logs-21", "sglang", True): (18, 19, 2, 3, 5, 6),
 }
 
 
@@ -1027,3 +1034,15 @@ def test_a_prefixed_line_broken_after_a_comma_inside_an_indented_block():
     record = _read("gpu-logs-19", "sglang", "01")
     assert (record.weights_gib, record.avail_mem_after_load_gib) == (107.07, 75.11)
     assert (record.kv_tokens, record.kv_gib, record.status) == (524288, 17.16, None)
+
+
+# --- gpu-logs-21 (issue 42's round gpu-logs-21): what its first read missed, by class --------------------------------
+
+
+@pytest.mark.parametrize("prefix", ["02", "03"])
+def test_the_graph_runners_exception_places_the_failure_in_capture(prefix):
+    # a run journal's signatures (gpu-logs-21 sglang/02: "Scheduler hit an exception: … cuda_graph_runner.py:954
+    # capture_one_batch_size", two frames, triton's RuntimeError, then "Exception: Capture cuda graph failed: Failed to
+    # find C compiler. …"; sglang/03: the runner's exception alone, without prefix): both failed in capture
+    record = _read("gpu-logs-21", "sglang", prefix)
+    assert (record.status, record.failed_during) == ("engine_error", "cuda_graph_capture")

@@ -104,9 +104,9 @@ HELD_OUT = {
     "gpu-logs-19": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)),
                     "sglang": tuple(f"{n:02d}" for n in range(1, 7))},
     # gpu-logs-21 (logs21, issue 42's round gpu-logs-21): every log held out, collected and read by eye from log files
-    # and logs kept in repositories (run notes, a run journal, benchmark READMEs, a workshop chapter, a profiling report:
-    # a tool's banner estimate, grep-filtered pod logs, blockquoted and author-broken errors, level-less file tags, a
-    # KV-pool fork, Mamba state traps), read through the parser once
+    # and logs kept in repositories (run notes, a run journal, benchmark READMEs, a workshop chapter, a profiling
+    # report: a tool's banner estimate, grep-filtered pod logs, blockquoted and author-broken errors, level-less file
+    # tags, a KV-pool fork, Mamba state traps), read through the parser once
     "gpu-logs-21": {"vllm": tuple(f"{n:02d}" for n in range(1, 8)),
                     "sglang": tuple(f"{n:02d}" for n in range(1, 7))},
 }
