@@ -555,9 +555,9 @@ _DRAFT_CAPTURE = re.compile(r"^Capture (?:[\w-]+ )*draft\b")
 # CUDA graph failed: {e}" (0.5.22 runner/prefill_cuda_graph_runner.py:496), "Capture CPU graph failed: {e}" (0.5.10
 # cpu_graph_runner.py:570)
 _GRAPH_CAPTURE_FAILED = re.compile(r"\bCapture (?:\w+ )*(?:graph|Graph) failed: ")
-# The same exception as a line of its own, raised only by a failed capture: the last line of a scheduler's logged
-# traceback, after the exception that caused it (0.5.22 runner/decode_cuda_graph_runner.py:518 raises it in the
-# except clause of the capture).
+# The same exception as a line of its own, raised only by a failed capture (0.5.22 runner/decode_cuda_graph_runner.py
+# :516-519, in the capture's `except RuntimeError`): the last line of the traceback the scheduler logs
+# (managers/scheduler.py:6138 "Scheduler hit an exception: {traceback}"), after the exception that caused it.
 _GRAPH_CAPTURE_EXCEPTION = re.compile(r"^\s*Exception: Capture (?:\w+ )*(?:graph|Graph) failed: ")
 
 
