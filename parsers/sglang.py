@@ -555,6 +555,10 @@ _DRAFT_CAPTURE = re.compile(r"^Capture (?:[\w-]+ )*draft\b")
 # CUDA graph failed: {e}" (0.5.22 runner/prefill_cuda_graph_runner.py:496), "Capture CPU graph failed: {e}" (0.5.10
 # cpu_graph_runner.py:570)
 _GRAPH_CAPTURE_FAILED = re.compile(r"\bCapture (?:\w+ )*(?:graph|Graph) failed: ")
+# The same exception as a line of its own, raised only by a failed capture (0.5.22 runner/decode_cuda_graph_runner.py
+# :516-519, in the capture's `except RuntimeError`): the last line of the traceback the scheduler logs
+# (managers/scheduler.py:6138 "Scheduler hit an exception: {traceback}"), after the exception that caused it.
+_GRAPH_CAPTURE_EXCEPTION = re.compile(r"^\s*Exception: Capture (?:\w+ )*(?:graph|Graph) failed: ")
 
 
 _SUMMARY = (
@@ -801,6 +805,7 @@ class SglangLogParser(LogParser):
         self.http_up = False  # the HTTP server said "Application startup complete." (the warm-up request comes next)
         self.custom_warmups = False  # the server's lifespan ran a named warm-up ("Running warmup compile-deep-gemm")
         self.batches_run = False  # the scheduler logged a prefill or decode batch: its event loop runs requests
+        self.graph_capture_failed = False  # the graph runner's "Capture ... graph failed: ..." exception was read
 
     error_rules = (
         # 0.5.22 sglang/srt/mem_cache/kv_cache_configurator.py:2732 (0.5.14 on); the device named or not, the hint
@@ -909,10 +914,20 @@ class SglangLogParser(LogParser):
             t=t,
         )
 
+    def _check_failures(self, line: Line) -> None:
+        super()._check_failures(line)
+        # wherever the failing start shows the graph runner's exception - after the scheduler's "hit an exception",
+        # also where an author elided that traceback's header and frames (gpu-logs-21 sglang/02) - it failed in
+        # capture: finalize places it there
+        if "failed: " in line.text and _GRAPH_CAPTURE_EXCEPTION.match(line.text):
+            self.graph_capture_failed = True
+
     def finalize(self) -> None:
         record = self.record
-        if record.failed_during is None and record.error_message and _GRAPH_CAPTURE_FAILED.search(record.error_message):
-            record.failed_during = "cuda_graph_capture"  # the message names the phase where no frame is shown
+        named = record.error_message and _GRAPH_CAPTURE_FAILED.search(record.error_message)
+        if record.failed_during is None and (named or (self.graph_capture_failed and record.error_kind is not None)):
+            # the message names the phase where no frame is shown, or the runner's exception came after it
+            record.failed_during = "cuda_graph_capture"
         if record.failed_during is None and record.error_kind is not None and (
                 self.batches_run or "event_loop" in self._block_stage.values()):
             # after the scheduler logged a batch, or where its traceback shows the event loop (the exception logged

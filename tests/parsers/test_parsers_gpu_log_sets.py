@@ -142,6 +142,13 @@ FLOORS = {
     # the sets' convention: a failed start states no pool)
     ("gpu-logs-20", "vllm", True): (30, 30, 3, 3, 4, 4),
     ("gpu-logs-20", "sglang", True): (25, 26, 2, 3, 8, 8),
+    # first read (parser at 37b5024, the set committed first, dbe5582): vLLM 38/38, KV 4/4, statuses 7/7; SGLang 17/19,
+    # 2/3, 5/6, no trap read as the pool (then fitted: the graph runner's exception after a scheduler traceback the
+    # author elided). Left, its README says why: SGLang 01's "Application startup complete" alone (before SGLang's own
+    # warm-up request, not readiness) and 04's pool count on a failed start (the sets state it as the pool's, not
+    # the KV count)
+    ("gpu-logs-21", "vllm", True): (38, 38, 4, 4, 7, 7),
+    ("gpu-logs-21", "sglang", True): (18, 19, 2, 3, 5, 6),
 }
 
 
@@ -1045,3 +1052,15 @@ def test_a_graph_capture_quoted_before_the_kv_lines_but_stamped_after_them():
     record = _read("gpu-logs-20", "vllm", "04")
     assert (record.cuda_graph_gib, record.graph_capture_seconds, record.cuda_graph_profile_gib) == (0.95, 15.0, None)
     assert (record.kv_tokens, record.max_concurrency, record.max_model_len) == (9584, 2.34, 4096)
+
+
+# --- gpu-logs-21 (issue 42's round gpu-logs-21): what its first read missed, by class --------------------------------
+
+
+@pytest.mark.parametrize("prefix", ["02", "03"])
+def test_the_graph_runners_exception_places_the_failure_in_capture(prefix):
+    # a run journal's signatures (gpu-logs-21 sglang/02: "Scheduler hit an exception: … cuda_graph_runner.py:954
+    # capture_one_batch_size", two frames, triton's RuntimeError, then "Exception: Capture cuda graph failed: Failed to
+    # find C compiler. …"; sglang/03: the runner's exception alone, without prefix): both failed in capture
+    record = _read("gpu-logs-21", "sglang", prefix)
+    assert (record.status, record.failed_during) == ("engine_error", "cuda_graph_capture")
