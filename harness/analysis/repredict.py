@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from harness.analysis.calibrate import base_version, number, row_card_name, row_device, row_free
+from harness.atomic import write_text
 from harness.engines.predicting import predict_point
 from harness.errors import InputError
 from harness.predict import Prediction, prediction_error_pct
@@ -93,5 +94,5 @@ def rewrite_predicted(csv_path: str | Path, points: list[Any], model: ModelDescr
     writer = csv.DictWriter(out, fieldnames=header, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    path.write_text(out.getvalue(), encoding="utf-8")
+    write_text(path, out.getvalue())  # whole or not at all: the evidence is never left half written
     return changed
