@@ -1,9 +1,20 @@
 """Fixtures every test module can use without importing them."""
 
+import json
 import os
 import signal
 
-from tests.support.e2e_runs import BACKGROUND, RUNS, cpu_budget_run, cpu_tiny_run  # noqa: F401 - the shared runs
+import pytest
+
+from harness.atomic import write_text
+from tests.support.e2e_runs import (  # noqa: F401 - the shared runs' fixtures
+    BACKGROUND,
+    RUNS,
+    cpu_budget_run,
+    cpu_tiny_run,
+    is_xdist_worker,
+    runs_root,
+)
 from tests.support.engine_envs import sglang_env, vllm_env  # noqa: F401 - session fixtures (install or reuse the engines)
 from tests.support.host_waits import no_host_waits_for_stand_ins  # noqa: F401 - autouse: no host waits for stand-ins
 
@@ -39,13 +50,42 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=order)
 
 
+# An xdist worker's CPU priority below the controller's, whose thread launches the shared real-engine runs: their
+# launches are the suite's longest chain (a dozen engine starts of 80-100 s each, one after the other), and the
+# workers' tests fill the CPU they leave.
+WORKER_NICENESS = 10
+
+
+def pytest_configure(config):
+    if is_xdist_worker(config):
+        os.nice(WORKER_NICENESS)
+
+
+def _wanted_runs_path(config):
+    return runs_root(config) / "wanted.json"
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own: its worker tells the controller it has collected
 def pytest_collection_finish(session):
-    """Start the shared real-engine runs the selected tests need, in the background (tests/support/e2e_runs.py)."""
+    """Start the shared real-engine runs the selected tests need, in the background (tests/support/e2e_runs.py);
+    under xdist, name them for the controller, which starts them."""
     if session.config.option.collectonly:
         return
-    wanted = {name for item in session.items for name in RUNS if name in getattr(item, "fixturenames", ())}
-    if wanted:
-        BACKGROUND.start(wanted, session.config._tmp_path_factory)  # what the tmp_path_factory fixture returns
+    wanted = sorted({name for item in session.items for name in RUNS if name in getattr(item, "fixturenames", ())})
+    if not wanted:
+        return
+    if is_xdist_worker(session.config):
+        write_text(_wanted_runs_path(session.config), json.dumps(wanted))
+    else:
+        BACKGROUND.start(wanted, runs_root(session.config))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """The controller: a worker has collected, and named the runs its tests need (each worker the same)."""
+    path = _wanted_runs_path(node.config)
+    if path.is_file():
+        BACKGROUND.start(json.loads(path.read_text()), runs_root(node.config))
 
 
 def pytest_sessionfinish(session):

@@ -89,12 +89,14 @@ def _fraction_leaves_no_pool(row: pd.Series) -> bool | None:
 
 def _decided_by_what_it_took(row: pd.Series, record) -> bool:
     """A SLACK_FRACTION row as SGLang's own figures have it: refused, its error's minimum fraction (1 - available/
-    pre) above the one given; started, a pool its readings allow (f x its pre-load reading, less what it took)."""
+    pre) above the one given; started, a pool its readings allow (f x its pre-load reading, less what moved between
+    its readings: its own load, and what the suite's other processes took or gave back meanwhile, which can be more
+    than its load, so no sign is assumed)."""
     if row["status"] != "ok":
         return (row["error_kind"] == "weights_leave_no_memory"
                 and record.error_data.get("minimum_mem_fraction_static", 0) > SLACK_FRACTION)
     taken_gib = unlogged_gib(record, "sglang", KV_BYTES_PER_TOKEN)
-    return record.kv_tokens > 0 and 0 <= taken_gib < SLACK_FRACTION * record.avail_mem_before_load_gib
+    return record.kv_tokens > 0 and taken_gib < SLACK_FRACTION * record.avail_mem_before_load_gib
 
 
 def test_a_row_per_point_and_the_budget_failures_the_engines_readings_call_for(cpu_budget_run):

@@ -4,26 +4,32 @@ the same flags again.
 
 Each run launches a selection of its scenario's points (`--points`): every behaviour the checks read,
 once. The runs start in the background as soon as the session has collected a test that needs one
-(tests/conftest.py), one after the other, and overlap the fast suite: an engine start leaves one of the
-two cores idle most of the time. Every figure the checks compare comes from the engines' own readings
-(tests/support/engine_reading.py), so what else runs beside them cannot move a result, except where
-the engine's pool itself follows the host's free memory: those points wait for a quiet host (`Stage`).
+(tests/conftest.py), one after the other, and overlap the rest of the suite. Under pytest-xdist the
+controller launches them (it runs no test; the workers give up CPU priority to its engines) and the
+workers' session fixtures read each stage's outcome from the runs' folder. Every figure the checks
+compare comes from the engines' own readings (tests/support/engine_reading.py), so what else runs
+beside them moves a result only where the engine's pool itself follows the host's free memory
+(SGLang-CPU): those checks bound what moved by the engine's own two readings.
 The session fixtures `cpu_tiny_run` and `cpu_budget_run` wait for them.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
-from concurrent.futures import Future, ThreadPoolExecutor
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from harness.atomic import write_text
 from harness.envs import default_cache_dir, host_is_cpu_only
 from harness.results.io import read_results
 from harness.scenario import Point, expand, load_scenario
@@ -108,40 +114,50 @@ CPU_BUDGET_SGLANG = {
 
 @dataclass(frozen=True)
 class Stage:
-    """Points of a run launched together. `quiet`: they need a host where nothing else runs. SGLang-CPU
-    sizes its pool from the host's system-wide free memory, read twice a few seconds apart (0.5.22
-    sglang/srt/distributed/bootstrap.py:187-217, then after loading), so memory another process takes or
-    frees in between moves its pool (seen: -0.17 to +0.13 GiB beside the predictor oracles' interpreters).
-    vLLM-CPU's pool is its node's MemTotal x utilization less its own RSS, and pinned pools (cpu_tiny) are
-    what they are: those overlap the rest of the suite."""
+    """Points of a run launched together, with `options` of `run`."""
 
     wanted: dict[tuple[str, str], dict[str, list]]
-    quiet: bool = False
-    options: tuple[str, ...] = ()  # of `run`
+    options: tuple[str, ...] = ()
 
 
 # name -> (scenario, stages in the order they run, into one run folder)
 RUNS: dict[str, tuple[Path, tuple[Stage, ...]]] = {
     # probed once ready (the probe's defaults): its measurements ride on the launches the suite makes anyway
     "cpu_tiny_run": (CPU_TINY, (Stage(CPU_TINY_SELECTED, options=("--stop-after", "probe")),)),
-    "cpu_budget_run": (CPU_BUDGET, (Stage(CPU_BUDGET_VLLM), Stage(CPU_BUDGET_SGLANG, quiet=True))),
+    "cpu_budget_run": (CPU_BUDGET, (Stage(CPU_BUDGET_VLLM), Stage(CPU_BUDGET_SGLANG))),
 }
+# How long a test waits for the shared runs: every launch of both, on a host busy with the rest of the suite.
+RUNS_WAIT_S = 3 * 3600
+
+
+def is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def runs_root(config: pytest.Config) -> Path:
+    """The folder of the session's shared runs: under the session's base temp dir, which under pytest-xdist is the
+    controller's, the parent of each worker's (xdist/workermanage.py: basetemp / "popen-gwN")."""
+    base = config._tmp_path_factory.getbasetemp()  # what the tmp_path_factory fixture returns
+    return (base.parent if is_xdist_worker(config) else base) / "e2e-runs"
+
+
+def _outcome_path(root: Path, name: str, index: int) -> Path:
+    return root / name / f"stage-{index}.json"
 
 
 class BackgroundRuns:
-    """The shared runs' stages, one at a time on a worker thread. The stages that may overlap other tests
-    start as soon as the session is collected; a quiet one starts when its fixture asks for it (the
-    engine tests reading the runs come last, so the session then waits and nothing else runs)."""
+    """The shared runs' stages, one at a time on a thread of the process that launches them. One at a time:
+    SGLang-CPU's pool follows the host's free memory between its two readings, and another engine allocating
+    its pool in that moment would move it by gigabytes, where the rest of the suite moves it by tenths."""
 
     def __init__(self) -> None:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="e2e-run")
-        self.futures: dict[tuple[str, int], Future] = {}
-        self.run_dirs: dict[str, Path] = {}
+        self.started: set[str] = set()
         self.environ: dict[str, str] | None = None
         self.cache_dir: Path | None = None
         self.cpu_build: bool | None = None
 
-    def start(self, names, tmp_path_factory, quiet: bool = False) -> None:
+    def start(self, names, root: Path) -> None:
         # The environment as the session began, before any test: tests that set variables while they run
         # (KV_HARNESS_CACHE_DIR to a folder of fake envs, say) must not reach the runs going on beside them.
         # The device too: the GPU host stand-in's tests clear KV_HARNESS_DEVICE and fake NVML for a while, and an
@@ -150,26 +166,22 @@ class BackgroundRuns:
         if self.environ is None:
             self.environ, self.cache_dir, self.cpu_build = dict(os.environ), default_cache_dir(), host_is_cpu_only()
         for name, (scenario, stages) in RUNS.items():
-            if name not in names:
-                continue
-            run_dir = self.run_dirs.setdefault(name, tmp_path_factory.mktemp(scenario.stem) / "run")
-            for i, stage in enumerate(stages):
-                if stage.quiet == quiet and (name, i) not in self.futures:
-                    self.futures[name, i] = self.pool.submit(self._stage, scenario, stage, run_dir, i > 0)
+            if name in names and name not in self.started:
+                self.started.add(name)
+                for i, stage in enumerate(stages):
+                    self.pool.submit(self._stage, scenario, stage, root / name / "run", i > 0,
+                                     _outcome_path(root, name, i))
 
-    def _stage(self, scenario: Path, stage: Stage, run_dir: Path, resume: bool) -> E2ERun:
-        for engine, release in stage.wanted:
-            ensure_env(engine, release, self.cache_dir, self.cpu_build)
-        return run_selection(scenario, select(scenario, stage.wanted), run_dir, resume, self.environ, stage.options)
-
-    def result(self, name: str, tmp_path_factory) -> E2ERun:
-        self.start({name}, tmp_path_factory)
-        self.start({name}, tmp_path_factory, quiet=True)
-        stages = [self.futures[name, i].result() for i in range(len(RUNS[name][1]))]
-        run_dir = self.run_dirs[name]
-        frame = read_results(run_dir / "results.csv") if (run_dir / "results.csv").is_file() else pd.DataFrame()
-        return E2ERun(run_dir, frame, tuple(p for s in stages for p in s.selection), max(s.returncode for s in stages),
-                      "\n".join(s.stdout for s in stages), "\n".join(s.stderr for s in stages))
+    def _stage(self, scenario: Path, stage: Stage, run_dir: Path, resume: bool, outcome: Path) -> None:
+        try:
+            for engine, release in stage.wanted:
+                ensure_env(engine, release, self.cache_dir, self.cpu_build)
+            run = run_selection(scenario, select(scenario, stage.wanted), run_dir, resume, self.environ,
+                                stage.options)
+            said = {"returncode": run.returncode, "stdout": run.stdout, "stderr": run.stderr}
+        except Exception:  # noqa: BLE001 - an env that would not install: each test of the run says so, none hangs
+            said = {"returncode": -1, "stdout": "", "stderr": traceback.format_exc()}
+        write_text(outcome, json.dumps(said))
 
     def stop(self) -> None:
         """At the session's end: a run still going (the session was cut short) is interrupted like Ctrl-C."""
@@ -182,14 +194,40 @@ class BackgroundRuns:
 BACKGROUND = BackgroundRuns()
 
 
-@pytest.fixture(scope="session")
-def cpu_tiny_run(tmp_path_factory) -> E2ERun:
-    return BACKGROUND.result("cpu_tiny_run", tmp_path_factory)
+def wait_for_run(name: str, root: Path, wait_s: float = RUNS_WAIT_S) -> E2ERun:
+    """The run `name` once each of its stages has said how it went, as one `harness run` of all their points."""
+    scenario, stages = RUNS[name]
+    deadline = time.monotonic() + wait_s
+    said = []
+    for i in range(len(stages)):
+        path = _outcome_path(root, name, i)
+        while not path.is_file():
+            if time.monotonic() > deadline:
+                pytest.fail(f"the shared run {name} did not finish stage {i} in {wait_s:.0f} s ({path})")
+            time.sleep(1)
+        said.append(json.loads(path.read_text()))
+    run_dir = root / name / "run"
+    frame = read_results(run_dir / "results.csv") if (run_dir / "results.csv").is_file() else pd.DataFrame()
+    selection = tuple(p for stage in stages for p in select(scenario, stage.wanted))
+    return E2ERun(run_dir, frame, selection, max(s["returncode"] for s in said),
+                  "\n".join(s["stdout"] for s in said), "\n".join(s["stderr"] for s in said))
+
+
+def shared_run(config: pytest.Config, name: str) -> E2ERun:
+    root = runs_root(config)
+    if not is_xdist_worker(config):  # a worker's runs are the controller's to start (tests/conftest.py)
+        BACKGROUND.start({name}, root)
+    return wait_for_run(name, root)
 
 
 @pytest.fixture(scope="session")
-def cpu_budget_run(tmp_path_factory) -> E2ERun:
-    return BACKGROUND.result("cpu_budget_run", tmp_path_factory)
+def cpu_tiny_run(request) -> E2ERun:
+    return shared_run(request.config, "cpu_tiny_run")
+
+
+@pytest.fixture(scope="session")
+def cpu_budget_run(request) -> E2ERun:
+    return shared_run(request.config, "cpu_budget_run")
 
 
 def alive_in(path: Path) -> list[int]:
