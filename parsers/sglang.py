@@ -126,9 +126,10 @@ def _server_args(parser: LogParser, values: dict, line: Line) -> None:
 _POOL_FIGURES = (
     (re.compile(r"dtype: ([^\s,]+),"), "dtype"),
     (re.compile(r"#tokens: (-?[\d,]+)"), "tokens"),
-    # (an author who trimmed the line keeps "K 1.37 GB, V 1.37 GB": the halves without their "size:")
-    (re.compile(rf"\bK(?: size:)? ({NUM}) GB"), "k"),
-    (re.compile(rf"\bV(?: size:)? ({NUM}) GB"), "v"),
+    # (an author who trimmed the line keeps "K 1.37 GB, V 1.37 GB" or "K: 18.81 GB, V: 18.81 GB": the halves without
+    # their "size")
+    (re.compile(rf"\bK(?: size)?:? ({NUM}) GB"), "k"),
+    (re.compile(rf"\bV(?: size)?:? ({NUM}) GB"), "v"),
     (re.compile(rf"\bKV size: ({NUM}) GB"), "kv"),
 )
 # A hybrid model's recurrent-state pool: its size in requests, then each state buffer's size ("conv_state size:
@@ -257,6 +258,15 @@ def _kv_pool(parser: LogParser, values: dict, line: Line) -> None:
         if tokens is not None and kind == POOL_SWA:
             record.swa_pool_tokens = tokens
     _kv_total(parser)
+
+
+def _runner_pool_size(parser: LogParser, values: dict, line: Line) -> None:
+    # SGLang's JAX port states its pool's size once profiled, capped and page-aligned, and builds the pool with it
+    # right after (sglang-jax 0.0.1.post1 sgl_jax/srt/model_executor/model_runner.py:257, then MHATokenToKVPool(
+    # size=self.max_total_num_tokens)): the pool's size, as a pool line states it; the profiling line's max_tokens
+    # before it is the bound that figure was taken from (model_runner.py:190)
+    parser.record.pool_tokens = int(values["tokens"])
+    parser.runner_sized_pool = True
 
 
 def _kv_halves_below(parser: LogParser, values: dict, line: Line) -> None:
@@ -672,8 +682,14 @@ class SglangLogParser(LogParser):
         rule(r"Load weight end\. (?!Committed)", _load_end, primary_only=True),
         # (the pool's label is a word at the message's start, 0.5.17 sglang/srt/mem_cache/memory_pool.py:1659-1671
         # f"{self.allocation_label} KV Cache is allocated. ..."; spaces before it are an author's indent of the block)
-        rule(r"^\s*(?:(?P<label>\S.*?) )??(?:KV Cache|KV cache|Cache) (?:is allocated|VA upper bound)\. ", _kv_pool,
-             primary_only=True),
+        # SGLang's JAX port says it without "is" ("JAX KV Cache allocated. #tokens: N, K size: ...", "JAX MLA KV Cache
+        # allocated. #tokens: N, KV size: ...", sglang-jax 0.0.1.post1 sgl_jax/srt/mem_cache/memory_pool.py:329-332 and
+        # :941-944), as an author who shortens SGLang's own line does
+        rule(r"^\s*(?:(?P<label>\S.*?) )??(?:(?:KV Cache|KV cache|Cache) (?:is allocated|VA upper bound)|"
+             r"KV Cache allocated(?=\. #tokens: ))\. ", _kv_pool, primary_only=True),
+        rule(r"^ModelRunner max_total_num_tokens: (?P<tokens>\d+)$", _runner_pool_size, primary_only=True),
+        rule(r"^TPU Memory profiling: available_device_memory={NUM}GB, available_kv_cache={NUM}GB, "
+             r"max_tokens=(?P<profiled_max_total_tokens>\d+),", primary_only=True),
         rule(r"Post-capture KV sizing: (?P<label>draft )?KV cache allocated\.", _kv_pool, primary_only=True),
         rule(r"^\s*K size: (?P<k>{NUM}) GB, V size: (?P<v>{NUM}) GB", _kv_halves_below, primary_only=True),
         rule(r"(?:Use [Ss]liding window memory pool\.|Post-capture KV sizing:) full_layer_tokens=(?P<full>[\d,]+), "
@@ -716,6 +732,11 @@ class SglangLogParser(LogParser):
              r"kv_budget=(?P<pool_budget_gib>{NUM}) GB", primary_only=True),
         rule(r"^SWAKVPool (?:mem usage|VA upper bound): (?P<gib>{NUM}) GB, swa size: (?P<swa>[\d,]+), "
              r"full size: (?P<full>[\d,]+)", _swa_total, primary_only=True),
+        # the page size an attention backend forces, said before the server arguments print it (0.5.23
+        # sglang/srt/arg_groups/model_overrides/deepseek_v4.py:61-63 "Use dsv4 attention backend for {arch}, setting
+        # page_size to {page_size}."; arg_groups/overrides.py:1152 "FlashMLA only supports a page_size of 64, change
+        # page_size to 64.")
+        rule(r"\b(?:setting|change) page_size to (?P<block_size>\d+)\.", primary_only=True),
         rule(r"Setting KV cache dtype to (?P<kv_cache_dtype>\S+?)\.? for ", _kv_dtype_set),
         # 0.5.3-0.5.12 say it once before the pool (0.5.8 sglang/srt/model_executor/model_runner.py:1585)
         rule(r"Using KV cache dtype: (?P<kv_cache_dtype>\S+)", _kv_dtype_set),
@@ -797,6 +818,7 @@ class SglangLogParser(LogParser):
     def __init__(self) -> None:
         super().__init__()
         self.speculative: bool | None = None  # whether the server arguments name a draft algorithm (None: unseen)
+        self.runner_sized_pool = False  # the JAX port's model runner stated the pool's size
         self.swa_split: tuple[int, int] | None = None  # a sliding-window model's full and SWA pool tokens
         self.swa_total: float | None = None  # the GiB the engine states for its two sliding-window pools together
         self.loads_done = 0  # Load weight end lines of rank 0: the first is the target model's, a second the draft's
@@ -960,8 +982,8 @@ class SglangLogParser(LogParser):
     def close(self):
         events = super().close()
         record = self.record
-        if record.status is None and record.kv_tokens is None and record.pool_tokens is not None and any(
-                p.kind in _TARGET for p in record.kv_pools):
+        if record.status is None and record.kv_tokens is None and record.pool_tokens is not None and (
+                self.runner_sized_pool or any(p.kind in _TARGET for p in record.kv_pools)):
             # an excerpt that ends before the start is decided, after the target's pool line: the pool is sized when
             # its line is printed (the size the summary would print, as above); a failed start states no pool
             record.kv_tokens = record.pool_tokens

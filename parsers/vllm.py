@@ -418,9 +418,15 @@ def _hpu_weights(parser: LogParser, values: dict, line: Line) -> None:
 
 def _cuda_graph_pool(parser: LogParser, values: dict, line: Line) -> None:
     # printed only after the real capture (0.20.0 vllm/v1/worker/gpu_worker.py:600 follows capture_model; vllm-ascend
-    # worker.py the same): its actual size is the graphs' cost even where no KV line came before it in the excerpt
-    if parser.record.cuda_graph_gib is None:
-        parser.record.cuda_graph_gib = float(values["actual"])
+    # worker.py the same): its actual size is the graphs' cost even where no KV line came before it in the excerpt,
+    # and the graph line read last before it is that capture's (capture_model logs "Graph capturing finished ..."
+    # when it returns, 0.20.0 gpu_model_runner.py:6134, called at gpu_worker.py:590), not the profiling capture's
+    record = parser.record
+    if record.cuda_graph_gib is None:
+        record.cuda_graph_gib = float(values["actual"])
+        if parser.early_capture is not None and record.graph_capture_seconds is None:
+            record.graph_capture_seconds = parser.early_capture[2]
+            record.cuda_graph_profile_gib = None
 
 
 def _autofit(parser: LogParser, values: dict, line: Line) -> None:
@@ -546,8 +552,10 @@ class VllmLogParser(LogParser):
         # vllm-ascend vllm_ascend/worker/model_runner_v1.py load_model; harness/engines/vllm/forks/vllm-ascend.tsv)
         rule(r"^Loading model weights took (?P<weights_gib>{NUM}) ?Gi?B\b", phase("profiling"), primary_only=True),
         # "takes" up to 0.17 (0.13.0 vllm/compilation/monitor.py:35), "took" from 0.18 (0.32.0 monitor.py:20, the
-        # message a default argument, tagged "[encoder] " for an encoder's compile: not the language model's)
-        rule(r"^torch\.compile t(?:akes|ook) (?P<compilation_seconds>{NUM}) s in total"),
+        # message a default argument, tagged "[encoder] " for an encoder's compile: not the language model's); every
+        # worker compiles and logs its own total (0.20.0 monitor.py:53, info_once in each worker process): rank 0's
+        # is the row's, as for the other per-worker figures
+        rule(r"^torch\.compile t(?:akes|ook) (?P<compilation_seconds>{NUM}) s in total", primary_only=True),
         # "GB" up to 0.8.4 (a public 0.8.1 log: "Model loading took 14.9888 GB and 28.719376 seconds"; "GiB" from
         # 0.8.5 vllm/v1/worker/gpu_model_runner.py:1347, "GiB memory and" from 0.2x, 0.32.0 :5150); a log trimmed
         # by its author may keep the size alone

@@ -149,6 +149,13 @@ FLOORS = {
     # the KV count)
     ("gpu-logs-21", "vllm", True): (38, 38, 4, 4, 7, 7),
     ("gpu-logs-21", "sglang", True): (18, 19, 2, 3, 5, 6),
+    # first read (parser at 73dd730, the set committed first, 79c5333): vLLM 18/20, KV 2/2, statuses 5/5; SGLang 9/21,
+    # 0/5, 7/8, no trap read as the pool (then fitted: SGLang's JAX port's pool lines and a KV line without "is", an
+    # author's "K:"/"V:", the page size a backend forces, a graph line before the graph pool's line, rank 0's
+    # torch.compile total). Left, its README says why: SGLang 06's status (a failure in the event loop with no line
+    # of the start, which the parser leaves undecided)
+    ("gpu-logs-22", "vllm", True): (20, 20, 2, 2, 5, 5),
+    ("gpu-logs-22", "sglang", True): (21, 21, 5, 5, 7, 8),
 }
 
 
@@ -1064,3 +1071,51 @@ def test_the_graph_runners_exception_places_the_failure_in_capture(prefix):
     # find C compiler. …"; sglang/03: the runner's exception alone, without prefix): both failed in capture
     record = _read("gpu-logs-21", "sglang", prefix)
     assert (record.status, record.failed_during) == ("engine_error", "cuda_graph_capture")
+
+
+# --- gpu-logs-22 (issue 42's round gpu-logs-22): what its first read missed, by class --------------------------------
+
+
+@pytest.mark.parametrize(("prefix", "kv_tokens", "kv_gib", "status"), [
+    ("01", 315424, None, None), ("02", 21120, None, None), ("03", 1786880, 21.31, "ok")])
+def test_the_jax_ports_pool_lines_state_the_pool(prefix, kv_tokens, kv_gib, status):
+    # SGLang's JAX port: "ModelRunner max_total_num_tokens: 315424" after "TPU Memory profiling: ... max_tokens=315424"
+    # (gpu-logs-22 sglang/01, on a GPU), the same with a page-aligned 21120 under a profiled 21227 (sglang/02, TPU
+    # v6e), "[... NP0] JAX MLA KV Cache allocated. #tokens: 1786880, KV size: 21.31 GB" then "fired up" (sglang/03)
+    record = _read("gpu-logs-22", "sglang", prefix)
+    assert (record.kv_tokens, record.kv_gib, record.status) == (kv_tokens, kv_gib, status)
+
+
+def test_the_jax_ports_profiled_bound_is_not_the_pool():
+    # gpu-logs-22 sglang/02: "TPU Memory profiling: ... max_tokens=21227, cell_size=524288bytes", then the pool, 21120
+    record = _read("gpu-logs-22", "sglang", "02")
+    assert (record.profiled_max_total_tokens, record.pool_tokens) == (21227, 21120)
+
+
+@pytest.mark.parametrize(("prefix", "kv_tokens", "half"), [("04", 1178703, 15.74), ("05", 2817714, 18.81)])
+def test_a_kv_line_without_is_states_the_pool(prefix, kv_tokens, half):
+    # authors' edits of SGLang 0.5.9's line: "[08:29:52] KV Cache allocated. #tokens: 1178703, K size: 15.74 GB, V
+    # size: 15.74 GB" (gpu-logs-22 sglang/04), "[TP1 EP1] KV Cache allocated. #tokens: 2817714, K: 18.81 GB, V: 18.81
+    # GB" (sglang/05, node rank 1's lines only)
+    record = _read("gpu-logs-22", "sglang", prefix)
+    assert (record.kv_tokens, record.k_gib, record.v_gib) == (kv_tokens, half, half)
+
+
+def test_the_page_size_an_attention_backend_forces():
+    # gpu-logs-22 sglang/08: "[2026-05-08 20:27:05] INFO server_args.py:1207: Use compressed attention backend for
+    # DeepseekV4ForCausalLM, setting page_size to 256." before the (cut) server arguments
+    assert _read("gpu-logs-22", "sglang", "08").block_size == 256
+
+
+def test_the_graph_line_before_the_graph_pools_line_is_the_real_capture():
+    # gpu-logs-22 vllm/01, no KV line in the excerpt: "Graph capturing finished in 22 secs, took 2.51 GiB", then "CUDA
+    # graph pool memory: 2.51 GiB (actual), 2.44 GiB (estimated)", which only the real capture prints
+    record = _read("gpu-logs-22", "vllm", "01")
+    assert (record.graph_capture_seconds, record.cuda_graph_gib, record.cuda_graph_profile_gib) == (22.0, 2.51, None)
+
+
+def test_the_torch_compile_total_is_rank_0s():
+    # gpu-logs-22 vllm/02: four pipeline stages' "torch.compile takes X s in total" out of rank order (PP2 2.23, PP0
+    # 2.25, PP3 2.15, PP1 2.22), then their KV budgets (PP0's 18.02 GiB)
+    record = _read("gpu-logs-22", "vllm", "02")
+    assert (record.compilation_seconds, record.kv_gib) == (2.25, 18.02)
