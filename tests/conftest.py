@@ -50,15 +50,11 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=order)
 
 
-# An xdist worker's CPU priority below the controller's, whose thread launches the shared real-engine runs: their
-# launches are the suite's longest chain (a dozen engine starts of 80-100 s each, one after the other), and the
-# workers' tests fill the CPU they leave.
+# An xdist worker's CPU priority, once it has collected, below the controller's, whose thread launches the shared
+# real-engine runs: their launches are the suite's longest chain (a dozen engine starts of 80-100 s each, one after
+# the other), and the workers' tests fill the CPU they leave. Not while collecting: the launches begin when a worker
+# has collected, and collecting at the lower priority on a busy host took 3.7 min (a CI beside other jobs).
 WORKER_NICENESS = 10
-
-
-def pytest_configure(config):
-    if is_xdist_worker(config):
-        os.nice(WORKER_NICENESS)
 
 
 def _wanted_runs_path(config):
@@ -68,13 +64,16 @@ def _wanted_runs_path(config):
 @pytest.hookimpl(tryfirst=True)  # before xdist's own: its worker tells the controller it has collected
 def pytest_collection_finish(session):
     """Start the shared real-engine runs the selected tests need, in the background (tests/support/e2e_runs.py);
-    under xdist, name them for the controller, which starts them."""
+    under xdist, name them for the controller, which starts them, and lower the worker's priority."""
     if session.config.option.collectonly:
         return
     wanted = sorted({name for item in session.items for name in RUNS if name in getattr(item, "fixturenames", ())})
+    worker = is_xdist_worker(session.config)
+    if worker:
+        os.nice(WORKER_NICENESS)
     if not wanted:
         return
-    if is_xdist_worker(session.config):
+    if worker:
         write_text(_wanted_runs_path(session.config), json.dumps(wanted))
     else:
         BACKGROUND.start(wanted, runs_root(session.config))
