@@ -147,8 +147,10 @@ def _outcome_path(root: Path, name: str, index: int) -> Path:
 
 class BackgroundRuns:
     """The shared runs' stages, one at a time on a thread of the process that launches them. One at a time:
-    SGLang-CPU's pool follows the host's free memory between its two readings, and another engine allocating
-    its pool in that moment would move it by gigabytes, where the rest of the suite moves it by tenths."""
+    SGLang-CPU sizes its pool from the host's system-wide free memory, read twice a few seconds apart (0.5.22
+    sglang/srt/distributed/bootstrap.py:187-217, then after loading), and another engine allocating its pool in
+    that moment would move it by gigabytes, where the rest of the suite moves it by tenths of a GiB (a fresh-clone
+    CI, 2026-12-05: one pool 0.33 GiB above f x its first reading, memory given back during its load)."""
 
     def __init__(self) -> None:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="e2e-run")
