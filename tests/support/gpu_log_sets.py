@@ -125,8 +125,9 @@ HELD_OUT = {
     # gpu-logs-23 (logs23, issue 42's round gpu-logs-23, a short round): every log held out, collected and read by eye
     # from archived vllm-ascend issues not taken before (NPU starts whose KV pair is followed by an NPU runtime error or
     # an ACL graph capture failure, Ray pipeline stages with one KV pair each); no SGLang log found in time that was
-    # not already in a set, read through the parser once
-    "gpu-logs-23": {"vllm": tuple(f"{n:02d}" for n in range(1, 5)), "sglang": ()},
+    # not already in a set, read through the parser once; 05-06: a second batch (a ROCm docker compose start, a TPU
+    # compact-mamba report), collected and committed after the first read and read once
+    "gpu-logs-23": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": ()},
 }
 
 
