@@ -126,8 +126,9 @@ HELD_OUT = {
     # from archived vllm-ascend issues not taken before (NPU starts whose KV pair is followed by an NPU runtime error or
     # an ACL graph capture failure, Ray pipeline stages with one KV pair each); no SGLang log found in time that was
     # not already in a set, read through the parser once; 05-06: a second batch (a ROCm docker compose start, a TPU
-    # compact-mamba report), collected and committed after the first read and read once
-    "gpu-logs-23": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": ()},
+    # compact-mamba report), collected and committed after the first read and read once; 07-08: a third batch (a
+    # kvcached start failing in profiling, a V1 start failing after its KV pair), the same way
+    "gpu-logs-23": {"vllm": tuple(f"{n:02d}" for n in range(1, 9)), "sglang": ()},
 }
 
 
