@@ -53,8 +53,11 @@ def pytest_collection_modifyitems(config, items):
 # An xdist worker's CPU priority, once it has collected, below the controller's, whose thread launches the shared
 # real-engine runs: their launches are the suite's longest chain (a dozen engine starts of 80-100 s each, one after
 # the other), and the workers' tests fill the CPU they leave. Not while collecting: the launches begin when a worker
-# has collected, and collecting at the lower priority on a busy host took 3.7 min (a CI beside other jobs).
-WORKER_NICENESS = 10
+# has collected, and collecting at the lower priority on a busy host took 3.7 min (a CI beside other jobs). Mildly:
+# at 10, beside a busy loop and the launches, a worker had ~10 % of a core, and two tests' subprocesses outlived
+# their guards (`vllm --help` read for its flags: 300 s; `report`'s first matplotlib font cache: 120 s); at 5 a worker
+# weighs a third of a nice-0 process (CFS weights 335 against 1024), not a tenth.
+WORKER_NICENESS = 5
 
 
 def _wanted_runs_path(config):
