@@ -479,6 +479,23 @@ def _next_places(text: str, texts: tuple[str, ...], pos: int) -> list[tuple[int,
     return heap
 
 
+def inner_word(text: str) -> str | None:
+    """A word `text` holds with a space on each side (the least common one, then the longest; None: no such word).
+
+    Every line that holds `text` holds this word as one of its whitespace-separated tokens, so a block whose tokens
+    lack it cannot hold `text`: one split of the block rules out most texts, where each `str.find` would scan all of
+    it (a served log's blocks hold none of the startup texts).
+    """
+    inner = [w for w in text.split(" ")[1:-1] if w and not any(ch.isspace() for ch in w)]
+    return max(inner, key=lambda w: (w not in COMMON_WORDS, len(w))) if inner else None
+
+
+def texts_in_block(text: str, texts: tuple[str, ...], words: tuple[str | None, ...]) -> tuple[str, ...]:
+    """The `texts` that `text` may hold: those whose word (`words`, inner_word of each) is among its tokens."""
+    tokens = set(text.split())
+    return tuple(t for t, w in zip(texts, words) if w is None or w in tokens)
+
+
 # --- outcome slots -------------------------------------------------------------------------
 
 
@@ -719,6 +736,7 @@ class LogParser:
             return self.feed_lines(text.split("\n"))
         if "\x1b" in text:
             text = ANSI.sub("", text)
+        texts = texts_in_block(text, texts, self.block_words(ready))
         out: list[ev.Event] = []
         n = len(text)
         # The next place each text occurs, nearest first.
@@ -757,7 +775,7 @@ class LogParser:
                 if texts is None:
                     out.extend(self.feed_lines(text[pos:].split("\n")))
                     break
-                heap = _next_places(text, texts, pos)
+                heap = _next_places(text, texts_in_block(text, texts, self.block_words(ready)), pos)
         return out
 
     def source_text(self, source: str) -> str | None:
@@ -771,6 +789,15 @@ class LogParser:
         if cached is None:
             cached = cls._block_texts = tuple(_block_texts(cls, state) or () for state in (False, True))
         return cached[ready] or None
+
+    @classmethod
+    def block_words(cls, ready: bool = False) -> tuple[str | None, ...]:
+        """block_texts' inner_word, text by text."""
+        cached = cls.__dict__.get("_block_words")
+        if cached is None:
+            cached = cls._block_words = tuple(tuple(map(inner_word, cls.block_texts(state) or ()))
+                                              for state in (False, True))
+        return cached[ready]
 
     def feed_lines(self, lines: Iterable[str | bytes]) -> list[ev.Event]:
         out: list[ev.Event] = []
