@@ -1124,3 +1124,14 @@ def test_the_torch_compile_total_is_rank_0s():
     # 2.25, PP3 2.15, PP1 2.22), then their KV budgets (PP0's 18.02 GiB)
     record = _read("gpu-logs-22", "vllm", "02")
     assert (record.compilation_seconds, record.kv_gib) == (2.25, 18.02)
+
+
+# --- gpu-logs-24 (issue 42's round gpu-logs-24): what its first read missed, by class --------------------------------
+
+
+def test_two_pool_lines_in_the_swa_split_with_no_load_line_are_the_swa_and_full_pools():
+    # gpu-logs-24 sglang/04, two prefixless lines and nothing else: "KV Cache is allocated. dtype: torch.bfloat16,
+    # #tokens: 644444, K size: 21.51 GB, ..." then "... #tokens: 805556, K size: 10.76 GB, ..." (644444 = 805556 x 0.8)
+    record = _read("gpu-logs-24", "sglang", "04")
+    assert (record.swa_pool_tokens, record.pool_tokens, record.kv_tokens) == (644444, 805556, 805556)
+
