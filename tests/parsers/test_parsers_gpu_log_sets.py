@@ -1135,3 +1135,12 @@ def test_two_pool_lines_in_the_swa_split_with_no_load_line_are_the_swa_and_full_
     record = _read("gpu-logs-24", "sglang", "04")
     assert (record.swa_pool_tokens, record.pool_tokens, record.kv_tokens) == (644444, 805556, 805556)
 
+
+
+def test_a_summary_broken_inside_an_indented_block_and_gone_on_deeper_is_read():
+    # gpu-logs-24 sglang/02, lines quoted four spaces deep: "    max_total_num_tokens=53440, chunked_prefill_size=2048,
+    # max_prefill_tokens=16384," then, two spaces deeper, "      max_running_requests=1, context_len=262144,
+    # available_gpu_mem=3.63 GB"
+    record = _read("gpu-logs-24", "sglang", "02")
+    assert (record.status, record.max_running_requests, record.context_len, record.available_mem_gib) == (
+        "ok", 1, 262144, 3.63)
