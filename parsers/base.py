@@ -126,6 +126,13 @@ _COLUMN_WIDTH = 64
 _CUT_WIDTH = 60
 
 
+# A line continuation an author or a program that shows the log put at a break ("... CUDA graph pool memory: 8.57 GiB
+# (actual), \" / "33.06 GiB (estimated), ..."): a Python string's or a shell's backslash-newline, which the language
+# itself removes (the Python reference, 2.4.1 string literals, backslash-newline ignored; POSIX sh 2.2.1 escape
+# character). Neither engine's own messages end with one.
+_CONTINUED = " \\"
+
+
 def _indent(text: str) -> int:
     return len(text) - len(text.lstrip(" "))
 
@@ -650,7 +657,10 @@ class LogParser:
         if self._held is not None and self._join_held(raw):
             self.finalize()
             return self._events
-        if segments and segments[-1][1].endswith(",") and self._may_go_on(segments[-1][1]):
+        if segments and segments[-1][1].endswith(_CONTINUED):
+            segments[-1] = (segments[-1][0], segments[-1][1][:-2])  # the break itself is no part of the message
+            self._comma_held = segments.pop()
+        elif segments and segments[-1][1].endswith(",") and self._may_go_on(segments[-1][1]):
             self._comma_held = segments.pop()
         for t, text in segments:
             self._feed_line(self.split_prefix(text, t))

@@ -161,6 +161,11 @@ FLOORS = {
     # fitted in earlier rounds). Second batch (05-06, committed 1c4f504 before its read): 12/12, 1/1, 2/2; third
     # (07-08, 1b2b918): 5/5, 1/1, 2/2. No SGLang log (every candidate was already in a set)
     ("gpu-logs-23", "vllm", True): (50, 50, 6, 6, 8, 8),
+    # first read (parser at 545222f, the set committed first, 5f5f680): vLLM 7/15, KV 1/1, statuses 1/1; SGLang 44/52,
+    # 5/6, 8/9, no trap read as the pool (then fitted: lines broken with a trailing backslash, a summary broken inside
+    # an indented block, a sliding-window pair's two pool lines with no load line)
+    ("gpu-logs-24", "vllm", True): (15, 15, 1, 1, 1, 1),
+    ("gpu-logs-24", "sglang", True): (52, 52, 6, 6, 9, 9),
 }
 
 
@@ -1144,3 +1149,13 @@ def test_a_summary_broken_inside_an_indented_block_and_gone_on_deeper_is_read():
     record = _read("gpu-logs-24", "sglang", "02")
     assert (record.status, record.max_running_requests, record.context_len, record.available_mem_gib) == (
         "ok", 1, 262144, 3.63)
+
+
+def test_lines_broken_with_a_trailing_backslash_are_read_whole():
+    # gpu-logs-24 vllm/01, a worker log kept as a Python string: "... CUDA graph pool memory: 8.57 GiB (actual), \" /
+    # "33.06 GiB (estimated), ...", and the free-memory summary over five lines ("Free memory on device
+    # (274.27/276.62 GiB) on \" / "startup. Desired GPU memory utilization is (0.92, 254.49 GiB). ..." / ... / "...
+    # Current kv cache memory in use is 46.5 GiB.")
+    record = _read("gpu-logs-24", "vllm", "01")
+    assert (record.cuda_graph_gib, record.cuda_graph_estimate_gib, record.total_memory_gib,
+            record.requested_memory_gib, record.current_kv_cache_gib) == (8.57, 33.06, 276.62, 254.49, 46.5)
