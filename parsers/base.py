@@ -126,6 +126,23 @@ _COLUMN_WIDTH = 64
 _CUT_WIDTH = 60
 
 
+# A line continuation an author or a program that shows the log put at a break ("... CUDA graph pool memory: 8.57 GiB
+# (actual), \" / "33.06 GiB (estimated), ..."): a Python string's or a shell's backslash-newline, which the language
+# itself removes (the Python reference, 2.4.1 string literals, backslash-newline ignored; POSIX sh 2.2.1 escape
+# character). Neither engine's own messages end with one.
+_CONTINUED = " \\"
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" "))
+
+
+def _hangs_under(held: str, following: str) -> bool:
+    """`following` is a word two to four spaces deeper than the indented line `held`: an author's hanging indent under
+    a line he broke inside a block he indented as a whole."""
+    return held[:1] == " " and 2 <= _indent(following) - _indent(held) <= 4 and following.lstrip()[:1].isalpha()
+
+
 def _incomplete(text: str, raw: str = "") -> bool:
     # long: the message, or the whole line a terminal cut at its width (a short message after a long prefix)
     return len(text) >= 24 and _OPEN_END.search(text) is not None and (
@@ -657,7 +674,10 @@ class LogParser:
         if self._held is not None and self._join_held(raw):
             self.finalize()
             return self._events
-        if segments and segments[-1][1].endswith(",") and self._may_go_on(segments[-1][1]):
+        if segments and segments[-1][1].endswith(_CONTINUED):
+            segments[-1] = (segments[-1][0], segments[-1][1][:-2])  # the break itself is no part of the message
+            self._comma_held = segments.pop()
+        elif segments and segments[-1][1].endswith(",") and self._may_go_on(segments[-1][1]):
             self._comma_held = segments.pop()
         for t, text in segments:
             self._feed_line(self.split_prefix(text, t))
@@ -673,7 +693,16 @@ class LogParser:
         indent)."""
         if text[:1] not in ("", " ", "\t"):
             return True
-        return bool(text.strip()) and self.split_prefix(text.lstrip(), None).prefixed
+        if not text.strip():
+            return False
+        return self.split_prefix(text.lstrip(), None).prefixed or self._block_line_of_a_rule(text)
+
+    def _block_line_of_a_rule(self, text: str) -> bool:
+        """An indented line, outside any traceback, with a rule's text: a line of a block an author indented as a whole
+        (a markdown code block), which he may have broken and gone on with deeper under it (gpu-logs-24 sglang/02:
+        "    max_total_num_tokens=53440, ..., max_prefill_tokens=16384," / "      max_running_requests=1, ..."; the
+        engine logs that summary as one message, 0.5.13 sglang/srt/managers/scheduler.py:877)."""
+        return not self._tracebacks.open_sources and any(r.keyword and r.keyword in text for r in self.rules)
 
     def _under_column(self, text: str) -> str:
         """`text` without a log file's name an author put as a first column ("q4_f.log  Load weight begin. ...") and,
@@ -708,7 +737,11 @@ class LogParser:
         (t, held), self._comma_held = self._comma_held, None
         if segments:
             following = segments[0][1]
-            if _HANGING.match(following) or self._aligned_under(held, following):
+            if _hangs_under(held, following):
+                # a line of a block the author indented as a whole, broken and gone on with deeper: one message, the
+                # indents his
+                held, following = held.lstrip(), following.lstrip()
+            elif _HANGING.match(following) or self._aligned_under(held, following):
                 following = following.lstrip()  # an author's hanging indent under the broken line: the same message
             if following and not following[0].isspace() and not following.startswith(HEADER_TEXT) and not (
                     self.split_prefix(following, None).prefixed):

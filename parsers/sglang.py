@@ -352,9 +352,12 @@ def _swa_pair_by_sizes(parser: LogParser, tokens: int | None) -> str | None:
     first; None where the line is not such a pair's second."""
     record = parser.record
     first = [p for p in record.kv_pools if p.kind in _TARGET]
-    if (tokens is None or parser.speculative is True or parser.loads_done != 1 or not parser.target_loaded
-            or parser.draft_loaded_last or len(first) != 1 or first[0].kind != POOL_KV or first[0].name != "KV Cache"
-            or first[0].tokens in (None, tokens) or any(p.kind == POOL_DRAFT for p in record.kv_pools)):
+    if (tokens is None or parser.speculative is True or len(first) != 1 or first[0].kind != POOL_KV
+            or first[0].name != "KV Cache" or first[0].tokens in (None, tokens)
+            or any(p.kind == POOL_DRAFT for p in record.kv_pools)):
+        return None
+    one_target_load = parser.loads_done == 1 and parser.target_loaded and not parser.draft_loaded_last
+    if not one_target_load and not (parser.loads_done == 0 and _in_swa_ratio(first[0].tokens, tokens, record)):
         return None
     swa_first = first[0].tokens < tokens
     record.kv_pools = [replace(p, kind=POOL_SWA if swa_first else POOL_FULL) if p is first[0] else p
@@ -362,6 +365,21 @@ def _swa_pair_by_sizes(parser: LogParser, tokens: int | None) -> str | None:
     if swa_first:
         record.swa_pool_tokens = first[0].tokens
     return POOL_FULL if swa_first else POOL_SWA
+
+
+# swa_full_tokens_ratio's default (0.5.13 sglang/srt/server_args.py:441)
+_SWA_FULL_TOKENS_RATIO = 0.8
+# the largest page size a pool is aligned to, where the excerpt does not state it
+_LARGEST_PAGE = 256
+
+
+def _in_swa_ratio(first: int, second: int, record: StartupRecord) -> bool:
+    """Two pool sizes in a sliding-window model's default split: the SWA pool holds the full pool's tokens x 0.8, cut
+    to a whole page (0.5.13 sglang/srt/model_executor/pool_configurator.py:273-274, `align_page_size(int(full_tokens
+    * self._swa_full_tokens_ratio))`). Where an excerpt shows the two pool lines and no load line, this is what tells
+    the pair from a target's and a draft's pool (the draft sized from the target's count, see above)."""
+    swa, full = sorted((first, second))
+    return 0 <= int(full * _SWA_FULL_TOKENS_RATIO) - swa < (record.block_size or _LARGEST_PAGE)
 
 
 def _sum(values: list) -> float | None:

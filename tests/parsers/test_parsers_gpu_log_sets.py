@@ -161,6 +161,11 @@ FLOORS = {
     # fitted in earlier rounds). Second batch (05-06, committed 1c4f504 before its read): 12/12, 1/1, 2/2; third
     # (07-08, 1b2b918): 5/5, 1/1, 2/2. No SGLang log (every candidate was already in a set)
     ("gpu-logs-23", "vllm", True): (50, 50, 6, 6, 8, 8),
+    # first read (parser at 545222f, the set committed first, 5f5f680): vLLM 7/15, KV 1/1, statuses 1/1; SGLang 44/52,
+    # 5/6, 8/9, no trap read as the pool (then fitted: lines broken with a trailing backslash, a summary broken inside
+    # an indented block, a sliding-window pair's two pool lines with no load line)
+    ("gpu-logs-24", "vllm", True): (15, 15, 1, 1, 1, 1),
+    ("gpu-logs-24", "sglang", True): (52, 52, 6, 6, 9, 9),
 }
 
 
@@ -1124,3 +1129,33 @@ def test_the_torch_compile_total_is_rank_0s():
     # 2.25, PP3 2.15, PP1 2.22), then their KV budgets (PP0's 18.02 GiB)
     record = _read("gpu-logs-22", "vllm", "02")
     assert (record.compilation_seconds, record.kv_gib) == (2.25, 18.02)
+
+
+# --- gpu-logs-24 (issue 42's round gpu-logs-24): what its first read missed, by class --------------------------------
+
+
+def test_two_pool_lines_in_the_swa_split_with_no_load_line_are_the_swa_and_full_pools():
+    # gpu-logs-24 sglang/04, two prefixless lines and nothing else: "KV Cache is allocated. dtype: torch.bfloat16,
+    # #tokens: 644444, K size: 21.51 GB, ..." then "... #tokens: 805556, K size: 10.76 GB, ..." (644444 = 805556 x 0.8)
+    record = _read("gpu-logs-24", "sglang", "04")
+    assert (record.swa_pool_tokens, record.pool_tokens, record.kv_tokens) == (644444, 805556, 805556)
+
+
+
+def test_a_summary_broken_inside_an_indented_block_and_gone_on_deeper_is_read():
+    # gpu-logs-24 sglang/02, lines quoted four spaces deep: "    max_total_num_tokens=53440, chunked_prefill_size=2048,
+    # max_prefill_tokens=16384," then, two spaces deeper, "      max_running_requests=1, context_len=262144,
+    # available_gpu_mem=3.63 GB"
+    record = _read("gpu-logs-24", "sglang", "02")
+    assert (record.status, record.max_running_requests, record.context_len, record.available_mem_gib) == (
+        "ok", 1, 262144, 3.63)
+
+
+def test_lines_broken_with_a_trailing_backslash_are_read_whole():
+    # gpu-logs-24 vllm/01, a worker log kept as a Python string: "... CUDA graph pool memory: 8.57 GiB (actual), \" /
+    # "33.06 GiB (estimated), ...", and the free-memory summary over five lines ("Free memory on device
+    # (274.27/276.62 GiB) on \" / "startup. Desired GPU memory utilization is (0.92, 254.49 GiB). ..." / ... / "...
+    # Current kv cache memory in use is 46.5 GiB.")
+    record = _read("gpu-logs-24", "vllm", "01")
+    assert (record.cuda_graph_gib, record.cuda_graph_estimate_gib, record.total_memory_gib,
+            record.requested_memory_gib, record.current_kv_cache_gib) == (8.57, 33.06, 276.62, 254.49, 46.5)
