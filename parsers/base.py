@@ -643,6 +643,13 @@ class LogParser:
                 hits += 1
         return hits
 
+    @staticmethod
+    def holds_literal_pieces(text: str) -> bool:
+        """`text` holds a line that is a piece of a pasted string literal (a log kept in a Python list or tuple of
+        strings): pieces join line by line only (_literal_join), so a block scan, which sees only the lines holding a
+        rule's text, would miss a message split over two of them."""
+        return any(_may_be_piece(line) and _PIECE.match(line) for line in text.split("\n"))
+
     # --- feeding --------------------------------------------------------------------------
 
     def feed(self, raw: str | bytes) -> list[ev.Event]:

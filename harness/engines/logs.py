@@ -119,21 +119,34 @@ def parse_engine_file(path: str | Path, engine: str = AUTO) -> LogParser:
     with open(path, "rb") as stream:
         blocks = read_blocks(stream)
         head: list[str] = []
+        size = lines = 0
+        for block in blocks:  # the first lines only, however the blocks fall
+            head.append(block)
+            size, lines = size + len(block), lines + block.count("\n")
+            if size >= DETECT_BYTES or lines >= DETECT_LINES:
+                break
+        text = "".join(head)
         if engine == AUTO:
-            size = lines = 0
-            for block in blocks:  # the first lines only, however the blocks fall
-                head.append(block)
-                size, lines = size + len(block), lines + block.count("\n")
-                if size >= DETECT_BYTES or lines >= DETECT_LINES:
-                    break
-            text = "".join(head)
             engine = _detected("\n".join(text.split("\n", DETECT_LINES)[:DETECT_LINES]))
         parser = get_engine(engine).logs.make_parser()
-        for block in chain(head, blocks):
-            parser.feed_block(block)
+        if parser.holds_literal_pieces(text):
+            parser.feed_lines(_lines(chain(head, blocks)))
+        else:
+            for block in chain(head, blocks):
+                parser.feed_block(block)
     parser.close()
     parser.record.format_release = format_release(engine, parser.record.engine_version)
     return parser
+
+
+def _lines(blocks: Iterable[str]) -> Iterator[str]:
+    """The lines of the text `blocks` make, as `str.split("\n")` of the whole would give them (as parse_log reads)."""
+    tail = ""
+    for block in blocks:
+        pieces = (tail + block).split("\n")
+        tail = pieces.pop()
+        yield from pieces
+    yield tail
 
 
 def parse_engine_log(text: str, engine: str = AUTO) -> StartupRecord:

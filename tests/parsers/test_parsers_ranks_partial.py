@@ -181,3 +181,27 @@ def test_file_streamed_in_blocks_reads_as_line_by_line(path, monkeypatch):
         got = parse_engine_file(path).record.to_dict()
         got["format_release"] = None
         assert got == expected, f"block size {block}"
+
+
+# Every real GPU log of the shared and held-out sets, as `harness parse FILE` streams it, reads as the sets are scored
+# (parse_log, line by line): a log kept as a Python list of string pieces among them (gpu-logs-5 vllm/07, gpu-logs-11
+# vllm/06), whose messages join only line by line.
+from tests.support.gpu_log_sets import SETS, entries  # noqa: E402
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+@pytest.mark.parametrize("set_name", SETS)
+def test_every_gpu_log_reads_the_same_streamed_from_its_file(set_name, engine):
+    for name, _, path in entries(set_name, engine):
+        expected = parse_log(read_log(path), engine).to_dict()
+        got = parse_engine_file(path, engine).record.to_dict()
+        got["format_release"] = None
+        assert got == expected, name
+
+
+def test_a_kv_line_split_over_pasted_string_pieces_is_read_from_the_file():
+    # the eye-read figure of the set's expected.json: 560,288 tokens, its "GPU KV cache " / "size: ..." pieces joined
+    name = "06-0310-b200-python-tuples-of-implicitly-joined-strings-kv-lines-split-mid-sentence.log"
+    entry = next(entry for log, entry, _ in entries("gpu-logs-11", "vllm") if log == name)
+    path = next(path for log, _, path in entries("gpu-logs-11", "vllm") if log == name)
+    assert parse_engine_file(path, "vllm").record.kv_tokens == entry["expected"]["kv_tokens"] == 560288
