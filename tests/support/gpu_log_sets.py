@@ -138,7 +138,9 @@ HELD_OUT = {
     # from server log files that repositories commit whole (sglang.log, sglang.txt, vllm_server.log: a nohup capture,
     # a HiCache host-pool trap, TP2 and TP4 ranks, a log-level-error run, a serving-time crash after a good start, a
     # T4 start failing in Inductor's autotuning), read through the parser once
-    "gpu-logs-25": {"vllm": tuple(f"{n:02d}" for n in range(1, 5)), "sglang": tuple(f"{n:02d}" for n in range(1, 6))},
+    # (sglang 06-09: a second batch from SGLang deployment repositories' committed logs - ROCm RDNA4 TP2 with a Mamba
+    # state trap and SWA pools, RTX 3090 boot-failure tails - collected after the first read, read once)
+    "gpu-logs-25": {"vllm": tuple(f"{n:02d}" for n in range(1, 5)), "sglang": tuple(f"{n:02d}" for n in range(1, 10))},
 }
 
 
