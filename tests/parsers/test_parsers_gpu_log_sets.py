@@ -1168,7 +1168,7 @@ def test_lines_broken_with_a_trailing_backslash_are_read_whole():
             record.requested_memory_gib, record.current_kv_cache_gib) == (8.57, 33.06, 276.62, 254.49, 46.5)
 
 
-# --- gpu-logs-25 (issue 42's round gpu-logs-25): what its reads missed, by class ---------------------------------------
+# --- gpu-logs-25 (issue 42's round gpu-logs-25): what its reads missed, by class --------------------------------------
 
 
 def test_the_engines_kv_dtype_line_replaces_the_server_arguments_flag_name():
