@@ -140,7 +140,8 @@ HELD_OUT = {
     # T4 start failing in Inductor's autotuning), read through the parser once
     # (sglang 06-09: a second batch from SGLang deployment repositories' committed logs - ROCm RDNA4 TP2 with a Mamba
     # state trap and SWA pools, RTX 3090 boot-failure tails - collected after the first read, read once)
-    "gpu-logs-25": {"vllm": tuple(f"{n:02d}" for n in range(1, 5)), "sglang": tuple(f"{n:02d}" for n in range(1, 10))},
+    # (vllm 05-06, sglang 10: a third batch - nohup and ANSI-coloured vLLM logs, SGLang's CPU engine - read once)
+    "gpu-logs-25": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": tuple(f"{n:02d}" for n in range(1, 11))},
 }
 
 
