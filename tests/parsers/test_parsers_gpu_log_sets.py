@@ -170,9 +170,10 @@ FLOORS = {
     # 4/4, 5/5, no trap read as the pool. Nothing fitted: vLLM's three misses are the eye-read's, against the sets'
     # convention (the loader's "Loading weights took" is the load time where both lines show; its README). A second
     # batch (SGLang 06-09, committed 94a2152 before its read): 32/33, 2/2, 4/4 (then fitted: the engine's "Using KV
-    # cache dtype" line over the server arguments' flag name)
-    ("gpu-logs-25", "vllm", True): (31, 34, 3, 3, 4, 4),
-    ("gpu-logs-25", "sglang", True): (84, 84, 6, 6, 9, 9),
+    # cache dtype" line over the server arguments' flag name). A third batch (vLLM 05-06, SGLang 10, committed d1c30c0
+    # before its read): vLLM 20/20, 2/2, 2/2; SGLang 13/13, 1/1, 1/1 - nothing to fit
+    ("gpu-logs-25", "vllm", True): (51, 54, 5, 5, 6, 6),
+    ("gpu-logs-25", "sglang", True): (97, 97, 7, 7, 10, 10),
 }
 
 
