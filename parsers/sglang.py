@@ -110,6 +110,8 @@ def _server_args(parser: LogParser, values: dict, line: Line) -> None:
         if field == "kv_dtype" and value.strip("'\"") == "auto":
             continue  # the pool line states the dtype "auto" resolves to
         setattr(record, field, coerce(field_kinds(type(record))[field], value))
+        if field == "kv_dtype":
+            parser.kv_dtype_flag = record.kv_dtype
     if (match := re.search(rf"(?:'device': |[(,]\s*device=){_SCALAR}", text)) and match.group(1) != "None":
         device = match.group(1).strip("'\"")
         record.device = "gpu" if device == "cuda" else device
@@ -551,7 +553,11 @@ def _mlx_pool(parser: LogParser, values: dict, line: Line) -> None:
 
 def _kv_dtype_set(parser: LogParser, values: dict, line: Line) -> None:
     # The group is not named `dtype`: a field of that name is the model's dtype, stored from any match.
-    if parser.record.kv_dtype is None:
+    # The engine's line replaces the server arguments' --kv-cache-dtype, a flag's name that the model runner resolves
+    # to a torch dtype per platform before it says it (0.5.12 sglang/srt/model_executor/model_runner.py:2340-2386
+    # configure_kv_cache_dtype: 'fp8_e4m3' -> torch.float8_e4m3fn, or ROCm's fp8_dtype; then "Using KV cache dtype:
+    # {self.kv_cache_dtype}").
+    if parser.record.kv_dtype in (None, parser.kv_dtype_flag):
         parser.record.kv_dtype = str(values["kv_cache_dtype"])
 
 
@@ -836,6 +842,7 @@ class SglangLogParser(LogParser):
     def __init__(self) -> None:
         super().__init__()
         self.speculative: bool | None = None  # whether the server arguments name a draft algorithm (None: unseen)
+        self.kv_dtype_flag: str | None = None  # the server arguments' --kv-cache-dtype, until the engine resolves it
         self.runner_sized_pool = False  # the JAX port's model runner stated the pool's size
         self.swa_split: tuple[int, int] | None = None  # a sliding-window model's full and SWA pool tokens
         self.swa_total: float | None = None  # the GiB the engine states for its two sliding-window pools together

@@ -166,6 +166,14 @@ FLOORS = {
     # an indented block, a sliding-window pair's two pool lines with no load line)
     ("gpu-logs-24", "vllm", True): (15, 15, 1, 1, 1, 1),
     ("gpu-logs-24", "sglang", True): (52, 52, 6, 6, 9, 9),
+    # first read (parser at 2896de2, the set committed first, b1c986f): vLLM 31/34, KV 3/3, statuses 4/4; SGLang 51/51,
+    # 4/4, 5/5, no trap read as the pool. Nothing fitted: vLLM's three misses are the eye-read's, against the sets'
+    # convention (the loader's "Loading weights took" is the load time where both lines show; its README). A second
+    # batch (SGLang 06-09, committed 94a2152 before its read): 32/33, 2/2, 4/4 (then fitted: the engine's "Using KV
+    # cache dtype" line over the server arguments' flag name). A third batch (vLLM 05-06, SGLang 10, committed d1c30c0
+    # before its read): vLLM 20/20, 2/2, 2/2; SGLang 13/13, 1/1, 1/1 - nothing to fit
+    ("gpu-logs-25", "vllm", True): (51, 54, 5, 5, 6, 6),
+    ("gpu-logs-25", "sglang", True): (97, 97, 7, 7, 10, 10),
 }
 
 
@@ -1159,3 +1167,13 @@ def test_lines_broken_with_a_trailing_backslash_are_read_whole():
     record = _read("gpu-logs-24", "vllm", "01")
     assert (record.cuda_graph_gib, record.cuda_graph_estimate_gib, record.total_memory_gib,
             record.requested_memory_gib, record.current_kv_cache_gib) == (8.57, 33.06, 276.62, 254.49, 46.5)
+
+
+# --- gpu-logs-25 (issue 42's round gpu-logs-25): what its reads missed, by class --------------------------------------
+
+
+def test_the_engines_kv_dtype_line_replaces_the_server_arguments_flag_name():
+    # gpu-logs-25 sglang/07, SGLang on ROCm: the server arguments' "kv_cache_dtype='fp8_e4m3'" (the flag's name), then
+    # "[... TP0] Using KV cache dtype: torch.float8_e4m3fn" (the torch dtype the model runner resolved it to)
+    record = _read("gpu-logs-25", "sglang", "07")
+    assert record.kv_dtype == "torch.float8_e4m3fn"
