@@ -261,9 +261,32 @@ def _tolerance_pct(base_run: Path, base: pd.DataFrame, new_run: Path, new: pd.Da
     return worst
 
 
+def _slack_points_the_host_decided(base_run: Path, base: pd.DataFrame, new_run: Path, new: pd.DataFrame) -> set:
+    """SLACK_FRACTION points that start on one side and are refused on the other, each side as its own readings have
+    it (_decided_by_what_it_took): whether its ~20 MiB slack outlasts what the host took or gave back between SGLang's
+    readings is the host's moment, so neither outcome is a change of the engine or the harness. (A fresh-clone CI
+    beside a busy loop and two other jobs, 2026-12-05: started with 5,690 tokens where the baseline was refused.)"""
+    def by_key(run_dir: Path, frame: pd.DataFrame) -> dict:
+        slack = frame[frame["mem_fraction_static"] == SLACK_FRACTION]
+        return {(row["point_id"], row["repeat"], row["engine_version"]): (row, record)
+                for row, record in _records(run_dir, slack)}
+
+    base_rows, new_rows = by_key(base_run, base), by_key(new_run, new)
+    decided = set()
+    for key in base_rows.keys() & new_rows.keys():
+        sides = (base_rows[key], new_rows[key])
+        if sides[0][0]["status"] != sides[1][0]["status"]:
+            assert all(_decided_by_what_it_took(row, record) for row, record in sides), key
+            decided.add(key)
+    return decided
+
+
 def test_no_change_against_the_committed_baseline(cpu_budget_run, tmp_path):
     frame = cpu_budget_run.frame
     base = cpu_budget_run.in_selection(read_results(BASELINE))
+    host_decided = _slack_points_the_host_decided(BASELINE.parent, base, cpu_budget_run.run_dir, frame)
+    base, frame = (f[~f.set_index(["point_id", "repeat", "engine_version"]).index.isin(host_decided)]
+                   for f in (base, frame))
     # one comparison per engine release (SGLang's releases share point ids)
     for engine, release in (("vllm", "0.32.0"), ("sglang", "0.5.22"), ("sglang", "0.5.23")):
         def keep(f, engine=engine, release=release):
