@@ -77,15 +77,16 @@ def test_every_length_is_a_wave_of_its_own(tmp_path):
 
 
 def test_a_probe_out_of_time_keeps_what_it_measured_and_the_point(tmp_path):
-    # 1 s: the length checks answer at once, the first wave (6.4 s a request) is cut
-    row = _probe_row(tmp_path, probe="{timeout_s: 1}")
+    # 3 s: the length checks answer at once, the first wave (6.4 s a request) is cut after 2 s or more of it. (With 1 s,
+    # a CI beside a busy loop spent it on the length checks: the wave was cut before the metrics were first read.)
+    row = _probe_row(tmp_path, probe="{timeout_s: 3}")
     assert row["status"] == "ok" and row["probe_healthy_after"] == "True"
     assert (row["probe_longest_served_tokens"], row["probe_refused_tokens"]) == (512, 513)
-    assert row["probe_incomplete"] == ("the probe's 1 s ran out during prompt_heavy@512 (0 of 7 answered); "
+    assert row["probe_incomplete"] == ("the probe's 3 s ran out during prompt_heavy@512 (0 of 7 answered); "
                                        "not run: decode_heavy@512")
     (cut,) = waves_of(row).values()
     assert cut["cut"] and cut["peaks_lower_bound"] and (cut["completed"], cut["sent"]) == (0, 7)
-    assert cut["peak_running"] == 4 and cut["samples"] >= 4  # what the metrics showed until then
+    assert cut["peak_running"] == 4 and well_sampled(cut)  # what the metrics showed until then
 
 
 def test_a_claim_the_pool_does_not_back_shows_in_the_ratio(tmp_path):
