@@ -36,6 +36,7 @@ from harness.envs.model import env_name, write_marker
 from harness.scenario import load_scenario
 from tests.support.fake_hub import FakeHub
 from tests.support.gpu_host import GpuHost, subprocess_env
+from tests.support.guards import HANG_GUARD_S
 from tests.support.readme_examples import (
     Example,
     assert_shown_in_order,
@@ -78,7 +79,7 @@ def reader_env(home: Path) -> dict[str, str]:
 
 def run(example: Example, env: dict[str, str]) -> tuple[int, str]:
     proc = subprocess.run([sys.executable, "-m", "harness", *example.argv], cwd=REPO, env=env, text=True, check=False,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=HANG_GUARD_S)
     return proc.returncode, proc.stdout
 
 

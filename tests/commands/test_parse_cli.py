@@ -13,6 +13,7 @@ import pytest
 from harness.cli import main
 from harness.engines.logs import format_release, table_releases
 from parsers.vllm import VllmStartupRecord
+from tests.support.guards import HANG_GUARD_S
 from tests.support.recorded_logs import SGLANG, VLLM
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -144,7 +145,7 @@ def test_unknown_engine_is_a_usage_error(capsys):
 def test_module_entry_point():
     proc = subprocess.run([sys.executable, "-m", "harness", "parse", "--json",
                            str(SGLANG / "a4_small_pool.log")],
-                          check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
+                          check=False, capture_output=True, text=True, cwd=ROOT, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["kv_tokens"] == 8192
 

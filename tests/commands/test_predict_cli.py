@@ -19,6 +19,7 @@ from harness.results.io import write_results
 from harness.scenario import expand, load_scenario
 from tests.support.checkpoints import dense_llama, tensor_bytes, write_checkpoint
 from tests.support.fake_hub import FakeHub
+from tests.support.guards import HANG_GUARD_S
 
 ROOT = Path(__file__).resolve().parents[2]
 GPU_SCENARIO = ROOT / "scenarios" / "24g_8b.yaml"
@@ -237,7 +238,7 @@ def test_a_hub_id_is_predicted_from_its_safetensors_headers_alone(tmp_path):
         env.pop("HF_HUB_CACHE", None)
         env.pop("HF_TOKEN", None)
         proc = subprocess.run([sys.executable, "-m", "harness", "predict", str(scenario), "--json"], env=env,
-                              cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+                              cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD_S, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     stored = sum(tensor_bytes(t) for t in shards.values())
     for p in json.loads(proc.stdout):

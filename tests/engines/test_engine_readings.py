@@ -27,6 +27,7 @@ from tests.support.engine_reading import (
     standin_scenario,
     vllm_cpu_rss_estimate_gib,
 )
+from tests.support.guards import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[2]
 BASELINE = next((REPO / "results" / "cpu_budget").glob("baseline-*"))
@@ -96,7 +97,7 @@ def test_a_run_on_a_host_that_grew_after_the_harness_read_it_records_the_engines
     scenario = standin_scenario(tmp_path, 0.1, {"STANDIN_NODE_GROWN_MIB": "2048"})
     out = tmp_path / "out"
     proc = subprocess.run([sys.executable, "-m", "harness", "run", str(scenario), "--out", str(out)], check=False,
-                          capture_output=True, text=True, timeout=300, cwd=REPO)
+                          capture_output=True, text=True, timeout=HANG_GUARD_S, cwd=REPO)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     (row,) = read_results(out / "results.csv").to_dict("records")
     (launch,) = standin_launches(standin_record(tmp_path))
