@@ -102,6 +102,11 @@ def _is_package(part: str, packages: tuple[str, ...]) -> bool:
     return any(part == name or (part.startswith(name + "_") and part[len(name) + 1:].isalpha()) for name in packages)
 
 
+# Lines in a row, each a piece of a string literal, that tell a log pasted as a Python list of strings
+# (holds_literal_pieces): the pasted sets run to 3-7.
+PASTE_RUN = 3
+
+
 def _may_be_piece(raw: str) -> bool:
     """A cheap test: `raw` may be a piece of a pasted string literal (a quote first, after any indent or opener)."""
     return raw[:1] in _QUOTES or (raw[:1] == " " and raw.lstrip()[:1] in _QUOTES) or may_open_literals(raw)
@@ -496,21 +501,15 @@ def _next_places(text: str, texts: tuple[str, ...], pos: int) -> list[tuple[int,
     return heap
 
 
-def inner_word(text: str) -> str | None:
-    """A word `text` holds with a space on each side (the least common one, then the longest; None: no such word).
+def texts_in_block(text: str, texts: tuple[str, ...], chars: tuple[frozenset[str], ...]) -> tuple[str, ...]:
+    """The `texts` whose every character `text` holds (`chars`: each text's characters).
 
-    Every line that holds `text` holds this word as one of its whitespace-separated tokens, so a block whose tokens
-    lack it cannot hold `text`: one split of the block rules out most texts, where each `str.find` would scan all of
-    it (a served log's blocks hold none of the startup texts).
+    One `in` test a character (memchr: the block's first occurrence, or one fast pass where it is absent) rules out
+    every text holding a character the block lacks, where `str.find` would scan the block for each text: a served
+    log's blocks lack a third of the characters of the tables' texts and hold none of those texts.
     """
-    inner = [w for w in text.split(" ")[1:-1] if w and not any(ch.isspace() for ch in w)]
-    return max(inner, key=lambda w: (w not in COMMON_WORDS, len(w))) if inner else None
-
-
-def texts_in_block(text: str, texts: tuple[str, ...], words: tuple[str | None, ...]) -> tuple[str, ...]:
-    """The `texts` that `text` may hold: those whose word (`words`, inner_word of each) is among its tokens."""
-    tokens = set(text.split())
-    return tuple(t for t, w in zip(texts, words) if w is None or w in tokens)
+    present = {c for c in frozenset().union(*chars) if c in text}
+    return tuple(t for t, held in zip(texts, chars) if held <= present)
 
 
 # --- outcome slots -------------------------------------------------------------------------
@@ -645,10 +644,17 @@ class LogParser:
 
     @staticmethod
     def holds_literal_pieces(text: str) -> bool:
-        """`text` holds a line that is a piece of a pasted string literal (a log kept in a Python list or tuple of
-        strings): pieces join line by line only (_literal_join), so a block scan, which sees only the lines holding a
-        rule's text, would miss a message split over two of them."""
-        return any(_may_be_piece(line) and _PIECE.match(line) for line in text.split("\n"))
+        """`text` holds a run of PASTE_RUN lines that are pieces of pasted string literals (a log kept in a Python
+        list or tuple of strings): pieces join line by line only (_literal_join), so a block scan, which sees only the
+        lines holding a rule's text, would miss a message split over two of them. (Python's warnings print their
+        source line, "  warnings.warn('resource_tracker: There appear to be %d '", and two processes' warnings make
+        two in a row in a vLLM log: no paste.)"""
+        run = 0
+        for line in text.split("\n"):
+            run = run + 1 if _may_be_piece(line) and _PIECE.match(line) else 0
+            if run == PASTE_RUN:
+                return True
+        return False
 
     # --- feeding --------------------------------------------------------------------------
 
@@ -776,7 +782,7 @@ class LogParser:
             return self.feed_lines(text.split("\n"))
         if "\x1b" in text:
             text = ANSI.sub("", text)
-        texts = texts_in_block(text, texts, self.block_words(ready))
+        texts = texts_in_block(text, texts, self.block_chars(ready))
         out: list[ev.Event] = []
         n = len(text)
         # The next place each text occurs, nearest first.
@@ -815,7 +821,7 @@ class LogParser:
                 if texts is None:
                     out.extend(self.feed_lines(text[pos:].split("\n")))
                     break
-                heap = _next_places(text, texts_in_block(text, texts, self.block_words(ready)), pos)
+                heap = _next_places(text, texts_in_block(text, texts, self.block_chars(ready)), pos)
         return out
 
     def source_text(self, source: str) -> str | None:
@@ -831,11 +837,11 @@ class LogParser:
         return cached[ready] or None
 
     @classmethod
-    def block_words(cls, ready: bool = False) -> tuple[str | None, ...]:
-        """block_texts' inner_word, text by text."""
-        cached = cls.__dict__.get("_block_words")
+    def block_chars(cls, ready: bool = False) -> tuple[frozenset[str], ...]:
+        """The characters of each of block_texts."""
+        cached = cls.__dict__.get("_block_chars")
         if cached is None:
-            cached = cls._block_words = tuple(tuple(map(inner_word, cls.block_texts(state) or ()))
+            cached = cls._block_chars = tuple(tuple(map(frozenset, cls.block_texts(state) or ()))
                                               for state in (False, True))
         return cached[ready]
 
