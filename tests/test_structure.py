@@ -17,9 +17,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def parse(text: str) -> ast.Module:
     """`ast.parse`, again where CPython 3.11's AST constructor reports a recursion-depth mismatch: its depth counter is
-    one for the whole interpreter, so another thread building AST nodes at that moment (the suite's background engine
-    runs share this process) moves it under this parse, and the SystemError says nothing of the source (CPython
-    gh-106905, PR #106906; seen in a fresh-clone CI on 3.11.7). A real problem in the file raises on every try."""
+    one for the whole interpreter, so another thread building AST nodes at that moment (the background engine runs'
+    thread does, in a session run with `-n 0`; under xdist it is the controller's) moves it under this parse, and the
+    SystemError says nothing of the source (CPython gh-106905, PR #106906; seen in a fresh-clone CI on 3.11.7). A real
+    problem in the file raises on every try."""
     for _ in range(2):
         try:
             return ast.parse(text)
