@@ -46,7 +46,10 @@ def clean_segments(raw: str | bytes, code: bool = True) -> list[str]:
 LITERAL_OPENER = r"(?:[A-Za-z_]\w*\s*=\s*)?(?:(?:[a-z_][\w.]*)?[(\[]\s*)?"
 LITERAL_CLOSER = r"\s*,?\s*(?:[)\]]+(?:\.\w+)*)?\s*[,;]?\s*"
 _QUOTED_LINE = re.compile(r"""^\s*\[?\s*(?P<literal>(?P<q>['"]).*(?P=q))\s*,?\s*\]?$""")
-_QUOTED_CODE = re.compile(rf"""^\s*{LITERAL_OPENER}(?P<literal>(?P<q>['"]).*(?P=q)){LITERAL_CLOSER}$""")
+# (a literal may be the first of a tuple whose other members are names: a program that shows a transcript pairs each
+# line with its colour, '("INFO [kv_cache_utils]   GPU KV cache size: 452,800 tokens", CYAN),', gpu-oos13 v47's source)
+_TUPLE_REST = r"(?:\s*,\s*[A-Za-z_][\w.]*)*"
+_QUOTED_CODE = re.compile(rf"""^\s*{LITERAL_OPENER}(?P<literal>(?P<q>['"]).*(?P=q)){_TUPLE_REST}{LITERAL_CLOSER}$""")
 _OPENS_LITERAL = re.compile(rf"""^\s*{LITERAL_OPENER}['"]""")
 
 

@@ -80,6 +80,13 @@ PREFIX_ELIDED = re.compile(
 PREFIX_BARE_TAG = re.compile(
     rf"^(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+\[?(?P<file>\w[\w.-]*\.py)(?::(?P<lineno>\d+))?\]?"
     r"(?:\s+(?P<msg>.*))?$")
+# A program that renders a transcript may shorten the tag to the module's name, brackets kept and the messages aligned
+# ("INFO [kv_cache_utils]   GPU KV cache size: 452,800 tokens", "INFO [gpu_model_runner] Model loading took ...": a
+# report's terminal picture, gpu-oos13 v47's source): a vLLM module's name holds an underscore (kv_cache_utils,
+# gpu_worker, api_server), which a wrapping program's "[main]" or "[INFO]" does not. Tried only where no tag matched.
+PREFIX_MODULE_TAG = re.compile(
+    rf"^(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+\[(?P<file>[a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?P<lineno>)\]"
+    r"(?:\s+(?P<msg>.*))?$")
 # A log viewer or an author who cut the timestamp and the file tag together and left no mark keeps the process and the
 # level: "(EngineCore pid=75) INFO Available KV cache memory: 20.27 GiB" (Modal's view, gpu-logs-17 vllm/06; the format
 # is "%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] %(message)s" after the process, 0.18.0 vllm/logger.py:22-24).
@@ -135,6 +142,8 @@ def find_prefix(text: str) -> re.Match | None:
     if "..." in text[:64] or "\u2026" in text[:64]:
         return PREFIX_ELIDED.match(text)
     if ".py" in text[:128] and (match := PREFIX_BARE_TAG.match(text)) is not None:
+        return match
+    if "_" in text[:64] and (match := PREFIX_MODULE_TAG.match(text)) is not None:
         return match
     return PREFIX_PROC_LEVEL.match(text) if text[:1] == "(" else None
 

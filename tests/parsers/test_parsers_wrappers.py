@@ -41,3 +41,15 @@ def test_wrapped_log_is_still_detected(name):
         text = read_log(path)
         engine = detect_engine(text)
         assert detect_engine(wrap(text, WRAPPERS[name])) == engine, path
+
+
+def test_a_transcript_kept_as_colour_tuples_with_module_tags_reads_its_start():
+    # A report's terminal picture of a real vLLM 0.10.2 start (gpu-oos13 v47's source): each line a
+    # '("INFO [kv_cache_utils]   GPU KV cache size: 452,800 tokens", CYAN),' tuple, the file tags shortened to modules.
+    # The figures are the log's own, and its REPORT.md's ("29.08 GiB", "452,800 tokens", "110.5x").
+    from pathlib import Path
+    log = (Path(__file__).resolve().parents[1] / "fixtures" / "predict" / "gpu-oos13"
+           / "v47-h100-qwen3-30b-a3b-2507-fp8online-u0.90-v0.10.2-excerpt.log")
+    record = parse_log(read_log(log), "vllm")
+    assert (record.kv_tokens, record.max_concurrency, record.max_model_len) == (452800, 110.55, 4096)
+    assert record.weights_gib == 29.0788 and record.status == "ok"
