@@ -124,6 +124,15 @@ def test_streams_overlap_counts_requests_generating_at_one_moment():
     assert served_at_once([(0, 1)] * 5) == 5
 
 
+def test_a_stream_read_late_does_not_count_as_running_beside_the_next():
+    # the scheduler admits the next request as one ends; the harness, run late by a busy host, read the first one's
+    # last token 0.3 s after the next one's first: its sampler's gaps say how late it ran (0.35 s beyond 0.05)
+    from harness.execute.probe.drive import _peak_running, _Streamed
+    answers = [_Streamed(None, span) for span in ((0.0, 1.3), (0.0, 2.0), (1.0, 2.0))]  # the first ended at 1.0
+    assert _peak_running(2.0, answers, preempted=None) == 3
+    assert _peak_running(2.0, answers, preempted=None, late_s=0.35) == 2
+
+
 def test_a_preemption_is_counted(tmp_path):
     row = _probe_row(tmp_path, {"STANDIN_PREEMPT_AT": "3", "STANDIN_STEP_S": "0.02"}, f"{{{PROMPT_HEAVY}}}")
     (wave,) = waves_of(row).values()

@@ -179,11 +179,18 @@ def _preemptions(server: Server, seen: Window, log_from: int) -> tuple[int | Non
     return (logged, "log") if logged is not None else (None, None)
 
 
-def _peak_running(sampled: float | None, answers: list[_Streamed], preempted: int | None) -> int | None:
+def _peak_running(sampled: float | None, answers: list[_Streamed], preempted: int | None, late_s: float = 0.0
+                  ) -> int | None:
     """The most requests run at once: the engine's own gauge as sampled, or the streams' overlap where higher (a
     wave of short requests can start and end between two samples). A preempted request's stream only pauses,
-    so after a preemption the overlap would count it while it waits: then the gauge alone."""
-    spans = [a.generating for a in answers if a.generating is not None]
+    so after a preemption the overlap would count it while it waits: then the gauge alone.
+
+    A stream's last token may be read up to `late_s` after it came (how late the host let the harness's own threads
+    run: its sampler's longest gap beyond its interval), which would stretch the span over the next request's start
+    (the engine admits it as this one ends): each span's end is taken back by that much. (A fresh-clone CI beside a
+    busy loop: three streams overlapped where the scheduler never ran more than two.)"""
+    spans = [(start, end - late_s) for start, end in (a.generating for a in answers if a.generating is not None)]
+    spans = [(start, end) for start, end in spans if end > start]
     overlap = served_at_once(spans) if spans and not preempted else None
     if sampled is None and overlap is None:
         return None
@@ -203,7 +210,9 @@ class _WaveRun:
         seen = window(sampler.samples(), self.started, ended, sampler.interval_s, sampler.memory())
         preempted, source = _preemptions(server, seen, self.log_from)
         failures = [a.failure for a in self.answers if a.failure is not None]
-        running = _peak_running(seen.peak_running, self.answers, preempted)
+        # (a server without metrics: no reading tells how late the host ran the harness, the overlap as it came)
+        late_s = max(0.0, seen.longest_gap_s - sampler.interval_s) if seen.samples else 0.0
+        running = _peak_running(seen.peak_running, self.answers, preempted, late_s)
         waiting = None if seen.peak_waiting is None else int(seen.peak_waiting)
         wave = self.wave
         return WaveResult(
