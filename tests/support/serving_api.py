@@ -47,6 +47,9 @@ class Pool:
     preempt_at: int | None = None  # the n-th admitted request is preempted once (requeued, counted)
     metrics: bool = True  # False: /metrics answers 404 (a server launched without them)
     admit_now: bool = False  # admit by the pages needed now, grow, and preempt (vLLM); else by the full length
+    # a generation request on a kept-alive connection is closed unanswered, its body unread: the engines' uvicorn
+    # closing an idle connection as the request arrives (its timeout_keep_alive firing then)
+    drop_reused: bool = False
 
 
 class Scheduler:
@@ -162,8 +165,10 @@ def serve_api(pool: Pool, port: int) -> None:
 
     class Api(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        answered = 0  # requests answered on this connection (one handler a connection)
 
         def _answer(self, status: int, body: bytes, kind: str = "application/json") -> None:
+            self.answered += 1
             self.send_response(status)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
@@ -172,6 +177,7 @@ def serve_api(pool: Pool, port: int) -> None:
 
         def _events(self):
             """Start a stream of server-sent events (its end closes the connection); returns the sender."""
+            self.answered += 1
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Connection", "close")
@@ -194,6 +200,9 @@ def serve_api(pool: Pool, port: int) -> None:
                 self._answer(404, b"{}")
 
         def do_POST(self):
+            if pool.drop_reused and self.answered:
+                self.close_connection = True
+                return
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             wanted = "/v1/completions" if pool.engine == "vllm" else "/generate"
             if self.path != wanted:
@@ -270,5 +279,6 @@ def pool_from_environment(engine: str, tokens: int, page: int, max_model_len: in
                 die_at=int(os.environ.get("STANDIN_DIE_AT_REQUEST", "0")) or None,
                 preempt_at=int(os.environ.get("STANDIN_PREEMPT_AT", "0")) or None,
                 metrics=not os.environ.get("STANDIN_NO_METRICS"),
-                admit_now=bool(os.environ.get("STANDIN_ADMIT_NOW")))
+                admit_now=bool(os.environ.get("STANDIN_ADMIT_NOW")),
+                drop_reused=bool(os.environ.get("STANDIN_DROP_REUSED")))
 

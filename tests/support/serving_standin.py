@@ -12,6 +12,7 @@ Settings (environment):
   STANDIN_PREEMPT_AT   the n-th admitted request is preempted once (requeued, the counter counted)
   STANDIN_NO_METRICS   serve no /metrics (a server launched without them)
   STANDIN_ADMIT_NOW    admit by the blocks a request needs now and preempt as requests grow (vLLM's scheduler)
+  STANDIN_DROP_REUSED  close a generation request on a kept-alive connection unanswered (an idle timer firing)
 """
 
 from __future__ import annotations

