@@ -74,11 +74,13 @@ class _Answered:
 async def _begin(client: httpx.AsyncClient, path: str, body: dict) -> tuple[httpx.Response, bool]:
     """The server's answer with its body still to read, and whether the request had to be sent again."""
     try:
-        return await client.send(client.build_request("POST", path, json=body, timeout=REQUEST_TIMEOUT_S),
-                                 stream=True), False
+        return await client.send(_request(client, path, body), stream=True), False
     except UNANSWERED:
-        return await client.send(client.build_request("POST", path, json=body, timeout=REQUEST_TIMEOUT_S),
-                                 stream=True), True
+        return await client.send(_request(client, path, body), stream=True), True
+
+
+def _request(client: httpx.AsyncClient, path: str, body: dict) -> httpx.Request:
+    return client.build_request("POST", path, json=body, timeout=REQUEST_TIMEOUT_S)
 
 
 async def _send(client: httpx.AsyncClient, server: Server, prompt: list[int], output_tokens: int) -> _Answered:
