@@ -147,7 +147,8 @@ HELD_OUT = {
     # bars, IPython's ANSI tracebacks, a reader thread's '[STDERR] ' prefix, Unsloth's banner estimate, V0 worker ranks,
     # a CPU-only runtime's config error, a TP8 bitsandbytes failure on every SGLang rank), read through the parser once
     # (vllm 08, sglang 05-06: a second batch - Unsloth's banner estimate beside a V1 engine that states no KV GiB, a
-    # fork's HiCache host pool after the summary, a pool capped by --max-total-tokens - collected after the fix, read once)
+    # fork's HiCache host pool after the summary, a pool capped by --max-total-tokens - collected after the fix, read
+    # once)
     "gpu-logs-27": {"vllm": tuple(f"{n:02d}" for n in range(1, 9)), "sglang": tuple(f"{n:02d}" for n in range(1, 7))},
 }
 
