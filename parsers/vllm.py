@@ -545,6 +545,11 @@ class VllmLogParser(LogParser):
         rule(r"^Using max model len (?P<max_model_len>-?[\d,]+)"),
         rule(r"Chunked prefill is enabled with max_num_batched_tokens=(?P<max_num_batched_tokens>[\d,]+)",
              copy_field("chunked_prefill_size_effective", "max_num_batched_tokens")),
+        # A start the scheduler config refuses (chunked prefill off, a batch budget below the model length) states
+        # both configured values in its exception (0.8.5.post1 vllm/config.py:2025-2031 SchedulerConfig._verify_args;
+        # 0.13.0 vllm/config/scheduler.py:255-262, 0.31.0 :320-327 verify_max_model_len)
+        rule(r"max_num_batched_tokens \((?P<max_num_batched_tokens>[\d,]+)\) is smaller than max_model_len "
+             r"\((?P<max_model_len>[\d,]+)\)"),
         # hybrid models and some attention backends change the block size
         rule(r"(?:Setting attention block size to|[Ss]etting kv cache block size to|Forcing kv cache block size to) "
              r"(?P<block_size>\d+)\b"),

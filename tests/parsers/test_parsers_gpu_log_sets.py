@@ -174,6 +174,12 @@ FLOORS = {
     # before its read): vLLM 20/20, 2/2, 2/2; SGLang 13/13, 1/1, 1/1 - nothing to fit
     ("gpu-logs-25", "vllm", True): (51, 54, 5, 5, 6, 6),
     ("gpu-logs-25", "sglang", True): (97, 97, 7, 7, 10, 10),
+    # first read (parser at f2a8897, the set committed first, 140d317; notebooks' output cells): vLLM 56/58, KV 2/2,
+    # statuses 7/7; SGLang 46/46, 3/3, 4/4, no trap read as the pool (then fitted: the two configured values a
+    # scheduler config error states). A second batch (vLLM 08, SGLang 05-06, committed d2f1bef before its read): vLLM
+    # 10/10, 1/1, 1/1; SGLang 30/30, 2/2, 2/2, no trap read as the pool - nothing to fit
+    ("gpu-logs-27", "vllm", True): (68, 68, 3, 3, 8, 8),
+    ("gpu-logs-27", "sglang", True): (76, 76, 5, 5, 6, 6),
 }
 
 
@@ -1177,3 +1183,15 @@ def test_the_engines_kv_dtype_line_replaces_the_server_arguments_flag_name():
     # "[... TP0] Using KV cache dtype: torch.float8_e4m3fn" (the torch dtype the model runner resolved it to)
     record = _read("gpu-logs-25", "sglang", "07")
     assert record.kv_dtype == "torch.float8_e4m3fn"
+
+
+# --- gpu-logs-27 (issue 42's round gpu-logs-27): what its first read missed, by class -----------------------------
+
+
+def test_a_scheduler_config_error_states_the_batch_budget_and_the_model_length():
+    # gpu-logs-27 vllm/06, a Colab CPU runtime on 0.8.5.post1: the config's traceback ends in "ValueError:
+    # max_num_batched_tokens (2048) is smaller than max_model_len (40960). This effectively limits ..." before any
+    # engine starts; a failed start of kind other, whose two configured values are read from the message
+    record = _read("gpu-logs-27", "vllm", "06")
+    assert (record.max_num_batched_tokens, record.max_model_len) == (2048, 40960)
+    assert (record.status, record.error_kind) == ("engine_error", "other")
