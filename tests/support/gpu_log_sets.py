@@ -245,7 +245,8 @@ EXPECTED_READERS: dict[str, Callable] = {
 # What a person wrote for an error kind -> the parser's kinds that mean it. "During CUDA graph capture" is an
 # exception of kind other with the phase at capturing (the record says both).
 ERROR_KINDS = {
-    "oom": ("cuda_oom", "device_oom"),
+    # (oom_loading_weights: vLLM's own error around the CUDA OOM of a weights load, which it outranks)
+    "oom": ("cuda_oom", "device_oom", "oom_loading_weights"),
     "max_num_seqs_exceeds_mamba_cache_blocks": ("mamba_blocks_below_max_num_seqs",),
     "max_model_len_too_large (V0 wording)": ("max_model_len_too_large",),
     "negative_available_kv_memory": ("no_kv_cache_memory",),
