@@ -147,7 +147,8 @@ HELD_OUT = {
     # (V0 TP2 workers, a TP2 start whose sizing lines only TP0 prints, an NGC container behind a launcher banner, a
     # weights-load OOM, an ImportError, a start failing in kernel warm-up after its KV pair), ROCm Strix Halo and
     # Intel XPU failed starts, and SGLang's reference log and an MI355X TP2 window, read through the parser once
-    "gpu-logs-26": {"vllm": tuple(f"{n:02d}" for n in range(1, 11)), "sglang": ("01", "02")},
+    # (vllm 11-13, sglang 03: a second batch from the same listings and the same MI355X repository, read once)
+    "gpu-logs-26": {"vllm": tuple(f"{n:02d}" for n in range(1, 14)), "sglang": ("01", "02", "03")},
 }
 
 
