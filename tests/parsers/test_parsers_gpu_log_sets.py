@@ -178,9 +178,11 @@ FLOORS = {
     # 19/23, 2/2, 2/2, no trap read as the pool (then fitted: ROCm's HSA memory access fault as a failed start, the
     # weights-load OOM's quoted allocator figures, 0.8's "args: Namespace(...)" line, "changing page_size from X to N").
     # Left: vLLM 09's error kind (read "not shown", the parser's process_died, as in earlier sets) and SGLang 01's
-    # three graph figures (the eye-read took the decode graph alone; the parser adds the piecewise graph, its rule)
-    ("gpu-logs-26", "vllm", True): (74, 75, 5, 5, 10, 10),
-    ("gpu-logs-26", "sglang", True): (20, 23, 2, 2, 2, 2),
+    # three graph figures (the eye-read took the decode graph alone; the parser adds the piecewise graph, its rule).
+    # A second batch (vLLM 11-13, SGLang 03, committed 928c0c9 before its read): vLLM 36/36, 2/2, 3/3; SGLang 6/6,
+    # 1/1, 1/1 - nothing to fit
+    ("gpu-logs-26", "vllm", True): (110, 111, 7, 7, 13, 13),
+    ("gpu-logs-26", "sglang", True): (26, 29, 3, 3, 3, 3),
 }
 
 
