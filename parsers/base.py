@@ -337,6 +337,9 @@ _OOM_FIGURES = (
     (r"of which ({NUM}) GiB is free|; ({NUM}) GiB free;", "free_gib"),
     (r"of which ({NUM}) MiB is free|; ({NUM}) MiB free;", "free_mib"),
 )
+# The same figures for an engine's own error that quotes the allocator's message on its line (vLLM's weights-load OOM,
+# "... (original error: CUDA out of memory. Tried to allocate 270.00 MiB. ...)").
+OOM_FIGURES = _OOM_FIGURES
 # A figure the allocator printed in MiB (a small allocation, little left: "Tried to allocate 128.00 MiB ... of which
 # 125.56 MiB is free", format_size in c10/cuda/CUDACachingAllocator.cpp picks the unit) is also stated in GiB.
 _MIB_AS_GIB = (("tried_mib", "tried_gib"), ("free_mib", "free_gib"))
@@ -380,6 +383,12 @@ def fatal_signal_errors() -> tuple[ErrorRule, ...]:
     return (
         error("process_died", rf"^Fatal Python error: (?P<{FATAL_SIGNAL_FIELD}>Segmentation fault|Bus error"
                               r"|Illegal instruction|Floating point exception|Aborted)\b",
+              rank=GENERIC, standalone=True),
+        # ROCm's HSA runtime on a GPU page fault: its message on stderr, then std::abort() kills the process, no Python
+        # frame (ROCR-Runtime, ROCm 6.2 snapshot c7785a6d, runtime/hsa-runtime/core/runtime/runtime.cpp:1864-1884
+        # Runtime::VMFaultHandler, "Memory access fault by GPU node-%u (Agent handle: %p) on address %p%s. Reason: %s.")
+        error("process_died", r"^Memory access fault by GPU node-\d+ \(Agent handle: 0x[0-9a-fA-F]+\) on address "
+                              r"0x[0-9a-fA-F]+(?:\(may not be exact address\))?\. Reason: (?P<fault_reason>[^.]+)",
               rank=GENERIC, standalone=True),
     )
 

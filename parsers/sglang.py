@@ -759,8 +759,8 @@ class SglangLogParser(LogParser):
         # the page size an attention backend forces, said before the server arguments print it (0.5.23
         # sglang/srt/arg_groups/model_overrides/deepseek_v4.py:61-63 "Use dsv4 attention backend for {arch}, setting
         # page_size to {page_size}."; arg_groups/overrides.py:1152 "FlashMLA only supports a page_size of 64, change
-        # page_size to 64.")
-        rule(r"\b(?:setting|change) page_size to (?P<block_size>\d+)\.", primary_only=True),
+        # page_size to 64."; :1161, :1171, :1185, :1195, :1294 "... changing page_size from {page_size} to 64.")
+        rule(r"\b(?:setting|change|changing) page_size (?:from \S+ )?to (?P<block_size>\d+)\.", primary_only=True),
         rule(r"Setting KV cache dtype to (?P<kv_cache_dtype>\S+?)\.? for ", _kv_dtype_set),
         # 0.5.3-0.5.12 say it once before the pool (0.5.8 sglang/srt/model_executor/model_runner.py:1585)
         rule(r"Using KV cache dtype: (?P<kv_cache_dtype>\S+)", _kv_dtype_set),

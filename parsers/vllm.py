@@ -16,6 +16,7 @@ from packaging.version import InvalidVersion, Version
 from parsers.base import (
     GENERIC,
     HEALTH_ANSWERED,
+    OOM_FIGURES,
     SERVED_REQUEST,
     SPECIFIC,
     Line,
@@ -195,22 +196,36 @@ def _v0_engine_config(parser: LogParser, values: dict, line: Line) -> None:
         parser.record.max_model_len = int(match.group(1))
 
 
-def _non_default_args(parser: LogParser, values: dict, line: Line) -> None:
-    args = str(values["args"])
-    record = parser.record
-    for key, field, kind in (
-        ("model", "model", str),
-        ("gpu_memory_utilization", "gpu_memory_utilization", float),
-        ("kv_cache_memory_bytes", "kv_cache_memory_bytes", int),
-        ("block_size", "block_size", int),
-        ("max_num_batched_tokens", "max_num_batched_tokens", int),
-        ("kv_cache_dtype", "kv_dtype", str),
-        ("tensor_parallel_size", "tp_size", int),
-        ("max_model_len", "configured_max_model_len", int),
-    ):
-        match = re.search(rf"'{key}': ('[^']*'|-?[\d.]+)", args)
+# The server arguments read from its arguments line: (argument, record field, type)
+_ARG_FIELDS = (
+    ("model", "model", str),
+    ("gpu_memory_utilization", "gpu_memory_utilization", float),
+    ("kv_cache_memory_bytes", "kv_cache_memory_bytes", int),
+    ("block_size", "block_size", int),
+    ("max_num_batched_tokens", "max_num_batched_tokens", int),
+    ("kv_cache_dtype", "kv_dtype", str),
+    ("tensor_parallel_size", "tp_size", int),
+    ("max_model_len", "configured_max_model_len", int),
+)
+
+
+def _store_args(record: StartupRecord, args: str, key_form: str, fields: tuple) -> None:
+    for key, field, kind in fields:
+        match = re.search(key_form.format(key=key) + r"('[^']*'|-?[\d.]+)", args)
         if match and getattr(record, field) is None:
             setattr(record, field, kind(match.group(1).strip("'")))
+
+
+def _non_default_args(parser: LogParser, values: dict, line: Line) -> None:
+    _store_args(parser.record, str(values["args"]), "'{key}': ", _ARG_FIELDS)
+
+
+def _namespace_args(parser: LogParser, values: dict, line: Line) -> None:
+    # The API server's arguments up to 0.8.x, every one with its default (0.8.3
+    # vllm/entrypoints/openai/api_server.py:1035, logger.info("args: %s", args), an argparse Namespace): a default
+    # is what the engine uses, but kv_cache_dtype's 'auto' names no dtype, so that one is left to the engine's lines.
+    fields = tuple(f for f in _ARG_FIELDS if f[0] != "kv_cache_dtype")
+    _store_args(parser.record, str(values["args"]), "(?:^|, ){key}=", fields)
 
 
 def _device(parser: LogParser, pools: str | None) -> None:
@@ -542,6 +557,7 @@ class VllmLogParser(LogParser):
         rule(r"Initializing a V1 LLM engine \(v(?P<version>[^)]+)\)(?: with config: (?P<config>.*))?$",
              version, _engine_config),
         rule(r"non-default args: (?P<args>\{.*\})", _non_default_args),
+        rule(r"^args: Namespace\((?P<args>.*)\)$", _namespace_args),
         rule(r"^Using max model len (?P<max_model_len>-?[\d,]+)"),
         rule(r"Chunked prefill is enabled with max_num_batched_tokens=(?P<max_num_batched_tokens>[\d,]+)",
              copy_field("chunked_prefill_size_effective", "max_num_batched_tokens")),
@@ -813,9 +829,11 @@ class VllmLogParser(LogParser):
               r"Error in memory profiling\. Initial free memory (?P<initial_free_gib>{NUM})(?: GiB)?, current free "
               r"memory (?P<current_free_gib>{NUM})(?: GiB)?\."),
         # Raised from the CUDA OOM while loading (0.32.0 vllm/v1/worker/gpu_model_runner.py load_model), whose own
-        # error comes first: this one says more (what was being done), so it outranks it.
+        # error comes first: this one says more (what was being done), so it outranks it. Its line quotes the
+        # allocator's message, whose figures are read from it (0.13.0 vllm/v1/worker/gpu_model_runner.py:3650-3656,
+        # f"{msg} (original error: {e})").
         error("oom_loading_weights", r"Failed to load model [-\u2013\u2014] not enough (?:\w+ )?memory\b",
-              rank=SPECIFIC + 1, standalone=True),
+              rank=SPECIFIC + 1, standalone=True, extras=OOM_FIGURES),
         error("max_model_len_exceeds_derived",
               r"User-specified max_model_len \((?P<max_model_len>\d+)\) is greater than the derived max_model_len "
               r"\((?P<derived_key>\w+)=(?P<derived_max_model_len>\d+) or model_max_length=(?P<model_max_length>\S+) "

@@ -174,6 +174,15 @@ FLOORS = {
     # before its read): vLLM 20/20, 2/2, 2/2; SGLang 13/13, 1/1, 1/1 - nothing to fit
     ("gpu-logs-25", "vllm", True): (51, 54, 5, 5, 6, 6),
     ("gpu-logs-25", "sglang", True): (97, 97, 7, 7, 10, 10),
+    # first read (parser at f2a8897, the set committed first, 6a2a57d): vLLM 69/75, KV 5/5, statuses 9/10; SGLang
+    # 19/23, 2/2, 2/2, no trap read as the pool (then fitted: ROCm's HSA memory access fault as a failed start, the
+    # weights-load OOM's quoted allocator figures, 0.8's "args: Namespace(...)" line, "changing page_size from X to N").
+    # Left: vLLM 09's error kind (read "not shown", the parser's process_died, as in earlier sets) and SGLang 01's
+    # three graph figures (the eye-read took the decode graph alone; the parser adds the piecewise graph, its rule).
+    # A second batch (vLLM 11-13, SGLang 03, committed 928c0c9 before its read): vLLM 36/36, 2/2, 3/3; SGLang 6/6,
+    # 1/1, 1/1 - nothing to fit
+    ("gpu-logs-26", "vllm", True): (110, 111, 7, 7, 13, 13),
+    ("gpu-logs-26", "sglang", True): (26, 29, 3, 3, 3, 3),
     # first read (parser at f2a8897, the set committed first, 140d317; notebooks' output cells): vLLM 56/58, KV 2/2,
     # statuses 7/7; SGLang 46/46, 3/3, 4/4, no trap read as the pool (then fitted: the two configured values a
     # scheduler config error states). A second batch (vLLM 08, SGLang 05-06, committed d2f1bef before its read): vLLM
@@ -1185,6 +1194,37 @@ def test_the_engines_kv_dtype_line_replaces_the_server_arguments_flag_name():
     assert record.kv_dtype == "torch.float8_e4m3fn"
 
 
+# --- gpu-logs-26 (issue 42's round gpu-logs-26): what its first read missed, by class ---------------------------------
+
+
+def test_a_rocm_gpu_memory_access_fault_with_no_python_exception_is_a_failed_start():
+    # gpu-logs-26 vllm/09, vLLM on a Strix Halo APU: the engine core's rank line, then only the HSA runtime's
+    # "Memory access fault by GPU node-1 (Agent handle: 0x43578c10) on address 0x7f58f8001000. Reason: Page not present
+    # or supervisor privilege." before its abort
+    record = _read("gpu-logs-26", "vllm", "09")
+    assert (record.status, record.error_kind) == ("engine_error", "process_died")
+
+
+def test_the_weights_load_oom_keeps_the_figures_of_the_allocators_message_it_quotes():
+    # gpu-logs-26 vllm/02: "Failed to load model - not enough GPU memory. ... (original error: CUDA out of memory.
+    # Tried to allocate 270.00 MiB. GPU 0 has a total capacity of 15.47 GiB of which 115.31 MiB is free. ...)"
+    record = _read("gpu-logs-26", "vllm", "02")
+    assert record.error_kind == "oom_loading_weights"
+    assert (record.error_data["tried_mib"], record.error_data["total_gib"], record.error_data["free_mib"]) == (
+        270.0, 15.47, 115.31)
+
+
+def test_the_server_arguments_of_a_namespace_line_are_read():
+    # gpu-logs-26 vllm/01, vLLM 0.8.3: "args: Namespace(host='0.0.0.0', ..., gpu_memory_utilization=0.5, ...)"
+    record = _read("gpu-logs-26", "vllm", "01")
+    assert record.gpu_memory_utilization == 0.5
+
+
+def test_a_page_size_changed_from_another_value_by_the_attention_backend_is_read():
+    # gpu-logs-26 sglang/01: "TensorRT-LLM MHA only supports page_size of 16, 32 or 64, changing page_size from None
+    # to 64."
+    record = _read("gpu-logs-26", "sglang", "01")
+    assert record.block_size == 64
 # --- gpu-logs-27 (issue 42's round gpu-logs-27): what its first read missed, by class -----------------------------
 
 

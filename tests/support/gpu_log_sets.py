@@ -29,7 +29,8 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu-logs-6", "gpu-logs-7", "gpu-logs-8",
         "gpu-logs-9", "gpu-logs-10", "gpu-logs-11", "gpu-logs-12", "gpu-logs-13", "gpu-logs-14",
         "gpu-logs-15", "gpu-logs-16", "gpu-logs-17", "gpu-logs-18", "gpu-logs-19", "gpu-logs-20",
-        "gpu-logs-21", "gpu-logs-22", "gpu-logs-23", "gpu-logs-24", "gpu-logs-25", "gpu-logs-27")
+        "gpu-logs-21", "gpu-logs-22", "gpu-logs-23", "gpu-logs-24", "gpu-logs-25", "gpu-logs-26",
+        "gpu-logs-27")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -142,6 +143,13 @@ HELD_OUT = {
     # state trap and SWA pools, RTX 3090 boot-failure tails - collected after the first read, read once)
     # (vllm 05-06, sglang 10: a third batch - nohup and ANSI-coloured vLLM logs, SGLang's CPU engine - read once)
     "gpu-logs-25": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": tuple(f"{n:02d}" for n in range(1, 11))},
+    # gpu-logs-26 (logs26, issue 42's round gpu-logs-26, vLLM whole files and backends beyond CUDA): every log held
+    # out, collected and read by eye from the vllm.log / vllm_serve.log / logs/vllm.log files repositories commit
+    # (V0 TP2 workers, a TP2 start whose sizing lines only TP0 prints, an NGC container behind a launcher banner, a
+    # weights-load OOM, an ImportError, a start failing in kernel warm-up after its KV pair), ROCm Strix Halo and
+    # Intel XPU failed starts, and SGLang's reference log and an MI355X TP2 window, read through the parser once
+    # (vllm 11-13, sglang 03: a second batch from the same listings and the same MI355X repository, read once)
+    "gpu-logs-26": {"vllm": tuple(f"{n:02d}" for n in range(1, 14)), "sglang": ("01", "02", "03")},
     # gpu-logs-27 (logs27, issue 42's round gpu-logs-27): every log held out, collected and read by eye from Jupyter
     # notebooks' output cells (Colab, Kaggle-style and local notebooks: stdout/stderr outputs interleaved, display_data
     # bars, IPython's ANSI tracebacks, a reader thread's '[STDERR] ' prefix, Unsloth's banner estimate, V0 worker ranks,
@@ -247,7 +255,8 @@ EXPECTED_READERS: dict[str, Callable] = {
 # What a person wrote for an error kind -> the parser's kinds that mean it. "During CUDA graph capture" is an
 # exception of kind other with the phase at capturing (the record says both).
 ERROR_KINDS = {
-    "oom": ("cuda_oom", "device_oom"),
+    # (oom_loading_weights: vLLM's own error around the CUDA OOM of a weights load, which it outranks)
+    "oom": ("cuda_oom", "device_oom", "oom_loading_weights"),
     "max_num_seqs_exceeds_mamba_cache_blocks": ("mamba_blocks_below_max_num_seqs",),
     "max_model_len_too_large (V0 wording)": ("max_model_len_too_large",),
     "negative_available_kv_memory": ("no_kv_cache_memory",),
