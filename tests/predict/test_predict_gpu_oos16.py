@@ -21,7 +21,7 @@ HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 GIB_MIB = 1024
 CARD_15_55_MIB = 15.55 * GIB_MIB  # v61's own "Free memory on device (15.32/15.55 GiB)"
 A100_40G_MIB = 39.49 * GIB_MIB  # the A100 40GB's total as ../gpu-oos3 v08 and ../gpu-oos5 v15 take it (SOURCES.md)
-H100_MIB = 79.18 * GIB_MIB  # v63's own "Free memory on device (78.57/79.18 GiB)"
+H100_MIB = 79.18 * GIB_MIB  # v63's (and v64's) own "Free memory on device (78.57/79.18 GiB)"
 
 CASES = {
     "v61 qwen25-0.5b fp16 15.55 GiB card async engine 0.26.0 mrv2": Case(
@@ -39,8 +39,13 @@ CASES = {
         "gpu-oos13/Qwen3-30B-A3B-Instruct-2507.json", "0.10.2", H100_MIB, 9.0,
         {"dtype": "bfloat16", "max_model_len": 6144, "enable_prefix_caching": True}, "held_out", 94784,
         gpu_name="NVIDIA H100 80GB HBM3"),
+    # the second batch (SOURCES.md), held out before any prediction of it
+    "v64 qwen3-4b h100 defaults 0.10.2": Case(
+        "vllm", "gpu-oos16/v64-h100-qwen3-4b-defaults-40k-v0.10.2-excerpt.log",
+        "gpu-oos5/Qwen3-4B.json", "0.10.2", H100_MIB, 9.0, {}, "held_out", 422672,
+        gpu_name="NVIDIA H100 80GB HBM3"),
 }
-V61, V62, V63 = CASES
+V61, V62, V63, V64 = CASES
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -50,7 +55,7 @@ def test_the_logged_figure_is_the_one_the_case_names(name):
 
 
 def test_the_held_out_cases_as_chosen_before_any_prediction():
-    assert [n for n, c in CASES.items() if c.part == "held_out"] == [V61, V63]
+    assert [n for n, c in CASES.items() if c.part == "held_out"] == [V61, V63, V64]
 
 
 # What each case came to with the final code (SOURCES.md): the held-out two scored once, all locked so a later change
@@ -69,7 +74,7 @@ def test_each_case_as_it_came_out(name):
     check_case_as_it_came_out(name, case.predict(HERE), case.logged_tokens, FINAL_TOKENS, WITHIN)
 
 
-@pytest.mark.parametrize("name", [V61, V63])
+@pytest.mark.parametrize("name", [V61, V63, V64])
 def test_the_card_total_is_the_one_the_log_states(name):
     case = CASES[name]
     total_gib = float(re.search(r"Free memory on device \([0-9.]+/([0-9.]+) GiB\)", case.text(HERE)).group(1))
