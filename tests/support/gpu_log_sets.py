@@ -151,11 +151,11 @@ HELD_OUT = {
     # fork's HiCache host pool after the summary, a pool capped by --max-total-tokens - collected after the fix, read
     # once)
     "gpu-logs-27": {"vllm": tuple(f"{n:02d}" for n in range(1, 9)), "sglang": tuple(f"{n:02d}" for n in range(1, 7))},
-    # gpu-logs-28 (logs28, issue 42's round gpu-logs-28): every log held out, collected and read by eye from issue threads
-    # of projects that run vLLM inside them (trl's vllm-serve and GRPO trainer, ms-swift, OpenRLHF and its fork lmm-r1,
-    # SkyRL, an EasyR1 fork: Ray actor prefixes and dedup suffixes, container timestamps, a wake-up OOM after training, a
-    # rollout engine's offload lines, two log lines joined by a terminal's padding), read through the parser once; no
-    # SGLang log was found in those threads
+    # gpu-logs-28 (logs28, issue 42's round gpu-logs-28): every log held out, collected and read by eye from issue
+    # threads of projects that run vLLM inside them (trl's vllm-serve and GRPO trainer, ms-swift, OpenRLHF and its fork
+    # lmm-r1, SkyRL, an EasyR1 fork: Ray actor prefixes and dedup suffixes, container timestamps, a wake-up OOM after
+    # training, a rollout engine's offload lines, two log lines joined by a terminal's padding), read through the parser
+    # once; no SGLang log was found in those threads
     "gpu-logs-28": {"vllm": tuple(f"{n:02d}" for n in range(1, 12)), "sglang": ()},
 }
 
