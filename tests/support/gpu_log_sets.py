@@ -156,7 +156,9 @@ HELD_OUT = {
     # lmm-r1, SkyRL, an EasyR1 fork: Ray actor prefixes and dedup suffixes, container timestamps, a wake-up OOM after
     # training, a rollout engine's offload lines, two log lines joined by a terminal's padding), read through the parser
     # once; no SGLang log was found in those threads
-    "gpu-logs-28": {"vllm": tuple(f"{n:02d}" for n in range(1, 12)), "sglang": ()},
+    # (vllm 12: a second batch - lm-evaluation-harness's TP start with zero GPU blocks - collected after the fix, read
+    # once)
+    "gpu-logs-28": {"vllm": tuple(f"{n:02d}" for n in range(1, 13)), "sglang": ()},
 }
 
 
