@@ -180,7 +180,7 @@ FLOORS = {
     # 10/10, 1/1, 1/1; SGLang 30/30, 2/2, 2/2, no trap read as the pool - nothing to fit
     ("gpu-logs-27", "vllm", True): (68, 68, 3, 3, 8, 8),
     ("gpu-logs-27", "sglang", True): (76, 76, 5, 5, 6, 6),
-    ("gpu-logs-28", "vllm", True): (21, 22, 1, 1, 9, 11),
+    ("gpu-logs-28", "vllm", True): (28, 29, 1, 1, 10, 12),
 }
 
 
