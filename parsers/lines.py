@@ -34,7 +34,25 @@ def clean_segments(raw: str | bytes, code: bool = True) -> list[str]:
         text = _pasted_strings(text, code)
         if "\x1b" in text:
             text = ANSI.sub("", text)
-    return text.split("\r") if "\r" in text else [text]
+    segments = text.split("\r") if "\r" in text else [text]
+    return [part for segment in segments for part in _unpadded(segment)]
+
+
+# A terminal pads each line it shows to its width with spaces; a paste that lost the line ends keeps the padding and
+# joins the next record to the line ("INFO 05-31 18:20:47 [executor_base.py:112] # cuda blocks: 91424, # CPU blocks:
+# 18724" + 79 spaces + "INFO 05-31 18:20:47 [executor_base.py:117] Maximum concurrency for 128000 tokens per request:
+# 11.43x", a 163-column terminal in ms-swift#4433, gpu-logs-28 vllm/02). A run of spaces after text, before vLLM's
+# record header (its level, then the date as "%m-%d %H:%M:%S": 0.18.0 vllm/logger.py:22-26, the same since 0.6), a
+# process's tag before it or not, starts a new line.
+_PADDED_RECORD = re.compile(r"(?<=\S) {2,}(?=(?:\([^()]*pid=\d+[^()]*\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) "
+                            r"\d\d-\d\d \d\d:\d\d:\d\d )")
+
+
+def _unpadded(segment: str) -> list[str]:
+    """`segment` split where a terminal's padding joined a second record to it (most lines: itself)."""
+    if "  " not in segment or _PADDED_RECORD.search(segment) is None:
+        return [segment]
+    return _PADDED_RECORD.split(segment)
 
 
 # A log pasted as Python string literals: a whole list on one line (`['INFO ...', 'INFO ...']`, what printing

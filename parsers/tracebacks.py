@@ -18,6 +18,14 @@ CHAIN_MARKERS = (
     "The above exception was the direct cause of the following exception:",
 )
 
+# Ray prints the traceback of an actor's failed creation task under its own head line, without Python's header:
+# "(LLMRayActor pid=427151) Exception raised in creation task: The actor died because of an error raised in its
+# creation task, ray::LLMRayActor.__init__() (pid=..., ip=..., actor_id=..., repr=<...>)" and the frames of __init__
+# under it (Ray's worker logs it so, "worker.py:451 -- Exception raised in creation task: ..."; OpenRLHF#679 of
+# 2025-01, gpu-logs-28 vllm/04; vLLM's own Ray actors print it so: DPEngineCoreActor in vLLM's CI of 2025-06,
+# RayWorkerWrapper). The head line opens a traceback as Python's header does.
+RAY_CREATION_HEAD = "The actor died because of an error raised in its creation task"
+
 # A traceback whose indentation was lost (flattened by an issue tracker, a log viewer or an export: 'File "...", line
 # 235, in __init__' at the line's start, its source line and caret line under it unindented): the frame line, and the
 # caret or tilde line that marks a call (Python 3.11 on).
@@ -65,7 +73,7 @@ class TracebackTracker:
     def feed(self, source: str, text: str) -> Step | None:
         """Classify `text` (a message without its log prefix) from process `source`."""
         block = self._blocks.get(source)
-        if text.endswith(HEADER):
+        if text.endswith(HEADER) or RAY_CREATION_HEAD in text:
             if block is not None and block.state == "chain":
                 block.state = "frames"
                 return Step(STEP_HEADER, block.id)

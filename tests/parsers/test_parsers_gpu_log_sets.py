@@ -189,6 +189,7 @@ FLOORS = {
     # 10/10, 1/1, 1/1; SGLang 30/30, 2/2, 2/2, no trap read as the pool - nothing to fit
     ("gpu-logs-27", "vllm", True): (68, 68, 3, 3, 8, 8),
     ("gpu-logs-27", "sglang", True): (76, 76, 5, 5, 6, 6),
+    ("gpu-logs-28", "vllm", True): (28, 29, 1, 1, 10, 12),
 }
 
 
@@ -1234,4 +1235,22 @@ def test_a_scheduler_config_error_states_the_batch_budget_and_the_model_length()
     # engine starts; a failed start of kind other, whose two configured values are read from the message
     record = _read("gpu-logs-27", "vllm", "06")
     assert (record.max_num_batched_tokens, record.max_model_len) == (2048, 40960)
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+
+
+# --- gpu-logs-28 (issue 42's round gpu-logs-28): what its first read missed, by class -----------------------------
+
+
+def test_two_records_a_terminals_padding_joined_on_one_line_are_read_apart():
+    # gpu-logs-28 vllm/02, ms-swift's `swift infer` on a V0 engine: "INFO ... # cuda blocks: 91424, # CPU blocks: 18724"
+    # padded with 79 spaces, then "INFO ... Maximum concurrency for 128000 tokens per request: 11.43x" on the same line
+    record = _read("gpu-logs-28", "vllm", "02")
+    assert (record.num_blocks, record.max_concurrency, record.max_model_len) == (91424, 11.43, 128000)
+
+
+def test_a_ray_actors_creation_task_traceback_cut_in_its_frames_is_a_failed_start():
+    # gpu-logs-28 vllm/04, OpenRLHF's engine actor: "(LLMRayActor pid=427151) Exception raised in creation task: The
+    # actor died because of an error raised in its creation task, ray::LLMRayActor.__init__() (...)", then the frames
+    # of vllm.LLM -> from_engine_args under it, cut before the exception
+    record = _read("gpu-logs-28", "vllm", "04")
     assert (record.status, record.error_kind) == ("engine_error", "other")

@@ -30,7 +30,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-9", "gpu-logs-10", "gpu-logs-11", "gpu-logs-12", "gpu-logs-13", "gpu-logs-14",
         "gpu-logs-15", "gpu-logs-16", "gpu-logs-17", "gpu-logs-18", "gpu-logs-19", "gpu-logs-20",
         "gpu-logs-21", "gpu-logs-22", "gpu-logs-23", "gpu-logs-24", "gpu-logs-25", "gpu-logs-26",
-        "gpu-logs-27")
+        "gpu-logs-27", "gpu-logs-28")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -158,6 +158,14 @@ HELD_OUT = {
     # fork's HiCache host pool after the summary, a pool capped by --max-total-tokens - collected after the fix, read
     # once)
     "gpu-logs-27": {"vllm": tuple(f"{n:02d}" for n in range(1, 9)), "sglang": tuple(f"{n:02d}" for n in range(1, 7))},
+    # gpu-logs-28 (logs28, issue 42's round gpu-logs-28): every log held out, collected and read by eye from issue
+    # threads of projects that run vLLM inside them (trl's vllm-serve and GRPO trainer, ms-swift, OpenRLHF and its fork
+    # lmm-r1, SkyRL, an EasyR1 fork: Ray actor prefixes and dedup suffixes, container timestamps, a wake-up OOM after
+    # training, a rollout engine's offload lines, two log lines joined by a terminal's padding), read through the parser
+    # once; no SGLang log was found in those threads
+    # (vllm 12: a second batch - lm-evaluation-harness's TP start with zero GPU blocks - collected after the fix, read
+    # once)
+    "gpu-logs-28": {"vllm": tuple(f"{n:02d}" for n in range(1, 13)), "sglang": ()},
 }
 
 
