@@ -65,6 +65,11 @@ PREFIX = re.compile(
     r"|(?P<bare_ranks>(?:[A-Z]+_)?[A-Z]+-?\d+(?:\.\.\d+)?(?: [A-Z_]+-?\d+(?:\.\.\d+)?)*))\]"
     r"(?: (?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) )?(?P<msg>.*))?$"
 )
+# Ray's driver prints each line an actor writes after the actor's tag: "(WorkerDict pid=9238) " or, from another node,
+# "(SGLangEngine pid=720234, ip=11.251.213.106) " (Ray 2.x python/ray/_private/worker.py print_worker_logs, prefix_for:
+# "{actor_name} pid=", the ip where the node is not the driver's). Exactly one space is Ray's: a traceback's indent
+# after it is the engine's (gpu-logs-29 sglang/08, verl's SGLang rollout in WorkerDict actors, frames tagged alike).
+_RAY_ACTOR_TAG = re.compile(r"^\((?:[\w.:-]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # a tag's rank, the first of a range (rank 0's lines are the primary ones)
 _TAG_RANK = re.compile(r"[A-Z_]-?(\d+)")
 # what an indent keeps under a prefix: a traceback's part (never an author's column alignment)
@@ -943,7 +948,7 @@ class SglangLogParser(LogParser):
         if match is None:
             # A wrapping program's logging prefix: its level counts, but it is not the engine's own
             # prefix (a traceback under it is still an uncaught one).
-            level, msg = strip_python_logging(text)
+            level, msg = strip_python_logging(_RAY_ACTOR_TAG.sub("", text, count=1))
             return Line(text=msg, raw=text, level=level, t=t)
         ranks = match.group("ranks") or match.group("bare_ranks") or ""
         msg = match.group("msg") or ""

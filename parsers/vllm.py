@@ -404,6 +404,10 @@ def _init_engine(parser: LogParser, values: dict, line: Line) -> None:
     # is the record's; the init engine's figure stands in where no "torch.compile took" line was read.
     if parser.record.compilation_seconds is None and values.get("secs") is not None:
         parser.record.compilation_seconds = float(values["secs"])
+    # The engine core logs this once _initialize_kv_caches has returned (0.10.2 vllm/v1/engine/core.py:218, the
+    # "(profile, create kv cache, warmup model)" it names): the KV cache was made even where the excerpt shows none of
+    # its lines (gpu-logs-29 vllm/01, LMCache's records after it)
+    parser.mark_kv_sized(line)
 
 
 def _model_loading(parser: LogParser, values: dict, line: Line) -> None:

@@ -166,10 +166,10 @@ HELD_OUT = {
     # (vllm 12: a second batch - lm-evaluation-harness's TP start with zero GPU blocks - collected after the fix, read
     # once)
     "gpu-logs-28": {"vllm": tuple(f"{n:02d}" for n in range(1, 13)), "sglang": ()},
-    # gpu-logs-29 (logs29, issue 42's round gpu-logs-29): every log held out, collected and read by eye from the projects
-    # around SGLang (kvcached on ROCm with its virtual and physical pool lines, LMCache's SGLang connector and its GPU
-    # buffer line, Mooncake HiCache in Python's default logging format, slime's and verl's Ray actors, scheduler
-    # exceptions at serving time) and vLLM beside LMCache, read through the parser once
+    # gpu-logs-29 (logs29, issue 42's round gpu-logs-29): every log held out, collected and read by eye from the
+    # projects around SGLang (kvcached on ROCm with its virtual and physical pool lines, LMCache's SGLang connector and
+    # its GPU buffer line, Mooncake HiCache in Python's default logging format, slime's and verl's Ray actors,
+    # scheduler exceptions at serving time) and vLLM beside LMCache, read through the parser once
     "gpu-logs-29": {"vllm": tuple(f"{n:02d}" for n in range(1, 5)), "sglang": tuple(f"{n:02d}" for n in range(1, 9))},
 }
 
