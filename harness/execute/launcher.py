@@ -189,6 +189,12 @@ def _settle(w: _Watch, lines: queue.SimpleQueue) -> None:
         w.drain(lines, block_s=0.1)
 
 
+def _no_kv_figure(w: _Watch) -> bool:
+    # vLLM's "init engine ... took" says the KV cache was made (the parser's kv_sized) but not its size: a release
+    # whose KV line the parser does not read still leaves the pool's token count unread
+    return w.t_kv is None or getattr(w.parser.record, "kv_tokens", None) is None
+
+
 def _decide(w: _Watch, lines: queue.SimpleQueue) -> tuple[str, str | None, str | None, float]:
     spec = w.spec
     next_probe = 0.0
@@ -209,7 +215,7 @@ def _decide(w: _Watch, lines: queue.SimpleQueue) -> tuple[str, str | None, str |
                 w.t_ready = w.clock() - w.t0
                 w.set_phase("ready")
                 _settle(w, lines)
-                if w.t_kv is None:
+                if _no_kv_figure(w):
                     return "ok", None, NO_KV_LINE, w.t_ready
                 return "ok", None, None, w.t_ready
             next_probe = w.clock() - w.t0 + spec.probe_interval_s
@@ -278,6 +284,8 @@ def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> Lau
             message = f"cannot start {spec.argv[0]}: {exc.strerror or exc}"
             log_file.write((message + "\n").encode())
             return LaunchOutcome("harness_error", "launch_failed", message, None, None, None, None, 0.0, clock() - t0)
+        # recorded first: a harness killed from here on leaves a group the next run can reap
+        record = _record_group(spec.groups_dir, proc.pid)
         # A SimpleQueue, not a Queue: Ctrl-C raised inside Queue.get can leave its lock held (a `with` block is not
         # atomic against signals in CPython: bpo-29988), and the stop below drains the same queue: advise hung
         # there after a Ctrl-C, main thread and both readers waiting on that lock (py-spy, a busy CI run,
@@ -288,7 +296,6 @@ def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> Lau
         for reader in readers:
             reader.start()
         watch = _Watch(spec, proc, log_file, clock)
-        record = _record_group(spec.groups_dir, proc.pid)
         survivors = []
         decided = False
         probed = None
