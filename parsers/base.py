@@ -82,6 +82,8 @@ FAILED_DURING = {
     "event_loop_normal": "event_loop", "event_loop_overlap": "event_loop", "run_event_loop": "event_loop",
     "dispatch_event_loop": "event_loop",
 }
+# The steps of the start FAILED_DURING names (not SGLang's event loop, which also serves requests).
+START_STEPS = ("loading", "profiling", "kv_pool", "cuda_graph_capture")
 _FRAME_FUNCTION = re.compile(r'^\s*File "[^"]*", line \d+, in (\w+)')
 _FRAME_OWNER = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+, in (?P<function>[\w<>]+)')
 _CALLS = re.compile(r"(\w+)\(")
@@ -612,6 +614,7 @@ class LogParser:
         self._literal_held: str | None = None
         self._loose_frames = False  # frame lines seen outside any traceback (an excerpt that cut its header)
         self._loose_stage: str | None = None  # ... and where they say it was
+        self._loose_logged = False  # ... and they were logged at ERROR level (a process logged its exception)
         # The last exception the engine logged (or printed) that no rule names and that was not yet known to be
         # fatal: it ended the startup if nothing came after it (settled at close).
         self._last_exception: _Failure | None = None
@@ -620,6 +623,7 @@ class LogParser:
         self.rules_fired = 0  # lines a rule or an error rule read
         self._primary_seen: set[int] = set()  # primary_only rules rank 0 has stated
         self._rank_kv: dict[str, int] = {}  # each rank's KV token count
+        self.rank_kv_gib: dict[str, float] = {}  # each rank's KV budget (GiB), where ranks state one
         self._deferred: list[tuple[int, Line]] = []  # other ranks' lines of rules rank 0 has not stated
 
     # --- engine hooks ---------------------------------------------------------------------
@@ -875,6 +879,7 @@ class LogParser:
         self.flush_pending(Line(text="", raw=""))
         self._settle_last_exception()
         self._settle_cut_traceback()
+        self._settle_logged_frames()
         if self._startup.failure is not None or self._later.failure is not None:
             self._sync()  # frames read after the failure was offered say where it was raised
         self.finalize()
@@ -909,6 +914,31 @@ class LogParser:
                 line = Line(text="", raw="")
                 self._offer(OTHER, "a traceback cut before its exception line", {}, GENERIC, block, line)
                 return
+
+    def _settle_logged_frames(self) -> None:
+        """An excerpt that cut a logged traceback's header and stops in its frames, logged at ERROR level by the
+        process that caught the exception (vLLM 0.20.0 vllm/v1/executor/multiproc_executor.py:962, a worker's
+        "WorkerProc hit an exception." over an RPC of the engine's start), where the frames name a step of the start
+        (FAILED_DURING: loading, profiling, the KV pool, graph capture): the start failed in that step. Kind `other`;
+        an engine that went on (a later rule, a KV line, ready, told to stop) or a failure already known wins."""
+        if (self.seen_error or self.seen_kv or self.seen_ready or self.stopping or not self._loose_logged
+                or self._loose_stage not in START_STEPS):
+            return
+        self._offer(OTHER, "a logged traceback cut before its exception line", {}, GENERIC, None,
+                    Line(text="", raw=""))
+
+    def failed_while_serving(self, message: str) -> None:
+        """The excerpt's lines say the engine was serving when it failed (the engine's own wording of a failure after
+        its start): its failure is a later one, and the start had completed."""
+        record, failure = self.record, self._startup.failure
+        self._startup.failure, self.seen_error, self.seen_ready = None, False, True
+        record.error_kind = record.error_message = record.failed_during = None
+        record.error_data = {}
+        if failure is None:
+            failure = _Failure(OTHER, message, {}, GENERIC, None)
+        self._later.offer(failure)
+        record.status_note = None
+        self._sync()
 
     def has_pending(self) -> bool:
         """Hook: a fact announced over several lines waits for its next line (which must be seen)."""
@@ -1072,7 +1102,12 @@ class LogParser:
             self.record.rank_note = f"figures from rank {rank or '?'}: the log holds no rank 0 line for them"
 
     def _note_rank_kv(self, match: re.Match, line: Line) -> None:
-        """Each rank's KV token count: where ranks differ, the record names the smallest."""
+        """Each rank's KV token count: where ranks differ, the record names the smallest. Each rank's KV budget too:
+        a failure may be another rank's (the engine checks every worker's budget, vLLM 0.20.0
+        vllm/v1/core/kv_cache_utils.py:1994-2003)."""
+        gib = match.groupdict().get("kv_gib")
+        if gib is not None:
+            self.rank_kv_gib[line.rank] = coerce(float, gib)
         tokens = match.groupdict().get("kv_tokens")
         if tokens is None:
             return
@@ -1112,6 +1147,7 @@ class LogParser:
             self._note_owner(step.block, text)
         elif step is None and text[:1].isspace():
             self._note_loose_frame(text)
+            self._loose_logged = self._loose_logged or (self._loose_frames and line.level in LEVELS_THAT_FAIL)
         if step is not None and step.kind in (STEP_EXCEPTION, STEP_DETAIL) and self._host_failure(line, step):
             return
         if not self._known_error(line, step):

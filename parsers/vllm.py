@@ -543,6 +543,16 @@ class VllmLogParser(LogParser):
         r"|EngineCore hit an exception: "
         r"|AsyncLLM output_handler failed\.|WorkerProc hit an exception\.|WorkerProc failed\.|RayWorkerProc failed: )"
     )
+    # What only an engine that had started prints of its failure. The engine core logs "EngineCore encountered a fatal
+    # error." once its constructor (which profiles, makes the KV cache and warms up) has returned, "EngineCore failed to
+    # start." before (0.20.0 vllm/v1/engine/core.py:1135-1138, `engine_core is None`; the same branch since 0.8.5);
+    # after it, it runs its busy loop (core.py:1129 `engine_core.run_busy_loop()`, :1164; DPEngineCoreProc's, :1731).
+    # The API server's output handler starts once its engine client is made, after the engine's start (0.20.0
+    # vllm/v1/engine/async_llm.py:174 `_run_output_handler()` at the end of `__init__`; earlier releases at the first
+    # request), and logs "AsyncLLM output_handler failed." (:699).
+    SERVING_FAILURES = re.compile(r"^(?:EngineCore encountered a fatal error|AsyncLLM output_handler failed)\.")
+    SERVING_FRAMES = re.compile(r'^\s*File "[^"]*", line \d+, in (?:run_busy_loop|output_handler)$')
+    START_FAILURES = re.compile(r"^(?:EngineCore|WorkerProc) failed to start\.")
 
     # (regex, actions); the first match wins. Group names that are record fields are stored.
     # Every wording is matched wherever it starts in the message and whatever follows it:
@@ -890,6 +900,24 @@ class VllmLogParser(LogParser):
         self.derived_blocks: int | None = None  # num_blocks as derived from kv_tokens (the log states none)
         self.kv_stamp: str | None = None  # the engine's time of the first KV size line
         self.early_capture: tuple | None = None  # (time, GiB, seconds) of a graph line read before any KV line
+        self.served = False  # a line only a started engine prints of its failure (SERVING_FAILURES, SERVING_FRAMES)
+        self.start_failed = False  # the engine's own words for a failed start (START_FAILURES)
+
+    def _check_failures(self, line: Line) -> None:
+        text = line.text
+        if self.SERVING_FAILURES.match(text) or ("File " in text and self.SERVING_FRAMES.match(text)):
+            self.served = True
+        elif self.START_FAILURES.match(text):
+            self.start_failed = True
+        super()._check_failures(line)
+
+    def close(self):
+        events = super().close()
+        if self.served and not self.start_failed and not self.seen_ready and not self.stopping:
+            # An excerpt with no line of the server's readiness whose lines say the engine was serving when it
+            # failed: the start had completed, the failure is a later one (an OOM at a request is not a failed start)
+            self.failed_while_serving("the engine failed while serving (its traceback cut before the exception line)")
+        return events
 
     def may_be_from(self, raw: str, source: str) -> bool:
         # A child's source is "<proc>:<pid>", and each of its lines carries "pid=<pid>)".
@@ -946,10 +974,13 @@ class VllmLogParser(LogParser):
 
     def finalize(self) -> None:
         record = self.record
-        if record.error_kind == "other" and record.kv_gib is not None and record.kv_gib <= 0 and not self.seen_kv:
+        budgets = [gib for gib in (record.kv_gib, *self.rank_kv_gib.values()) if gib is not None]
+        if record.error_kind == "other" and budgets and min(budgets) <= 0 and not self.seen_kv:
             # A start that failed right after a KV budget of zero or less failed of it, whatever the excerpt shows of
             # the exception: the engine refuses such a budget first (0.32.0 vllm/v1/core/kv_cache_utils.py:1009,
-            # "No available memory for the cache blocks"; the same check since 0.8.5)
+            # "No available memory for the cache blocks"; the same check since 0.8.5), any worker's (0.20.0
+            # kv_cache_utils.py:1994-2003 checks each worker's budget: rank 1's negative one beside rank 0's positive
+            # one, gpu-logs-30 vllm/05)
             record.error_kind = "no_kv_cache_memory"
             record.error_data = {**record.error_data, "inferred_from": "available KV cache memory <= 0"}
         if self.kv_lines:

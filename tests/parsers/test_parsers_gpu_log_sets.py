@@ -196,6 +196,12 @@ FLOORS = {
     # the start decides nothing), not fitted
     ("gpu-logs-29", "vllm", True): (5, 5, 0, 0, 4, 4),
     ("gpu-logs-29", "sglang", True): (10, 10, 2, 2, 6, 8),
+    # first read (parser at 65e59e1, the set committed first, 0f9c2f9; 2026's fatal and near-fatal starts): vLLM
+    # 13/16, KV 0/0, statuses 6/9; SGLang 3/3, 0/0, 3/3, no trap read as the pool (then fitted: a failure only a started
+    # engine reports is a later one, a worker's logged frames in a step of the start cut before the exception are a
+    # failed start, any rank's KV budget of zero or less is the failure's kind)
+    ("gpu-logs-30", "vllm", True): (16, 16, 0, 0, 9, 9),
+    ("gpu-logs-30", "sglang", True): (3, 3, 0, 0, 3, 3),
 }
 
 
@@ -1279,3 +1285,37 @@ def test_a_ray_actors_tag_before_sglangs_traceback_frames_does_not_hide_them():
     # scheduler's event loop, so the failure is there and, with no line of the start before it, decides nothing
     record = _read("gpu-logs-29", "sglang", "08")
     assert (record.failed_during, record.status) == ("event_loop", None)
+
+
+# --- gpu-logs-30 (issue 42's round gpu-logs-30): what its first read missed, by class -----------------------------
+
+
+@pytest.mark.parametrize(("prefix", "later_kind"), [("02", "cuda_oom"), ("03", "other")])
+def test_a_failure_only_a_started_engine_reports_is_a_later_failure_not_a_failed_start(prefix, later_kind):
+    # gpu-logs-30 vllm/02, club-3090#16: the engine core's "torch.OutOfMemoryError: CUDA out of memory. ..." then the
+    # API server's "AsyncLLM output_handler failed."; vllm/03, club-3090#58: ERROR frames of the engine core through
+    # "in run_busy_loop" -> _process_engine_step -> execute_model, cut. Neither window shows a line of the start
+    record = _read("gpu-logs-30", "vllm", prefix)
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, later_kind)
+
+
+def test_the_engines_own_failed_start_is_not_read_as_a_failure_while_serving():
+    # gpu-logs-30 vllm/04, vllm-omni#469: "Available KV cache memory: -2.77 GiB", "EngineCore failed to start." and the
+    # traceback's frames into EngineCoreProc.__init__: a failed start, its kind the negative budget
+    record = _read("gpu-logs-30", "vllm", "04")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("engine_error", "no_kv_cache_memory", None)
+
+
+def test_workers_logged_frames_in_a_step_of_the_start_cut_before_the_exception_are_a_failed_start():
+    # gpu-logs-30 vllm/07, intel/llm-scaler#578 (XPU, TP 4): "(Worker_TP0 pid=548) ERROR ... [multiproc_executor.py:962]
+    #   File \".../worker_base.py\", line 311, in initialize_from_config" and Worker_TP1's "...
+    # self.model_runner.initialize_kv_cache(kv_cache_config)" interleaved, the header and the exception cut
+    record = _read("gpu-logs-30", "vllm", "07")
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", "kv_pool")
+
+
+def test_a_start_failed_after_any_ranks_kv_budget_of_zero_or_less_failed_of_it():
+    # gpu-logs-30 vllm/05, vllm-omni#262: "(Worker_TP1 ...) Available KV cache memory: -3.86 GiB" before "(Worker_TP0
+    # ...) Available KV cache memory: 9.90 GiB", then "EngineCore failed to start." cut in its frames
+    record = _read("gpu-logs-30", "vllm", "05")
+    assert (record.status, record.error_kind, record.kv_gib) == ("engine_error", "no_kv_cache_memory", 9.9)
