@@ -364,6 +364,11 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
         error("device_oom", rf"{_DEVICE_OOM}(?:{_DEVICE_OOM_SIZE})?", extras=_OOM_FIGURES),
         error("cuda_oom", rf"{_CUDA_OOM} {_OOM_SIZE}", standalone=True, extras=_OOM_FIGURES),
         error("device_oom", rf"{_DEVICE_OOM}{_DEVICE_OOM_SIZE}", standalone=True, extras=_OOM_FIGURES),
+        # The CUDA driver API's own out-of-memory, raised by torch's driver calls (torch 2.13.0
+        # c10/cuda/driver_api.h:19, "CUDA driver error: " + cuGetErrorString: "out of memory"; a kernel's weight
+        # repacking in vLLM 0.20, gpu-logs-30 vllm/10). Only as an exception or an ERROR line: the same header warns
+        # with it too (:49).
+        error("cuda_oom", r"\bCUDA driver error: out of memory\b"),
         # XLA's (JAX on TPU, vLLM's tpu-inference backend): a device buffer it cannot allocate, or a compiled
         # program over a memory space ("RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in
         # memory space vmem. Used 76.58M of 64.00M vmem.", a public tpu-inference log of 2026)

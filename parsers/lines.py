@@ -136,6 +136,11 @@ PY_LOGGING = re.compile(
 # What people and viewers put around a log they show, removed before the capture tools' prefixes: `grep -n`'s line
 # number (and file name), HTML tags of a rendered page, a Kubernetes log viewer's box border, a shell comment.
 _GREP_N = re.compile(r"^(?:[\w./-]+\.\w+[:-])?\d+[:-](?![\d:-])")
+# An editor's or a pager's line numbers (vim's `:set number`, `less -N`: the number, one space; `cat -n`, `nl`: a tab),
+# before a log line's bracket or parenthesis, a level, or the indent of a traceback's frame: "16433 [2026-07-23 15:23:26
+# DP2 TP2 EP2] Scheduler hit an exception: ...", "16434   File \".../scheduler.py\", line 4656, ..." (sglang#32182).
+# The indent after the number is the line's own.
+_NUMBERED = re.compile(r"^\d{1,7}[ \t](?=[\[(]|[ \t]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b)")
 _HTML_TAG = re.compile(r"</?(?:span|div|pre|code|b|i|em|strong|font|br|p|td|tr|a|mark|kbd|samp)\b[^>]*>")
 _BOX = re.compile(r"^\s*[│┃║]\s?|\s*[│┃║]\s*$")
 # (only before what starts a log line: vLLM's own "# GPU blocks: N" begins with "# "), or before an author's indent
@@ -190,6 +195,8 @@ def _shown(text: str) -> str:
         text = _BOX.sub("", text)
     if text[:1].isdigit() or "." in text[:64]:
         text = _GREP_N.sub("", text, count=1)
+        if text[:1].isdigit():
+            text = _NUMBERED.sub("", text, count=1)
     if "#" in text[:_COMMENT_INDENT]:
         text = _uncommented(text)
     if text[:1] in _MARKDOWN_FIRST and text:

@@ -199,9 +199,11 @@ FLOORS = {
     # first read (parser at 65e59e1, the set committed first, 0f9c2f9; 2026's fatal and near-fatal starts): vLLM
     # 13/16, KV 0/0, statuses 6/9; SGLang 3/3, 0/0, 3/3, no trap read as the pool (then fitted: a failure only a started
     # engine reports is a later one, a worker's logged frames in a step of the start cut before the exception are a
-    # failed start, any rank's KV budget of zero or less is the failure's kind)
-    ("gpu-logs-30", "vllm", True): (16, 16, 0, 0, 9, 9),
-    ("gpu-logs-30", "sglang", True): (3, 3, 0, 0, 3, 3),
+    # failed start, any rank's KV budget of zero or less is the failure's kind). A second batch (vLLM 10-12, SGLang
+    # 04-05, committed 0cd6cdc before its read): vLLM 5/6, 0/0, 3/3; SGLang 1/1, 0/0, 1/2 (then fitted: the CUDA
+    # driver's "out of memory", an editor's line numbers before the lines)
+    ("gpu-logs-30", "vllm", True): (22, 22, 0, 0, 12, 12),
+    ("gpu-logs-30", "sglang", True): (4, 4, 0, 0, 5, 5),
 }
 
 
@@ -1319,3 +1321,18 @@ def test_a_start_failed_after_any_ranks_kv_budget_of_zero_or_less_failed_of_it()
     # ...) Available KV cache memory: 9.90 GiB", then "EngineCore failed to start." cut in its frames
     record = _read("gpu-logs-30", "vllm", "05")
     assert (record.status, record.error_kind, record.kv_gib) == ("engine_error", "no_kv_cache_memory", 9.9)
+
+
+def test_the_cuda_drivers_out_of_memory_is_an_out_of_memory():
+    # gpu-logs-30 vllm/10, club-3090#60 (batch 2): "(EngineCore pid=74) ERROR 05-07 00:37:03 [core.py:1136]
+    # RuntimeError: CUDA driver error: out of memory" under frames of gptq_marlin_repack, then 'Process EngineCore:'
+    record = _read("gpu-logs-30", "vllm", "10")
+    assert (record.status, record.error_kind) == ("engine_error", "cuda_oom")
+
+
+def test_an_editors_line_numbers_before_sglangs_traceback_do_not_hide_its_frames():
+    # gpu-logs-30 sglang/04, sglang#32182 (batch 2): "16433 [2026-07-23 15:23:26 DP2 TP2 EP2] Scheduler hit an
+    # exception: Traceback ...", "16435     scheduler.run_event_loop()": vim's numbers; the frames are the event
+    # loop's, so with no line of the start the failure decides nothing (the parser's rule, as gpu-logs-29 sglang/08)
+    record = _read("gpu-logs-30", "sglang", "04")
+    assert (record.failed_during, record.status) == ("event_loop", None)

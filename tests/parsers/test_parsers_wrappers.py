@@ -53,3 +53,19 @@ def test_a_transcript_kept_as_colour_tuples_with_module_tags_reads_its_start():
     record = parse_log(read_log(log), "vllm")
     assert (record.kv_tokens, record.max_concurrency, record.max_model_len) == (452800, 110.55, 4096)
     assert record.weights_gib == 29.0788 and record.status == "ok"
+
+
+@pytest.mark.parametrize(("shown", "bare"), [
+    ("16433 [2026-07-23 15:23:26 DP2 TP2 EP2] Scheduler hit an exception: Traceback (most recent call last):",
+     "[2026-07-23 15:23:26 DP2 TP2 EP2] Scheduler hit an exception: Traceback (most recent call last):"),
+    ('16434   File "/usr/local/src/sglang/python/sglang/srt/managers/scheduler.py", line 4656, in run_event_loop',
+     '  File "/usr/local/src/sglang/python/sglang/srt/managers/scheduler.py", line 4656, in run_event_loop'),
+    ("12\tINFO 05-07 02:13:52 [loader.py:458] Loading weights took 0.10 seconds",
+     "INFO 05-07 02:13:52 [loader.py:458] Loading weights took 0.10 seconds"),
+    # not a log line after the number: kept as it is
+    ("3 errors were found", "3 errors were found"),
+])
+def test_an_editors_line_numbers_are_not_part_of_the_line(shown, bare):
+    # vim's `:set number` (sglang#32182, gpu-logs-30 sglang/04), `cat -n`: the number and one space or a tab
+    from parsers.lines import strip_wrappers
+    assert strip_wrappers(shown) == bare
