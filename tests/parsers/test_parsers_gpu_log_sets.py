@@ -196,6 +196,11 @@ FLOORS = {
     # the start decides nothing), not fitted
     ("gpu-logs-29", "vllm", True): (5, 5, 0, 0, 4, 4),
     ("gpu-logs-29", "sglang", True): (10, 10, 2, 2, 6, 8),
+    # first read (parser at 65e59e1, the set committed first, 01ce6df; the deployment projects' threads): vLLM 13/13,
+    # KV 0/0, statuses 5/5; SGLang 6/6, 0/0, 4/5, no trap read as the pool. After the fix (SGLang's watchdog firing in
+    # its warm-up request, GPUStack's /v1/models probe answered) SGLang's statuses are 5/5
+    ("gpu-logs-31", "vllm", True): (13, 13, 0, 0, 5, 5),
+    ("gpu-logs-31", "sglang", True): (6, 6, 0, 0, 5, 5),
 }
 
 
@@ -1279,3 +1284,15 @@ def test_a_ray_actors_tag_before_sglangs_traceback_frames_does_not_hide_them():
     # scheduler's event loop, so the failure is there and, with no line of the start before it, decides nothing
     record = _read("gpu-logs-29", "sglang", "08")
     assert (record.failed_during, record.status) == ("event_loop", None)
+
+
+# --- gpu-logs-31 (issue 42's round gpu-logs-31): what its first read missed, by class -----------------------------
+
+
+def test_sglangs_watchdog_dump_of_its_warm_up_batch_after_a_probe_was_answered_is_a_failed_start():
+    # gpu-logs-31 sglang/01, GPUStack on Ascend: '"GET /v1/models HTTP/1.1" 200 OK' (GPUStack's probe), then
+    # "self.cur_batch.batch_size()=1", the warm-up request's batch ("The capital city of France is"), the pool check
+    # "self.max_total_num_tokens=101632, ..." and py-spy's stacks: the watchdog fired before "fired up"
+    record = _read("gpu-logs-31", "sglang", "01")
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "watchdog_timeout", "warmup")
+    assert record.kv_tokens is None and not record.kv_pools
