@@ -175,7 +175,9 @@ HELD_OUT = {
     # from the deployment projects' threads (GPUStack on Ascend, OME, Dynamo's Rust tracing format, srt-slurm on GB200,
     # Dynamo's V0 worker lines, llm-d's pod-prefixed lines, AIBrix's vineyard, Triton's vLLM backend and its memory
     # pool lines), read through the parser once
-    "gpu-logs-31": {"vllm": tuple(f"{n:02d}" for n in range(1, 6)), "sglang": tuple(f"{n:02d}" for n in range(1, 6))},
+    # (vllm 06, sglang 06: a second batch - SkyPilot's job prefix, jetson-containers' SGLang image - collected after the
+    # fix, read once)
+    "gpu-logs-31": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": tuple(f"{n:02d}" for n in range(1, 7))},
 }
 
 
