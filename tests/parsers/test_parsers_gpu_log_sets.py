@@ -198,9 +198,10 @@ FLOORS = {
     ("gpu-logs-29", "sglang", True): (10, 10, 2, 2, 6, 8),
     # first read (parser at 65e59e1, the set committed first, 01ce6df; the deployment projects' threads): vLLM 13/13,
     # KV 0/0, statuses 5/5; SGLang 6/6, 0/0, 4/5, no trap read as the pool. After the fix (SGLang's watchdog firing in
-    # its warm-up request, GPUStack's /v1/models probe answered) SGLang's statuses are 5/5
-    ("gpu-logs-31", "vllm", True): (13, 13, 0, 0, 5, 5),
-    ("gpu-logs-31", "sglang", True): (6, 6, 0, 0, 5, 5),
+    # its warm-up request, GPUStack's /v1/models probe answered) SGLang's statuses are 5/5. A second batch (vLLM 06,
+    # SGLang 06, committed 7413895 before its read): vLLM 0/0, 0/0, 1/1; SGLang 0/0, 0/0, 1/1 - nothing to fit
+    ("gpu-logs-31", "vllm", True): (13, 13, 0, 0, 6, 6),
+    ("gpu-logs-31", "sglang", True): (6, 6, 0, 0, 6, 6),
 }
 
 
