@@ -886,8 +886,8 @@ class SglangLogParser(LogParser):
         error("warmup_failed", r"Initialization failed\. warmup error:", standalone=True),
         # The scheduler's watchdog found a batch stuck in its forward pass for --watchdog-timeout seconds: it dumps the
         # batch and py-spy's stacks, says so, and 5 s later sends SIGQUIT to the server (0.5.4
-        # sglang/srt/managers/scheduler.py:2238-2289 watchdog_thread; 0.5.5 scheduler_runtime_checker_mixin.py:226-265;
-        # 0.5.7-0.5.10 sglang/srt/utils/watchdog.py:133-160 WatchdogRaw._watchdog_once). Until 0.5.6 that watchdog is
+        # sglang/srt/managers/scheduler.py:2238-2289 watchdog_thread; 0.5.5 scheduler_runtime_checker_mixin.py:225-262;
+        # 0.5.7-0.5.10 sglang/srt/utils/watchdog.py:133-163 WatchdogRaw._watchdog_once). Until 0.5.6 that watchdog is
         # the only one, so its dump of the batch ("self.cur_batch.batch_size()=N") already says it fired; from 0.5.7 a
         # soft watchdog (--soft-watchdog-timeout) dumps the same and only logs "... self.soft=True)": the kill is
         # "self.soft=False)" alone.

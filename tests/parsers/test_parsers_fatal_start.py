@@ -156,8 +156,8 @@ def test_sglang_exception_logged_by_another_process_ends_the_start():
 
 # SGLang's scheduler watchdog: a batch stuck in its forward pass for --watchdog-timeout seconds. Until 0.5.6 the only
 # watchdog, whose dump of the batch is followed by a SIGQUIT to the server (0.5.5
-# sglang/srt/managers/scheduler_runtime_checker_mixin.py:226-265); from 0.5.7 the dump is "Scheduler debug info:" and
-# only "... self.soft=False)" kills (0.5.10 sglang/srt/utils/watchdog.py:133-160).
+# sglang/srt/managers/scheduler_runtime_checker_mixin.py:225-262); from 0.5.7 the dump is "Scheduler debug info:" and
+# only "... self.soft=False)" kills (0.5.10 sglang/srt/utils/watchdog.py:133-163).
 WATCHDOG_DUMP = ["self.cur_batch.batch_size()=1", "self.cur_batch.reqs=[Req(rid=a1, input_ids=[1, 2], output_ids=[3])]",
                  "self.max_total_num_tokens=101632, available_size=101504, evictable_size=0, protected_size=0"]
 STARTED = [sglang("Load weight begin. avail mem=10.00 GB"),
