@@ -827,8 +827,12 @@ class SglangLogParser(LogParser):
         # http_server.py:2301 in _execute_server_warmup, before the generate request)
         rule(r"^(?:INFO:\s+)?Uvicorn running on ", _http_up),
         rule(r"^Running warmup (?P<name>[\w-]+)$", _custom_warmup, before_ready=True),
+        # ... or when a request the server answers from its first moment is answered: the warm-up's GET /model_info,
+        # or /v1/models (no startup gate: 0.5.6 sglang/srt/entrypoints/http_server.py:1203 available_models; a
+        # platform's readiness probe, GPUStack's, asks it while the server warms up - gpu-logs-31 sglang/01)
         *(rule(rf'"GET /{path} HTTP/[\d.]+" 200\b', _http_up, before_ready=True) for path in ("model_info",
-                                                                                          "get_model_info")),
+                                                                                          "get_model_info",
+                                                                                          "v1/models")),
         rule(SERVED_REQUEST, ready, before_ready=True),
         # a health check answered 200: the server is up (it answers 503 while starting, 0.5.22 http_server.py:719,
         # and is up once its warm-up request was answered, :2424)
@@ -839,6 +843,11 @@ class SglangLogParser(LogParser):
         # "Prefill batch{iter_msg}, #new-seq: ..."; 0.4.x "Prefill batch. #new-seq: ..."; a fork's "Prefill rank
         # batch, ..."): its event loop serves requests from here, the warm-up's first
         rule(r"^(?:Prefill|Decode)(?: \w+)? batch\b", _batch_run, before_ready=True),
+        # the scheduler watchdog's dump of the batch it found stuck: a batch in the event loop (0.5.5
+        # sglang/srt/managers/scheduler_runtime_checker_mixin.py:250 "self.cur_batch.batch_size()=N" on its own line,
+        # 0.5.4 scheduler.py:2277 the same at the head of one line; 0.5.7-0.5.10 "scheduler.cur_batch.batch_size()=N"
+        # under "Scheduler debug info:", scheduler_runtime_checker_mixin.py:396, not printed while initializing)
+        rule(r"^(?:self|scheduler)\.cur_batch\.batch_size\(\)=\d+", _batch_run, before_ready=True),
         # the exit code the launcher logs on a line of its own after "Rank N scheduler is dead." (0.4.6
         # sglang/srt/entrypoints/engine.py:592, 0.5.6 :921)
         rule(r"^Exit code: (?P<code>-?\d+)$", _exit_code),
@@ -875,6 +884,19 @@ class SglangLogParser(LogParser):
         # The server came up, then its warm-up request failed: a failed start (0.5.22
         # sglang/srt/entrypoints/http_server.py:2311, logger.error; the server is killed after it)
         error("warmup_failed", r"Initialization failed\. warmup error:", standalone=True),
+        # The scheduler's watchdog found a batch stuck in its forward pass for --watchdog-timeout seconds: it dumps the
+        # batch and py-spy's stacks, says so, and 5 s later sends SIGQUIT to the server (0.5.4
+        # sglang/srt/managers/scheduler.py:2238-2289 watchdog_thread; 0.5.5 scheduler_runtime_checker_mixin.py:225-262;
+        # 0.5.7-0.5.10 sglang/srt/utils/watchdog.py:133-163 WatchdogRaw._watchdog_once). Until 0.5.6 that watchdog is
+        # the only one, so its dump of the batch ("self.cur_batch.batch_size()=N") already says it fired; from 0.5.7 a
+        # soft watchdog (--soft-watchdog-timeout) dumps the same and only logs "... self.soft=True)": the kill is
+        # "self.soft=False)" alone.
+        error("watchdog_timeout", r"^self\.cur_batch\.batch_size\(\)=(?P<stuck_batch_size>\d+)", standalone=True),
+        error("watchdog_timeout", r"^Watchdog timeout \(self\.watchdog_timeout=(?P<watchdog_timeout_s>{NUM})\)",
+              standalone=True),
+        error("watchdog_timeout",
+              r"^Scheduler watchdog timeout \(self\.watchdog_timeout=(?P<watchdog_timeout_s>{NUM}), self\.soft=False\)",
+              standalone=True),
         # The pool budget came out at zero tokens or less: the engine's one message for it, always raised as the
         # start's RuntimeError (0.5.23 sglang/srt/model_executor/pool_configurator.py:94-99 MemoryPoolConfig
         # .__post_init__), so the wording alone is a failed start, also quoted in prose or a code span

@@ -155,6 +155,44 @@ def test_sglang_exception_logged_by_another_process_ends_the_start():
     assert (record.status, record.error_kind, record.error_message) == ("engine_error", "other", UNKNOWN)
 
 
+# SGLang's scheduler watchdog: a batch stuck in its forward pass for --watchdog-timeout seconds. Until 0.5.6 the only
+# watchdog, whose dump of the batch is followed by a SIGQUIT to the server (0.5.5
+# sglang/srt/managers/scheduler_runtime_checker_mixin.py:225-262); from 0.5.7 the dump is "Scheduler debug info:" and
+# only "... self.soft=False)" kills (0.5.10 sglang/srt/utils/watchdog.py:133-163).
+WATCHDOG_DUMP = ["self.cur_batch.batch_size()=1", "self.cur_batch.reqs=[Req(rid=a1, input_ids=[1, 2], output_ids=[3])]",
+                 "self.max_total_num_tokens=101632, available_size=101504, evictable_size=0, protected_size=0"]
+STARTED = [sglang("Load weight begin. avail mem=10.00 GB"),
+           sglang('INFO:     127.0.0.1:1 - "GET /v1/models HTTP/1.1" 200 OK')]
+
+
+def test_sglang_watchdog_firing_before_fired_up_is_a_start_that_failed_in_warm_up():
+    record = read("sglang", STARTED + [sglang(WATCHDOG_DUMP[0]), *WATCHDOG_DUMP[1:],
+                                       sglang("Watchdog timeout (self.watchdog_timeout=300)")])
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "watchdog_timeout", "warmup")
+    assert record.kv_tokens is None  # the dump's pool check is not the pool line
+
+
+def test_sglang_watchdog_firing_after_the_server_served_is_not_a_failed_start():
+    lines = STARTED + [sglang("The server is fired up and ready to roll!"), sglang(WATCHDOG_DUMP[0])]
+    record = read("sglang", lines)
+    assert (record.status, record.later_failure_kind) == ("ok", "watchdog_timeout")
+
+
+def test_sglang_soft_watchdog_only_reports():
+    lines = STARTED + [sglang("Scheduler debug info:"), "scheduler.cur_batch.batch_size()=1",
+                       sglang("Scheduler watchdog timeout (self.watchdog_timeout=60.0, self.soft=True)")]
+    assert read("sglang", lines).status is None
+    hard = lines[:-1] + [sglang("Scheduler watchdog timeout (self.watchdog_timeout=60.0, self.soft=False)")]
+    record = read("sglang", hard)
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "watchdog_timeout", "warmup")
+    assert record.error_data["watchdog_timeout_s"] == 60.0
+
+
+def test_sglang_watchdog_dump_with_no_line_of_the_start_decides_nothing():
+    # the batch is in the event loop, which runs the warm-up request and every later one
+    assert read("sglang", [sglang(WATCHDOG_DUMP[0]), *WATCHDOG_DUMP[1:]]).status is None
+
+
 # --- vLLM's refusal of max_num_seqs above the Mamba cache blocks -------------------------------------
 
 def mamba_refusal(max_num_reqs: int, num_blocks: int) -> str:

@@ -204,6 +204,12 @@ FLOORS = {
     # driver's "out of memory", an editor's line numbers before the lines)
     ("gpu-logs-30", "vllm", True): (22, 22, 0, 0, 12, 12),
     ("gpu-logs-30", "sglang", True): (4, 4, 0, 0, 5, 5),
+    # first read (parser at 65e59e1, the set committed first, 01ce6df; the deployment projects' threads): vLLM 13/13,
+    # KV 0/0, statuses 5/5; SGLang 6/6, 0/0, 4/5, no trap read as the pool. After the fix (SGLang's watchdog firing in
+    # its warm-up request, GPUStack's /v1/models probe answered) SGLang's statuses are 5/5. A second batch (vLLM 06,
+    # SGLang 06, committed 7413895 before its read): vLLM 0/0, 0/0, 1/1; SGLang 0/0, 0/0, 1/1 - nothing to fit
+    ("gpu-logs-31", "vllm", True): (13, 13, 0, 0, 6, 6),
+    ("gpu-logs-31", "sglang", True): (6, 6, 0, 0, 6, 6),
 }
 
 
@@ -1336,3 +1342,15 @@ def test_an_editors_line_numbers_before_sglangs_traceback_do_not_hide_its_frames
     # loop's, so with no line of the start the failure decides nothing (the parser's rule, as gpu-logs-29 sglang/08)
     record = _read("gpu-logs-30", "sglang", "04")
     assert (record.failed_during, record.status) == ("event_loop", None)
+
+
+# --- gpu-logs-31 (issue 42's round gpu-logs-31): what its first read missed, by class -----------------------------
+
+
+def test_sglangs_watchdog_dump_of_its_warm_up_batch_after_a_probe_was_answered_is_a_failed_start():
+    # gpu-logs-31 sglang/01, GPUStack on Ascend: '"GET /v1/models HTTP/1.1" 200 OK' (GPUStack's probe), then
+    # "self.cur_batch.batch_size()=1", the warm-up request's batch ("The capital city of France is"), the pool check
+    # "self.max_total_num_tokens=101632, ..." and py-spy's stacks: the watchdog fired before "fired up"
+    record = _read("gpu-logs-31", "sglang", "01")
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "watchdog_timeout", "warmup")
+    assert record.kv_tokens is None and not record.kv_pools
