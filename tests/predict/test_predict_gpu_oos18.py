@@ -2,8 +2,12 @@
 and each one's first look and final error are in tests/fixtures/predict/gpu-oos18/SOURCES.md.
 
 Which were fitted and which were checked: v70 was marked held out when the set was collected, before any prediction
-(SOURCES.md, this module's first commit); v71 is fitted. Both pools come from server logs one repository
-(vireshkoli/LLM-Inference-Optimization) commits whole: vLLM 0.26.0 on the same A40, bf16 and GPTQ int4."""
+(SOURCES.md, this module's first commit 4ab2e90); v71 is fitted. The fitted one was first predicted with the code of
+the branch's base 65e59e1: +2.43 %, within; its remainder is the activation a cold compile cache adds, which no input
+sizes (docs/predict.md, "A first start"), so no rule was changed. The held-out v70 was then predicted once, with that
+same code, and is locked here as it came: +3.47 %, not within (the same first-start remainder, 0.76 GiB of the 0.83).
+Both pools come from server logs one repository (vireshkoli/LLM-Inference-Optimization) commits whole: vLLM 0.26.0 on
+the same A40, bf16 and GPTQ int4."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.oos_cases import Case
+from tests.support.oos_cases import Case, check_case_as_it_came_out
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 GIB_MIB = 1024
@@ -42,6 +46,29 @@ def test_the_logged_figure_is_the_one_the_case_names(name):
 
 def test_the_held_out_cases_as_chosen_before_any_prediction():
     assert [n for n, c in CASES.items() if c.part == "held_out"] == [V70]
+
+
+# What each case came to with the final code (SOURCES.md): the held-out one scored once, both locked so a later change
+# shows.
+FINAL_TOKENS = {
+    V70: 202560,  # +3.47 %, held out, scored once: a first start (cold compile cache), SOURCES.md
+    V71: 281360,  # +2.43 %, fitted (the first look; nothing changed)
+}
+WITHIN = {V71}
+
+
+@pytest.mark.parametrize("name", list(FINAL_TOKENS))
+def test_each_case_as_it_came_out(name):
+    case = CASES[name]
+    check_case_as_it_came_out(name, case.predict(HERE), case.logged_tokens, FINAL_TOKENS, WITHIN)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_both_are_first_starts_that_compile_in_the_profile(name):
+    # the remainder of both: what Inductor allocated compiling, inside the profile's peak (docs/predict.md)
+    text = CASES[name].text(HERE)
+    assert "Compiling a graph for compile range (1, 2048)" in text and "Directly load" not in text
+    assert "1.01 GiB for peak activation, 0.08 GiB for non-torch memory" in text
 
 
 @pytest.mark.parametrize("name", list(CASES))
