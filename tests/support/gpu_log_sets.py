@@ -189,11 +189,11 @@ HELD_OUT = {
     "gpu-logs-31": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": tuple(f"{n:02d}" for n in range(1, 7))},
     # gpu-logs-32 (logs32, issue 42's round gpu-logs-32, vLLM pool lines of 2026): every log held out, collected and
     # read by eye from 2026's vLLM starts that carry the KV pool lines or a trap beside them (an MTP drafter beside a
-    # hybrid pool, the one-line "GPU KV cache size: N tokens, Maximum concurrency ..." form in test strings, grep output,
-    # markdown tables and author-shortened notes, a DP rank's pair under DCP, a host-offload size in a comment, KV cache
-    # group block sizes, a num_gpu_blocks override under Ray's nested prefixes, a reflowed max-seq-len ValueError behind
-    # quote bars, a TP8 start failing after the graph-profiling notice), read through the parser once; no SGLang log
-    # (gpu-logs-33 takes SGLang)
+    # hybrid pool, the one-line "GPU KV cache size: N tokens, Maximum concurrency ..." form in test strings, grep
+    # output, markdown tables and author-shortened notes, a DP rank's pair under DCP, a host-offload size in a comment,
+    # KV cache group block sizes, a num_gpu_blocks override under Ray's nested prefixes, a reflowed max-seq-len
+    # ValueError behind quote bars, a TP8 start failing after the graph-profiling notice), read through the parser
+    # once; no SGLang log (gpu-logs-33 takes SGLang)
     "gpu-logs-32": {"vllm": tuple(f"{n:02d}" for n in range(1, 13)), "sglang": ()},
 }
 
