@@ -213,8 +213,9 @@ FLOORS = {
     # first read (parser at 22128c6, the set committed first, 16eb754; 2026's vLLM starts with their KV pool lines):
     # vLLM 47/58, KV 8/9, statuses 10/12, no trap read as the pool (then fitted: a quote's bar before the lines, a DP
     # replica's worker and engine core standing in together for rank 0, an author's ellipsis in the KV line and in
-    # the init engine line). No SGLang log (gpu-logs-33 takes SGLang)
-    ("gpu-logs-32", "vllm", True): (58, 58, 9, 9, 12, 12),
+    # the init engine line). A second batch (vLLM 13-15, committed f7f1b7f before its read): 11/11, 3/3, 3/3, no trap
+    # read as the pool - nothing to fit. No SGLang log (gpu-logs-33 takes SGLang)
+    ("gpu-logs-32", "vllm", True): (69, 69, 12, 12, 15, 15),
 }
 
 
