@@ -300,6 +300,20 @@ def _required_texts(cls, rules) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(texts))
 
 
+# vLLM names a data-parallel replica's processes after its DP index: its engine core "EngineCore_DP{n}" (0.29.0
+# vllm/v1/engine/core.py:1303-1306) and its workers "Worker_DP{n}_TP{t}..." (0.29.0
+# vllm/v1/executor/multiproc_executor.py:1080-1095). A worker states the KV budget, its engine core the KV pair, so an
+# excerpt of one non-zero replica (gpu-logs-32 vllm/03: Worker_DP3_TP0_DCP0_EP12 and EngineCore_DP3) is that
+# replica's figures under two process names.
+_DP_INDEX = re.compile(r"_DP(\d+)")
+
+
+def _replica(rank: str) -> str:
+    """The data-parallel replica a process name belongs to ("DP3"), or the name itself where it names none."""
+    match = _DP_INDEX.search(rank) if "_DP" in rank else None
+    return f"DP{match.group(1)}" if match else rank
+
+
 def rule(regex: str, *actions: Action, primary_only: bool = False, until: str | None = None,
          before_ready: bool = False) -> Rule:
     """A table row; `{NUM}` in the regex stands for a printed number; `until`: the text that ends its message;
@@ -1096,8 +1110,9 @@ class LogParser:
         if not deferred:
             return
         rank = deferred[0][1].rank
+        replica = _replica(rank)
         for index, line in deferred:
-            if line.rank != rank:
+            if _replica(line.rank) != replica:
                 continue
             self.flush_pending(line)
             r = self.rules[index]

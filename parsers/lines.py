@@ -142,7 +142,10 @@ _GREP_N = re.compile(r"^(?:[\w./-]+\.\w+[:-])?\d+[:-](?![\d:-])")
 # The indent after the number is the line's own.
 _NUMBERED = re.compile(r"^\d{1,7}[ \t](?=[\[(]|[ \t]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b)")
 _HTML_TAG = re.compile(r"</?(?:span|div|pre|code|b|i|em|strong|font|br|p|td|tr|a|mark|kbd|samp)\b[^>]*>")
-_BOX = re.compile(r"^\s*[│┃║]\s?|\s*[│┃║]\s*$")
+# (and the bar a quote is drawn with when it is copied out of a terminal or a chat, at the line's start only: "▎
+# Available KV cache memory: 22.5 GiB" (U+258E, eugr/spark-vllm-docker#396, gpu-logs-32 vllm/09), or rich's Markdown
+# blockquote "▌ " (U+258C, rich 15.0.0 rich/markdown.py:211))
+_BOX = re.compile(r"^\s*[│┃║▌▍▎▏]\s?|\s*[│┃║]\s*$")
 # (only before what starts a log line: vLLM's own "# GPU blocks: N" begins with "# "), or before an author's indent
 # under it (log values copied into a script's or a config's comments: "#   Available KV cache memory: 24.05 GiB")
 _COMMENT = re.compile(r"^#+ (?=[\[(]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b|\d{4}-\d\d-\d\d)|^#+ {2,}(?=\S)")

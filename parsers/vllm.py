@@ -693,10 +693,12 @@ class VllmLogParser(LogParser):
              _autofit),
         # the KV line(s): the KV figures are final from here on
         # (anchored: a third-party tool's banner or estimate that quotes the wording is not the engine's line)
-        # (its concurrency part whole, or cut after the request length where an author merged the two lines)
+        # (its concurrency part whole, or cut after the request length where an author merged the two lines, or its
+        # request length elided by an author: "GPU KV cache size: 8,192 tokens, Maximum concurrency … 1.00x",
+        # gpu-logs-32 vllm/05; the engine's line is 0.29.0 vllm/v1/core/kv_cache_utils.py:2032-2038)
         rule(r"^(?:(?P<pools>[A-Z]+(?: \+ host)?|Spyre) )?KV cache size: (?P<kv_tokens>-?[\d,]+) tokens"
-             r"(?:, Maximum concurrency for (?P<max_model_len>[\d,]+) tokens(?: per request: "
-             r"(?P<max_concurrency>{NUM})x)?)?", _kv_line,
+             r"(?:, Maximum concurrency (?:for (?P<max_model_len>[\d,]+) tokens(?: per request:)?|…|\.\.\.)"
+             r"(?: (?P<max_concurrency>{NUM})x)?)?", _kv_line,
              primary_only=True),  # every engine core (DP rank) logs its own
         rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
              _max_concurrency, primary_only=True),
@@ -791,7 +793,9 @@ class VllmLogParser(LogParser):
         rule(r"^Using KV cache scaling factor {NUM} for (?P<kv_cache_dtype>fp8\w*)\.", _kv_dtype_seen),
         # 0.32.0 vllm/v1/engine/core.py:384-404 (V0: "... took N seconds"); a write-up may drop the parenthetical, the
         # rest is the engine's ("init engine took 70.62 s (compilation: 42.18 s)", gpu-logs-14 vllm/01 and /10)
-        rule(r"init engine(?: \((?:profile|[^()]*kv cache)[^()]*\))? took (?P<init_engine_seconds>{NUM}) ?s"
+        # (or an author's ellipsis for the parenthetical: "init engine (...) took 212.53 s (compilation: 22.13 s)",
+        # gpu-logs-32 vllm/06; 0.29.0 vllm/v1/engine/core.py:351-370 prints the three forms)
+        rule(r"init engine(?: \((?:profile|[^()]*kv cache|\.\.\.|…)[^()]*\))? took (?P<init_engine_seconds>{NUM}) ?s"
              r"(?:econds)?(?: \(compilation: (?P<secs>{NUM}) s)?", _init_engine),
         # ready, and stopping
         rule(r"Application startup complete\.", ready),

@@ -210,6 +210,12 @@ FLOORS = {
     # SGLang 06, committed 7413895 before its read): vLLM 0/0, 0/0, 1/1; SGLang 0/0, 0/0, 1/1 - nothing to fit
     ("gpu-logs-31", "vllm", True): (13, 13, 0, 0, 6, 6),
     ("gpu-logs-31", "sglang", True): (6, 6, 0, 0, 6, 6),
+    # first read (parser at 22128c6, the set committed first, 16eb754; 2026's vLLM starts with their KV pool lines):
+    # vLLM 47/58, KV 8/9, statuses 10/12, no trap read as the pool (then fitted: a quote's bar before the lines, a DP
+    # replica's worker and engine core standing in together for rank 0, an author's ellipsis in the KV line and in
+    # the init engine line). A second batch (vLLM 13-15, committed f7f1b7f before its read): 11/11, 3/3, 3/3, no trap
+    # read as the pool - nothing to fit. No SGLang log (gpu-logs-33 takes SGLang)
+    ("gpu-logs-32", "vllm", True): (69, 69, 12, 12, 15, 15),
 }
 
 
@@ -1354,3 +1360,35 @@ def test_sglangs_watchdog_dump_of_its_warm_up_batch_after_a_probe_was_answered_i
     record = _read("gpu-logs-31", "sglang", "01")
     assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "watchdog_timeout", "warmup")
     assert record.kv_tokens is None and not record.kv_pools
+
+
+# --- gpu-logs-32 (issue 42's round gpu-logs-32): what its first read missed, by class -----------------------------
+
+
+def test_a_quotes_bar_before_each_line_does_not_hide_the_lines():
+    # gpu-logs-32 vllm/09, eugr/spark-vllm-docker#396: "▎ Available KV cache memory: 22.5 GiB", "▎ ValueError: To serve
+    # at least one request with the model's max seq len (196608)," and two more reflowed lines, each behind a quote bar
+    record = _read("gpu-logs-32", "vllm", "09")
+    assert (record.status, record.error_kind, record.kv_gib) == ("engine_error", "max_model_len_too_large", 22.5)
+    assert (record.error_data["needed_gib"], record.estimated_max_model_len) == (23.25, 190272)
+
+
+def test_a_dp_replicas_worker_and_engine_core_stand_in_together_where_no_rank_0_line_is_shown():
+    # gpu-logs-32 vllm/03 (a DCP decode node, DP 4 x TP 4): "(Worker_DP3_TP0_DCP0_EP12 pid=256905) ... Available KV
+    # cache memory: 21.16 GiB", then "(EngineCore_DP3 pid=256763) ... GPU KV cache size: 1,370,624 tokens" and its
+    # concurrency line: one replica's figures under two process names
+    record = _read("gpu-logs-32", "vllm", "03")
+    assert (record.status, record.kv_gib, record.kv_tokens) == ("ok", 21.16, 1370624)
+    assert (record.max_model_len, record.max_concurrency) == (1024000, 1.34)
+
+
+def test_a_kv_line_whose_request_length_an_author_elided_still_gives_its_concurrency():
+    # gpu-logs-32 vllm/05, a Korean guide: "GPU KV cache size: 8,192 tokens, Maximum concurrency … 1.00x"
+    record = _read("gpu-logs-32", "vllm", "05")
+    assert (record.kv_tokens, record.max_concurrency, record.max_model_len) == (8192, 1.0, None)
+
+
+def test_an_init_engine_line_whose_parenthetical_an_author_elided_still_gives_its_time():
+    # gpu-logs-32 vllm/06, a markdown table cell: "`init engine (...) took 212.53 s (compilation: 22.13 s)`"
+    record = _read("gpu-logs-32", "vllm", "06")
+    assert record.init_engine_seconds == 212.53
