@@ -189,9 +189,9 @@ HELD_OUT = {
     # fix, read once)
     "gpu-logs-31": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": tuple(f"{n:02d}" for n in range(1, 7))},
     # gpu-logs-33 (logs33, issue 42's round gpu-logs-33, SGLang pool lines of 2026): every log held out, collected and
-    # read by eye from an Ascend issue (a summary line split by a terminal's padding before a failure in the tree cache's
-    # construction), an Ascend DeepSeek V4 run log's pool sizing and a DCU PD note's eight-rank MLA pool before a graph
-    # capture failure, read through the parser once
+    # read by eye from an Ascend issue (a summary line split by a terminal's padding before a failure in the tree
+    # cache's construction), an Ascend DeepSeek V4 run log's pool sizing and a DCU PD note's eight-rank MLA pool before
+    # a graph capture failure, read through the parser once
     "gpu-logs-33": {"vllm": (), "sglang": tuple(f"{n:02d}" for n in range(1, 4))},
 }
 
