@@ -48,9 +48,22 @@ _PADDED_RECORD = re.compile(r"(?<=\S) {2,}(?=(?:\([^()]*pid=\d+[^()]*\) )?(?:DEB
                             r"\d\d-\d\d \d\d:\d\d:\d\d )")
 
 
+# A terminal also wraps a line longer than its width, and a paste that keeps the rows on one line puts the first row's
+# padding inside whatever the wrap cut: SGLang's summary "... context_len=262" + about 150 spaces + "144,
+# available_gpu_mem=11.84 GB" (Ascend/sglang#522, an NPU start). The engines print a key=value number whole (0.5.23
+# sglang/srt/managers/scheduler.py:1268-1276, "context_len={self.model_config.context_len}, " and the like; vLLM's
+# config dumps likewise), so spaces between the digits of one are a terminal's: the number is joined.
+_PADDED_NUMBER = re.compile(r"(?<=\w=)(\d+) {2,}(?=\d+(?:[,;)]|\s*$))")
+
+
 def _unpadded(segment: str) -> list[str]:
-    """`segment` split where a terminal's padding joined a second record to it (most lines: itself)."""
-    if "  " not in segment or _PADDED_RECORD.search(segment) is None:
+    """`segment` split where a terminal's padding joined a second record to it (most lines: itself), a number the
+    terminal's wrap cut joined again."""
+    if "  " not in segment:
+        return [segment]
+    if "=" in segment:
+        segment = _PADDED_NUMBER.sub(r"\1", segment)
+    if _PADDED_RECORD.search(segment) is None:
         return [segment]
     return _PADDED_RECORD.split(segment)
 

@@ -276,6 +276,16 @@ def _runner_pool_size(parser: LogParser, values: dict, line: Line) -> None:
     parser.runner_sized_pool = True
 
 
+def _dsv4_pool_built(parser: LogParser, values: dict, line: Line) -> None:
+    # DeepSeek-V4's pool states no "KV Cache is allocated" line: its sizes are the configurator's ("DSV4 pool sizes:
+    # full=F, ..." returns MemoryPoolConfig(max_total_num_tokens=F), 0.5.23 sglang/srt/model_executor/
+    # pool_configurator.py:1604-1616), and the pool built with them says so itself ("Initialize DeepSeekV4TokenToKVPool
+    # with max_num_reqs=... swa_size=... c4_size=...", 0.5.23 sglang/srt/mem_cache/deepseek_v4_memory_pool.py:1018-1024,
+    # built at kv_cache_configurator.py:2107; the NPU pool, hardware_backend/npu/dsv4/dsv4_memory_pool.py:258, is its
+    # subclass): the target's pool exists, of the full size the sizing line stated
+    parser.dsv4_pool_built = True
+
+
 def _kv_halves_below(parser: LogParser, values: dict, line: Line) -> None:
     """The K and V sizes of the pool line above them, where an author broke that line after its token count ("KV Cache
     is allocated. dtype: torch.float8_e4m3fn, #tokens: 117125," / "K size: 1.79 GB, V size: 1.79 GB"): the engine
@@ -750,6 +760,7 @@ class SglangLogParser(LogParser):
              primary_only=True),
         rule(r"^DSV4 pool sizes: full=(?P<full>\d+(?:,\d{3})*), swa=(?P<swa>\d+(?:,\d{3})*)", _swa_split,
              primary_only=True),
+        rule(r"^Initialize DeepSeekV4TokenToKVPool with ", _dsv4_pool_built, primary_only=True),
         # an all-sliding-window model (Gemma 4): one SWA pool, no full one (0.5.22 pool_configurator.py:843)
         rule(r"^Use sliding window memory pool \(all SWA\)\. swa_layer_tokens=(?P<swa>\d+(?:,\d{3})*)", _all_swa,
              primary_only=True),
@@ -858,6 +869,7 @@ class SglangLogParser(LogParser):
         self.speculative: bool | None = None  # whether the server arguments name a draft algorithm (None: unseen)
         self.kv_dtype_flag: str | None = None  # the server arguments' --kv-cache-dtype, until the engine resolves it
         self.runner_sized_pool = False  # the JAX port's model runner stated the pool's size
+        self.dsv4_pool_built = False  # DeepSeek-V4's pool said it was built (it prints no KV line of its own)
         self.swa_split: tuple[int, int] | None = None  # a sliding-window model's full and SWA pool tokens
         self.swa_total: float | None = None  # the GiB the engine states for its two sliding-window pools together
         self.loads_done = 0  # Load weight end lines of rank 0: the first is the target model's, a second the draft's
@@ -1035,7 +1047,7 @@ class SglangLogParser(LogParser):
         events = super().close()
         record = self.record
         if record.status is None and record.kv_tokens is None and record.pool_tokens is not None and (
-                self.runner_sized_pool or any(p.kind in _TARGET for p in record.kv_pools)):
+                self.runner_sized_pool or self.dsv4_pool_built or any(p.kind in _TARGET for p in record.kv_pools)):
             # an excerpt that ends before the start is decided, after the target's pool line: the pool is sized when
             # its line is printed (the size the summary would print, as above); a failed start states no pool
             record.kv_tokens = record.pool_tokens

@@ -216,6 +216,12 @@ FLOORS = {
     # the init engine line). A second batch (vLLM 13-15, committed f7f1b7f before its read): 11/11, 3/3, 3/3, no trap
     # read as the pool - nothing to fit. No SGLang log (gpu-logs-33 takes SGLang)
     ("gpu-logs-32", "vllm", True): (69, 69, 12, 12, 15, 15),
+    # first read (parser at 132433f, the set committed first, 132433f; SGLang pool lines of 2026 on Ascend and a DCU):
+    # 17/20, KV 1/3, statuses 3/3, no trap read as the pool. After the fixes (a number a terminal's wrap split with its
+    # padding, DeepSeek-V4's pool built in an undecided excerpt) 19/20, KV 2/3; sglang/03's KV count is the eye-read
+    # against the sets' convention (a failed start states no pool), not fitted. A second batch (sglang 04-05, committed
+    # 89457c9 before its read): 6/6, KV 2/2, statuses 2/2 - nothing to fit
+    ("gpu-logs-33", "sglang", True): (25, 26, 4, 5, 5, 5),
 }
 
 
@@ -1392,3 +1398,34 @@ def test_an_init_engine_line_whose_parenthetical_an_author_elided_still_gives_it
     # gpu-logs-32 vllm/06, a markdown table cell: "`init engine (...) took 212.53 s (compilation: 22.13 s)`"
     record = _read("gpu-logs-32", "vllm", "06")
     assert record.init_engine_seconds == 212.53
+
+
+# --- gpu-logs-33 (issue 42's round gpu-logs-33): what its first read missed, by class -----------------------------
+
+
+def test_a_summary_number_a_terminal_wrapped_reads_whole():
+    # gpu-logs-33 sglang/01, Ascend/sglang#522: "max_total_num_tokens=525952, ..., context_len=262" + a terminal's
+    # padding + "144, available_gpu_mem=11.84 GB", then the scheduler's exception in init_cache_with_memory_pool
+    record = _read("gpu-logs-33", "sglang", "01")
+    assert (record.context_len, record.max_model_len, record.kv_tokens) == (262144, 262144, 525952)
+    assert (record.status, record.error_kind, record.available_mem_gib) == ("engine_error", "other", 11.84)
+
+
+def test_deepseek_v4s_pool_built_in_an_undecided_excerpt_is_the_pool():
+    # gpu-logs-33 sglang/02 (an Ascend DSV4-Flash run log): "DSV4 pool sizes: full=1641472, swa=164096, c4=410368, ...",
+    # "Initialize DeepSeekV4TokenToKVPool with max_num_reqs=8 swa_size=164096 c4_size=410368 ...", "Memory pool end.
+    # avail mem=1.62 GB", then the graph capture's begin: undecided, the pool the full pool
+    record = _read("gpu-logs-33", "sglang", "02")
+    assert (record.status, record.kv_tokens, record.swa_pool_tokens) == (None, 1641472, 164096)
+    assert (record.pool_budget_gib, record.cell_bytes, record.avail_mem_after_pool_gib) == (11.89, 7705.45, 1.62)
+
+
+def test_deepseek_v4s_pool_sizing_without_the_pool_built_states_no_pool():
+    # the sizing lines alone (the pool not yet built, or an author's quote of them): no pool in kv_tokens
+    calculation = ("[2026-08-07 17:35:58 TP0] DSV4 memory calculation: bytes_per_full_token=7705.45, "
+                   "available_bytes=11.89 GB, c128_state_fixed=0.11 GB, full_token=1641472")
+    sizes = ("[2026-08-07 17:35:58 TP0] DSV4 pool sizes: full=1641472, swa=164096, c4=410368, c128=12824, "
+             "c4_state=10256, c128_state=0")
+    text = "\n".join([calculation, sizes])
+    record = parse_log(text, "sglang")
+    assert (record.kv_tokens, record.pool_tokens) == (None, 1641472)

@@ -69,3 +69,20 @@ def test_an_editors_line_numbers_are_not_part_of_the_line(shown, bare):
     # vim's `:set number` (sglang#32182, gpu-logs-30 sglang/04), `cat -n`: the number and one space or a tab
     from parsers.lines import strip_wrappers
     assert strip_wrappers(shown) == bare
+
+
+@pytest.mark.parametrize(("shown", "bare"), [
+    # a terminal's wrap inside SGLang's summary, the first row's padding kept (Ascend/sglang#522, gpu-logs-33 sglang/01)
+    ("[2026-04-24 12:25:35] max_total_num_tokens=525952, max_running_requests=8, context_len=262" + " " * 150
+     + "144, available_gpu_mem=11.84 GB",
+     ("[2026-04-24 12:25:35] max_total_num_tokens=525952, max_running_requests=8, context_len=262144, "
+      "available_gpu_mem=11.84 GB")),
+    ("context_len=32" + " " * 7 + "768", "context_len=32768"),
+    # not one number: a column after a value, a decimal after spaces, an assignment's spaces
+    ("bs=1   2.5 s", "bs=1   2.5 s"),
+    ("x = 1   2,", "x = 1   2,"),
+    ("tp=8   dp=2", "tp=8   dp=2"),
+])
+def test_a_number_a_terminal_wrapped_is_one_number_again(shown, bare):
+    from parsers.lines import clean_segments
+    assert clean_segments(shown) == [bare]
