@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.oos_cases import Case, check_case_as_it_came_out
+from tests.support.oos_cases import Case, held_out, round_checks
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS10 = HERE / "gpu-oos10"
@@ -35,14 +35,8 @@ V39, V40 = CASES
 
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_the_logged_figure_is_the_one_the_case_names(name):
-    case = CASES[name]
-    assert case.logged_figure(OOS10) == case.logged_tokens
-
-
 def test_the_held_out_case_as_scored_once():
-    assert [n for n, c in CASES.items() if c.part == "held_out"] == [V39]
+    assert held_out(CASES) == [V39]
 
 
 # What the predicted case came to with the final code (SOURCES.md): scored once, locked so a later change shows.
@@ -50,10 +44,8 @@ FINAL_TOKENS = {V39: 42640}  # +0.99 %, held out, scored once
 WITHIN = {V39}
 
 
-@pytest.mark.parametrize("name", list(FINAL_TOKENS))
-def test_each_case_as_it_came_out(name):
-    case = CASES[name]
-    check_case_as_it_came_out(name, case.predict(OOS10), case.logged_tokens, FINAL_TOKENS, WITHIN)
+test_the_logged_figure_is_the_one_the_case_names, test_each_case_as_it_came_out = round_checks(
+    CASES, OOS10, FINAL_TOKENS, WITHIN)
 
 
 def test_the_multimodal_encoder_profile_is_declined_in_one_line():

@@ -11,9 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
-from tests.support.oos_cases import Case, check_case_as_it_came_out
+from tests.support.oos_cases import Case, held_out, round_checks
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 OOS13 = HERE / "gpu-oos13"
@@ -38,14 +36,8 @@ CASES = {
 V47, V48 = CASES
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_the_logged_figure_is_the_one_the_case_names(name):
-    case = CASES[name]
-    assert case.logged_figure(HERE) == case.logged_tokens
-
-
 def test_the_held_out_cases_as_scored_once():
-    assert [n for n, c in CASES.items() if c.part == "held_out"] == [V47]
+    assert held_out(CASES) == [V47]
 
 
 # What each case came to with the final code (SOURCES.md): the held-out one scored once, both locked so a later change
@@ -57,10 +49,8 @@ FINAL_TOKENS = {
 WITHIN = set(CASES)
 
 
-@pytest.mark.parametrize("name", list(FINAL_TOKENS))
-def test_each_case_as_it_came_out(name):
-    case = CASES[name]
-    check_case_as_it_came_out(name, case.predict(HERE), case.logged_tokens, FINAL_TOKENS, WITHIN)
+test_the_logged_figure_is_the_one_the_case_names, test_each_case_as_it_came_out = round_checks(
+    CASES, HERE, FINAL_TOKENS, WITHIN)
 
 
 def test_v47_the_configs_shapes_give_its_reported_pool():

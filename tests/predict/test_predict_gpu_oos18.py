@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.oos_cases import Case, check_case_as_it_came_out
+from tests.support.oos_cases import Case, held_out, round_checks
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
 GIB_MIB = 1024
@@ -38,14 +38,8 @@ CASES = {
 V70, V71 = CASES
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_the_logged_figure_is_the_one_the_case_names(name):
-    case = CASES[name]
-    assert case.logged_figure(HERE) == case.logged_tokens
-
-
 def test_the_held_out_cases_as_chosen_before_any_prediction():
-    assert [n for n, c in CASES.items() if c.part == "held_out"] == [V70]
+    assert held_out(CASES) == [V70]
 
 
 # What each case came to with the final code (SOURCES.md): the held-out one scored once, both locked so a later change
@@ -57,10 +51,8 @@ FINAL_TOKENS = {
 WITHIN = {V71}
 
 
-@pytest.mark.parametrize("name", list(FINAL_TOKENS))
-def test_each_case_as_it_came_out(name):
-    case = CASES[name]
-    check_case_as_it_came_out(name, case.predict(HERE), case.logged_tokens, FINAL_TOKENS, WITHIN)
+test_the_logged_figure_is_the_one_the_case_names, test_each_case_as_it_came_out = round_checks(
+    CASES, HERE, FINAL_TOKENS, WITHIN)
 
 
 @pytest.mark.parametrize("name", list(CASES))

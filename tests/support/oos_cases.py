@@ -8,6 +8,8 @@ from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from harness.engines.predicting import predict
 from harness.predict import ModelDescription, load_model_description
 from parsers import parse_log, read_log
@@ -72,3 +74,25 @@ def logged_tokens(log: Path, engine: str, named_tokens: int) -> int:
         return tokens
     assert f"{named_tokens:,}" in text or str(named_tokens) in text, log
     return named_tokens
+
+
+def round_checks(cases: Mapping[str, Case], folder: Path, final_tokens: Mapping[str, int], within: Set[str]):
+    """The two checks every round makes of its cases, for the round's module to bind to these names (pytest collects
+    them there): the figure the source logs is the one the case names, and each case as the final code predicts it."""
+
+    @pytest.mark.parametrize("name", list(cases))
+    def test_the_logged_figure_is_the_one_the_case_names(name):
+        case = cases[name]
+        assert case.logged_figure(folder) == case.logged_tokens
+
+    @pytest.mark.parametrize("name", list(final_tokens))
+    def test_each_case_as_it_came_out(name):
+        case = cases[name]
+        check_case_as_it_came_out(name, case.predict(folder), case.logged_tokens, final_tokens, within)
+
+    return test_the_logged_figure_is_the_one_the_case_names, test_each_case_as_it_came_out
+
+
+def held_out(cases: Mapping[str, Case]) -> list[str]:
+    """The cases marked held out, in the order collected."""
+    return [name for name, case in cases.items() if case.part == "held_out"]
