@@ -367,6 +367,10 @@ _DEVICE_OOM = r"\b(?P<oom_device>NPU|XPU|MUSA|MPS)(?: backend)? out of memory\b"
 _DEVICE_OOM_SIZE = rf"\.? ?\(?{_OOM_SIZE}"
 
 
+# The size libtpu could not reserve for a program, in its own units ("384.11M", "11.35G").
+_XLA_RESERVE = ((r"Attempting to reserve ({NUM})G\b", "tried_gib"), (r"Attempting to reserve ({NUM})M\b", "tried_mib"))
+
+
 def device_oom_errors() -> tuple[ErrorRule, ...]:
     """The out-of-memory errors of every device: `cuda_oom` (CUDA, HIP), `device_oom` (NPU, XPU, MUSA, MPS).
     The allocator's message with the size it failed to allocate is only ever an exception's text (torch raises it as
@@ -388,6 +392,15 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
         # memory space vmem. Used 76.58M of 64.00M vmem.", a public tpu-inference log of 2026)
         error("device_oom", r"\bRESOURCE_EXHAUSTED: .*?(?:Ran out of memory in memory space (?P<xla_memory_space>\w+)"
                             r"|Error allocating device buffer|[Oo]ut of memory)"),
+        # libtpu's failure to place a compiled program in HBM, its class RuntimeProgramAllocationFailure ("Attempting
+        # to reserve 11.35G at the bottom of memory. That was not possible. There are 12.18G free, 0B reserved, and
+        # 10.52G reservable.": under RESOURCE_EXHAUSTED in google/flax#1658 and AI-Hypercomputer/tpu-recipes#151, after
+        # the class name in a 2026 guide, gpu-logs-34 vllm/03): a device out of memory outside the KV budget. libtpu
+        # is closed, so the wording is the public logs'; a plain line is enough, nothing else prints "at the bottom of
+        # memory".
+        error("device_oom", r"\b(?:RESOURCE_EXHAUSTED|RuntimeProgramAllocationFailure): (?:.*?: )?"
+                            r"Attempting to reserve {NUM}[MG] at the bottom of memory\b",
+              standalone=True, extras=_XLA_RESERVE),
     )
 
 
