@@ -225,8 +225,10 @@ FLOORS = {
     # first read (parser at 318fde5, the set committed first, 318fde5; TPU and Ascend starts): vLLM 25/27, KV 3/3,
     # statuses 6/7; SGLang 7/7, 1/1, 1/1; no trap read as the pool. After the fixes (libtpu's "Attempting to reserve
     # ... at the bottom of memory" as a device OOM, a TPU chip's HBM limit from tpu-inference's Init worker line)
-    # vLLM 27/27, KV 3/3, statuses 7/7
-    ("gpu-logs-34", "vllm", True): (27, 27, 3, 3, 7, 7),
+    # vLLM 27/27, KV 3/3, statuses 7/7. A second batch (vllm/08, committed 4edd77d before its read): 0/1, status 0/1 -
+    # XLA's E0101 in its "Attempting to allocate" wording, split after the class; then fitted by class (libtpu's
+    # program and buffer allocation failures, either wording): 28/28, statuses 8/8
+    ("gpu-logs-34", "vllm", True): (28, 28, 3, 3, 8, 8),
     ("gpu-logs-34", "sglang", True): (7, 7, 1, 1, 1, 1),
 }
 
@@ -1456,6 +1458,20 @@ def test_libtpus_reserve_failure_under_resource_exhausted_is_a_device_oom():
             "bottom of memory. That was not possible.")
     record = parse_log(line, "vllm")
     assert (record.status, record.error_kind, record.error_data["tried_gib"]) == ("engine_error", "device_oom", 6.14)
+
+
+def test_libtpus_program_allocation_failure_broken_after_its_class_is_a_device_oom():
+    # gpu-logs-34 vllm/08 (batch 2, a v5e-1 rig note of 2026-10): "RESOURCE_EXHAUSTED: E0101:
+    # RuntimeProgramAllocationFailure:" then "Error loading program 'jit_run_model_impl': Attempting to allocate 1.15G.
+    # That was not possible. There are 1.13G free." - its first read missed it (the rule knew "reserve" only)
+    record = _read("gpu-logs-34", "vllm", "08")
+    assert (record.status, record.error_kind, record.kv_tokens) == ("engine_error", "device_oom", None)
+
+
+def test_a_prose_mention_of_libtpus_allocation_class_is_no_failure():
+    # a launch script's comment (a public vllm-tpu rig of 2026): the class named, no status, no message
+    line = "# still OOMs allocating the compiled program (RuntimeProgramAllocationFailure) at high conc."
+    assert parse_log(line, "vllm").status is None
 
 
 def test_a_tpu_chips_hbm_limit_from_the_init_worker_line_is_the_devices_total():
