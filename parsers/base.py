@@ -367,6 +367,11 @@ _DEVICE_OOM = r"\b(?P<oom_device>NPU|XPU|MUSA|MPS)(?: backend)? out of memory\b"
 _DEVICE_OOM_SIZE = rf"\.? ?\(?{_OOM_SIZE}"
 
 
+# The size libtpu could not reserve or allocate, in its own units ("384.11M", "11.35G").
+_XLA_RESERVE = ((r"Attempting to (?:reserve|allocate) ({NUM})G\b", "tried_gib"),
+                (r"Attempting to (?:reserve|allocate) ({NUM})M\b", "tried_mib"))
+
+
 def device_oom_errors() -> tuple[ErrorRule, ...]:
     """The out-of-memory errors of every device: `cuda_oom` (CUDA, HIP), `device_oom` (NPU, XPU, MUSA, MPS).
     The allocator's message with the size it failed to allocate is only ever an exception's text (torch raises it as
@@ -388,6 +393,20 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
         # memory space vmem. Used 76.58M of 64.00M vmem.", a public tpu-inference log of 2026)
         error("device_oom", r"\bRESOURCE_EXHAUSTED: .*?(?:Ran out of memory in memory space (?P<xla_memory_space>\w+)"
                             r"|Error allocating device buffer|[Oo]ut of memory)"),
+        # libtpu's failure to place a compiled program or a buffer in HBM, its classes RuntimeProgramAllocationFailure
+        # and RuntimeBufferAllocationFailure (XLA's error E0101), worded "Attempting to reserve 11.35G at the bottom of
+        # memory. That was not possible. There are 12.18G free, 0B reserved, and 10.52G reservable." (google/flax#1658,
+        # AI-Hypercomputer/tpu-recipes#151, gpu-logs-34 vllm/03) or "Error loading program 'jit_run_model_impl':
+        # Attempting to allocate 1.15G. That was not possible. There are 1.13G free." under "RESOURCE_EXHAUSTED: E0101:
+        # RuntimeProgramAllocationFailure:" broken after the class (a 2026 rig note, gpu-logs-34 vllm/08): a device out
+        # of memory outside the KV budget. libtpu is closed, so the wordings are the public logs'; either line alone is
+        # enough (the status and class at a line's start, or the message after its own prefix), never a bare mention
+        # of the class in prose.
+        error("device_oom", r"(?:\b(?:RESOURCE_EXHAUSTED|Runtime(?:Program|Buffer)AllocationFailure): (?:.*?: )?"
+                            r"|\bError loading program '[^']*': )Attempting to (?:reserve|allocate) {NUM}[MG]\b",
+              standalone=True, extras=_XLA_RESERVE),
+        error("device_oom", r"\bRESOURCE_EXHAUSTED: (?:E\d{4}: )?Runtime(?:Program|Buffer)AllocationFailure\b",
+              standalone=True),
     )
 
 

@@ -105,6 +105,12 @@ _HBM_FIELDS = (
 )
 
 
+
+def _chip_hbm(parser: LogParser, values: dict, line: Line) -> None:
+    """A TPU chip's HBM limit as the device's total, where no Memory statistics line has stated one."""
+    if parser.record.total_memory_gib is None:
+        parser.record.total_memory_gib = values["chip_hbm_gib"]
+
 # A traceback's or a multi-line message's own indent under a prefix: kept (its first word says so).
 _INDENTED_PART = re.compile(r"^\s+(?:File |Traceback |\^|\w+\(|[-+*|])")
 
@@ -643,6 +649,14 @@ class VllmLogParser(LogParser):
         # tpu_inference/worker/tpu_worker.py:552-556), and an author may keep some of them ("Memory statistics |
         # total_hbm_used_gb=374.57GiB | total_hbm_avail_gb=307.6GiB", a Qwen3.5 on TPU run book of 2026).
         rule(r"^Memory statistics \|", store_pairs(*_HBM_FIELDS), set_fields(device="tpu"), primary_only=True),
+        # tpu-inference's worker and model lines list each chip's HBM as (used, limit) in GiB ("Init worker | rank=0 |
+        # ... | hbm=[(0.0, 15.75), (0.0, 15.75), ...]GiB |self.devices=...", tpu-inference 0.32.0
+        # tpu_inference/worker/tpu_worker.py:472-481, utils.py:318-322 hbm_usage_gb rounds bytes / 1024**3; "Init model
+        # | hbm=[...]Gb" of 2025): a start that fails before its Memory statistics line (gpu-logs-34 vllm/01) states the
+        # chip's memory only there. A chip's limit, as a GPU's total is one device's; the Memory statistics line, a sum
+        # over the worker's chips, is read after it and stands.
+        rule(r"^Init (?:worker|model) \|.*?\bhbm=\[\({NUM}, (?P<chip_hbm_gib>{NUM})\)", _chip_hbm,
+             set_fields(device="tpu"), primary_only=True),
         # (its leading " | " is also a viewer's gutter's shape, which lines.py strips: the figures are the line's start)
         rule(r"^\s*(?:\|\s*)?total_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?GiB\s*\|\s*"
              r"total_hbm_avail_gb=(?P<kv_gib>{NUM}) ?GiB",

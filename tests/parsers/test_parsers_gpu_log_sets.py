@@ -222,6 +222,14 @@ FLOORS = {
     # against the sets' convention (a failed start states no pool), not fitted. A second batch (sglang 04-05, committed
     # 89457c9 before its read): 6/6, KV 2/2, statuses 2/2 - nothing to fit
     ("gpu-logs-33", "sglang", True): (25, 26, 4, 5, 5, 5),
+    # first read (parser at 318fde5, the set committed first, 318fde5; TPU and Ascend starts): vLLM 25/27, KV 3/3,
+    # statuses 6/7; SGLang 7/7, 1/1, 1/1; no trap read as the pool. After the fixes (libtpu's "Attempting to reserve
+    # ... at the bottom of memory" as a device OOM, a TPU chip's HBM limit from tpu-inference's Init worker line)
+    # vLLM 27/27, KV 3/3, statuses 7/7. A second batch (vllm/08, committed 4edd77d before its read): 0/1, status 0/1 -
+    # XLA's E0101 in its "Attempting to allocate" wording, split after the class; then fitted by class (libtpu's
+    # program and buffer allocation failures, either wording): 28/28, statuses 8/8
+    ("gpu-logs-34", "vllm", True): (28, 28, 3, 3, 8, 8),
+    ("gpu-logs-34", "sglang", True): (7, 7, 1, 1, 1, 1),
 }
 
 
@@ -1429,3 +1437,56 @@ def test_deepseek_v4s_pool_sizing_without_the_pool_built_states_no_pool():
     text = "\n".join([calculation, sizes])
     record = parse_log(text, "sglang")
     assert (record.kv_tokens, record.pool_tokens) == (None, 1641472)
+
+
+# --- gpu-logs-34 (issue 42's round gpu-logs-34): what its first read missed, by class -----------------------------
+
+
+def test_libtpus_program_allocation_failure_is_a_device_oom():
+    # gpu-logs-34 vllm/03 (a Gemma 4 on v5e guide of 2026): "RuntimeProgramAllocationFailure: Attempting to reserve
+    # 384.11M at the bottom of memory." / "That was not possible. There are 347.33M free, 0B reserved, and 347.33M
+    # reservable." - the two lines alone
+    record = _read("gpu-logs-34", "vllm", "03")
+    assert (record.status, record.error_kind) == ("engine_error", "device_oom")
+    assert record.error_data["tried_mib"] == 384.11
+    assert record.kv_tokens is None and record.kv_gib is None
+
+
+def test_libtpus_reserve_failure_under_resource_exhausted_is_a_device_oom():
+    # the same wording under XLA's status code (AI-Hypercomputer/tpu-recipes#151, a GPT-OSS start on TPU7x, 2026)
+    line = ("RESOURCE_EXHAUSTED: Error loading program 'jit__multi_slice': Attempting to reserve 6.14G at the "
+            "bottom of memory. That was not possible.")
+    record = parse_log(line, "vllm")
+    assert (record.status, record.error_kind, record.error_data["tried_gib"]) == ("engine_error", "device_oom", 6.14)
+
+
+def test_libtpus_program_allocation_failure_broken_after_its_class_is_a_device_oom():
+    # gpu-logs-34 vllm/08 (batch 2, a v5e-1 rig note of 2026-10): "RESOURCE_EXHAUSTED: E0101:
+    # RuntimeProgramAllocationFailure:" then "Error loading program 'jit_run_model_impl': Attempting to allocate 1.15G.
+    # That was not possible. There are 1.13G free." - its first read missed it (the rule knew "reserve" only)
+    record = _read("gpu-logs-34", "vllm", "08")
+    assert (record.status, record.error_kind, record.kv_tokens) == ("engine_error", "device_oom", None)
+
+
+def test_a_prose_mention_of_libtpus_allocation_class_is_no_failure():
+    # a launch script's comment (a public vllm-tpu rig of 2026): the class named, no status, no message
+    line = "# still OOMs allocating the compiled program (RuntimeProgramAllocationFailure) at high conc."
+    assert parse_log(line, "vllm").status is None
+
+
+def test_a_tpu_chips_hbm_limit_from_the_init_worker_line_is_the_devices_total():
+    # gpu-logs-34 vllm/01 (maxtext's adapter on a v5e host, 2026-04): "Init worker | rank=0 | ... |
+    # hbm=[(0.0, 15.75), (0.0, 15.75), (0.0, 15.75), (0.0, 15.75)]GiB |self.devices=[...]", then "EngineCore failed to
+    # start." in load_model: no Memory statistics line
+    record = _read("gpu-logs-34", "vllm", "01")
+    assert (record.status, record.total_memory_gib, record.kv_gib) == ("engine_error", 15.75, None)
+
+
+def test_the_memory_statistics_sum_stands_over_the_init_workers_chip_limit():
+    # gpu-logs-6 vllm/02's shape: the worker's chip list first, then the summed Memory statistics line
+    lines = ("INFO 08-16 20:23:24 [tpu_worker.py:471] Init worker | rank=0 | is_first_rank=True | hbm=[(0.0, 15.75), "
+             "(0.0, 15.75)]GiB |self.devices=[]\n"
+             "INFO 08-16 20:23:52 [tpu_worker.py:557] Memory statistics | total_hbm_limit_gb=31.5GiB | "
+             "total_hbm_limit_cap_gb=28.98GiB | total_hbm_used_gb=1.86GiB | total_hbm_avail_gb=27.12GiB")
+    record = parse_log(lines, "vllm")
+    assert (record.total_memory_gib, record.kv_gib) == (31.5, 27.12)
