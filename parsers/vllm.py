@@ -105,11 +105,11 @@ _HBM_FIELDS = (
 )
 
 
-
 def _chip_hbm(parser: LogParser, values: dict, line: Line) -> None:
     """A TPU chip's HBM limit as the device's total, where no Memory statistics line has stated one."""
     if parser.record.total_memory_gib is None:
         parser.record.total_memory_gib = values["chip_hbm_gib"]
+
 
 # A traceback's or a multi-line message's own indent under a prefix: kept (its first word says so).
 _INDENTED_PART = re.compile(r"^\s+(?:File |Traceback |\^|\w+\(|[-+*|])")
