@@ -222,6 +222,12 @@ FLOORS = {
     # against the sets' convention (a failed start states no pool), not fitted. A second batch (sglang 04-05, committed
     # 89457c9 before its read): 6/6, KV 2/2, statuses 2/2 - nothing to fit
     ("gpu-logs-33", "sglang", True): (25, 26, 4, 5, 5, 5),
+    # first read (parser at 85682d7, the set committed first, 85682d7; CUDA starts with a trap beside the pool or an
+    # unusual wrapper): vLLM 33/39, KV 3/3, statuses 7/7; SGLang 15/15, statuses 1/1; no trap read as the pool. After
+    # the fixes (an author's bold figure, torch's OOM class before a cut message) vLLM 37/39; vllm/05's total and free
+    # GiB are an author's rewording of torch's sentence, wrapped mid-sentence - not fitted
+    ("gpu-logs-35", "vllm", True): (37, 39, 3, 3, 7, 7),
+    ("gpu-logs-35", "sglang", True): (15, 15, 0, 0, 1, 1),
 }
 
 
@@ -1429,3 +1435,30 @@ def test_deepseek_v4s_pool_sizing_without_the_pool_built_states_no_pool():
     text = "\n".join([calculation, sizes])
     record = parse_log(text, "sglang")
     assert (record.kv_tokens, record.pool_tokens) == (None, 1641472)
+
+
+# --- gpu-logs-35 (issue 42's round gpu-logs-35): what its first read missed, by class -----------------------------
+
+
+def test_an_authors_bold_figure_in_a_kv_line_reads_as_the_figure():
+    # gpu-logs-35 vllm/06, a bring-up journal: "  INFO [kv_cache_utils.py:2321] GPU KV cache size: 1,797,989 tokens,"
+    # then "       Maximum concurrency for 1,048,576 tokens per request: **1.71x**"
+    record = _read("gpu-logs-35", "vllm", "06")
+    assert (record.status, record.kv_tokens, record.max_concurrency) == ("ok", 1797989, 1.71)
+    assert record.max_model_len == 1048576
+
+
+def test_a_tracebacks_double_star_is_not_an_authors_bold():
+    # only a figure between the marks is emphasis: a frame's "**kwargs" keeps its stars
+    from parsers.lines import strip_wrappers
+    frame = "    engine_core = EngineCoreProc(*args, engine_index=dp_rank, **kwargs)"
+    assert strip_wrappers(frame) == frame
+    assert strip_wrappers("Maximum concurrency for 2,048 tokens per request: __3.50x__").endswith(": 3.50x")
+
+
+def test_torchs_oom_class_before_a_message_an_author_cut_is_an_oom():
+    # gpu-logs-35 vllm/05: the KV pair, "allocate_kv_cache -> torch.zeros(...)", then "torch.OutOfMemoryError: Tried to
+    # allocate 9.00 GiB. GPU 0 total capacity 95.01 GiB, of" ("CUDA out of memory." cut, the rest reworded)
+    record = _read("gpu-logs-35", "vllm", "05")
+    assert (record.status, record.error_kind, record.error_data["tried_gib"]) == ("engine_error", "cuda_oom", 9.0)
+    assert (record.kv_tokens, record.max_concurrency) == (5394028, 5.14)
