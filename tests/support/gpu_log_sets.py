@@ -210,7 +210,9 @@ HELD_OUT = {
     # a patch's own GiB figures in quoted bullets, an author's wrapped one-line KV form before an OOM in the KV
     # allocation, a launcher's own token figure, SGLang's target and draft pools beside Mamba intermediate caches -
     # read through the parser once
-    "gpu-logs-35": {"vllm": tuple(f"{n:02d}" for n in range(1, 8)), "sglang": ("01",)},
+    # (vllm 08-09: a second batch - grep -n's numbers and a free -h host table around the KV lines, a load's tail
+    # with ps -ef rows - collected after the fixes, read once)
+    "gpu-logs-35": {"vllm": tuple(f"{n:02d}" for n in range(1, 10)), "sglang": ("01",)},
 }
 
 
