@@ -382,6 +382,12 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
         error("cuda_oom", rf"{_CUDA_OOM}(?: {_OOM_SIZE})?", extras=_OOM_FIGURES),
         error("device_oom", rf"{_DEVICE_OOM}(?:{_DEVICE_OOM_SIZE})?", extras=_OOM_FIGURES),
         error("cuda_oom", rf"{_CUDA_OOM} {_OOM_SIZE}", standalone=True, extras=_OOM_FIGURES),
+        # torch's exception class before the allocator's message whose "CUDA out of memory." an author cut
+        # ("torch.OutOfMemoryError: Tried to allocate 9.00 GiB. GPU 0 total capacity 95.01 GiB, of", a bring-up
+        # journal, gpu-logs-35 vllm/05): the class is the allocator's OOM (torch.OutOfMemoryError, torch.cuda's alias
+        # of c10::OutOfMemoryError, raised by c10/cuda/CUDACachingAllocator.cpp with that message), so the size it
+        # names is read; what the author reworded is not.
+        error("cuda_oom", rf"\btorch(?:\.cuda)?\.OutOfMemoryError: {_OOM_SIZE}", extras=_OOM_FIGURES),
         error("device_oom", rf"{_DEVICE_OOM}{_DEVICE_OOM_SIZE}", standalone=True, extras=_OOM_FIGURES),
         # The CUDA driver API's own out-of-memory, raised by torch's driver calls (torch 2.13.0
         # c10/cuda/driver_api.h:19, "CUDA driver error: " + cuGetErrorString: "out of memory"; a kernel's weight

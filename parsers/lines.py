@@ -174,6 +174,10 @@ _TABLE_CODE_CELL = re.compile(r"^\|\s*`(?P<code>[^`|]+)`\s*\|")
 # and closed by the back quote ending its last line, or one line a slice element ("`(Worker_TP0 pid=510) INFO ...`,").
 _GO_RAW_OPEN = re.compile(r"^\s*(?:(?:const|var)\s+)?[A-Za-z_]\w*\s*:?=\s*`(?=\S)|^\s*`(?=[^`]+`,?\s*$)")
 _GO_RAW_CLOSE = re.compile(r"`,?\s*$")
+# An author's strong emphasis around a figure inside a log line (CommonMark 0.31, "Emphasis and strong emphasis": `**`
+# or `__` on both sides): "Maximum concurrency for 1,048,576 tokens per request: **1.71x**" (a bring-up journal's note,
+# gpu-logs-35 vllm/06). Only around a number with its unit, so a traceback's "**kwargs" stays as it is.
+_STRONG_FIGURE = re.compile(r"(\*\*|__)(?P<figure>\d[\d.,]*(?: ?(?:x|%|[KMGT]i?B|s|tokens))?)\1")
 # Structured logging: logfmt (`level=info name=vllm... msg="GPU KV cache size: ..."`) and one JSON object a line
 # (`{"level": "INFO", "message": "..."}`): the message, after its level as a plain-logging prefix would give it.
 _LOGFMT_MSG = re.compile(r'(?:^|\s)(?:msg|message)=(?:"(?P<quoted>(?:[^"\\]|\\.)*)"|(?P<bare>\S+))')
@@ -202,7 +206,8 @@ def _structured(text: str) -> str:
 
 
 def _shown(text: str) -> str:
-    """`text` without what showing it added (grep -n, HTML, a box border, a comment mark, markdown)."""
+    """`text` without what showing it added (grep -n, HTML, a box border, a comment mark, markdown, an author's
+    bold figure)."""
     if "<" in text and ">" in text:
         text = _HTML_TAG.sub("", text)
         if "&" in text:
@@ -220,6 +225,8 @@ def _shown(text: str) -> str:
     if "`" in text and (opened := _GO_RAW_OPEN.match(text)) is not None:
         text = text[opened.end():]
         text = _GO_RAW_CLOSE.sub("", text) if text.count("`") % 2 else text
+    if "**" in text or "__" in text:
+        text = _STRONG_FIGURE.sub(r"\g<figure>", text)
     return text
 
 

@@ -230,6 +230,13 @@ FLOORS = {
     # program and buffer allocation failures, either wording): 28/28, statuses 8/8
     ("gpu-logs-34", "vllm", True): (28, 28, 3, 3, 8, 8),
     ("gpu-logs-34", "sglang", True): (7, 7, 1, 1, 1, 1),
+    # first read (parser at 85682d7, the set committed first, 85682d7; CUDA starts with a trap beside the pool or an
+    # unusual wrapper): vLLM 33/39, KV 3/3, statuses 7/7; SGLang 15/15, statuses 1/1; no trap read as the pool. After
+    # the fixes (an author's bold figure, torch's OOM class before a cut message) vLLM 37/39; vllm/05's total and free
+    # GiB are an author's rewording of torch's sentence, wrapped mid-sentence - not fitted. A second batch (vllm 08-09,
+    # committed 2b515a9 before its read): 9/9, KV 1/1, statuses 2/2 - nothing to fit
+    ("gpu-logs-35", "vllm", True): (46, 48, 4, 4, 9, 9),
+    ("gpu-logs-35", "sglang", True): (15, 15, 0, 0, 1, 1),
 }
 
 
@@ -1490,3 +1497,30 @@ def test_the_memory_statistics_sum_stands_over_the_init_workers_chip_limit():
              "total_hbm_limit_cap_gb=28.98GiB | total_hbm_used_gb=1.86GiB | total_hbm_avail_gb=27.12GiB")
     record = parse_log(lines, "vllm")
     assert (record.total_memory_gib, record.kv_gib) == (31.5, 27.12)
+
+
+# --- gpu-logs-35 (issue 42's round gpu-logs-35): what its first read missed, by class -----------------------------
+
+
+def test_an_authors_bold_figure_in_a_kv_line_reads_as_the_figure():
+    # gpu-logs-35 vllm/06, a bring-up journal: "  INFO [kv_cache_utils.py:2321] GPU KV cache size: 1,797,989 tokens,"
+    # then "       Maximum concurrency for 1,048,576 tokens per request: **1.71x**"
+    record = _read("gpu-logs-35", "vllm", "06")
+    assert (record.status, record.kv_tokens, record.max_concurrency) == ("ok", 1797989, 1.71)
+    assert record.max_model_len == 1048576
+
+
+def test_a_tracebacks_double_star_is_not_an_authors_bold():
+    # only a figure between the marks is emphasis: a frame's "**kwargs" keeps its stars
+    from parsers.lines import strip_wrappers
+    frame = "    engine_core = EngineCoreProc(*args, engine_index=dp_rank, **kwargs)"
+    assert strip_wrappers(frame) == frame
+    assert strip_wrappers("Maximum concurrency for 2,048 tokens per request: __3.50x__").endswith(": 3.50x")
+
+
+def test_torchs_oom_class_before_a_message_an_author_cut_is_an_oom():
+    # gpu-logs-35 vllm/05: the KV pair, "allocate_kv_cache -> torch.zeros(...)", then "torch.OutOfMemoryError: Tried to
+    # allocate 9.00 GiB. GPU 0 total capacity 95.01 GiB, of" ("CUDA out of memory." cut, the rest reworded)
+    record = _read("gpu-logs-35", "vllm", "05")
+    assert (record.status, record.error_kind, record.error_data["tried_gib"]) == ("engine_error", "cuda_oom", 9.0)
+    assert (record.kv_tokens, record.max_concurrency) == (5394028, 5.14)
