@@ -30,6 +30,19 @@ _ELEM_BYTES = {"BF16": 2, "F16": 2, "F32": 4, "F8_E4M3": 1, "U8": 1, "I32": 4, "
 _HEADER_DTYPE = {"bfloat16": "BF16", "float16": "F16", "float32": "F32"}
 
 
+# config classes whose tie_word_embeddings defaults to True when config.json leaves the key out (transformers 4.54.0
+# models/gemma/configuration_gemma.py:128, gemma2/configuration_gemma2.py:136, gemma3/configuration_gemma3.py:185);
+# the engines read the parsed config (vLLM 0.32.0 models/gemma3.py:398 ties lm_head when it is True)
+_TIED_BY_DEFAULT = ("gemma", "gemma2", "gemma3", "gemma3_text")
+
+
+def tied_embeddings(cfg: dict[str, Any]) -> bool:
+    """Whether the LM head is the embedding: the config's key, else its config class's default."""
+    if "tie_word_embeddings" in cfg:
+        return bool(cfg["tie_word_embeddings"])
+    return str(cfg.get("model_type", "")) in _TIED_BY_DEFAULT
+
+
 # Qwen2-family language models carry q/k/v biases without attention_bias in config.json (vLLM models/qwen2.py)
 _QKV_BIAS_MODEL_TYPES = ("qwen2", "qwen2_moe", "qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text")
 
@@ -91,7 +104,7 @@ def declared_weights(cfg: dict[str, Any], dtype: str) -> DeclaredWeights:
 def _embeddings(cfg: dict[str, Any]) -> list[Linear | Plain]:
     h, vocab = int(cfg["hidden_size"]), int(cfg.get("vocab_size") or 32000)
     out: list[Linear | Plain] = [Plain("model.embed_tokens.weight", (vocab, h)), Plain("model.norm.weight", (h,))]
-    if not cfg.get("tie_word_embeddings", False):
+    if not tied_embeddings(cfg):
         out.append(Linear("lm_head", vocab, h, quantizable=False))
     return out
 
@@ -338,8 +351,46 @@ def _qwen2_5_vl_tower(vc: dict[str, Any], cfg: dict[str, Any]) -> list[Linear | 
     return out
 
 
+def _siglip_tower(vc: dict[str, Any], prefix: str) -> list[Linear | Plain]:
+    """A SigLIP vision transformer (vLLM 0.32.0 models/siglip.py): a Conv2d patch embedding with bias
+    (SiglipVisionEmbeddings, :259-277) and a learned position per patch, (image_size // patch_size) ** 2; each
+    encoder layer two LayerNorms (weight and bias, :471-477), q/k/v/out projections with biases (:357-370), fc1/fc2
+    with biases (:430-441); a final post_layernorm (:689-691); the attention-pooling head only with vision_use_head."""
+    width, depth = int(vc.get("hidden_size") or 1152), int(vc.get("num_hidden_layers") or 27)
+    inter = int(vc.get("intermediate_size") or 4304)
+    patch, channels = int(vc.get("patch_size") or 14), int(vc.get("num_channels") or 3)
+    positions = (int(vc.get("image_size") or 224) // patch) ** 2
+    p = prefix + "encoder.layers.0."
+    out: list[Linear | Plain] = [Plain(prefix + "embeddings.patch_embedding.weight", (width, channels, patch, patch)),
+                                 Plain(prefix + "embeddings.patch_embedding.bias", (width,)),
+                                 Plain(prefix + "embeddings.position_embedding.weight", (positions, width)),
+                                 Plain(p + "layer_norm1.weight", (width,), 2 * depth),
+                                 Plain(p + "layer_norm2.weight", (width,), 2 * depth)]
+    out += [_tower_linear(p + f"self_attn.{n}_proj", width, width, depth) for n in ("q", "k", "v", "out")]
+    out += [_tower_linear(p + "mlp.fc1", inter, width, depth), _tower_linear(p + "mlp.fc2", width, inter, depth),
+            Plain(prefix + "post_layernorm.weight", (width,), 2)]
+    if vc.get("vision_use_head"):
+        out += [Plain(prefix + "head.probe", (1, 1, width)),
+                _tower_linear(prefix + "head.attention.in_proj", 3 * width, width),
+                _tower_linear(prefix + "head.attention.out_proj", width, width),
+                Plain(prefix + "head.layernorm.weight", (width,), 2),
+                _tower_linear(prefix + "head.mlp.fc1", inter, width),
+                _tower_linear(prefix + "head.mlp.fc2", width, inter)]
+    return out
+
+
+def _gemma3_tower(vc: dict[str, Any], cfg: dict[str, Any]) -> list[Linear | Plain]:
+    """Gemma 3 (vLLM 0.32.0 models/gemma3_mm.py): a SigLIP tower, then Gemma3MultiModalProjector (:451-463): an
+    mm_input_projection_weight of vision hidden x text hidden and an RMSNorm of the vision width."""
+    width = int(vc.get("hidden_size") or 1152)
+    return _siglip_tower(vc, "vision_tower.vision_model.") + [
+        Plain("multi_modal_projector.mm_input_projection_weight", (width, int(cfg["hidden_size"]))),
+        Plain("multi_modal_projector.mm_soft_emb_norm.weight", (width,))]
+
+
 _TOWERS = {"Qwen2VLForConditionalGeneration": _qwen2_vl_tower,
-           "Qwen2_5_VLForConditionalGeneration": _qwen2_5_vl_tower}
+           "Qwen2_5_VLForConditionalGeneration": _qwen2_5_vl_tower,
+           "Gemma3ForConditionalGeneration": _gemma3_tower}
 
 
 # ---- storage: one function per quantization scheme ------------------------------------------------
@@ -429,14 +480,17 @@ def _awq(quant: dict[str, Any]) -> Scheme:
 def _gptq(quant: dict[str, Any]) -> Scheme:
     """GPTQ (vLLM 0.32.0 auto_gptq.py:360-430): `qweight` I32 (in/pack, out), `qzeros` I32 (groups, out/pack),
     `scales` F16 (groups, out); group_size -1 is one group. AutoGPTQ/GPTQModel checkpoints also store `g_idx`
-    I32 (in,), the group of each input row, which vLLM reads only for act-order."""
+    I32 (in,), the group of each input row, which vLLM reads only for act-order.
+    The rows packed are `bits` int32 per 32 values, as the writer lays them out (AutoGPTQ
+    auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py: qweight (infeatures // 32 * bits, outfeatures), qzeros
+    (ceil(infeatures / group), outfeatures // 32 * bits)): the same as in / (32 // bits) for 2, 4 and 8 bits, and the
+    only layout for 3 bits (vLLM 0.32.0 auto_gptq.py:99-102 loads only 4 and 8 bits; the bytes are what is stored)."""
     bits, group = _int4_groups(quant)
-    pack = 32 // bits
 
     def store(m: Linear, _: str) -> list[tuple[str, str, tuple[int, ...]]]:
-        groups = m.in_features // group if group > 0 else 1
-        return [("qweight", "I32", (m.in_features // pack, m.out_features)),
-                ("qzeros", "I32", (groups, m.out_features // pack)), ("scales", "F16", (groups, m.out_features)),
+        groups = -(-m.in_features // group) if group > 0 else 1
+        return [("qweight", "I32", (m.in_features // 32 * bits, m.out_features)),
+                ("qzeros", "I32", (groups, m.out_features // 32 * bits)), ("scales", "F16", (groups, m.out_features)),
                 ("g_idx", "I32", (m.in_features,))]
 
     return Scheme(f"gptq int{bits} group {group} scales and zeros", store,
@@ -602,9 +656,9 @@ def _terms(cfg: dict[str, Any], scheme: Scheme | None) -> list[str]:
         terms.append(scheme.name)
     tower = _vision_tower(cfg)
     if tower:
-        depth = cfg["vision_config"].get("depth")
+        depth = cfg["vision_config"].get("depth") or cfg["vision_config"].get("num_hidden_layers")
         terms.append(f"vision tower ({depth} blocks, 16-bit)")
-    if cfg.get("tie_word_embeddings", False):
+    if tied_embeddings(cfg):
         terms.append("tied embeddings")
     return terms
 

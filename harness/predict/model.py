@@ -22,7 +22,7 @@ from typing import Any
 from harness.builtin_models import ALL_BUILTINS, models_dir
 from harness.errors import InputError
 from harness.model_names import is_hub_id
-from harness.predict.config_weights import DeclaredWeights, declared_weights
+from harness.predict.config_weights import DeclaredWeights, declared_weights, tied_embeddings
 from harness.predict.kinds import ModelKind, model_kinds
 from harness.predict.rank_split import rank_groups
 from harness.predict.stored_weights import (
@@ -397,7 +397,7 @@ def model_from_config(cfg: dict[str, Any], name: str, source: str) -> ModelDescr
         hidden_size=hidden,
         intermediate_size=int(cfg.get("intermediate_size") or 4 * hidden),
         vocab_size=int(cfg.get("vocab_size") or 32000),
-        tie_word_embeddings=bool(cfg.get("tie_word_embeddings", False)),
+        tie_word_embeddings=tied_embeddings(cfg),
         max_position_embeddings=cfg.get("max_position_embeddings"),
         dtype=dtype,
         qkv_bias=attention_bias or model_type in _QKV_BIAS_MODEL_TYPES,
