@@ -8,6 +8,10 @@ the first five are out of sample, none fitted. Kinds: dense bf16 (Llama-3.1-8B),
 (DeepSeek-V3); dense Qwen2 with q/k/v biases and an unpadded vocab (cogito-v1-preview-qwen-14B, added after the
 rules were written); a vision tower (olmOCR-7B, Qwen2-VL: its total was seen before the tower rule was written
 from vLLM's qwen2_vl.py, though nothing was fitted to it).
+Held-out round 2 (SOURCES.md; first read recorded before any rule changed): Gemma 3 with its SigLIP tower
+(medgemma-27b-it), a MoE of a family not modelled (granite-3.1-1b-a400m, float32), a DeepSeek-V2 MoE with shared
+experts and a dense first layer behind an encoder no rule models (DeepSeek-OCR-2: checked to say so, not to 1 %),
+GPTQ int4/int3/int8 with and without act-order and group -1 (TheBloke's Genz-70B and Wizard-Vicuna-30B).
 """
 
 from __future__ import annotations
