@@ -11,8 +11,9 @@ compressed-tensors), compressed-tensors int/fp8 groups with their `ignore` list.
 Left out on purpose (each under 0.01 % of a checkpoint): Qwen3's and Gemma 3's per-head q/k norms, Gemma's
 pre/post-feedforward norms; the sizes below match the dense estimate of `ModelDescription._shaped_weight_bytes`
 exactly for a dense 16-bit config. Vision towers: Qwen2-VL's, Qwen2.5-VL's, Gemma 3's SigLIP with its projector.
-Not modelled: other vision/audio towers (counted as absent, and said so), MoE families other than Mixtral, Qwen2/3-MoE, DeepSeek V2/V3 (and configs with its keys), gpt-oss and Llama-4 (counted
-with the Qwen-MoE layout, and said so), other quantization methods (counted 16-bit, and said so).
+Not modelled: other vision/audio towers (counted as absent, and said so), MoE families other than Mixtral,
+Qwen2/3-MoE, DeepSeek V2/V3 (and configs with its keys), gpt-oss and Llama-4 (counted with the Qwen-MoE layout,
+and said so), other quantization methods (counted 16-bit, and said so).
 """
 
 from __future__ import annotations
