@@ -88,6 +88,13 @@ PREFIX_BARE_TAG = re.compile(
 PREFIX_MODULE_TAG = re.compile(
     rf"^(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+\[(?P<file>[a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?P<lineno>)\]"
     r"(?:\s+(?P<msg>.*))?$")
+# An author who laid a log out as a table of its file tag and message keeps the tag alone, unbracketed, as a column
+# before the message ("kv_cache_utils.py   GPU KV cache size: 1,729,736 tokens …", a measurement note's fence,
+# gpu-logs-36 vllm/03): the format's "%(fileinfo)s" (0.33.0 vllm/logger.py:28-31) without its level, its brackets or
+# the time. Two spaces or a tab after the tag make it a column (a sentence that names a file has one). Tried last.
+PREFIX_FILE_COLUMN = re.compile(
+    r"^(?P<proc>(?!))?(?P<pid>(?!))?(?P<level>(?!))?(?P<file>[a-z][a-z0-9_]*\.py)(?::(?P<lineno>\d+))?(?: {2,}|\t)"
+    r"(?P<msg>\S.*)$")
 # A log viewer or an author who cut the timestamp and the file tag together and left no mark keeps the process and the
 # level: "(EngineCore pid=75) INFO Available KV cache memory: 20.27 GiB" (Modal's view, gpu-logs-17 vllm/06; the format
 # is "%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] %(message)s" after the process, 0.18.0 vllm/logger.py:22-24).
@@ -146,13 +153,15 @@ def find_prefix(text: str) -> re.Match | None:
             return match
     if ".py]" in text and (match := PREFIX_NO_LINENO.search(text)) is not None:
         return match
-    if "..." in text[:64] or "\u2026" in text[:64]:
-        return PREFIX_ELIDED.match(text)
+    if ("..." in text[:64] or "\u2026" in text[:64]) and (match := PREFIX_ELIDED.match(text)) is not None:
+        return match
     if ".py" in text[:128] and (match := PREFIX_BARE_TAG.match(text)) is not None:
         return match
     if "_" in text[:64] and (match := PREFIX_MODULE_TAG.match(text)) is not None:
         return match
-    return PREFIX_PROC_LEVEL.match(text) if text[:1] == "(" else None
+    if text[:1] == "(":
+        return PREFIX_PROC_LEVEL.match(text)
+    return PREFIX_FILE_COLUMN.match(text) if ".py" in text[:64] else None
 
 
 # Exactly one space is the wrapper's: a traceback's indentation after it is the child's own.
@@ -294,6 +303,13 @@ def _blocks_line_block_size(parser: LogParser, values: dict) -> None:
     if size is not None and blocks * size != record.kv_tokens:
         record.block_size = size
         record.kv_tokens = parser.kv_lines[-1][0] = blocks * size
+
+
+# The last sentence of the "KV cache is needed" error, "Based on the available memory, the estimated maximum model
+# length is N." (0.10-0.33 vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory, its estimated_msg), as authors
+# cut its lead-in: "The estimated maximum model length is N.", or the phrase alone as a sentence, "Estimated maximum
+# model length is 57344." (a tuning log's fence, gpu-logs-36 vllm/04). The engine's words from "estimated" on are kept.
+_ESTIMATE_LEAD = r"(?:(?:Based on the available memory, )?[Tt]he e|E)stimated maximum model length is "
 
 
 def _late_estimate(parser: LogParser, values: dict, line: Line) -> None:
@@ -720,8 +736,7 @@ class VllmLogParser(LogParser):
         # the estimate of the "KV cache is needed" error on a line of its own (its author or a wrap broke the message
         # after the available memory, where the engine writes it: 0.10-0.33 vllm/v1/core/kv_cache_utils.py
         # check_enough_kv_cache_memory, "... memory ({available} GiB). {estimated_msg}Try increasing ...")
-        rule(r"^(?:Based on the available memory, )?[Tt]he estimated maximum model length is "
-             r"(?P<estimate>[\d,]+)\.", _late_estimate),
+        rule(rf"^{_ESTIMATE_LEAD}(?P<estimate>[\d,]+)\.", _late_estimate),
         # V0's "# GPU blocks: N, # CPU blocks: M"; V1's first releases (0.7.x) logged the blocks alone, "# GPU blocks:
         # %d", then the concurrency line (v1/core/kv_cache_utils.py:395 in vllm-project/vllm#12569's log). The device
         # is the platform's own name: its dispatch_key ("CUDA", "XPU") in 0.6.x and its device_name ("cuda", "rocm",
@@ -842,8 +857,8 @@ class VllmLogParser(LogParser):
         error("max_model_len_too_large",
               r"To serve at least one request with the models?'s max seq len \((?P<max_model_len>[\d,]+)\),\s*"
               r"\(?(?P<needed_gib>{NUM}) GiB KV cache is needed, which is larger t(?:han the available KV cache memory "
-              r"\((?P<available_gib>{NUM}) GiB\)\.\s*(?:Based on the available memory, the estimated maximum model "
-              r"length is (?P<estimated_max_model_len>[\d,]+)\.)?)?", standalone=True),
+              r"\((?P<available_gib>{NUM}) GiB\)\.\s*(?:" + _ESTIMATE_LEAD
+              + r"(?P<estimated_max_model_len>[\d,]+)\.)?)?", standalone=True),
         error("max_model_len_too_large",
               r"The model's max seq len \((?P<max_model_len>[\d,]+)\) is larger than the maximum number of tokens "
               r"that can be stored in KV cache \((?P<kv_capacity_tokens>-?[\d,]+)\)", standalone=True),
