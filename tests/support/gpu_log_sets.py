@@ -226,7 +226,10 @@ HELD_OUT = {
     # with placeholder lines beside real figures, two ranks' KV budgets before an author-wrapped ValueError, an author's
     # aligned continuation lines, a fork's pool lines in backticked bullets, a report's comparator pool in a table -
     # read through the parser once
-    "gpu-logs-36": {"vllm": tuple(f"{n:02d}" for n in range(1, 6)), "sglang": ("01", "02", "03")},
+    # (vllm 06-08: a second batch - a home-lab project's notes: an author's ellipsis inside the max-seq-len ValueError,
+    # the one-line KV form wrapped with an indent, the free-memory startup message in four lines - collected after the
+    # fixes, read once)
+    "gpu-logs-36": {"vllm": tuple(f"{n:02d}" for n in range(1, 9)), "sglang": ("01", "02", "03")},
 }
 
 
