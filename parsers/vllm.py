@@ -36,7 +36,7 @@ from parsers.base import (
     store_pairs,
     version,
 )
-from parsers.lines import strip_python_logging, strip_wrappers
+from parsers.lines import NUM, strip_python_logging, strip_wrappers
 from parsers.record import POOL_GROUP, POOL_KV, POOL_WORKER, KvPool, StartupRecord
 
 # The engine's own prefix, found wherever it starts (wrappers are removed before; a
@@ -308,14 +308,34 @@ def _blocks_line_block_size(parser: LogParser, values: dict) -> None:
 # The last sentence of the "KV cache is needed" error, "Based on the available memory, the estimated maximum model
 # length is N." (0.10-0.33 vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory, its estimated_msg), as authors
 # cut its lead-in: "The estimated maximum model length is N.", or the phrase alone as a sentence, "Estimated maximum
-# model length is 57344." (a tuning log's fence, gpu-logs-36 vllm/04). The engine's words from "estimated" on are kept.
-_ESTIMATE_LEAD = r"(?:(?:Based on the available memory, )?[Tt]he e|E)stimated maximum model length is "
+# model length is 57344." (a tuning log's fence, gpu-logs-36 vllm/04), or after an ellipsis that stands for the rest
+# ("... estimated maximum model length is 1856.", gpu-logs-36 vllm/06). The engine's words from "estimated" on are kept.
+_ESTIMATE_LEAD = r"(?:(?:Based on the available memory, )?[Tt]he e|[Ee])stimated maximum model length is "
 
 
 def _late_estimate(parser: LogParser, values: dict, line: Line) -> None:
     estimate = int(values["estimate"])
     parser.amend_failure("max_model_len_too_large", {"estimated_max_model_len": estimate},
                          {"estimated_max_model_len": estimate})
+
+
+# The one-line KV form wrapped by its author inside the concurrency part: "GPU KV cache size: 60,768 tokens, Maximum
+# concurrency for 32,768 tokens per" then "  request: 1.85x" (a project's notes, gpu-logs-36 vllm/07). The engine
+# prints the pair on one line (0.29.0 vllm/v1/core/kv_cache_utils.py:2032-2038): the tail completes the KV line
+# waiting for its concurrency, and is nothing without one.
+CONCURRENCY_TAIL = r"^(?:(?:tokens )?per )?request: (?P<tail_concurrency>{NUM})x"
+_CONCURRENCY_TAIL = re.compile(CONCURRENCY_TAIL.replace("{NUM}", NUM))
+
+
+def _concurrency_tail(parser: LogParser, values: dict, line: Line) -> None:
+    if parser.pending_kv is None:
+        return
+    concurrency = values["tail_concurrency"]
+    parser.record.max_concurrency = concurrency
+    if parser.kv_lines and parser.kv_lines[-1][1] is None:
+        parser.kv_lines[-1][1] = concurrency
+    parser.pending_kv = None
+    kv_sized(parser, values, line)
 
 
 def _max_concurrency(parser: LogParser, values: dict, line: Line) -> None:
@@ -732,6 +752,7 @@ class VllmLogParser(LogParser):
              primary_only=True),  # every engine core (DP rank) logs its own
         rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
              _max_concurrency, primary_only=True),
+        rule(CONCURRENCY_TAIL, _concurrency_tail, primary_only=True),
         rule(r"vllm cache_config_info with initialization after num_gpu_blocks is: (?P<num_blocks>[\d,]+)"),
         # the estimate of the "KV cache is needed" error on a line of its own (its author or a wrap broke the message
         # after the available memory, where the engine writes it: 0.10-0.33 vllm/v1/core/kv_cache_utils.py
@@ -853,12 +874,15 @@ class VllmLogParser(LogParser):
               r"is less than the engine's budget after excluding external process's weights "
               r"\((?P<utilization>{NUM}), (?P<budget_gib>{NUM}) GiB\)"),
         error("no_kv_cache_memory", r"No available memory for the cache blocks\."),
-        # an excerpt cut after the needed size, or re-wrapped by its author without the parenthesis, still names it
+        # an excerpt cut after the needed size, or re-wrapped by its author without the parenthesis, still names it;
+        # an author's ellipsis may stand for the middle, before the estimate ("2.0 GiB KV cache is needed ... estimated
+        # maximum model length is 1856.", a project's notes, gpu-logs-36 vllm/06)
         error("max_model_len_too_large",
               r"To serve at least one request with the models?'s max seq len \((?P<max_model_len>[\d,]+)\),\s*"
-              r"\(?(?P<needed_gib>{NUM}) GiB KV cache is needed, which is larger t(?:han the available KV cache memory "
-              r"\((?P<available_gib>{NUM}) GiB\)\.\s*(?:" + _ESTIMATE_LEAD
-              + r"(?P<estimated_max_model_len>[\d,]+)\.)?)?", standalone=True),
+              r"\(?(?P<needed_gib>{NUM}) GiB KV cache is needed"
+              r"(?:, which is larger t(?:han the available KV cache memory \((?P<available_gib>{NUM}) GiB\)\.)?)?"
+              r"\s*(?:(?:\.\.\.|\u2026)\s*)?(?:" + _ESTIMATE_LEAD
+              + r"(?P<estimated_max_model_len>[\d,]+)\.)?", standalone=True),
         error("max_model_len_too_large",
               r"The model's max seq len \((?P<max_model_len>[\d,]+)\) is larger than the maximum number of tokens "
               r"that can be stored in KV cache \((?P<kv_capacity_tokens>-?[\d,]+)\)", standalone=True),
@@ -968,7 +992,9 @@ class VllmLogParser(LogParser):
 
     def flush_pending(self, line: Line) -> None:
         # The two-line KV statement: anything but its concurrency line completes it.
-        if self.pending_kv is not None and not line.text.lstrip().startswith("Maximum concurrency for"):
+        text = line.text.lstrip()
+        if self.pending_kv is not None and not text.startswith("Maximum concurrency for") \
+                and not _CONCURRENCY_TAIL.match(text):
             pending, self.pending_kv = self.pending_kv, None
             kv_sized(self, {}, pending)
 

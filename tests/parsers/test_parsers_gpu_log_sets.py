@@ -242,7 +242,10 @@ FLOORS = {
     # HTML line break between quoted lines, an unbracketed file-name column, the ValueError's estimate with its lead-in
     # cut) vLLM 14/16, KV 3/3, statuses 5/5; two ranks' budgets as a list (vllm/04-05) are a field the record does not
     # hold - left
-    ("gpu-logs-36", "vllm", True): (14, 16, 3, 3, 5, 5),
+    # A second batch (vllm 06-08, committed 72906cf before its read): 9/14, KV 1/1, statuses 3/3 - an author's ellipsis
+    # inside the ValueError before its estimate, the one-line form wrapped inside its concurrency part; then fitted by
+    # class: 28/30
+    ("gpu-logs-36", "vllm", True): (28, 30, 4, 4, 8, 8),
     ("gpu-logs-36", "sglang", True): (17, 17, 3, 3, 3, 3),
 }
 
@@ -1571,3 +1574,24 @@ def test_the_estimate_of_the_kv_cache_is_needed_error_with_its_lead_in_cut():
     assert (record.status, record.error_kind, record.estimated_max_model_len) == (
         "engine_error", "max_model_len_too_large", 57344)
     assert (record.error_data["needed_gib"], record.error_data["available_gib"]) == (3.09, 0.24)
+
+
+def test_an_authors_ellipsis_inside_the_kv_is_needed_error_keeps_its_figures():
+    # gpu-logs-36 vllm/06 (batch 2): "ValueError: To serve at least one request with the model's max seq len (8192),"
+    # then "2.0 GiB KV cache is needed ... estimated maximum model length is 1856."
+    record = _read("gpu-logs-36", "vllm", "06")
+    assert (record.status, record.error_kind, record.estimated_max_model_len) == (
+        "engine_error", "max_model_len_too_large", 1856)
+    assert (record.max_model_len, record.error_data["needed_gib"], record.kv_gib) == (8192, 2.0, 0.45)
+
+
+def test_the_one_line_kv_form_wrapped_inside_its_concurrency_part():
+    # gpu-logs-36 vllm/07 (batch 2): "GPU KV cache size: 60,768 tokens, Maximum concurrency for 32,768 tokens per" then
+    # "  request: 1.85x"
+    record = _read("gpu-logs-36", "vllm", "07")
+    assert (record.status, record.kv_tokens, record.max_model_len, record.max_concurrency) == ("ok", 60768, 32768, 1.85)
+
+
+def test_a_concurrency_tail_without_a_kv_line_waiting_is_nothing():
+    record = parse_log("request: 1.85x", "vllm")
+    assert (record.max_concurrency, record.status) == (None, None)
