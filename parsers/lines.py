@@ -34,8 +34,17 @@ def clean_segments(raw: str | bytes, code: bool = True) -> list[str]:
         text = _pasted_strings(text, code)
         if "\x1b" in text:
             text = ANSI.sub("", text)
+    if "<br" in text:
+        text = _HTML_BREAK.sub("\r", text)
     segments = text.split("\r") if "\r" in text else [text]
     return [part for segment in segments for part in _unpadded(segment)]
+
+
+# A rendered page's line break inside one source line: a post that quotes log lines in a paragraph joins them with
+# <br /> ("Model loading took <strong>48.5 GiB</strong> memory and ...<br />Available KV cache memory: <strong>21.5
+# GiB</strong></p>", a WordPress post's content, gpu-logs-36 vllm/01). The br element is a line break (HTML Living
+# Standard, 4.5.27 "The br element"): each side is a line of its own; the other tags go in `_shown`.
+_HTML_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 
 
 # A terminal pads each line it shows to its width with spaces; a paste that lost the line ends keeps the padding and

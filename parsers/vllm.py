@@ -36,7 +36,7 @@ from parsers.base import (
     store_pairs,
     version,
 )
-from parsers.lines import strip_python_logging, strip_wrappers
+from parsers.lines import NUM, strip_python_logging, strip_wrappers
 from parsers.record import POOL_GROUP, POOL_KV, POOL_WORKER, KvPool, StartupRecord
 
 # The engine's own prefix, found wherever it starts (wrappers are removed before; a
@@ -88,6 +88,13 @@ PREFIX_BARE_TAG = re.compile(
 PREFIX_MODULE_TAG = re.compile(
     rf"^(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+\[(?P<file>[a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?P<lineno>)\]"
     r"(?:\s+(?P<msg>.*))?$")
+# An author who laid a log out as a table of its file tag and message keeps the tag alone, unbracketed, as a column
+# before the message ("kv_cache_utils.py   GPU KV cache size: 1,729,736 tokens …", a measurement note's fence,
+# gpu-logs-36 vllm/03): the format's "%(fileinfo)s" (0.33.0 vllm/logger.py:28-31) without its level, its brackets or
+# the time. Two spaces or a tab after the tag make it a column (a sentence that names a file has one). Tried last.
+PREFIX_FILE_COLUMN = re.compile(
+    r"^(?P<proc>(?!))?(?P<pid>(?!))?(?P<level>(?!))?(?P<file>[a-z][a-z0-9_]*\.py)(?::(?P<lineno>\d+))?(?: {2,}|\t)"
+    r"(?P<msg>\S.*)$")
 # A log viewer or an author who cut the timestamp and the file tag together and left no mark keeps the process and the
 # level: "(EngineCore pid=75) INFO Available KV cache memory: 20.27 GiB" (Modal's view, gpu-logs-17 vllm/06; the format
 # is "%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] %(message)s" after the process, 0.18.0 vllm/logger.py:22-24).
@@ -146,13 +153,15 @@ def find_prefix(text: str) -> re.Match | None:
             return match
     if ".py]" in text and (match := PREFIX_NO_LINENO.search(text)) is not None:
         return match
-    if "..." in text[:64] or "\u2026" in text[:64]:
-        return PREFIX_ELIDED.match(text)
+    if ("..." in text[:64] or "\u2026" in text[:64]) and (match := PREFIX_ELIDED.match(text)) is not None:
+        return match
     if ".py" in text[:128] and (match := PREFIX_BARE_TAG.match(text)) is not None:
         return match
     if "_" in text[:64] and (match := PREFIX_MODULE_TAG.match(text)) is not None:
         return match
-    return PREFIX_PROC_LEVEL.match(text) if text[:1] == "(" else None
+    if text[:1] == "(":
+        return PREFIX_PROC_LEVEL.match(text)
+    return PREFIX_FILE_COLUMN.match(text) if ".py" in text[:64] else None
 
 
 # Exactly one space is the wrapper's: a traceback's indentation after it is the child's own.
@@ -296,10 +305,37 @@ def _blocks_line_block_size(parser: LogParser, values: dict) -> None:
         record.kv_tokens = parser.kv_lines[-1][0] = blocks * size
 
 
+# The last sentence of the "KV cache is needed" error, "Based on the available memory, the estimated maximum model
+# length is N." (0.10-0.33 vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory, its estimated_msg), as authors
+# cut its lead-in: "The estimated maximum model length is N.", or the phrase alone as a sentence, "Estimated maximum
+# model length is 57344." (a tuning log's fence, gpu-logs-36 vllm/04), or after an ellipsis that stands for the rest
+# ("... estimated maximum model length is 1856.", gpu-logs-36 vllm/06). The engine's words from "estimated" on are kept.
+_ESTIMATE_LEAD = r"(?:(?:Based on the available memory, )?[Tt]he e|[Ee])stimated maximum model length is "
+
+
 def _late_estimate(parser: LogParser, values: dict, line: Line) -> None:
     estimate = int(values["estimate"])
     parser.amend_failure("max_model_len_too_large", {"estimated_max_model_len": estimate},
                          {"estimated_max_model_len": estimate})
+
+
+# The one-line KV form wrapped by its author inside the concurrency part: "GPU KV cache size: 60,768 tokens, Maximum
+# concurrency for 32,768 tokens per" then "  request: 1.85x" (a project's notes, gpu-logs-36 vllm/07). The engine
+# prints the pair on one line (0.29.0 vllm/v1/core/kv_cache_utils.py:2032-2038): the tail completes the KV line
+# waiting for its concurrency, and is nothing without one.
+CONCURRENCY_TAIL = r"^(?:(?:tokens )?per )?request: (?P<tail_concurrency>{NUM})x"
+_CONCURRENCY_TAIL = re.compile(CONCURRENCY_TAIL.replace("{NUM}", NUM))
+
+
+def _concurrency_tail(parser: LogParser, values: dict, line: Line) -> None:
+    if parser.pending_kv is None:
+        return
+    concurrency = values["tail_concurrency"]
+    parser.record.max_concurrency = concurrency
+    if parser.kv_lines and parser.kv_lines[-1][1] is None:
+        parser.kv_lines[-1][1] = concurrency
+    parser.pending_kv = None
+    kv_sized(parser, values, line)
 
 
 def _max_concurrency(parser: LogParser, values: dict, line: Line) -> None:
@@ -716,12 +752,12 @@ class VllmLogParser(LogParser):
              primary_only=True),  # every engine core (DP rank) logs its own
         rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
              _max_concurrency, primary_only=True),
+        rule(CONCURRENCY_TAIL, _concurrency_tail, primary_only=True),
         rule(r"vllm cache_config_info with initialization after num_gpu_blocks is: (?P<num_blocks>[\d,]+)"),
         # the estimate of the "KV cache is needed" error on a line of its own (its author or a wrap broke the message
         # after the available memory, where the engine writes it: 0.10-0.33 vllm/v1/core/kv_cache_utils.py
         # check_enough_kv_cache_memory, "... memory ({available} GiB). {estimated_msg}Try increasing ...")
-        rule(r"^(?:Based on the available memory, )?[Tt]he estimated maximum model length is "
-             r"(?P<estimate>[\d,]+)\.", _late_estimate),
+        rule(rf"^{_ESTIMATE_LEAD}(?P<estimate>[\d,]+)\.", _late_estimate),
         # V0's "# GPU blocks: N, # CPU blocks: M"; V1's first releases (0.7.x) logged the blocks alone, "# GPU blocks:
         # %d", then the concurrency line (v1/core/kv_cache_utils.py:395 in vllm-project/vllm#12569's log). The device
         # is the platform's own name: its dispatch_key ("CUDA", "XPU") in 0.6.x and its device_name ("cuda", "rocm",
@@ -838,12 +874,15 @@ class VllmLogParser(LogParser):
               r"is less than the engine's budget after excluding external process's weights "
               r"\((?P<utilization>{NUM}), (?P<budget_gib>{NUM}) GiB\)"),
         error("no_kv_cache_memory", r"No available memory for the cache blocks\."),
-        # an excerpt cut after the needed size, or re-wrapped by its author without the parenthesis, still names it
+        # an excerpt cut after the needed size, or re-wrapped by its author without the parenthesis, still names it;
+        # an author's ellipsis may stand for the middle, before the estimate ("2.0 GiB KV cache is needed ... estimated
+        # maximum model length is 1856.", a project's notes, gpu-logs-36 vllm/06)
         error("max_model_len_too_large",
               r"To serve at least one request with the models?'s max seq len \((?P<max_model_len>[\d,]+)\),\s*"
-              r"\(?(?P<needed_gib>{NUM}) GiB KV cache is needed, which is larger t(?:han the available KV cache memory "
-              r"\((?P<available_gib>{NUM}) GiB\)\.\s*(?:Based on the available memory, the estimated maximum model "
-              r"length is (?P<estimated_max_model_len>[\d,]+)\.)?)?", standalone=True),
+              r"\(?(?P<needed_gib>{NUM}) GiB KV cache is needed"
+              r"(?:, which is larger t(?:han the available KV cache memory \((?P<available_gib>{NUM}) GiB\)\.)?)?"
+              r"\s*(?:(?:\.\.\.|\u2026)\s*)?(?:" + _ESTIMATE_LEAD
+              + r"(?P<estimated_max_model_len>[\d,]+)\.)?", standalone=True),
         error("max_model_len_too_large",
               r"The model's max seq len \((?P<max_model_len>[\d,]+)\) is larger than the maximum number of tokens "
               r"that can be stored in KV cache \((?P<kv_capacity_tokens>-?[\d,]+)\)", standalone=True),
@@ -953,7 +992,9 @@ class VllmLogParser(LogParser):
 
     def flush_pending(self, line: Line) -> None:
         # The two-line KV statement: anything but its concurrency line completes it.
-        if self.pending_kv is not None and not line.text.lstrip().startswith("Maximum concurrency for"):
+        text = line.text.lstrip()
+        if self.pending_kv is not None and not text.startswith("Maximum concurrency for") \
+                and not _CONCURRENCY_TAIL.match(text):
             pending, self.pending_kv = self.pending_kv, None
             kv_sized(self, {}, pending)
 

@@ -237,6 +237,16 @@ FLOORS = {
     # committed 2b515a9 before its read): 9/9, KV 1/1, statuses 2/2 - nothing to fit
     ("gpu-logs-35", "vllm", True): (46, 48, 4, 4, 9, 9),
     ("gpu-logs-35", "sglang", True): (15, 15, 0, 0, 1, 1),
+    # first read (parser at d13e99b, the set committed first, d13e99b; community write-ups and docs that quote a
+    # start): vLLM 11/16, KV 2/3, statuses 4/5; SGLang 17/17, 3/3, 3/3; no trap read as the pool. After the fixes (an
+    # HTML line break between quoted lines, an unbracketed file-name column, the ValueError's estimate with its lead-in
+    # cut) vLLM 14/16, KV 3/3, statuses 5/5; two ranks' budgets as a list (vllm/04-05) are a field the record does not
+    # hold - left
+    # A second batch (vllm 06-08, committed 72906cf before its read): 9/14, KV 1/1, statuses 3/3 - an author's ellipsis
+    # inside the ValueError before its estimate, the one-line form wrapped inside its concurrency part; then fitted by
+    # class: 28/30
+    ("gpu-logs-36", "vllm", True): (28, 30, 4, 4, 8, 8),
+    ("gpu-logs-36", "sglang", True): (17, 17, 3, 3, 3, 3),
 }
 
 
@@ -1524,3 +1534,64 @@ def test_torchs_oom_class_before_a_message_an_author_cut_is_an_oom():
     record = _read("gpu-logs-35", "vllm", "05")
     assert (record.status, record.error_kind, record.error_data["tried_gib"]) == ("engine_error", "cuda_oom", 9.0)
     assert (record.kv_tokens, record.max_concurrency) == (5394028, 5.14)
+
+
+# --- gpu-logs-36 (issue 42's round gpu-logs-36): what its first read missed, by class -----------------------------
+
+
+def test_log_lines_joined_by_an_html_line_break_read_as_lines():
+    # gpu-logs-36 vllm/01, a WordPress post: "<p>部署系統訊息 (a fullwidth colon)<br />Model loading took <strong>48.5
+    # GiB</strong> memory and <strong>10.090812 seconds</strong><br />Available KV cache memory: <strong>21.5
+    # GiB</strong></p>"
+    record = _read("gpu-logs-36", "vllm", "01")
+    assert (record.weights_gib, record.kv_gib, record.status) == (48.5, 21.5, None)
+
+
+def test_a_line_without_a_break_element_keeps_its_brackets():
+    # only the br element breaks a line: "<bracketed>" text and other tags are not line ends
+    from parsers.lines import clean_segments
+    assert clean_segments("INFO <broken> GPU KV cache size: 9 tokens") == ["INFO <broken> GPU KV cache size: 9 tokens"]
+    assert clean_segments("a<BR>b<br/>c") == ["a", "b", "c"]
+
+
+def test_an_unbracketed_file_name_column_is_the_engines_tag():
+    # gpu-logs-36 vllm/03, a measurement note's fence: "kv_cache_utils.py   GPU KV cache size: 1,729,736 tokens …"
+    # beside placeholder lines ("gpu_worker.py:660   Available KV cache memory: <value>")
+    record = _read("gpu-logs-36", "vllm", "03")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.weights_gib) == ("ok", 1729736, None, None)
+
+
+def test_a_sentence_naming_a_file_is_not_a_column():
+    # one space after the name: prose, not a tag
+    record = parse_log("kv_cache_utils.py GPU KV cache size: 1,729,736 tokens", "vllm")
+    assert record.kv_tokens is None
+
+
+def test_the_estimate_of_the_kv_cache_is_needed_error_with_its_lead_in_cut():
+    # gpu-logs-36 vllm/04: the ValueError wrapped by its author in three lines, its last sentence shortened to
+    # "Estimated maximum model length is 57344." (vLLM's "Based on the available memory, the estimated ...")
+    record = _read("gpu-logs-36", "vllm", "04")
+    assert (record.status, record.error_kind, record.estimated_max_model_len) == (
+        "engine_error", "max_model_len_too_large", 57344)
+    assert (record.error_data["needed_gib"], record.error_data["available_gib"]) == (3.09, 0.24)
+
+
+def test_an_authors_ellipsis_inside_the_kv_is_needed_error_keeps_its_figures():
+    # gpu-logs-36 vllm/06 (batch 2): "ValueError: To serve at least one request with the model's max seq len (8192),"
+    # then "2.0 GiB KV cache is needed ... estimated maximum model length is 1856."
+    record = _read("gpu-logs-36", "vllm", "06")
+    assert (record.status, record.error_kind, record.estimated_max_model_len) == (
+        "engine_error", "max_model_len_too_large", 1856)
+    assert (record.max_model_len, record.error_data["needed_gib"], record.kv_gib) == (8192, 2.0, 0.45)
+
+
+def test_the_one_line_kv_form_wrapped_inside_its_concurrency_part():
+    # gpu-logs-36 vllm/07 (batch 2): "GPU KV cache size: 60,768 tokens, Maximum concurrency for 32,768 tokens per" then
+    # "  request: 1.85x"
+    record = _read("gpu-logs-36", "vllm", "07")
+    assert (record.status, record.kv_tokens, record.max_model_len, record.max_concurrency) == ("ok", 60768, 32768, 1.85)
+
+
+def test_a_concurrency_tail_without_a_kv_line_waiting_is_nothing():
+    record = parse_log("request: 1.85x", "vllm")
+    assert (record.max_concurrency, record.status) == (None, None)
