@@ -903,12 +903,17 @@ class SglangLogParser(LogParser):
         # the only one, so its dump of the batch ("self.cur_batch.batch_size()=N") already says it fired; from 0.5.7 a
         # soft watchdog (--soft-watchdog-timeout) dumps the same and only logs "... self.soft=True)": the kill is
         # "self.soft=False)" alone.
-        error("watchdog_timeout", r"^self\.cur_batch\.batch_size\(\)=(?P<stuck_batch_size>\d+)", standalone=True),
-        error("watchdog_timeout", r"^Watchdog timeout \(self\.watchdog_timeout=(?P<watchdog_timeout_s>{NUM})\)",
+        # Each wording where it starts a line or follows an exception's class (the release tables render every error
+        # as one, tests/parsers/test_parsers_releases.py), its figures also grouped as the tables print them.
+        error("watchdog_timeout",
+              r"(?<![\w.])self\.cur_batch\.batch_size\(\)=(?P<stuck_batch_size>\d{1,3}(?:,\d{3})+|\d+)",
               standalone=True),
         error("watchdog_timeout",
-              r"^Scheduler watchdog timeout \(self\.watchdog_timeout=(?P<watchdog_timeout_s>{NUM}), self\.soft=False\)",
-              standalone=True),
+              r"(?<![\w.])Watchdog timeout \(self\.watchdog_timeout="
+              r"(?P<watchdog_timeout_s>\d{1,3}(?:,\d{3})+|{NUM})\)", standalone=True),
+        error("watchdog_timeout",
+              r"(?<![\w.])Scheduler watchdog timeout \(self\.watchdog_timeout="
+              r"(?P<watchdog_timeout_s>\d{1,3}(?:,\d{3})+|{NUM}), self\.soft=False\)", standalone=True),
         # The pool budget came out at zero tokens or less: the engine's one message for it, always raised as the
         # start's RuntimeError (0.5.23 sglang/srt/model_executor/pool_configurator.py:94-99 MemoryPoolConfig
         # .__post_init__), so the wording alone is a failed start, also quoted in prose or a code span

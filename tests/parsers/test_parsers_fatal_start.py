@@ -289,3 +289,18 @@ def test_the_logged_exception_is_the_cause_of_the_failure_that_follows_it():
                          level="ERROR", where="core.py:1584")
     lines = vllm_head() + logged_exception("Worker could not load.", UNKNOWN, proc="Worker_TP1") + marker
     assert read("vllm", lines).error_message == UNKNOWN
+
+
+def test_sglang_soft_watchdog_only_dumps_and_a_hard_ones_figure_is_read_in_each_releases_wording():
+    # From 0.5.7 the soft watchdog (--soft-watchdog-timeout) logs "... self.soft=True)" and its dump
+    # "scheduler.cur_batch.batch_size()=N" and the server goes on (0.5.10 sglang/srt/utils/watchdog.py:153,
+    # scheduler_runtime_checker_mixin.py:396): no failure
+    soft_line = sglang("Scheduler watchdog timeout (self.watchdog_timeout=300.0, self.soft=True)")
+    soft = read("sglang", STARTED + [sglang("Scheduler debug info:"), "scheduler.cur_batch.batch_size()=1", soft_line])
+    assert soft.error_kind is None and soft.status != "engine_error"
+    # the hard watchdog's line of 0.4.0-0.5.6 (0.4.6 sglang/srt/managers/scheduler.py:1592) and of 0.5.7 on
+    for line in ("Watchdog timeout (self.watchdog_timeout=300.0)",
+                 "Scheduler watchdog timeout (self.watchdog_timeout=300.0, self.soft=False)"):
+        record = read("sglang", STARTED + [sglang(line)])
+        assert (record.status, record.error_kind, record.error_data) == (
+            "engine_error", "watchdog_timeout", {"watchdog_timeout_s": 300.0})

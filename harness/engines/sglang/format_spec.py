@@ -14,6 +14,7 @@ KEYWORDS = re.compile(
     r"|max_running_requests|memory"
     r"|[Ss]liding|SWA|swa_|Mamba|hit an exception|sigquit|failed|startup timings|state cache|overlap schedule"
     r"|host memory|DSV4|MlxAttentionKVPool|warmup error|leaves no room|Attention KV pool|MLX stub|HiCache|LMCache|KVBM"
+    r"|[Ww]atchdog|cur_batch\.batch_size"
 )
 
 
@@ -174,6 +175,18 @@ FACTS = (
     # :159)
     Fact("error:mamba_radix_cache_unsupported", r"^extra_buffer requires platform support for Mamba cache state "
          r"snapshots|^no_buffer do not support overlap schedule", ((r".", "-"),)),
+    # the scheduler's watchdog: a batch stuck in its forward pass for --watchdog-timeout seconds, then SIGQUIT to the
+    # server. 0.4.0-0.5.6 "Watchdog timeout (...)" (0.4.0 sglang/srt/managers/scheduler.py:366, 0.4.6 :1592, 0.5.4
+    # :2283, 0.5.5 scheduler_runtime_checker_mixin.py:256) and, from 0.4.3.post3 to 0.5.6, its dump of the stuck batch
+    # (0.4.3.post3 scheduler.py:484, 0.4.6 :1600, 0.5.4 :2276, 0.5.5 scheduler_runtime_checker_mixin.py:249); from
+    # 0.5.7 a WatchdogRaw's "{debug_name} watchdog timeout (..., self.soft=...)" (0.5.7
+    # sglang/srt/utils/watchdog.py:147, 0.5.10-0.5.23 :153), a kill only as the Scheduler's with soft=False (the soft
+    # watchdogs', --soft-watchdog-timeout, only dump; the batch dump is returned to it, never logged by itself)
+    Fact("error:watchdog_timeout", r"^Watchdog timeout \(self\.watchdog_timeout=|^self\.cur_batch\.batch_size\(\)=\{"
+         r"|^\{self\.debug_name\} watchdog timeout \(self\.watchdog_timeout=",
+         ((r"debug_name|soft", "-"), (r"watchdog_timeout", "error_data.watchdog_timeout_s"),
+          (r"batch_size", "error_data.stuck_batch_size"), (r".", "-")),
+         contexts=("log",), samples=((r"debug_name", "Scheduler"), (r"soft", "False"))),
     # A process's own word that it failed: tests/parsers/test_parsers_fatal_start.py holds every such row to the
     # parser's failure markers.
     Fact("fatal", r"^\w+ hit an exception\b|^Received sigquit from a child process", ((r".", "-"),), contexts=("log",),
