@@ -903,8 +903,9 @@ class SglangLogParser(LogParser):
         # the only one, so its dump of the batch ("self.cur_batch.batch_size()=N") already says it fired; from 0.5.7 a
         # soft watchdog (--soft-watchdog-timeout) dumps the same and only logs "... self.soft=True)": the kill is
         # "self.soft=False)" alone.
-        # Each wording where it starts a line or follows an exception's class (the release tables render every error
-        # as one, tests/parsers/test_parsers_releases.py), its figures also grouped as the tables print them.
+        # Each wording wherever it stands but inside a longer name: at a line's start as logged, or after an exception's
+        # class as the release tables render every error (tests/parsers/test_parsers_releases.py), its figures also
+        # grouped as the tables print them.
         error("watchdog_timeout",
               r"(?<![\w.])self\.cur_batch\.batch_size\(\)=(?P<stuck_batch_size>\d{1,3}(?:,\d{3})+|\d+)",
               standalone=True),
