@@ -234,7 +234,9 @@ HELD_OUT = {
     # held out, collected and read by eye - Aphrodite's own level column and pool wording, LLaMA-Factory's and
     # Xinference's failed starts (Xinference's actor-tagged ERROR line), FastChat's bare blocks line, an app's own
     # 'Available GPU memory' map, Xinference's and lighteval's re-formatted vLLM records - read through the parser once
-    "gpu-logs-37": {"vllm": tuple(f"{n:02d}" for n in range(1, 9))},
+    # (vllm 09: a second batch - KServe's huggingfaceserver lines between vLLM's on the CPU backend - collected after
+    # the fixes, read once)
+    "gpu-logs-37": {"vllm": tuple(f"{n:02d}" for n in range(1, 10))},
 }
 
 
