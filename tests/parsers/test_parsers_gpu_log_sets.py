@@ -249,8 +249,9 @@ FLOORS = {
     ("gpu-logs-36", "sglang", True): (17, 17, 3, 3, 3, 3),
     # gpu-logs-37 (logs37, vLLM and a vLLM fork inside other serving projects): first read (parser at 58e32f5, the set
     # committed first, 58e32f5): 15/18, KV 4/4, statuses 8/8; no trap read as the pool. After the fixes (Aphrodite's
-    # own concurrency and pool-in-tokens wording, lighteval's padded bracketed level): 18/18
-    ("gpu-logs-37", "vllm", True): (18, 18, 4, 4, 8, 8),
+    # own concurrency and pool-in-tokens wording, lighteval's padded bracketed level): 18/18. A second batch (vllm 09,
+    # committed bdf5f5a before its read): status 1/1, no field missed
+    ("gpu-logs-37", "vllm", True): (18, 18, 4, 4, 9, 9),
 }
 
 
