@@ -146,9 +146,12 @@ LEVEL_NAMES = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE"
 # on MUSA, vllm-omni#2337 of 2026-03: "2026-03-30 13:12:04 | kv_cache_utils | 140661262452544 | INFO : GPU KV cache
 # size: ..."). A log viewer's export may put the severity first and the entry's timestamp after it: Google Cloud
 # Logging's "ERROR 2026-06-15T14:10:59.392125190Z <message>" (an SGLang server's log of sglang#28702, 2026-06).
+# A bracketed level may be padded to a column: lighteval's "[%(asctime)s] [%(levelname)8s]: %(message)s
+# (%(filename)s:%(lineno)s)" (its colorlog format, lighteval/__main__.py logging_config of 2025) writes "[    INFO]: "
+# before vLLM's records (open-r1#551, gpu-logs-37 vllm/08); the file tag it puts at the end is left in the message.
 PY_LOGGING = re.compile(
     rf"^\s*(?:\[?\d{{4}}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\]?\s*(?:-\s*|\|\s*)?)?"
-    rf"(?:[\w.]+\s+-\s+|(?:[\w.-]+\s+\|\s+)+)?\[?(?P<level>{LEVEL_NAMES})\]?"
+    rf"(?:[\w.]+\s+-\s+|(?:[\w.-]+\s+\|\s+)+)?(?:\[ {{0,4}})?(?P<level>{LEVEL_NAMES})\]?"
     rf"(?::[\w.<>]+:|:\s+|\s+:\s+|\s+-\s+(?:[\w.]+\s+-\s+)?|\s+\|\s+|\s+[\w.]+:\s+"
     rf"|\s+[\w.]+(?:::[\w.]+)+(?:\{{[^}}]*\}})?(?::[\w.]+(?:\{{[^}}]*\}})?)*:\s+|\s+)"
     rf"(?:\d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?Z\s)?"

@@ -347,6 +347,28 @@ def _max_concurrency(parser: LogParser, values: dict, line: Line) -> None:
         kv_sized(parser, values, line)
 
 
+def _fork_concurrency(parser: LogParser, values: dict, line: Line) -> None:
+    # Aphrodite's word for the blocks line's concurrency, "Minimum concurrency: %.2fx" = num_gpu_blocks x block_size /
+    # max_model_len (aphrodite-engine 0.6.5 aphrodite/executor/gpu_executor.py:119-124, after its "# GPU blocks: N,
+    # # CPU blocks: M"): vLLM's "Maximum concurrency for N tokens per request" without the request length.
+    if parser.pending_kv is not None or parser.record.kv_tokens is not None:
+        if parser.kv_lines and parser.kv_lines[-1][1] is None:
+            parser.kv_lines[-1][1] = values["max_concurrency"]
+        parser.pending_kv = None
+        kv_sized(parser, values, line)
+
+
+def _fork_cache_tokens(parser: LogParser, values: dict, line: Line) -> None:
+    # Aphrodite states its pool in tokens after the blocks line: "Maximum sequence length allowed in the cache: %d",
+    # block_size x num_gpu_blocks on rank 0 (aphrodite-engine 0.6.5 aphrodite/task_handler/worker.py:476-480). It is
+    # the pool, with the block size the engine used (the blocks line alone assumes the GPU's default 16).
+    record, tokens = parser.record, int(values["cache_tokens"])
+    if not parser.blocks_pool or tokens % parser.blocks_pool or not parser.kv_lines:
+        return
+    record.block_size = tokens // parser.blocks_pool
+    record.kv_tokens = parser.kv_lines[-1][0] = tokens
+
+
 def _kv_groups(parser: LogParser, values: dict, line: Line) -> None:
     # "kv cache group sizes (16, 64)": one block size per KV cache group (0.33.0 vllm/v1/core/kv_cache_utils.py:865,
     # a list before). The groups draw their blocks from the one pool the KV line states (its docstring at :1066):
@@ -753,6 +775,9 @@ class VllmLogParser(LogParser):
         rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
              _max_concurrency, primary_only=True),
         rule(CONCURRENCY_TAIL, _concurrency_tail, primary_only=True),
+        rule(r"^Minimum concurrency: (?P<max_concurrency>{NUM})x$", _fork_concurrency, primary_only=True),
+        rule(r"^Maximum sequence length allowed in the cache: (?P<cache_tokens>\d+)$", _fork_cache_tokens,
+             primary_only=True),
         rule(r"vllm cache_config_info with initialization after num_gpu_blocks is: (?P<num_blocks>[\d,]+)"),
         # the estimate of the "KV cache is needed" error on a line of its own (its author or a wrap broke the message
         # after the available memory, where the engine writes it: 0.10-0.33 vllm/v1/core/kv_cache_utils.py

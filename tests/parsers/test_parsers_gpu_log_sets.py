@@ -247,6 +247,11 @@ FLOORS = {
     # class: 28/30
     ("gpu-logs-36", "vllm", True): (28, 30, 4, 4, 8, 8),
     ("gpu-logs-36", "sglang", True): (17, 17, 3, 3, 3, 3),
+    # gpu-logs-37 (logs37, vLLM and a vLLM fork inside other serving projects): first read (parser at 58e32f5, the set
+    # committed first, 58e32f5): 15/18, KV 4/4, statuses 8/8; no trap read as the pool. After the fixes (Aphrodite's
+    # own concurrency and pool-in-tokens wording, lighteval's padded bracketed level): 18/18. A second batch (vllm 09,
+    # committed bdf5f5a before its read): status 1/1, no field missed
+    ("gpu-logs-37", "vllm", True): (18, 18, 4, 4, 9, 9),
 }
 
 
@@ -1595,3 +1600,35 @@ def test_the_one_line_kv_form_wrapped_inside_its_concurrency_part():
 def test_a_concurrency_tail_without_a_kv_line_waiting_is_nothing():
     record = parse_log("request: 1.85x", "vllm")
     assert (record.max_concurrency, record.status) == (None, None)
+
+
+
+def test_a_forks_own_concurrency_and_pool_in_tokens_wording():
+    # gpu-logs-37 vllm/01, Aphrodite (dphnAI/sonar#1077): "INFO:     # GPU blocks: 3385, # CPU blocks: 0", then
+    # "INFO:     Minimum concurrency: 3.31x" and "INFO:     Maximum sequence length allowed in the cache: 54160"
+    record = _read("gpu-logs-37", "vllm", "01")
+    assert (record.status, record.num_blocks, record.kv_tokens, record.block_size, record.max_concurrency) == (
+        "ok", 3385, 54160, 16, 3.31)
+
+
+def test_the_forks_pool_in_tokens_line_sets_the_block_size():
+    # the same wording with a block size other than the default: the pool is the line's tokens, not blocks x 16
+    record = parse_log("INFO:     # GPU blocks: 1000, # CPU blocks: 0\n"
+                       "INFO:     Minimum concurrency: 3.91x\n"
+                       "INFO:     Maximum sequence length allowed in the cache: 32000", "vllm")
+    assert (record.kv_tokens, record.block_size, record.max_concurrency) == (32000, 32, 3.91)
+
+
+def test_the_forks_wording_without_a_blocks_line_states_no_pool():
+    # without its blocks line the tokens line sizes nothing and decides nothing (the concurrency is kept as it is
+    # from vLLM's own "Maximum concurrency for N tokens per request" line alone)
+    record = parse_log("INFO:     Minimum concurrency: 3.31x\n"
+                       "INFO:     Maximum sequence length allowed in the cache: 54160", "vllm")
+    assert (record.kv_tokens, record.block_size, record.status) == (None, None, None)
+
+
+def test_a_wrappers_bracketed_level_padded_to_a_column():
+    # gpu-logs-37 vllm/08, lighteval (open-r1#551): "[2025-03-27 14:19:15,991] [    INFO]: Maximum concurrency for 32768
+    # tokens per request: 66.08x (executor_base.py:115)" - the level right-aligned in eight, the file tag at the end
+    record = _read("gpu-logs-37", "vllm", "08")
+    assert (record.max_model_len, record.max_concurrency, record.status) == (32768, 66.08, None)
