@@ -235,7 +235,9 @@ HELD_OUT = {
     # NCCL bootstrap is refused, a node waiting in dist init, two launch commands before one rank's indented pool end,
     # a request's KV-transfer failures after a start, the model gateway's Rust tracing start - read through the parser
     # once
-    "gpu-logs-38": {"sglang": ("01", "02", "03", "04", "05", "06")},
+    # (sglang 07-08: a second batch - a failed request pasted from three nodes and the gateway under the author's
+    # labels, a launch refused by the argument parser - collected after the first read, read once)
+    "gpu-logs-38": {"sglang": tuple(f"{n:02d}" for n in range(1, 9))},
 }
 
 
