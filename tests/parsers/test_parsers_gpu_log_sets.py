@@ -247,6 +247,11 @@ FLOORS = {
     # class: 28/30
     ("gpu-logs-36", "vllm", True): (28, 30, 4, 4, 8, 8),
     ("gpu-logs-36", "sglang", True): (17, 17, 3, 3, 3, 3),
+    # gpu-logs-38 (logs38, issue 42's round gpu-logs-38, SGLang multi-node and PD-disaggregated starts), every log
+    # held out; first read (parser at 43e15bc, the set committed first in that commit): SGLang 6/6, KV 0/0, statuses
+    # 6/6, no trap read as the pool - nothing to fit. A second batch (sglang 07-08, committed 28aaadd before its read):
+    # 1/2, statuses 1/2 - a launch refused by the argument parser read as no status; then fitted: 8/8
+    ("gpu-logs-38", "sglang", True): (8, 8, 0, 0, 8, 8),
 }
 
 
@@ -1595,3 +1600,26 @@ def test_the_one_line_kv_form_wrapped_inside_its_concurrency_part():
 def test_a_concurrency_tail_without_a_kv_line_waiting_is_nothing():
     record = parse_log("request: 1.85x", "vllm")
     assert (record.max_concurrency, record.status) == (None, None)
+
+
+# --- gpu-logs-38 (issue 42's round gpu-logs-38): what its second batch missed, by class --------------------------
+
+
+def test_a_launch_refused_by_the_argument_parser_is_a_failed_start():
+    # gpu-logs-38 sglang/08 (batch 2): a decode node's launch command, launch_server's usage block, then
+    # "launch_server.py: error: unrecognized arguments: --ss" - argparse exits 2, the server never starts
+    record = _read("gpu-logs-38", "sglang", "08")
+    assert (record.status, record.error_kind) == ("engine_error", "invalid_server_args")
+    assert record.error_data["arg_error"] == "unrecognized arguments: --ss"
+
+
+@pytest.mark.parametrize("line", ["sglang: error: argument --tp-size: invalid int value: 'x'",
+                                  "launch_server.py: error: the following arguments are required: --model-path"])
+def test_the_servers_argparse_error_under_either_program_name(line):
+    assert parse_log(line, "sglang").error_kind == "invalid_server_args"
+
+
+def test_another_programs_argparse_error_is_not_the_servers():
+    # the router's or a benchmark's argparse error in the same paste says nothing about the server's start
+    record = parse_log("launch_router.py: error: unrecognized arguments: --ss", "sglang")
+    assert (record.status, record.error_kind) == (None, None)
