@@ -932,6 +932,13 @@ class SglangLogParser(LogParser):
               r"User-specified context_length \((?P<max_model_len>\d+)\) is greater than the derived context_length "
               r"\((?P<derived_max_model_len>\d+)\)"),
         error("max_running_requests_zero", r"max_running_request is zero"),
+        # A command line the server's argument parser refuses: the server never starts. prepare_server_args parses
+        # with a bare argparse.ArgumentParser() (0.5.8 sglang/srt/server_args.py:5256-5268), whose error() prints
+        # the usage, then "<prog>: error: <message>" and exits with status 2 (CPython Lib/argparse.py
+        # ArgumentParser.error); prog is sys.argv[0]'s base name: "launch_server.py" under `python -m
+        # sglang.launch_server`, "sglang" under `sglang serve` (0.5.8 sglang/cli/serve.py). Only these programs:
+        # another tool's argparse error in the same paste is not the server's.
+        error("invalid_server_args", r"^(?:launch_server\.py|sglang): error: (?P<arg_error>\S.*)$", standalone=True),
         error("memory_unbalanced",
               r"The memory capacity is unbalanced\. Some GPUs may be occupied by other processes\."
               r"(?: ?pre_model_load_memory=(?P<pre_model_load_gib>{NUM}), local_gpu_memory=(?P<local_gpu_gib>{NUM}))?"),

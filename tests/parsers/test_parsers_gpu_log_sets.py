@@ -252,6 +252,11 @@ FLOORS = {
     # own concurrency and pool-in-tokens wording, lighteval's padded bracketed level): 18/18. A second batch (vllm 09,
     # committed bdf5f5a before its read): status 1/1, no field missed
     ("gpu-logs-37", "vllm", True): (18, 18, 4, 4, 9, 9),
+    # gpu-logs-38 (logs38, issue 42's round gpu-logs-38, SGLang multi-node and PD-disaggregated starts), every log
+    # held out; first read (parser at 43e15bc, the set committed first in that commit): SGLang 6/6, KV 0/0, statuses
+    # 6/6, no trap read as the pool - nothing to fit. A second batch (sglang 07-08, committed 28aaadd before its read):
+    # 1/2, statuses 1/2 - a launch refused by the argument parser read as no status; then fitted: 8/8
+    ("gpu-logs-38", "sglang", True): (8, 8, 0, 0, 8, 8),
 }
 
 
@@ -1632,3 +1637,26 @@ def test_a_wrappers_bracketed_level_padded_to_a_column():
     # tokens per request: 66.08x (executor_base.py:115)" - the level right-aligned in eight, the file tag at the end
     record = _read("gpu-logs-37", "vllm", "08")
     assert (record.max_model_len, record.max_concurrency, record.status) == (32768, 66.08, None)
+
+
+# --- gpu-logs-38 (issue 42's round gpu-logs-38): what its second batch missed, by class --------------------------
+
+
+def test_a_launch_refused_by_the_argument_parser_is_a_failed_start():
+    # gpu-logs-38 sglang/08 (batch 2): a decode node's launch command, launch_server's usage block, then
+    # "launch_server.py: error: unrecognized arguments: --ss" - argparse exits 2, the server never starts
+    record = _read("gpu-logs-38", "sglang", "08")
+    assert (record.status, record.error_kind) == ("engine_error", "invalid_server_args")
+    assert record.error_data["arg_error"] == "unrecognized arguments: --ss"
+
+
+@pytest.mark.parametrize("line", ["sglang: error: argument --tp-size: invalid int value: 'x'",
+                                  "launch_server.py: error: the following arguments are required: --model-path"])
+def test_the_servers_argparse_error_under_either_program_name(line):
+    assert parse_log(line, "sglang").error_kind == "invalid_server_args"
+
+
+def test_another_programs_argparse_error_is_not_the_servers():
+    # the router's or a benchmark's argparse error in the same paste says nothing about the server's start
+    record = parse_log("launch_router.py: error: unrecognized arguments: --ss", "sglang")
+    assert (record.status, record.error_kind) == (None, None)
