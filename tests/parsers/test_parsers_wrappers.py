@@ -86,3 +86,18 @@ def test_an_editors_line_numbers_are_not_part_of_the_line(shown, bare):
 def test_a_number_a_terminal_wrapped_is_one_number_again(shown, bare):
     from parsers.lines import clean_segments
     assert clean_segments(shown) == [bare]
+
+
+def test_a_repr_of_many_carriage_return_bars_is_read_in_linear_time():
+    # python_list_lines over gpu-logs-7 vllm/12: a capture bar redrawn 28 times with "\r" on one line, shown as its
+    # repr ("'...\\rCapturing ...\\r...',"): the pasted-literal test backtracked through 2^n ways (minutes) before
+    import time
+
+    from parsers import make_parser
+    bars = "\r".join(f"Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  {k}%| | {k}/67 [00:00<00:03]"
+                     for k in range(40))
+    started = time.perf_counter()
+    parser = make_parser("vllm")
+    parser.feed_lines([f"    {'(EngineCore_DP0 pid=1) ' + bars!r},"])
+    parser.close()
+    assert time.perf_counter() - started < 2
