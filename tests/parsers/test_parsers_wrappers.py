@@ -141,3 +141,17 @@ def test_a_wrapped_gpu_log_gives_the_bare_record(path, name):
     keys = [k for k in KEPT_BY_LOSSY if k in bare] if name in LOSSY else bare.keys()
     for key in keys:
         assert got[key] == bare[key], f"{key}: {got[key]!r} != {bare[key]!r}"
+
+
+@pytest.mark.parametrize(("shown", "bare"), [
+    # grep -n over a file (its name first) whose lines start with a time or a date (gpu-logs-17 vllm/06, gpu-logs-10
+    # vllm/01 through the grep_n wrapper)
+    ("server.log:12:16:07:44 [kv_cache_utils.py:1319]     GPU KV cache size: 1,000 tokens",
+     "16:07:44 [kv_cache_utils.py:1319]     GPU KV cache size: 1,000 tokens"),
+    ("server.log:3:2026-03-30 13:12:04 | kv_cache_utils | 1 | INFO : GPU KV cache size: 10 tokens",
+     "2026-03-30 13:12:04 | kv_cache_utils | 1 | INFO : GPU KV cache size: 10 tokens"),
+    ("run.log-40-05:21:50 (EngineCore pid=75) INFO x", "05:21:50 (EngineCore pid=75) INFO x"),
+])
+def test_grep_n_with_a_file_name_before_a_line_that_starts_with_a_time(shown, bare):
+    from parsers.lines import _shown
+    assert _shown(shown) == bare
