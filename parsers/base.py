@@ -91,7 +91,9 @@ HEADER_TEXT = "Traceback (most recent call last):"
 # A piece of a Python string literal that goes on (no comma after it, not inside brackets): `    "... on"` or
 # `"(Worker pid=1) ERROR ... ValueError: Available memory on"`; and a piece that may follow one.
 _QUOTES = ("'", '"')
-_LITERAL = r"""(?P=q)(?:(?!(?P=q)).|\\.)*(?P=q)"""
+# (a backslash is an escape's only: were it also any character, a line of many escapes that is no piece, a repr of a
+# carriage-return-joined bar "'...\\rCapturing ...\\r...'," of 20 bars, backtracks through 2^n ways and takes minutes)
+_LITERAL = r"""(?P=q)(?:(?!(?P=q)|\\).|\\.)*(?P=q)"""
 _PIECE_PLAIN = re.compile(r"""^\s*(?:\w+\s*=\s*\[\s*)?(?=(?P<q>['"]))""" + _LITERAL + r"(?:\s+" + _LITERAL
                           + r")*\s*$")
 # (after the assignment, bracket or call a fixture opens its literals with: lines.LITERAL_OPENER)

@@ -160,7 +160,10 @@ PY_LOGGING = re.compile(
 
 # What people and viewers put around a log they show, removed before the capture tools' prefixes: `grep -n`'s line
 # number (and file name), HTML tags of a rendered page, a Kubernetes log viewer's box border, a shell comment.
-_GREP_N = re.compile(r"^(?:[\w./-]+\.\w+[:-])?\d+[:-](?![\d:-])")
+# (with a file name before it, grep's number is grep's whatever follows: a line that itself starts with a time or a
+# date, "server.log:12:16:07:44 [kv_cache_utils.py:1319] ..." (grep -n over a Modal log or a pipe-separated format,
+# gpu-logs-17 vllm/06, gpu-logs-10 vllm/01); a bare number before a digit may be the line's own time, "12:16:07")
+_GREP_N = re.compile(r"^(?:[\w./-]+\.\w+[:-]\d+[:-]|\d+[:-](?![\d:-]))")
 # An editor's or a pager's line numbers (vim's `:set number`, `less -N`: the number, one space; `cat -n`, `nl`: a tab),
 # before a log line's bracket or parenthesis, a level, or the indent of a traceback's frame: "16433 [2026-07-23 15:23:26
 # DP2 TP2 EP2] Scheduler hit an exception: ...", "16434   File \".../scheduler.py\", line 4656, ..." (sglang#32182).
