@@ -338,24 +338,25 @@ def _concurrency_tail(parser: LogParser, values: dict, line: Line) -> None:
     kv_sized(parser, values, line)
 
 
+def _concurrency_after_kv(parser: LogParser, values: dict, line: Line) -> None:
+    """A concurrency line after the pool's: it completes the pool's statement (a concurrency with no pool before it
+    is nothing)."""
+    if parser.pending_kv is not None or parser.record.kv_tokens is not None:
+        if parser.kv_lines and parser.kv_lines[-1][1] is None:
+            parser.kv_lines[-1][1] = values["max_concurrency"]
+        parser.pending_kv = None
+        kv_sized(parser, values, line)
+
+
 def _max_concurrency(parser: LogParser, values: dict, line: Line) -> None:
     _blocks_line_block_size(parser, values)
-    if parser.pending_kv is not None or parser.record.kv_tokens is not None:
-        if parser.kv_lines and parser.kv_lines[-1][1] is None:
-            parser.kv_lines[-1][1] = values["max_concurrency"]
-        parser.pending_kv = None
-        kv_sized(parser, values, line)
+    _concurrency_after_kv(parser, values, line)
 
 
-def _fork_concurrency(parser: LogParser, values: dict, line: Line) -> None:
-    # Aphrodite's word for the blocks line's concurrency, "Minimum concurrency: %.2fx" = num_gpu_blocks x block_size /
-    # max_model_len (aphrodite-engine 0.6.5 aphrodite/executor/gpu_executor.py:119-124, after its "# GPU blocks: N,
-    # # CPU blocks: M"): vLLM's "Maximum concurrency for N tokens per request" without the request length.
-    if parser.pending_kv is not None or parser.record.kv_tokens is not None:
-        if parser.kv_lines and parser.kv_lines[-1][1] is None:
-            parser.kv_lines[-1][1] = values["max_concurrency"]
-        parser.pending_kv = None
-        kv_sized(parser, values, line)
+# Aphrodite's word for the blocks line's concurrency, "Minimum concurrency: %.2fx" = num_gpu_blocks x block_size /
+# max_model_len (aphrodite-engine 0.6.5 aphrodite/executor/gpu_executor.py:119-124, after its "# GPU blocks: N,
+# # CPU blocks: M"): vLLM's "Maximum concurrency for N tokens per request" without the request length.
+_fork_concurrency = _concurrency_after_kv
 
 
 def _fork_cache_tokens(parser: LogParser, values: dict, line: Line) -> None:
