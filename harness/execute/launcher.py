@@ -182,17 +182,20 @@ def _error_fields(record: Any) -> tuple[str | None, str | None]:
 READY_SETTLE_S = 2.0
 
 
-def _settle(w: _Watch, lines: queue.SimpleQueue) -> None:
-    deadline = w.clock() + READY_SETTLE_S
-    w.drain(lines, block_s=0)
-    while w.t_kv is None and w.clock() < deadline and not w.exited():
-        w.drain(lines, block_s=0.1)
-
-
 def _no_kv_figure(w: _Watch) -> bool:
     # vLLM's "init engine ... took" says the KV cache was made (the parser's kv_sized) but not its size: a release
     # whose KV line the parser does not read still leaves the pool's token count unread
     return w.t_kv is None or getattr(w.parser.record, "kv_tokens", None) is None
+
+
+def _settle(w: _Watch, lines: queue.SimpleQueue) -> None:
+    """Read what is already written until the pool's token count is read, for up to READY_SETTLE_S. Also after a
+    kv_sized from vLLM's 'init engine took': on two pipes its line can be read before the KV line the engine wrote
+    first (a fresh-clone CI: the interleaved stand-in's record kept no token count at --stop-after kv)."""
+    deadline = w.clock() + READY_SETTLE_S
+    w.drain(lines, block_s=0)
+    while _no_kv_figure(w) and w.clock() < deadline and not w.exited():
+        w.drain(lines, block_s=0.1)
 
 
 def _decide(w: _Watch, lines: queue.SimpleQueue) -> tuple[str, str | None, str | None, float]:
@@ -207,7 +210,8 @@ def _decide(w: _Watch, lines: queue.SimpleQueue) -> tuple[str, str | None, str |
                 kind, message = _error_fields(w.parser.record)
                 return "engine_error", kind, message, now
         elif w.t_kv is not None and spec.stop_after == "kv":
-            return "ok", None, None, w.t_kv
+            _settle(w, lines)
+            return "ok", None, NO_KV_LINE if _no_kv_figure(w) else None, w.t_kv
         elif spec.readiness_url and now >= next_probe:
             # Probed before the KV line too: a server that answers is a healthy start even when its
             # release words the KV line in a way the parser does not read (the row then says so).

