@@ -347,17 +347,14 @@ def error(kind: str, regex: str, rank: int = SPECIFIC, standalone: bool = False,
 # backends' own: torch_npu "NPU out of memory", XPU, MUSA): "<DEV> out of memory. Tried to allocate 2.57 GiB (NPU 0;
 # 60.96 GiB total capacity; ...)" (torch up to 2.0 and torch_npu), or "... Tried to allocate 2.00 GiB. GPU 0 has a
 # total capacity of 23.52 GiB of which 1.06 GiB is free." (torch 2.1 on, c10/cuda/CUDACachingAllocator.cpp).
-_OOM_FIGURES = (
+OOM_FIGURES = (
     (r"Tried to allocate ({NUM}) GiB", "tried_gib"),
     (r"Tried to allocate ({NUM}) MiB", "tried_mib"),
     (r"({NUM}) GiB total capacity", "total_gib"),
     (r"has a total capacity of ({NUM}) GiB", "total_gib"),
     (r"of which ({NUM}) GiB is free|; ({NUM}) GiB free;", "free_gib"),
     (r"of which ({NUM}) MiB is free|; ({NUM}) MiB free;", "free_mib"),
-)
-# The same figures for an engine's own error that quotes the allocator's message on its line (vLLM's weights-load OOM,
-# "... (original error: CUDA out of memory. Tried to allocate 270.00 MiB. ...)").
-OOM_FIGURES = _OOM_FIGURES
+)  # (also an engine's own error's, where it quotes the allocator's message: vLLM's weights-load OOM)
 # A figure the allocator printed in MiB (a small allocation, little left: "Tried to allocate 128.00 MiB ... of which
 # 125.56 MiB is free", format_size in c10/cuda/CUDACachingAllocator.cpp picks the unit) is also stated in GiB.
 _MIB_AS_GIB = (("tried_mib", "tried_gib"), ("free_mib", "free_gib"))
@@ -381,16 +378,16 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
     where an author quoted it without its class ("NPU out of memory. Tried to allocate 296.00 MiB", gpu-logs-17
     sglang/07): the size is required there, a hint's bare "out of memory" is not one."""
     return (
-        error("cuda_oom", rf"{_CUDA_OOM}(?: {_OOM_SIZE})?", extras=_OOM_FIGURES),
-        error("device_oom", rf"{_DEVICE_OOM}(?:{_DEVICE_OOM_SIZE})?", extras=_OOM_FIGURES),
-        error("cuda_oom", rf"{_CUDA_OOM} {_OOM_SIZE}", standalone=True, extras=_OOM_FIGURES),
+        error("cuda_oom", rf"{_CUDA_OOM}(?: {_OOM_SIZE})?", extras=OOM_FIGURES),
+        error("device_oom", rf"{_DEVICE_OOM}(?:{_DEVICE_OOM_SIZE})?", extras=OOM_FIGURES),
+        error("cuda_oom", rf"{_CUDA_OOM} {_OOM_SIZE}", standalone=True, extras=OOM_FIGURES),
         # torch's exception class before the allocator's message whose "CUDA out of memory." an author cut
         # ("torch.OutOfMemoryError: Tried to allocate 9.00 GiB. GPU 0 total capacity 95.01 GiB, of", a bring-up
         # journal, gpu-logs-35 vllm/05): the class is the allocator's OOM (torch.OutOfMemoryError, torch.cuda's alias
         # of c10::OutOfMemoryError, raised by c10/cuda/CUDACachingAllocator.cpp with that message), so the size it
         # names is read; what the author reworded is not.
-        error("cuda_oom", rf"\btorch(?:\.cuda)?\.OutOfMemoryError: {_OOM_SIZE}", extras=_OOM_FIGURES),
-        error("device_oom", rf"{_DEVICE_OOM}{_DEVICE_OOM_SIZE}", standalone=True, extras=_OOM_FIGURES),
+        error("cuda_oom", rf"\btorch(?:\.cuda)?\.OutOfMemoryError: {_OOM_SIZE}", extras=OOM_FIGURES),
+        error("device_oom", rf"{_DEVICE_OOM}{_DEVICE_OOM_SIZE}", standalone=True, extras=OOM_FIGURES),
         # The CUDA driver API's own out-of-memory, raised by torch's driver calls (torch 2.13.0
         # c10/cuda/driver_api.h:19, "CUDA driver error: " + cuGetErrorString: "out of memory"; a kernel's weight
         # repacking in vLLM 0.20, gpu-logs-30 vllm/10). Only as an exception or an ERROR line: the same header warns
@@ -453,7 +450,7 @@ def _oom_part(parser: LogParser, values: dict, line: Line) -> None:
         parser.amend_failure(kind, data, {})
 
 
-_OOM_PART_FIGURES = tuple((re.compile(r.replace("{NUM}", NUM)), key) for r, key in _OOM_FIGURES)
+_OOM_PART_FIGURES = tuple((re.compile(r.replace("{NUM}", NUM)), key) for r, key in OOM_FIGURES)
 
 
 def oom_part_rules() -> tuple[Rule, ...]:

@@ -327,17 +327,6 @@ CONCURRENCY_TAIL = r"^(?:(?:tokens )?per )?request: (?P<tail_concurrency>{NUM})x
 _CONCURRENCY_TAIL = re.compile(CONCURRENCY_TAIL.replace("{NUM}", NUM))
 
 
-def _concurrency_tail(parser: LogParser, values: dict, line: Line) -> None:
-    if parser.pending_kv is None:
-        return
-    concurrency = values["tail_concurrency"]
-    parser.record.max_concurrency = concurrency
-    if parser.kv_lines and parser.kv_lines[-1][1] is None:
-        parser.kv_lines[-1][1] = concurrency
-    parser.pending_kv = None
-    kv_sized(parser, values, line)
-
-
 def _concurrency_after_kv(parser: LogParser, values: dict, line: Line) -> None:
     """A concurrency line after the pool's: it completes the pool's statement (a concurrency with no pool before it
     is nothing)."""
@@ -346,6 +335,15 @@ def _concurrency_after_kv(parser: LogParser, values: dict, line: Line) -> None:
             parser.kv_lines[-1][1] = values["max_concurrency"]
         parser.pending_kv = None
         kv_sized(parser, values, line)
+
+
+def _concurrency_tail(parser: LogParser, values: dict, line: Line) -> None:
+    # only the KV line waiting for its concurrency takes a tail: its group is not named as the record's field, so a
+    # tail with no such line sets nothing
+    if parser.pending_kv is None:
+        return
+    parser.record.max_concurrency = values["tail_concurrency"]
+    _concurrency_after_kv(parser, {**values, "max_concurrency": values["tail_concurrency"]}, line)
 
 
 def _max_concurrency(parser: LogParser, values: dict, line: Line) -> None:
