@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from parsers.base import LogParser
+from parsers.base import LogParser, terminal_width
 from parsers.events import EVENT_KINDS, PHASES, Event
 from parsers.record import StartupRecord
 from parsers.sglang import SglangLogParser
@@ -29,7 +29,7 @@ AUTO = "auto"
 __all__ = [
     "AUTO", "ENGINES", "EVENT_KINDS", "PARSERS", "PHASES", "Event", "LogParser",
     "NotAnEngineLog", "SglangLogParser", "StartupRecord", "VllmLogParser",
-    "detect_engine", "make_parser", "parse_log", "read_log",
+    "detect_engine", "make_parser", "parse_log", "read_log", "terminal_width",
 ]
 
 
@@ -60,7 +60,9 @@ def parse_log(text: str, engine: str = AUTO) -> StartupRecord:
         engine = detected
     parser = make_parser(engine)
     # Not splitlines(): it would also split on characters such as \x0c that can appear inside a line.
-    parser.feed_lines(text.split("\n"))
+    lines = text.split("\n")
+    parser.terminal_width = terminal_width(lines)
+    parser.feed_lines(lines)
     parser.close()
     return parser.record
 

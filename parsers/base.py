@@ -12,8 +12,10 @@ from __future__ import annotations
 import heapq
 import re
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import ClassVar
 
 from parsers import events as ev
@@ -133,6 +135,39 @@ _COLUMN_WIDTH = 64
 
 # the width from which a line may be a terminal's cut (a wrapped line's first part is at least this long)
 _CUT_WIDTH = 60
+
+
+def _columns(raw: str) -> int:
+    """How many columns a terminal gave line `raw` (its colour codes take none)."""
+    line = raw.rstrip("\r\n")
+    return len(ANSI.sub("", line) if "\x1b" in line else line)
+
+
+# a line end (NUL) where an author who wraps a line never breaks it: inside a number (digits on both sides, or its
+# decimal point or thousands comma), before a closing bracket or punctuation (an ellipsis is an author's own line),
+# or before the space between two words (an author breaks there and drops the space; an indent is two or more)
+_AUTHORS_NEVER_CUT = re.compile(r"\d[.,]?\0\d|\d\0[.,]\d|\S\0[)\]},:;]|\S\0\.(?!\.)|\S\0 \S")
+# how far short of the width an author's wrap at a space ends most lines (a long word's width)
+_WORD_SPREAD = 10
+
+
+def terminal_width(lines: list[str]) -> int | None:
+    """The width a terminal cut a pasted log's lines at, where the text shows it did (None: no cut seen). A hard wrap
+    leaves every piece of a long line but its last exactly as wide as the terminal and nothing wider, so the widest
+    lines are the candidates; an author who wraps at a space leaves a line or two that wide too, and a log has lines
+    of one width of its own (each rank's copy of a line). The terminal shows itself by a cut no author makes
+    (_AUTHORS_NEVER_CUT; once is enough), or by many lines exactly that wide, more than twice as many
+    as a little narrower (an author's wrap spreads its lines' ends over a word's width)."""
+    widths = Counter(_columns(line) for line in lines)
+    width = max(widths, default=0)
+    if width < _CUT_WIDTH:
+        return None
+    near = sum(count for columns, count in widths.items() if width - _WORD_SPREAD <= columns < width)
+    if widths[width] >= 3 and widths[width] >= 2 * near:
+        return width
+    cuts = [line.rstrip("\r\n")[-2:] + "\0" + following[:2] for line, following in pairwise(lines)
+            if _columns(line) == width]
+    return width if any(_AUTHORS_NEVER_CUT.search(cut) for cut in cuts) else None
 
 
 # A line continuation an author or a program that shows the log put at a break ("... CUDA graph pool memory: 8.57 GiB
@@ -650,6 +685,10 @@ class LogParser:
         # unprefixed, line goes on with it ("... elapsed=282.07 s," / "type=..., avail mem=35.23 GB, ..."); joined
         # before any rule reads it, so each rule reads the whole message once (_comma_join)
         self._comma_held: tuple[float | None, str] | None = None
+        # the width a terminal cut a pasted log's lines at (terminal_width; None: uncut, as a live engine's are),
+        # and the last line when it is that wide: the next may be the rest of it (_uncut)
+        self.terminal_width: int | None = None
+        self._cut_held: str | None = None
         self._column = 0  # the width of a log file's name column an author put before a block of lines (0: none)
         # a string literal with no comma after it, in a log pasted as a Python list: the next literal is the same
         # line's next piece (implicit concatenation, "...: Available memory on" / " node 0 (2.5/7.77 GiB) ..."),
@@ -717,13 +756,57 @@ class LogParser:
     def feed(self, raw: str | bytes) -> list[ev.Event]:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", errors="replace")
-        if not (self.has_pending() or self._held is not None or self._comma_held is not None
-                or self._literal_held is not None or _may_be_piece(raw) or self.may_matter(raw, self.seen_ready) or any(
-                self.may_be_from(raw, source) for source in self._tracebacks.open_sources)):
+        if not (self._waits() or _may_be_piece(raw) or self.may_matter(raw, self.seen_ready) or any(
+                self.may_be_from(raw, source) for source in self._tracebacks.open_sources)
+                or (self.terminal_width is not None and _columns(raw) == self.terminal_width)):
             return []  # most lines: no rule's text, no error, no traceback open
         return self._feed_text(raw)
 
+    def _waits(self) -> bool:
+        """A line read before waits for the next (a message that may go on on it): the next line must be seen."""
+        return (self.has_pending() or self._held is not None or self._comma_held is not None
+                or self._literal_held is not None or self._cut_held is not None)
+
     def _feed_text(self, raw: str, join: bool = True) -> list[ev.Event]:
+        if self.terminal_width is None:
+            return self._read_text(raw, join)
+        events: list[ev.Event] = []
+        for whole in self._uncut(raw):
+            events.extend(self._read_text(whole, join))
+        return events
+
+    def _uncut(self, raw: str) -> list[str]:
+        """The lines to read now, with a terminal's cuts undone: a line as wide as the terminal is held until the
+        next shows whether it is the rest of it, which then joins it where the terminal cut it, as it was ("...
+        #tokens: 27775" / "43, K size: ..."), before any rule reads either."""
+        held, self._cut_held = self._cut_held, None
+        at_width = _columns(raw) == self.terminal_width
+        if held is not None and self._cut_piece(raw):
+            raw, held = held.rstrip("\r\n") + raw, None
+        ready = [] if held is None else [held]
+        if at_width:
+            self._cut_held = raw
+            return ready
+        return ready + [raw]
+
+    def _cut_piece(self, raw: str) -> bool:
+        """`raw` is the rest of a line the terminal cut: a piece with no logger's prefix, level or process tag,
+        neither a traceback's line nor an indented one."""
+        piece = self._message(raw)
+        if piece is None or piece.prefixed or piece.level is not None or piece.source:
+            return False
+        text = piece.text
+        return bool(text) and not (text[:2].isspace() or text.startswith("Traceback") or EXCEPTION_LINE.match(text))
+
+    def _message(self, raw: str) -> Line | None:
+        """Line `raw` split into its parts, as the rules would read it (None: it holds several records)."""
+        segments = clean_segments(raw)
+        if len(segments) != 1:
+            return None
+        t, segment = split_relative_time(segments[0])
+        return self.split_prefix(strip_wrappers(segment.rstrip()), t)
+
+    def _read_text(self, raw: str, join: bool = True) -> list[ev.Event]:
         code = not self._tracebacks.open_sources  # (a traceback's source lines are the engine's code, not a fixture)
         if join and (self._literal_held is not None or (
                 (raw[:1] in _QUOTES or raw[:2].isspace() or (code and may_open_literals(raw)))
@@ -851,8 +934,7 @@ class LogParser:
                 if (i := text.find(t, pos)) >= 0:
                     heapq.heappush(heap, (i, t))
             hit = heap[0][0] if heap else n
-            if (self.has_pending() or self._held is not None or self._comma_held is not None
-                    or self._literal_held is not None):
+            if self._waits():
                 hit = pos
             for source in self._tracebacks.open_sources:
                 # A process with a traceback under way: its next line must be seen.
@@ -909,6 +991,9 @@ class LogParser:
 
     def close(self) -> list[ev.Event]:
         """The log ended: settle what was waiting for a following line."""
+        if self._cut_held is not None:
+            held, self._cut_held = self._cut_held, None
+            self._read_text(held)
         if self._literal_held is not None:
             held, self._literal_held = self._literal_held, None
             self._feed_text(held, join=False)

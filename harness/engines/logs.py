@@ -12,7 +12,7 @@ from packaging.version import InvalidVersion, Version
 from harness.engines.registry import engine_names, get_engine
 from harness.engines.release_formats import table_paths
 from harness.engines.releases import version_key
-from parsers import NotAnEngineLog, StartupRecord
+from parsers import NotAnEngineLog, StartupRecord, terminal_width
 from parsers.base import LogParser
 
 AUTO = "auto"
@@ -86,8 +86,10 @@ def _head(lines: Iterator[bytes]) -> list[bytes]:
     return head
 
 
-def parse_engine_lines(lines: Iterable[str | bytes], engine: str = AUTO) -> LogParser:
-    """Feed a log's lines, as they come, to its engine's parser; the closed parser.
+def parse_engine_lines(lines: Iterable[str | bytes], engine: str = AUTO,
+                       columns: int | None = None) -> LogParser:
+    """Feed a log's lines, as they come, to its engine's parser; the closed parser. `columns`: the width a terminal
+    cut the lines at (terminal_width of the whole text), where the caller holds it.
 
     Raises NotAnEngineLog when `engine` is auto and the log's first lines match none.
     """
@@ -98,6 +100,7 @@ def parse_engine_lines(lines: Iterable[str | bytes], engine: str = AUTO) -> LogP
         text = "".join(line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line for line in head)
         engine = _detected(text)
     parser = get_engine(engine).logs.make_parser()
+    parser.terminal_width = columns
     for line in chain(head, lines):
         parser.feed(line)
     parser.close()
@@ -129,7 +132,10 @@ def parse_engine_file(path: str | Path, engine: str = AUTO) -> LogParser:
         if engine == AUTO:
             engine = _detected("\n".join(text.split("\n", DETECT_LINES)[:DETECT_LINES]))
         parser = get_engine(engine).logs.make_parser()
-        if parser.holds_literal_pieces(text):
+        # a paste a terminal cut is short: its head is all of it, and its lines are read one by one (a cut piece
+        # holds no rule's text, so the block scan would pass over it)
+        parser.terminal_width = terminal_width(text.split("\n"))
+        if parser.terminal_width is not None or parser.holds_literal_pieces(text):
             parser.feed_lines(_lines(chain(head, blocks)))
         else:
             for block in chain(head, blocks):
@@ -152,4 +158,5 @@ def _lines(blocks: Iterable[str]) -> Iterator[str]:
 def parse_engine_log(text: str, engine: str = AUTO) -> StartupRecord:
     """Parse a whole log held in memory. Raises NotAnEngineLog when `engine` is auto and none matches."""
     # Not splitlines(): it would also split on characters such as \x0c that can appear inside a line.
-    return parse_engine_lines((line + "\n" for line in text.split("\n")), engine).record
+    lines = text.split("\n")
+    return parse_engine_lines((line + "\n" for line in lines), engine, terminal_width(lines)).record

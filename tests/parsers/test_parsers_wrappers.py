@@ -155,3 +155,59 @@ def test_a_wrapped_gpu_log_gives_the_bare_record(path, name):
 def test_grep_n_with_a_file_name_before_a_line_that_starts_with_a_time(shown, bare):
     from parsers.lines import _shown
     assert _shown(shown) == bare
+
+
+# A terminal's hard wrap (tests/support/log_wrappers.py `terminal`): every piece of a long line but its last exactly as
+# wide as the terminal, cut anywhere, a number too ("... #tokens: 27775" / "43, K size: ..."), which the parser once
+# read as its first part. The sample: the recorded CPU logs, the GPU sample above, and four GPU logs whose KV count a
+# cut used to shorten (gpu-logs-29 sglang/01 at 120 columns: 277754 for 2,777,543).
+TERMINAL_WIDTHS = (80, 120)
+CUT_KV_COUNTS = ("gpu-logs-29/sglang/01-", "gpu-logs-11/sglang/01-", "gpu-logs-24/sglang/05-", "gpu-logs-12/vllm/07-")
+# Cases whose text shows no sign of the terminal (one line cut once inside a word, which an author's wrap at a space
+# looks like): nothing is joined, so what that line states after its cut is not read.
+NO_SIGN_OF_THE_WIDTH = {("08-tpu-v6e-", 80), ("03-mi355x-rocm-container-", 120), ("03-cpu-0300-k8s-", 120)}
+
+
+def _terminal_cases():
+    from tests.support.log_wrappers import LOGS, terminal
+    paths = [(path, None) for path in RECORDED]
+    for prefix in GPU_SAMPLE + CUT_KV_COUNTS:
+        folder, stem = prefix.rsplit("/", 1)
+        (path,) = sorted((LOGS.parent / folder).glob(f"{stem}*.log"))
+        paths.append((path, path.parent.name))
+    out = []
+    for path, engine in paths:
+        text = read_log(path)
+        for width in TERMINAL_WIDTHS:
+            if wrap(text, terminal(width)) == text:
+                continue
+            marks = [pytest.mark.xfail(strict=True, reason="no sign of the terminal's width")] if any(
+                path.name.startswith(stem) and width == w for stem, w in NO_SIGN_OF_THE_WIDTH) else []
+            out.append(pytest.param(path, engine, width, marks=marks, id=f"{path.parent.name}/{path.stem}-{width}"))
+    return out
+
+
+@pytest.mark.parametrize(("path", "engine", "width"), _terminal_cases())
+def test_a_log_a_terminal_wrapped_gives_the_bare_record(path, engine, width):
+    from tests.support.log_wrappers import terminal
+    text = read_log(path)
+    bare = parse_log(text, engine or "auto").to_dict()
+    got = parse_log(wrap(text, terminal(width)), bare["engine"]).to_dict()
+    for key in bare:
+        assert got[key] == bare[key], f"{key}: {got[key]!r} != {bare[key]!r}"
+
+
+@pytest.mark.parametrize(("prefix", "width"), [
+    ("gpu-logs-16/vllm/06-", 80),  # a ValueError a terminal cut at 80 columns inside its figures and a word
+    ("gpu-logs-10/vllm/09-", None),  # an author's wrap at 81 columns over five lines, two of them that wide
+    ("gpu-logs-7/vllm/04-", None),  # ... at 100 columns (two lines of 97)
+    ("gpu-logs-36/vllm/04-", None),  # ... two lines of 74, one of them the KV memory line
+    ("gpu-logs-37/vllm/01-", None),  # the widest line followed by an author's '...'
+    ("gpu-logs-24/sglang/04-", None),  # two prefixless KV lines of one width, each its own record
+])
+def test_the_terminal_width_a_real_log_shows(prefix, width):
+    from parsers import terminal_width
+    from tests.support.log_wrappers import LOGS
+    folder, stem = prefix.rsplit("/", 1)
+    (path,) = sorted((LOGS.parent / folder).glob(f"{stem}*.log"))
+    assert terminal_width(read_log(path).split("\n")) == width

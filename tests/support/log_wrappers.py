@@ -106,6 +106,27 @@ def python_list_lines(i: int, line: str) -> str:
     return f"    {line!r},"
 
 
+_ANSI = re.compile(r"(\x1b\[[0-9;]*[A-Za-z])")
+
+
+def terminal(width: int):
+    """A terminal that wraps lines at `width` columns, copied with the wrap's line ends (a hard wrap: tmux's
+    capture-pane without -J, a screenshot's text); colour codes take no column."""
+    def cut(i: int, line: str) -> str:
+        pieces, piece, columns = [], "", 0
+        for token in _ANSI.split(line):
+            if _ANSI.fullmatch(token):
+                piece += token
+                continue
+            for char in token:
+                if columns == width:
+                    pieces, piece, columns = [*pieces, piece], "", 0
+                piece, columns = piece + char, columns + 1
+        return "\n".join([*pieces, piece])
+    cut.__name__ = f"terminal_{width}"
+    return cut
+
+
 WRAPPERS = {f.__name__: f for f in (docker_timestamps, compose, compose_with_timestamps, python_logging, ansi_colour,
                                      trailing_spaces, crlf, without_process_tag, without_level, grep_n, html_tags,
                                      k8s_box, ray_serve_nested, rust_tracing, logfmt, python_list_lines)}
