@@ -298,7 +298,7 @@ def _rules_for(cls, ready: bool) -> tuple[Rule, ...]:
 def _required_texts(cls, rules) -> tuple[str, ...] | None:
     """Texts one of which a line must hold to be read by `rules`, the failure markers or a standalone
     error rule (the error texts always count); None when one of them can match without any fixed text."""
-    texts = list(ERROR_TEXTS)
+    texts = [*ERROR_TEXTS, *cls.screen_texts]
     for r in rules:
         found = (r.keyword,) if r.keyword else r.any_of
         if found is None:
@@ -634,6 +634,9 @@ class LogParser:
     error_rules: ClassVar[tuple[ErrorRule, ...]]
     # A line that says startup failed; the traceback that follows it names the cause.
     failure_markers: ClassVar[re.Pattern]
+    # Texts of lines a parser reads in _check_failures beyond its tables (a traceback frame that decides the start,
+    # read with no header or ERROR level before it): the screen must let them through (may_matter).
+    screen_texts: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
         self.record = self.record_type(engine=self.engine, phase=self.phases[0])
