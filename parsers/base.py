@@ -77,6 +77,16 @@ FAILED_DURING = {
     "initialize_kv_cache_tensors": "kv_pool", "_reshape_kv_cache_tensors": "kv_pool", "initialize_cache": "kv_pool",
     "_init_cache_engine": "kv_pool", "_allocate_kv_cache": "kv_pool", "init_memory_pool": "kv_pool",
     "_create_buffers": "kv_pool",
+    # vLLM sizes the pool from the profiled memory before it makes it: 0.29.0 vllm/v1/engine/core.py:319
+    # _initialize_kv_caches -> get_kv_cache_configs (kv_cache_utils.py:2214), whose budget check per worker
+    # (:2331 -> _check_enough_kv_cache_memory, :852, raising "No available memory for the cache blocks" at :860 or
+    # the max-seq-len ValueError at :880) runs only at the start (gpu-logs-41 vllm/02: a stage engine core's logged
+    # frames cut at "raise ValueError(").
+    "get_kv_cache_configs": "kv_pool", "_check_enough_kv_cache_memory": "kv_pool",
+    # SGLang's scheduler makes its pools in one step of its own since 2026 (0.5.23 sglang/srt/managers/scheduler.py:1137
+    # init_model_worker -> :1098 init_memory_pools -> init_target_memory_pool; gpu-logs-41 sglang/01, GitHub Actions'
+    # traceback cut at "self.init_memory_pools()").
+    "init_memory_pools": "kv_pool", "init_target_memory_pool": "kv_pool",
     "capture_model": "cuda_graph_capture", "_capture_cudagraphs": "cuda_graph_capture",
     "init_device_graphs": "cuda_graph_capture", "init_cuda_graphs": "cuda_graph_capture",
     "capture_one_batch_size": "cuda_graph_capture",
@@ -323,7 +333,7 @@ def _rules_for(cls, ready: bool) -> tuple[Rule, ...]:
 def _required_texts(cls, rules) -> tuple[str, ...] | None:
     """Texts one of which a line must hold to be read by `rules`, the failure markers or a standalone
     error rule (the error texts always count); None when one of them can match without any fixed text."""
-    texts = list(ERROR_TEXTS)
+    texts = [*ERROR_TEXTS, *cls.screen_texts]
     for r in rules:
         found = (r.keyword,) if r.keyword else r.any_of
         if found is None:
@@ -659,6 +669,9 @@ class LogParser:
     error_rules: ClassVar[tuple[ErrorRule, ...]]
     # A line that says startup failed; the traceback that follows it names the cause.
     failure_markers: ClassVar[re.Pattern]
+    # Texts of lines a parser reads in _check_failures beyond its tables (a traceback frame that decides the start,
+    # read with no header or ERROR level before it): the screen must let them through (may_matter).
+    screen_texts: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
         self.record = self.record_type(engine=self.engine, phase=self.phases[0])

@@ -17,6 +17,7 @@ from parsers.base import (
     GENERIC,
     HEALTH_ANSWERED,
     OOM_FIGURES,
+    OTHER,
     SERVED_REQUEST,
     SPECIFIC,
     Line,
@@ -616,6 +617,13 @@ class VllmLogParser(LogParser):
     SERVING_FAILURES = re.compile(r"^(?:EngineCore encountered a fatal error|AsyncLLM output_handler failed)\.")
     SERVING_FRAMES = re.compile(r'^\s*File "[^"]*", line \d+, in (?:run_busy_loop|output_handler)$')
     START_FAILURES = re.compile(r"^(?:EngineCore|WorkerProc) failed to start\.")
+    # The front end waits for its engine cores' start in one function, and every exception it raises is a failed
+    # start (0.29.0 vllm/v1/engine/utils.py:1250 wait_for_engine_startup: "Engine core initialization failed. See root
+    # cause above." at :1320, a failed front end's at :1315, a rank or mode mismatch at :1336-1358); it returns once
+    # they are ready, so no later failure passes through it (0.9 kept it in vllm/v1/utils.py; gpu-logs-41 vllm/11, its
+    # traceback under a pipeline's own logging prefix cut at the raise).
+    START_WAIT_FRAMES = re.compile(r'^\s*File "[^"]*", line \d+, in wait_for_engine_startup$')
+    screen_texts = ("in wait_for_engine_startup",)
 
     # (regex, actions); the first match wins. Group names that are record fields are stored.
     # Every wording is matched wherever it starts in the message and whatever follows it:
@@ -983,6 +991,7 @@ class VllmLogParser(LogParser):
         self.early_capture: tuple | None = None  # (time, GiB, seconds) of a graph line read before any KV line
         self.served = False  # a line only a started engine prints of its failure (SERVING_FAILURES, SERVING_FRAMES)
         self.start_failed = False  # the engine's own words for a failed start (START_FAILURES)
+        self.start_wait_failed = False  # a traceback passed through the front end's wait for the start
 
     def _check_failures(self, line: Line) -> None:
         text = line.text
@@ -990,7 +999,17 @@ class VllmLogParser(LogParser):
             self.served = True
         elif self.START_FAILURES.match(text):
             self.start_failed = True
+        elif "File " in text and self.START_WAIT_FRAMES.match(text):
+            self.start_wait_failed = True
         super()._check_failures(line)
+
+    def _settle_logged_frames(self) -> None:
+        super()._settle_logged_frames()
+        if self.start_wait_failed and not (self.seen_error or self.seen_ready or self.stopping):
+            # the excerpt stops in the front end's traceback of its wait, before the exception line (or before the
+            # engine's own traceback above it): the start failed, its cause not shown
+            self._offer(OTHER, "the front end's wait for the engine's start raised (its traceback cut)", {}, GENERIC,
+                        None, Line(text="", raw=""))
 
     def close(self):
         events = super().close()

@@ -257,6 +257,16 @@ FLOORS = {
     # 6/6, no trap read as the pool - nothing to fit. A second batch (sglang 07-08, committed 28aaadd before its read):
     # 1/2, statuses 1/2 - a launch refused by the argument parser read as no status; then fitted: 8/8
     ("gpu-logs-38", "sglang", True): (8, 8, 0, 0, 8, 8),
+    # gpu-logs-41 (logs41, issue 42's round gpu-logs-41, CI and job-runner logs with an engine inside), every log held
+    # out; first read (parser at 4d4c53c, the set committed first in that commit): vLLM 13/15, KV 0/0, statuses 7/10,
+    # SGLang 1/1, statuses 1/1; no trap read as the pool. After the fix (vLLM's KV sizing frames as a start step):
+    # vLLM 14/15, statuses 8/10. A second batch (vllm 11-12, sglang 02, committed 4d0705a before its read): vLLM 1/2,
+    # statuses 1/2, SGLang 3/3, KV 1/1 - the front end's wait_for_engine_startup frame under a pipeline's prefix read as
+    # no status; then fitted. Left, against the fitting: vllm/03 (a plugin orchestrator's private frame names no step
+    # of the start) and vllm/06 (read 'unknown' by eye; the parser's convention: a log ending in an exception died of
+    # it)
+    ("gpu-logs-41", "vllm", True): (16, 17, 0, 0, 10, 12),
+    ("gpu-logs-41", "sglang", True): (4, 4, 1, 1, 2, 2),
 }
 
 
@@ -1660,3 +1670,44 @@ def test_another_programs_argparse_error_is_not_the_servers():
     # the router's or a benchmark's argparse error in the same paste says nothing about the server's start
     record = parse_log("launch_router.py: error: unrecognized arguments: --ss", "sglang")
     assert (record.status, record.error_kind) == (None, None)
+
+
+# --- gpu-logs-41 (issue 42's round gpu-logs-41): what its first read missed, by class -----------------------------
+
+
+def test_a_logged_traceback_cut_in_vllms_kv_sizing_says_the_start_failed_there():
+    # gpu-logs-41 vllm/02 (vllm-omni#4475): "(StageEngineCoreProc pid=107198) ERROR ... [stage_engine_core_proc.py:200]"
+    # frames _initialize_kv_caches -> get_kv_cache_configs -> _check_enough_kv_cache_memory -> "raise ValueError(",
+    # the exception line cut: the KV budget check runs only at the start (0.29.0 vllm/v1/core/kv_cache_utils.py:852)
+    record = _read("gpu-logs-41", "vllm", "02")
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", "kv_pool")
+
+
+def test_sglangs_traceback_cut_in_the_schedulers_init_memory_pools_failed_making_the_pools():
+    # gpu-logs-41 sglang/01 (sglang PR#28291): GitHub Actions' stamps before "Scheduler hit an exception" and its frames
+    # run_scheduler_process -> Scheduler.__init__ -> init_model_worker -> "self.init_memory_pools()", cut
+    record = _read("gpu-logs-41", "sglang", "01")
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", "kv_pool")
+
+
+# --- gpu-logs-41 (issue 42's round gpu-logs-41): what its second batch missed, by class ----------------------------
+
+
+def test_the_front_ends_wait_for_the_start_in_a_cut_traceback_is_a_failed_start():
+    # gpu-logs-41 vllm/11 (olmocr#260, batch 2): olmocr's pipeline re-logs vLLM's output under its own prefix
+    # ("2025-06-27 12:57:51,690 - __main__ - INFO - "); the front end's traceback, its header above the window, runs
+    # through core_client.py _wait_for_engine_startup -> v1/utils.py wait_for_engine_startup and stops at
+    # 'raise RuntimeError("Engine core initialization failed. "': every raise there is a failed start
+    record = _read("gpu-logs-41", "vllm", "11")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+
+
+def test_a_wait_for_engine_startup_frame_after_the_engines_own_error_keeps_that_error():
+    # the usual order: the engine core's root cause first, then the front end's traceback through its wait
+    log = "\n".join([
+        ("(EngineCore_DP0 pid=1) ERROR 01-01 00:00:00 [core.py:1] ValueError: No available memory for the cache blocks."
+         " Try increasing `gpu_memory_utilization` when initializing the engine."),
+        '(APIServer pid=2)   File "/x/vllm/v1/engine/utils.py", line 1320, in wait_for_engine_startup',
+    ])
+    record = parse_log(log, "vllm")
+    assert (record.status, record.error_kind) == ("engine_error", "no_kv_cache_memory")
