@@ -26,7 +26,9 @@ from parsers.lines import (
     NUM,
     clean_segments,
     coerce,
+    has_capture_prefix,
     may_open_literals,
+    shown_mark,
     split_relative_time,
     strip_python_logging,
     strip_wrappers,
@@ -131,6 +133,8 @@ def _may_be_piece(raw: str) -> bool:
 # A continuation an author indented under the line it goes on (two to four spaces, then a word that is not a
 # traceback's frame): "Mamba Cache is allocated. ..., conv_state size: 0.10GB," / "  ssm_state size: 2.58GB ...".
 _HANGING = re.compile(r"^ {2,4}(?!File |Traceback )[A-Za-z_#(]")
+# a whole line that is one string literal, as a log pasted as a list of strings has them
+_LITERAL_LINE = re.compile(r"""^\s*""" + LITERAL_OPENER + r"""(?=(?P<q>['"]))""" + _LITERAL + LITERAL_CLOSER + "$")
 _PIECE_NEXT = re.compile(r"""^\s*(?P<q>['"]).*(?P=q)""" + LITERAL_CLOSER + "$")
 # A message that may go on on the next line: it ends mid-statement (a label, a list, an open bracket), or it is
 # long and ends in the middle of a word (a terminal's fixed-width wrap).
@@ -793,8 +797,8 @@ class LogParser:
         next shows whether it is the rest of it, which then joins it where the terminal cut it, as it was ("...
         #tokens: 27775" / "43, K size: ..."), before any rule reads either."""
         held, self._cut_held = self._cut_held, None
-        at_width = _columns(raw) == self.terminal_width
-        if held is not None and self._cut_piece(raw):
+        at_width = _columns(raw) == self.terminal_width and self._as_cut(raw)
+        if held is not None and self._cut_piece(held, raw):
             raw, held = held.rstrip("\r\n") + raw, None
         ready = [] if held is None else [held]
         if at_width:
@@ -802,22 +806,32 @@ class LogParser:
             return ready
         return ready + [raw]
 
-    def _cut_piece(self, raw: str) -> bool:
-        """`raw` is the rest of a line the terminal cut: a piece with no logger's prefix, level or process tag,
-        neither a traceback's line nor an indented one."""
-        piece = self._message(raw)
-        if piece is None or piece.prefixed or piece.level is not None or piece.source:
-            return False
-        text = piece.text
-        return bool(text) and not (text[:2].isspace() or text.startswith("Traceback") or EXCEPTION_LINE.match(text))
+    @staticmethod
+    def _as_cut(raw: str) -> bool:
+        """Line `raw`, as wide as the terminal, may be as the terminal left it: no tab (a terminal shows one as
+        blanks), and not a line of a log pasted as string literals (the next piece joins it by its quotes,
+        _literal_join)."""
+        line = raw.rstrip("\r\n")
+        return not (line.endswith("\t") or (_may_be_piece(line) and _LITERAL_LINE.match(line)))
 
-    def _message(self, raw: str) -> Line | None:
-        """Line `raw` split into its parts, as the rules would read it (None: it holds several records)."""
+    def _cut_piece(self, held: str, raw: str) -> bool:
+        """`raw` is the rest of line `held`, which the terminal cut: a piece without the capture tool's prefix the
+        held line starts with (a container's time stamp or name: the tool puts it before each line it records, and the
+        terminal cuts after it), nor the mark showing the log put before the held line (grep -n over a file of cut
+        lines, a viewer's border: each piece has its own), no logger's prefix, level or process tag, neither a
+        traceback's line nor an indented one."""
         segments = clean_segments(raw)
         if len(segments) != 1:
-            return None
-        t, segment = split_relative_time(segments[0])
-        return self.split_prefix(strip_wrappers(segment.rstrip()), t)
+            return False
+        segment = segments[0].rstrip()
+        held = ANSI.sub("", held) if "\x1b" in held else held
+        if (has_capture_prefix(segment) and has_capture_prefix(held)) or (
+                (mark := shown_mark(segment)) and mark == shown_mark(held)):
+            return False
+        text = strip_wrappers(segment)
+        piece = self.split_prefix(text, None)
+        return bool(text) and not (piece.prefixed or piece.level is not None or piece.source or text[:2].isspace()
+                                   or text.startswith("Traceback") or EXCEPTION_LINE.match(text))
 
     def _read_text(self, raw: str, join: bool = True) -> list[ev.Event]:
         code = not self._tracebacks.open_sources  # (a traceback's source lines are the engine's code, not a fixture)

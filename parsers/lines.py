@@ -136,6 +136,7 @@ _TORCH_RANK = r"\[rank\d+\]: ?"
 # line with a bare time: vLLM's is after the level and the date (0.18.0 vllm/logger.py:22-26), SGLang's is bracketed.
 _CLOCK = r"\d\d:\d\d:\d\d(?:[.,]\d+)? "
 WRAPPER = re.compile(rf"^(?:{_DOCKER_TS})?(?:{_COMPOSE})?(?:{_DOCKER_TS})?(?:{_CLOCK})?(?:{_TORCH_RANK})?")
+_CAPTURE = re.compile(rf"^(?:{_DOCKER_TS}|{_COMPOSE}|{_TORCH_RANK})")
 LEVEL_NAMES = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE"
 # A Python-logging prefix of a program that wraps the engine (or of an engine whose own
 # format was switched off): `INFO:name:msg`, `2025-01-01 10:00:00,123 - name - INFO - msg`,
@@ -264,6 +265,20 @@ def _markdown(text: str) -> str:
         match = _TABLE_CODE_CELL.match(text)
         return match.group("code") if match else text
     return _QUOTE_OR_ITEM.sub("", text, count=1)
+
+
+def shown_mark(text: str) -> str:
+    """What showing the log put before line `text` on every line it shows (grep -n's file and line number, an editor's
+    line number, a viewer's border, an HTML tag), its numbers as 0; "" for none."""
+    match = _GREP_N.match(text) or _NUMBERED.match(text) or _BOX.match(text) or _HTML_TAG.match(text)
+    return re.sub(r"\d+", "0", match.group(0)) if match is not None and match.end() else ""
+
+
+def has_capture_prefix(text: str) -> bool:
+    """`text` starts with what a capture tool puts before each line it records (a container's time stamp or name,
+    torch's rank): a line of its own, never the rest of a line a terminal cut. (A bare time of day may be either: the
+    engine's own time after a cut inside its date.)"""
+    return _CAPTURE.match(_shown(text)) is not None
 
 
 def strip_wrappers(text: str) -> str:

@@ -115,6 +115,9 @@ GPU_SAMPLE = (
     "gpu-logs-12/vllm/08-", "gpu-logs-12/vllm/13-",  # Ray: nested RayWorkerWrapper ip prefixes, RayTaskError
     "gpu-logs-10/vllm/08-", "gpu-logs-11/sglang/03-", "gpu-logs-11/vllm/03-",  # TPU, ROCm, CPU backends
     "gpu-logs-10/sglang/11-", "gpu-logs-11/sglang/01-",  # SWA pools, a Mamba state beside the KV
+    # an author's summary line broken before its number, whose next line a container's time stamp does not join to it
+    # (the width of a terminal's cut, taken from its widest line, read 2048 and the stamp's year as 20482026)
+    "gpu-logs-12/sglang/09-",
 )
 
 
@@ -165,7 +168,8 @@ TERMINAL_WIDTHS = (80, 120)
 CUT_KV_COUNTS = ("gpu-logs-29/sglang/01-", "gpu-logs-11/sglang/01-", "gpu-logs-24/sglang/05-", "gpu-logs-12/vllm/07-")
 # Cases whose text shows no sign of the terminal (one line cut once inside a word, which an author's wrap at a space
 # looks like): nothing is joined, so what that line states after its cut is not read.
-NO_SIGN_OF_THE_WIDTH = {("08-tpu-v6e-", 80), ("03-mi355x-rocm-container-", 120), ("03-cpu-0300-k8s-", 120)}
+NO_SIGN_OF_THE_WIDTH = {("08-tpu-v6e-", 80), ("03-mi355x-rocm-container-", 120), ("03-cpu-0300-k8s-", 120),
+                        ("09-jetson-unified-memory-", 120)}
 
 
 def _terminal_cases():
