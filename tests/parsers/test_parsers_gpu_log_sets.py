@@ -257,6 +257,14 @@ FLOORS = {
     # 6/6, no trap read as the pool - nothing to fit. A second batch (sglang 07-08, committed 28aaadd before its read):
     # 1/2, statuses 1/2 - a launch refused by the argument parser read as no status; then fitted: 8/8
     ("gpu-logs-38", "sglang", True): (8, 8, 0, 0, 8, 8),
+    # gpu-logs-39 (logs39, issue 42's round gpu-logs-39, vLLM on accelerator plugins and vendor forks), every log held
+    # out: first read (parser at 6a3deae, the set committed first) vLLM 17/23 fields, KV 0/0, statuses 13/14, no trap
+    # as the pool; then vllm-rbln's allocated-pool line, the CPU platform's own KV space and NxD Inference's weights
+    # load (tests/parsers/test_parsers_backend_plugins.py). Left: vllm/06's frames alone under an ERROR [core.py:866]
+    # tag (undecided by the sets' convention: no line of the window decides the start) and vllm/13's length, stated
+    # only in the server's arguments (the record's configured_max_model_len, the sets' name for it; read by eye as
+    # max_model_len)
+    ("gpu-logs-39", "vllm", True): (21, 23, 0, 0, 13, 14),
 }
 
 
