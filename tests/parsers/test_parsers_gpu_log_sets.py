@@ -263,8 +263,8 @@ FLOORS = {
     # load (tests/parsers/test_parsers_backend_plugins.py). Left: vllm/06's frames alone under an ERROR [core.py:866]
     # tag (undecided by the sets' convention: no line of the window decides the start) and vllm/13's length, stated
     # only in the server's arguments (the record's configured_max_model_len, the sets' name for it; read by eye as
-    # max_model_len)
-    ("gpu-logs-39", "vllm", True): (21, 23, 0, 0, 13, 14),
+    # max_model_len). A second batch (vllm 15-17, committed 3503722 before its read): 2/2 fields, statuses 3/3
+    ("gpu-logs-39", "vllm", True): (23, 25, 0, 0, 16, 17),
 }
 
 
