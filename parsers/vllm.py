@@ -277,10 +277,25 @@ def _v0_blocks(parser: LogParser, values: dict, line: Line) -> None:
         # raise_if_cache_size_invalid, "No available memory for the cache blocks" when num_gpu_blocks <= 0)
         return
     if record.kv_tokens is None:
-        record.kv_tokens = record.num_blocks * (record.block_size or DEFAULT_BLOCK_SIZE["gpu"])
+        record.kv_tokens = record.num_blocks * (record.block_size or _v0_platform_block_size(record, values) or
+                                                DEFAULT_BLOCK_SIZE["gpu"])
         parser.kv_lines.append([record.kv_tokens, None, str(values.get("pools") or "GPU").upper()])
         parser.blocks_pool = record.num_blocks
     kv_sized(parser, values, line)
+
+
+def _v0_platform_block_size(record: StartupRecord, values: dict) -> int | None:
+    """The block size a V0 platform sets for itself, where its blocks line names it: Neuron's is the model's length,
+    one block a sequence ("neuron needs block_size = max_model_len", 0.9.0 vllm/platforms/neuron.py:55-58), so its
+    blocks are max_num_seqs (vllm/worker/neuron_worker.py:91-104). The length the log stated (or the server's argument);
+    None where neither is known (the concurrency line after it then says which)."""
+    if str(values.get("pools") or "").lower() != "neuron":
+        return None
+    return record.max_model_len or record.configured_max_model_len
+
+
+def _rbln_kv_allocated(parser: LogParser, values: dict, line: Line) -> None:
+    parser.record.kv_gib = float(values["gib"])
 
 
 def _block_size_of_concurrency(num_blocks: int, max_model_len: int, concurrency: float) -> int | None:
@@ -663,6 +678,12 @@ class VllmLogParser(LogParser):
         rule(r"Model Runner V2 requires \w+; using the V1 model runner instead", set_fields(model_runner="v1")),
         rule(r"^(?:Loading model from scratch\.\.\.|Starting to load model .*\.\.\.)", phase("loading")),
         rule(r"Loading weights took (?P<weights_load_seconds>{NUM}) ?s", phase("profiling")),
+        # AWS Neuron: NxD Inference loads the compiled model's weights itself and says how long on its own logger,
+        # "Neuron" (aws-neuron/neuronx-distributed-inference 4bcdc54 src/neuronx_distributed_inference/models/
+        # application_base.py:48 and :421, f"Finished weights loading in {...} seconds"), which vLLM's Neuron worker
+        # and the vllm-neuron plugin call instead of vLLM's loader (harness/engines/vllm/forks/vllm-neuron.tsv)
+        rule(r"^(?:Neuron: )?Finished weights loading in (?P<weights_load_seconds>{NUM}) ?s(?:econds)?\b",
+             phase("profiling"), primary_only=True),
         # V0's model runners and vllm-ascend's (GiB printed as "GB": 0.8.5 vllm/worker/xpu_model_runner.py:414,
         # vllm-ascend vllm_ascend/worker/model_runner_v1.py load_model; harness/engines/vllm/forks/vllm-ascend.tsv)
         rule(r"^Loading model weights took (?P<weights_gib>{NUM}) ?Gi?B\b", phase("profiling"), primary_only=True),
@@ -700,6 +721,13 @@ class VllmLogParser(LogParser):
              r"(?P<gpu_memory_utilization>{NUM}) \(util\), (?P<requested_memory_gib>{NUM})" + GIB, primary_only=True),
         rule(r"^Applying persisted startup plan \(fingerprint \S+\): "
              r"kv_cache_memory_bytes=(?P<kv_cache_memory_bytes>\d+) \((?P<kv_gib>{NUM}) GiB\)"),
+        # vLLM's CPU platform sizing the KV space itself where VLLM_CPU_KVCACHE_SPACE is unset: half the node's memory,
+        # which the CPU worker hands the engine as the KV budget (0.18.0 vllm/platforms/cpu.py:136-139
+        # get_device_total_memory, "VLLM_CPU_KVCACHE_SPACE not set. Using %s GiB for KV cache.", :192
+        # cpu_kvcache_space_bytes; vllm/v1/worker/cpu_worker.py:135-136 determine_available_memory returns it). Plugins
+        # built on that platform print it too (vllm-spyre-next, gpu-logs-39 vllm/07).
+        rule(r"^VLLM_CPU_KVCACHE_SPACE not set\. Using (?P<kv_gib>{NUM}) GiB for KV cache\.", set_fields(device="cpu"),
+             primary_only=True),
         rule(r"(?P<mode>Explicitly|Auto) set \((?P<kv_gib>{NUM})/(?P<total_memory_gib>{NUM})\) GiB for KV cache "
              r"on node \d+(?:, with (?P<requested_memory_gib>{NUM}) GiB requested memory for the worker\. "
              r"(?P<non_kv_gib>{NUM}) GiB memory was consumed by non-kv usages)?", primary_only=True),
@@ -822,6 +850,12 @@ class VllmLogParser(LogParser):
         # determine_available_memory); a draft model's "draft_n_model_bytes" beside them is never read
         rule(r"^n_model_bytes = (?P<weights_gib>{NUM}) GB", primary_only=True),
         rule(r"^available_memory_estimate = (?P<kv_gib>{NUM}) GiB", primary_only=True),
+        # ... and the KV cache it allocated, once made: its blocks and the bytes of its tensors summed, in GiB
+        # (vllm-rbln 95c7a25 vllm_rbln/v1/worker/rbln_model_runner.py:5077-5083 _log_kv_cache_info, "KV cache:
+        # num_blocks=%d, num_groups=%d, num_tensors=%d, total=%.3f GiB"): the device pool itself, so its size outranks
+        # the estimate above. Its layers' shape line after it ("KV cache: 16 layer(s) shape/dtype=...") is not read.
+        rule(r"^KV cache: num_blocks=(?P<num_blocks>\d+), num_groups=\d+, num_tensors=\d+, "
+             r"total=(?P<gib>{NUM}) GiB", _rbln_kv_allocated, primary_only=True),
         # IBM Spyre (vllm-spyre vllm_spyre/platform.py; forks/vllm-spyre.tsv): the pool rounded to the batch size
         rule(r"^Spyre constraint: num blocks rounded from \d+ to (?P<num_blocks>\d+)", primary_only=True),
         # Apple Metal (vllm-metal; forks/vllm-metal.tsv): its paged KV cache's blocks (its MB figures are decimal)

@@ -3,7 +3,8 @@ prints (harness/engines/vllm/forks/*.tsv name the source of each wording)."""
 
 from __future__ import annotations
 
-from parsers import make_parser
+from parsers import make_parser, parse_log, read_log
+from tests.support.gpu_log_sets import FIXTURES
 
 
 def read(engine: str, lines: list[str]):
@@ -132,3 +133,51 @@ def test_third_party_kv_figures_never_state_the_pool():
     assert (after.kv_tokens, after.kv_gib, after.num_blocks) == (492_496, 60.12, read("vllm", POOL).num_blocks)
     record = read("sglang", THIRD_PARTY)
     assert record.kv_tokens is None and record.kv_gib is None and record.pool_tokens is None
+
+
+def set39(name: str):
+    """A log of gpu-logs-39 (vLLM on accelerator plugins and vendor forks), by its number."""
+    folder = FIXTURES / "gpu-logs-39" / "vllm"
+    path = next(folder.glob(f"{name}-*.log"))
+    return parse_log(read_log(path), "vllm")
+
+
+def test_rbln_kv_cache_layout_line_is_the_allocated_pool():
+    # vllm-rbln 95c7a25 vllm_rbln/v1/worker/rbln_model_runner.py:5077-5083, on vllm-rbln PR#589's own example
+    record = set39("02")
+    assert record.num_blocks == 370 and record.kv_gib == 11.562
+    assert record.kv_tokens is None  # its block size is in no line of the window: no token count is made up
+    assert record.status is None
+    # the allocated size outranks the estimate the worker handed vLLM before it (rbln_worker.py:386)
+    prefix = "(EngineCore pid=9) [vllm-rbln] INFO 2026-05-07 10:00:00,000 [{}] "
+    estimated_then_made = read("vllm", [
+        prefix.format("rbln_worker.py:386") + "available_memory_estimate = 59.39 GiB",
+        prefix.format("rbln_model_runner.py:5077") + ("KV cache: num_blocks=1689, num_groups=1, num_tensors=32, "
+                                                      "total=59.379 GiB"),
+    ])
+    assert estimated_then_made.kv_gib == 59.379 and estimated_then_made.num_blocks == 1689
+
+
+def test_cpu_platforms_own_kv_space_is_the_kv_budget():
+    # 0.18.0 vllm/platforms/cpu.py:136 (get_device_total_memory, VLLM_CPU_KVCACHE_SPACE unset), the budget the CPU
+    # worker hands the engine (cpu_worker.py:135-136); here under vllm-spyre-next, torch-spyre/sendnn-inference PR#881
+    record = set39("07")
+    assert record.kv_gib == 251.88 and record.device == "cpu" and record.kv_tokens is None
+    assert record.max_model_len == 131072 and record.status is None
+
+
+def test_nxd_inference_weights_load_is_the_weights_load_time():
+    # aws-neuron/neuronx-distributed-inference 4bcdc54 application_base.py:421 on its logger "Neuron"
+    record = set39("03")
+    assert abs(record.weights_load_seconds - 12.716184116) < 1e-6
+    assert record.num_blocks == 4 and record.kv_tokens == 4096 and record.status == "ok"
+
+
+def test_neuron_v0_blocks_are_one_sequence_each():
+    # 0.9.0 vllm/platforms/neuron.py:55-58: "neuron needs block_size = max_model_len"; the server's --max-model-len
+    # 1024 is the only length in the window, and no concurrency line follows the blocks line
+    record = set39("13")
+    assert record.num_blocks == 4 and record.configured_max_model_len == 1024
+    assert record.kv_tokens == 4 * 1024  # not 4 x the GPU's default 16
+    # with its concurrency line the block size is the one the concurrency implies, as before
+    assert set39("12").kv_tokens == 4096

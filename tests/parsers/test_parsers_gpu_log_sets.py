@@ -267,6 +267,14 @@ FLOORS = {
     # it)
     ("gpu-logs-41", "vllm", True): (16, 17, 0, 0, 10, 12),
     ("gpu-logs-41", "sglang", True): (4, 4, 1, 1, 2, 2),
+    # gpu-logs-39 (logs39, issue 42's round gpu-logs-39, vLLM on accelerator plugins and vendor forks), every log held
+    # out: first read (parser at 6a3deae, the set committed first) vLLM 17/23 fields, KV 0/0, statuses 13/14, no trap
+    # as the pool; then vllm-rbln's allocated-pool line, the CPU platform's own KV space and NxD Inference's weights
+    # load (tests/parsers/test_parsers_backend_plugins.py). Left: vllm/06's frames alone under an ERROR [core.py:866]
+    # tag (undecided by the sets' convention: no line of the window decides the start) and vllm/13's length, stated
+    # only in the server's arguments (the record's configured_max_model_len, the sets' name for it; read by eye as
+    # max_model_len). A second batch (vllm 15-17, committed 3503722 before its read): 2/2 fields, statuses 3/3
+    ("gpu-logs-39", "vllm", True): (23, 25, 0, 0, 16, 17),
 }
 
 

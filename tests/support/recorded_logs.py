@@ -299,11 +299,14 @@ OLDER_EXPECTED.update({
 # "█  version 0.17.1", "Initializing a V1 LLM engine (v0.17.1) with config: ... dtype=torch.float16, ...
 # tensor_parallel_size=1, ... kv_cache_dtype=auto, device_config=cpu", "Chunked prefill is enabled with
 # max_num_batched_tokens=256."; the CPU backend of this release sizes the pool without the flag ("GPU KV cache size:
-# 24,683,520 tokens" for 1 GiB and for 256 KiB alike), and still states size and concurrency on two lines.
+# 24,683,520 tokens" for 1 GiB and for 256 KiB alike), and still states size and concurrency on two lines. The space it
+# sizes the pool from is its own, stated by its platform: "VLLM_CPU_KVCACHE_SPACE not set. Using 11.77 GiB for KV
+# cache." (0.17.1 vllm/platforms/cpu.py:159, half the node's memory; 192,840 blocks x 128 tokens x 512 bytes a token).
 VLLM_0171 = dict(
     engine="vllm", engine_version="0.17.1", model="/root/.cache/kv-budget-harness/models/tiny-llama", device="cpu",
     dtype="torch.float16", kv_dtype="auto", tp_size=1, block_size=128, max_num_batched_tokens=256,
-    chunked_prefill_size_effective=256, kv_tokens=24_683_520, num_blocks=192_840, status="ok", phase="ready",
+    chunked_prefill_size_effective=256, kv_tokens=24_683_520, num_blocks=192_840, kv_gib=11.77, status="ok",
+    phase="ready",
 )
 OLDER_EXPECTED.update({
     # "Loading weights took 0.01 seconds", "Maximum concurrency for 512 tokens per request: 48210.00x",

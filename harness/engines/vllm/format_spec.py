@@ -20,7 +20,7 @@ KEYWORDS = re.compile(
     r"|kv cache group|Mamba|failed|fatal|hit an exception|In v\d|torch\.compile t|# %s blocks|Memory statistics"
     r"|total_hbm|Init kv-cache|Hybrid KV cache layout|Free device memory|Usable num_blocks|took in total"
     r"|\[Dynamic KV\]|[Pp]aged attention|n_model_bytes|kernel_size|available_memory_estimate|num blocks rounded"
-    r"|pages available"
+    r"|pages available|weights loading|KVCACHE_SPACE"
     r"|MLX path|LMCache|KVBM"
 )
 
@@ -99,6 +99,10 @@ FACTS = (
     # hands vLLM, in GiB ("GB" is GiB there too); a draft model's figures beside them are never the target's
     Fact("rbln_model_bytes", r"^n_model_bytes = %\.2f GB$", ((r".", "weights_gib"),)),
     Fact("rbln_kv_budget", r"^available_memory_estimate = %\.2f GiB$", ((r".", "kv_gib"),)),
+    # ... and the KV cache it allocated once made (rbln_model_runner.py _log_kv_cache_info): its blocks and its tensors'
+    # bytes summed, in GiB - the device pool, which outranks the estimate
+    Fact("rbln_kv_allocated", r"^KV cache: num_blocks=%d, num_groups=%d, num_tensors=%d, total=%\.3f GiB$",
+         ((r"num_blocks$", "num_blocks"), (r"total_bytes", "kv_gib"), (r".", "-"))),
     Fact("rbln_draft_bytes", r"^draft_n_model_bytes = %\.2f GB$|^draft_model_kernel_size = %\.2f GB$", ((r".", "-"),),
          unread=True),
     # --- IBM Spyre (vllm-spyre, its table under forks/): the pool rounded up to a multiple of the batch size; its KV
@@ -131,6 +135,9 @@ FACTS = (
     Fact("kv_cache_memory_given", r"^Initial free memory \{.*reserved \{.*memory for KV Cache as specified by "
          r"kv_cache_memory_bytes",
          ((r"free", "initial_free_gib"), (r"kv_cache_memory_bytes", "kv_gib"), (r".", "-"))),
+    # the CPU platform's own KV space where VLLM_CPU_KVCACHE_SPACE is unset (half the node's memory), the worker's KV
+    # budget (vllm/platforms/cpu.py get_device_total_memory)
+    Fact("cpu_kv_default", r"^VLLM_CPU_KVCACHE_SPACE not set\. Using %s GiB for KV cache\.$", ((r".", "kv_gib"),)),
     Fact("cpu_kv_space", r"(?:Explicitly|Auto) set \(\{.*GiB for KV cache on node",
          ((r"kv_cache_space|kv_space|kv", "kv_gib"), (r"total", "total_memory_gib"),
           (r"requested", "requested_memory_gib"), (r"non_kv|consumed", "non_kv_gib"), (r".", "-"))),
@@ -146,6 +153,9 @@ FACTS = (
          ((r".", "gpu_memory_utilization"), (r".", "gpu_memory_utilization_suggested"))),
     Fact("num_gpu_blocks_override", r"^Overriding num_gpu_blocks=%d with num_gpu_blocks_override=%d$",
          ((r"override", "num_gpu_blocks_override"), (r".", "-"))),
+    # NxD Inference's own weights load on Neuron (its logger "Neuron"; the forks/vllm-neuron.tsv table)
+    Fact("neuron_weights_load_seconds", r"^Finished weights loading in \{.*\} seconds$",
+         ((r".", "weights_load_seconds"),)),
     # vllm-neuron raises the override by the null block it allocates lazily (vllm_neuron/platform.py:153): the override
     # vLLM then applies
     Fact("neuron_blocks_override", r"^Adding 1 to num_gpu_blocks_override \(%d -> %d\)",
