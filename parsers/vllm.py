@@ -459,6 +459,14 @@ def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
         parser.early_capture = (_stamp(line), float(values["gib"]), float(values["secs"]))
 
 
+def _graph_capture_seconds(parser: LogParser, values: dict, line: Line) -> None:
+    # V0 before the graphs' memory was logged: "Graph capturing finished in %.0f secs." (0.5.0
+    # vllm/worker/model_runner.py:954, 0.6.3 :1530), after the blocks line (gpu-logs-40 vllm/06, /08)
+    if parser.seen_kv or parser.pending_kv is not None:
+        parser.record.graph_capture_seconds = float(values["secs"])
+        parser.advance("capturing", line)
+
+
 def _init_engine(parser: LogParser, values: dict, line: Line) -> None:
     # "(compilation: X s)" is compilation_config.compilation_time (0.20.0 vllm/v1/engine/core.py:286, :298-304), which
     # is torch.compile's total only from 0.20.0 (vllm/compilation/monitor.py:47-53 adds the total that
@@ -613,8 +621,13 @@ class VllmLogParser(LogParser):
     # The API server's output handler starts once its engine client is made, after the engine's start (0.20.0
     # vllm/v1/engine/async_llm.py:174 `_run_output_handler()` at the end of `__init__`; earlier releases at the first
     # request), and logs "AsyncLLM output_handler failed." (:699).
-    SERVING_FAILURES = re.compile(r"^(?:EngineCore encountered a fatal error|AsyncLLM output_handler failed)\.")
-    SERVING_FRAMES = re.compile(r'^\s*File "[^"]*", line \d+, in (?:run_busy_loop|output_handler)$')
+    # V0's AsyncLLMEngine built its engine in __init__ (0.5.0 vllm/engine/async_llm_engine.py:349, 0.6.3 :569) and
+    # started its background loop at the first request (0.5.0 :567-569, 0.6.3 :929); the loop's failure is logged as
+    # "Engine background task failed" (0.5.0 :52, 0.6.3 :66, _log_task_completion of the run_engine_loop task: 0.5.0
+    # :518, 0.6.3 :805) - a serving-time failure (gpu-logs-40 vllm/05, vllm#5961).
+    SERVING_FAILURES = re.compile(r"^(?:EngineCore encountered a fatal error|AsyncLLM output_handler failed"
+                                  r"|Engine background task failed)(?:\.|$)")
+    SERVING_FRAMES = re.compile(r'^\s*File "[^"]*", line \d+, in (?:run_busy_loop|output_handler|run_engine_loop)$')
     START_FAILURES = re.compile(r"^(?:EngineCore|WorkerProc) failed to start\.")
 
     # (regex, actions); the first match wins. Group names that are record fields are stored.
@@ -828,6 +841,7 @@ class VllmLogParser(LogParser):
         rule(r"^Capturing CUDA graphs", phase_after_kv("capturing")),
         rule(r"Graph capturing finished in (?P<secs>{NUM}) secs?, took (?P<gib>{NUM})" + GIB, _graph_capture,
              primary_only=True),
+        rule(r"Graph capturing finished in (?P<secs>{NUM}) secs?\.$", _graph_capture_seconds, primary_only=True),
         # vllm-ascend's wording names its ACL graphs (harness/engines/vllm/forks/vllm-ascend.tsv)
         rule(r"(?:CUDA|ACL) graph pool memory: (?P<actual>{NUM})" + GIB
              + r" \(actual\), (?P<cuda_graph_estimate_gib>{NUM})" + GIB + r" \(estimated\)", _cuda_graph_pool,
@@ -874,6 +888,14 @@ class VllmLogParser(LogParser):
         # ready, and stopping
         rule(r"Application startup complete\.", ready),
         rule(SERVED_REQUEST, ready, before_ready=True),
+        # V0's lines of a request the engine took: "Added request %s." (0.6.3 vllm/engine/async_llm_engine.py:209,
+        # vllm/engine/multiprocessing/engine.py:292) and its stats at an engine step, "Avg prompt throughput: ...",
+        # (0.6.3 vllm/engine/metrics.py:345; the stat loggers are made after _initialize_kv_caches, llm_engine.py:349
+        # and :443, and V0 profiles without a request): the start had completed (gpu-logs-40 vllm/04, a CPU backend's
+        # serving lines alone)
+        rule(r"^Added request \S+\.$", ready, before_ready=True),
+        rule(r"^Avg prompt throughput: {NUM} tokens/s, Avg generation throughput: {NUM} tokens/s, Running: \d+ reqs",
+             ready, before_ready=True),
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         rule(r"^\[shutdown\] .*trigger received signal=(?P<signal>\w+)", stopping),
         rule(r"^\[shutdown\] API server: shutdown triggered", stopping),
