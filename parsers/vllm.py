@@ -77,10 +77,12 @@ PREFIX_ELIDED = re.compile(
 # opening bracket added in 0.8.5 vllm/logger.py:22) or stripped of its brackets too ("INFO gpu_model_runner.py:4879
 # msg", the tag padded to a column by some; "INFO gpu_worker.py msg" without the line number). The tag is the
 # format's "[%(fileinfo)s:%(lineno)d]" (0.33.0 vllm/logger.py:28-31) and follows the level directly: tried only where no
-# full prefix matched.
+# full prefix matched. An author who quotes such records under a command indents them as a block ("  INFO
+# model_runner.py:1067] Loading model weights took 8.4927 GB" under "kubectl logs ... (excerpt):", gpu-logs-40
+# vllm/12): the indent is the quote's, as it is before a whole prefix (which PREFIX finds anywhere).
 PREFIX_BARE_TAG = re.compile(
-    rf"^(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+\[?(?P<file>\w[\w.-]*\.py)(?::(?P<lineno>\d+))?\]?"
-    r"(?:\s+(?P<msg>.*))?$")
+    rf"^[ \t]*(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+"
+    r"\[?(?P<file>\w[\w.-]*\.py)(?::(?P<lineno>\d+))?\]?(?:\s+(?P<msg>.*))?$")
 # A program that renders a transcript may shorten the tag to the module's name, brackets kept and the messages aligned
 # ("INFO [kv_cache_utils]   GPU KV cache size: 452,800 tokens", "INFO [gpu_model_runner] Model loading took ...": a
 # report's terminal picture, gpu-oos13 v47's source): a vLLM module's name holds an underscore (kv_cache_utils,

@@ -262,8 +262,10 @@ FLOORS = {
     # the set committed first, 8a469e8): vLLM 27/35, KV 1/1, statuses 6/9; SGLang 8/9, 1/1, 4/5; no trap read as the
     # pool. After the fixes (SGLang 0.2's "[gpu_id=N]" tag, V0's graph line without its memory, records a digest
     # joined with single spaces, V0's serving lines, the AsyncLLMEngine's loop failure and SGLang's length refusal as
-    # serving time): vLLM 34/35, statuses 8/9 - vllm/09's shell 'Killed' is glued inside the last flattened record
-    ("gpu-logs-40", "vllm", True): (34, 35, 1, 1, 8, 9),
+    # serving time): vLLM 34/35, statuses 8/9 - vllm/09's shell 'Killed' is glued inside the last flattened record.
+    # A second batch (vllm 10-12, committed a75bf1c before its read): 10/13, statuses 2/3 - records shortened to level
+    # and file under an author's indent; then fitted by class: 13/13, 3/3
+    ("gpu-logs-40", "vllm", True): (47, 48, 1, 1, 11, 12),
     ("gpu-logs-40", "sglang", True): (9, 9, 1, 1, 5, 5),
 }
 
@@ -1738,3 +1740,14 @@ def test_sglangs_refusal_of_a_requests_length_says_the_start_had_completed():
     record = _read("gpu-logs-40", "sglang", "04")
     assert (record.status, record.error_kind, record.kv_tokens) == ("ok", None, None)
     assert record.later_failure is not None
+
+
+# --- gpu-logs-40 (issue 42, round gpu-logs-40): what its second batch missed, by class -----------------------------
+
+
+def test_records_shortened_to_level_and_file_under_an_authors_indent_are_the_engines():
+    # gpu-logs-40 vllm/12 (batch 2), an operator's report: under "kubectl logs ... (excerpt):" the records indented by
+    # two spaces, each cut to its level and file tag ("  INFO model_runner.py:1067] Loading model weights took 8.4927
+    # GB", "  INFO gpu_executor.py:122] # GPU blocks: 13033, # CPU blocks: 2048")
+    record = _read("gpu-logs-40", "vllm", "12")
+    assert (record.weights_gib, record.num_blocks, record.cpu_blocks, record.status) == (8.4927, 13033, 2048, "ok")
