@@ -71,8 +71,9 @@ PREFIX = re.compile(
 # after it is the engine's (gpu-logs-29 sglang/08, verl's SGLang rollout in WorkerDict actors, frames tagged alike).
 _RAY_ACTOR_TAG = re.compile(r"^\((?:[\w.:-]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
 # SGLang 0.2's own rank tag, written into the message before logging had a rank prefix: "[gpu_id=N] " in 0.2.0
-# (sglang/srt/managers/controller/model_runner.py:154 "Load weight end.", :202 "Memory pool end.", tp_worker.py:116 the
-# "max_total_num_tokens=..." summary), "[gpu=N] " by 0.2.7 (sglang/srt/model_executor/model_runner.py:181, :237). It is
+# (sglang/srt/managers/controller/model_runner.py:153 "Load weight end.", :201 "Memory pool end.", tp_worker.py:115 the
+# "max_total_num_tokens=..." summary), "[gpu=N] " by 0.2.7 (sglang/srt/model_executor/model_runner.py:180, :236,
+# managers/tp_worker.py:138; harness/engines/sglang/formats/sglang-0.2.0.tsv, sglang-0.2.7.tsv). It is
 # the rank's tag, so its lines are a record of their own (never the wrapped tail of the line before) and only N=0's
 # are rank 0's (gpu-logs-40 sglang/02, sglang#744's TP2 start).
 _GPU_ID_TAG = re.compile(r"^\[gpu(?:_id)?=(\d+)\] ")
@@ -1015,6 +1016,8 @@ class SglangLogParser(LogParser):
         msg = match.group("msg") or ""
         if msg[:1] == " " and not _INDENTED_PART.match(msg):
             msg = msg.lstrip(" ")
+        if msg[:4] == "[gpu" and not ranks and (tag := _GPU_ID_TAG.match(msg)):
+            msg, ranks = msg[tag.end():], f"TP{tag.group(1)}"  # a time prefix before 0.2's own tag (a wrapper's)
         return Line(
             text=msg,
             raw=text,
