@@ -57,7 +57,7 @@ FACTS = (
     Fact("compilation_seconds_tagged", r"^%storch\.compile took %\.2f s in total$",
          ((r"^\$1$", "-"), (r".", "compilation_seconds")), samples=((r"^\$1$", ""),)),
     # V0's KV sizing line (0.8.5 vllm/executor/executor_base.py:112; the device's name written out up to 0.6.3,
-    # "# GPU blocks: %d, # CPU blocks: %d", 0.5.0 vllm/executor/gpu_executor.py:84, 0.6.3 :122)
+    # "# GPU blocks: %d, # CPU blocks: %d", 0.5.0 vllm/executor/gpu_executor.py:83, 0.6.3 :122)
     Fact("v0_blocks", r"^# (?:%s|GPU) blocks: %d, # CPU blocks: %d$",
          ((r"device|platform|name", "-"), (r"gpu", "num_blocks"), (r"cpu", "cpu_blocks"), (r".", "-")),
          samples=((r".", "GPU"),)),
