@@ -610,11 +610,13 @@ class VllmLogParser(LogParser):
     # 0.33.0 vllm/v1/engine/core.py:1584 and :1586, vllm/v1/executor/multiproc_executor.py:1057, :1063 and :1189,
     # vllm/v1/executor/ray_executor_v2.py:233 ("RayWorkerProc failed: %s"), vllm/v1/engine/async_llm.py:943; before
     # 0.8.5 the engine core logged its traceback inline: "EngineCore hit an exception: %s" (v1/engine/core.py
-    # run_engine_core, 0.7.x-0.8.4; 0.8.5 vllm/v1/engine/core.py:396 replaced it with "EngineCore failed to start.").
+    # run_engine_core, 0.7.x-0.8.4; 0.8.5 vllm/v1/engine/core.py:396 replaced it with "EngineCore failed to start."),
+    # and the worker's "WorkerProc hit an exception: %s" likewise (0.7.3 vllm/v1/executor/multiproc_executor.py:374,
+    # formats/vllm-0.7.3.tsv).
     failure_markers = re.compile(
         r"^(?:EngineCore failed to start\.|WorkerProc failed to start\.|EngineCore encountered a fatal error\."
-        r"|EngineCore hit an exception: "
-        r"|AsyncLLM output_handler failed\.|WorkerProc hit an exception\.|WorkerProc failed\.|RayWorkerProc failed: )"
+        r"|EngineCore hit an exception: |WorkerProc hit an exception(?:\.|: )"
+        r"|AsyncLLM output_handler failed\.|WorkerProc failed\.|RayWorkerProc failed: )"
     )
     # What only an engine that had started prints of its failure. The engine core logs "EngineCore encountered a fatal
     # error." once its constructor (which profiles, makes the KV cache and warms up) has returned, "EngineCore failed to
@@ -924,11 +926,12 @@ class VllmLogParser(LogParser):
         error("no_kv_cache_memory", r"No available memory for the cache blocks\."),
         # an excerpt cut after the needed size, or re-wrapped by its author without the parenthesis, still names it;
         # an author's ellipsis may stand for the middle, before the estimate ("2.0 GiB KV cache is needed ... estimated
-        # maximum model length is 1856.", a project's notes, gpu-logs-36 vllm/06)
+        # maximum model length is 1856.", a project's notes, gpu-logs-36 vllm/06); V1's first releases wrote the sizes
+        # as "GB" though they divide by 1024**3 (0.7.3 vllm/v1/core/kv_cache_utils.py:465, formats/vllm-0.7.3.tsv)
         error("max_model_len_too_large",
               r"To serve at least one request with the models?'s max seq len \((?P<max_model_len>[\d,]+)\),\s*"
-              r"\(?(?P<needed_gib>{NUM}) GiB KV cache is needed"
-              r"(?:, which is larger t(?:han the available KV cache memory \((?P<available_gib>{NUM}) GiB\)\.)?)?"
+              r"\(?(?P<needed_gib>{NUM}) Gi?B KV cache is needed"
+              r"(?:, which is larger t(?:han the available KV cache memory \((?P<available_gib>{NUM}) Gi?B\)\.)?)?"
               r"\s*(?:(?:\.\.\.|\u2026)\s*)?(?:" + _ESTIMATE_LEAD
               + r"(?P<estimated_max_model_len>[\d,]+)\.)?", standalone=True),
         error("max_model_len_too_large",
