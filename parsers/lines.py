@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import html
+import itertools
 import json
 import re
 
@@ -37,7 +38,7 @@ def clean_segments(raw: str | bytes, code: bool = True) -> list[str]:
     if "<br" in text:
         text = _HTML_BREAK.sub("\r", text)
     segments = text.split("\r") if "\r" in text else [text]
-    return [part for segment in segments for part in _unpadded(segment)]
+    return [piece for segment in segments for part in _unpadded(segment) for piece in _unflattened(part)]
 
 
 # A rendered page's line break inside one source line: a post that quotes log lines in a paragraph joins them with
@@ -63,6 +64,28 @@ _PADDED_RECORD = re.compile(r"(?<=\S) {2,}(?=(?:\([^()]*pid=\d+[^()]*\) )?(?:DEB
 # sglang/srt/managers/scheduler.py:1268-1276, "context_len={self.model_config.context_len}, " and the like; vLLM's
 # config dumps likewise), so spaces between the digits of one are a terminal's: the number is joined.
 _PADDED_NUMBER = re.compile(r"(?<=\w=)(\d+) {2,}(?=\d+(?:[,;)]|\s*$))")
+
+
+# A page or a digest that flattened a log's line ends joins its records with one space ("... Loading model weights took
+# 4.3752 GB INFO 01-23 07:34:26 gpu_executor.py:122] # GPU blocks: 11836, # CPU blocks: 4681 INFO 01-23 07:34:26
+# gpu_executor.py:126] Maximum concurrency for 200 tokens per request: 946.88x Killed ...", an issue body in a wiki
+# digest, gpu-logs-40 vllm/09). vLLM's whole record header - the level, the date as "%m-%d %H:%M:%S" (0.18.0
+# vllm/logger.py:22-26; V0's 0.5.0 vllm/logger.py:18-19 the same) and the file tag "file.py:N]" with or without its
+# bracket - starts a new line where a line holds two or more of them: one header is an ordinary line, whatever
+# prefixes it (a compose service, journald, Ray's tag).
+_RECORD_HEADER = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d \[?[\w.-]+\.py:\d+\] ")
+
+
+def _unflattened(segment: str) -> list[str]:
+    """`segment` split before each of vLLM's record headers where it holds two or more after single spaces."""
+    if segment.count(".py:") < 2:
+        return [segment]
+    headers = [m.start() for m in _RECORD_HEADER.finditer(segment)]
+    starts = [at for at in headers if at > 1 and segment[at - 1] == " " and segment[at - 2] != " "]
+    if len(headers) < 2 or not starts:
+        return [segment]
+    bounds = [0, *starts, len(segment)]
+    return [segment[a:b].rstrip(" ") for a, b in itertools.pairwise(bounds) if segment[a:b].strip()]
 
 
 def _unpadded(segment: str) -> list[str]:

@@ -70,6 +70,13 @@ PREFIX = re.compile(
 # "{actor_name} pid=", the ip where the node is not the driver's). Exactly one space is Ray's: a traceback's indent
 # after it is the engine's (gpu-logs-29 sglang/08, verl's SGLang rollout in WorkerDict actors, frames tagged alike).
 _RAY_ACTOR_TAG = re.compile(r"^\((?:[\w.:-]+ )?pid=\d+(?:, ip=[\w.:-]+)?\) ")
+# SGLang 0.2's own rank tag, written into the message before logging had a rank prefix: "[gpu_id=N] " in 0.2.0
+# (sglang/srt/managers/controller/model_runner.py:153 "Load weight end.", :201 "Memory pool end.", tp_worker.py:115 the
+# "max_total_num_tokens=..." summary), "[gpu=N] " by 0.2.7 (sglang/srt/model_executor/model_runner.py:180, :236,
+# managers/tp_worker.py:138; harness/engines/sglang/formats/sglang-0.2.0.tsv, sglang-0.2.7.tsv). It is
+# the rank's tag, so its lines are a record of their own (never the wrapped tail of the line before) and only N=0's
+# are rank 0's (gpu-logs-40 sglang/02, sglang#744's TP2 start).
+_GPU_ID_TAG = re.compile(r"^\[gpu(?:_id)?=(\d+)\] ")
 # a tag's rank, the first of a range (rank 0's lines are the primary ones)
 _TAG_RANK = re.compile(r"[A-Z_]-?(\d+)")
 # what an indent keeps under a prefix: a traceback's part (never an author's column alignment)
@@ -845,6 +852,11 @@ class SglangLogParser(LogParser):
                                                                                           "get_model_info",
                                                                                           "v1/models")),
         rule(SERVED_REQUEST, ready, before_ready=True),
+        # a request the scheduler received and refused for its length (0.4.3.post2 sglang/srt/managers/utils.py:34-38
+        # validate_input_length, called by scheduler.py:671 handle_generate_request): a user's request, as a '200 OK'
+        # is (the server's own warm-up request is a few tokens) - the start had completed (gpu-logs-40 sglang/04)
+        rule(r"^Input length \(\d+ tokens\) exceeds the maximum allowed length \(\d+ tokens\)\.", ready,
+             before_ready=True),
         # a health check answered 200: the server is up (it answers 503 while starting, 0.5.22 http_server.py:719,
         # and is up once its warm-up request was answered, :2424)
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
@@ -992,6 +1004,9 @@ class SglangLogParser(LogParser):
 
     def split_prefix(self, text: str, t: float | None) -> Line:
         match = PREFIX.search(text)
+        if match is None and (tag := _GPU_ID_TAG.match(text)):
+            return Line(text=text[tag.end():], raw=text, source="", prefixed=True, primary=tag.group(1) == "0",
+                        rank=f"TP{tag.group(1)}", t=t)
         if match is None:
             # A wrapping program's logging prefix: its level counts, but it is not the engine's own
             # prefix (a traceback under it is still an uncaught one).
@@ -1001,6 +1016,8 @@ class SglangLogParser(LogParser):
         msg = match.group("msg") or ""
         if msg[:1] == " " and not _INDENTED_PART.match(msg):
             msg = msg.lstrip(" ")
+        if msg[:4] == "[gpu" and not ranks and (tag := _GPU_ID_TAG.match(msg)):
+            msg, ranks = msg[tag.end():], f"TP{tag.group(1)}"  # a time prefix before 0.2's own tag (a wrapper's)
         return Line(
             text=msg,
             raw=text,

@@ -78,10 +78,12 @@ PREFIX_ELIDED = re.compile(
 # opening bracket added in 0.8.5 vllm/logger.py:22) or stripped of its brackets too ("INFO gpu_model_runner.py:4879
 # msg", the tag padded to a column by some; "INFO gpu_worker.py msg" without the line number). The tag is the
 # format's "[%(fileinfo)s:%(lineno)d]" (0.33.0 vllm/logger.py:28-31) and follows the level directly: tried only where no
-# full prefix matched.
+# full prefix matched. An author who quotes such records under a command indents them as a block ("  INFO
+# model_runner.py:1067] Loading model weights took 8.4927 GB" under "kubectl logs ... (excerpt):", gpu-logs-40
+# vllm/12): the indent is the quote's, as it is before a whole prefix (which PREFIX finds anywhere).
 PREFIX_BARE_TAG = re.compile(
-    rf"^(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+\[?(?P<file>\w[\w.-]*\.py)(?::(?P<lineno>\d+))?\]?"
-    r"(?:\s+(?P<msg>.*))?$")
+    rf"^[ \t]*(?:{PROC})?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+"
+    r"\[?(?P<file>\w[\w.-]*\.py)(?::(?P<lineno>\d+))?\]?(?:\s+(?P<msg>.*))?$")
 # A program that renders a transcript may shorten the tag to the module's name, brackets kept and the messages aligned
 # ("INFO [kv_cache_utils]   GPU KV cache size: 452,800 tokens", "INFO [gpu_model_runner] Model loading took ...": a
 # report's terminal picture, gpu-oos13 v47's source): a vLLM module's name holds an underscore (kv_cache_utils,
@@ -475,6 +477,14 @@ def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
         parser.early_capture = (_stamp(line), float(values["gib"]), float(values["secs"]))
 
 
+def _graph_capture_seconds(parser: LogParser, values: dict, line: Line) -> None:
+    # V0 before the graphs' memory was logged: "Graph capturing finished in %.0f secs." (0.5.0
+    # vllm/worker/model_runner.py:954, 0.6.3 :1530), after the blocks line (gpu-logs-40 vllm/06, /08)
+    if parser.seen_kv or parser.pending_kv is not None:
+        parser.record.graph_capture_seconds = float(values["secs"])
+        parser.advance("capturing", line)
+
+
 def _init_engine(parser: LogParser, values: dict, line: Line) -> None:
     # "(compilation: X s)" is compilation_config.compilation_time (0.20.0 vllm/v1/engine/core.py:286, :298-304), which
     # is torch.compile's total only from 0.20.0 (vllm/compilation/monitor.py:47-53 adds the total that
@@ -616,11 +626,13 @@ class VllmLogParser(LogParser):
     # 0.33.0 vllm/v1/engine/core.py:1584 and :1586, vllm/v1/executor/multiproc_executor.py:1057, :1063 and :1189,
     # vllm/v1/executor/ray_executor_v2.py:233 ("RayWorkerProc failed: %s"), vllm/v1/engine/async_llm.py:943; before
     # 0.8.5 the engine core logged its traceback inline: "EngineCore hit an exception: %s" (v1/engine/core.py
-    # run_engine_core, 0.7.x-0.8.4; 0.8.5 vllm/v1/engine/core.py:396 replaced it with "EngineCore failed to start.").
+    # run_engine_core, 0.7.x-0.8.4; 0.8.5 vllm/v1/engine/core.py:396 replaced it with "EngineCore failed to start."),
+    # and the worker's "WorkerProc hit an exception: %s" likewise (0.7.3 vllm/v1/executor/multiproc_executor.py:374,
+    # formats/vllm-0.7.3.tsv).
     failure_markers = re.compile(
         r"^(?:EngineCore failed to start\.|WorkerProc failed to start\.|EngineCore encountered a fatal error\."
-        r"|EngineCore hit an exception: "
-        r"|AsyncLLM output_handler failed\.|WorkerProc hit an exception\.|WorkerProc failed\.|RayWorkerProc failed: )"
+        r"|EngineCore hit an exception: |WorkerProc hit an exception(?:\.|: )"
+        r"|AsyncLLM output_handler failed\.|WorkerProc failed\.|RayWorkerProc failed: )"
     )
     # What only an engine that had started prints of its failure. The engine core logs "EngineCore encountered a fatal
     # error." once its constructor (which profiles, makes the KV cache and warms up) has returned, "EngineCore failed to
@@ -629,8 +641,13 @@ class VllmLogParser(LogParser):
     # The API server's output handler starts once its engine client is made, after the engine's start (0.20.0
     # vllm/v1/engine/async_llm.py:174 `_run_output_handler()` at the end of `__init__`; earlier releases at the first
     # request), and logs "AsyncLLM output_handler failed." (:699).
-    SERVING_FAILURES = re.compile(r"^(?:EngineCore encountered a fatal error|AsyncLLM output_handler failed)\.")
-    SERVING_FRAMES = re.compile(r'^\s*File "[^"]*", line \d+, in (?:run_busy_loop|output_handler)$')
+    # V0's AsyncLLMEngine built its engine in __init__ (0.5.0 vllm/engine/async_llm_engine.py:349, 0.6.3 :569) and
+    # started its background loop at the first request (0.5.0 :567-569, 0.6.3 :929); the loop's failure is logged as
+    # "Engine background task failed" (0.5.0 :52, 0.6.3 :66, _log_task_completion of the run_engine_loop task: 0.5.0
+    # :518, 0.6.3 :805) - a serving-time failure (gpu-logs-40 vllm/05, vllm#5961).
+    SERVING_FAILURES = re.compile(r"^(?:EngineCore encountered a fatal error|AsyncLLM output_handler failed"
+                                  r"|Engine background task failed)(?:\.|$)")
+    SERVING_FRAMES = re.compile(r'^\s*File "[^"]*", line \d+, in (?:run_busy_loop|output_handler|run_engine_loop)$')
     START_FAILURES = re.compile(r"^(?:EngineCore|WorkerProc) failed to start\.")
     # The front end waits for its engine cores' start in one function, and every exception it raises is a failed
     # start (0.29.0 vllm/v1/engine/utils.py:1250 wait_for_engine_startup: "Engine core initialization failed. See root
@@ -870,6 +887,7 @@ class VllmLogParser(LogParser):
         rule(r"^Capturing CUDA graphs", phase_after_kv("capturing")),
         rule(r"Graph capturing finished in (?P<secs>{NUM}) secs?, took (?P<gib>{NUM})" + GIB, _graph_capture,
              primary_only=True),
+        rule(r"Graph capturing finished in (?P<secs>{NUM}) secs?\.$", _graph_capture_seconds, primary_only=True),
         # vllm-ascend's wording names its ACL graphs (harness/engines/vllm/forks/vllm-ascend.tsv)
         rule(r"(?:CUDA|ACL) graph pool memory: (?P<actual>{NUM})" + GIB
              + r" \(actual\), (?P<cuda_graph_estimate_gib>{NUM})" + GIB + r" \(estimated\)", _cuda_graph_pool,
@@ -916,6 +934,14 @@ class VllmLogParser(LogParser):
         # ready, and stopping
         rule(r"Application startup complete\.", ready),
         rule(SERVED_REQUEST, ready, before_ready=True),
+        # V0's lines of a request the engine took: "Added request %s." (0.6.3 vllm/engine/async_llm_engine.py:209,
+        # vllm/engine/multiprocessing/engine.py:292) and its stats at an engine step, "Avg prompt throughput: ...",
+        # (0.6.3 vllm/engine/metrics.py:345; the stat loggers are made after _initialize_kv_caches, llm_engine.py:349
+        # and :443, and V0 profiles without a request): the start had completed (gpu-logs-40 vllm/04, a CPU backend's
+        # serving lines alone)
+        rule(r"^Added request \S+\.$", ready, before_ready=True),
+        rule(r"^Avg prompt throughput: {NUM} tokens/s, Avg generation throughput: {NUM} tokens/s, Running: \d+ reqs",
+             ready, before_ready=True),
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         rule(r"^\[shutdown\] .*trigger received signal=(?P<signal>\w+)", stopping),
         rule(r"^\[shutdown\] API server: shutdown triggered", stopping),
@@ -942,11 +968,12 @@ class VllmLogParser(LogParser):
         error("no_kv_cache_memory", r"No available memory for the cache blocks\."),
         # an excerpt cut after the needed size, or re-wrapped by its author without the parenthesis, still names it;
         # an author's ellipsis may stand for the middle, before the estimate ("2.0 GiB KV cache is needed ... estimated
-        # maximum model length is 1856.", a project's notes, gpu-logs-36 vllm/06)
+        # maximum model length is 1856.", a project's notes, gpu-logs-36 vllm/06); V1's first releases wrote the sizes
+        # as "GB" though they divide by 1024**3 (0.7.3 vllm/v1/core/kv_cache_utils.py:465, formats/vllm-0.7.3.tsv)
         error("max_model_len_too_large",
               r"To serve at least one request with the models?'s max seq len \((?P<max_model_len>[\d,]+)\),\s*"
-              r"\(?(?P<needed_gib>{NUM}) GiB KV cache is needed"
-              r"(?:, which is larger t(?:han the available KV cache memory \((?P<available_gib>{NUM}) GiB\)\.)?)?"
+              r"\(?(?P<needed_gib>{NUM}) Gi?B KV cache is needed"
+              r"(?:, which is larger t(?:han the available KV cache memory \((?P<available_gib>{NUM}) Gi?B\)\.)?)?"
               r"\s*(?:(?:\.\.\.|\u2026)\s*)?(?:" + _ESTIMATE_LEAD
               + r"(?P<estimated_max_model_len>[\d,]+)\.)?", standalone=True),
         error("max_model_len_too_large",

@@ -40,6 +40,7 @@ from __future__ import annotations
 import pytest
 
 from parsers import make_parser, parse_log, read_log
+from parsers.lines import clean_segments
 from tests.support.gpu_log_sets import FIXTURES, Score, score_set
 
 # (set, engine, held out) -> the floors: fields right, fields, KV counts right, KV counts, statuses right, statuses
@@ -275,6 +276,15 @@ FLOORS = {
     # only in the server's arguments (the record's configured_max_model_len, the sets' name for it; read by eye as
     # max_model_len). A second batch (vllm 15-17, committed 3503722 before its read): 2/2 fields, statuses 3/3
     ("gpu-logs-39", "vllm", True): (23, 25, 0, 0, 16, 17),
+    # gpu-logs-40 (logs40, the old wordings of 2024 to early 2025), every log held out; first read (parser at e65fbc2,
+    # the set committed first, 8a469e8): vLLM 27/35, KV 1/1, statuses 6/9; SGLang 8/9, 1/1, 4/5; no trap read as the
+    # pool. After the fixes (SGLang 0.2's "[gpu_id=N]" tag, V0's graph line without its memory, records a digest
+    # joined with single spaces, V0's serving lines, the AsyncLLMEngine's loop failure and SGLang's length refusal as
+    # serving time): vLLM 34/35, statuses 8/9 - vllm/09's shell 'Killed' is glued inside the last flattened record.
+    # A second batch (vllm 10-12, committed a75bf1c before its read): 10/13, statuses 2/3 - records shortened to level
+    # and file under an author's indent; then fitted by class: 13/13, 3/3
+    ("gpu-logs-40", "vllm", True): (47, 48, 1, 1, 11, 12),
+    ("gpu-logs-40", "sglang", True): (9, 9, 1, 1, 5, 5),
 }
 
 
@@ -1719,3 +1729,82 @@ def test_a_wait_for_engine_startup_frame_after_the_engines_own_error_keeps_that_
     ])
     record = parse_log(log, "vllm")
     assert (record.status, record.error_kind) == ("engine_error", "no_kv_cache_memory")
+# --- gpu-logs-40 (issue 42, round gpu-logs-40): what its first read missed, by class --------------------------------
+
+
+def test_sglang_0_2s_own_rank_tag_is_a_record_of_its_own_and_names_the_rank():
+    # gpu-logs-40 sglang/02, sglang#744 (0.2.x, TP2): the author's command line, then "[gpu_id=0] Load weight end.
+    # ... avail mem=15.61 GB", "[gpu_id=1] Load weight end. ...", "[gpu_id=0] Memory pool end. avail mem=6.12 GB":
+    # the tagged lines were joined onto the author's line as its wrapped tail, so rank 0's pool end was never read
+    record = _read("gpu-logs-40", "sglang", "02")
+    assert (record.avail_mem_after_load_gib, record.avail_mem_after_pool_gib) == (15.61, 6.12)
+    assert record.status is None
+
+
+@pytest.mark.parametrize("tag", ["[gpu_id=1] ", "[gpu=1] "])
+def test_another_ranks_sglang_0_2_tag_does_not_stand_for_rank_0(tag):
+    # 0.2.0 wrote "[gpu_id=N] ", 0.2.7 "[gpu=N] ": rank 1's pool end is rank 1's
+    record = parse_log(f"[gpu=0] Load weight end. type=X, dtype=torch.bfloat16, avail mem=9.00 GB\n"
+                       f"{tag}Memory pool end. avail mem=1.50 GB\n[gpu=0] Memory pool end. avail mem=2.50 GB", "sglang")
+    assert record.avail_mem_after_pool_gib == 2.5
+
+
+@pytest.mark.parametrize(("prefix", "seconds"), [("06", 8.0), ("08", 11.0)])
+def test_v0s_graph_capture_line_without_its_memory_figure_gives_the_seconds(prefix, seconds):
+    # gpu-logs-40 vllm/06 (0.6.3.dev on an MI300X) and /08 (a 0.6.1 fork): "Graph capturing finished in 8 secs."
+    # after the blocks line, as V0 wrote it before it logged the graphs' memory
+    record = _read("gpu-logs-40", "vllm", prefix)
+    assert (record.graph_capture_seconds, record.cuda_graph_gib, record.status) == (seconds, None, "ok")
+
+
+def test_vllm_records_a_digest_joined_with_single_spaces_are_read_apart():
+    # gpu-logs-40 vllm/09, a wiki digest of vllm#12346 (Jetson Orin NX, dustynv/vllm:0.6.3): the issue's body on one
+    # line, "... Loading model weights took 4.3752 GB INFO 01-23 07:34:26 gpu_executor.py:122] # GPU blocks: 11836,
+    # # CPU blocks: 4681 INFO 01-23 07:34:26 gpu_executor.py:126] Maximum concurrency for 200 tokens per request:
+    # 946.88x Killed ..."
+    record = _read("gpu-logs-40", "vllm", "09")
+    assert (record.weights_gib, record.num_blocks, record.cpu_blocks) == (4.3752, 11836, 4681)
+    assert (record.max_model_len, record.max_concurrency) == (200, 946.88)
+
+
+@pytest.mark.parametrize("line", [
+    "vllm-1  | INFO 11-18 18:07:17 api_server.py:175] Multiprocessing frontend to use ipc:///tmp/x for IPC Path.",
+    ("(EngineCore_DP0 pid=1) INFO 10-08 06:08:17 [core.py:218] init engine (profile, create kv cache, warmup model) "
+     "took 13.90 seconds")])
+def test_one_record_after_a_prefix_is_not_split(line):
+    assert clean_segments(line) == [line]
+
+
+def test_a_v0_engines_serving_lines_alone_say_the_start_had_completed():
+    # gpu-logs-40 vllm/04, vllm#12153 (the CPU backend): "Added request chatcmpl-...", then metrics.py's "Avg prompt
+    # throughput: ... Running: 1 reqs, ... GPU KV cache usage: 0.0%, CPU KV cache usage: 0.0%." - no pool
+    record = _read("gpu-logs-40", "vllm", "04")
+    assert (record.status, record.kv_tokens, record.kv_gib) == ("ok", None, None)
+
+
+def test_the_v0_async_engines_background_loop_failure_is_a_serving_time_one():
+    # gpu-logs-40 vllm/05, vllm#5961 (0.5.0): "ERROR ... async_llm_engine.py:52] Engine background task failed" and
+    # its frames through run_engine_loop, cut: the loop runs from the first request, after the engine was built
+    record = _read("gpu-logs-40", "vllm", "05")
+    assert (record.status, record.error_kind) == ("ok", None)
+    assert record.later_failure is not None
+
+
+def test_sglangs_refusal_of_a_requests_length_says_the_start_had_completed():
+    # gpu-logs-40 sglang/04, sglang#4048 (0.4.3): "[... TP5] Input length (160062 tokens) exceeds the maximum allowed
+    # length (59862 tokens). Use a shorter input or enable --allow-auto-truncate." on two ranks, then TP5's "Scheduler
+    # hit an exception": a failure at serving time; 59862 is the request limit, not the pool
+    record = _read("gpu-logs-40", "sglang", "04")
+    assert (record.status, record.error_kind, record.kv_tokens) == ("ok", None, None)
+    assert record.later_failure is not None
+
+
+# --- gpu-logs-40 (issue 42, round gpu-logs-40): what its second batch missed, by class -----------------------------
+
+
+def test_records_shortened_to_level_and_file_under_an_authors_indent_are_the_engines():
+    # gpu-logs-40 vllm/12 (batch 2), an operator's report: under "kubectl logs ... (excerpt):" the records indented by
+    # two spaces, each cut to its level and file tag ("  INFO model_runner.py:1067] Loading model weights took 8.4927
+    # GB", "  INFO gpu_executor.py:122] # GPU blocks: 13033, # CPU blocks: 2048")
+    record = _read("gpu-logs-40", "vllm", "12")
+    assert (record.weights_gib, record.num_blocks, record.cpu_blocks, record.status) == (8.4927, 13033, 2048, "ok")

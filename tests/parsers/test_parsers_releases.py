@@ -230,7 +230,7 @@ def preamble(engine: str, fact, table: list, spec_module) -> list[str]:
     if not getattr(fact, "after_kv", False):
         return []
     lines = []
-    for name in ("kv_tokens", "max_concurrency"):
+    for name in ("kv_tokens", "v0_blocks", "max_concurrency"):  # (V0 sized its cache in blocks: its KV line)
         row = next((r for r in table if r.fact == name), None)
         if row is not None:
             lines += vllm_lines(render(row, table, spec_module, "plain")[0])

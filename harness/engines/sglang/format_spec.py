@@ -32,6 +32,12 @@ _DICT_ARGS = "{'model_path': 'org/M-8B', 'dtype': 'auto', 'mem_fraction_static':
 _REPR_ARGS = "ServerArgs(model_path='org/M-8B', dtype='auto', mem_fraction_static=0.812, chunked_prefill_size=8192)"
 _ARGS_READ = (("model", "org/M-8B"), ("mem_fraction_static_effective", 0.812), ("chunked_prefill_size_effective", 8192))
 
+# SGLang 0.2 wrote its rank's tag into the message itself: "[gpu_id={self.gpu_id}] " in 0.2.0
+# (sglang/srt/managers/controller/model_runner.py:154, :202, tp_worker.py:116), "[gpu={self.gpu_id}] " by 0.2.7
+# (sglang/srt/model_executor/model_runner.py:181, :237)
+_TAG = r"(?:\[gpu(?:_id)?=\{self\.gpu_id\}\] )?"
+_RANK_0 = ((r"^self\.gpu_id$", "0"),)
+
 FACTS = (
     # --- server arguments, in every printed form
     Fact("server_args", r"^server_args=\{|^server_args: %s$|^server_args: \{self\}$",
@@ -39,12 +45,13 @@ FACTS = (
          expect=_ARGS_READ, contexts=("log",)),
     # --- loading
     Fact("load_weight_begin", r"^Load weight begin\. avail mem=\{", ((r".", "avail_mem_before_load_gib"),)),
-    Fact("load_weight_end", r"^Load weight end\. (?!Committed)",
-         ((r"weight_load_time|elapsed|tic|perf_counter|time\.time", "weights_load_seconds"), (r"type\(", "-"),
+    Fact("load_weight_end", rf"^{_TAG}Load weight end\. (?!Committed)",
+         ((r"^self\.gpu_id$", "-"), (r"weight_load_time|elapsed|tic|perf_counter|time\.time", "weights_load_seconds"),
+          (r"type\(", "-"),
           (r"dtype", "-"),
           (r"quant_str", "-"), (r"mem_usage|before_avail_memory - after_avail_memory", "weights_gib"),
           (r"avail", "avail_mem_after_load_gib"), (r".", "-")),
-         samples=((r"type\(", "LlamaForCausalLM"), (r"dtype", "torch.bfloat16"), (r"quant_str", ""))),
+         samples=(*_RANK_0, (r"type\(", "LlamaForCausalLM"), (r"dtype", "torch.bfloat16"), (r"quant_str", ""))),
     # --- the KV pool
     # kvcached's virtual reservation beside the device pool (its own table under forks/): never the pool
     Fact("virtual_kv_pool", r"^VirtualKV Cache is allocated",
@@ -99,7 +106,8 @@ FACTS = (
          ((r"dtype", "-"), (r"size", "draft_pool_tokens"), (r"backed_bytes", "draft_kv_gib"), (r".", "-"))),
     Fact("kv_dtype", r"^Setting KV cache dtype to \{|^Using KV cache dtype: \{", ((r"dtype", "kv_dtype"), (r".", "-")),
          samples=((r"arch", "DeepseekV3ForCausalLM"),)),
-    Fact("memory_pool_end", r"^Memory pool end\. avail mem=\{", ((r".", "avail_mem_after_pool_gib"),)),
+    Fact("memory_pool_end", rf"^{_TAG}Memory pool end\. avail mem=\{{",
+         ((r"^self\.gpu_id$", "-"), (r".", "avail_mem_after_pool_gib")), samples=_RANK_0),
     # --- a sliding-window model's two pools, and a hybrid model's state
     Fact("swa_split", r"^Use [Ss]liding window memory pool\. full_layer_tokens=\{|^Post-capture KV sizing: "
          r"full_layer_tokens=%d", ((r"full", "pool_tokens"), (r"swa", "swa_pool_tokens"))),
@@ -140,12 +148,14 @@ FACTS = (
           (r"mem_usage|before_mem - after_mem|memory_usage", "draft_cuda_graph_gib"), (r".", "-")),
          samples=((r"graph_backend|cpu graph", "CUDA graph"), (r"capture_bs", "[1, 2, 4]"))),
     # --- the scheduler summary
-    Fact("scheduler_summary", r"^max_total_num_tokens=\{[^}]+\}, (?:chunked_prefill_size|max_prefill_tokens)=",
-         ((r"max_total_num_tokens", "kv_tokens"), (r"chunked_prefill_size", "chunked_prefill_size_effective"),
+    Fact("scheduler_summary",
+         rf"^{_TAG}max_total_num_tokens=\{{[^}}]+\}}, (?:chunked_prefill_size|max_prefill_tokens)=",
+         ((r"^self\.gpu_id$", "-"), (r"max_total_num_tokens", "kv_tokens"),
+          (r"chunked_prefill_size", "chunked_prefill_size_effective"),
           (r"max_prefill_tokens", "max_prefill_tokens"), (r"max_running_requests", "max_running_requests"),
           (r"context_len", "context_len"), (r"available_cpu_mem' if", "-"),
           (r"avail_mem|available_gpu_memory|available_memory", "available_mem_gib"), (r".", "-")),
-         samples=((r"available_cpu_mem' if", "available_gpu_mem"),)),
+         samples=(*_RANK_0, (r"available_cpu_mem' if", "available_gpu_mem"))),
     # --- startup errors
     Fact("error:weights_leave_no_memory", r"^Loaded weights leave no GPU memory for the KV cache under",
          ((r"suggested", "error_data.suggested_mem_fraction_static"),

@@ -56,8 +56,9 @@ FACTS = (
     Fact("compilation_seconds", r"^torch\.compile t(?:akes|ook) %\.2f s in total$", ((r".", "compilation_seconds"),)),
     Fact("compilation_seconds_tagged", r"^%storch\.compile took %\.2f s in total$",
          ((r"^\$1$", "-"), (r".", "compilation_seconds")), samples=((r"^\$1$", ""),)),
-    # V0's KV sizing line (0.8.5 vllm/executor/executor_base.py:112)
-    Fact("v0_blocks", r"^# %s blocks: %d, # CPU blocks: %d$",
+    # V0's KV sizing line (0.8.5 vllm/executor/executor_base.py:112; the device's name written out up to 0.6.3,
+    # "# GPU blocks: %d, # CPU blocks: %d", 0.5.0 vllm/executor/gpu_executor.py:83, 0.6.3 :122)
+    Fact("v0_blocks", r"^# (?:%s|GPU) blocks: %d, # CPU blocks: %d$",
          ((r"device|platform|name", "-"), (r"gpu", "num_blocks"), (r"cpu", "cpu_blocks"), (r".", "-")),
          samples=((r".", "GPU"),)),
     # vLLM's TPU backend (tpu-inference, its own table under forks/): HBM summed over a worker's chips
@@ -183,6 +184,9 @@ FACTS = (
     # --- CUDA graphs and the suggestion
     Fact("cuda_graph_capture", r"^Graph capturing finished in %\.0f secs?, took %\.2f GiB$",
          ((r"elapsed|time|secs", "graph_capture_seconds"), (r".", "cuda_graph_gib")), after_kv=True),
+    # ... and before it logged the graphs' memory (0.5.0 vllm/worker/model_runner.py:954, 0.6.3 :1530)
+    Fact("cuda_graph_capture_v0", r"^Graph capturing finished in %\.0f secs\.$",
+         ((r".", "graph_capture_seconds"),), after_kv=True),
     Fact("cuda_graph_pool", r"^(?:CUDA|ACL) graph pool memory: %s GiB \(actual\), %s GiB \(estimated\)",
          ((r"estimate", "cuda_graph_estimate_gib"), (r"diff", "-"), (r".", "cuda_graph_gib"), (r".", "-")),
          after_kv=True),
