@@ -885,8 +885,8 @@ class VllmLogParser(LogParser):
         # start had completed), and its figure is the model's max_model_len (0.10.2
         # vllm/entrypoints/openai/serving_engine.py:648, :676, :685, _validate_input, a ValueError per request, returned
         # to its client; gpu-logs-42 vllm/06, an article quoting it before the stat logger's lines)
-        rule(r"This model's maximum context length is (?P<max_model_len>\d+) tokens(?:\. However, you| and your request)",
-             ready),
+        rule(r"This model's maximum context length is (?P<max_model_len>\d+) tokens"
+             r"(?:\. However, you| and your request)", ready),
         rule(SERVED_REQUEST, ready, before_ready=True),
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         rule(r"^\[shutdown\] .*trigger received signal=(?P<signal>\w+)", stopping),
