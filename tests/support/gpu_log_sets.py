@@ -258,7 +258,10 @@ HELD_OUT = {
     # collected and read by eye - Discourse's backslash-escaped brackets, an issue aggregator's elided pids, its cut
     # ValueError and its traceback flattened onto one line, a Reddit post's own KV figures, an article's stat-logger
     # line, an Ascend FAQ's serving-time abort, an article's de-indented frames - read through the parser once
-    "gpu-logs-42": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": ("01", "02")},
+    # (vllm 07, sglang 03: a second batch - GitHub mirrors in the pages corpus, an arrow-chain of frames after
+    # "EngineCore encountered a fatal error.", sglang-jax on TPU with an author's annotation after the warm-up's 200 -
+    # collected after the fixes, read once)
+    "gpu-logs-42": {"vllm": tuple(f"{n:02d}" for n in range(1, 8)), "sglang": ("01", "02", "03")},
 }
 
 
