@@ -95,6 +95,11 @@ FAILED_DURING = {
     "_wait_and_warmup": "warmup", "_execute_server_warmup": "warmup", "warmup_model": "warmup",
     "event_loop_normal": "event_loop", "event_loop_overlap": "event_loop", "run_event_loop": "event_loop",
     "dispatch_event_loop": "event_loop",
+    # SGLang's tokenizer manager reads every request's results in a loop its first request starts (0.5.10
+    # sglang/srt/managers/tokenizer_manager.py:483 generate_request -> :1498 auto_create_handle_loop -> :1523
+    # handle_loop, "The event loop that handles requests"; print_exception_wrapper, :2496, logs "TokenizerManager hit an
+    # exception"): the warm-up request's and every later one's, as the scheduler's event loop (gpu-logs-42 sglang/02)
+    "handle_loop": "event_loop",
 }
 # The steps of the start FAILED_DURING names (not SGLang's event loop, which also serves requests).
 START_STEPS = ("loading", "profiling", "kv_pool", "cuda_graph_capture")

@@ -244,6 +244,14 @@ def _structured(text: str) -> str:
     return f"{level.group('level').upper()} {message}" if level else message
 
 
+# A forum's markdown escaping of the brackets a record carries: a composer that turns a paste into markdown writes
+# "[default_loader.py:384]" as "\[default_loader.py:384\]" (CommonMark 0.31.2, 2.4 "Backslash escapes": any ASCII
+# punctuation), and the page keeps the backslashes (gpu-logs-42 vllm/01, discuss.vllm.ai #2584, every vLLM tag and the
+# author's "\[...\]"). vLLM's tag is "[%(fileinfo)s:%(lineno)d]" (0.10.2 vllm/logger.py:25-26). Only a pair whose
+# both brackets are escaped is taken back; a lone escaped bracket stays.
+_ESCAPED_BRACKETS = re.compile(r"\\\[([^\[\]\\]*)\\\]")
+
+
 def _shown(text: str) -> str:
     """`text` without what showing it added (grep -n, HTML, a box border, a comment mark, markdown, an author's
     bold figure)."""
@@ -266,6 +274,8 @@ def _shown(text: str) -> str:
         text = _GO_RAW_CLOSE.sub("", text) if text.count("`") % 2 else text
     if "**" in text or "__" in text:
         text = _STRONG_FIGURE.sub(r"\g<figure>", text)
+    if "\\[" in text:
+        text = _ESCAPED_BRACKETS.sub(r"[\1]", text)
     return text
 
 

@@ -933,6 +933,12 @@ class VllmLogParser(LogParser):
              r"(?:econds)?(?: \(compilation: (?P<secs>{NUM}) s)?", _init_engine),
         # ready, and stopping
         rule(r"Application startup complete\.", ready),
+        # A request the API server refused for its length: only a server that answers requests refuses one (the
+        # start had completed), and its figure is the model's max_model_len (0.10.2
+        # vllm/entrypoints/openai/serving_engine.py:648, :676, :685, _validate_input, a ValueError per request, returned
+        # to its client; gpu-logs-42 vllm/06, an article quoting it before the stat logger's lines)
+        rule(r"This model's maximum context length is (?P<max_model_len>\d+) tokens"
+             r"(?:\. However, you| and your request)", ready),
         rule(SERVED_REQUEST, ready, before_ready=True),
         # V0's lines of a request the engine took: "Added request %s." (0.6.3 vllm/engine/async_llm_engine.py:209,
         # vllm/engine/multiprocessing/engine.py:292) and its stats at an engine step, "Avg prompt throughput: ...",
@@ -979,6 +985,10 @@ class VllmLogParser(LogParser):
         error("max_model_len_too_large",
               r"The model's max seq len \((?P<max_model_len>[\d,]+)\) is larger than the maximum number of tokens "
               r"that can be stored in KV cache \((?P<kv_capacity_tokens>-?[\d,]+)\)", standalone=True),
+        # the same ValueError cut after its first words, by an excerpt or by a page that shows only a message's head (an
+        # issue aggregator's "Error Message", gpu-logs-42 vllm/03): vLLM raises no other ValueError that begins so
+        # (0.10.2 vllm/v1/core/kv_cache_utils.py:709, the only one in the release; 0.29.0 :880)
+        error("max_model_len_too_large", r"ValueError: To serve at least one(?: request)?\s*$", rank=GENERIC),
         # vLLM's TPU backend: the loaded model leaves no HBM for the KV cache (tpu-inference
         # tpu_inference/worker/tpu_worker.py determine_available_memory, ValueError)
         error("no_kv_cache_memory",

@@ -285,6 +285,15 @@ FLOORS = {
     # and file under an author's indent; then fitted by class: 13/13, 3/3
     ("gpu-logs-40", "vllm", True): (47, 48, 1, 1, 11, 12),
     ("gpu-logs-40", "sglang", True): (9, 9, 1, 1, 5, 5),
+    # gpu-logs-42 (logs42, issue 42's round gpu-logs-42, forums and Q&A pages quoting a start), every log held out;
+    # first read (parser at 194666a, the set committed first in that commit): vLLM 9/12, KV 0/0, statuses 5/6; SGLang
+    # 1/1, statuses 1/2; no trap read as the pool. Then fitted: a forum's markdown-escaped brackets, the max-seq-len
+    # ValueError cut after its first words, a request the API server refused for its length (a started server), a
+    # failure in SGLang's tokenizer manager's request loop with no line of the start (undecided). A second batch
+    # (vllm 07, sglang 03, committed 74ab016 before its read): vLLM 1/1, statuses 1/1; SGLang statuses 1/1 - nothing
+    # to fit
+    ("gpu-logs-42", "vllm", True): (13, 13, 0, 0, 7, 7),
+    ("gpu-logs-42", "sglang", True): (1, 1, 0, 0, 3, 3),
 }
 
 
@@ -1808,3 +1817,37 @@ def test_records_shortened_to_level_and_file_under_an_authors_indent_are_the_eng
     # GB", "  INFO gpu_executor.py:122] # GPU blocks: 13033, # CPU blocks: 2048")
     record = _read("gpu-logs-40", "vllm", "12")
     assert (record.weights_gib, record.num_blocks, record.cpu_blocks, record.status) == (8.4927, 13033, 2048, "ok")
+
+
+# --- gpu-logs-42 (issue 42's round gpu-logs-42): what its first read missed, by class -----------------------------
+
+
+def test_a_forums_markdown_escaped_brackets_around_vllms_tag_are_read_as_the_tag():
+    # gpu-logs-42 vllm/01 (discuss.vllm.ai #2584): Discourse kept the composer's escapes, "(EngineCore pid=258) INFO
+    # 04-24 10:21:32 \[monitor.py:48\] torch.compile took 28.20 s in total": the rule anchored at the message's start
+    # read nothing while the tag stayed in the message
+    record = _read("gpu-logs-42", "vllm", "01")
+    assert (record.compilation_seconds, record.weights_gib, record.weights_load_seconds, record.status) == (
+        28.2, 18.47, 0.65, None)
+
+
+def test_vllms_max_seq_len_valueerror_cut_after_its_first_words_is_still_that_error():
+    # gpu-logs-42 vllm/03 (an issue aggregator's "Error Message"): "(EngineCore pid=401) ERROR [core.py:1140]
+    # ValueError: To serve at least one" - the page shows the message's first words only
+    record = _read("gpu-logs-42", "vllm", "03")
+    assert (record.status, record.error_kind) == ("engine_error", "max_model_len_too_large")
+
+
+def test_a_request_the_api_server_refused_for_its_length_is_a_started_servers_and_states_max_model_len():
+    # gpu-logs-42 vllm/06 (an article retelling a 0.10.2 thread): "ValueError: This model's maximum context length is
+    # 40000 tokens. However, your request has 78344 input tokens. ..." before the stat logger's "Engine 000: ..."
+    record = _read("gpu-logs-42", "vllm", "06")
+    assert (record.status, record.max_model_len, record.kv_tokens) == ("ok", 40000, None)
+
+
+def test_a_failure_in_sglangs_tokenizer_manager_loop_with_no_line_of_the_start_decides_nothing():
+    # gpu-logs-42 sglang/02 (an article retelling an SGLang issue, its frames de-indented): "TokenizerManager hit an
+    # exception: Traceback" through handle_loop -> _result_dispatcher -> _handle_abort_req, IndexError; the loop its
+    # first request starts carries SGLang's own warm-up request too
+    record = _read("gpu-logs-42", "sglang", "02")
+    assert (record.failed_during, record.status) == ("event_loop", None)
