@@ -168,3 +168,16 @@ def test_the_full_help_still_names_every_command(capsys):
         main(["--help"])
     out = capsys.readouterr().out
     assert all(name in out for name in ("run", "parse", "compare", "envs"))
+
+
+def test_a_file_a_terminal_cut_is_read_whole(capsys, tmp_path):
+    # kvcached's physical pool line on SGLang 0.5.9 (gpu-logs-29 sglang/01), the log as a 120-column terminal cut it:
+    # the count's last two digits open the next line ("... #tokens: 277754" / "3, K size: 47.68 GB, ..."), which the
+    # command read as 277,754 before it joined a terminal's cuts.
+    from tests.support.log_wrappers import LOGS, terminal, wrap
+    (log,) = sorted((LOGS.parent / "gpu-logs-29" / "sglang").glob("01-*.log"))
+    cut = tmp_path / "cut.log"
+    cut.write_text(wrap(log.read_text(), terminal(120)))
+    assert "#tokens: 277754\n3, K size" in cut.read_text()
+    code, out, _ = run(capsys, str(cut), "--engine", "sglang", "--json")  # (its window holds no line of SGLang's own)
+    assert code == 0 and json.loads(out)["kv_tokens"] == 2777543
