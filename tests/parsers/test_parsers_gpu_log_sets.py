@@ -1865,7 +1865,7 @@ def test_a_failure_in_sglangs_tokenizer_manager_loop_with_no_line_of_the_start_d
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang"])
 def test_torch_npus_host_allocator_out_of_memory_is_the_hosts_not_the_devices(engine):
-    # gpu-logs-43 vllm/05 (vllm-omni over vLLM 0.30.0 on Ascend): "torch.OutOfMemoryError: allocate_host_memory_slowpath:
+    # gpu-logs-43 vllm/05 (vllm-omni over vLLM 0.30.0, Ascend): "torch.OutOfMemoryError: allocate_host_memory_slowpath:
     # ../torch_npu/csrc/core/npu/CachingHostAllocator.cpp:252 NPU function error: aclrtMallocHostWithCfg, error code is
     # 207001", then CANN's "Resource_Error_Insufficient_Host_Memory(EL0018): Failed to allocate 134217728 bytes host
     # memory": pinned host memory ran out (read 'other' before), under either engine's parser (SGLang on NPUs pins
