@@ -466,6 +466,28 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
               standalone=True, extras=_XLA_RESERVE),
         error("device_oom", r"\bRESOURCE_EXHAUSTED: (?:E\d{4}: )?Runtime(?:Program|Buffer)AllocationFailure\b",
               standalone=True),
+        *host_oom_errors(),
+    )
+
+
+# The host memory an accelerator's pinned (page-locked) allocator failed to get, the figure CANN prints in bytes.
+_HOST_OOM_BYTES = ((r"Failed to allocate ({NUM}) bytes host memory", "tried_host_bytes"),)
+
+
+def host_oom_errors() -> tuple[ErrorRule, ...]:
+    """The host's memory out, not the device's (`host_oom`): torch_npu's pinned host allocator raises torch's
+    OutOfMemoryError when aclrtMallocHost fails (torch_npu csrc/core/npu/CachingHostAllocator.cpp:252, the file:line
+    the message names: allocate_host_memory_slowpath calls aclrtMallocHost and throws on its error), and CANN's runtime
+    then logs "Resource_Error_Insufficient_Host_Memory(EL0018): Failed to allocate 134217728 bytes host memory
+    requested by the RUNTIME module." (a vllm-omni diffusion worker on Ascend over vLLM 0.30.0, gpu-logs-43 vllm/05;
+    vllm-ascend's CPU offloading pool pins host memory the same way). A user frees or adds host RAM, not device memory,
+    so it is its own kind. The same allocator's error code 207001 also ends a stream capture that may not allocate
+    (CANN's Not_Supported(EE1016)), which is no out-of-memory: only the class with the allocator's name, or CANN's
+    insufficient-host-memory error, is read."""
+    return (
+        error("host_oom", r"\btorch\.OutOfMemoryError: allocate_host_memory_slowpath\b"),
+        error("host_oom", r"\bResource_Error_Insufficient_Host_Memory\(EL\d{4}\): Failed to allocate {NUM} bytes "
+                          r"host memory", standalone=True, extras=_HOST_OOM_BYTES),
     )
 
 
@@ -507,13 +529,24 @@ def _oom_part(parser: LogParser, values: dict, line: Line) -> None:
 _OOM_PART_FIGURES = tuple((re.compile(r.replace("{NUM}", NUM)), key) for r, key in OOM_FIGURES)
 
 
+def _host_oom_part(parser: LogParser, values: dict, line: Line) -> None:
+    if found := _HOST_OOM_BYTES_RE.search(line.text):
+        parser.amend_failure("host_oom", {"tried_host_bytes": to_number(found.group(1))}, {})
+
+
+_HOST_OOM_BYTES_RE = re.compile(_HOST_OOM_BYTES[0][0].replace("{NUM}", NUM))
+
+
 def oom_part_rules() -> tuple[Rule, ...]:
     """PyTorch's out-of-memory message broken into its sentences, one a line (an author's wrap of "CUDA out of
     memory. Tried to allocate 672.00 MiB. GPU 0 has a total capacity of 140.06 GiB of which 200.75 MiB is free. ...",
     torch 2.1 on, c10/cuda/CUDACachingAllocator.cpp): the figures of a sentence on a line of its own go to the OOM
     failure read before it."""
     return (rule(r"^(?:Tried to allocate {NUM} [KMG]iB\b|GPU \d+ has a total capacity of {NUM} GiB)", _oom_part,
-                 before_ready=True),)  # (the start's failure only: a served log's lines never look)
+                 before_ready=True),  # (the start's failure only: a served log's lines never look)
+            # CANN's line after torch_npu's host OOM: the bytes the failed allocation asked for (host_oom_errors)
+            rule(r"\bResource_Error_Insufficient_Host_Memory\(EL\d{4}\): Failed to allocate {NUM} bytes host memory",
+                 _host_oom_part, before_ready=True))
 
 
 def _record_fields(match: re.Match, kinds: dict[str, type]) -> dict:

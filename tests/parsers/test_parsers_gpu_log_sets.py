@@ -294,6 +294,13 @@ FLOORS = {
     # to fit
     ("gpu-logs-42", "vllm", True): (13, 13, 0, 0, 7, 7),
     ("gpu-logs-42", "sglang", True): (1, 1, 0, 0, 3, 3),
+    # gpu-logs-43 (logs43, issue 42's round gpu-logs-43, the newest releases the index holds: vLLM 0.30.0, SGLang
+    # 0.5.20), every log held out; first read (parser at b099cdb, the set committed first in that commit): vLLM 6/7,
+    # KV 0/0, statuses 5/5; SGLang 5/5, statuses 3/3; no trap read as the pool. Then fitted by class: torch_npu's
+    # host-allocator OOM is now host_oom (was other); vllm/05's eye-read 'oom' is the sets' device OOM, so that field
+    # stays missed (not fitted, see the set's README)
+    ("gpu-logs-43", "vllm", True): (6, 7, 0, 0, 5, 5),
+    ("gpu-logs-43", "sglang", True): (5, 5, 0, 0, 3, 3),
 }
 
 
@@ -1851,3 +1858,33 @@ def test_a_failure_in_sglangs_tokenizer_manager_loop_with_no_line_of_the_start_d
     # first request starts carries SGLang's own warm-up request too
     record = _read("gpu-logs-42", "sglang", "02")
     assert (record.failed_during, record.status) == ("event_loop", None)
+
+
+# --- gpu-logs-43 (issue 42's round gpu-logs-43): what its first read missed, by class -----------------------------
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_torch_npus_host_allocator_out_of_memory_is_the_hosts_not_the_devices(engine):
+    # gpu-logs-43 vllm/05 (vllm-omni over vLLM 0.30.0, Ascend): "torch.OutOfMemoryError: allocate_host_memory_slowpath:
+    # ../torch_npu/csrc/core/npu/CachingHostAllocator.cpp:252 NPU function error: aclrtMallocHostWithCfg, error code is
+    # 207001", then CANN's "Resource_Error_Insufficient_Host_Memory(EL0018): Failed to allocate 134217728 bytes host
+    # memory": pinned host memory ran out (read 'other' before), under either engine's parser (SGLang on NPUs pins
+    # its host pools through the same allocator)
+    path = next((FIXTURES / "gpu-logs-43" / "vllm").glob("05-*.log"))
+    record = parse_log(read_log(path), engine)
+    assert (record.status, record.error_kind, record.error_data) == (
+        "engine_error", "host_oom", {"tried_host_bytes": 134217728})
+
+
+def test_cann_s_insufficient_host_memory_line_alone_is_a_host_oom_and_a_capture_refusal_is_not():
+    # the CANN line without torch's exception (an author kept the runtime's lines only), and the same allocator's
+    # error code 207001 ending a graph capture that may not allocate (a public GLM-5.3 note on Ascend: "Not_Supported
+    # (EE1016): ... The current thread is in the capture state"): no out-of-memory at all
+    cann = ("[PID: 1119] 2026-10-10-01:49:39.813.031 Resource_Error_Insufficient_Host_Memory(EL0018): Failed to "
+            "allocate 134217728 bytes host memory requested by the RUNTIME module.\n")
+    record = parse_log(cann, "vllm")
+    assert (record.status, record.error_kind, record.error_data) == (
+        "engine_error", "host_oom", {"tried_host_bytes": 134217728})
+    capture = ("allocate_host_memory_slowpath:.../CachingHostAllocator.cpp:244\n"
+               "  NPU function error: aclrtMallocHostWithCfg, error code is 207001\n")
+    assert parse_log(capture, "vllm").error_kind != "host_oom"
