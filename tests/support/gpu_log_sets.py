@@ -283,7 +283,9 @@ HELD_OUT = {
     # 0.8.5 -> 0.9.2 on DP2, a max-model-len A/B on a 3090, an fp8 KV A/B, a P2P on/off bench pair, a torch upgrade's
     # main side, 0.7.3 -> 0.8.2's GB-worded refusal, 0.8.5 -> 0.11.0's graph capture, a pre-0.8 start, 0.28.0's
     # interleaved OOM frames, SGLang in an FP8-load thread) - read through the parser once
-    "gpu-logs-45": {"vllm": tuple(f"{n:02d}" for n in range(1, 10)), "sglang": ("01",)},
+    # (vllm 10-11, sglang 02: a second batch - a bench pair's other compose, a dual-card report beside an A/B thread,
+    # the before side of an SGLang fix quoting a HIP OOM broken over two lines - collected after the fixes, read once)
+    "gpu-logs-45": {"vllm": tuple(f"{n:02d}" for n in range(1, 12)), "sglang": ("01", "02")},
 }
 
 
