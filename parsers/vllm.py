@@ -842,6 +842,11 @@ class VllmLogParser(LogParser):
         # blocks: %d, # CPU blocks: %d"); the CPU backend's executor states its pool as "# CPU blocks: %d" alone
         rule(r"^# (?P<pools>[A-Za-z]+) blocks: (?P<num_blocks>\d+)"
              r"(?:, # CPU blocks: (?P<cpu_blocks>\d+))?", _v0_blocks, primary_only=True),
+        # ... and as an author left it, its leading "# " cut ("GPU blocks: 1952, # CPU blocks: 2048", vllm#10517's
+        # comment, gpu-logs-45 vllm/02): with V0's ", # CPU blocks: M" after it the pair is still the executor's line
+        # (0.7.3 vllm/executor/executor_base.py:111, "# %s blocks: %d, # CPU blocks: %d")
+        rule(r"^(?P<pools>[A-Za-z]+) blocks: (?P<num_blocks>\d+), # CPU blocks: (?P<cpu_blocks>\d+)", _v0_blocks,
+             primary_only=True),
         rule(r"^kv cache group sizes (?P<sizes>[\[(][\d, ]*[\])])", _kv_groups, primary_only=True),
         # vLLM's TPU backend states its pool's blocks itself (tpu-inference b8692ff tpu_inference/runner/
         # kv_cache_manager.py:958 and :986, harness/engines/vllm/forks/tpu-inference.tsv): the first group's count
@@ -930,7 +935,11 @@ class VllmLogParser(LogParser):
         # (or an author's ellipsis for the parenthetical: "init engine (...) took 212.53 s (compilation: 22.13 s)",
         # gpu-logs-32 vllm/06; 0.29.0 vllm/v1/engine/core.py:351-370 prints the three forms)
         rule(r"init engine(?: \((?:profile|[^()]*kv cache|\.\.\.|…)[^()]*\))? took (?P<init_engine_seconds>{NUM}) ?s"
-             r"(?:econds)?(?: \(compilation: (?P<secs>{NUM}) s)?", _init_engine),
+             r"(?:econds)?(?: \(compilation: (?P<secs>{NUM}) s)?", _init_engine,
+             # every engine core logs its own, one per DP rank (0.9.2 vllm/v1/engine/core.py:172 in
+             # EngineCore._initialize_kv_caches; DPEngineCoreProc, :812, is one per rank): rank 0's is the record's,
+             # as the KV line's (gpu-logs-45 vllm/01: EngineCore_0's 2.55 s, not EngineCore_1's 2.21 s after it)
+             primary_only=True),
         # ready, and stopping
         rule(r"Application startup complete\.", ready),
         # A request the API server refused for its length: only a server that answers requests refuses one (the

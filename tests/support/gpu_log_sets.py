@@ -33,6 +33,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-27", "gpu-logs-28", "gpu-logs-29", "gpu-logs-30", "gpu-logs-31", "gpu-logs-32", "gpu-logs-33",
         "gpu-logs-34", "gpu-logs-35", "gpu-logs-36", "gpu-logs-37", "gpu-logs-38", "gpu-logs-39", "gpu-logs-40",
         "gpu-logs-41", "gpu-logs-42", "gpu-logs-43")
+        "gpu-logs-41", "gpu-logs-42", "gpu-logs-45")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -281,6 +282,14 @@ HELD_OUT = {
     # gpu-logs-43 (logs43, issue 42's round gpu-logs-43, the newest releases: vLLM 0.30.0 and SGLang 0.5.20 as the
     # index holds them, late 2026): every log held out, collected and read by eye before any parser ran on it
     "gpu-logs-43": {"vllm": tuple(f"{n:02d}" for n in range(1, 6)), "sglang": ("01", "02", "03")},
+    # gpu-logs-45 (logs45, issue 42's round gpu-logs-45, upgrades and side-by-side comparisons): every log held out,
+    # collected and read by eye - one side of a pair whose other side is in an earlier set or only in prose (vLLM
+    # 0.8.5 -> 0.9.2 on DP2, a max-model-len A/B on a 3090, an fp8 KV A/B, a P2P on/off bench pair, a torch upgrade's
+    # main side, 0.7.3 -> 0.8.2's GB-worded refusal, 0.8.5 -> 0.11.0's graph capture, a pre-0.8 start, 0.28.0's
+    # interleaved OOM frames, SGLang in an FP8-load thread) - read through the parser once
+    # (vllm 10-11, sglang 02: a second batch - a bench pair's other compose, a dual-card report beside an A/B thread,
+    # the before side of an SGLang fix quoting a HIP OOM broken over two lines - collected after the fixes, read once)
+    "gpu-logs-45": {"vllm": tuple(f"{n:02d}" for n in range(1, 12)), "sglang": ("01", "02")},
 }
 
 
