@@ -1876,8 +1876,8 @@ def test_a_failed_start_after_the_pooling_adapters_logged_traceback_is_still_a_f
     path = next((FIXTURES / "gpu-logs-44" / "vllm").glob("08-*.log"))
     tail = ["(EngineCore_DP0 pid=5625) ERROR 01-28 19:05:09 [core.py:708] EngineCore failed to start.",
             "(EngineCore_DP0 pid=5625) ERROR 01-28 19:05:09 [core.py:708] Traceback (most recent call last):",
-            '(EngineCore_DP0 pid=5625) ERROR 01-28 19:05:09 [core.py:708]   File "/usr/local/lib/python3.11/'
-            'site-packages/vllm/v1/engine/core.py", line 699, in run_engine_core',
+            ('(EngineCore_DP0 pid=5625) ERROR 01-28 19:05:09 [core.py:708]   File "/usr/local/lib/python3.11/'
+             'site-packages/vllm/v1/engine/core.py", line 699, in run_engine_core'),
             "(EngineCore_DP0 pid=5625) ERROR 01-28 19:05:09 [core.py:708] RuntimeError: boom"]
     record = parse_log(read_log(path) + "\n" + "\n".join(tail) + "\n", "vllm")
     assert (record.status, record.error_kind) == ("engine_error", "other")
