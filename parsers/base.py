@@ -714,6 +714,9 @@ class LogParser:
     # Texts of lines a parser reads in _check_failures beyond its tables (a traceback frame that decides the start,
     # read with no header or ERROR level before it): the screen must let them through (may_matter).
     screen_texts: ClassVar[tuple[str, ...]] = ()
+    # Messages the engine logs with their exception's traceback (logger.exception) at a site that goes on: the
+    # traceback that follows one on the same process is quiet, like Python's "Exception ignored in" (NON_FATAL_HEADERS).
+    survived_exception_heads: ClassVar[re.Pattern | None] = None
 
     def __init__(self) -> None:
         self.record = self.record_type(engine=self.engine, phase=self.phases[0])
@@ -1331,7 +1334,7 @@ class LogParser:
             self._armed.add(line.source)
             self._settle_last_exception()  # an exception logged just before is the cause ("see root cause above")
             self._offer(OTHER, text.strip(), {}, GENERIC, ("marker", line.source), line)
-        if NON_FATAL_HEADERS.match(text):
+        if NON_FATAL_HEADERS.match(text) or self._survived_head(text):
             self._ignore_next_block.add(line.source)
         step = self._tracebacks.feed(line.source, text)
         if step is not None and step.new_block:
@@ -1346,6 +1349,10 @@ class LogParser:
             return
         if not self._known_error(line, step):
             self._traceback_failure(line, step)
+
+    def _survived_head(self, text: str) -> bool:
+        heads = self.survived_exception_heads
+        return heads is not None and heads.match(text) is not None
 
     def _note_owner(self, block: int, text: str) -> None:
         frame = _FRAME_OWNER.match(text) if "File " in text else None

@@ -656,6 +656,14 @@ class VllmLogParser(LogParser):
     # traceback under a pipeline's own logging prefix cut at the raise).
     START_WAIT_FRAMES = re.compile(r'^\s*File "[^"]*", line \d+, in wait_for_engine_startup$')
     screen_texts = ("in wait_for_engine_startup",)
+    # The pooling adapter loads a Sentence-Transformers checkpoint's Dense projector beside the model and, when it
+    # cannot, logs the exception and builds the model without it: 0.11.0 vllm/model_executor/models/adapters.py:78
+    # logger.exception("ST projector loading failed") in _load_st_projector (:36), which returns None (:80); a layer's
+    # weights file it cannot read is logged and skipped at :120 ("Failed to load %s", model.safetensors or
+    # pytorch_model.bin). Their tracebacks (at ERROR, under the engine core's prefix) do not end the start
+    # (gpu-logs-44 vllm/08, Qwen3-VL-Embedding-8B: the traceback cut in its frames).
+    survived_exception_heads = re.compile(
+        r"^(?:ST projector loading failed|Failed to load (?:model\.safetensors|pytorch_model\.bin))$")
 
     # (regex, actions); the first match wins. Group names that are record fields are stored.
     # Every wording is matched wherever it starts in the message and whatever follows it:

@@ -312,6 +312,13 @@ FLOORS = {
     # statuses 2/2; SGLang 3/3, statuses 1/1 - nothing to fit
     ("gpu-logs-45", "vllm", True): (37, 39, 5, 5, 10, 11),
     ("gpu-logs-45", "sglang", True): (15, 15, 1, 1, 2, 2),
+    # gpu-logs-44 (logs44, issue 42's round gpu-logs-44, pooling, speech, encoder and LoRA starts), every log held out;
+    # first read (parser at 65e210c, the set committed first in that commit): vLLM 33/33, KV 3/3, statuses 8/9;
+    # SGLang 9/9, 1/1, 3/3; no trap read as the pool. Then fitted by class: a traceback vLLM's pooling adapter logs
+    # and goes on from (vllm/08) is quiet. A second batch (vllm 10-11, committed 5536dd9 before its read): 2/2, KV 0/0,
+    # statuses 2/2 - nothing to fit
+    ("gpu-logs-44", "vllm", True): (35, 35, 3, 3, 11, 11),
+    ("gpu-logs-44", "sglang", True): (9, 9, 1, 1, 3, 3),
 }
 
 
@@ -1914,3 +1921,25 @@ def test_each_dp_engine_cores_init_engine_line_the_record_keeps_rank_0s():
     # cache, warmup model) took 2.55 seconds", then EngineCore_1's "... took 2.21 seconds"
     record = _read("gpu-logs-45", "vllm", "01")
     assert (record.init_engine_seconds, record.kv_tokens, record.status) == (2.55, 467520, "ok")
+# --- gpu-logs-44 (issue 42's round gpu-logs-44): what its first read missed, by class -----------------------------
+
+
+def test_a_traceback_vllms_pooling_adapter_logs_and_goes_on_from_decides_nothing():
+    # gpu-logs-44 vllm/08 (Qwen3-VL-Embedding#48, vLLM 0.11.0): "(EngineCore_DP0 pid=5625) ERROR 01-28 19:05:08
+    # [adapters.py:78] ST projector loading failed" and its traceback, cut in its frames: adapters.py logs the
+    # exception and builds the model without the projector
+    record = _read("gpu-logs-44", "vllm", "08")
+    assert (record.status, record.error_kind) == (None, None)
+
+
+def test_a_failed_start_after_the_pooling_adapters_logged_traceback_is_still_a_failed_start():
+    # the same real lines, then the engine core's own failure line and its traceback's exception (vLLM 0.11.0
+    # vllm/v1/engine/core.py's "EngineCore failed to start."): the quiet block is the projector's alone
+    path = next((FIXTURES / "gpu-logs-44" / "vllm").glob("08-*.log"))
+    tail = ["(EngineCore_DP0 pid=5625) ERROR 01-28 19:05:09 [core.py:708] EngineCore failed to start.",
+            "(EngineCore_DP0 pid=5625) ERROR 01-28 19:05:09 [core.py:708] Traceback (most recent call last):",
+            ('(EngineCore_DP0 pid=5625) ERROR 01-28 19:05:09 [core.py:708]   File "/usr/local/lib/python3.11/'
+             'site-packages/vllm/v1/engine/core.py", line 699, in run_engine_core'),
+            "(EngineCore_DP0 pid=5625) ERROR 01-28 19:05:09 [core.py:708] RuntimeError: boom"]
+    record = parse_log(read_log(path) + "\n" + "\n".join(tail) + "\n", "vllm")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
