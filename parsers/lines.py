@@ -76,11 +76,20 @@ _PADDED_NUMBER = re.compile(r"(?<=\w=)(\d+) {2,}(?=\d+(?:[,;)]|\s*$))")
 _RECORD_HEADER = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d \[?[\w.-]+\.py:\d+\] ")
 
 
+# ... or an author who quoted two records on one line cut to their file tags ("`[gpu_worker.py:560] Available KV cache
+# memory: 15.45 GiB [kv_cache_utils.py:2177] GPU KV cache size: 246,735 tokens`", a setup note's list item, gpu-logs-13
+# vllm/07): the bracketed tag starts a record the same way (neither engine prints one inside a message)
+_TAG_HEADER = re.compile(r"\[[\w.-]+\.py:\d+\] (?=\S)")
+
+
 def _unflattened(segment: str) -> list[str]:
-    """`segment` split before each of vLLM's record headers where it holds two or more after single spaces."""
+    """`segment` split before each of vLLM's record headers (or bracketed file tags) where it holds two or more after
+    single spaces."""
     if segment.count(".py:") < 2:
         return [segment]
     headers = [m.start() for m in _RECORD_HEADER.finditer(segment)]
+    if len(headers) < 2:
+        headers = [m.start() for m in _TAG_HEADER.finditer(segment)]
     starts = [at for at in headers if at > 1 and segment[at - 1] == " " and segment[at - 2] != " "]
     if len(headers) < 2 or not starts:
         return [segment]

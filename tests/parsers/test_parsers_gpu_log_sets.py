@@ -100,8 +100,9 @@ FLOORS = {
     # first read vLLM 39/47, KV 3/4, statuses 4/5; SGLang 22/24, 4/4, 4/5, no trap read as the pool (then fitted;
     # the misses left are in its README); a second batch read once after that: vLLM 13/17, 2/3, 2/3; SGLang 12/12,
     # 1/1, 2/2
-    # (vllm 03's torch.compile total read since gpu-logs-19's fix of the class: 62)
-    ("gpu-logs-13", "vllm", True): (62, 64, 6, 7, 7, 8),
+    # (vllm 03's torch.compile total read since gpu-logs-19's fix of the class: 62; vllm 07's two records an author
+    # quoted on one line cut to their file tags read apart since: 63, KV 7/7, statuses 8/8)
+    ("gpu-logs-13", "vllm", True): (63, 64, 7, 7, 8, 8),
     ("gpu-logs-13", "sglang", True): (36, 36, 5, 5, 7, 7),
     # first read vLLM 18/26, KV 3/4, statuses 6/6; SGLang 32/32, 5/5, 7/7, no trap in the set (then fitted; the misses
     # left are in its README); a second batch (vLLM 07-11) read once after that: 30/36, 3/4, 4/5
@@ -1943,3 +1944,10 @@ def test_a_failed_start_after_the_pooling_adapters_logged_traceback_is_still_a_f
             "(EngineCore_DP0 pid=5625) ERROR 01-28 19:05:09 [core.py:708] RuntimeError: boom"]
     record = parse_log(read_log(path) + "\n" + "\n".join(tail) + "\n", "vllm")
     assert (record.status, record.error_kind) == ("engine_error", "other")
+
+
+def test_two_records_an_author_quoted_on_one_line_cut_to_their_file_tags_are_read_apart():
+    # A setup note's list item: "`[gpu_worker.py:560] Available KV cache memory: 15.45 GiB [kv_cache_utils.py:2177] GPU
+    # KV cache size: 246,735 tokens`" - the KV count was the line's second record, and one line reads as one record
+    record = _read("gpu-logs-13", "vllm", "07")
+    assert (record.kv_gib, record.kv_tokens, record.status) == (15.45, 246735, "ok")
