@@ -35,7 +35,7 @@ from parsers.lines import (
     to_number,
 )
 from parsers.record import STATUS_ENGINE_ERROR, STATUS_OK, StartupRecord, field_kinds
-from parsers.tracebacks import STEP_DETAIL, STEP_EXCEPTION, STEP_FRAME, Step, TracebackTracker
+from parsers.tracebacks import FRAME_PATH, STEP_DETAIL, STEP_EXCEPTION, STEP_FRAME, Step, TracebackTracker
 
 if sys.version_info >= (3, 11):
     import re._constants as sre_constants
@@ -103,8 +103,8 @@ FAILED_DURING = {
 }
 # The steps of the start FAILED_DURING names (not SGLang's event loop, which also serves requests).
 START_STEPS = ("loading", "profiling", "kv_pool", "cuda_graph_capture")
-_FRAME_FUNCTION = re.compile(r'^\s*File "[^"]*", line \d+, in (\w+)')
-_FRAME_OWNER = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+, in (?P<function>[\w<>]+)')
+_FRAME_FUNCTION = re.compile(r"^\s*File " + FRAME_PATH + r", line \d+, in (?P<function>\w+)")
+_FRAME_OWNER = re.compile(r"^\s*File " + FRAME_PATH + r", line \d+, in (?P<function>[\w<>]+)")
 _CALLS = re.compile(r"(\w+)\(")
 HEADER_TEXT = "Traceback (most recent call last):"
 # A piece of a Python string literal that goes on (no comma after it, not inside brackets): `    "... on"` or
@@ -1382,7 +1382,7 @@ class LogParser:
         if frame is None and not self._loose_frames:
             return
         self._loose_frames = True
-        names = [frame.group(1)] if frame else _CALLS.findall(text) if "(" in text else []
+        names = [frame.group("function")] if frame else _CALLS.findall(text) if "(" in text else []
         for name in names:
             if (stage := FAILED_DURING.get(name)) is not None:
                 self._loose_stage = stage
@@ -1390,7 +1390,7 @@ class LogParser:
     def _note_stage(self, block: int, text: str) -> None:
         """A frame line, or the source line under it (a cut traceback's last frame shows the call it was in)."""
         frame = _FRAME_FUNCTION.match(text)
-        names = [frame.group(1)] if frame else _CALLS.findall(text) if "(" in text else []
+        names = [frame.group("function")] if frame else _CALLS.findall(text) if "(" in text else []
         for name in names:
             if (stage := FAILED_DURING.get(name)) is not None:
                 self._block_stage[block] = stage

@@ -28,8 +28,12 @@ RAY_CREATION_HEAD = "The actor died because of an error raised in its creation t
 
 # A traceback whose indentation was lost (flattened by an issue tracker, a log viewer or an export: 'File "...", line
 # 235, in __init__' at the line's start, its source line and caret line under it unindented): the frame line, and the
-# caret or tilde line that marks a call (Python 3.11 on).
-_FLAT_FRAME = re.compile(r'^File "[^"]*", line \d+, in \S')
+# caret or tilde line that marks a call (Python 3.11 on). Python writes the path between ASCII quotes ('  File "{}",
+# line {}, in {}': CPython Lib/traceback.py StackSummary.format_frame_summary); a paste through a word processor or a
+# chat client makes them typographic ('File “/home/.../vllm/v1/engine/core.py”, line 699, in run_engine_core',
+# vllm#26898 of 2025-10, gpu-logs-47 vllm/01), so either pair quotes a frame's path, wherever frames are read.
+FRAME_PATH = r'["\u201c](?P<path>[^"\u201d]*)["\u201d]'
+_FLAT_FRAME = re.compile(r"^File " + FRAME_PATH + r", line \d+, in \S")
 _MARKS = re.compile(r"^[\^~]+$")
 
 # Step kinds

@@ -39,6 +39,7 @@ from parsers.base import (
 )
 from parsers.lines import NUM, strip_python_logging, strip_wrappers
 from parsers.record import POOL_GROUP, POOL_KV, POOL_WORKER, KvPool, StartupRecord
+from parsers.tracebacks import FRAME_PATH
 
 # The engine's own prefix, found wherever it starts (wrappers are removed before; a
 # VLLM_LOGGING_PREFIX may stand before it). Since vllm 0.8.5 the logging format is
@@ -647,14 +648,15 @@ class VllmLogParser(LogParser):
     # :518, 0.6.3 :805) - a serving-time failure (gpu-logs-40 vllm/05, vllm#5961).
     SERVING_FAILURES = re.compile(r"^(?:EngineCore encountered a fatal error|AsyncLLM output_handler failed"
                                   r"|Engine background task failed)(?:\.|$)")
-    SERVING_FRAMES = re.compile(r'^\s*File "[^"]*", line \d+, in (?:run_busy_loop|output_handler|run_engine_loop)$')
+    SERVING_FRAMES = re.compile(r"^\s*File " + FRAME_PATH + r", line \d+, in (?:run_busy_loop|output_handler"
+                                r"|run_engine_loop)$")
     START_FAILURES = re.compile(r"^(?:EngineCore|WorkerProc) failed to start\.")
     # The front end waits for its engine cores' start in one function, and every exception it raises is a failed
     # start (0.29.0 vllm/v1/engine/utils.py:1250 wait_for_engine_startup: "Engine core initialization failed. See root
     # cause above." at :1320, a failed front end's at :1315, a rank or mode mismatch at :1336-1358); it returns once
     # they are ready, so no later failure passes through it (0.9 kept it in vllm/v1/utils.py; gpu-logs-41 vllm/11, its
     # traceback under a pipeline's own logging prefix cut at the raise).
-    START_WAIT_FRAMES = re.compile(r'^\s*File "[^"]*", line \d+, in wait_for_engine_startup$')
+    START_WAIT_FRAMES = re.compile(r"^\s*File " + FRAME_PATH + r", line \d+, in wait_for_engine_startup$")
     screen_texts = ("in wait_for_engine_startup",)
     # The pooling adapter loads a Sentence-Transformers checkpoint's Dense projector beside the model and, when it
     # cannot, logs the exception and builds the model without it: 0.11.0 vllm/model_executor/models/adapters.py:78

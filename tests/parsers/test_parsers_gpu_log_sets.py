@@ -320,6 +320,13 @@ FLOORS = {
     # statuses 2/2 - nothing to fit
     ("gpu-logs-44", "vllm", True): (35, 35, 3, 3, 11, 11),
     ("gpu-logs-44", "sglang", True): (9, 9, 1, 1, 3, 3),
+    # gpu-logs-47 (logs47, issue 42's round gpu-logs-47, failed starts that are not about memory), every log held out;
+    # first read (parser at main's 558a441, the set committed first in c55a57f): vLLM 6/6, KV 0/0, statuses 7/7;
+    # SGLang 12/12, 1/1, 7/7; no trap read as the pool, every error kind right. Fixed by class beyond the figures: a
+    # flattened traceback whose quotes a paste made typographic (vllm/01) is read as frames, not as its exception. A
+    # second batch (vllm 08-10, committed e889640 before its read): 3/3, statuses 3/3 - nothing to fit
+    ("gpu-logs-47", "vllm", True): (9, 9, 0, 0, 10, 10),
+    ("gpu-logs-47", "sglang", True): (12, 12, 1, 1, 7, 7),
 }
 
 
@@ -1951,3 +1958,27 @@ def test_two_records_an_author_quoted_on_one_line_cut_to_their_file_tags_are_rea
     # KV cache size: 246,735 tokens`" - the KV count was the line's second record, and one line reads as one record
     record = _read("gpu-logs-13", "vllm", "07")
     assert (record.kv_gib, record.kv_tokens, record.status) == (15.45, 246735, "ok")
+# --- gpu-logs-47 (issue 42's round gpu-logs-47): what its first read got wrong, by class -------------------------
+
+
+def test_a_flattened_traceback_with_typographic_quotes_is_read_as_frames():
+    # gpu-logs-47 vllm/01 (vllm#26898, 2025-10): "(EngineCore_DP0 pid=59619) ERROR ... [core.py:708] EngineCore failed
+    # to start.", then frames at the message's first column with the path between “ and ”, cut before the exception:
+    # the frames are frames, so the failure line is the message and no frame is taken for the exception
+    record = _read("gpu-logs-47", "vllm", "01")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+    assert record.error_message == "EngineCore failed to start."
+
+
+def test_a_typographic_frame_in_the_engine_cores_busy_loop_is_a_serving_time_failure():
+    # the same paste's quotes on the frame vLLM's serving loop raises through (0.10.2 vllm/v1/engine/core.py
+    # run_busy_loop, SERVING_FRAMES): with no line of the start in the window, that frame alone says the start had
+    # completed, as it does with ASCII quotes (before, the typographic frame read as a failed start)
+    lines = ["(EngineCore_DP0 pid=59619) ERROR 10-15 08:40:00 [core.py:720] Traceback (most recent call last):",
+             ("(EngineCore_DP0 pid=59619) ERROR 10-15 08:40:00 [core.py:720] File “/x/vllm/v1/engine/core.py”, "
+              "line 790, in run_busy_loop"),
+             "(EngineCore_DP0 pid=59619) ERROR 10-15 08:40:00 [core.py:720] self._process_engine_step()",
+             "(EngineCore_DP0 pid=59619) ERROR 10-15 08:40:00 [core.py:720] RuntimeError: boom"]
+    ascii_record = parse_log("\n".join(line.replace("“", '"').replace("”", '"') for line in lines) + "\n", "vllm")
+    record = parse_log("\n".join(lines) + "\n", "vllm")
+    assert record.status == ascii_record.status == "ok"
