@@ -1082,6 +1082,11 @@ class SglangLogParser(LogParser):
         if (self.http_up or self.custom_warmups) and not self.seen_ready and record.error_kind is not None and (
                 record.failed_during in (None, "event_loop")):
             record.failed_during = "warmup"  # a start that failed between its HTTP server and "fired up"
+        if record.error_kind == "warmup_failed" and record.failed_during in (None, "event_loop"):
+            # SGLang says "Initialization failed. warmup error" only where its launcher's own warm-up request failed
+            # (0.5.6 sglang/srt/entrypoints/http_server.py:1491 and :1612, 0.5.23 :2384 and :2533), then kills the
+            # server: a failed start, whatever batch the scheduler ran before it (gpu-logs-46 sglang/10)
+            record.failed_during = "warmup"
         if record.failed_during == "event_loop" and not self.seen_ready and self._nothing_of_the_start():
             # The event loop runs SGLang's own warm-up request and every later one: an excerpt that shows no line of
             # the start before such a failure does not say whether the start had completed.

@@ -324,8 +324,11 @@ FLOORS = {
     # Fixed by class: frames of a step only a start passes (Scheduler.__init__, the launcher's wait for its
     # schedulers) with their header cut are a failed start; a prefill batch that reused more cached tokens than any
     # warm-up prompt holds ran after the start. Left: sglang/02's KV count of a start that then failed (read by eye,
-    # against the sets' convention: a failed start states no pool) and sglang/03's K size cut before its unit
-    ("gpu-logs-46", "sglang", True): (20, 22, 2, 3, 9, 9),
+    # against the sets' convention: a failed start states no pool) and sglang/03's K size cut before its unit. A
+    # second batch (sglang 10-12, committed 3fa234b before its read): 0/2, KV 0/0, statuses 2/3 - fixed: SGLang's own
+    # words of a failed warm-up decide the start whatever batch ran before; left: sglang/11's kind, read
+    # process_died (exit code -9) where the eye-read, in gpu-logs-7's and -12's words, says not shown
+    ("gpu-logs-46", "sglang", True): (21, 24, 2, 3, 12, 12),
 }
 
 
@@ -1990,3 +1993,11 @@ def test_a_prefill_batch_with_a_few_cached_tokens_still_decides_nothing():
     path = next((FIXTURES / "gpu-logs-46" / "sglang").glob("06-*.log"))
     record = parse_log(read_log(path).replace("#cached-token: 2212", "#cached-token: 11"), "sglang")
     assert record.status is None
+# --- gpu-logs-46 (issue 42's round gpu-logs-46): what its second batch missed, by class ---------------------------
+
+
+def test_sglangs_own_words_of_a_failed_warm_up_decide_a_failed_start_after_a_prefill_batch():
+    # gpu-logs-46 sglang/10 (sglang#16855): "Prefill batch, ... #cached-token: 41, ... #running-req: 6", then
+    # "Initialization failed. warmup error: Traceback ..." and the warm-up's AssertionError on a 502 answer
+    record = _read("gpu-logs-46", "sglang", "10")
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "warmup_failed", "warmup")
