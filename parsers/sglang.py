@@ -13,6 +13,7 @@ from typing import ClassVar
 from parsers.base import (
     GENERIC,
     HEALTH_ANSWERED,
+    OTHER,
     SERVED_REQUEST,
     Line,
     LogParser,
@@ -322,6 +323,11 @@ def _kv_halves(record: StartupRecord, kind: str, found: dict) -> None:
 
 def _batch_run(parser: LogParser, values: dict, line: Line) -> None:
     parser.batches_run = True
+
+
+def _batch_after_start(parser: LogParser, values: dict, line: Line) -> None:
+    parser.batches_run = True
+    ready(parser, values, line)
 
 
 def _exit_code(parser: LogParser, values: dict, line: Line) -> None:
@@ -719,6 +725,17 @@ class SglangLogParser(LogParser):
     # controller), and the launcher's handler of the SIGQUIT a failing child sends it (0.5.23
     # sglang/srt/entrypoints/engine.py:1978, logger.error).
     failure_markers = re.compile(r"^(?:\w+ hit an exception\b|Received sigquit from a child process\b)")
+    # Two places only a start passes through: the scheduler process builds its Scheduler in one call, whose
+    # exceptions its handler logs as "Scheduler hit an exception" before it signals the launcher (0.5.6
+    # sglang/srt/managers/scheduler.py:2653 `scheduler = Scheduler(`, :2695-2698; 0.5.23 :6362, :6372), so
+    # Scheduler.__init__ runs nowhere else; and the launcher waits for every scheduler's ready message in one place and
+    # goes on once all are ready (0.5.6 sglang/srt/entrypoints/engine.py:915 `data = scheduler_pipe_readers[i].recv()`
+    # inside _launch_subprocesses, re-raised at :922; 0.5.23 :2013 _wait_for_scheduler_ready, :2027, called at :995).
+    # A traceback through either, whose header the excerpt cut, is a failed start's (gpu-logs-46 sglang/07, /08).
+    START_FRAMES = re.compile(r'^\s*File "[^"]*(?:managers/scheduler\.py", line \d+, in __init__|'
+                              r'entrypoints/engine\.py", line \d+, in '
+                              r'(?:_wait_for_scheduler_ready|_launch_subprocesses))$')
+    screen_texts = ("managers/scheduler.py", "entrypoints/engine.py")
 
     # Every wording is matched wherever it starts in the message, whatever follows it.
     rules = (
@@ -865,6 +882,15 @@ class SglangLogParser(LogParser):
         # a batch the scheduler ran (0.5.18 sglang/srt/managers/scheduler_components/metrics_reporter.py:579
         # "Prefill batch{iter_msg}, #new-seq: ..."; 0.4.x "Prefill batch. #new-seq: ..."; a fork's "Prefill rank
         # batch, ..."): its event loop serves requests from here, the warm-up's first
+        # ... a prefill batch that reused more cached tokens than any warm-up prompt holds: a request after an earlier
+        # one, the start completed. The count is the prefix the batch's requests matched in the cache (0.5.6
+        # sglang/srt/managers/scheduler_metrics_mixin.py:143 "#cached-token: {adder.log_hit_tokens}", summed at
+        # schedule_policy.py:451; 0.5.23 scheduler_components/metrics_reporter.py:757). The server's own warm-up is a
+        # fresh server's first request into an empty cache: a short text, three ids, or a chat with one minimal picture
+        # (0.5.6 sglang/srt/entrypoints/http_server.py:1507-1547) - hundreds of tokens at most, found cached only in a
+        # store kept across restarts; a few cached tokens decide nothing (gpu-logs-38 sglang/07's 11), a thousand do
+        # (gpu-logs-46 sglang/06's 2212), as an over-long input is a user's (above)
+        rule(r"^Prefill(?: \w+)? batch\b.*?#cached-token: [1-9]\d{3}", _batch_after_start, before_ready=True),
         rule(r"^(?:Prefill|Decode)(?: \w+)? batch\b", _batch_run, before_ready=True),
         # the scheduler watchdog's dump of the batch it found stuck: a batch in the event loop (0.5.5
         # sglang/srt/managers/scheduler_runtime_checker_mixin.py:250 "self.cur_batch.batch_size()=N" on its own line,
@@ -891,6 +917,7 @@ class SglangLogParser(LogParser):
         self.custom_warmups = False  # the server's lifespan ran a named warm-up ("Running warmup compile-deep-gemm")
         self.batches_run = False  # the scheduler logged a prefill or decode batch: its event loop runs requests
         self.graph_capture_failed = False  # the graph runner's "Capture ... graph failed: ..." exception was read
+        self.start_frames_at: int | None = None  # rules read when a loose frame of the start (START_FRAMES) came
 
     error_rules = (
         # 0.5.22 sglang/srt/mem_cache/kv_cache_configurator.py:2732 (0.5.14 on); the device named or not, the hint
@@ -1031,6 +1058,9 @@ class SglangLogParser(LogParser):
         )
 
     def _check_failures(self, line: Line) -> None:
+        if "File " in line.text and line.source not in self._tracebacks.open_sources and (
+                self.START_FRAMES.match(line.text)):
+            self.start_frames_at = self.rules_fired
         super()._check_failures(line)
         # wherever the failing start shows the graph runner's exception - after the scheduler's "hit an exception",
         # also where an author elided that traceback's header and frames (gpu-logs-21 sglang/02) - it failed in
@@ -1052,6 +1082,11 @@ class SglangLogParser(LogParser):
         if (self.http_up or self.custom_warmups) and not self.seen_ready and record.error_kind is not None and (
                 record.failed_during in (None, "event_loop")):
             record.failed_during = "warmup"  # a start that failed between its HTTP server and "fired up"
+        if record.error_kind == "warmup_failed" and record.failed_during in (None, "event_loop"):
+            # SGLang says "Initialization failed. warmup error" only where its launcher's own warm-up request failed
+            # (0.5.6 sglang/srt/entrypoints/http_server.py:1491 and :1612, 0.5.23 :2384 and :2533), then kills the
+            # server: a failed start, whatever batch the scheduler ran before it (gpu-logs-46 sglang/10)
+            record.failed_during = "warmup"
         if record.failed_during == "event_loop" and not self.seen_ready and self._nothing_of_the_start():
             # The event loop runs SGLang's own warm-up request and every later one: an excerpt that shows no line of
             # the start before such a failure does not say whether the start had completed.
@@ -1066,6 +1101,15 @@ class SglangLogParser(LogParser):
             record.kv_tokens = record.pool_tokens
         if record.num_blocks is None and record.kv_tokens is not None and record.block_size:
             record.num_blocks = record.kv_tokens // record.block_size
+
+    def _settle_logged_frames(self) -> None:
+        super()._settle_logged_frames()
+        if (self.start_frames_at is not None and self.start_frames_at == self.rules_fired
+                and not (self.seen_error or self.seen_ready or self.stopping)):
+            # the excerpt stops in frames of the start whose header it cut, and the engine read nothing after them:
+            # the start failed there, its exception not shown
+            self._offer(OTHER, "a traceback through the start, cut before its header and its exception line", {},
+                        GENERIC, None, Line(text="", raw=""))
 
     def _nothing_of_the_start(self) -> bool:
         """No line of the start was read: no load, no pool, no summary, no server arguments, no HTTP server."""

@@ -327,6 +327,16 @@ FLOORS = {
     # second batch (vllm 08-10, committed e889640 before its read): 3/3, statuses 3/3 - nothing to fit
     ("gpu-logs-47", "vllm", True): (9, 9, 0, 0, 10, 10),
     ("gpu-logs-47", "sglang", True): (12, 12, 1, 1, 7, 7),
+    # gpu-logs-46 (logs46, issue 42's round gpu-logs-46, SGLang starts of late 2025 and 2026), every log held out;
+    # first read (parser at 4bb912d, the set committed first): 18/22, KV 2/3, statuses 6/9, no trap read as the pool.
+    # Fixed by class: frames of a step only a start passes (Scheduler.__init__, the launcher's wait for its
+    # schedulers) with their header cut are a failed start; a prefill batch that reused more cached tokens than any
+    # warm-up prompt holds ran after the start. Left: sglang/02's KV count of a start that then failed (read by eye,
+    # against the sets' convention: a failed start states no pool) and sglang/03's K size cut before its unit. A
+    # second batch (sglang 10-12, committed 3fa234b before its read): 0/2, KV 0/0, statuses 2/3 - fixed: SGLang's own
+    # words of a failed warm-up decide the start whatever batch ran before; left: sglang/11's kind, read
+    # process_died (exit code -9) where the eye-read, in gpu-logs-7's and -12's words, says not shown
+    ("gpu-logs-46", "sglang", True): (21, 24, 2, 3, 12, 12),
 }
 
 
@@ -1982,3 +1992,51 @@ def test_a_typographic_frame_in_the_engine_cores_busy_loop_is_a_serving_time_fai
     ascii_record = parse_log("\n".join(line.replace("“", '"').replace("”", '"') for line in lines) + "\n", "vllm")
     record = parse_log("\n".join(lines) + "\n", "vllm")
     assert record.status == ascii_record.status == "ok"
+# --- gpu-logs-46 (issue 42's round gpu-logs-46): what its first read missed, by class -----------------------------
+
+
+def test_the_launchers_wait_for_its_schedulers_shown_without_its_header_is_a_failed_start():
+    # gpu-logs-46 sglang/07 (ktransformers#2128): only the main process's frames, launch_server -> _launch_subprocesses
+    # -> _wait_for_scheduler_ready -> recv(), cut before the exception line: the launcher waits there for its
+    # schedulers' ready message, a step only a start passes (0.5.23 sglang/srt/entrypoints/engine.py:2013)
+    record = _read("gpu-logs-46", "sglang", "07")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+
+
+def test_a_schedulers_frames_through_its_constructor_shown_without_their_header_are_a_failed_start():
+    # gpu-logs-46 sglang/08 (ktransformers#1910): run_scheduler_process -> Scheduler( -> __init__ -> init_model_worker
+    # -> ... -> ModelRunner.initialize, the header before the window and the exception after it
+    record = _read("gpu-logs-46", "sglang", "08")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+
+
+def test_frames_of_the_start_the_engine_went_on_from_decide_nothing():
+    # the same real frames, then a pool line: the start went on past them (a traceback logged and survived)
+    path = next((FIXTURES / "gpu-logs-46" / "sglang").glob("08-*.log"))
+    kv = "[2026-04-01 10:00:00 TP0] KV Cache is allocated. #tokens: 1000, K size: 0.01 GB, V size: 0.01 GB\n"
+    record = parse_log(read_log(path) + kv, "sglang")
+    assert (record.status, record.error_kind) == (None, None)
+
+
+def test_a_prefill_batch_that_reused_a_thousand_cached_tokens_ran_after_the_start():
+    # gpu-logs-46 sglang/06 (sglang PR#14311, under docker compose's "sglang-kimi-k2  | "): "Prefill batch, #new-seq: 1,
+    # #new-token: 1, #cached-token: 2212, ...", then TP7's "Scheduler hit an exception" in event_loop_overlap: no
+    # warm-up's prompt holds 2212 tokens, so the exception is a serving-time one
+    record = _read("gpu-logs-46", "sglang", "06")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
+
+
+def test_a_prefill_batch_with_a_few_cached_tokens_still_decides_nothing():
+    # the same real lines with 11 cached tokens (gpu-logs-38 sglang/07's count): a store kept across restarts could
+    # hold the warm-up's own few tokens
+    path = next((FIXTURES / "gpu-logs-46" / "sglang").glob("06-*.log"))
+    record = parse_log(read_log(path).replace("#cached-token: 2212", "#cached-token: 11"), "sglang")
+    assert record.status is None
+# --- gpu-logs-46 (issue 42's round gpu-logs-46): what its second batch missed, by class ---------------------------
+
+
+def test_sglangs_own_words_of_a_failed_warm_up_decide_a_failed_start_after_a_prefill_batch():
+    # gpu-logs-46 sglang/10 (sglang#16855): "Prefill batch, ... #cached-token: 41, ... #running-req: 6", then
+    # "Initialization failed. warmup error: Traceback ..." and the warm-up's AssertionError on a 502 answer
+    record = _read("gpu-logs-46", "sglang", "10")
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "warmup_failed", "warmup")
