@@ -318,12 +318,12 @@ HELD_OUT = {
     # diffusion runtime's month-day prefix over a killed scheduler, a log viewer's date column over NCCL warnings -
     # collected after the fixes, read once)
     "gpu-logs-46": {"sglang": tuple(f"{n:02d}" for n in range(1, 13))},
-    # gpu-logs-48 (logs48, issue 42's round gpu-logs-48, SGLang starts of 2025 - releases 0.4.3 to 0.5.3 - from
-    # sglang's own threads): every log held out, collected and read by eye - small Blackwell cards dying at graph capture
-    # (a KV line then capture frames, a ptxas failure for sm_120a, bare frames into init_cuda_graphs), an overlap
-    # thread's CUDA OOM with no line of the start, 'DPn PPn' prefixes after an author's prints, a sigquit before a
-    # load_model failure, an Ascend traceback quoted line by line, serving lines only ('200 OK'), an author's shortened
-    # decode lines at token usage 0.96 - read through the parser once before any rule was written for it
+    # gpu-logs-48 (logs48, issue 42's round gpu-logs-48, SGLang starts of 2025 - releases 0.4.3 to 0.5.3 - from sglang's
+    # own threads): every log held out, collected and read by eye - small Blackwell cards dying at graph capture (a KV
+    # line then capture frames, a ptxas failure for sm_120a, bare frames into init_cuda_graphs), an overlap thread's
+    # CUDA OOM with no line of the start, 'DPn PPn' prefixes after an author's prints, a sigquit before a load_model
+    # failure, an Ascend traceback quoted line by line, serving lines only ('200 OK'), an author's shortened decode
+    # lines at token usage 0.96 - read through the parser once before any rule was written for it
     "gpu-logs-48": {"sglang": tuple(f"{n:02d}" for n in range(1, 10))},
 }
 
