@@ -100,6 +100,11 @@ FAILED_DURING = {
     # handle_loop, "The event loop that handles requests"; print_exception_wrapper, :2496, logs "TokenizerManager hit an
     # exception"): the warm-up request's and every later one's, as the scheduler's event loop (gpu-logs-42 sglang/02)
     "handle_loop": "event_loop",
+    # SGLang's overlap scheduler runs its batches on a worker thread started with the worker (0.4.4
+    # sglang/srt/managers/tp_worker_overlap_thread.py:79-82), whose loop (:109 forward_thread_func -> :119
+    # forward_thread_func_) takes each batch the event loop queues (:124 input_queue.get()): the warm-up request's and
+    # every later one's, as the event loop itself (gpu-logs-48 sglang/04)
+    "forward_thread_func": "event_loop", "forward_thread_func_": "event_loop",
 }
 # The steps of the start FAILED_DURING names (not SGLang's event loop, which also serves requests).
 START_STEPS = ("loading", "profiling", "kv_pool", "cuda_graph_capture")
@@ -447,6 +452,11 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
         # repacking in vLLM 0.20, gpu-logs-30 vllm/10). Only as an exception or an ERROR line: the same header warns
         # with it too (:49).
         error("cuda_oom", r"\bCUDA driver error: out of memory\b"),
+        # The CUDA runtime API's, the same way: torch's C10_CUDA_CHECK raises "CUDA error: " + cudaGetErrorString(err)
+        # (c10/cuda/CUDAException.cpp c10_cuda_check_implementation), "out of memory" for cudaErrorMemoryAllocation -
+        # a device allocation the runtime refused (a stream switch in SGLang 0.4.4's overlap thread, gpu-logs-48
+        # sglang/04). As an exception or an ERROR line only, as the driver's.
+        error("cuda_oom", r"\bCUDA error: out of memory\b"),
         # XLA's (JAX on TPU, vLLM's tpu-inference backend): a device buffer it cannot allocate, or a compiled
         # program over a memory space ("RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in
         # memory space vmem. Used 76.58M of 64.00M vmem.", a public tpu-inference log of 2026)
@@ -561,7 +571,10 @@ def _record_fields(match: re.Match, kinds: dict[str, type]) -> dict:
 # engines' HTTP servers print. A POST answered 200 ran a generation, so the engine serves: the start is complete, and a
 # failure after it is a failure at serving time (SGLang's own warm-up is such a POST, 0.5.22
 # sglang/srt/entrypoints/http_server.py:2327 "/generate", "/encode" or "/v1/chat/completions"; answered, it warmed up).
-SERVED_REQUEST = r'"POST /\S* HTTP/[\d.]+" 200\b'
+SERVED_REQUEST = r'"POST /\S*(?: HTTP/[\d.]+" 200\b|" 200 OK\b)'
+# (an author who shortens the line drops the client and the protocol, '[INFO] "POST /v1/chat/completions" 200 OK',
+# gpu-logs-48 sglang/09: without the protocol, uvicorn's status phrase after the code is required - its
+# AccessFormatter prints "200 OK", uvicorn/logging.py get_status_code)
 # A health check answered 200, the same access line: the engine is up. SGLang answers 503 while it starts, up to its
 # warm-up (0.5.22 sglang/srt/entrypoints/http_server.py:719 health_generate, ServerStatus.Starting); vLLM's HTTP server
 # takes requests only once it is up ("Application startup complete.").
