@@ -965,8 +965,13 @@ class VllmLogParser(LogParser):
         # and :443, and V0 profiles without a request): the start had completed (gpu-logs-40 vllm/04, a CPU backend's
         # serving lines alone)
         rule(r"^Added request \S+\.$", ready, before_ready=True),
-        rule(r"^Avg prompt throughput: {NUM} tokens/s, Avg generation throughput: {NUM} tokens/s, Running: \d+ reqs",
-             ready, before_ready=True),
+        # V1's own stat line carries the engine's index, "Engine 000: Avg prompt throughput: ..." (0.11.0
+        # vllm/v1/metrics/loggers.py:127, LoggingStatLogger.log), logged by the API server's _force_log task, which its
+        # app's lifespan starts (vllm/entrypoints/openai/api_server.py:121-131) only once the engine client is built
+        # (:1902-1910, after the engine's start): the start had completed (gpu-logs-49 vllm/08 and /09, Chinese threads
+        # quoting the serving lines, one before a worker's exception)
+        rule(r"^(?:Engine \d+: )?Avg prompt throughput: {NUM} tokens/s, Avg generation throughput: {NUM} tokens/s, "
+             r"Running: \d+ reqs", ready, before_ready=True),
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         rule(r"^\[shutdown\] .*trigger received signal=(?P<signal>\w+)", stopping),
         rule(r"^\[shutdown\] API server: shutdown triggered", stopping),

@@ -337,6 +337,14 @@ FLOORS = {
     # words of a failed warm-up decide the start whatever batch ran before; left: sglang/11's kind, read
     # process_died (exit code -9) where the eye-read, in gpu-logs-7's and -12's words, says not shown
     ("gpu-logs-46", "sglang", True): (21, 24, 2, 3, 12, 12),
+    # gpu-logs-49 (logs49, issue 42's round gpu-logs-49, threads written in Chinese), every log held out; first read
+    # (parser at 78e1dce, the set committed first in 7722847): vLLM 21/23, KV 3/3, statuses 6/9, one trap read as the
+    # pool (vllm/01: the first of two instances' pool beside the second's failed start); SGLang 9/9, 1/1, 2/2. Fixed
+    # by class: V1's stat logger line ("Engine 000: Avg prompt throughput: ...") says the server serves. Left: vllm/01
+    # (two starts in one paste: the sets read the first run, gpu-logs vllm/06, and the last, gpu-logs-45) and vllm/05
+    # (its eye-read 'unknown' at the KV pair is against the sets' convention, 'ok (KV size line reached)')
+    ("gpu-logs-49", "vllm", True): (21, 23, 3, 3, 8, 9),
+    ("gpu-logs-49", "sglang", True): (9, 9, 1, 1, 2, 2),
 }
 
 
@@ -2040,3 +2048,21 @@ def test_sglangs_own_words_of_a_failed_warm_up_decide_a_failed_start_after_a_pre
     # "Initialization failed. warmup error: Traceback ..." and the warm-up's AssertionError on a 502 answer
     record = _read("gpu-logs-46", "sglang", "10")
     assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "warmup_failed", "warmup")
+# --- gpu-logs-49 (issue 42's round gpu-logs-49): what its first read missed, by class -----------------------------
+
+
+def test_v1s_stat_logger_line_before_a_workers_exception_says_the_start_had_completed():
+    # gpu-logs-49 vllm/08 (vllm-ascend#3219): "(APIServer pid=974) INFO ... [loggers.py:123] Engine 000: Avg prompt
+    # throughput: 1.4 tokens/s, ... Running: 1 reqs, ...", then "(Worker_TP3 pid=1526) ERROR ... WorkerProc hit an
+    # exception." in a Triton compile: the API server logs that line only once it serves, so the failure is a later one
+    record = _read("gpu-logs-49", "vllm", "08")
+    assert (record.status, record.error_kind) == ("ok", None)
+    assert "WorkerProc hit an exception" in record.later_failure
+    assert record.kv_tokens is None  # "GPU KV cache usage: 0.2%" is a use, not the pool
+
+
+def test_v1s_stat_logger_lines_alone_say_the_server_serves():
+    # gpu-logs-49 vllm/09 (vllm#49101): an author's Chinese note, then only "Engine 000: Avg prompt throughput: 11780.0
+    # tokens/s, ... GPU KV cache usage: 9.8%, ..." and spec-decode metrics
+    record = _read("gpu-logs-49", "vllm", "09")
+    assert (record.status, record.kv_tokens, record.kv_gib) == ("ok", None, None)
