@@ -62,7 +62,7 @@ def parse_log(text: str, engine: str = AUTO) -> StartupRecord:
     # Not splitlines(): it would also split on characters such as \x0c that can appear inside a line.
     lines = text.split("\n")
     parser.terminal_width = terminal_width(lines)
-    parser.feed_lines(lines)
+    parser.feed_lines(parser.last_start(lines))
     parser.close()
     return parser.record
 

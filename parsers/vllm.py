@@ -965,8 +965,13 @@ class VllmLogParser(LogParser):
         # and :443, and V0 profiles without a request): the start had completed (gpu-logs-40 vllm/04, a CPU backend's
         # serving lines alone)
         rule(r"^Added request \S+\.$", ready, before_ready=True),
-        rule(r"^Avg prompt throughput: {NUM} tokens/s, Avg generation throughput: {NUM} tokens/s, Running: \d+ reqs",
-             ready, before_ready=True),
+        # V1's own stat line carries the engine's index, "Engine 000: Avg prompt throughput: ..." (0.11.0
+        # vllm/v1/metrics/loggers.py:127, LoggingStatLogger.log), logged by the API server's _force_log task, which its
+        # app's lifespan starts (vllm/entrypoints/openai/api_server.py:121-131) only once the engine client is built
+        # (:1902-1910, after the engine's start): the start had completed (gpu-logs-49 vllm/08 and /09, Chinese threads
+        # quoting the serving lines, one before a worker's exception)
+        rule(r"^(?:Engine \d+: )?Avg prompt throughput: {NUM} tokens/s, Avg generation throughput: {NUM} tokens/s, "
+             r"Running: \d+ reqs", ready, before_ready=True),
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         rule(r"^\[shutdown\] .*trigger received signal=(?P<signal>\w+)", stopping),
         rule(r"^\[shutdown\] API server: shutdown triggered", stopping),
@@ -1108,6 +1113,43 @@ class VllmLogParser(LogParser):
             # failed: the start had completed, the failure is a later one (an OOM at a request is not a failed start)
             self.failed_while_serving("the engine failed while serving (its traceback cut before the exception line)")
         return events
+
+    # An engine core's process tag: a V1 server starts one process per DP rank for its life, named
+    # "EngineCore_DP<rank>" (0.11.0 vllm/v1/engine/utils.py:116-123, CoreEngineProcManager; "EngineCore_<rank>" in
+    # 0.9, "EngineCore" in 0.18+), and its log prefix carries that name and the pid
+    _CORE_TAG = re.compile(r"\((EngineCore(?:_DP\d+|_\d+)?) pid=(\d+)\)")
+    _KV_SIZE = re.compile(r"KV cache size: [\d,]+ tokens")
+
+    @classmethod
+    def last_start(cls, lines: list[str]) -> list[str]:
+        """A second process under an engine core's tag, after the first had sized its KV cache and never to log
+        again, is another server's start (two instances pasted one after the other, gpu-logs-49 vllm/01): the record
+        is the last start's (gpu-logs-45's reading of two runs in one paste), read from the line after the first
+        process's last."""
+        start = cls._second_start(lines)
+        return lines[start:] if start else lines
+
+    @classmethod
+    def _second_start(cls, lines: list[str]) -> int:
+        pid_of: dict[str, str] = {}  # tag -> the pid that logs under it now
+        sized: set[str] = set()  # pids that logged a KV size line
+        last_line: dict[str, int] = {}  # pid -> index of its last line
+        switches: list[tuple[str, int]] = []  # (the earlier pid, the index after its last line)
+        for index, text in enumerate(lines):
+            tag = cls._CORE_TAG.search(text) if "EngineCore" in text else None
+            if tag is None:
+                continue
+            name, pid = tag.groups()
+            earlier = pid_of.get(name)
+            if earlier is not None and earlier != pid and earlier in sized:
+                switches.append((earlier, last_line[earlier] + 1))
+            pid_of[name] = pid
+            last_line[pid] = index
+            if cls._KV_SIZE.search(text):
+                sized.add(pid)
+        # processes that log in turn (a backend's compiler children under one tag) are not two starts
+        starts = [start for earlier, start in switches if last_line[earlier] < start]
+        return starts[-1] if starts else 0
 
     def may_be_from(self, raw: str, source: str) -> bool:
         # A child's source is "<proc>:<pid>", and each of its lines carries "pid=<pid>)".

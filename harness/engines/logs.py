@@ -123,10 +123,12 @@ def parse_engine_file(path: str | Path, engine: str = AUTO) -> LogParser:
         blocks = read_blocks(stream)
         head: list[str] = []
         size = lines = 0
+        whole = True  # the head holds all of the file (a paste, not a server's long log)
         for block in blocks:  # the first lines only, however the blocks fall
             head.append(block)
             size, lines = size + len(block), lines + block.count("\n")
             if size >= DETECT_BYTES or lines >= DETECT_LINES:
+                whole = False
                 break
         text = "".join(head)
         if engine == AUTO:
@@ -134,8 +136,13 @@ def parse_engine_file(path: str | Path, engine: str = AUTO) -> LogParser:
         parser = get_engine(engine).logs.make_parser()
         # a paste a terminal cut is short: its head is all of it, and its lines are read one by one (a cut piece
         # holds no rule's text, so the block scan would pass over it)
-        parser.terminal_width = terminal_width(text.split("\n"))
-        if parser.terminal_width is not None or parser.holds_literal_pieces(text):
+        every = text.split("\n")
+        parser.terminal_width = terminal_width(every)
+        # a paste of two starts is read from its last start's lines, as parse_log reads it (a longer file is streamed
+        # as one start: memory stays flat)
+        if whole and (last := parser.last_start(every)) is not every:
+            parser.feed_lines(last)
+        elif parser.terminal_width is not None or parser.holds_literal_pieces(text):
             parser.feed_lines(_lines(chain(head, blocks)))
         else:
             for block in chain(head, blocks):
@@ -159,4 +166,7 @@ def parse_engine_log(text: str, engine: str = AUTO) -> StartupRecord:
     """Parse a whole log held in memory. Raises NotAnEngineLog when `engine` is auto and none matches."""
     # Not splitlines(): it would also split on characters such as \x0c that can appear inside a line.
     lines = text.split("\n")
-    return parse_engine_lines((line + "\n" for line in lines), engine, terminal_width(lines)).record
+    if engine == AUTO:
+        engine = _detected("".join(_head(line + "\n" for line in lines)))
+    last = get_engine(engine).logs.make_parser().last_start(lines)  # a paste of two starts: its last one's lines
+    return parse_engine_lines((line + "\n" for line in last), engine, terminal_width(lines)).record

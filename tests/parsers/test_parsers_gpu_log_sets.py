@@ -345,6 +345,17 @@ FLOORS = {
     # against the parser's documented rule: a failed start states no pool). A second batch (sglang/10, committed
     # 3395f6e before its read): 5/5, KV 1/1, statuses 1/1 - nothing to fit
     ("gpu-logs-48", "sglang", True): (22, 23, 1, 2, 10, 10),
+    # gpu-logs-49 (logs49, issue 42's round gpu-logs-49, threads written in Chinese), every log held out; first read
+    # (parser at 78e1dce, the set committed first in 7722847): vLLM 21/23, KV 3/3, statuses 6/9, one trap read as the
+    # pool (vllm/01: the first of two instances' pool beside the second's failed start); SGLang 9/9, 1/1, 2/2. Fixed
+    # by class: V1's stat logger line ("Engine 000: Avg prompt throughput: ...") says the server serves; a second
+    # engine core process under one tag, after the first sized its pool, is another start (the last run's values).
+    # Left: vllm/01's no_pool (the eye-read also reads the second instance's 'Available memory: 0' as a 0.0 GiB
+    # budget, which the no_pool check counts as a pool) and vllm/05 (its eye-read 'unknown' at the KV pair is against
+    # the sets' convention, 'ok (KV size line reached)'). A second batch (vllm 10, committed e2bc370 before its read):
+    # 1/1, statuses 1/1 - nothing to fit
+    ("gpu-logs-49", "vllm", True): (23, 24, 3, 3, 9, 10),
+    ("gpu-logs-49", "sglang", True): (9, 9, 1, 1, 2, 2),
 }
 
 
@@ -2086,3 +2097,38 @@ def test_a_shortened_access_line_without_the_status_phrase_decides_nothing():
     path = next((FIXTURES / "gpu-logs-48" / "sglang").glob("09-*.log"))
     record = parse_log(read_log(path).replace("200 OK", "200"), "sglang")
     assert record.status is None
+# --- gpu-logs-49 (issue 42's round gpu-logs-49): what its first read missed, by class -----------------------------
+
+
+def test_v1s_stat_logger_line_before_a_workers_exception_says_the_start_had_completed():
+    # gpu-logs-49 vllm/08 (vllm-ascend#3219): "(APIServer pid=974) INFO ... [loggers.py:123] Engine 000: Avg prompt
+    # throughput: 1.4 tokens/s, ... Running: 1 reqs, ...", then "(Worker_TP3 pid=1526) ERROR ... WorkerProc hit an
+    # exception." in a Triton compile: the API server logs that line only once it serves, so the failure is a later one
+    record = _read("gpu-logs-49", "vllm", "08")
+    assert (record.status, record.error_kind) == ("ok", None)
+    assert "WorkerProc hit an exception" in record.later_failure
+    assert record.kv_tokens is None  # "GPU KV cache usage: 0.2%" is a use, not the pool
+
+
+def test_v1s_stat_logger_lines_alone_say_the_server_serves():
+    # gpu-logs-49 vllm/09 (vllm#49101): an author's Chinese note, then only "Engine 000: Avg prompt throughput: 11780.0
+    # tokens/s, ... GPU KV cache usage: 9.8%, ..." and spec-decode metrics
+    record = _read("gpu-logs-49", "vllm", "09")
+    assert (record.status, record.kv_tokens, record.kv_gib) == ("ok", None, None)
+
+
+def test_a_second_engine_core_process_after_the_first_sized_its_pool_is_another_start():
+    # gpu-logs-49 vllm/01 (vllm-ascend#5917): "(EngineCore_DP0 pid=3052)" logs "GPU KV cache size: 1,880,320 tokens",
+    # then, after the author's note, "(EngineCore_DP0 pid=4146)" reads "Available memory: 0" and fails to start: the
+    # record is the second instance's (the last run's), not the first's pool beside the second's failure
+    record = _read("gpu-logs-49", "vllm", "01")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.kv_pools) == ("engine_error", None, 0.0, [])
+
+
+def test_engine_core_processes_that_log_in_turn_are_one_start():
+    # the same real lines with the first process logging again after the second: processes in turn under one tag
+    # (gpu-logs-39 vllm/05's Neuron compiler children) are not two starts, the first's pool stays read
+    path = next((FIXTURES / "gpu-logs-49" / "vllm").glob("01-*.log"))
+    later = "[mineru] ^[[0;36m(EngineCore_DP0 pid=3052)^[[0;0m INFO 01-15 06:47:42 [core.py:1] still here\n"
+    record = parse_log(read_log(path) + later, "vllm")
+    assert record.kv_tokens == 1880320

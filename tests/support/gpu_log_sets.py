@@ -33,7 +33,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-27", "gpu-logs-28", "gpu-logs-29", "gpu-logs-30", "gpu-logs-31", "gpu-logs-32", "gpu-logs-33",
         "gpu-logs-34", "gpu-logs-35", "gpu-logs-36", "gpu-logs-37", "gpu-logs-38", "gpu-logs-39", "gpu-logs-40",
         "gpu-logs-41", "gpu-logs-42", "gpu-logs-43", "gpu-logs-44", "gpu-logs-45", "gpu-logs-46", "gpu-logs-47",
-        "gpu-logs-48")
+        "gpu-logs-48", "gpu-logs-49")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -326,6 +326,15 @@ HELD_OUT = {
     # lines at token usage 0.96 - read through the parser once before any rule was written for it
     # (10: a second batch, collected after the fixes and read once)
     "gpu-logs-48": {"sglang": tuple(f"{n:02d}" for n in range(1, 11))},
+    # gpu-logs-49 (logs49, issue 42's round gpu-logs-49, threads written in Chinese): every log held out, collected and
+    # read by eye from vllm-ascend's, vLLM's, GLM-V's, MinerU's and SGLang's Chinese-language threads - an author's
+    # notes between two instances' lines with ANSI codes written as text, data-parallel and Ray-nested KV pairs before
+    # a failure, a question with one error line, a full-width label before an NPU OOM, serving-time metrics whose KV
+    # usage is no pool, a log read back from a screenshot with prefixes split from their messages - read through the
+    # parser once
+    # (vllm 10: a second batch - a TP8/EP start's serving lines after workers' empty ERROR records, from Qwen3-VL's
+    # Chinese thread - collected after the fixes, read once)
+    "gpu-logs-49": {"vllm": tuple(f"{n:02d}" for n in range(1, 11)), "sglang": ("01", "02")},
 }
 
 
