@@ -33,7 +33,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-27", "gpu-logs-28", "gpu-logs-29", "gpu-logs-30", "gpu-logs-31", "gpu-logs-32", "gpu-logs-33",
         "gpu-logs-34", "gpu-logs-35", "gpu-logs-36", "gpu-logs-37", "gpu-logs-38", "gpu-logs-39", "gpu-logs-40",
         "gpu-logs-41", "gpu-logs-42", "gpu-logs-43", "gpu-logs-44", "gpu-logs-45", "gpu-logs-46", "gpu-logs-47",
-        "gpu-logs-48", "gpu-logs-49")
+        "gpu-logs-48", "gpu-logs-49", "gpu-logs-51")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -335,6 +335,12 @@ HELD_OUT = {
     # (vllm 10: a second batch - a TP8/EP start's serving lines after workers' empty ERROR records, from Qwen3-VL's
     # Chinese thread - collected after the fixes, read once)
     "gpu-logs-49": {"vllm": tuple(f"{n:02d}" for n in range(1, 11)), "sglang": ("01", "02")},
+    # gpu-logs-51 (logs51, issue 42's round gpu-logs-51, KV offloading and KV connectors beside the device pool): every
+    # log held out, collected and read by eye - NIXL's registration and UCX's own lines around a KV pair before a failed
+    # start, Ray-nested PP workers with NIXL, kubectl-prefixed DEBUG memory lines of llm-d's PD pods, KVBM's Rust
+    # tracing, LMCache's records beside a second instance, a HiCache host pool beside a dynamic storage backend, Mooncake
+    # store setup and put failures, an unprefixed Scheduler.__init__ traceback - read through the parser once
+    "gpu-logs-51": {"vllm": tuple(f"{n:02d}" for n in range(1, 8)), "sglang": tuple(f"{n:02d}" for n in range(1, 5))},
 }
 
 
