@@ -59,11 +59,18 @@ from parsers.record import (
 # :2584 configure_logger, the ranks from sglang/srt/managers/scheduler.py:6047-6055); with no rank after it, "[...]" is
 # any text's ellipsis, never a prefix.
 _ELIDED_TIME = r"(?:\.\.\.|\u2026)(?=(?: [A-Z_]+-?\d+)+\])"
+# An author who shows one line for every rank may also write the rank as a wildcard ("[DP*] Allocating 8.00 GB host
+# memory for hierarchical KV cache.", gpu-logs-51 sglang/01): the engine only writes numbers there (0.5.9
+# sglang/srt/managers/scheduler.py:3081-3094 " DP{dp_rank}", " TP{tp_rank}"; utils/common.py:1228 the format
+# "[%(asctime)s{prefix}] "), so "*" is the author's "every rank", rank 0 among them. Only the ranks' own names take it.
+_WILDCARD_RANK = r"(?:DP|TP|PP|EP|CP)\*"
+_FIRST_RANK = r"(?:(?:[A-Z]+_)?[A-Z]+-?\d+(?:\.\.\d+)?|" + _WILDCARD_RANK + ")"
+_NEXT_RANK = r"(?:[A-Z_]+-?\d+(?:\.\.\d+)?|" + _WILDCARD_RANK + ")"
 PREFIX = re.compile(
     r"\[(?:(?:(?P<ts>(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d)(?:[.,](?P<ms>\d+))?|" + _ELIDED_TIME + r")"
     r"(?: [A-Za-z][A-Za-z_.]*(?=[ \]]))*"
     r"(?P<ranks>(?: [A-Z_]+-?\d+)*)"
-    r"|(?P<bare_ranks>(?:[A-Z]+_)?[A-Z]+-?\d+(?:\.\.\d+)?(?: [A-Z_]+-?\d+(?:\.\.\d+)?)*))\]"
+    r"|(?P<bare_ranks>" + _FIRST_RANK + r"(?: " + _NEXT_RANK + r")*))\]"
     r"(?: (?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) )?(?P<msg>.*))?$"
 )
 # Ray's driver prints each line an actor writes after the actor's tag: "(WorkerDict pid=9238) " or, from another node,

@@ -356,6 +356,14 @@ FLOORS = {
     # 1/1, statuses 1/1 - nothing to fit
     ("gpu-logs-49", "vllm", True): (23, 24, 3, 3, 9, 10),
     ("gpu-logs-49", "sglang", True): (9, 9, 1, 1, 2, 2),
+    # gpu-logs-51 (logs51, issue 42's round gpu-logs-51, KV connectors and offloading beside the device pool), every
+    # log held out; first read (parser at 2a80831, the set committed first in 5e431fd): vLLM 19/19, KV 2/2, statuses
+    # 7/7; SGLang 3/5, statuses 4/4; no trap read as the pool (NIXL, UCX, KVBM, LMCache and Mooncake lines, a HiCache
+    # host pool). Fixed by class: an author's wildcard rank tag ("[DP*]") is a rank prefix, rank 0 among its ranks.
+    # Left: sglang/01's error kind (read 'other' from a bare ZMQError line, the parser's process_died from the
+    # launcher's "Rank 0 scheduler died during initialization", as in gpu-logs-7 and -12)
+    ("gpu-logs-51", "vllm", True): (19, 19, 2, 2, 7, 7),
+    ("gpu-logs-51", "sglang", True): (4, 5, 0, 0, 4, 4),
 }
 
 
@@ -2132,3 +2140,20 @@ def test_engine_core_processes_that_log_in_turn_are_one_start():
     later = "[mineru] ^[[0;36m(EngineCore_DP0 pid=3052)^[[0;0m INFO 01-15 06:47:42 [core.py:1] still here\n"
     record = parse_log(read_log(path) + later, "vllm")
     assert record.kv_tokens == 1880320
+
+
+# --- gpu-logs-51 (issue 42's round gpu-logs-51): what its first read missed, by class -----------------------------
+
+
+def test_an_authors_wildcard_rank_tag_is_a_prefix_of_every_rank():
+    # gpu-logs-51 sglang/01, a kit's notes: "[DP*] Allocating 8.00 GB host memory for hierarchical KV cache.      <- was
+    # 354.94" - the author's "every DP rank" (SGLang writes numbers there): the host pool is read, never the device pool
+    record = _read("gpu-logs-51", "sglang", "01")
+    assert (record.host_kv_gib, record.kv_tokens, record.kv_gib, record.status) == (8.0, None, None, "engine_error")
+
+
+def test_a_wildcard_is_a_rank_only_after_a_ranks_name():
+    # "[N*]" is no rank of SGLang's: the line stays the author's text
+    line = "[N*] Allocating 8.00 GB host memory for hierarchical KV cache.\n"
+    assert parse_log(line, "sglang").host_kv_gib is None
+    assert parse_log(line.replace("[N*]", "[TP*]"), "sglang").host_kv_gib == 8.0
