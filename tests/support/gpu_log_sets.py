@@ -338,8 +338,8 @@ HELD_OUT = {
     # gpu-logs-51 (logs51, issue 42's round gpu-logs-51, KV offloading and KV connectors beside the device pool): every
     # log held out, collected and read by eye - NIXL's registration and UCX's own lines around a KV pair before a failed
     # start, Ray-nested PP workers with NIXL, kubectl-prefixed DEBUG memory lines of llm-d's PD pods, KVBM's Rust
-    # tracing, LMCache's records beside a second instance, a HiCache host pool beside a dynamic storage backend, Mooncake
-    # store setup and put failures, an unprefixed Scheduler.__init__ traceback - read through the parser once
+    # tracing, LMCache's records beside a second instance, a HiCache host pool beside a dynamic storage backend,
+    # Mooncake store setup and put failures, an unprefixed Scheduler.__init__ traceback - read through the parser once
     "gpu-logs-51": {"vllm": tuple(f"{n:02d}" for n in range(1, 8)), "sglang": tuple(f"{n:02d}" for n in range(1, 5))},
 }
 
