@@ -340,7 +340,9 @@ HELD_OUT = {
     # start, Ray-nested PP workers with NIXL, kubectl-prefixed DEBUG memory lines of llm-d's PD pods, KVBM's Rust
     # tracing, LMCache's records beside a second instance, a HiCache host pool beside a dynamic storage backend,
     # Mooncake store setup and put failures, an unprefixed Scheduler.__init__ traceback - read through the parser once
-    "gpu-logs-51": {"vllm": tuple(f"{n:02d}" for n in range(1, 8)), "sglang": tuple(f"{n:02d}" for n in range(1, 5))},
+    # (vllm 08-09: a second batch - Dynamo's Rust tracing around the stat logger and KVBM's hit rates, KVBM's own
+    # G1/G2/G3 block summary - collected after the fix, read once)
+    "gpu-logs-51": {"vllm": tuple(f"{n:02d}" for n in range(1, 10)), "sglang": tuple(f"{n:02d}" for n in range(1, 5))},
 }
 
 
