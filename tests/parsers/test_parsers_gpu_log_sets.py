@@ -361,8 +361,9 @@ FLOORS = {
     # 7/7; SGLang 3/5, statuses 4/4; no trap read as the pool (NIXL, UCX, KVBM, LMCache and Mooncake lines, a HiCache
     # host pool). Fixed by class: an author's wildcard rank tag ("[DP*]") is a rank prefix, rank 0 among its ranks.
     # Left: sglang/01's error kind (read 'other' from a bare ZMQError line, the parser's process_died from the
-    # launcher's "Rank 0 scheduler died during initialization", as in gpu-logs-7 and -12)
-    ("gpu-logs-51", "vllm", True): (19, 19, 2, 2, 7, 7),
+    # launcher's "Rank 0 scheduler died during initialization", as in gpu-logs-7 and -12). A second batch (vllm 08-09,
+    # committed 49b7fae before its read): 2/2, statuses 2/2, no trap read as the pool - nothing to fit
+    ("gpu-logs-51", "vllm", True): (21, 21, 2, 2, 9, 9),
     ("gpu-logs-51", "sglang", True): (4, 5, 0, 0, 4, 4),
 }
 
