@@ -172,8 +172,10 @@ def find_prefix(text: str) -> re.Match | None:
 _RAY_IP = r"(?:, ip=[\w.:-]+)?"
 PROC_ONLY = re.compile(rf"^(?:\([^()]*? pid=\d+{_RAY_IP}\) )*\((?P<proc>[^()]*?) pid=(?P<pid>\d+){_RAY_IP}\) ?"
                        r"(?P<msg>.*)$")
-# Rank numbers in a process name: Worker_PP1_TP0, EngineCore_DP1, VllmWorker-3, VllmWorker rank=1.
-RANK = re.compile(r"(?:_[A-Z]*|-|rank=)(\d+)")
+# Rank numbers in a process name: Worker_PP1_TP0, EngineCore_DP1, VllmWorker-3, VllmWorker rank=1, and 0.10.1's
+# "VllmWorker TP1" / "VllmWorker PP1_TP0" (a space before the first tag: 0.10.1 vllm/v1/executor/multiproc_executor.py
+# :384-391, f"{process_name} {suffix}"), where TP1 may log before TP0 (gpu-logs-50 vllm/03).
+RANK = re.compile(r"(?:_[A-Z]*| [A-Z]+|-|rank=)(\d+)")
 # Process names with no rank number that are never rank 0: V0's multiprocessing executor starts ranks 1..N-1 as
 # processes named "VllmWorkerProcess" (0.8.5 vllm/executor/mp_distributed_executor.py:89-90,
 # multiproc_worker_utils.py:157) and runs rank 0, the driver worker, in the engine's own process, whose lines carry no
@@ -704,7 +706,9 @@ class VllmLogParser(LogParser):
         rule(r"^Using V2 Model Runner", set_fields(model_runner="v2")),
         rule(r"Model Runner V2 requires \w+; using the V1 model runner instead", set_fields(model_runner="v1")),
         rule(r"^(?:Loading model from scratch\.\.\.|Starting to load model .*\.\.\.)", phase("loading")),
-        rule(r"Loading weights took (?P<weights_load_seconds>{NUM}) ?s", phase("profiling")),
+        # every worker's loader logs its own load time (0.10.1 vllm/model_executor/model_loader/default_loader.py:262,
+        # 0.11.0 :267, a plain logger.info in each worker process): rank 0's is the row's, as for "Model loading took"
+        rule(r"Loading weights took (?P<weights_load_seconds>{NUM}) ?s", phase("profiling"), primary_only=True),
         # AWS Neuron: NxD Inference loads the compiled model's weights itself and says how long on its own logger,
         # "Neuron" (aws-neuron/neuronx-distributed-inference 4bcdc54 src/neuronx_distributed_inference/models/
         # application_base.py:48 and :421, f"Finished weights loading in {...} seconds"), which vLLM's Neuron worker

@@ -365,6 +365,16 @@ FLOORS = {
     # committed 49b7fae before its read): 2/2, statuses 2/2, no trap read as the pool - nothing to fit
     ("gpu-logs-51", "vllm", True): (21, 21, 2, 2, 9, 9),
     ("gpu-logs-51", "sglang", True): (4, 5, 0, 0, 4, 4),
+    # gpu-logs-50 (logs50, issue 42's round gpu-logs-50, quantized checkpoints), every log held out; first read (parser
+    # at 2a80831, the set committed first in db6149c): vLLM 14/15, KV 1/1, statuses 6/6; SGLang 6/8, 0/0, 3/3; no trap
+    # read as the pool. Fixed by class: 0.10.1's worker names "VllmWorker TP1" (a space before the rank tag) are not
+    # rank 0; the loader's "Loading weights took" (every worker logs it) is rank 0's. Left: vllm/03's load time (its
+    # eye-read takes the model load's 3.11 s, against the sets' convention: the loader's own line, rank 0's 2.63 s,
+    # which the parser now gives) and sglang/02's two pasted runs (the eye-read takes the last in the window, whose
+    # timestamp is the earlier run's; the parser keeps the first TP0 weights line). A second batch (vllm/07, committed
+    # f856409 before its read): 5/5, KV 1/1, statuses 1/1 - nothing to fit
+    ("gpu-logs-50", "vllm", True): (19, 20, 2, 2, 7, 7),
+    ("gpu-logs-50", "sglang", True): (6, 8, 0, 0, 3, 3),
 }
 
 
@@ -2158,3 +2168,21 @@ def test_a_wildcard_is_a_rank_only_after_a_ranks_name():
     line = "[N*] Allocating 8.00 GB host memory for hierarchical KV cache.\n"
     assert parse_log(line, "sglang").host_kv_gib is None
     assert parse_log(line.replace("[N*]", "[TP*]"), "sglang").host_kv_gib == 8.0
+# --- gpu-logs-50 (issue 42's round gpu-logs-50): what its first read missed, by class ---------------------------------
+
+
+def test_a_0_10_1_worker_named_with_a_space_before_its_tp_tag_is_not_rank_0():
+    # gpu-logs-50 vllm/03 (vllm PR#23066, GPTQ on Machete, TP 2): "(EngineCore_0 pid=3933741) (VllmWorker TP1
+    # pid=3933749)" logs first, then TP0: 0.10.1 names its workers "VllmWorker TP1" / "VllmWorker PP1_TP0"
+    parser = make_parser("vllm")
+    tp1 = "(EngineCore_0 pid=1) (VllmWorker TP1 pid=2) INFO 08-17 22:48:21 [default_loader.py:262] x"
+    assert not parser.split_prefix(tp1, None).primary
+    assert not parser.split_prefix(tp1.replace("TP1", "PP1_TP0"), None).primary
+    assert parser.split_prefix(tp1.replace("TP1", "TP0"), None).primary
+
+
+def test_the_loaders_weights_seconds_are_rank_0s_where_every_worker_logs_them():
+    # gpu-logs-50 vllm/03: TP0's "Loading weights took 2.63 seconds", then TP1's "2.60 seconds"; before, the last
+    # rank's line overwrote rank 0's
+    record = _read("gpu-logs-50", "vllm", "03")
+    assert (record.weights_load_seconds, record.weights_gib) == (2.63, 11.0802)
