@@ -35,7 +35,15 @@ from parsers.lines import (
     to_number,
 )
 from parsers.record import STATUS_ENGINE_ERROR, STATUS_OK, StartupRecord, field_kinds
-from parsers.tracebacks import FRAME_PATH, STEP_DETAIL, STEP_EXCEPTION, STEP_FRAME, Step, TracebackTracker
+from parsers.tracebacks import (
+    FRAME_PATH,
+    STEP_DETAIL,
+    STEP_EXCEPTION,
+    STEP_FRAME,
+    Step,
+    TracebackTracker,
+    is_flat_frame,
+)
 
 if sys.version_info >= (3, 11):
     import re._constants as sre_constants
@@ -1361,7 +1369,9 @@ class LogParser:
         if step is not None and step.kind == STEP_FRAME:
             self._note_stage(step.block, text)
             self._note_owner(step.block, text)
-        elif step is None and text[:1].isspace():
+        elif step is None and (text[:1].isspace() or is_flat_frame(text)):
+            # (a flattened frame too: vllm#31903's '(EngineCore_DP0 pid=749) ERROR ... [core.py:879] File ".../core.py",
+            # line 269, in _initialize_kv_caches' under a cut header, gpu-logs-52 vllm/05)
             self._note_loose_frame(text)
             self._loose_logged = self._loose_logged or (self._loose_frames and line.level in LEVELS_THAT_FAIL)
         if step is not None and step.kind in (STEP_EXCEPTION, STEP_DETAIL) and self._host_failure(line, step):

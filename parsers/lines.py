@@ -332,7 +332,20 @@ def strip_wrappers(text: str) -> str:
         text = text[match.end():]
     if "msg=" in text or "message=" in text or text[:1] == "{":
         text = _structured(text)
+    if "across cluster]" in text:
+        text = _RAY_DEDUP.sub("", text, count=1)
     return text
+
+
+# Ray's driver folds the same line from several workers into one and says so at its end: "<line> [repeated 49x across
+# cluster]", the first time followed by " (Ray deduplicates logs by default. Set RAY_DEDUP_LOGS=0 to disable log
+# deduplication, or see https://docs.ray.io/... for more options.)" (ray-project/ray python/ray/_private/ray_logging/
+# __init__.py DedupState.formatted and _warn_once, at 754c531c). The suffix is the driver's, not the worker's message:
+# a traceback's header under it ("Traceback (most recent call last): [repeated 49x across cluster]", vllm#37974,
+# gpu-logs-52 vllm/04) or a frame's source line must read as the worker printed it. The line before it is the last
+# folded worker's (Ray folds lines that match with their numbers taken out, _canonicalise_log_line: the others' figures
+# may differ).
+_RAY_DEDUP = re.compile(r" ?\[repeated \d+x across cluster\](?: \(Ray deduplicates logs by default\.[^)]*\))?\s*$")
 
 
 # A library's own Python logger that writes its fields in brackets, name and level first: kvcached's

@@ -36,6 +36,12 @@ FRAME_PATH = r'["\u201c](?P<path>[^"\u201d]*)["\u201d]'
 _FLAT_FRAME = re.compile(r"^File " + FRAME_PATH + r", line \d+, in \S")
 _MARKS = re.compile(r"^[\^~]+$")
 
+
+def is_flat_frame(text: str) -> bool:
+    """`text` is a traceback's frame line whose indentation was lost ('File "...", line 269, in _initialize_kv_caches'
+    at the message's start)."""
+    return _FLAT_FRAME.match(text.strip()) is not None
+
 # Step kinds
 STEP_HEADER = "header"
 STEP_FRAME = "frame"

@@ -40,7 +40,7 @@ from __future__ import annotations
 import pytest
 
 from parsers import make_parser, parse_log, read_log
-from parsers.lines import clean_segments
+from parsers.lines import clean_segments, strip_wrappers
 from tests.support.gpu_log_sets import FIXTURES, Score, score_set
 
 # (set, engine, held out) -> the floors: fields right, fields, KV counts right, KV counts, statuses right, statuses
@@ -375,6 +375,13 @@ FLOORS = {
     # f856409 before its read): 5/5, KV 1/1, statuses 1/1 - nothing to fit
     ("gpu-logs-50", "vllm", True): (19, 20, 2, 2, 7, 7),
     ("gpu-logs-50", "sglang", True): (6, 8, 0, 0, 3, 3),
+    # gpu-logs-52 (logs52, issue 42's round gpu-logs-52, multi-node and data-parallel starts), every log held out;
+    # first read (parser at 681a0b8, the set committed first in 16526c4): vLLM 6/8, KV 0/0, statuses 5/7; SGLang 5/5,
+    # KV 1/1, statuses 2/2; no trap read as the pool. Fixed by class: Ray's '[repeated Nx across cluster]' suffix is the
+    # driver's, not the worker's message (a traceback's header under it); a flattened frame under a cut header is a
+    # loose frame that names the step. Nothing left
+    ("gpu-logs-52", "vllm", True): (8, 8, 0, 0, 7, 7),
+    ("gpu-logs-52", "sglang", True): (5, 5, 1, 1, 2, 2),
 }
 
 
@@ -2186,3 +2193,32 @@ def test_the_loaders_weights_seconds_are_rank_0s_where_every_worker_logs_them():
     # rank's line overwrote rank 0's
     record = _read("gpu-logs-50", "vllm", "03")
     assert (record.weights_load_seconds, record.weights_gib) == (2.63, 11.0802)
+
+
+# --- gpu-logs-52 (issue 42's round gpu-logs-52): what its first read missed, by class ---------------------------------
+
+
+def test_rays_dedup_suffix_after_a_workers_traceback_header_does_not_hide_the_failed_start():
+    # gpu-logs-52 vllm/04, vllm#37974 (Kimi-K2.5, TP8 x PP8 over Ray): "(RayWorkerWrapper pid=29113, ip=10.45.7.181)
+    # ERROR ... [ray_utils.py:74] Traceback (most recent call last): [repeated 49x across cluster]" after "Error
+    # executing method 'initialize_from_config'": Ray's driver wrote the suffix, the worker wrote the header
+    record = _read("gpu-logs-52", "vllm", "04")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+
+
+def test_rays_dedup_suffix_and_its_first_note_are_not_the_message():
+    line = ("(RayWorkerWrapper pid=7, ip=10.0.0.2) INFO 03-18 08:32:44 [gpu_worker.py:359] Available KV cache memory: "
+            "26.98 GiB [repeated 2x across cluster] (Ray deduplicates logs by default. Set RAY_DEDUP_LOGS=0 to disable "
+            "log deduplication, or see https://docs.ray.io/en/master/ray-observability/user-guides/"
+            "configure-logging.html#log-deduplication for more options.)\n")
+    assert parse_log(line, "vllm").kv_gib == 26.98
+    assert strip_wrappers("Traceback (most recent call last): [repeated 49x across cluster]   ") == (
+        "Traceback (most recent call last):")
+
+
+def test_a_flattened_frame_under_a_cut_header_names_the_step_of_the_start():
+    # gpu-logs-52 vllm/05, vllm#31903 (DeepSeek-V3.2, TP8 x PP8): "(EngineCore_DP0 pid=749) ERROR 01-07 00:15:34
+    # [core.py:879] File \".../vllm/v1/engine/core.py\", line 269, in _initialize_kv_caches" - the paste lost the
+    # frames' indentation and the excerpt their header: the engine core logged a traceback through the KV cache's making
+    record = _read("gpu-logs-52", "vllm", "05")
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", "kv_pool")
