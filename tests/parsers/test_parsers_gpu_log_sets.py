@@ -379,7 +379,7 @@ FLOORS = {
     # first read (parser at 681a0b8, the set committed first in 16526c4): vLLM 6/8, KV 0/0, statuses 5/7; SGLang 5/5,
     # KV 1/1, statuses 2/2; no trap read as the pool. Fixed by class: Ray's '[repeated Nx across cluster]' suffix is the
     # driver's, not the worker's message (a traceback's header under it); a flattened frame under a cut header is a
-    # loose frame that names the step. Nothing left. A second batch (vllm/08, committed f14c2a7 before its read): 1/2,
+    # loose frame that names the step. Nothing left. A second batch (vllm/08, committed f14c2a7 before its read): 0/1,
     # statuses 1/1 - the miss was the eye-read's notation ("other (...)" for "other"), corrected, not a parser fit
     ("gpu-logs-52", "vllm", True): (9, 9, 0, 0, 8, 8),
     ("gpu-logs-52", "sglang", True): (5, 5, 1, 1, 2, 2),
