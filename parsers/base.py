@@ -1598,6 +1598,19 @@ class LogParser:
         self._sync()
         self._emit(ev.READY, {}, line)
 
+    def mark_served(self, line: Line) -> None:
+        """A line only a serving engine prints (its stat logger's). A process's death noticed before it, and nothing
+        more telling, happened while the server served: an executor's monitor reports a death in any phase (0.10.1.1
+        vllm/v1/executor/multiproc_executor.py:146-148), and an excerpt may begin at the death (gpu-logs-53 vllm/04)."""
+        failure = self._startup.failure
+        if not self.seen_ready and failure is not None and failure.kind == "process_died" and failure.rank == GENERIC:
+            self._startup.failure, self.seen_error = None, False
+            record = self.record
+            record.error_kind = record.error_message = record.failed_during = None
+            record.error_data = {}
+            self._later.offer(failure)
+        self.mark_ready(line)
+
     def mark_stopping(self, signal: str, line: Line) -> None:
         if self.stopping:
             return

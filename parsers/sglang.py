@@ -898,6 +898,11 @@ class SglangLogParser(LogParser):
         # store kept across restarts; a few cached tokens decide nothing (gpu-logs-38 sglang/07's 11), a thousand do
         # (gpu-logs-46 sglang/06's 2212), as an over-long input is a user's (above)
         rule(r"^Prefill(?: \w+)? batch\b.*?#cached-token: [1-9]\d{3}", _batch_after_start, before_ready=True),
+        # ... or a decode batch whose running requests hold a thousand tokens or more (0.5.9
+        # sglang/srt/managers/scheduler_metrics_mixin.py:332-358 "#token: N" or, for a hybrid model, "#full token: N",
+        # the tokens in use): the warm-up is a few tokens and 8 new ones (0.5.9 http_server.py:1702), so such a batch
+        # serves a request after it - the start completed, as a cached thousand tokens say (gpu-logs-53 sglang/04)
+        rule(r"^Decode(?: \w+)? batch\b.*?#(?:full )?token: [1-9]\d{3}", _batch_after_start, before_ready=True),
         rule(r"^(?:Prefill|Decode)(?: \w+)? batch\b", _batch_run, before_ready=True),
         # the scheduler watchdog's dump of the batch it found stuck: a batch in the event loop (0.5.5
         # sglang/srt/managers/scheduler_runtime_checker_mixin.py:250 "self.cur_batch.batch_size()=N" on its own line,

@@ -116,6 +116,10 @@ _HBM_FIELDS = (
 )
 
 
+def _served(parser: LogParser, values: dict, line: Line) -> None:
+    parser.mark_served(line)
+
+
 def _chip_hbm(parser: LogParser, values: dict, line: Line) -> None:
     """A TPU chip's HBM limit as the device's total, where no Memory statistics line has stated one."""
     if parser.record.total_memory_gib is None:
@@ -973,9 +977,10 @@ class VllmLogParser(LogParser):
         # vllm/v1/metrics/loggers.py:127, LoggingStatLogger.log), logged by the API server's _force_log task, which its
         # app's lifespan starts (vllm/entrypoints/openai/api_server.py:121-131) only once the engine client is built
         # (:1902-1910, after the engine's start): the start had completed (gpu-logs-49 vllm/08 and /09, Chinese threads
-        # quoting the serving lines, one before a worker's exception)
+        # quoting the serving lines, one before a worker's exception), and a worker's death logged before it was at
+        # serving time (gpu-logs-53 vllm/04)
         rule(r"^(?:Engine \d+: )?Avg prompt throughput: {NUM} tokens/s, Avg generation throughput: {NUM} tokens/s, "
-             r"Running: \d+ reqs", ready, before_ready=True),
+             r"Running: \d+ reqs", _served, before_ready=True),
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         rule(r"^\[shutdown\] .*trigger received signal=(?P<signal>\w+)", stopping),
         rule(r"^\[shutdown\] API server: shutdown triggered", stopping),
@@ -1062,8 +1067,13 @@ class VllmLogParser(LogParser):
               standalone=True),
         *device_oom_errors(),
         *fatal_signal_errors(),
+        # A worker process the executor's monitor saw die: "Worker proc %s died unexpectedly, shutting down executor."
+        # (0.10.1.1 vllm/v1/executor/multiproc_executor.py:146-148, the same words through 2025 - the tags :135, :146,
+        # :149 of gpu-logs-53's logs), with " (exit code: N)" after "unexpectedly" once 2026 builds log the exit code
+        # (vLLM PR #38641). The monitor prints it for any death, so it is the start's failure only before ready.
         error("process_died",
-              r"Worker proc (?P<process>\S+) died unexpectedly \(exit code: (?P<exit_code>-?\d+|None)\)",
+              r"Worker proc (?P<process>\S+) died unexpectedly"
+              r"(?: \(exit code: (?P<exit_code>-?\d+|None)\)|, shutting down)",
               rank=GENERIC),
         # A process of the server (an API server, the Rust frontend, an engine core) exited non-zero while the launcher
         # waited on them all: a failed start (0.32.0 vllm/v1/utils.py:586-589 wait_for_completion_or_failure,
