@@ -174,8 +174,9 @@ def test_a_file_a_terminal_cut_is_read_whole(capsys, tmp_path):
     # kvcached's physical pool line on SGLang 0.5.9 (gpu-logs-29 sglang/01), the log as a 120-column terminal cut it:
     # the count's last two digits open the next line ("... #tokens: 277754" / "3, K size: 47.68 GB, ..."), which the
     # command read as 277,754 before it joined a terminal's cuts.
-    from tests.support.log_wrappers import LOGS, terminal, wrap
-    (log,) = sorted((LOGS.parent / "gpu-logs-29" / "sglang").glob("01-*.log"))
+    from tests.support.gpu_log_sets import fixture_log
+    from tests.support.log_wrappers import terminal, wrap
+    log = fixture_log("gpu-logs-29/sglang/01-")
     cut = tmp_path / "cut.log"
     cut.write_text(wrap(log.read_text(), terminal(120)))
     assert "#tokens: 277754\n3, K size" in cut.read_text()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from parsers import parse_log, read_log
+from tests.support.gpu_log_sets import fixture_log
 from tests.support.log_wrappers import KEPT_BY_LOSSY, LOSSY, RECORDED, WRAPPERS, wrap
 
 
@@ -122,12 +123,9 @@ GPU_SAMPLE = (
 
 
 def _gpu_sample():
-    from tests.support.log_wrappers import LOGS
-    fixtures = LOGS.parent
     out = []
     for prefix in GPU_SAMPLE:
-        folder, stem = prefix.rsplit("/", 1)
-        (path,) = sorted((fixtures / folder).glob(f"{stem}*.log"))
+        path = fixture_log(prefix)
         text = read_log(path)
         for name in sorted(WRAPPERS):
             if wrap(text, WRAPPERS[name]) != text:
@@ -173,12 +171,9 @@ NO_SIGN_OF_THE_WIDTH = {("08-tpu-v6e-", 80), ("03-mi355x-rocm-container-", 120),
 
 
 def _terminal_cases():
-    from tests.support.log_wrappers import LOGS, terminal
+    from tests.support.log_wrappers import terminal
     paths = [(path, None) for path in RECORDED]
-    for prefix in GPU_SAMPLE + CUT_KV_COUNTS:
-        folder, stem = prefix.rsplit("/", 1)
-        (path,) = sorted((LOGS.parent / folder).glob(f"{stem}*.log"))
-        paths.append((path, path.parent.name))
+    paths += [(path, path.parent.name) for path in map(fixture_log, GPU_SAMPLE + CUT_KV_COUNTS)]
     out = []
     for path, engine in paths:
         text = read_log(path)
@@ -211,7 +206,4 @@ def test_a_log_a_terminal_wrapped_gives_the_bare_record(path, engine, width):
 ])
 def test_the_terminal_width_a_real_log_shows(prefix, width):
     from parsers import terminal_width
-    from tests.support.log_wrappers import LOGS
-    folder, stem = prefix.rsplit("/", 1)
-    (path,) = sorted((LOGS.parent / folder).glob(f"{stem}*.log"))
-    assert terminal_width(read_log(path).split("\n")) == width
+    assert terminal_width(read_log(fixture_log(prefix)).split("\n")) == width

@@ -587,6 +587,13 @@ def _no_pool(name: str, record) -> Score:
     return Score(fields=1, fields_right=int(right), misses=[] if right else [miss])
 
 
+def fixture_log(prefix: str) -> Path:
+    """The one GPU-set log a "set/engine/NN-" prefix names ("gpu-logs-29/sglang/01-")."""
+    folder, stem = prefix.rsplit("/", 1)
+    (path,) = sorted((FIXTURES / folder).glob(f"{stem}*.log"))
+    return path
+
+
 def entries(set_name: str, engine: str, held_out: bool | None = None) -> list[tuple[str, dict, Path]]:
     """(file name, expected entry, log path) of one set; `held_out` True/False: only those / none of those."""
     folder = FIXTURES / set_name / engine
