@@ -60,9 +60,7 @@ def parse_log(text: str, engine: str = AUTO) -> StartupRecord:
         engine = detected
     parser = make_parser(engine)
     # Not splitlines(): it would also split on characters such as \x0c that can appear inside a line.
-    lines = text.split("\n")
-    parser.terminal_width = terminal_width(lines)
-    parser.feed_lines(parser.last_start(lines))
+    parser.feed_whole(text.split("\n"))
     parser.close()
     return parser.record
 

@@ -119,6 +119,14 @@ START_STEPS = ("loading", "profiling", "kv_pool", "cuda_graph_capture")
 _FRAME_FUNCTION = re.compile(r"^\s*File " + FRAME_PATH + r", line \d+, in (?P<function>\w+)")
 _FRAME_OWNER = re.compile(r"^\s*File " + FRAME_PATH + r", line \d+, in (?P<function>[\w<>]+)")
 _CALLS = re.compile(r"(\w+)\(")
+
+
+def _stage_named(frame: re.Match | None, text: str) -> str | None:
+    """The step of the start (FAILED_DURING) a frame line's function names, or the last call naming one in the source
+    line under a frame; None where none does."""
+    names = [frame.group("function")] if frame else _CALLS.findall(text) if "(" in text else []
+    stages = [FAILED_DURING[name] for name in names if name in FAILED_DURING]
+    return stages[-1] if stages else None
 HEADER_TEXT = "Traceback (most recent call last):"
 # A piece of a Python string literal that goes on (no comma after it, not inside brackets): `    "... on"` or
 # `"(Worker pid=1) ERROR ... ValueError: Available memory on"`; and a piece that may follow one.
@@ -488,8 +496,9 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
     )
 
 
-# The host memory an accelerator's pinned (page-locked) allocator failed to get, the figure CANN prints in bytes.
-_HOST_OOM_BYTES = ((r"Failed to allocate ({NUM}) bytes host memory", "tried_host_bytes"),)
+# CANN's line after torch_npu's host OOM, with the bytes the pinned (page-locked) allocation asked for
+_HOST_OOM_LINE = (r"\bResource_Error_Insufficient_Host_Memory\(EL\d{4}\): Failed to allocate "
+                  r"(?P<tried_host_bytes>{NUM}) bytes host memory")
 
 
 def host_oom_errors() -> tuple[ErrorRule, ...]:
@@ -504,8 +513,7 @@ def host_oom_errors() -> tuple[ErrorRule, ...]:
     insufficient-host-memory error, is read."""
     return (
         error("host_oom", r"\btorch\.OutOfMemoryError: allocate_host_memory_slowpath\b"),
-        error("host_oom", r"\bResource_Error_Insufficient_Host_Memory\(EL\d{4}\): Failed to allocate {NUM} bytes "
-                          r"host memory", standalone=True, extras=_HOST_OOM_BYTES),
+        error("host_oom", _HOST_OOM_LINE, standalone=True),
     )
 
 
@@ -548,11 +556,7 @@ _OOM_PART_FIGURES = tuple((re.compile(r.replace("{NUM}", NUM)), key) for r, key 
 
 
 def _host_oom_part(parser: LogParser, values: dict, line: Line) -> None:
-    if found := _HOST_OOM_BYTES_RE.search(line.text):
-        parser.amend_failure("host_oom", {"tried_host_bytes": to_number(found.group(1))}, {})
-
-
-_HOST_OOM_BYTES_RE = re.compile(_HOST_OOM_BYTES[0][0].replace("{NUM}", NUM))
+    parser.amend_failure("host_oom", {"tried_host_bytes": values["tried_host_bytes"]}, {})
 
 
 def oom_part_rules() -> tuple[Rule, ...]:
@@ -563,8 +567,7 @@ def oom_part_rules() -> tuple[Rule, ...]:
     return (rule(r"^(?:Tried to allocate {NUM} [KMG]iB\b|GPU \d+ has a total capacity of {NUM} GiB)", _oom_part,
                  before_ready=True),  # (the start's failure only: a served log's lines never look)
             # CANN's line after torch_npu's host OOM: the bytes the failed allocation asked for (host_oom_errors)
-            rule(r"\bResource_Error_Insufficient_Host_Memory\(EL\d{4}\): Failed to allocate {NUM} bytes host memory",
-                 _host_oom_part, before_ready=True))
+            rule(_HOST_OOM_LINE, _host_oom_part, before_ready=True))
 
 
 def _record_fields(match: re.Match, kinds: dict[str, type]) -> dict:
@@ -1078,6 +1081,12 @@ class LogParser:
         from another's narrows them; the launcher streams one start and never calls this)."""
         return lines
 
+    def feed_whole(self, lines: list[str]) -> list[ev.Event]:
+        """A whole log's lines, read as a paste of it is: with a terminal's cuts joined (terminal_width) and from the
+        last start it holds (last_start). The launcher streams one start through `feed` and never calls this."""
+        self.terminal_width = terminal_width(lines)
+        return self.feed_lines(self.last_start(lines))
+
     def feed_lines(self, lines: Iterable[str | bytes]) -> list[ev.Event]:
         out: list[ev.Event] = []
         for raw in lines:
@@ -1153,15 +1162,20 @@ class LogParser:
     def failed_while_serving(self, message: str) -> None:
         """The excerpt's lines say the engine was serving when it failed (the engine's own wording of a failure after
         its start): its failure is a later one, and the start had completed."""
-        record, failure = self.record, self._startup.failure
-        self._startup.failure, self.seen_error, self.seen_ready = None, False, True
+        failure = self._startup.failure
+        self._to_later(failure if failure is not None else _Failure(OTHER, message, {}, GENERIC, None))
+        self.seen_ready = True
+        self.record.status_note = None
+        self._sync()
+
+    def _to_later(self, failure: _Failure) -> None:
+        """The start's failure, if any, was a served engine's: `failure` is the later one, the record's error fields
+        are cleared."""
+        record = self.record
+        self._startup.failure, self.seen_error = None, False
         record.error_kind = record.error_message = record.failed_during = None
         record.error_data = {}
-        if failure is None:
-            failure = _Failure(OTHER, message, {}, GENERIC, None)
         self._later.offer(failure)
-        record.status_note = None
-        self._sync()
 
     def has_pending(self) -> bool:
         """Hook: a fact announced over several lines waits for its next line (which must be seen)."""
@@ -1411,18 +1425,13 @@ class LogParser:
         if frame is None and not self._loose_frames:
             return
         self._loose_frames = True
-        names = [frame.group("function")] if frame else _CALLS.findall(text) if "(" in text else []
-        for name in names:
-            if (stage := FAILED_DURING.get(name)) is not None:
-                self._loose_stage = stage
+        if (stage := _stage_named(frame, text)) is not None:
+            self._loose_stage = stage
 
     def _note_stage(self, block: int, text: str) -> None:
         """A frame line, or the source line under it (a cut traceback's last frame shows the call it was in)."""
-        frame = _FRAME_FUNCTION.match(text)
-        names = [frame.group("function")] if frame else _CALLS.findall(text) if "(" in text else []
-        for name in names:
-            if (stage := FAILED_DURING.get(name)) is not None:
-                self._block_stage[block] = stage
+        if (stage := _stage_named(_FRAME_FUNCTION.match(text), text)) is not None:
+            self._block_stage[block] = stage
 
     def _known_error(self, line: Line, step: Step | None, token: object = None) -> bool:
         """A known engine error, stated by an exception or an ERROR line (or plainly, if that suffices)."""
@@ -1604,11 +1613,7 @@ class LogParser:
         vllm/v1/executor/multiproc_executor.py:146-148), and an excerpt may begin at the death (gpu-logs-53 vllm/04)."""
         failure = self._startup.failure
         if not self.seen_ready and failure is not None and failure.kind == "process_died" and failure.rank == GENERIC:
-            self._startup.failure, self.seen_error = None, False
-            record = self.record
-            record.error_kind = record.error_message = record.failed_during = None
-            record.error_data = {}
-            self._later.offer(failure)
+            self._to_later(failure)
         self.mark_ready(line)
 
     def mark_stopping(self, signal: str, line: Line) -> None:

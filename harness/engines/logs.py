@@ -86,10 +86,8 @@ def _head(lines: Iterator[bytes]) -> list[bytes]:
     return head
 
 
-def parse_engine_lines(lines: Iterable[str | bytes], engine: str = AUTO,
-                       columns: int | None = None) -> LogParser:
-    """Feed a log's lines, as they come, to its engine's parser; the closed parser. `columns`: the width a terminal
-    cut the lines at (terminal_width of the whole text), where the caller holds it.
+def parse_engine_lines(lines: Iterable[str | bytes], engine: str = AUTO) -> LogParser:
+    """Feed a log's lines, as they come, to its engine's parser; the closed parser.
 
     Raises NotAnEngineLog when `engine` is auto and the log's first lines match none.
     """
@@ -100,12 +98,15 @@ def parse_engine_lines(lines: Iterable[str | bytes], engine: str = AUTO,
         text = "".join(line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line for line in head)
         engine = _detected(text)
     parser = get_engine(engine).logs.make_parser()
-    parser.terminal_width = columns
     for line in chain(head, lines):
         parser.feed(line)
+    return _closed(parser, engine)
+
+
+def _closed(parser: LogParser, engine: str) -> LogParser:
+    """`parser` closed, its record naming the release table its lines were read by."""
     parser.close()
-    record = parser.record
-    record.format_release = format_release(engine, record.engine_version)
+    parser.record.format_release = format_release(engine, parser.record.engine_version)
     return parser
 
 
@@ -134,22 +135,19 @@ def parse_engine_file(path: str | Path, engine: str = AUTO) -> LogParser:
         if engine == AUTO:
             engine = _detected("\n".join(text.split("\n", DETECT_LINES)[:DETECT_LINES]))
         parser = get_engine(engine).logs.make_parser()
-        # a paste a terminal cut is short: its head is all of it, and its lines are read one by one (a cut piece
-        # holds no rule's text, so the block scan would pass over it)
         every = text.split("\n")
-        parser.terminal_width = terminal_width(every)
-        # a paste of two starts is read from its last start's lines, as parse_log reads it (a longer file is streamed
-        # as one start: memory stays flat)
-        if whole and (last := parser.last_start(every)) is not every:
-            parser.feed_lines(last)
-        elif parser.terminal_width is not None or parser.holds_literal_pieces(text):
-            parser.feed_lines(_lines(chain(head, blocks)))
-        else:
-            for block in chain(head, blocks):
-                parser.feed_block(block)
-    parser.close()
-    parser.record.format_release = format_release(engine, parser.record.engine_version)
-    return parser
+        if whole:  # a paste: read as parse_log reads it (a terminal's cuts joined, its last start)
+            parser.feed_whole(every)
+        else:  # a longer file is streamed as one start (memory stays flat)
+            # a terminal's cuts, where its head shows them, and a list of strings are read line by line (a cut piece
+            # holds no rule's text: the block scan would pass it over)
+            parser.terminal_width = terminal_width(every)
+            if parser.terminal_width is not None or parser.holds_literal_pieces(text):
+                parser.feed_lines(_lines(chain(head, blocks)))
+            else:
+                for block in chain(head, blocks):
+                    parser.feed_block(block)
+    return _closed(parser, engine)
 
 
 def _lines(blocks: Iterable[str]) -> Iterator[str]:
@@ -168,5 +166,6 @@ def parse_engine_log(text: str, engine: str = AUTO) -> StartupRecord:
     lines = text.split("\n")
     if engine == AUTO:
         engine = _detected("".join(_head(line + "\n" for line in lines)))
-    last = get_engine(engine).logs.make_parser().last_start(lines)  # a paste of two starts: its last one's lines
-    return parse_engine_lines((line + "\n" for line in last), engine, terminal_width(lines)).record
+    parser = get_engine(engine).logs.make_parser()
+    parser.feed_whole(lines)
+    return _closed(parser, engine).record
