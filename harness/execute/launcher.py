@@ -104,10 +104,11 @@ def _pump(stream, name: str, lines: queue.SimpleQueue) -> None:
 class _Watch:
     """The live state of one run: lines in, decision out."""
 
-    def __init__(self, spec: LaunchSpec, proc: subprocess.Popen, log_file, clock: Callable[[], float]):
+    def __init__(self, spec: LaunchSpec, proc: subprocess.Popen, log_file, clock: Callable[[], float],
+                 spawned_at: float):
         self.spec, self.proc, self.log_file, self.clock = spec, proc, log_file, clock
         self.parser = spec.make_parser()
-        self.t0 = clock()
+        self.t0 = spawned_at  # the engine's times count from its spawn, not from when the harness got back to it
         self.tail: deque[str] = deque(maxlen=TAIL_LINES)
         self.open_streams = 2
         self.t_kv = self.t_ready = self.t_error = None
@@ -280,6 +281,9 @@ def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> Lau
         try:
             # The supervisor leads the engine's session and kills all of it if this process vanishes.
             argv = [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()), str(spec.grace_s), "--", *spec.argv]
+            # taken before the spawn: a host that deschedules this process after the fork would otherwise start the
+            # clock after the engine's own (t_kv_s 2 ms short of the line's time on a busy CI, 2026-12-05)
+            spawned_at = clock()
             proc = subprocess.Popen(
                 argv, env=spec.env, cwd=spec.cwd, stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
@@ -299,7 +303,7 @@ def launch(spec: LaunchSpec, clock: Callable[[], float] = time.monotonic) -> Lau
                    for s, n in ((proc.stdout, "stdout"), (proc.stderr, "stderr"))]
         for reader in readers:
             reader.start()
-        watch = _Watch(spec, proc, log_file, clock)
+        watch = _Watch(spec, proc, log_file, clock, spawned_at)
         survivors = []
         decided = False
         probed = None
