@@ -385,6 +385,12 @@ FLOORS = {
     # read): statuses 0/1, not fitted (its Triton line is armed at the event loop's entry, before the warm-up)
     ("gpu-logs-53", "vllm", True): (7, 8, 0, 0, 5, 6),
     ("gpu-logs-53", "sglang", True): (0, 1, 0, 0, 3, 5),
+    # gpu-logs-54 (logs54, issue 42's round gpu-logs-54, logs printed inside notebooks, each a cell's outputs list as the
+    # .ipynb holds it), every log held out; first read (parser at 4815f43, the set committed first in fdaea9b): vLLM
+    # 52/53, KV 4/4, statuses 7/8; SGLang 29/29, KV 2/2, statuses 3/3; no trap read as the pool. Fixed by class: V0's
+    # executor terminating its workers before the KV cache was sized is a failed start, its cause not shown
+    ("gpu-logs-54", "vllm", True): (53, 53, 4, 4, 8, 8),
+    ("gpu-logs-54", "sglang", True): (29, 29, 2, 2, 3, 3),
     ("gpu-logs-50", "sglang", True): (6, 8, 0, 0, 3, 3),
     # gpu-logs-52 (logs52, issue 42's round gpu-logs-52, multi-node and data-parallel starts), every log held out;
     # first read (parser at 681a0b8, the set committed first in 16526c4): vLLM 6/8, KV 0/0, statuses 5/7; SGLang 5/5,
@@ -2271,3 +2277,41 @@ def test_a_sigterm_stop_quoted_as_markdown_bullets_decides_nothing():
     # gpu-logs-53 sglang/03: SIGTERM, scheduler_0's "crashed with exit code -15", SIGQUIT - a stop, never a failure
     record = _read("gpu-logs-53", "sglang", "03")
     assert (record.status, record.stop_signal, record.error_kind) == (None, "SIGTERM", None)
+
+
+# --- gpu-logs-54 (issue 42's round gpu-logs-54): what its first read missed, by class -----------------------------
+
+_V0_START = ("INFO 05-16 12:46:24 [llm_engine.py:240] Initializing a V0 LLM engine (v0.8.5.post1) with config: "
+             "model='m', tensor_parallel_size=4")
+_V0_TERMINATING = "INFO 05-16 12:46:38 [multiproc_worker_utils.py:137] Terminating local vLLM worker processes"
+
+
+def test_v0s_executor_terminating_its_workers_before_the_kv_cache_is_a_failed_start():
+    # gpu-logs-54 vllm/07 (minamotooRin/Hermes, a notebook cell's outputs as the .ipynb holds them): a V0 TP4 start,
+    # its workers ready and choosing their attention backend, then the executor's shutdown line (0.8.5.post1
+    # vllm/executor/multiproc_worker_utils.py:137, run from the engine's __del__) and no error kept: the start ended
+    record = _read("gpu-logs-54", "vllm", "07")
+    assert (record.status, record.error_kind, record.engine_version) == ("engine_error", "other", "0.8.5.post1")
+
+
+@pytest.mark.parametrize("between, status, kind", [
+    # after V0's block line the start had completed: the shutdown is the process's end, not a failure
+    (["INFO 05-16 12:47:38 [executor_base.py:112] # cuda blocks: 22813, # CPU blocks: 7281"], "ok", None),
+    # a user's Ctrl-C in the cell is a stop asked for, never the start's failure
+    (["Traceback (most recent call last):", "KeyboardInterrupt"], None, None),
+])
+def test_v0s_executor_terminating_its_workers_after_the_start_or_a_stop_is_no_failure(between, status, kind):
+    record = parse_log("\n".join([_V0_START, *between, _V0_TERMINATING]), "vllm")
+    assert (record.status, record.error_kind) == (status, kind)
+
+
+def test_v0s_executor_terminating_its_workers_with_no_line_of_the_start_decides_nothing():
+    # a window that shows only the shutdown does not say the start was under way
+    assert parse_log(_V0_TERMINATING, "vllm").status is None
+
+
+def test_a_notebook_cells_outputs_as_the_ipynb_holds_them_are_read_as_the_log():
+    # gpu-logs-54 vllm/02: '!cat vllm.log' in a Colab cell, every line a JSON string with '\\u001b[1;36m(APIServer
+    # pid=37741)\\u001b[0;0m' prefixes (the parser reads a quoted line as a string literal: JSON's escapes are Python's)
+    record = _read("gpu-logs-54", "vllm", "02")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.num_blocks) == ("ok", 22704, 2.77, 1419)
