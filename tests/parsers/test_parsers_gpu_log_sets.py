@@ -385,10 +385,10 @@ FLOORS = {
     # read): statuses 0/1, not fitted (its Triton line is armed at the event loop's entry, before the warm-up)
     ("gpu-logs-53", "vllm", True): (7, 8, 0, 0, 5, 6),
     ("gpu-logs-53", "sglang", True): (0, 1, 0, 0, 3, 5),
-    # gpu-logs-54 (logs54, issue 42's round gpu-logs-54, logs printed inside notebooks, each a cell's outputs list as the
-    # .ipynb holds it), every log held out; first read (parser at 4815f43, the set committed first in fdaea9b): vLLM
-    # 52/53, KV 4/4, statuses 7/8; SGLang 29/29, KV 2/2, statuses 3/3; no trap read as the pool. Fixed by class: V0's
-    # executor terminating its workers before the KV cache was sized is a failed start, its cause not shown
+    # gpu-logs-54 (logs54, issue 42's round gpu-logs-54, logs printed inside notebooks, each a cell's outputs list as
+    # the .ipynb holds it), every log held out; first read (parser at 4815f43, the set committed first in fdaea9b):
+    # vLLM 52/53, KV 4/4, statuses 7/8; SGLang 29/29, KV 2/2, statuses 3/3; no trap read as the pool. Fixed by class:
+    # V0's executor terminating its workers before the KV cache was sized is a failed start, its cause not shown
     ("gpu-logs-54", "vllm", True): (53, 53, 4, 4, 8, 8),
     ("gpu-logs-54", "sglang", True): (29, 29, 2, 2, 3, 3),
     ("gpu-logs-50", "sglang", True): (6, 8, 0, 0, 3, 3),
