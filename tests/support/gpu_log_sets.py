@@ -368,7 +368,9 @@ HELD_OUT = {
     # \u001b escapes, stdout/stderr streams and widget display_data between them), offline LLM, AsyncLLMEngine and
     # sgl.Engine starts in a cell, a server log cat'ed in a cell, a CUDA OOM and a forked-CUDA failure before IPython's
     # and VS Code's error outputs, SGLang's own docs notebook - read through the parser once
-    "gpu-logs-54": {"vllm": tuple(f"{n:02d}" for n in range(1, 9)), "sglang": tuple(f"{n:02d}" for n in range(1, 4))},
+    # (vllm 09-10: a second batch - a complete V0 start before the cell's own AttributeError, a V0 0.7.0 start -
+    # collected after the fix, read once)
+    "gpu-logs-54": {"vllm": tuple(f"{n:02d}" for n in range(1, 11)), "sglang": tuple(f"{n:02d}" for n in range(1, 4))},
 }
 
 
