@@ -37,6 +37,7 @@ from parsers.lines import (
 from parsers.record import STATUS_ENGINE_ERROR, STATUS_OK, StartupRecord, field_kinds
 from parsers.tracebacks import (
     FRAME_PATH,
+    IPYTHON_FRAME,
     STEP_DETAIL,
     STEP_EXCEPTION,
     STEP_FRAME,
@@ -1399,12 +1400,20 @@ class LogParser:
 
     def _note_owner(self, block: int, text: str) -> None:
         frame = _FRAME_OWNER.match(text) if "File " in text else None
-        if frame is None:
-            return
+        if frame is not None:
+            self._own(block, frame.group("function") == "<module>", frame.group("path"))
+        elif (frame := IPYTHON_FRAME.match(text)) is not None:
+            # IPython's frame heads (a notebook cell's error output): the cell's own frame is the top level
+            function = frame.group("function8") or frame.group("function7") or ""
+            top = frame.group("cell") is not None or function == "<module>" or function.startswith("<cell line")
+            self._own(block, top, frame.group("path8") or frame.group("path7") or "")
+
+    def _own(self, block: int, top_level: bool, path: str) -> None:
+        """What a frame says of its traceback's owner: [the program's top level is in it, a frame is the engine's]."""
         owner = self._block_owner.setdefault(block, [False, False])
-        owner[0] = owner[0] or frame.group("function") == "<module>"
-        owner[1] = owner[1] or any(_is_package(part, self.engine_packages)
-                                   for part in frame.group("path").replace("\\", "/").split("/"))
+        owner[0] = owner[0] or top_level
+        parts = path.replace("\\", "/").split("/")
+        owner[1] = owner[1] or any(_is_package(part, self.engine_packages) for part in parts)
 
     def _host_failure(self, line: Line, step: Step) -> bool:
         """An exception of the program that holds the engine, after the engine was built: a whole traceback (from

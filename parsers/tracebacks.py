@@ -42,6 +42,20 @@ def is_flat_frame(text: str) -> bool:
     at the message's start)."""
     return _FLAT_FRAME.match(text.strip()) is not None
 
+# IPython's report of an exception in a notebook cell (a Jupyter error output's traceback, colour codes aside): the
+# exception's class and the words right-justified, no colon - "AttributeError                            Traceback
+# (most recent call last)" (IPython 7.34 IPython/core/ultratb.py:1045, 8.37 :1021-1025, prepare_header) - then one
+# head line per frame and the frame's numbered source lines, an arrow at the current one ("----> 5 llm = LLM(...)").
+# A frame's head: IPython 8's "Cell In[1], line 5" for a cell and "File ~/venv/.../llm.py:247, in LLM.__init__(self,
+# ...)" for a file (8.37 ultratb.py:296-318 _format_filename, the call after ", " at :951); IPython 7's "<path> in
+# <function>(args)" ('%s %s' % (link, call), 7.34 ultratb.py:1018, call 'in func(...)' at :860) - the cell's own path a
+# kernel temp file's, "/tmp/ipykernel_14800/1639024825.py in <cell line: 0>()", or "<ipython-input-3-...> in <module>".
+IPYTHON_HEADER = re.compile(r"^[A-Za-z_][\w.]*\s+Traceback \(most recent call last\)$")
+IPYTHON_FRAME = re.compile(r"^(?:(?P<cell>Cell In ?\[\d*\], line \d+|Input In ?\[\d*\], in )"
+                           r"|File (?P<path8>\S.*?):\d+, in (?P<function8>[\w.<>]+)"
+                           r"|(?P<path7>\S+) in (?P<function7><[\w ]+(?:: \d+)?>|[\w.]+)(?:\(|$))")
+_IPYTHON_SOURCE = re.compile(r"^(?:-*> ?\d+\b|\[\.\.\. skipping )")
+
 # Step kinds
 STEP_HEADER = "header"
 STEP_FRAME = "frame"
@@ -64,6 +78,7 @@ class _Block:
     exception_is_bare: bool = False  # "ImportError:" with its text on the next lines
     detail_taken: bool = False
     after_flat_frame: bool = False  # the last line was an unindented frame line: its source line comes next
+    ipython: bool = False  # opened by IPython's header: its frames' head lines start at the line's start
 
 
 @dataclass
@@ -83,11 +98,12 @@ class TracebackTracker:
     def feed(self, source: str, text: str) -> Step | None:
         """Classify `text` (a message without its log prefix) from process `source`."""
         block = self._blocks.get(source)
-        if text.endswith(HEADER) or RAY_CREATION_HEAD in text:
+        ipython = text.endswith("(most recent call last)") and IPYTHON_HEADER.match(text.strip()) is not None
+        if text.endswith(HEADER) or RAY_CREATION_HEAD in text or ipython:
             if block is not None and block.state == "chain":
                 block.state = "frames"
                 return Step(STEP_HEADER, block.id)
-            block = self._blocks[source] = _Block(self._next_id)
+            block = self._blocks[source] = _Block(self._next_id, ipython=ipython)
             self._next_id += 1
             return Step(STEP_HEADER, block.id, new_block=True)
         if block is None:
@@ -99,6 +115,8 @@ class TracebackTracker:
             after_frame, block.after_flat_frame = block.after_flat_frame, _FLAT_FRAME.match(stripped) is not None
             if block.after_flat_frame or after_frame or _MARKS.match(stripped):
                 return Step(STEP_FRAME, block.id)  # a flattened traceback's frame, its source line, its marks
+            if block.ipython and (IPYTHON_FRAME.match(stripped) or _IPYTHON_SOURCE.match(stripped)):
+                return Step(STEP_FRAME, block.id)  # IPython's frame head, its current source line
             block.state = "exception"
             block.exception_is_bare = stripped.endswith(":") and " " not in stripped
             return Step(STEP_EXCEPTION, block.id)

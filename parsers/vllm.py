@@ -120,6 +120,10 @@ def _served(parser: LogParser, values: dict, line: Line) -> None:
     parser.mark_served(line)
 
 
+def _workers_terminated(parser: LogParser, values: dict, line: Line) -> None:
+    parser.executor_shut_down(line)
+
+
 def _chip_hbm(parser: LogParser, values: dict, line: Line) -> None:
     """A TPU chip's HBM limit as the device's total, where no Memory statistics line has stated one."""
     if parser.record.total_memory_gib is None:
@@ -982,6 +986,10 @@ class VllmLogParser(LogParser):
         rule(r"^(?:Engine \d+: )?Avg prompt throughput: {NUM} tokens/s, Avg generation throughput: {NUM} tokens/s, "
              r"Running: \d+ reqs", _served, before_ready=True),
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
+        # V0's executor shutting its worker processes down (0.8.5.post1 vllm/executor/multiproc_worker_utils.py:137,
+        # WorkerMonitor.close, called by the executor's shutdown, mp_distributed_executor.py:131-134, from the engine's
+        # and the executor's __del__, llm_engine.py:522-526, executor_base.py:258-259): read until the start is done
+        rule(r"^Terminating local vLLM worker processes$", _workers_terminated, before_ready=True),
         rule(r"^\[shutdown\] .*trigger received signal=(?P<signal>\w+)", stopping),
         rule(r"^\[shutdown\] API server: shutdown triggered", stopping),
         *oom_part_rules(),
@@ -1119,6 +1127,18 @@ class VllmLogParser(LogParser):
             # engine's own traceback above it): the start failed, its cause not shown
             self._offer(OTHER, "the front end's wait for the engine's start raised (its traceback cut)", {}, GENERIC,
                         None, Line(text="", raw=""))
+
+    def executor_shut_down(self, line: Line) -> None:
+        """V0's executor terminated its workers. Its shutdown runs when the engine or the executor is collected (their
+        __del__): before the engine sized its KV cache that is a start that ended - an exception the window does not
+        show, or the process ended under it (gpu-logs-54 vllm/07, a notebook cell that kept no error output; gpu-logs-53
+        vllm/01 read an engine core's exit during its start so). A failed start, its cause not shown (kind `other`).
+        Only where the window shows the start under way (the engine's own init line, which names its version): a
+        shutdown line alone, or one after the KV sizing or a stop asked for (a user's Ctrl-C), decides nothing."""
+        if self.seen_kv or self.seen_ready or self.seen_error or self.stopping or self.record.engine_version is None:
+            return
+        self._offer(OTHER, "the executor terminated its workers before the KV cache was sized (the cause not shown)",
+                    {}, GENERIC, None, line)
 
     def close(self):
         events = super().close()

@@ -385,6 +385,15 @@ FLOORS = {
     # read): statuses 0/1, not fitted (its Triton line is armed at the event loop's entry, before the warm-up)
     ("gpu-logs-53", "vllm", True): (7, 8, 0, 0, 5, 6),
     ("gpu-logs-53", "sglang", True): (0, 1, 0, 0, 3, 5),
+    # gpu-logs-54 (logs54, issue 42's round gpu-logs-54, logs printed inside notebooks, each a cell's outputs list as
+    # the .ipynb holds it), every log held out; first read (parser at 4815f43, the set committed first in fdaea9b):
+    # vLLM 52/53, KV 4/4, statuses 7/8; SGLang 29/29, KV 2/2, statuses 3/3; no trap read as the pool. Fixed by class:
+    # V0's executor terminating its workers before the KV cache was sized is a failed start, its cause not shown. A
+    # second batch (vllm/09-10, committed 9477db0 before its read): 25/25, statuses 1/2; fixed by class: IPython's
+    # traceback (its header, its frame heads) is read as a traceback, so a cell's own exception after the start with
+    # no frame in the engine is the program's, not the start's
+    ("gpu-logs-54", "vllm", True): (78, 78, 4, 4, 10, 10),
+    ("gpu-logs-54", "sglang", True): (29, 29, 2, 2, 3, 3),
     ("gpu-logs-50", "sglang", True): (6, 8, 0, 0, 3, 3),
     # gpu-logs-52 (logs52, issue 42's round gpu-logs-52, multi-node and data-parallel starts), every log held out;
     # first read (parser at 681a0b8, the set committed first in 16526c4): vLLM 6/8, KV 0/0, statuses 5/7; SGLang 5/5,
@@ -2271,3 +2280,77 @@ def test_a_sigterm_stop_quoted_as_markdown_bullets_decides_nothing():
     # gpu-logs-53 sglang/03: SIGTERM, scheduler_0's "crashed with exit code -15", SIGQUIT - a stop, never a failure
     record = _read("gpu-logs-53", "sglang", "03")
     assert (record.status, record.stop_signal, record.error_kind) == (None, "SIGTERM", None)
+
+
+# --- gpu-logs-54 (issue 42's round gpu-logs-54): what its first read missed, by class -----------------------------
+
+_V0_START = ("INFO 05-16 12:46:24 [llm_engine.py:240] Initializing a V0 LLM engine (v0.8.5.post1) with config: "
+             "model='m', tensor_parallel_size=4")
+_V0_TERMINATING = "INFO 05-16 12:46:38 [multiproc_worker_utils.py:137] Terminating local vLLM worker processes"
+
+
+def test_v0s_executor_terminating_its_workers_before_the_kv_cache_is_a_failed_start():
+    # gpu-logs-54 vllm/07 (minamotooRin/Hermes, a notebook cell's outputs as the .ipynb holds them): a V0 TP4 start,
+    # its workers ready and choosing their attention backend, then the executor's shutdown line (0.8.5.post1
+    # vllm/executor/multiproc_worker_utils.py:137, run from the engine's __del__) and no error kept: the start ended
+    record = _read("gpu-logs-54", "vllm", "07")
+    assert (record.status, record.error_kind, record.engine_version) == ("engine_error", "other", "0.8.5.post1")
+
+
+@pytest.mark.parametrize("between, status, kind", [
+    # after V0's block line the start had completed: the shutdown is the process's end, not a failure
+    (["INFO 05-16 12:47:38 [executor_base.py:112] # cuda blocks: 22813, # CPU blocks: 7281"], "ok", None),
+    # a user's Ctrl-C in the cell is a stop asked for, never the start's failure
+    (["Traceback (most recent call last):", "KeyboardInterrupt"], None, None),
+])
+def test_v0s_executor_terminating_its_workers_after_the_start_or_a_stop_is_no_failure(between, status, kind):
+    record = parse_log("\n".join([_V0_START, *between, _V0_TERMINATING]), "vllm")
+    assert (record.status, record.error_kind) == (status, kind)
+
+
+def test_v0s_executor_terminating_its_workers_with_no_line_of_the_start_decides_nothing():
+    # a window that shows only the shutdown does not say the start was under way
+    assert parse_log(_V0_TERMINATING, "vllm").status is None
+
+
+def test_a_notebook_cells_outputs_as_the_ipynb_holds_them_are_read_as_the_log():
+    # gpu-logs-54 vllm/02: '!cat vllm.log' in a Colab cell, every line a JSON string with '\\u001b[1;36m(APIServer
+    # pid=37741)\\u001b[0;0m' prefixes (the parser reads a quoted line as a string literal: JSON's escapes are Python's)
+    record = _read("gpu-logs-54", "vllm", "02")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.num_blocks) == ("ok", 22704, 2.77, 1419)
+
+
+def test_the_cells_own_exception_after_a_complete_start_in_ipythons_traceback_is_no_failed_start():
+    # gpu-logs-54 vllm/09 (second batch): a V0 start to its block and init engine lines, then the notebook's error
+    # output - IPython 8's "AttributeError   Traceback (most recent call last)", "Cell In[1], line 5" and no frame in
+    # vLLM (IPython 8.37 IPython/core/ultratb.py:1021-1025, :296-318): the cell's own call failed, the start stands
+    record = _read("gpu-logs-54", "vllm", "09")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
+
+
+def test_ipythons_traceback_through_the_engines_frames_during_the_start_is_a_failed_start():
+    # gpu-logs-54 vllm/06: IPython's frames go through vllm/entrypoints/llm.py: the engine's start raised
+    record = _read("gpu-logs-54", "vllm", "06")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("engine_error", "other", None)
+
+
+def test_ipython_7s_frames_of_a_colab_cell_after_the_kv_cache_are_the_programs_failure():
+    # IPython 7's frame heads (7.34 IPython/core/ultratb.py:1018, "<path> in <call>"), as Colab's kernel prints them:
+    # the cell's temp file "in <cell line: 0>()" and a library outside the engine
+    lines = [
+        "INFO 05-26 00:49:36 [executor_base.py:113] # cuda blocks: 1957, # CPU blocks: 0",
+        ("INFO 05-26 00:50:06 [llm_engine.py:431] init engine (profile, create kv cache, warmup model) took 30.12 "
+         "seconds"),
+        "---------------------------------------------------------------------------",
+        "OutOfMemoryError                          Traceback (most recent call last)",
+        "/tmp/ipykernel_14800/1639024825.py in <cell line: 0>()",
+        "----> 9 trainer.train()",
+        "",
+        "/usr/local/lib/python3.12/dist-packages/transformers/trainer.py in train(self, resume_from_checkpoint)",
+        "   2170     else:",
+        "-> 2171         return inner_training_loop(",
+        "",
+        "OutOfMemoryError: CUDA out of memory. Tried to allocate 1.19 GiB.",
+    ]
+    record = parse_log("\n".join(lines), "vllm")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
