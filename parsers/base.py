@@ -540,6 +540,20 @@ def fatal_signal_errors() -> tuple[ErrorRule, ...]:
     )
 
 
+def ray_worker_death_errors() -> tuple[ErrorRule, ...]:
+    """A Ray worker process that died in a way its own code did not choose, as Ray reports it to the driver: the
+    raylet pushes a "worker_died" error, "A worker died or was killed while executing a task by an unexpected system
+    error. To troubleshoot the problem, check the logs for the dead worker." and the worker's exit type and detail
+    (Ray's src/ray/raylet/node_manager.cc NodeManager::DisconnectClient, for an exit of type SYSTEM_ERROR; the index's
+    copy, id 4571261), which the driver prints under "(raylet) " (or its logger's "WARNING worker.py:N -- " in older
+    Ray). RL frameworks run the rollout engine inside such workers (verl's WorkerDict, gpu-logs-55 vllm/03): a
+    process that died, no cause read - the "(1) ... OOM killer" after it is Ray's list of guesses."""
+    return (
+        error("process_died", r"\bA worker died or was killed while executing a task by an unexpected system error\b",
+              rank=GENERIC, standalone=True),
+    )
+
+
 def _oom_part(parser: LogParser, values: dict, line: Line) -> None:
     data: dict = {}
     for regex, key in _OOM_PART_FIGURES:

@@ -31,13 +31,14 @@ from parsers.base import (
     phase,
     phase_after_kv,
     ready,
+    ray_worker_death_errors,
     rule,
     set_fields,
     stopping,
     store_pairs,
     version,
 )
-from parsers.lines import NUM, strip_python_logging, strip_wrappers
+from parsers.lines import NUM, strip_level_asctime, strip_python_logging, strip_wrappers
 from parsers.record import POOL_GROUP, POOL_KV, POOL_WORKER, KvPool, StartupRecord
 from parsers.tracebacks import FRAME_PATH
 
@@ -689,6 +690,11 @@ class VllmLogParser(LogParser):
         # Modal's view, gpu-logs-17 vllm/06; 0.18.0 vllm/v1/engine/core.py:104 logs "... (v%s) with config: %s")
         rule(r"Initializing a V1 LLM engine \(v(?P<version>[^)]+)\)(?: with config: (?P<config>.*))?$",
              version, _engine_config),
+        # verl's rollout server logs the engine's config itself, with no version, before it builds the engine in its
+        # hybrid mode (verl v0.6.1 verl/workers/rollout/vllm_rollout/vllm_async_server.py:342, v0.7.0 :429,
+        # f"Initializing a V1 LLM engine with config: {vllm_config}"), where verl's workers hide vLLM's INFO lines:
+        # max_seq_len is then the one statement of the model length, as in V0's line (gpu-logs-55 vllm/04)
+        rule(r"^Initializing a V1 LLM engine with config: (?P<config>.*)$", _v0_engine_config),
         rule(r"non-default args: (?P<args>\{.*\})", _non_default_args),
         rule(r"^args: Namespace\((?P<args>.*)\)$", _namespace_args),
         rule(r"^Using max model len (?P<max_model_len>-?[\d,]+)"),
@@ -1067,6 +1073,7 @@ class VllmLogParser(LogParser):
               standalone=True),
         *device_oom_errors(),
         *fatal_signal_errors(),
+        *ray_worker_death_errors(),
         # A worker process the executor's monitor saw die: "Worker proc %s died unexpectedly, shutting down executor."
         # (0.10.1.1 vllm/v1/executor/multiproc_executor.py:146-148, the same words through 2025 - the tags :135, :146,
         # :149 of gpu-logs-53's logs), with " (exit code: N)" after "unexpectedly" once 2026 builds log the exit code
@@ -1195,8 +1202,9 @@ class VllmLogParser(LogParser):
             level, msg = strip_python_logging(text)
             proc = PROC_ONLY.match(msg)
             if proc is not None:  # a child process's raw output (print, uncaught traceback)
-                return Line(text=proc.group("msg"), raw=text, source=f"{proc.group('proc')}:{proc.group('pid')}",
-                            level=level, primary=_primary(proc.group("proc")),
+                inner_level, inner = strip_level_asctime(proc.group("msg"))
+                return Line(text=inner, raw=text, source=f"{proc.group('proc')}:{proc.group('pid')}",
+                            level=level or inner_level, primary=_primary(proc.group("proc")),
                             rank=proc.group("proc"), t=t)
             return Line(text=self._unindented(msg) if level is None else msg, raw=text, level=level, t=t)
         proc = match.group("proc")

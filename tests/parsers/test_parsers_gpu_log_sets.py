@@ -2271,3 +2271,44 @@ def test_a_sigterm_stop_quoted_as_markdown_bullets_decides_nothing():
     # gpu-logs-53 sglang/03: SIGTERM, scheduler_0's "crashed with exit code -15", SIGQUIT - a stop, never a failure
     record = _read("gpu-logs-53", "sglang", "03")
     assert (record.status, record.stop_signal, record.error_kind) == (None, "SIGTERM", None)
+# --- gpu-logs-55 (issue 42's round gpu-logs-55): what its first read missed, by class -----------------------------
+
+
+def test_a_ray_raylets_report_of_a_dead_worker_is_a_process_death_with_no_cause():
+    # gpu-logs-55 vllm/03 (verl#217): verl's "before init cache memory allocated" print, then "(raylet) A worker died or
+    # was killed while executing a task by an unexpected system error. ..." (Ray's raylet, node_manager.cc
+    # DisconnectClient): a failed start, no cause read from Ray's list of guesses nor from the author's prose, no pool
+    record = _read("gpu-logs-55", "vllm", "03")
+    assert (record.status, record.error_kind, record.kv_tokens, record.kv_gib) == (
+        "engine_error", "process_died", None, None)
+
+
+def test_a_raylets_worker_death_after_the_stat_loggers_line_is_a_serving_time_failure():
+    # the same raylet line after a served request: a death at serving time, not a failed start
+    text = ("(APIServer pid=1) INFO 05-07 21:11:59 [loggers.py:123] Engine 000: Avg prompt throughput: 10.0 tokens/s, "
+            "Avg generation throughput: 5.0 tokens/s, Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.0%\n"
+            "(raylet) A worker died or was killed while executing a task by an unexpected system error. To troubleshoot "
+            "the problem, check the logs for the dead worker.\n")
+    record = parse_log(text, "vllm")
+    assert (record.status, record.later_failure_kind) == ("ok", "process_died")
+
+
+def test_verls_level_asctime_records_under_a_ray_tag_yield_the_engine_config_it_logs():
+    # gpu-logs-55 vllm/04: "(vLLMHttpServer pid=3184909) INFO:2025-10-06 08:41:13,160:Initializing a V1 LLM engine with
+    # config: ... max_seq_len=12288 ..." - verl's root format (v0.6.1 verl/utils/logging_utils.py:25) and verl's own
+    # config line (v0.6.1 vllm_async_server.py:342): the model length read from max_seq_len
+    record = _read("gpu-logs-55", "vllm", "04")
+    assert (record.max_model_len, record.tp_size, record.dtype) == (12288, 4, "torch.bfloat16")
+
+
+def test_a_failure_when_a_paused_sglang_engine_is_resumed_is_after_the_start():
+    # gpu-logs-55 sglang/03 (sglang#14092) and 04 (verl PR#1911): torch_memory_saver's CUresult error while verl
+    # resumes the memory a started engine released (0.5.5 scheduler_update_weights_mixin.py:139-164): 'ok'
+    for prefix in ("03", "04"):
+        record = _read("gpu-logs-55", "sglang", prefix)
+        assert (record.status, record.kv_tokens) == ("ok", None)
+
+
+def test_a_resume_named_in_an_authors_backticks_is_prose():
+    record = parse_log("When VeRL call `resume_memory_occupation`, the out of memory error occurs:\n", "sglang")
+    assert record.status is None
