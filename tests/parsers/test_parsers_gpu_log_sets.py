@@ -2287,8 +2287,8 @@ def test_a_raylets_worker_death_after_the_stat_loggers_line_is_a_serving_time_fa
     # the same raylet line after a served request: a death at serving time, not a failed start
     text = ("(APIServer pid=1) INFO 05-07 21:11:59 [loggers.py:123] Engine 000: Avg prompt throughput: 10.0 tokens/s, "
             "Avg generation throughput: 5.0 tokens/s, Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.0%\n"
-            "(raylet) A worker died or was killed while executing a task by an unexpected system error. To troubleshoot "
-            "the problem, check the logs for the dead worker.\n")
+            "(raylet) A worker died or was killed while executing a task by an unexpected system error. "
+            "To troubleshoot the problem, check the logs for the dead worker.\n")
     record = parse_log(text, "vllm")
     assert (record.status, record.later_failure_kind) == ("ok", "process_died")
 
