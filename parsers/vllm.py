@@ -242,6 +242,23 @@ def _store_args(record: StartupRecord, args: str, key_form: str, fields: tuple) 
             setattr(record, field, kind(match.group(1).strip("'")))
 
 
+# A wrapper that hands vLLM its server arguments as an argv list and pretty-prints it first, one element a line (the
+# list is wider than pprint's 80 columns): verl's rollout server builds ["serve", <model>, "--<key>", "<value>", ...]
+# and pprints it on its first replica (verl v0.6.1 verl/workers/rollout/vllm_rollout/vllm_async_server.py:280-290;
+# v0.7.0 :372), under Ray's actor tag: "['serve'," then " '--gpu_memory_utilization'," and " '0.9',"
+# (gpu-logs-55 vllm/05). The lines ending in a comma are read as one (LogParser's comma-wrapped join), each element
+# after its process tag: a flag element and the element after it are the argument and its value.
+_ARGV_PAIR = re.compile(r"'--(?P<flag>[a-z][\w-]*)',\s+(?:\([^()]*? pid=\d+[^()]*\)\s+)?'(?P<value>[^'\s-][^']*)'")
+_ARGV_FIELDS = {key: (field, kind) for key, field, kind in _ARG_FIELDS if key != "model"}
+
+
+def _argv_list(parser: LogParser, values: dict, line: Line) -> None:
+    for match in _ARGV_PAIR.finditer(line.text):
+        field_kind = _ARGV_FIELDS.get(match.group("flag").replace("-", "_"))
+        if field_kind is not None and getattr(parser.record, field_kind[0]) is None:
+            parser.record.__setattr__(field_kind[0], field_kind[1](match.group("value")))
+
+
 def _non_default_args(parser: LogParser, values: dict, line: Line) -> None:
     _store_args(parser.record, str(values["args"]), "'{key}': ", _ARG_FIELDS)
 
@@ -696,6 +713,7 @@ class VllmLogParser(LogParser):
         # max_seq_len is then the one statement of the model length, as in V0's line (gpu-logs-55 vllm/04)
         rule(r"^Initializing a V1 LLM engine with config: (?P<config>.*)$", _v0_engine_config),
         rule(r"non-default args: (?P<args>\{.*\})", _non_default_args),
+        rule(r"^\['serve',", _argv_list),
         rule(r"^args: Namespace\((?P<args>.*)\)$", _namespace_args),
         rule(r"^Using max model len (?P<max_model_len>-?[\d,]+)"),
         rule(r"Chunked prefill is enabled with max_num_batched_tokens=(?P<max_num_batched_tokens>[\d,]+)",

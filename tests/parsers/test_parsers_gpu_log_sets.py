@@ -2312,3 +2312,13 @@ def test_a_failure_when_a_paused_sglang_engine_is_resumed_is_after_the_start():
 def test_a_resume_named_in_an_authors_backticks_is_prose():
     record = parse_log("When VeRL call `resume_memory_occupation`, the out of memory error occurs:\n", "sglang")
     assert record.status is None
+
+
+def test_verls_pretty_printed_serve_arguments_give_the_configured_values():
+    # gpu-logs-55 vllm/05: verl pprints the argv it hands vLLM, one element a line under its Ray tag (v0.6.1
+    # vllm_async_server.py:280-290): '--gpu_memory_utilization', '0.9' and '--max_model_len', '12288' are read as
+    # arguments (the length as configured_max_model_len: the server's argument, as the sets name it)
+    record = _read("gpu-logs-55", "vllm", "05")
+    assert (record.gpu_memory_utilization, record.configured_max_model_len, record.max_num_batched_tokens) == (
+        0.9, 12288, 8192)
+    assert record.status is None
