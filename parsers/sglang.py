@@ -15,6 +15,7 @@ from parsers.base import (
     HEALTH_ANSWERED,
     OTHER,
     SERVED_REQUEST,
+    TRAINER_STEP_TEXTS,
     Line,
     LogParser,
     device_oom_errors,
@@ -743,7 +744,7 @@ class SglangLogParser(LogParser):
     START_FRAMES = re.compile(r'^\s*File "[^"]*(?:managers/scheduler\.py", line \d+, in __init__|'
                               r'entrypoints/engine\.py", line \d+, in '
                               r'(?:_wait_for_scheduler_ready|_launch_subprocesses))$')
-    screen_texts = ("managers/scheduler.py", "entrypoints/engine.py")
+    screen_texts = ("managers/scheduler.py", "entrypoints/engine.py", *TRAINER_STEP_TEXTS)
 
     # Every wording is matched wherever it starts in the message, whatever follows it.
     rules = (

@@ -20,6 +20,7 @@ from parsers.base import (
     OTHER,
     SERVED_REQUEST,
     SPECIFIC,
+    TRAINER_STEP_TEXTS,
     Line,
     LogParser,
     copy_field,
@@ -681,7 +682,7 @@ class VllmLogParser(LogParser):
     # they are ready, so no later failure passes through it (0.9 kept it in vllm/v1/utils.py; gpu-logs-41 vllm/11, its
     # traceback under a pipeline's own logging prefix cut at the raise).
     START_WAIT_FRAMES = re.compile(r"^\s*File " + FRAME_PATH + r", line \d+, in wait_for_engine_startup$")
-    screen_texts = ("in wait_for_engine_startup",)
+    screen_texts = ("in wait_for_engine_startup", *TRAINER_STEP_TEXTS)
     # The pooling adapter loads a Sentence-Transformers checkpoint's Dense projector beside the model and, when it
     # cannot, logs the exception and builds the model without it: 0.11.0 vllm/model_executor/models/adapters.py:78
     # logger.exception("ST projector loading failed") in _load_st_projector (:36), which returns None (:80); a layer's

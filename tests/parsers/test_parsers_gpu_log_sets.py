@@ -2322,3 +2322,28 @@ def test_verls_pretty_printed_serve_arguments_give_the_configured_values():
     assert (record.gpu_memory_utilization, record.configured_max_model_len, record.max_num_batched_tokens) == (
         0.9, 12288, 8192)
     assert record.status is None
+
+
+def test_a_failure_in_verls_trainer_step_is_after_the_rollout_engines_start():
+    # gpu-logs-55 vllm/06: the TaskRunner's FileNotFoundError through the workers' load_checkpoint (verl v0.6.1
+    # ray_trainer.py:977, inside fit, after init_workers built the rollout servers, main_ppo.py:338-341), then each
+    # server's "Engine core proc EngineCore_DP0 died unexpectedly": the engines had started - 'ok', the failures later
+    record = _read("gpu-logs-55", "vllm", "06")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
+
+
+def test_a_generic_failure_under_verls_fit_is_not_a_failed_start():
+    # gpu-logs-55 vllm/04: wandb's ValidationError under "ray::TaskRunner.run()" -> "trainer.fit()" (ray_trainer.py
+    # fit -> Tracking, v0.6.1 :967): the trainer's, after its rollout was built (read 'unknown' by eye; by verl's
+    # source the start had completed)
+    record = _read("gpu-logs-55", "vllm", "04")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
+
+
+def test_an_engine_failure_read_before_a_trainer_frame_stays_the_starts():
+    # an engine's own kind read first is the start's; a trainer's frame after it moves nothing
+    text = ("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+            "initializing the engine.\n"
+            '  File "/opt/verl/verl/trainer/ppo/ray_trainer.py", line 956, in fit\n')
+    record = parse_log(text, "vllm")
+    assert (record.status, record.error_kind) == ("engine_error", "no_kv_cache_memory")
