@@ -385,6 +385,15 @@ FLOORS = {
     # read): statuses 0/1, not fitted (its Triton line is armed at the event loop's entry, before the warm-up)
     ("gpu-logs-53", "vllm", True): (7, 8, 0, 0, 5, 6),
     ("gpu-logs-53", "sglang", True): (0, 1, 0, 0, 3, 5),
+    # gpu-logs-55 (logs55, issue 42's round gpu-logs-55, vLLM and SGLang inside RL frameworks), every log held out;
+    # first read (parser at b59bb8e, the set committed first in b59bb8e): vLLM 2/7, KV 0/0, statuses 3/7; SGLang 6/6,
+    # 0/0, 5/7; no trap read as the pool. Fixed by class: Ray's raylet report of a dead worker, verl's 'LEVEL:asctime:'
+    # records and its own engine config line, its pretty-printed serve arguments, a failure in its trainer step (after
+    # the rollout's start), SGLang's resume_memory_occupation (after the start). Left: vllm/02's frames alone (the sets'
+    # convention), vllm/03's kind and vllm/05's length name (the sets' conventions), vllm/04's 'unknown' (verl's source
+    # says the start had completed)
+    ("gpu-logs-55", "vllm", True): (4, 7, 0, 0, 5, 7),
+    ("gpu-logs-55", "sglang", True): (6, 6, 0, 0, 7, 7),
     ("gpu-logs-50", "sglang", True): (6, 8, 0, 0, 3, 3),
     # gpu-logs-52 (logs52, issue 42's round gpu-logs-52, multi-node and data-parallel starts), every log held out;
     # first read (parser at 681a0b8, the set committed first in 16526c4): vLLM 6/8, KV 0/0, statuses 5/7; SGLang 5/5,
