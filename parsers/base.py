@@ -1196,12 +1196,13 @@ class LogParser:
 
     def _note_trainer_step(self, text: str) -> None:
         """A frame of an RL trainer's step (_TRAINER_STEP_FRAME): the trainer had built its rollout engines, so their
-        start was complete; a generic failure read before it (the same step's traceback on another rank) is a later
-        one. An engine's own failure kind read before it stays the start's."""
+        start was complete; a generic failure read before it (the same step's traceback on another rank, Ray's report
+        of the worker that died in the step, gpu-logs-55 vllm/10) is a later one. An engine's own failure kind read
+        before it stays the start's."""
         if self.seen_ready or "verl/" not in text or _TRAINER_STEP_FRAME.search(text) is None:
             return
         failure = self._startup.failure
-        if failure is not None and (failure.kind != OTHER or failure.rank != GENERIC):
+        if failure is not None and failure.rank != GENERIC:
             return
         if failure is not None:
             self._to_later(failure)

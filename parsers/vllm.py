@@ -714,6 +714,12 @@ class VllmLogParser(LogParser):
         # max_seq_len is then the one statement of the model length, as in V0's line (gpu-logs-55 vllm/04)
         rule(r"^Initializing a V1 LLM engine with config: (?P<config>.*)$", _v0_engine_config),
         rule(r"non-default args: (?P<args>\{.*\})", _non_default_args),
+        # a worker put to sleep, which only a built engine can be (0.18.0 vllm/v1/worker/gpu_worker.py:175-176
+        # Worker.sleep, "Sleep mode freed %s GiB memory, %s GiB memory is still in use.", reached through
+        # LLM.sleep, entrypoints/llm.py:1674, or the server's /sleep; vllm-ascend's worker_v1.py:171 the same words):
+        # RL frameworks put the rollout engine to sleep while their trainer runs (gpu-logs-55 vllm/09). The memory
+        # still in use is the device's, not a pool.
+        rule(r"^Sleep mode freed {NUM} GiB memory, {NUM} GiB memory is still in use\.", ready),
         rule(r"^\['serve',", _argv_list),
         rule(r"^args: Namespace\((?P<args>.*)\)$", _namespace_args),
         rule(r"^Using max model len (?P<max_model_len>-?[\d,]+)"),

@@ -391,8 +391,10 @@ FLOORS = {
     # records and its own engine config line, its pretty-printed serve arguments, a failure in its trainer step (after
     # the rollout's start), SGLang's resume_memory_occupation (after the start). Left: vllm/02's frames alone (the sets'
     # convention), vllm/03's kind and vllm/05's length name (the sets' conventions), vllm/04's 'unknown' (verl's source
-    # says the start had completed)
-    ("gpu-logs-55", "vllm", True): (4, 7, 0, 0, 5, 7),
+    # says the start had completed). A second batch (vllm 08-10, committed c5a24a3 before its read): 8/8 fields, KV 1/1,
+    # statuses 1/3, no trap as the pool; then a worker's sleep (a built engine's) and Ray's report of a worker dead in
+    # the trainer's step: 3/3
+    ("gpu-logs-55", "vllm", True): (12, 15, 1, 1, 8, 10),
     ("gpu-logs-55", "sglang", True): (6, 6, 0, 0, 7, 7),
     ("gpu-logs-50", "sglang", True): (6, 8, 0, 0, 3, 3),
     # gpu-logs-52 (logs52, issue 42's round gpu-logs-52, multi-node and data-parallel starts), every log held out;
@@ -2356,3 +2358,17 @@ def test_an_engine_failure_read_before_a_trainer_frame_stays_the_starts():
             '  File "/opt/verl/verl/trainer/ppo/ray_trainer.py", line 956, in fit\n')
     record = parse_log(text, "vllm")
     assert (record.status, record.error_kind) == ("engine_error", "no_kv_cache_memory")
+
+
+def test_a_workers_sleep_is_a_built_engines():
+    # gpu-logs-55 vllm/09 (ms-swift#6636): "Sleep mode freed 0.00 GiB memory, 23.66 GiB memory is still in use." (0.18.0
+    # vllm/v1/worker/gpu_worker.py:175-176; vllm-ascend worker_v1.py:171): the engine had started; no pool read
+    record = _read("gpu-logs-55", "vllm", "09")
+    assert (record.status, record.kv_tokens, record.kv_gib) == ("ok", None, None)
+
+
+def test_rays_report_of_a_worker_dead_in_verls_trainer_step_is_a_later_failure():
+    # gpu-logs-55 vllm/10: the raylet's report of the WorkerDict that died in update_actor, then the driver's traceback
+    # through trainer.fit(): a generic death read before the trainer's frame is after the rollout's start
+    record = _read("gpu-logs-55", "vllm", "10")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "process_died")
