@@ -122,6 +122,18 @@ _FRAME_OWNER = re.compile(r"^\s*File " + FRAME_PATH + r", line \d+, in (?P<funct
 _CALLS = re.compile(r"(\w+)\(")
 
 
+# An RL framework's trainer step, which runs only after the trainer built its rollout engines: verl's TaskRunner calls
+# init_workers() (which launches the rollout servers, verl v0.6.1 verl/trainer/ppo/ray_trainer.py:773 AgentLoopManager)
+# and then fit() (v0.6.1 verl/trainer/main_ppo.py:338-341); fit() starts its tracker and loads the last checkpoint
+# (ray_trainer.py:956-977, :967 Tracking, :977 _load_checkpoint -> the workers' load_checkpoint, :840-884, which
+# nothing else calls; fsdp_workers.py:1083 and :1554, megatron_workers.py). A failure in such a frame is the trainer's,
+# after the engines' start (gpu-logs-55 vllm/04: wandb's ValidationError under fit; vllm/06: a missing checkpoint).
+_TRAINER_STEP_FRAME = re.compile(r'verl/(?:trainer/ppo/ray_trainer\.py", line \d+, in fit'
+                                 r'|workers/\w+_workers\.py", line \d+, in load_checkpoint)\b')
+# (texts the parsers' screens let through for it: such a frame may come with no traceback open, its header cut)
+TRAINER_STEP_TEXTS = (", in fit", ", in load_checkpoint")
+
+
 def _stage_named(frame: re.Match | None, text: str) -> str | None:
     """The step of the start (FAILED_DURING) a frame line's function names, or the last call naming one in the source
     line under a frame; None where none does."""
@@ -537,6 +549,20 @@ def fatal_signal_errors() -> tuple[ErrorRule, ...]:
         # Runtime::VMFaultHandler, "Memory access fault by GPU node-%u (Agent handle: %p) on address %p%s. Reason: %s.")
         error("process_died", r"^Memory access fault by GPU node-\d+ \(Agent handle: 0x[0-9a-fA-F]+\) on address "
                               r"0x[0-9a-fA-F]+(?:\(may not be exact address\))?\. Reason: (?P<fault_reason>[^.]+)",
+              rank=GENERIC, standalone=True),
+    )
+
+
+def ray_worker_death_errors() -> tuple[ErrorRule, ...]:
+    """A Ray worker process that died in a way its own code did not choose, as Ray reports it to the driver: the
+    raylet pushes a "worker_died" error, "A worker died or was killed while executing a task by an unexpected system
+    error. To troubleshoot the problem, check the logs for the dead worker." and the worker's exit type and detail
+    (Ray's src/ray/raylet/node_manager.cc NodeManager::DisconnectClient, for an exit of type SYSTEM_ERROR; the index's
+    copy, id 4571261), which the driver prints under "(raylet) " (or its logger's "WARNING worker.py:N -- " in older
+    Ray). RL frameworks run the rollout engine inside such workers (verl's WorkerDict, gpu-logs-55 vllm/03): a
+    process that died, no cause read - the "(1) ... OOM killer" after it is Ray's list of guesses."""
+    return (
+        error("process_died", r"\bA worker died or was killed while executing a task by an unexpected system error\b",
               rank=GENERIC, standalone=True),
     )
 
@@ -1169,6 +1195,22 @@ class LogParser:
         self.record.status_note = None
         self._sync()
 
+    def _note_trainer_step(self, text: str) -> None:
+        """A frame of an RL trainer's step (_TRAINER_STEP_FRAME): the trainer had built its rollout engines, so their
+        start was complete; a generic failure read before it (the same step's traceback on another rank, Ray's report
+        of the worker that died in the step, gpu-logs-55 vllm/10) is a later one. An engine's own failure kind read
+        before it stays the start's."""
+        if self.seen_ready or "verl/" not in text or _TRAINER_STEP_FRAME.search(text) is None:
+            return
+        failure = self._startup.failure
+        if failure is not None and failure.rank != GENERIC:
+            return
+        if failure is not None:
+            self._to_later(failure)
+        self.seen_ready = True
+        self.record.status_note = None
+        self._sync()
+
     def _to_later(self, failure: _Failure) -> None:
         """The start's failure, if any, was a served engine's: `failure` is the later one, the record's error fields
         are cleared."""
@@ -1372,6 +1414,8 @@ class LogParser:
 
     def _check_failures(self, line: Line) -> None:
         text = line.text
+        if "verl/" in text:  # a frame anywhere in a traceback, its remote part (after Ray's task error) too
+            self._note_trainer_step(text)
         if self.failure_markers.search(text):
             self._armed.add(line.source)
             self._settle_last_exception()  # an exception logged just before is the cause ("see root cause above")

@@ -355,11 +355,27 @@ _RAY_DEDUP = re.compile(r" ?\[repeated \d+x across cluster\](?: \(Ray deduplicat
 BRACKETED_LOGGING = re.compile(rf"^\[[\w.-]+\]\[(?P<level>{LEVEL_NAMES})\](?:\[[^\]]*\])*\s*")
 
 
+# A wrapper's root logging in the format "%(levelname)s:%(asctime)s:%(message)s", asctime Python's default
+# "%Y-%m-%d %H:%M:%S,mmm": verl's (v0.6.1 verl/utils/logging_utils.py:25 set_basic_config, run at `import verl`,
+# verl/__init__.py:34), which its rollout server's records and the engine's own take under Ray's actor tag:
+# "(vLLMHttpServer pid=3184909) INFO:2025-10-06 08:41:13,160:Initializing a V1 LLM engine ..." (gpu-logs-55 vllm/04).
+LEVEL_ASCTIME = re.compile(rf"^(?P<level>{LEVEL_NAMES}):\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d{{3}}:")
+
+
+def strip_level_asctime(text: str) -> tuple[str | None, str]:
+    """(level, message) of a line in the "LEVEL:asctime:message" format; (None, text) otherwise."""
+    match = LEVEL_ASCTIME.match(text) if text[:1].isupper() else None
+    if match is None:
+        return None, text
+    level = match.group("level")
+    return ("WARNING" if level == "WARN" else "CRITICAL" if level == "FATAL" else level), text[match.end():]
+
+
 def strip_python_logging(text: str) -> tuple[str | None, str]:
     """(level, message) of a line with a Python-logging prefix; (None, text) otherwise."""
     match = PY_LOGGING.match(text) if text[:1] != "[" else (BRACKETED_LOGGING.match(text) or PY_LOGGING.match(text))
     if match is None:
-        return None, text
+        return strip_level_asctime(text)
     level = match.group("level")
     return ("WARNING" if level == "WARN" else "CRITICAL" if level == "FATAL" else level), text[match.end():]
 

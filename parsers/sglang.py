@@ -15,6 +15,7 @@ from parsers.base import (
     HEALTH_ANSWERED,
     OTHER,
     SERVED_REQUEST,
+    TRAINER_STEP_TEXTS,
     Line,
     LogParser,
     device_oom_errors,
@@ -23,6 +24,7 @@ from parsers.base import (
     kv_sized,
     oom_part_rules,
     phase,
+    ray_worker_death_errors,
     ready,
     rule,
     set_fields,
@@ -742,7 +744,7 @@ class SglangLogParser(LogParser):
     START_FRAMES = re.compile(r'^\s*File "[^"]*(?:managers/scheduler\.py", line \d+, in __init__|'
                               r'entrypoints/engine\.py", line \d+, in '
                               r'(?:_wait_for_scheduler_ready|_launch_subprocesses))$')
-    screen_texts = ("managers/scheduler.py", "entrypoints/engine.py")
+    screen_texts = ("managers/scheduler.py", "entrypoints/engine.py", *TRAINER_STEP_TEXTS)
 
     # Every wording is matched wherever it starts in the message, whatever follows it.
     rules = (
@@ -876,6 +878,14 @@ class SglangLogParser(LogParser):
                                                                                           "get_model_info",
                                                                                           "v1/models")),
         rule(SERVED_REQUEST, ready, before_ready=True),
+        # a resume of the memory a started engine released: RL frameworks pause the engine while their trainer runs
+        # and resume it for the next rollout (verl's "resume_memory_occupation" requests, gpu-logs-55 sglang/03-04). The
+        # scheduler takes it as a request (0.5.5 sglang/srt/managers/scheduler.py:557, ResumeMemoryOccupationReqInput;
+        # the HTTP route, entrypoints/http_server.py:925) and re-maps what a release paused
+        # (managers/scheduler_update_weights_mixin.py:139-164, removing the tags release_memory_occupation added at
+        # :118-119): the start had completed before it, and a failure in it is at serving time. (A name an author
+        # quotes in backticks is prose.)
+        rule(r"(?<!`)\bresume_memory_occupation\b(?!`)", ready, before_ready=True),
         # a request the scheduler received and refused for its length (0.4.3.post2 sglang/srt/managers/utils.py:34-38
         # validate_input_length, called by scheduler.py:671 handle_generate_request): a user's request, as a '200 OK'
         # is (the server's own warm-up request is a few tokens) - the start had completed (gpu-logs-40 sglang/04)
@@ -1028,6 +1038,7 @@ class SglangLogParser(LogParser):
               r"(?P<free_host_gb>{NUM}) GB free"),
         *device_oom_errors(),
         *fatal_signal_errors(),
+        *ray_worker_death_errors(),
         error("process_died",
               r"Rank (?P<rank>\d+) scheduler died during initialization \(exit code: (?P<exit_code>-?\d+)\)",
               rank=GENERIC),

@@ -20,6 +20,7 @@ from parsers.base import (
     OTHER,
     SERVED_REQUEST,
     SPECIFIC,
+    TRAINER_STEP_TEXTS,
     Line,
     LogParser,
     copy_field,
@@ -30,6 +31,7 @@ from parsers.base import (
     oom_part_rules,
     phase,
     phase_after_kv,
+    ray_worker_death_errors,
     ready,
     rule,
     set_fields,
@@ -37,7 +39,7 @@ from parsers.base import (
     store_pairs,
     version,
 )
-from parsers.lines import NUM, strip_python_logging, strip_wrappers
+from parsers.lines import NUM, strip_level_asctime, strip_python_logging, strip_wrappers
 from parsers.record import POOL_GROUP, POOL_KV, POOL_WORKER, KvPool, StartupRecord
 from parsers.tracebacks import FRAME_PATH
 
@@ -243,6 +245,23 @@ def _store_args(record: StartupRecord, args: str, key_form: str, fields: tuple) 
         match = re.search(key_form.format(key=key) + r"('[^']*'|-?[\d.]+)", args)
         if match and getattr(record, field) is None:
             setattr(record, field, kind(match.group(1).strip("'")))
+
+
+# A wrapper that hands vLLM its server arguments as an argv list and pretty-prints it first, one element a line (the
+# list is wider than pprint's 80 columns): verl's rollout server builds ["serve", <model>, "--<key>", "<value>", ...]
+# and pprints it on its first replica (verl v0.6.1 verl/workers/rollout/vllm_rollout/vllm_async_server.py:280-290;
+# v0.7.0 :372), under Ray's actor tag: "['serve'," then " '--gpu_memory_utilization'," and " '0.9',"
+# (gpu-logs-55 vllm/05). The lines ending in a comma are read as one (LogParser's comma-wrapped join), each element
+# after its process tag: a flag element and the element after it are the argument and its value.
+_ARGV_PAIR = re.compile(r"'--(?P<flag>[a-z][\w-]*)',\s+(?:\([^()]*? pid=\d+[^()]*\)\s+)?'(?P<value>[^'\s-][^']*)'")
+_ARGV_FIELDS = {key: (field, kind) for key, field, kind in _ARG_FIELDS if key != "model"}
+
+
+def _argv_list(parser: LogParser, values: dict, line: Line) -> None:
+    for match in _ARGV_PAIR.finditer(line.text):
+        field_kind = _ARGV_FIELDS.get(match.group("flag").replace("-", "_"))
+        if field_kind is not None and getattr(parser.record, field_kind[0]) is None:
+            parser.record.__setattr__(field_kind[0], field_kind[1](match.group("value")))
 
 
 def _non_default_args(parser: LogParser, values: dict, line: Line) -> None:
@@ -667,7 +686,7 @@ class VllmLogParser(LogParser):
     # they are ready, so no later failure passes through it (0.9 kept it in vllm/v1/utils.py; gpu-logs-41 vllm/11, its
     # traceback under a pipeline's own logging prefix cut at the raise).
     START_WAIT_FRAMES = re.compile(r"^\s*File " + FRAME_PATH + r", line \d+, in wait_for_engine_startup$")
-    screen_texts = ("in wait_for_engine_startup",)
+    screen_texts = ("in wait_for_engine_startup", *TRAINER_STEP_TEXTS)
     # The pooling adapter loads a Sentence-Transformers checkpoint's Dense projector beside the model and, when it
     # cannot, logs the exception and builds the model without it: 0.11.0 vllm/model_executor/models/adapters.py:78
     # logger.exception("ST projector loading failed") in _load_st_projector (:36), which returns None (:80); a layer's
@@ -693,7 +712,19 @@ class VllmLogParser(LogParser):
         # Modal's view, gpu-logs-17 vllm/06; 0.18.0 vllm/v1/engine/core.py:104 logs "... (v%s) with config: %s")
         rule(r"Initializing a V1 LLM engine \(v(?P<version>[^)]+)\)(?: with config: (?P<config>.*))?$",
              version, _engine_config),
+        # verl's rollout server logs the engine's config itself, with no version, before it builds the engine in its
+        # hybrid mode (verl v0.6.1 verl/workers/rollout/vllm_rollout/vllm_async_server.py:342, v0.7.0 :429,
+        # f"Initializing a V1 LLM engine with config: {vllm_config}"), where verl's workers hide vLLM's INFO lines:
+        # max_seq_len is then the one statement of the model length, as in V0's line (gpu-logs-55 vllm/04)
+        rule(r"^Initializing a V1 LLM engine with config: (?P<config>.*)$", _v0_engine_config),
         rule(r"non-default args: (?P<args>\{.*\})", _non_default_args),
+        # a worker put to sleep, which only a built engine can be (0.18.0 vllm/v1/worker/gpu_worker.py:175-176
+        # Worker.sleep, "Sleep mode freed %s GiB memory, %s GiB memory is still in use.", reached through
+        # LLM.sleep, entrypoints/llm.py:1674, or the server's /sleep; vllm-ascend's worker_v1.py:171 the same words):
+        # RL frameworks put the rollout engine to sleep while their trainer runs (gpu-logs-55 vllm/09). The memory
+        # still in use is the device's, not a pool.
+        rule(r"^Sleep mode freed {NUM} GiB memory, {NUM} GiB memory is still in use\.", ready),
+        rule(r"^\['serve',", _argv_list),
         rule(r"^args: Namespace\((?P<args>.*)\)$", _namespace_args),
         rule(r"^Using max model len (?P<max_model_len>-?[\d,]+)"),
         rule(r"Chunked prefill is enabled with max_num_batched_tokens=(?P<max_num_batched_tokens>[\d,]+)",
@@ -1075,6 +1106,7 @@ class VllmLogParser(LogParser):
               standalone=True),
         *device_oom_errors(),
         *fatal_signal_errors(),
+        *ray_worker_death_errors(),
         # A worker process the executor's monitor saw die: "Worker proc %s died unexpectedly, shutting down executor."
         # (0.10.1.1 vllm/v1/executor/multiproc_executor.py:146-148, the same words through 2025 - the tags :135, :146,
         # :149 of gpu-logs-53's logs), with " (exit code: N)" after "unexpectedly" once 2026 builds log the exit code
@@ -1215,8 +1247,9 @@ class VllmLogParser(LogParser):
             level, msg = strip_python_logging(text)
             proc = PROC_ONLY.match(msg)
             if proc is not None:  # a child process's raw output (print, uncaught traceback)
-                return Line(text=proc.group("msg"), raw=text, source=f"{proc.group('proc')}:{proc.group('pid')}",
-                            level=level, primary=_primary(proc.group("proc")),
+                inner_level, inner = strip_level_asctime(proc.group("msg"))
+                return Line(text=inner, raw=text, source=f"{proc.group('proc')}:{proc.group('pid')}",
+                            level=level or inner_level, primary=_primary(proc.group("proc")),
                             rank=proc.group("proc"), t=t)
             return Line(text=self._unindented(msg) if level is None else msg, raw=text, level=level, t=t)
         proc = match.group("proc")

@@ -394,6 +394,17 @@ FLOORS = {
     # no frame in the engine is the program's, not the start's
     ("gpu-logs-54", "vllm", True): (78, 78, 4, 4, 10, 10),
     ("gpu-logs-54", "sglang", True): (29, 29, 2, 2, 3, 3),
+    # gpu-logs-55 (logs55, issue 42's round gpu-logs-55, vLLM and SGLang inside RL frameworks), every log held out;
+    # first read (parser at b59bb8e, the set committed first in b59bb8e): vLLM 2/7, KV 0/0, statuses 3/7; SGLang 6/6,
+    # 0/0, 5/7; no trap read as the pool. Fixed by class: Ray's raylet report of a dead worker, verl's 'LEVEL:asctime:'
+    # records and its own engine config line, its pretty-printed serve arguments, a failure in its trainer step (after
+    # the rollout's start), SGLang's resume_memory_occupation (after the start). Left: vllm/02's frames alone (the sets'
+    # convention), vllm/03's kind and vllm/05's length name (the sets' conventions), vllm/04's 'unknown' (verl's source
+    # says the start had completed). A second batch (vllm 08-10, committed c5a24a3 before its read): 8/8 fields, KV 1/1,
+    # statuses 1/3, no trap as the pool; then a worker's sleep (a built engine's) and Ray's report of a worker dead in
+    # the trainer's step: 3/3
+    ("gpu-logs-55", "vllm", True): (12, 15, 1, 1, 8, 10),
+    ("gpu-logs-55", "sglang", True): (6, 6, 0, 0, 7, 7),
     ("gpu-logs-50", "sglang", True): (6, 8, 0, 0, 3, 3),
     # gpu-logs-52 (logs52, issue 42's round gpu-logs-52, multi-node and data-parallel starts), every log held out;
     # first read (parser at 681a0b8, the set committed first in 16526c4): vLLM 6/8, KV 0/0, statuses 5/7; SGLang 5/5,
@@ -2354,3 +2365,95 @@ def test_ipython_7s_frames_of_a_colab_cell_after_the_kv_cache_are_the_programs_f
     ]
     record = parse_log("\n".join(lines), "vllm")
     assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
+
+
+# --- gpu-logs-55 (issue 42's round gpu-logs-55): what its first read missed, by class -----------------------------
+
+
+def test_a_ray_raylets_report_of_a_dead_worker_is_a_process_death_with_no_cause():
+    # gpu-logs-55 vllm/03 (verl#217): verl's "before init cache memory allocated" print, then "(raylet) A worker died or
+    # was killed while executing a task by an unexpected system error. ..." (Ray's raylet, node_manager.cc
+    # DisconnectClient): a failed start, no cause read from Ray's list of guesses nor from the author's prose, no pool
+    record = _read("gpu-logs-55", "vllm", "03")
+    assert (record.status, record.error_kind, record.kv_tokens, record.kv_gib) == (
+        "engine_error", "process_died", None, None)
+
+
+def test_a_raylets_worker_death_after_the_stat_loggers_line_is_a_serving_time_failure():
+    # the same raylet line after a served request: a death at serving time, not a failed start
+    text = ("(APIServer pid=1) INFO 05-07 21:11:59 [loggers.py:123] Engine 000: Avg prompt throughput: 10.0 tokens/s, "
+            "Avg generation throughput: 5.0 tokens/s, Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.0%\n"
+            "(raylet) A worker died or was killed while executing a task by an unexpected system error. "
+            "To troubleshoot the problem, check the logs for the dead worker.\n")
+    record = parse_log(text, "vllm")
+    assert (record.status, record.later_failure_kind) == ("ok", "process_died")
+
+
+def test_verls_level_asctime_records_under_a_ray_tag_yield_the_engine_config_it_logs():
+    # gpu-logs-55 vllm/04: "(vLLMHttpServer pid=3184909) INFO:2025-10-06 08:41:13,160:Initializing a V1 LLM engine with
+    # config: ... max_seq_len=12288 ..." - verl's root format (v0.6.1 verl/utils/logging_utils.py:25) and verl's own
+    # config line (v0.6.1 vllm_async_server.py:342): the model length read from max_seq_len
+    record = _read("gpu-logs-55", "vllm", "04")
+    assert (record.max_model_len, record.tp_size, record.dtype) == (12288, 4, "torch.bfloat16")
+
+
+def test_a_failure_when_a_paused_sglang_engine_is_resumed_is_after_the_start():
+    # gpu-logs-55 sglang/03 (sglang#14092) and 04 (verl PR#1911): torch_memory_saver's CUresult error while verl
+    # resumes the memory a started engine released (0.5.5 scheduler_update_weights_mixin.py:139-164): 'ok'
+    for prefix in ("03", "04"):
+        record = _read("gpu-logs-55", "sglang", prefix)
+        assert (record.status, record.kv_tokens) == ("ok", None)
+
+
+def test_a_resume_named_in_an_authors_backticks_is_prose():
+    record = parse_log("When VeRL call `resume_memory_occupation`, the out of memory error occurs:\n", "sglang")
+    assert record.status is None
+
+
+def test_verls_pretty_printed_serve_arguments_give_the_configured_values():
+    # gpu-logs-55 vllm/05: verl pprints the argv it hands vLLM, one element a line under its Ray tag (v0.6.1
+    # vllm_async_server.py:280-290): '--gpu_memory_utilization', '0.9' and '--max_model_len', '12288' are read as
+    # arguments (the length as configured_max_model_len: the server's argument, as the sets name it)
+    record = _read("gpu-logs-55", "vllm", "05")
+    assert (record.gpu_memory_utilization, record.configured_max_model_len, record.max_num_batched_tokens) == (
+        0.9, 12288, 8192)
+    assert record.status is None
+
+
+def test_a_failure_in_verls_trainer_step_is_after_the_rollout_engines_start():
+    # gpu-logs-55 vllm/06: the TaskRunner's FileNotFoundError through the workers' load_checkpoint (verl v0.6.1
+    # ray_trainer.py:977, inside fit, after init_workers built the rollout servers, main_ppo.py:338-341), then each
+    # server's "Engine core proc EngineCore_DP0 died unexpectedly": the engines had started - 'ok', the failures later
+    record = _read("gpu-logs-55", "vllm", "06")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
+
+
+def test_a_generic_failure_under_verls_fit_is_not_a_failed_start():
+    # gpu-logs-55 vllm/04: wandb's ValidationError under "ray::TaskRunner.run()" -> "trainer.fit()" (ray_trainer.py
+    # fit -> Tracking, v0.6.1 :967): the trainer's, after its rollout was built (read 'unknown' by eye; by verl's
+    # source the start had completed)
+    record = _read("gpu-logs-55", "vllm", "04")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
+
+
+def test_an_engine_failure_read_before_a_trainer_frame_stays_the_starts():
+    # an engine's own kind read first is the start's; a trainer's frame after it moves nothing
+    text = ("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+            "initializing the engine.\n"
+            '  File "/opt/verl/verl/trainer/ppo/ray_trainer.py", line 956, in fit\n')
+    record = parse_log(text, "vllm")
+    assert (record.status, record.error_kind) == ("engine_error", "no_kv_cache_memory")
+
+
+def test_a_workers_sleep_is_a_built_engines():
+    # gpu-logs-55 vllm/09 (ms-swift#6636): "Sleep mode freed 0.00 GiB memory, 23.66 GiB memory is still in use." (0.18.0
+    # vllm/v1/worker/gpu_worker.py:175-176; vllm-ascend worker_v1.py:171): the engine had started; no pool read
+    record = _read("gpu-logs-55", "vllm", "09")
+    assert (record.status, record.kv_tokens, record.kv_gib) == ("ok", None, None)
+
+
+def test_rays_report_of_a_worker_dead_in_verls_trainer_step_is_a_later_failure():
+    # gpu-logs-55 vllm/10: the raylet's report of the WorkerDict that died in update_actor, then the driver's traceback
+    # through trainer.fit(): a generic death read before the trainer's frame is after the rollout's start
+    record = _read("gpu-logs-55", "vllm", "10")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "process_died")
