@@ -27,6 +27,7 @@ from parsers.lines import (
     clean_segments,
     coerce,
     has_capture_prefix,
+    journal_identifier,
     may_open_literals,
     shown_mark,
     split_relative_time,
@@ -715,6 +716,24 @@ class _Slot:
 # --- the parser ------------------------------------------------------------------------------
 
 
+# systemd's own line when it starts a unit's service again after its main process exited: "openclaw-vllm.service:
+# Scheduled restart job, restart counter is at 2740." (systemd src/core/service.c service_enter_restart, since v239; in
+# the journal under systemd's identifier). A journal holding it and the service's own lines after it holds two starts
+# of the server; the record is the last's (the sets' reading of a paste of two starts, gpu-logs-45), read from the line
+# after it. A restart with no line of the service after it (the window ends at it) starts nothing.
+_UNIT_RESTART = re.compile(r"\.service: Scheduled restart job, restart counter is at \d+\.")
+
+
+def after_unit_restart(lines: list[str]) -> list[str]:
+    """`lines` from the line after the last restart of a systemd unit that its service's own lines follow."""
+    restarts = [index for index, text in enumerate(lines)
+                if isinstance(text, str) and "Scheduled restart job" in text and _UNIT_RESTART.search(text)]
+    for restart in reversed(restarts):
+        if any(journal_identifier(text) not in (None, "systemd") for text in lines[restart + 1:]):
+            return lines[restart + 1:]
+    return lines
+
+
 class LogParser:
     """Streaming parser: `feed(line)` one raw line at a time, read `record` any time.
 
@@ -1083,9 +1102,10 @@ class LogParser:
 
     def feed_whole(self, lines: list[str]) -> list[ev.Event]:
         """A whole log's lines, read as a paste of it is: with a terminal's cuts joined (terminal_width) and from the
-        last start it holds (last_start). The launcher streams one start through `feed` and never calls this."""
+        last start it holds (after_unit_restart, last_start). The launcher streams one start through `feed` and never
+        calls this."""
         self.terminal_width = terminal_width(lines)
-        return self.feed_lines(self.last_start(lines))
+        return self.feed_lines(self.last_start(after_unit_restart(lines)))
 
     def feed_lines(self, lines: Iterable[str | bytes]) -> list[ev.Event]:
         out: list[ev.Event] = []

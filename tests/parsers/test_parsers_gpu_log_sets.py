@@ -2271,3 +2271,21 @@ def test_a_sigterm_stop_quoted_as_markdown_bullets_decides_nothing():
     # gpu-logs-53 sglang/03: SIGTERM, scheduler_0's "crashed with exit code -15", SIGQUIT - a stop, never a failure
     record = _read("gpu-logs-53", "sglang", "03")
     assert (record.status, record.stop_signal, record.error_kind) == (None, "SIGTERM", None)
+# --- gpu-logs-56 (issue 42's round gpu-logs-56): what its first read missed, by class -----------------------------
+
+
+def test_a_journal_kept_in_a_tests_dedented_literal_reads_its_failed_start():
+    # gpu-logs-56 vllm/06: 'KV = textwrap.dedent("""\' and four-space-indented journalctl lines ("Oct 03 01:21:44 HNET00
+    # serve-active.sh[1905255]: (EngineCore pid=1905255) ValueError: No available memory for the cache blocks. ..."):
+    # the journal's time, host and identifier[pid] are journalctl's (-o short), the indent the literal's
+    record = _read("gpu-logs-56", "vllm", "06")
+    assert (record.status, record.error_kind) == ("engine_error", "no_kv_cache_memory")
+
+
+def test_a_journal_with_a_units_restart_is_read_from_the_start_after_it():
+    # gpu-logs-56 vllm/01: grep -n over journalctl, pid 409240 fails the free-memory check (0.32/23.56 GiB), systemd's
+    # "openclaw-vllm.service: Scheduled restart job, restart counter is at 2740.", pid 409441 fails it again (0.34):
+    # two starts, the record is the last's; the restart counters and grep's numbers are never values
+    record = _read("gpu-logs-56", "vllm", "01")
+    assert (record.status, record.error_kind) == ("engine_error", "free_memory_below_requested")
+    assert record.error_data["free_gib"] == 0.34 and record.error_data["requested_gib"] == 21.2
