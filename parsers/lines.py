@@ -171,15 +171,17 @@ _CLOCK = r"\d\d:\d\d:\d\d(?:[.,]\d+)? "
 # and the pid, then the message - "Feb 26 17:41:22 jeebs-Z490-AORUS-MASTER python3.12[409240]: (EngineCore_DP0
 # pid=409240) ValueError: ..." (-o short, the default, "mostly identical to the formatting of classic syslog files";
 # -o short-precise adds microseconds; -o short-iso writes "2026-10-10T05:17:01-06:00 h python3[1]: ": journalctl(1),
-# systemd 255, --output=). The identifier is the unit's program, a script's name included ("qwen3.8-27b-nvfp4-1m.sh[863334]:
-# ", gpu-logs-56 vllm/04); its pid is the journal's, never the engine's figure.
+# systemd 255, --output=). The identifier is the unit's program, a script's name included
+# ("qwen3.8-27b-nvfp4-1m.sh[863334]: ", gpu-logs-56 vllm/04); its pid is the journal's, never the engine's figure.
 _JOURNAL_TIME = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ 0-3]\d \d\d:\d\d:\d\d(?:\.\d+)? "
 _JOURNAL_SOURCE = r"(?:[\w.-]+ )?[^\s\[\]:]+\[\d+\]: "
 _JOURNAL = rf"{_JOURNAL_TIME}{_JOURNAL_SOURCE}|{_DOCKER_TS}{_JOURNAL_SOURCE}"
-WRAPPER = re.compile(rf"^(?:{_JOURNAL})?(?:{_DOCKER_TS})?(?:{_COMPOSE})?(?:{_DOCKER_TS})?(?:{_CLOCK})?(?:{_TORCH_RANK})?")
+WRAPPER = re.compile(
+    rf"^(?:{_JOURNAL})?(?:{_DOCKER_TS})?(?:{_COMPOSE})?(?:{_DOCKER_TS})?(?:{_CLOCK})?(?:{_TORCH_RANK})?")
 _CAPTURE = re.compile(rf"^(?:{_JOURNAL}|{_DOCKER_TS}|{_COMPOSE}|{_TORCH_RANK})")
 # A journal's line starts with its entry's time: an indent before it is whoever kept the lines - a test module's
-# textwrap.dedent("""\ ...""") literal indented with its code (gpu-logs-56 vllm/06), a quote's block - not the message's.
+# textwrap.dedent("""\ ...""") literal indented with its code (gpu-logs-56 vllm/06), a quote's block - not the
+# message's.
 _INDENTED_JOURNAL = re.compile(rf"^[ \t]+(?={_JOURNAL})")
 LEVEL_NAMES = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE"
 # A Python-logging prefix of a program that wraps the engine (or of an engine whose own
