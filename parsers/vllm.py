@@ -981,6 +981,13 @@ class VllmLogParser(LogParser):
         # serving time (gpu-logs-53 vllm/04)
         rule(r"^(?:Engine \d+: )?Avg prompt throughput: {NUM} tokens/s, Avg generation throughput: {NUM} tokens/s, "
              r"Running: \d+ reqs", _served, before_ready=True),
+        # The engine core's dump when executing a scheduled batch raised: "Dumping scheduler output for model execution:
+        # SchedulerOutput(...)" (0.26.0 vllm/logging_utils/dump_input.py:72-81, after "Dumping input data for V1 LLM
+        # engine ..."), from log_error_detail around step()'s execution (0.26.0 vllm/v1/engine/core.py:485-498,
+        # :585-595), which schedules only when the scheduler holds requests (:585 `has_requests()`); the profile run
+        # and the warm-up run the model without the scheduler. A batch of requests was being served: the start had
+        # completed, and a worker's death noticed before the dump was at serving time (gpu-logs-56 vllm/03)
+        rule(r"^Dumping scheduler output for model execution: SchedulerOutput\(", _served, before_ready=True),
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         rule(r"^\[shutdown\] .*trigger received signal=(?P<signal>\w+)", stopping),
         rule(r"^\[shutdown\] API server: shutdown triggered", stopping),

@@ -2289,3 +2289,11 @@ def test_a_journal_with_a_units_restart_is_read_from_the_start_after_it():
     record = _read("gpu-logs-56", "vllm", "01")
     assert (record.status, record.error_kind) == ("engine_error", "free_memory_below_requested")
     assert record.error_data["free_gib"] == 0.34 and record.error_data["requested_gib"] == 21.2
+
+
+def test_the_engine_cores_dump_of_a_scheduled_batch_after_a_workers_death_is_a_serving_time_failure():
+    # gpu-logs-56 vllm/03 (ROCm/aiter#5192, CRI 'stdout F' lines in a blockquote): "Worker proc VllmWorker-4 died
+    # unexpectedly (exit code: None)", then dump_input's "Dumping scheduler output for model execution:
+    # SchedulerOutput(...)" (0.26.0 vllm/logging_utils/dump_input.py:79; step() schedules only held requests): served
+    record = _read("gpu-logs-56", "vllm", "03")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "process_died")
