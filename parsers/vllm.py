@@ -210,15 +210,19 @@ def _engine_config(parser: LogParser, values: dict, line: Line) -> None:
             if field == "tp_size" and not value.isdigit():
                 continue
             setattr(parser.record, field, int(value) if field == "tp_size" else value)
+    # the config's "max_seq_len=" is the model config's max_model_len in both engines' config lines (V0's; V1's:
+    # 0.26.0 vllm/config/vllm.py:2101, logged by vllm/v1/engine/core.py:116-120 before the KV cache is made): the
+    # length where no earlier line stated it (an author's excerpt that elides the rest of the config around it with
+    # "...", gpu-logs-56 vllm/02); a later auto-fit or concurrency line restates it
+    match = re.search(r"(?:^|, )max_seq_len=(\d+)", config)
+    if match and parser.record.max_model_len is None:
+        parser.record.max_model_len = int(match.group(1))
 
 
 def _v0_engine_config(parser: LogParser, values: dict, line: Line) -> None:
     if values.get("version"):
         version(parser, values, line)
     _engine_config(parser, values, line)
-    match = re.search(r"(?:^|, )max_seq_len=(\d+)", str(values["config"]))
-    if match and parser.record.max_model_len is None:
-        parser.record.max_model_len = int(match.group(1))
 
 
 # The server arguments read from its arguments line: (argument, record field, type)

@@ -2297,3 +2297,10 @@ def test_the_engine_cores_dump_of_a_scheduled_batch_after_a_workers_death_is_a_s
     # SchedulerOutput(...)" (0.26.0 vllm/logging_utils/dump_input.py:79; step() schedules only held requests): served
     record = _read("gpu-logs-56", "vllm", "03")
     assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "process_died")
+
+
+def test_a_v1_config_line_an_author_elided_around_gives_the_model_length():
+    # gpu-logs-56 vllm/02 (Flexinfer's v6 report, a bare-Z stamp before a dateless 'INFO [core.py:101]' format):
+    # "Initializing a V1 LLM engine (v0.17.0) with config: model='...', ..., dtype=torch.float16, max_seq_len=448, ..."
+    record = _read("gpu-logs-56", "vllm", "02")
+    assert (record.status, record.max_model_len, record.weights_gib) == ("ok", 448, 1.77)
