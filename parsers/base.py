@@ -1474,6 +1474,12 @@ class LogParser:
                 for mib, gib in _MIB_AS_GIB:
                     if gib not in data and isinstance(data.get(mib), (int, float)):
                         data[gib] = round(data[mib] / 1024, 3)
+                if err.rank == GENERIC:
+                    # a known error that explains nothing (a process's death its parent reports) after an exception
+                    # printed with no progress between: the exception is the cause (gpu-logs-56 sglang/01, the
+                    # scheduler's "RuntimeError: NCCL error: ..." before the launcher's "Rank 0 scheduler died during
+                    # initialization (exit code: -3)")
+                    self._settle_last_exception()
                 self._offer(err.kind, line.text.strip(), data, err.rank, token, line,
                             fields=_record_fields(match, self.kinds))
                 return True

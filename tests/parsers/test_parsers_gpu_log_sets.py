@@ -365,7 +365,9 @@ FLOORS = {
     # launcher's "Rank 0 scheduler died during initialization", as in gpu-logs-7 and -12). A second batch (vllm 08-09,
     # committed 49b7fae before its read): 2/2, statuses 2/2, no trap read as the pool - nothing to fit
     ("gpu-logs-51", "vllm", True): (21, 21, 2, 2, 9, 9),
-    ("gpu-logs-51", "sglang", True): (4, 5, 0, 0, 4, 4),
+    # (sglang/01's kind read since gpu-logs-56's rule: an exception printed with no progress before a death its
+    # parent reports is the cause - 'other' from the ZMQError: 5/5)
+    ("gpu-logs-51", "sglang", True): (5, 5, 0, 0, 4, 4),
     # gpu-logs-50 (logs50, issue 42's round gpu-logs-50, quantized checkpoints), every log held out; first read (parser
     # at 2a80831, the set committed first in db6149c): vLLM 14/15, KV 1/1, statuses 6/6; SGLang 6/8, 0/0, 3/3; no trap
     # read as the pool. Fixed by class: 0.10.1's worker names "VllmWorker TP1" (a space before the rank tag) are not
@@ -2304,3 +2306,14 @@ def test_a_v1_config_line_an_author_elided_around_gives_the_model_length():
     # "Initializing a V1 LLM engine (v0.17.0) with config: model='...', ..., dtype=torch.float16, max_seq_len=448, ..."
     record = _read("gpu-logs-56", "vllm", "02")
     assert (record.status, record.max_model_len, record.weights_gib) == ("ok", 448, 1.77)
+
+
+def test_the_schedulers_exception_before_the_launchers_death_line_is_the_cause():
+    # gpu-logs-56 sglang/01 (docker stamps, no SGLang prefix): "RuntimeError: NCCL error: unhandled cuda error ...",
+    # then "RuntimeError: Rank 0 scheduler died during initialization (exit code: -3). If exit code is -9 (SIGKILL), a
+    # common cause is the OS OOM killer. ...": the NCCL error is the cause, never the death or the hint's OOM
+    record = _read("gpu-logs-56", "sglang", "01")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+    assert record.error_message.startswith("RuntimeError: NCCL error: unhandled cuda error")
+    # gpu-logs-51 sglang/01: a bare "zmq.error.ZMQError: Address already in use" before the same launcher line
+    assert _read("gpu-logs-51", "sglang", "01").error_kind == "other"
