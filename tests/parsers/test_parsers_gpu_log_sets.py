@@ -377,6 +377,13 @@ FLOORS = {
     # timestamp is the earlier run's; the parser keeps the first TP0 weights line). A second batch (vllm/07, committed
     # f856409 before its read): 5/5, KV 1/1, statuses 1/1 - nothing to fit
     ("gpu-logs-50", "vllm", True): (19, 20, 2, 2, 7, 7),
+    # gpu-logs-56 (logs56, issue 42's round gpu-logs-56, structured and exported logs), every log held out; first read
+    # (parser at b18f56e, the set committed first): vLLM 10/12, KV 0/0, statuses 4/6; SGLang 9/10, KV 1/1, statuses
+    # 3/3; no trap read as the pool. Fixed by class: the systemd journal's prefix (and an indent before it) and a
+    # unit's restart; the engine core's dump of a scheduled batch is serving; a V1 config line's max_seq_len; an
+    # exception printed before a death its parent reports is the cause. Nothing left.
+    ("gpu-logs-56", "vllm", True): (12, 12, 0, 0, 6, 6),
+    ("gpu-logs-56", "sglang", True): (10, 10, 1, 1, 3, 3),
     # gpu-logs-53 (logs53, issue 42's round gpu-logs-53, starts the environment ended or interrupted), every log held
     # out; first read (parser at 681a0b8, the set committed first in 968362b): vLLM 6/8, KV 0/0, statuses 4/6; SGLang
     # 0/1, 0/0, 2/4; no trap read as the pool. Fixed by class: vLLM's worker death in its wording before the exit code
