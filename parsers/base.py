@@ -10,12 +10,13 @@ Conventions that keep the tables short:
 from __future__ import annotations
 
 import heapq
+import operator
 import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import pairwise, repeat
 from typing import ClassVar
 
 from parsers import events as ev
@@ -722,12 +723,14 @@ class _Slot:
 # of the server; the record is the last's (the sets' reading of a paste of two starts, gpu-logs-45), read from the line
 # after it. A restart with no line of the service after it (the window ends at it) starts nothing.
 _UNIT_RESTART = re.compile(r"\.service: Scheduled restart job, restart counter is at \d+\.")
+_RESTART_WORDS = "Scheduled restart job"
 
 
 def after_unit_restart(lines: list[str]) -> list[str]:
     """`lines` from the line after the last restart of a systemd unit that its service's own lines follow."""
-    restarts = [index for index, text in enumerate(lines)
-                if isinstance(text, str) and "Scheduled restart job" in text and _UNIT_RESTART.search(text)]
+    if not lines or not isinstance(lines[0], str) or not any(map(operator.contains, lines, repeat(_RESTART_WORDS))):
+        return lines  # (most logs: one pass at C speed, a tenth of a second for 2M lines)
+    restarts = [index for index, text in enumerate(lines) if _RESTART_WORDS in text and _UNIT_RESTART.search(text)]
     for restart in reversed(restarts):
         if any(journal_identifier(text) not in (None, "systemd") for text in lines[restart + 1:]):
             return lines[restart + 1:]
