@@ -369,7 +369,9 @@ HELD_OUT = {
     # 'Z' RFC 3339 stamp before a dateless vLLM format, CRI 'stdout F' lines in a blockquote, docker's nanosecond stamp)
     # and SGLang beside other loggers (SGLANG_LOG_MS stamps, aiter's line in SGLang's own prefix format) - read
     # through the parser once
-    "gpu-logs-56": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": ("01", "02", "03")},
+    # (vllm 07-08: a second batch - a journal with a boot separator between a served start and a cut one, a host and
+    # an identifier both named vllm - collected after the fixes, read once)
+    "gpu-logs-56": {"vllm": tuple(f"{n:02d}" for n in range(1, 9)), "sglang": ("01", "02", "03")},
 }
 
 
