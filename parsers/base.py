@@ -719,18 +719,24 @@ class _Slot:
 
 # systemd's own line when it starts a unit's service again after its main process exited: "openclaw-vllm.service:
 # Scheduled restart job, restart counter is at 2740." (systemd src/core/service.c service_enter_restart, since v239; in
-# the journal under systemd's identifier). A journal holding it and the service's own lines after it holds two starts
-# of the server; the record is the last's (the sets' reading of a paste of two starts, gpu-logs-45), read from the line
-# after it. A restart with no line of the service after it (the window ends at it) starts nothing.
-_UNIT_RESTART = re.compile(r"\.service: Scheduled restart job, restart counter is at \d+\.")
-_RESTART_WORDS = "Scheduled restart job"
+# the journal under systemd's identifier); and journalctl's line between two boots' entries, "-- Boot
+# e5061244a3c441e38ce24d980accccd7 --" ("-- Reboot --" in releases before 250; src/shared/logs-show.c show_journal):
+# every process after a reboot is a new one. A journal holding either and the service's own lines after it holds two
+# starts of the server; the record is the last's (the sets' reading of a paste of two starts, gpu-logs-45), read from
+# the line after it (gpu-logs-56 vllm/01, vllm/07). One with no line of the service after it starts nothing.
+_UNIT_RESTART = re.compile(r"\.service: Scheduled restart job, restart counter is at \d+\."
+                           r"|^-- (?:Boot [0-9a-f]{32}|Reboot) --$")
+_RESTART_WORDS = ("Scheduled restart job", "-- Boot ", "-- Reboot --")
 
 
 def after_unit_restart(lines: list[str]) -> list[str]:
-    """`lines` from the line after the last restart of a systemd unit that its service's own lines follow."""
-    if not lines or not isinstance(lines[0], str) or not any(map(operator.contains, lines, repeat(_RESTART_WORDS))):
-        return lines  # (most logs: one pass at C speed, a tenth of a second for 2M lines)
-    restarts = [index for index, text in enumerate(lines) if _RESTART_WORDS in text and _UNIT_RESTART.search(text)]
+    """`lines` from the line after the last restart of a systemd unit, or the last boot, that its service's own lines
+    follow."""
+    if not lines or not isinstance(lines[0], str) or not any(
+            any(map(operator.contains, lines, repeat(words))) for words in _RESTART_WORDS):
+        return lines  # (most logs: a pass at C speed per word, a tenth of a second each for 2M lines)
+    restarts = [index for index, text in enumerate(lines)
+                if ("Scheduled restart job" in text or "oot " in text) and _UNIT_RESTART.search(strip_wrappers(text))]
     for restart in reversed(restarts):
         if any(journal_identifier(text) not in (None, "systemd") for text in lines[restart + 1:]):
             return lines[restart + 1:]

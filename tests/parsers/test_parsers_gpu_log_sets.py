@@ -381,8 +381,10 @@ FLOORS = {
     # (parser at b18f56e, the set committed first): vLLM 10/12, KV 0/0, statuses 4/6; SGLang 9/10, KV 1/1, statuses
     # 3/3; no trap read as the pool. Fixed by class: the systemd journal's prefix (and an indent before it) and a
     # unit's restart; the engine core's dump of a scheduled batch is serving; a V1 config line's max_seq_len; an
-    # exception printed before a death its parent reports is the cause. Nothing left.
-    ("gpu-logs-56", "vllm", True): (12, 12, 0, 0, 6, 6),
+    # exception printed before a death its parent reports is the cause. Nothing left. A second batch (vllm/07-08,
+    # committed a0f4c2f before its read): 3/3, statuses 1/2 - a journal's boot separator before the last start, fixed
+    # by class (journalctl's '-- Boot <id> --' starts the start a whole log is read from): 3/3, statuses 2/2
+    ("gpu-logs-56", "vllm", True): (15, 15, 0, 0, 8, 8),
     ("gpu-logs-56", "sglang", True): (10, 10, 1, 1, 3, 3),
     # gpu-logs-53 (logs53, issue 42's round gpu-logs-53, starts the environment ended or interrupted), every log held
     # out; first read (parser at 681a0b8, the set committed first in 968362b): vLLM 6/8, KV 0/0, statuses 4/6; SGLang
@@ -2324,3 +2326,10 @@ def test_the_schedulers_exception_before_the_launchers_death_line_is_the_cause()
     assert record.error_message.startswith("RuntimeError: NCCL error: unhandled cuda error")
     # gpu-logs-51 sglang/01: a bare "zmq.error.ZMQError: Address already in use" before the same launcher line
     assert _read("gpu-logs-51", "sglang", "01").error_kind == "other"
+
+
+def test_a_journal_is_read_from_the_boot_after_its_last_boot_separator():
+    # gpu-logs-56 vllm/07: a served start ('200 OK'), its SIGTERM stop, journalctl's "-- Boot e5061244... --" (systemd
+    # src/shared/logs-show.c), systemd's "Started vLLM ...", the next start cut in its weights load: the last start's
+    record = _read("gpu-logs-56", "vllm", "07")
+    assert (record.status, record.max_model_len, record.gpu_memory_utilization) == (None, 917504, 0.9)
