@@ -736,7 +736,7 @@ def after_unit_restart(lines: list[str]) -> list[str]:
             any(map(operator.contains, lines, repeat(words))) for words in _RESTART_WORDS):
         return lines  # (most logs: a pass at C speed per word, a tenth of a second each for 2M lines)
     restarts = [index for index, text in enumerate(lines)
-                if ("Scheduled restart job" in text or "oot " in text) and _UNIT_RESTART.search(strip_wrappers(text))]
+                if ("Scheduled restart job" in text or "-- " in text) and _UNIT_RESTART.search(strip_wrappers(text))]
     for restart in reversed(restarts):
         if any(journal_identifier(text) not in (None, "systemd") for text in lines[restart + 1:]):
             return lines[restart + 1:]
@@ -1484,10 +1484,11 @@ class LogParser:
                     if gib not in data and isinstance(data.get(mib), (int, float)):
                         data[gib] = round(data[mib] / 1024, 3)
                 if err.rank == GENERIC:
-                    # a known error that explains nothing (a process's death its parent reports) after an exception
-                    # printed with no progress between: the exception is the cause (gpu-logs-56 sglang/01, the
-                    # scheduler's "RuntimeError: NCCL error: ..." before the launcher's "Rank 0 scheduler died during
-                    # initialization (exit code: -3)")
+                    # a known error that explains little (rank GENERIC: a process's death its parent reports, a message
+                    # cut before its figures) after an exception printed with no progress between: the exception is the
+                    # cause, and between equals the first wins (gpu-logs-56 sglang/01, the scheduler's "RuntimeError:
+                    # NCCL error: ..." before the launcher's "Rank 0 scheduler died during initialization (exit code:
+                    # -3)")
                     self._settle_last_exception()
                 self._offer(err.kind, line.text.strip(), data, err.rank, token, line,
                             fields=_record_fields(match, self.kinds))
