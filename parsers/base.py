@@ -10,12 +10,13 @@ Conventions that keep the tables short:
 from __future__ import annotations
 
 import heapq
+import operator
 import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import pairwise, repeat
 from typing import ClassVar
 
 from parsers import events as ev
@@ -27,6 +28,7 @@ from parsers.lines import (
     clean_segments,
     coerce,
     has_capture_prefix,
+    journal_identifier,
     may_open_literals,
     shown_mark,
     split_relative_time,
@@ -742,6 +744,32 @@ class _Slot:
 # --- the parser ------------------------------------------------------------------------------
 
 
+# systemd's own line when it starts a unit's service again after its main process exited: "openclaw-vllm.service:
+# Scheduled restart job, restart counter is at 2740." (systemd src/core/service.c service_enter_restart, since v239; in
+# the journal under systemd's identifier); and journalctl's line between two boots' entries, "-- Boot
+# e5061244a3c441e38ce24d980accccd7 --" ("-- Reboot --" in releases before 250; src/shared/logs-show.c show_journal):
+# every process after a reboot is a new one. A journal holding either and the service's own lines after it holds two
+# starts of the server; the record is the last's (the sets' reading of a paste of two starts, gpu-logs-45), read from
+# the line after it (gpu-logs-56 vllm/01, vllm/07). One with no line of the service after it starts nothing.
+_UNIT_RESTART = re.compile(r"\.service: Scheduled restart job, restart counter is at \d+\."
+                           r"|^-- (?:Boot [0-9a-f]{32}|Reboot) --$")
+_RESTART_WORDS = ("Scheduled restart job", "-- Boot ", "-- Reboot --")
+
+
+def after_unit_restart(lines: list[str]) -> list[str]:
+    """`lines` from the line after the last restart of a systemd unit, or the last boot, that its service's own lines
+    follow."""
+    if not lines or not isinstance(lines[0], str) or not any(
+            any(map(operator.contains, lines, repeat(words))) for words in _RESTART_WORDS):
+        return lines  # (most logs: a pass at C speed per word, a tenth of a second each for 2M lines)
+    restarts = [index for index, text in enumerate(lines)
+                if ("Scheduled restart job" in text or "-- " in text) and _UNIT_RESTART.search(strip_wrappers(text))]
+    for restart in reversed(restarts):
+        if any(journal_identifier(text) not in (None, "systemd") for text in lines[restart + 1:]):
+            return lines[restart + 1:]
+    return lines
+
+
 class LogParser:
     """Streaming parser: `feed(line)` one raw line at a time, read `record` any time.
 
@@ -1110,9 +1138,10 @@ class LogParser:
 
     def feed_whole(self, lines: list[str]) -> list[ev.Event]:
         """A whole log's lines, read as a paste of it is: with a terminal's cuts joined (terminal_width) and from the
-        last start it holds (last_start). The launcher streams one start through `feed` and never calls this."""
+        last start it holds (after_unit_restart, last_start). The launcher streams one start through `feed` and never
+        calls this."""
         self.terminal_width = terminal_width(lines)
-        return self.feed_lines(self.last_start(lines))
+        return self.feed_lines(self.last_start(after_unit_restart(lines)))
 
     def feed_lines(self, lines: Iterable[str | bytes]) -> list[ev.Event]:
         out: list[ev.Event] = []
@@ -1507,6 +1536,13 @@ class LogParser:
                 for mib, gib in _MIB_AS_GIB:
                     if gib not in data and isinstance(data.get(mib), (int, float)):
                         data[gib] = round(data[mib] / 1024, 3)
+                if err.rank == GENERIC:
+                    # a known error that explains little (rank GENERIC: a process's death its parent reports, a message
+                    # cut before its figures) after an exception printed with no progress between: the exception is the
+                    # cause, and between equals the first wins (gpu-logs-56 sglang/01, the scheduler's "RuntimeError:
+                    # NCCL error: ..." before the launcher's "Rank 0 scheduler died during initialization (exit code:
+                    # -3)")
+                    self._settle_last_exception()
                 self._offer(err.kind, line.text.strip(), data, err.rank, token, line,
                             fields=_record_fields(match, self.kinds))
                 return True

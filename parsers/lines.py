@@ -167,8 +167,22 @@ _TORCH_RANK = r"\[rank\d+\]: ?"
 # author's cut ("16:07:44 [kv_cache_utils.py:1319]     GPU KV cache size: ...", vllm/03). Neither engine starts a
 # line with a bare time: vLLM's is after the level and the date (0.18.0 vllm/logger.py:22-26), SGLang's is bracketed.
 _CLOCK = r"\d\d:\d\d:\d\d(?:[.,]\d+)? "
-WRAPPER = re.compile(rf"^(?:{_DOCKER_TS})?(?:{_COMPOSE})?(?:{_DOCKER_TS})?(?:{_CLOCK})?(?:{_TORCH_RANK})?")
-_CAPTURE = re.compile(rf"^(?:{_DOCKER_TS}|{_COMPOSE}|{_TORCH_RANK})")
+# The systemd journal as journalctl shows it: the entry's time, the host (absent under --no-hostname), the identifier
+# and the pid, then the message - "Feb 26 17:41:22 jeebs-Z490-AORUS-MASTER python3.12[409240]: (EngineCore_DP0
+# pid=409240) ValueError: ..." (-o short, the default, "mostly identical to the formatting of classic syslog files";
+# -o short-precise adds microseconds; -o short-iso writes "2026-10-10T05:17:01-06:00 h python3[1]: ": journalctl(1),
+# systemd 255, --output=). The identifier is the unit's program, a script's name included
+# ("qwen3.8-27b-nvfp4-1m.sh[863334]: ", gpu-logs-56 vllm/04); its pid is the journal's, never the engine's figure.
+_JOURNAL_TIME = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ 0-3]\d \d\d:\d\d:\d\d(?:\.\d+)? "
+_JOURNAL_SOURCE = r"(?:[\w.-]+ )?[^\s\[\]:]+\[\d+\]: "
+_JOURNAL = rf"{_JOURNAL_TIME}{_JOURNAL_SOURCE}|{_DOCKER_TS}{_JOURNAL_SOURCE}"
+WRAPPER = re.compile(
+    rf"^(?:{_JOURNAL})?(?:{_DOCKER_TS})?(?:{_COMPOSE})?(?:{_DOCKER_TS})?(?:{_CLOCK})?(?:{_TORCH_RANK})?")
+_CAPTURE = re.compile(rf"^(?:{_JOURNAL}|{_DOCKER_TS}|{_COMPOSE}|{_TORCH_RANK})")
+# A journal's line starts with its entry's time: an indent before it is whoever kept the lines - a test module's
+# textwrap.dedent("""\ ...""") literal indented with its code (gpu-logs-56 vllm/06), a quote's block - not the
+# message's.
+_INDENTED_JOURNAL = re.compile(rf"^[ \t]+(?={_JOURNAL})")
 LEVEL_NAMES = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE"
 # A Python-logging prefix of a program that wraps the engine (or of an engine whose own
 # format was switched off): `INFO:name:msg`, `2025-01-01 10:00:00,123 - name - INFO - msg`,
@@ -316,6 +330,16 @@ def shown_mark(text: str) -> str:
     return re.sub(r"\d+", "0", match.group(0)) if match is not None and match.end() else ""
 
 
+_JOURNAL_IDENTIFIER = re.compile(rf"^(?:{_JOURNAL_TIME}|{_DOCKER_TS})(?:[\w.-]+ )?(?P<identifier>[^\s\[\]:]+)\[\d+\]: ")
+
+
+def journal_identifier(text: str) -> str | None:
+    """The program a journal's line is from ("python3.12" of "Feb 26 17:41:22 host python3.12[409240]: ..."); None
+    for a line that is not a journal's."""
+    match = _JOURNAL_IDENTIFIER.match(_shown(text).lstrip(" \t"))
+    return match.group("identifier") if match else None
+
+
 def has_capture_prefix(text: str) -> bool:
     """`text` starts with what a capture tool puts before each line it records (a container's time stamp or name,
     torch's rank): a line of its own, never the rest of a line a terminal cut. (A bare time of day may be either: the
@@ -327,6 +351,8 @@ def strip_wrappers(text: str) -> str:
     """`text` without the capture tools' prefixes (docker timestamps, compose names), what showing the log added
     (grep -n, HTML tags, a log viewer's border) and a structured-logging line's keys."""
     text = _shown(text)
+    if text[:1] in " \t" and (indent := _INDENTED_JOURNAL.match(text)) is not None:
+        text = text[indent.end():]
     match = WRAPPER.match(text)
     if match and match.end():
         text = text[match.end():]

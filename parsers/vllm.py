@@ -216,15 +216,19 @@ def _engine_config(parser: LogParser, values: dict, line: Line) -> None:
             if field == "tp_size" and not value.isdigit():
                 continue
             setattr(parser.record, field, int(value) if field == "tp_size" else value)
+    # the config's "max_seq_len=" is the model config's max_model_len in both engines' config lines (V0's; V1's:
+    # 0.26.0 vllm/config/vllm.py:2101, logged by vllm/v1/engine/core.py:116-120 before the KV cache is made): the
+    # length where no earlier line stated it (an author's excerpt that elides the rest of the config around it with
+    # "...", gpu-logs-56 vllm/02); a later auto-fit or concurrency line restates it
+    match = re.search(r"(?:^|, )max_seq_len=(\d+)", config)
+    if match and parser.record.max_model_len is None:
+        parser.record.max_model_len = int(match.group(1))
 
 
 def _v0_engine_config(parser: LogParser, values: dict, line: Line) -> None:
     if values.get("version"):
         version(parser, values, line)
     _engine_config(parser, values, line)
-    match = re.search(r"(?:^|, )max_seq_len=(\d+)", str(values["config"]))
-    if match and parser.record.max_model_len is None:
-        parser.record.max_model_len = int(match.group(1))
 
 
 # The server arguments read from its arguments line: (argument, record field, type)
@@ -1016,6 +1020,13 @@ class VllmLogParser(LogParser):
         # serving time (gpu-logs-53 vllm/04)
         rule(r"^(?:Engine \d+: )?Avg prompt throughput: {NUM} tokens/s, Avg generation throughput: {NUM} tokens/s, "
              r"Running: \d+ reqs", _served, before_ready=True),
+        # The engine core's dump when executing a scheduled batch raised: "Dumping scheduler output for model execution:
+        # SchedulerOutput(...)" (0.26.0 vllm/logging_utils/dump_input.py:72-81, after "Dumping input data for V1 LLM
+        # engine ..."), from log_error_detail around step()'s execution (0.26.0 vllm/v1/engine/core.py:485-498,
+        # :585-595), which schedules only when the scheduler holds requests (:585 `has_requests()`); the profile run
+        # and the warm-up run the model without the scheduler. A batch of requests was being served: the start had
+        # completed, and a worker's death noticed before the dump was at serving time (gpu-logs-56 vllm/03)
+        rule(r"^Dumping scheduler output for model execution: SchedulerOutput\(", _served, before_ready=True),
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         # V0's executor shutting its worker processes down (0.8.5.post1 vllm/executor/multiproc_worker_utils.py:137,
         # WorkerMonitor.close, called by the executor's shutdown, mp_distributed_executor.py:131-134, from the engine's

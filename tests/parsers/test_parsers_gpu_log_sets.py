@@ -365,7 +365,9 @@ FLOORS = {
     # launcher's "Rank 0 scheduler died during initialization", as in gpu-logs-7 and -12). A second batch (vllm 08-09,
     # committed 49b7fae before its read): 2/2, statuses 2/2, no trap read as the pool - nothing to fit
     ("gpu-logs-51", "vllm", True): (21, 21, 2, 2, 9, 9),
-    ("gpu-logs-51", "sglang", True): (4, 5, 0, 0, 4, 4),
+    # (sglang/01's kind read since gpu-logs-56's rule: an exception printed with no progress before a death its
+    # parent reports is the cause - 'other' from the ZMQError: 5/5)
+    ("gpu-logs-51", "sglang", True): (5, 5, 0, 0, 4, 4),
     # gpu-logs-50 (logs50, issue 42's round gpu-logs-50, quantized checkpoints), every log held out; first read (parser
     # at 2a80831, the set committed first in db6149c): vLLM 14/15, KV 1/1, statuses 6/6; SGLang 6/8, 0/0, 3/3; no trap
     # read as the pool. Fixed by class: 0.10.1's worker names "VllmWorker TP1" (a space before the rank tag) are not
@@ -375,6 +377,15 @@ FLOORS = {
     # timestamp is the earlier run's; the parser keeps the first TP0 weights line). A second batch (vllm/07, committed
     # f856409 before its read): 5/5, KV 1/1, statuses 1/1 - nothing to fit
     ("gpu-logs-50", "vllm", True): (19, 20, 2, 2, 7, 7),
+    # gpu-logs-56 (logs56, issue 42's round gpu-logs-56, structured and exported logs), every log held out; first read
+    # (parser at b18f56e, the set committed first): vLLM 10/12, KV 0/0, statuses 4/6; SGLang 9/10, KV 1/1, statuses
+    # 3/3; no trap read as the pool. Fixed by class: the systemd journal's prefix (and an indent before it) and a
+    # unit's restart; the engine core's dump of a scheduled batch is serving; a V1 config line's max_seq_len; an
+    # exception printed before a death its parent reports is the cause. Nothing left. A second batch (vllm/07-08,
+    # committed a0f4c2f before its read): 3/3, statuses 1/2 - a journal's boot separator before the last start, fixed
+    # by class (journalctl's '-- Boot <id> --' starts the start a whole log is read from): 3/3, statuses 2/2
+    ("gpu-logs-56", "vllm", True): (15, 15, 0, 0, 8, 8),
+    ("gpu-logs-56", "sglang", True): (10, 10, 1, 1, 3, 3),
     # gpu-logs-53 (logs53, issue 42's round gpu-logs-53, starts the environment ended or interrupted), every log held
     # out; first read (parser at 681a0b8, the set committed first in 968362b): vLLM 6/8, KV 0/0, statuses 4/6; SGLang
     # 0/1, 0/0, 2/4; no trap read as the pool. Fixed by class: vLLM's worker death in its wording before the exit code
@@ -2457,3 +2468,56 @@ def test_rays_report_of_a_worker_dead_in_verls_trainer_step_is_a_later_failure()
     # through trainer.fit(): a generic death read before the trainer's frame is after the rollout's start
     record = _read("gpu-logs-55", "vllm", "10")
     assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "process_died")
+
+
+# --- gpu-logs-56 (issue 42's round gpu-logs-56): what its first read missed, by class -----------------------------
+
+
+def test_a_journal_kept_in_a_tests_dedented_literal_reads_its_failed_start():
+    # gpu-logs-56 vllm/06: 'KV = textwrap.dedent("""\' and four-space-indented journalctl lines ("Oct 03 01:21:44 HNET00
+    # serve-active.sh[1905255]: (EngineCore pid=1905255) ValueError: No available memory for the cache blocks. ..."):
+    # the journal's time, host and identifier[pid] are journalctl's (-o short), the indent the literal's
+    record = _read("gpu-logs-56", "vllm", "06")
+    assert (record.status, record.error_kind) == ("engine_error", "no_kv_cache_memory")
+
+
+def test_a_journal_with_a_units_restart_is_read_from_the_start_after_it():
+    # gpu-logs-56 vllm/01: grep -n over journalctl, pid 409240 fails the free-memory check (0.32/23.56 GiB), systemd's
+    # "openclaw-vllm.service: Scheduled restart job, restart counter is at 2740.", pid 409441 fails it again (0.34):
+    # two starts, the record is the last's; the restart counters and grep's numbers are never values
+    record = _read("gpu-logs-56", "vllm", "01")
+    assert (record.status, record.error_kind) == ("engine_error", "free_memory_below_requested")
+    assert record.error_data["free_gib"] == 0.34 and record.error_data["requested_gib"] == 21.2
+
+
+def test_the_engine_cores_dump_of_a_scheduled_batch_after_a_workers_death_is_a_serving_time_failure():
+    # gpu-logs-56 vllm/03 (ROCm/aiter#5192, CRI 'stdout F' lines in a blockquote): "Worker proc VllmWorker-4 died
+    # unexpectedly (exit code: None)", then dump_input's "Dumping scheduler output for model execution:
+    # SchedulerOutput(...)" (0.26.0 vllm/logging_utils/dump_input.py:79; step() schedules only held requests): served
+    record = _read("gpu-logs-56", "vllm", "03")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "process_died")
+
+
+def test_a_v1_config_line_an_author_elided_around_gives_the_model_length():
+    # gpu-logs-56 vllm/02 (Flexinfer's v6 report, a bare-Z stamp before a dateless 'INFO [core.py:101]' format):
+    # "Initializing a V1 LLM engine (v0.17.0) with config: model='...', ..., dtype=torch.float16, max_seq_len=448, ..."
+    record = _read("gpu-logs-56", "vllm", "02")
+    assert (record.status, record.max_model_len, record.weights_gib) == ("ok", 448, 1.77)
+
+
+def test_the_schedulers_exception_before_the_launchers_death_line_is_the_cause():
+    # gpu-logs-56 sglang/01 (docker stamps, no SGLang prefix): "RuntimeError: NCCL error: unhandled cuda error ...",
+    # then "RuntimeError: Rank 0 scheduler died during initialization (exit code: -3). If exit code is -9 (SIGKILL), a
+    # common cause is the OS OOM killer. ...": the NCCL error is the cause, never the death or the hint's OOM
+    record = _read("gpu-logs-56", "sglang", "01")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+    assert record.error_message.startswith("RuntimeError: NCCL error: unhandled cuda error")
+    # gpu-logs-51 sglang/01: a bare "zmq.error.ZMQError: Address already in use" before the same launcher line
+    assert _read("gpu-logs-51", "sglang", "01").error_kind == "other"
+
+
+def test_a_journal_is_read_from_the_boot_after_its_last_boot_separator():
+    # gpu-logs-56 vllm/07: a served start ('200 OK'), its SIGTERM stop, journalctl's "-- Boot e5061244... --" (systemd
+    # src/shared/logs-show.c), systemd's "Started vLLM ...", the next start cut in its weights load: the last start's
+    record = _read("gpu-logs-56", "vllm", "07")
+    assert (record.status, record.max_model_len, record.gpu_memory_utilization) == (None, 917504, 0.9)

@@ -102,6 +102,21 @@ def logfmt(i: int, line: str) -> str:
     return f'time=2026-11-29T20:00:{i % 60:02d}Z level={found[0].lower()} name=engine msg="{message}"'
 
 
+def journald(i: int, line: str) -> str:
+    """journalctl's default output (-o short): time, host, identifier[pid] (gpu-logs-56 vllm/01, vllm/04)."""
+    return f"Nov 29 20:{i // 60 % 60:02d}:{i % 60:02d} gpu-host-01 vllm-serve.sh[{4100 + i % 3}]: {line}"
+
+
+def journald_iso(i: int, line: str) -> str:
+    """journalctl -o short-iso: an ISO time with its offset, then host and identifier[pid]."""
+    return f"2026-11-29T20:{i // 60 % 60:02d}:{i % 60:02d}-06:00 h python3[{i % 7 + 1}]: {line}"
+
+
+def journald_in_a_dedented_literal(i: int, line: str) -> str:
+    """A journal kept in a test's textwrap.dedent literal, each line indented with the code (gpu-logs-56 vllm/06)."""
+    return "    " + journald(i, line)
+
+
 def python_list_lines(i: int, line: str) -> str:
     return f"    {line!r},"
 
@@ -129,7 +144,8 @@ def terminal(width: int):
 
 WRAPPERS = {f.__name__: f for f in (docker_timestamps, compose, compose_with_timestamps, python_logging, ansi_colour,
                                      trailing_spaces, crlf, without_process_tag, without_level, grep_n, html_tags,
-                                     k8s_box, ray_serve_nested, rust_tracing, logfmt, python_list_lines)}
+                                     k8s_box, ray_serve_nested, rust_tracing, logfmt, python_list_lines, journald,
+                                     journald_iso, journald_in_a_dedented_literal)}
 # Wrappers that take away something the parser uses to tell failures apart: what must still hold.
 LOSSY = {"without_level", "without_process_tag", "python_logging", "rust_tracing", "logfmt"}
 KEPT_BY_LOSSY = ("engine", "engine_version", "status", "error_kind", "kv_tokens", "kv_gib", "num_blocks",
