@@ -973,7 +973,7 @@ class SglangLogParser(LogParser):
         # prefill line, after model_runner.extend on the runner it built and sized (0.5.23 sglang/benchmark/
         # one_batch.py:355-373 then :817-821 "Prefill. latency: %6.5f s, throughput: %9.2f token/s"; 0.3.6
         # bench_latency.py the same words), and bench_offline_throughput's table, printed after the engine's warm-up
-        # and benchmark requests (0.5.23 sglang/benchmark/offline_throughput.py:474-503, then :512-516 "====== Offline
+        # and benchmark requests (0.5.23 sglang/benchmark/offline_throughput.py:478-506, then :512-516 "====== Offline
         # Throughput Benchmark Result =======" and "Successful requests: N"): the start had completed. Their token
         # counts, latencies and throughputs are never a pool (gpu-logs-58 sglang/02-04)
         rule(r"^Prefill\. latency: {NUM} s, throughput: *{NUM} token/s", ready, before_ready=True),
