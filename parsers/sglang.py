@@ -339,6 +339,17 @@ def _batch_after_start(parser: LogParser, values: dict, line: Line) -> None:
     ready(parser, values, line)
 
 
+def _offline_table(parser: LogParser, values: dict, line: Line) -> None:
+    parser.offline_table = True
+
+
+def _offline_served(parser: LogParser, values: dict, line: Line) -> None:
+    # under the offline benchmark's banner only: bench_serving's table has the same row for requests a server (any
+    # engine's, elsewhere) answered (0.5.23 sglang/benchmark/serving.py:1694)
+    if parser.offline_table:
+        ready(parser, values, line)
+
+
 def _exit_code(parser: LogParser, values: dict, line: Line) -> None:
     parser.amend_failure("process_died", {"exit_code": values["code"]}, {})
 
@@ -645,6 +656,7 @@ def _scheduler_summary(parser: LogParser, values: dict, line: Line) -> None:
     # Keys were added over time (chunked_prefill_size in 0.4.x, available_gpu_mem later,
     # available_cpu_mem on CPU); a truncated line still yields what it has.
     record = parser.record
+    placeholder = _mlx_placeholder(parser, record.kv_tokens)
     for regex, field in _SUMMARY:
         match = regex.search(line.text)
         if match:
@@ -653,7 +665,42 @@ def _scheduler_summary(parser: LogParser, values: dict, line: Line) -> None:
     if device:
         record.device = device.group(1)
     record.max_model_len = record.context_len
+    if placeholder:
+        record.kv_tokens = None
+        return
     kv_sized(parser, values, line)
+
+
+def _mlx_placeholder(parser: LogParser, tokens: int | None) -> bool:
+    """The MLX stub's figure, echoed (bench_one_batch prints the model runner's max_total_num_tokens, 0.5.23
+    sglang/benchmark/one_batch.py:373) before MLX's own runner sized a pool: the stub's fallback, not a pool."""
+    return tokens is not None and tokens == parser.mlx_stub_tokens and parser.record.device != "mlx"
+
+
+def _mlx_stub_pools(parser: LogParser, values: dict, line: Line) -> None:
+    # The torch-side stub of SGLang's MLX backend keeps the scheduler's pools on the CPU and allocates no KV cache
+    # (0.5.23 sglang/srt/hardware_backend/mlx/model_runner_stub.py:333-338 "MLX stub: initialized minimal pools
+    # (max_total_num_tokens=N, max_running_requests=M, zero GPU KV cache allocation)"); N is the MLX runner's pool
+    # size where that runner was built first, else the model's context length (:282-287). MLX's own lines state
+    # its pool ("Auto-sized attention KV pool", "MlxAttentionKVPool"): until one has, N is no pool.
+    parser.mlx_stub_tokens = int(values["stub_tokens"])
+
+
+def _mlx_sized_if_stated(parser: LogParser, values: dict, line: Line) -> None:
+    if "mlx_pool" in values:
+        _mlx_sized(parser, values, line)
+
+
+def _mlx_sized(parser: LogParser, values: dict, line: Line) -> None:
+    # MLX's runner sizes its attention pool from its budget and the stub takes that size as the scheduler's
+    # max_total_num_tokens (0.5.23 sglang/srt/hardware_backend/mlx/model_runner.py:669-701 _compute_pool_size,
+    # "..., bytes_per_slot=B, pool_size=N"; tp_worker.py:105-118 mlx_pool_size=...pool_size; model_runner_stub.py:
+    # 284-285): the pool's size as the summary would print it. The pool line itself ("MlxAttentionKVPool: N+1 slots",
+    # the padding slot included, kv_cache/attention_kv_pool.py:49), built at the first forward (tp_worker.py:128-133),
+    # states it when it comes.
+    record = parser.record
+    record.pool_tokens, record.device = int(values["mlx_pool"]), "mlx"
+    parser.runner_sized_pool = True
 
 
 @dataclass
@@ -802,7 +849,10 @@ class SglangLogParser(LogParser):
              r"dtype=(?P<kv_cache_dtype>\S+), ~(?P<mib>{NUM}) MB", _mlx_pool, primary_only=True),
         # ... and the budget it sized that pool from (0.5.23 sglang/srt/hardware_backend/mlx/model_runner.py:694)
         rule(r"^Auto-sized attention KV pool: sys_available={NUM} GB, mlx_limit={NUM} GB, mlx_used={NUM} GB, "
-             r"kv_budget=(?P<pool_budget_gib>{NUM}) GB", primary_only=True),
+             r"kv_budget=(?P<pool_budget_gib>{NUM}) GB(?:, bytes_per_slot=\d+, pool_size=(?P<mlx_pool>\d+))?",
+             _mlx_sized_if_stated, primary_only=True),
+        rule(r"^MLX stub: initialized minimal pools \(max_total_num_tokens=(?P<stub_tokens>\d+),", _mlx_stub_pools,
+             primary_only=True),
         rule(r"^SWAKVPool (?:mem usage|VA upper bound): (?P<gib>{NUM}) GB, swa size: (?P<swa>[\d,]+), "
              r"full size: (?P<full>[\d,]+)", _swa_total, primary_only=True),
         # the page size an attention backend forces, said before the server arguments print it (0.5.23
@@ -919,6 +969,16 @@ class SglangLogParser(LogParser):
         # 0.5.4 scheduler.py:2277 the same at the head of one line; 0.5.7-0.5.10 "scheduler.cur_batch.batch_size()=N"
         # under "Scheduler debug info:", scheduler_runtime_checker_mixin.py:396, not printed while initializing)
         rule(r"^(?:self|scheduler)\.cur_batch\.batch_size\(\)=\d+", _batch_run, before_ready=True),
+        # SGLang's own benchmarks, whose results come only from requests the built engine ran: bench_one_batch's
+        # prefill line, after model_runner.extend on the runner it built and sized (0.5.23 sglang/benchmark/
+        # one_batch.py:355-373 then :817-821 "Prefill. latency: %6.5f s, throughput: %9.2f token/s"; 0.3.6
+        # bench_latency.py the same words), and bench_offline_throughput's table, printed after the engine's warm-up
+        # and benchmark requests (0.5.23 sglang/benchmark/offline_throughput.py:478-506, then :512-516 "====== Offline
+        # Throughput Benchmark Result =======" and "Successful requests: N"): the start had completed. Their token
+        # counts, latencies and throughputs are never a pool (gpu-logs-58 sglang/02-04)
+        rule(r"^Prefill\. latency: {NUM} s, throughput: *{NUM} token/s", ready, before_ready=True),
+        rule(r"^=+ Offline Throughput Benchmark Result =+$", _offline_table, before_ready=True),
+        rule(r"^Successful requests: +[1-9]\d*\s*$", _offline_served, before_ready=True),
         # the exit code the launcher logs on a line of its own after "Rank N scheduler is dead." (0.4.6
         # sglang/srt/entrypoints/engine.py:592, 0.5.6 :921)
         rule(r"^Exit code: (?P<code>-?\d+)$", _exit_code),
@@ -940,6 +1000,8 @@ class SglangLogParser(LogParser):
         self.batches_run = False  # the scheduler logged a prefill or decode batch: its event loop runs requests
         self.graph_capture_failed = False  # the graph runner's "Capture ... graph failed: ..." exception was read
         self.start_frames_at: int | None = None  # rules read when a loose frame of the start (START_FRAMES) came
+        self.mlx_stub_tokens: int | None = None  # the MLX stub's max_total_num_tokens (a placeholder until MLX sizes)
+        self.offline_table = False  # bench_offline_throughput's result banner was read
 
     error_rules = (
         # 0.5.22 sglang/srt/mem_cache/kv_cache_configurator.py:2732 (0.5.14 on); the device named or not, the hint

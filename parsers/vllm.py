@@ -1027,6 +1027,14 @@ class VllmLogParser(LogParser):
         # and the warm-up run the model without the scheduler. A batch of requests was being served: the start had
         # completed, and a worker's death noticed before the dump was at serving time (gpu-logs-56 vllm/03)
         rule(r"^Dumping scheduler output for model execution: SchedulerOutput\(", _served, before_ready=True),
+        # vLLM's own benchmarks, whose results come only from requests the built engine ran: `vllm bench throughput`
+        # prints its rates once LLM.generate has returned every request (0.11.0 vllm/benchmarks/throughput.py:679
+        # "Throughput: %.2f requests/s, %.2f total tokens/s, %.2f output tokens/s", 0.26.0 :1270), `vllm bench
+        # latency` its mean after the warm-up and the timed iterations (0.11.0 vllm/benchmarks/latency.py:157 "Avg
+        # latency: %s seconds", 0.26.0 :160): the start had completed. Their token counts and rates are never a pool
+        # (gpu-logs-58 vllm/04)
+        rule(r"^Throughput: {NUM} requests/s, {NUM} total tokens/s, {NUM} output tokens/s", ready, before_ready=True),
+        rule(r"^Avg latency: {NUM} seconds$", ready, before_ready=True),
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
         # V0's executor shutting its worker processes down (0.8.5.post1 vllm/executor/multiproc_worker_utils.py:137,
         # WorkerMonitor.close, called by the executor's shutdown, mp_distributed_executor.py:131-134, from the engine's

@@ -416,6 +416,18 @@ FLOORS = {
     # the trainer's step: 3/3
     ("gpu-logs-55", "vllm", True): (12, 15, 1, 1, 8, 10),
     ("gpu-logs-55", "sglang", True): (6, 6, 0, 0, 7, 7),
+    # gpu-logs-58 (logs58, issue 42's round gpu-logs-58, the engines as the backend of evaluation and benchmark tools),
+    # every log held out; first read (parser at b60cfac, main's be5a20a, the set committed first in b60cfac): vLLM
+    # 18/19, KV 1/1, statuses 3/4; SGLang 2/4, KV 0/1, statuses 0/4; one trap read as the pool (the MLX stub's
+    # placeholder). Fixed by class: the benchmarks' results (vllm bench throughput / latency, SGLang bench_one_batch's
+    # prefill line, bench_offline_throughput's table) say the start completed; the MLX stub's figure is no pool until
+    # MLX's runner sized one, whose pool_size is the pool. Left: vllm/01's load time (its eye-read takes the model
+    # load's 8.837664 s, against the sets' convention: the loader's own line, 6.94 s, which the parser gives). A second
+    # batch (vllm/05, sglang/05, committed 1e30df0 before its read): 2/2 fields, statuses 1/2, no trap as the pool;
+    # left: sglang/05's bench_serving table as a served start (a client's table of a server at an address, any
+    # engine's - its README says why)
+    ("gpu-logs-58", "vllm", True): (19, 20, 1, 1, 5, 5),
+    ("gpu-logs-58", "sglang", True): (5, 5, 1, 1, 4, 5),
     ("gpu-logs-50", "sglang", True): (6, 8, 0, 0, 3, 3),
     # gpu-logs-52 (logs52, issue 42's round gpu-logs-52, multi-node and data-parallel starts), every log held out;
     # first read (parser at 681a0b8, the set committed first in 16526c4): vLLM 6/8, KV 0/0, statuses 5/7; SGLang 5/5,
@@ -2521,3 +2533,69 @@ def test_a_journal_is_read_from_the_boot_after_its_last_boot_separator():
     # src/shared/logs-show.c), systemd's "Started vLLM ...", the next start cut in its weights load: the last start's
     record = _read("gpu-logs-56", "vllm", "07")
     assert (record.status, record.max_model_len, record.gpu_memory_utilization) == (None, 917504, 0.9)
+
+
+# --- gpu-logs-58 (issue 42's round gpu-logs-58): what its first read missed, by class -----------------------------
+
+
+def test_vllms_benchmark_results_alone_say_the_start_completed_and_state_no_pool():
+    # gpu-logs-58 vllm/04 (a ROCm write-up): `vllm bench throughput`'s "Throughput: 5.35 requests/s, ..." (0.11.0
+    # vllm/benchmarks/throughput.py:679) and `vllm bench latency`'s "Avg latency: ... seconds" (latency.py:157), printed
+    # once the engine ran every request; "Total num prompt tokens:  255378" is no pool
+    record = _read("gpu-logs-58", "vllm", "04")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.max_model_len) == ("ok", None, None, None)
+
+
+def test_vllm_bench_latencys_mean_alone_says_the_start_completed():
+    record = parse_log("Avg latency: 5.2564156893700105 seconds\n10% percentile latency: 5.24 seconds", "vllm")
+    assert (record.status, record.kv_tokens) == ("ok", None)
+
+
+def test_sglang_bench_one_batchs_prefill_line_says_the_start_completed_and_states_no_pool():
+    # gpu-logs-58 sglang/03 (a MiniCPM-SALA note): "Reset HybridReqToTokenPool", then "Prefill. latency: 0.46342 s,
+    # throughput:   9316.59 token/s" and "Decode 0. Batch size: 4, ..." (0.5.23 sglang/benchmark/one_batch.py:820)
+    record = _read("gpu-logs-58", "sglang", "03")
+    assert (record.status, record.kv_tokens, record.pool_tokens) == ("ok", None, None)
+
+
+def test_the_offline_benchmarks_table_says_the_start_completed_and_states_no_pool():
+    # gpu-logs-58 sglang/04 (sglang PR#30578): bench_offline_throughput's banner and "Successful requests: 1"
+    # (0.5.23 sglang/benchmark/offline_throughput.py:512-516); "Total input tokens: 729" is no pool
+    record = _read("gpu-logs-58", "sglang", "04")
+    assert (record.status, record.kv_tokens) == ("ok", None)
+
+
+def test_a_serving_benchmarks_successful_requests_alone_decide_nothing():
+    # bench_serving's table has the same row for a server elsewhere (0.5.23 sglang/benchmark/serving.py:1694)
+    record = parse_log("Successful requests:                     1000      \nTotal input tokens:      215196", "sglang")
+    assert record.status is None
+
+
+def test_the_mlx_stubs_placeholder_echoed_by_bench_one_batch_is_never_the_pool():
+    # gpu-logs-58 sglang/01 (an MLX pull request): "MLX stub: initialized minimal pools (max_total_num_tokens=40960,
+    # max_running_requests=4096, zero GPU KV cache allocation)" (0.5.23 sglang/srt/hardware_backend/mlx/
+    # model_runner_stub.py:333-338, the context length as fallback :287), then bench_one_batch's bare echo
+    # "max_total_num_tokens=40960" (sglang/benchmark/one_batch.py:373), before MLX sized its pool
+    record = _read("gpu-logs-58", "sglang", "01")
+    assert (record.status, record.kv_tokens, record.pool_tokens) == (None, None, None)
+
+
+def test_the_mlx_runners_sized_pool_is_the_pool():
+    # gpu-logs-58 sglang/02: "Auto-sized attention KV pool: ..., bytes_per_slot=114688, pool_size=41733" (0.5.23
+    # sglang/srt/hardware_backend/mlx/model_runner.py:694-701), then bench_one_batch's runs
+    record = _read("gpu-logs-58", "sglang", "02")
+    assert (record.status, record.kv_tokens, record.device, record.pool_budget_gib) == ("ok", 41733, "mlx", 4.46)
+
+
+def test_the_mlx_stubs_figure_after_mlx_sized_its_pool_is_that_pool():
+    # 0.5.23's order (sglang/srt/hardware_backend/mlx/tp_worker.py:105-118): the MLX runner first, then the stub
+    # with mlx_pool_size - the stub's and the summary's figure is MLX's pool
+    record = parse_log("\n".join([
+        ("[2026-11-30 10:00:00] Auto-sized attention KV pool: sys_available=40.12 GB, mlx_limit=48.0 GB, "
+         "mlx_used=16.20 GB, kv_budget=25.51 GB, bytes_per_slot=131072, pool_size=208977"),
+        ("[2026-11-30 10:00:01] MLX stub: initialized minimal pools (max_total_num_tokens=208977, "
+         "max_running_requests=2048, zero GPU KV cache allocation)"),
+        ("[2026-11-30 10:00:02] max_total_num_tokens=208977, chunked_prefill_size=4096, max_prefill_tokens=16384, "
+         "max_running_requests=2048, context_len=40960, available_gpu_mem=20.00 GB"),
+    ]), "sglang")
+    assert (record.status, record.kv_tokens) == ("ok", 208_977)

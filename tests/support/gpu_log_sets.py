@@ -34,7 +34,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-34", "gpu-logs-35", "gpu-logs-36", "gpu-logs-37", "gpu-logs-38", "gpu-logs-39", "gpu-logs-40",
         "gpu-logs-41", "gpu-logs-42", "gpu-logs-43", "gpu-logs-44", "gpu-logs-45", "gpu-logs-46", "gpu-logs-47",
         "gpu-logs-48", "gpu-logs-49", "gpu-logs-50", "gpu-logs-51", "gpu-logs-52", "gpu-logs-53",
-        "gpu-logs-54", "gpu-logs-55", "gpu-logs-56")
+        "gpu-logs-54", "gpu-logs-55", "gpu-logs-56", "gpu-logs-58")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -389,6 +389,14 @@ HELD_OUT = {
     # (vllm 07-08: a second batch - a journal with a boot separator between a served start and a cut one, a host and
     # an identifier both named vllm - collected after the fixes, read once)
     "gpu-logs-56": {"vllm": tuple(f"{n:02d}" for n in range(1, 9)), "sglang": ("01", "02", "03")},
+    # gpu-logs-58 (logs58, issue 42's round gpu-logs-58, vLLM and SGLang as the backend of evaluation and benchmark
+    # tools): every log held out, collected and read by eye - lm-evaluation-harness's vLLM backend (a TP 2 start with
+    # flashinfer's autotuner bars glued to the engine's lines and lm_eval's table, a driver too old, a config
+    # validation error), `vllm bench` results alone, SGLang's bench_one_batch and bench_offline_throughput on MLX (the
+    # stub's placeholder pool beside MLX's own) and on CUDA - read through the parser once
+    # (vllm/05, sglang/05: a second batch - ArcticInference's benchmark table, a benchmark record as JSON with
+    # bench_serving's result as a list of strings - collected after the fixes, committed before its read, read once)
+    "gpu-logs-58": {"vllm": tuple(f"{n:02d}" for n in range(1, 6)), "sglang": tuple(f"{n:02d}" for n in range(1, 6))},
 }
 
 
