@@ -1044,6 +1044,13 @@ class VllmLogParser(LogParser):
               r"is less than the engine's budget after excluding external process's weights "
               r"\((?P<utilization>{NUM}), (?P<budget_gib>{NUM}) GiB\)"),
         error("no_kv_cache_memory", r"No available memory for the cache blocks\."),
+        # vllm-metal (Apple silicon, unified memory): its own budget check leaves nothing for the KV cache, "Paged
+        # attention: not enough Metal memory for KV cache. metal_limit=..., fraction=..., ..., kv_budget=-0.38GB.
+        # Mitigations: ..." (vllm-metal 211a1e4 vllm_metal/v1/cache_policy.py:1256-1260, its breakdown :214-227 in
+        # decimal GB; the same words in its worker.py before 2026-04). Only ever a ValueError's text, so a line quoting
+        # it without the class is the failure too (gpu-logs-57 vllm/01).
+        error("no_kv_cache_memory", r"Paged attention: not enough Metal memory for KV cache\.", standalone=True,
+              extras=((r"\bkv_budget=(-?{NUM})GB\b", "kv_budget_gb"),)),
         # an excerpt cut after the needed size, or re-wrapped by its author without the parenthesis, still names it;
         # an author's ellipsis may stand for the middle, before the estimate ("2.0 GiB KV cache is needed ... estimated
         # maximum model length is 1856.", a project's notes, gpu-logs-36 vllm/06); V1's first releases wrote the sizes
