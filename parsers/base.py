@@ -1319,11 +1319,14 @@ class LogParser:
     def _match_rules(self, line: Line) -> None:
         text = line.text
         rules = self.rules
+        listed = self._list_indented(line)
         for index in self._candidates(text):
             r = rules[index]
             if (r.keyword is not None and r.keyword not in text) or (r.before_ready and self.seen_ready):
                 continue
             match = r.pattern.search(text)
+            if match is None and listed is not None and r.pattern.pattern[:1] == "^":
+                match = r.pattern.search(listed)
             if match is None:
                 continue
             self.rules_fired += 1
@@ -1342,6 +1345,17 @@ class LogParser:
             self._run_rule(r, match, line)
             self._last_exception = None  # the engine went on: what it logged before did not end it
             return
+
+    def _list_indented(self, line: Line) -> str | None:
+        """A prefixless line's message without the indent of a block an author nested under a Markdown list item
+        ("- **KV pool sizing** ...:" / "  ```" / "  MlxAttentionKVPool: 108280 slots ...", gpu-logs-57 sglang/03): a
+        message the engine starts at the margin is the same message under that indent. None for a line at the margin,
+        a prefixed one (its indent is after the engine's prefix, its own) or one inside an open traceback (a frame's
+        source line)."""
+        text = line.text
+        if not text[:1].isspace() or line.prefixed or self._tracebacks.open_sources:
+            return None
+        return text.lstrip()
 
     @classmethod
     def _candidates(cls, text: str) -> list[int]:

@@ -414,6 +414,15 @@ FLOORS = {
     # statuses 1/1 - the miss was the eye-read's notation ("other (...)" for "other"), corrected, not a parser fit
     ("gpu-logs-52", "vllm", True): (9, 9, 0, 0, 8, 8),
     ("gpu-logs-52", "sglang", True): (5, 5, 1, 1, 2, 2),
+    # gpu-logs-57 (logs57, issue 42's round gpu-logs-57, edge, desktop and unified-memory hardware), every log held
+    # out; first read (parser at 28a1660, the set committed first in 28a1660): vLLM 14/18, KV 0/0, statuses 5/6;
+    # SGLang 3/10, KV 1/3, statuses 3/4; no trap read as the pool. Fixed by class: vllm-metal's own KV budget check
+    # is a failed start with no cache memory (bare or wrapped); SGLang MLX's pool line quoted without its tail and its
+    # 0.5.11-0.5.12 wording; a block nested under a Markdown list item reads as at the margin; the summary's later
+    # fields one a line after its first. Left (the README says why): vllm/01's utilization from the mitigation text,
+    # sglang/01's GiB from a fork's auto-sizer and its 'unknown' status (against the sets' convention)
+    ("gpu-logs-57", "vllm", True): (17, 18, 0, 0, 6, 6),
+    ("gpu-logs-57", "sglang", True): (9, 10, 3, 3, 3, 4),
 }
 
 
@@ -2457,3 +2466,65 @@ def test_rays_report_of_a_worker_dead_in_verls_trainer_step_is_a_later_failure()
     # through trainer.fit(): a generic death read before the trainer's frame is after the rollout's start
     record = _read("gpu-logs-55", "vllm", "10")
     assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "process_died")
+
+
+# --- gpu-logs-57 (issue 42's round gpu-logs-57): what its first read missed, by class -----------------------------
+
+@pytest.mark.parametrize(("prefix", "kv_budget_gb"), [("01", -0.11), ("02", None), ("03", None)])
+def test_vllm_metals_own_kv_budget_check_is_a_failed_start_with_no_cache_memory(prefix, kv_budget_gb):
+    # gpu-logs-57 vllm/01-03: "Paged attention: not enough Metal memory for KV cache. metal_limit=..., kv_budget=-N GB.
+    # Mitigations: ..." (vllm-metal 211a1e4 vllm_metal/v1/cache_policy.py:1256-1260, a ValueError): one bare line in a
+    # fence (01: the budget on the same line), a ValueError wrapped by its author (02, 03: the budget lines later)
+    record = _read("gpu-logs-57", "vllm", prefix)
+    assert (record.status, record.error_kind) == ("engine_error", "no_kv_cache_memory")
+    assert record.error_data.get("kv_budget_gb") == kv_budget_gb
+
+
+def test_a_mlx_pool_line_quoted_without_its_dtype_and_size_still_states_the_pool():
+    # gpu-logs-57 sglang/02: "[2026-06-17 23:09:44] MlxAttentionKVPool: 52838 slots x 28 layers x 8 heads x 128 dim"
+    # (every release adds ", dtype=..., ~N MB", 0.5.13-0.5.23 mlx/kv_cache/attention_kv_pool.py:49-53): the slots are
+    # the pool's, its size unsaid
+    record = _read("gpu-logs-57", "sglang", "02")
+    assert (record.status, record.kv_tokens, record.kv_gib) == ("ok", 52838, None)
+
+
+def test_a_block_indented_under_a_markdown_list_item_reads_as_at_the_margin():
+    # gpu-logs-57 sglang/03: "  MlxAttentionKVPool: 108280 slots ... ~11843.1 MB" in a fence nested under a list item;
+    # the stub's "MLX stub: initialized minimal pools (max_total_num_tokens=108279, ..., zero GPU KV cache allocation)"
+    # above it is no pool and no summary: the start stays undecided
+    record = _read("gpu-logs-57", "sglang", "03")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.kv_dtype) == (None, 108280, 11.57, "bfloat16")
+
+
+def test_an_indent_inside_an_open_traceback_is_the_frames_own():
+    # a frame's source line is code, never a message at the margin (only prefixless lines outside a traceback are)
+    text = ("Traceback (most recent call last):\n"
+            '  File "/x/model_runner.py", line 1, in init\n'
+            "  MlxAttentionKVPool: 1000 slots x 28 layers x 8 heads x 128 dim, dtype=bfloat16, ~109.4 MB\n")
+    assert parse_log(text, "sglang").kv_tokens is None
+
+
+def test_the_older_mlx_pool_wordings_are_read():
+    # 0.5.11-0.5.12: "Auto-sized KV pool: sys_available=..." (0.5.11 sglang/srt/hardware_backend/mlx/model_runner.py:
+    # 237-244) and "MlxKVPool: {pool_size} slots × {num_layers} layers × ..." (0.5.11 mlx/kv_cache/kv_pool.py:43-47)
+    record = parse_log("Auto-sized KV pool: sys_available=13.14 GB, mlx_limit=28.1 GB, mlx_used=1.11 GB, "
+                       "kv_budget=11.57 GB, bytes_per_slot=114688, pool_size=108279\n"
+                       "MlxKVPool: 108280 slots \u00d7 28 layers \u00d7 8 heads \u00d7 128 dim, "
+                       "dtype=mlx.core.bfloat16, ~11843.1 MB\n", "sglang")
+    assert (record.pool_budget_gib, record.kv_tokens, record.kv_gib) == (11.57, 108280, 11.57)
+
+
+def test_the_summarys_later_fields_one_a_line_after_its_first():
+    # gpu-logs-57 sglang/01: an author broke the summary at its commas: "max_total_num_tokens=80838" /
+    # "chunked_prefill_size=2048" / "context_len=65536" / "available_gpu_mem=32.80 GB"; the start 'ok' by the sets'
+    # convention (the summary reached), read 'unknown' by eye
+    record = _read("gpu-logs-57", "sglang", "01")
+    assert (record.kv_tokens, record.chunked_prefill_size_effective, record.context_len, record.available_mem_gib) == (
+        80838, 2048, 65536, 32.8)
+    assert record.status == "ok"
+
+
+def test_a_lone_summary_pair_before_any_summary_is_not_read():
+    # server arguments an author lists one a line are the arguments, not the summary's effective values
+    record = parse_log("chunked_prefill_size=2048\ncontext_len=65536\n", "sglang")
+    assert (record.chunked_prefill_size_effective, record.context_len, record.status) == (None, None, None)
