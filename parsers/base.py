@@ -1267,6 +1267,8 @@ class LogParser:
         if following.prefixed or not following.text or (following.text[0].isspace() and not cut_at_space) or (
                 following.text.startswith(HEADER_TEXT)):
             return False
+        if self._own_message(held.text, following.text):
+            return False
         fired = self.rules_fired
         more, self._held_more = self._held_more, False
         if following.level is not None or (more and following.source):
@@ -1292,6 +1294,18 @@ class LogParser:
                 self._held = line if _incomplete(line.text) or self._held_more else None
                 return True
         return False
+
+    def _own_message(self, held: str, following: str) -> bool:
+        """`following` is a message of its own, not the held one going on: a rule reads it from its start (the
+        engine starts the message there: "GPU KV cache size: 649,728 tokens") and, joined, it would let no rule read
+        more than the held line alone. An author's line that ends without its message's period (an annotation after
+        it, gpu-logs-57 vllm/07: "Current kv cache memory in use is 69.4 GiB      ← ...") would otherwise take the
+        next message in as its own rest."""
+        if not any(self.rules[i].pattern.pattern[:1] == "^" and self.rules[i].pattern.search(following)
+                   for i in self._candidates(following)):
+            return False
+        alone = self._coverage(held)
+        return all(self._coverage(held + sep + following) <= alone for sep in ("", " "))
 
     def _coverage(self, text: str) -> int:
         """How many figures the best-reading rule or error rule finds in `text` (-1: none reads it)."""

@@ -420,8 +420,12 @@ FLOORS = {
     # is a failed start with no cache memory (bare or wrapped); SGLang MLX's pool line quoted without its tail and its
     # 0.5.11-0.5.12 wording; a block nested under a Markdown list item reads as at the margin; the summary's later
     # fields one a line after its first. Left (the README says why): vllm/01's utilization from the mitigation text,
-    # sglang/01's GiB from a fork's auto-sizer and its 'unknown' status (against the sets' convention)
-    ("gpu-logs-57", "vllm", True): (17, 18, 0, 0, 6, 6),
+    # sglang/01's GiB from a fork's auto-sizer and its 'unknown' status (against the sets' convention). A second batch
+    # (vllm 07-10, committed d3e1f1f before its read): 10/18, KV 0/1, statuses 2/4, no trap as the pool; then a line
+    # an author left without its period no longer takes in the next message, and the free-memory check quoted with
+    # placeholders is the check: 12/18, KV 1/1, statuses 3/4. Left: vllm/10's exception in inline code after a
+    # sentence (prose that quotes it)
+    ("gpu-logs-57", "vllm", True): (29, 36, 1, 1, 9, 10),
     ("gpu-logs-57", "sglang", True): (9, 10, 3, 3, 3, 4),
 }
 
@@ -2528,3 +2532,23 @@ def test_a_lone_summary_pair_before_any_summary_is_not_read():
     # server arguments an author lists one a line are the arguments, not the summary's effective values
     record = parse_log("chunked_prefill_size=2048\ncontext_len=65536\n", "sglang")
     assert (record.chunked_prefill_size_effective, record.context_len, record.status) == (None, None, None)
+
+
+def test_a_message_an_author_left_without_its_period_does_not_take_in_the_next_one():
+    # gpu-logs-57 vllm/07 (batch 2): the free-memory startup message broken one sentence a line, its last without the
+    # period and with the author's "      ← 0.6B のモデルに 69GB"; the next line, "GPU KV cache size: 649,728 tokens",
+    # is a message of its own (a rule reads it from its start; joined, it reads nothing more)
+    record = _read("gpu-logs-57", "vllm", "07")
+    assert (record.status, record.kv_tokens, record.current_kv_cache_gib) == ("ok", 649728, 69.4)
+    assert (record.initial_free_gib, record.total_memory_gib, record.requested_memory_gib) == (114.54, 121.69, 73.01)
+
+
+def test_the_free_memory_check_quoted_with_placeholders_is_still_the_check():
+    # gpu-logs-57 vllm/09 (batch 2): "ValueError: Free memory on device cuda:0 (N.NN/119.7 GiB) on startup is less than"
+    # / "desired GPU memory utilization (K, M.MM GiB). ..." (0.10.2 vllm/v1/worker/gpu_worker.py:180-188): the kind,
+    # no figure; a line an author broke before its real figures still reads them (gpu-logs-21 vllm/04)
+    record = _read("gpu-logs-57", "vllm", "09")
+    assert (record.status, record.error_kind, record.error_data) == ("engine_error", "free_memory_below_requested", {})
+    record = _read("gpu-logs-21", "vllm", "04")
+    assert (record.error_kind, record.error_data.get("free_gib"), record.error_data.get("requested_gib")) == (
+        "free_memory_below_requested", 104.5, 111.95)
