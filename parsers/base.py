@@ -1296,6 +1296,8 @@ class LogParser:
         if following.prefixed or not following.text or (following.text[0].isspace() and not cut_at_space) or (
                 following.text.startswith(HEADER_TEXT)):
             return False
+        if self._own_message(held.text, following.text):
+            return False
         fired = self.rules_fired
         more, self._held_more = self._held_more, False
         if following.level is not None or (more and following.source):
@@ -1321,6 +1323,18 @@ class LogParser:
                 self._held = line if _incomplete(line.text) or self._held_more else None
                 return True
         return False
+
+    def _own_message(self, held: str, following: str) -> bool:
+        """`following` is a message of its own, not the held one going on: a rule reads it from its start (the
+        engine starts the message there: "GPU KV cache size: 649,728 tokens") and, joined, it would let no rule read
+        more than the held line alone. An author's line that ends without its message's period (an annotation after
+        it, gpu-logs-57 vllm/07: "Current kv cache memory in use is 69.4 GiB      ← ...") would otherwise take the
+        next message in as its own rest."""
+        if not any(self.rules[i].pattern.pattern[:1] == "^" and self.rules[i].pattern.search(following)
+                   for i in self._candidates(following)):
+            return False
+        alone = self._coverage(held)
+        return all(self._coverage(held + sep + following) <= alone for sep in ("", " "))
 
     def _coverage(self, text: str) -> int:
         """How many figures the best-reading rule or error rule finds in `text` (-1: none reads it)."""
@@ -1348,11 +1362,14 @@ class LogParser:
     def _match_rules(self, line: Line) -> None:
         text = line.text
         rules = self.rules
+        listed = self._list_indented(line)
         for index in self._candidates(text):
             r = rules[index]
             if (r.keyword is not None and r.keyword not in text) or (r.before_ready and self.seen_ready):
                 continue
             match = r.pattern.search(text)
+            if match is None and listed is not None and r.pattern.pattern[:1] == "^":
+                match = r.pattern.search(listed)
             if match is None:
                 continue
             self.rules_fired += 1
@@ -1371,6 +1388,17 @@ class LogParser:
             self._run_rule(r, match, line)
             self._last_exception = None  # the engine went on: what it logged before did not end it
             return
+
+    def _list_indented(self, line: Line) -> str | None:
+        """A prefixless line's message without the indent of a block an author nested under a Markdown list item
+        ("- **KV pool sizing** ...:" / "  ```" / "  MlxAttentionKVPool: 108280 slots ...", gpu-logs-57 sglang/03): a
+        message the engine starts at the margin is the same message under that indent. None for a line at the margin,
+        a prefixed one (its indent is after the engine's prefix, its own) or one inside an open traceback (a frame's
+        source line)."""
+        text = line.text
+        if not text[:1].isspace() or line.prefixed or self._tracebacks.open_sources:
+            return None
+        return text.lstrip()
 
     @classmethod
     def _candidates(cls, text: str) -> list[int]:

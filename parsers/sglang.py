@@ -592,11 +592,13 @@ def _all_swa(parser: LogParser, values: dict, line: Line) -> None:
 
 def _mlx_pool(parser: LogParser, values: dict, line: Line) -> None:
     record = parser.record
-    tokens, gib = coerce(int, str(values["tokens"])), round(float(values["mib"]) / 1024, 2)
+    tokens = coerce(int, str(values["tokens"]))
+    gib = None if values.get("mib") is None else round(float(values["mib"]) / 1024, 2)
     record.kv_pools = [*[p for p in record.kv_pools if p.kind not in _TARGET], KvPool(POOL_KV, "MLX KV Cache", tokens,
                                                                                        gib)]
     record.pool_tokens, record.kv_gib, record.device = tokens, gib, "mlx"
-    _kv_dtype_set(parser, values, line)
+    if values.get("kv_cache_dtype") is not None:
+        _kv_dtype_set(parser, values, line)
 
 
 def _kv_dtype_set(parser: LogParser, values: dict, line: Line) -> None:
@@ -665,6 +667,7 @@ def _scheduler_summary(parser: LogParser, values: dict, line: Line) -> None:
     if device:
         record.device = device.group(1)
     record.max_model_len = record.context_len
+    parser.summary_read = True
     if placeholder:
         record.kv_tokens = None
         return
@@ -701,6 +704,22 @@ def _mlx_sized(parser: LogParser, values: dict, line: Line) -> None:
     record = parser.record
     record.pool_tokens, record.device = int(values["mlx_pool"]), "mlx"
     parser.runner_sized_pool = True
+
+
+def _summary_field_alone(parser: LogParser, values: dict, line: Line) -> None:
+    """One of the summary's later fields on a line of its own, after the summary's first: an author who broke the
+    summary at its commas, one field a line (gpu-logs-57 sglang/01). Read only after that first field and only where
+    the summary left the field unstated, so a listing of server arguments (their own names, read elsewhere) or a later
+    summary's pair never overwrites what a whole line said."""
+    if not parser.summary_read:
+        return
+    record = parser.record
+    for regex, field in _SUMMARY:
+        match = regex.search(line.text)
+        if match and getattr(record, field) is None:
+            setattr(record, field, coerce(field_kinds(type(record))[field], match.group(1)))
+    if record.max_model_len is None:
+        record.max_model_len = record.context_len
 
 
 @dataclass
@@ -844,13 +863,19 @@ class SglangLogParser(LogParser):
         # an all-sliding-window model (Gemma 4): one SWA pool, no full one (0.5.22 pool_configurator.py:843)
         rule(r"^Use sliding window memory pool \(all SWA\)\. swa_layer_tokens=(?P<swa>\d+(?:,\d{3})*)", _all_swa,
              primary_only=True),
-        # Apple MLX: its own pool, in MB (0.5.22 sglang/srt/hardware_backend/mlx/kv_cache/attention_kv_pool.py:49)
-        rule(r"^MlxAttentionKVPool: (?P<tokens>\d+(?:,\d{3})*) slots x [\d,]+ layers x [\d,]+ heads x [\d,]+ dim, "
-             r"dtype=(?P<kv_cache_dtype>\S+), ~(?P<mib>{NUM}) MB", _mlx_pool, primary_only=True),
-        # ... and the budget it sized that pool from (0.5.23 sglang/srt/hardware_backend/mlx/model_runner.py:694)
-        rule(r"^Auto-sized attention KV pool: sys_available={NUM} GB, mlx_limit={NUM} GB, mlx_used={NUM} GB, "
-             r"kv_budget=(?P<pool_budget_gib>{NUM}) GB(?:, bytes_per_slot=\d+, pool_size=(?P<mlx_pool>\d+))?",
-             _mlx_sized_if_stated, primary_only=True),
+        # Apple MLX: its own pool, in MB (0.5.13-0.5.23 sglang/srt/hardware_backend/mlx/kv_cache/attention_kv_pool.py:
+        # 49-53 "MlxAttentionKVPool: {pool_size} slots x {num_layers} layers x {n_kv_heads} heads x {head_dim} dim,
+        # dtype={dtype}, ~{mem_mb:.1f} MB"; 0.5.11-0.5.12 mlx/kv_cache/kv_pool.py:43-47 "MlxKVPool: ... slots × ...
+        # layers × ..."). Every release prints the dtype and size; a guide quoting the line without them (gpu-logs-57
+        # sglang/02) still states the pool's slots.
+        rule(r"^Mlx(?:Attention)?KVPool: (?P<tokens>\d+(?:,\d{3})*) slots [x\u00d7] [\d,]+ layers [x\u00d7] [\d,]+ "
+             r"heads [x\u00d7] [\d,]+ dim(?:, dtype=(?P<kv_cache_dtype>\S+), ~(?P<mib>{NUM}) MB)?", _mlx_pool,
+             primary_only=True),
+        # ... and the budget it sized that pool from (0.5.23 sglang/srt/hardware_backend/mlx/model_runner.py:694;
+        # "Auto-sized KV pool: ..." in 0.5.11 model_runner.py:237-244 and 0.5.12 :302-309)
+        rule(r"^Auto-sized (?:attention )?KV pool: sys_available={NUM} GB, mlx_limit={NUM} GB, mlx_used={NUM} GB, "
+             r"kv_budget=(?P<pool_budget_gib>{NUM}) GB"
+             r"(?:, bytes_per_slot=\d+, pool_size=(?P<mlx_pool>\d+))?", _mlx_sized_if_stated, primary_only=True),
         rule(r"^MLX stub: initialized minimal pools \(max_total_num_tokens=(?P<stub_tokens>\d+),", _mlx_stub_pools,
              primary_only=True),
         rule(r"^SWAKVPool (?:mem usage|VA upper bound): (?P<gib>{NUM}) GB, swa size: (?P<swa>[\d,]+), "
@@ -908,6 +933,12 @@ class SglangLogParser(LogParser):
         # cut the rest of the line or elided its middle ("max_total_num_tokens=3263680 ... max_running_requests=2048",
         # gpu-logs-19 sglang/03; each later field is read on its own)
         rule(r"^max_total_num_tokens=(?P<kv_tokens>-?[\d,]+)(?:,| (?:\.\.\.|\u2026)|$)", _scheduler_summary,
+             primary_only=True),
+        # ... its later fields, each alone on a line, where an author broke it at its commas (0.5.22 scheduler.py:
+        # 1234-1240 logs them as one message: "max_total_num_tokens=..., chunked_prefill_size=..., max_prefill_tokens=
+        # ..., max_running_requests=..., context_len=..., available_gpu_mem=... GB")
+        rule(r"^(?:(?:chunked_prefill_size|max_prefill_tokens|max_running_requests|context_len)=-?[\d,]+|"
+             r"available_(?:gpu|cpu|npu|xpu|hpu|musa|mps|mlx)_mem={NUM} GB),?$", _summary_field_alone,
              primary_only=True),
         # the engine's own version, where a line states it (pip, check_env, launch wrappers)
         rule(r"\b(?:sglang|SGLang)(?: version)?(?:==|: | )v?(?P<version>\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)\b", version),
@@ -996,6 +1027,7 @@ class SglangLogParser(LogParser):
         self.draft_loaded_last = False  # the rank's last Load weight end named a draft model's class
         self.target_loaded = False  # a Load weight end of the target model (not a draft's class) was read
         self.http_up = False  # the HTTP server said "Application startup complete." (the warm-up request comes next)
+        self.summary_read = False  # the scheduler summary's first field was read (its later ones may follow alone)
         self.custom_warmups = False  # the server's lifespan ran a named warm-up ("Running warmup compile-deep-gemm")
         self.batches_run = False  # the scheduler logged a prefill or decode batch: its event loop runs requests
         self.graph_capture_failed = False  # the graph runner's "Capture ... graph failed: ..." exception was read

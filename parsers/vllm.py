@@ -1054,6 +1054,12 @@ class VllmLogParser(LogParser):
               r"Free memory on device(?: (?P<device_id>\S+))? \((?P<free_gib>{NUM})/(?P<total_gib>{NUM}) GiB\) on "
               r"startup is less than desired GPU memory utilization \((?P<utilization>{NUM}), "
               r"(?P<requested_gib>{NUM}) GiB\)"),
+        # ... its figures replaced by an author's placeholders ("(N.NN/119.7 GiB)", "(K, M.MM GiB)", gpu-logs-57
+        # vllm/09) or elided: the words still name the check (0.10.2 vllm/v1/worker/gpu_worker.py:180-188, the only
+        # message so worded), its figures unread. Real figures are the rule above's, even on a line an author broke
+        # before them (gpu-logs-21 vllm/04: the next line joins it)
+        error("free_memory_below_requested",
+              r"Free memory on device(?: \S+)? \((?!{NUM}/{NUM} GiB\))[^()]*\) on startup is less than"),
         error("external_weights_exceed_budget",
               r"Externally held weights on device (?P<device_id>\S+) \((?P<external_gib>{NUM})/(?P<total_gib>{NUM}) "
               r"GiB\) exceed the desired GPU memory utilization \((?P<utilization>{NUM}), "
@@ -1063,6 +1069,13 @@ class VllmLogParser(LogParser):
               r"is less than the engine's budget after excluding external process's weights "
               r"\((?P<utilization>{NUM}), (?P<budget_gib>{NUM}) GiB\)"),
         error("no_kv_cache_memory", r"No available memory for the cache blocks\."),
+        # vllm-metal (Apple silicon, unified memory): its own budget check leaves nothing for the KV cache, "Paged
+        # attention: not enough Metal memory for KV cache. metal_limit=..., fraction=..., ..., kv_budget=-0.38GB.
+        # Mitigations: ..." (vllm-metal 211a1e4 vllm_metal/v1/cache_policy.py:1256-1260, its breakdown :214-227 in
+        # decimal GB; the same words in its v1/worker.py from 2026-03-22 to 2026-04-15). Only ever a ValueError's
+        # text: a line quoting it without the class is the failure too (gpu-logs-57 vllm/01).
+        error("no_kv_cache_memory", r"Paged attention: not enough Metal memory for KV cache\.", standalone=True,
+              extras=((r"\bkv_budget=(-?{NUM})GB\b", "kv_budget_gb"),)),
         # an excerpt cut after the needed size, or re-wrapped by its author without the parenthesis, still names it;
         # an author's ellipsis may stand for the middle, before the estimate ("2.0 GiB KV cache is needed ... estimated
         # maximum model length is 1856.", a project's notes, gpu-logs-36 vllm/06); V1's first releases wrote the sizes

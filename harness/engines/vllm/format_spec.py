@@ -223,6 +223,8 @@ FACTS = (
          ((r"used", "error_data.used_gib"), (r"cap", "error_data.budget_gib"), (r"avail", "error_data.short_gib"),
           (r".", "-"))),
     Fact("error:autofit_impossible", r"^Cannot auto-fit max_model_len", ()),
+    # vllm-metal's own KV budget check on unified memory (its table under forks/): nothing left for the cache
+    Fact("error:no_kv_cache_memory", r"^Paged attention: not enough Metal memory for KV cache\. \{", ((r".", "-"),)),
     # vllm-spyre's pool below a full batch (vllm_spyre/platform.py, ValueError)
     Fact("error:pool_below_minimum", r"^Number of pages available on Spyre \{",
          ((r"min_req", "error_data.needed_blocks"), (r"num_blocks", "error_data.available_blocks"), (r".", "-"))),
