@@ -413,7 +413,10 @@ HELD_OUT = {
     # bare NotImplementedError of an unsupported KV dtype, and SGLang's rendered documentation pages (a LoRA server
     # start indented four spaces, an offline engine at log level 'error' whose server_args quote max_total_tokens
     # without a pool line) - read through the parser once
-    "gpu-logs-60": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": ("01", "02")},
+    # (vllm 07-11: a second batch - a Vast.ai note's prefixless KV triple and its two refused backends, a recipe
+    # README's boot evidence with the author's '~3.2x', a Japanese pin note's one-line KV pair with another release's
+    # pool in the prose, a bare FlashInfer RuntimeError inside _initialize_kv_caches - committed before its read)
+    "gpu-logs-60": {"vllm": tuple(f"{n:02d}" for n in range(1, 12)), "sglang": ("01", "02")},
 }
 
 
