@@ -384,7 +384,7 @@ def _concurrency_after_kv(parser: LogParser, values: dict, line: Line) -> None:
     is nothing)."""
     if parser.pending_kv is not None or parser.record.kv_tokens is not None:
         if parser.kv_lines and parser.kv_lines[-1][1] is None:
-            parser.kv_lines[-1][1] = values["max_concurrency"]
+            parser.kv_lines[-1][1] = values.get("max_concurrency")
         parser.pending_kv = None
         kv_sized(parser, values, line)
 
@@ -881,7 +881,12 @@ class VllmLogParser(LogParser):
              r"(?:, Maximum concurrency (?:for (?P<max_model_len>[\d,]+) tokens(?: per request:)?|…|\.\.\.)"
              r"(?: (?P<max_concurrency>{NUM})x)?)?", _kv_line,
              primary_only=True),  # every engine core (DP rank) logs its own
-        rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request: (?P<max_concurrency>{NUM})x",
+        # (the two-line form's concurrency line, logger.info("Maximum concurrency for %s tokens per request: %.2fx")
+        # after "GPU KV cache size: %s tokens" - vllm/v1/core/kv_cache_utils.py, tagged :720 in 0.9.1's logs and
+        # :2147 in 2026's; V0's executor_base.py logs the same words. Where an author replaced its figure - a
+        # rounding, "~3.2x", gpu-logs-60 vllm/09 - the request length is still the engine's and is read, the figure
+        # is not: the reading of the one-line form's elided figure above)
+        rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request:(?: (?P<max_concurrency>{NUM})x)?",
              _max_concurrency, primary_only=True),
         rule(CONCURRENCY_TAIL, _concurrency_tail, primary_only=True),
         rule(r"^Minimum concurrency: (?P<max_concurrency>{NUM})x$", _fork_concurrency, primary_only=True),
