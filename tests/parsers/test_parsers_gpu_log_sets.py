@@ -455,9 +455,10 @@ FLOORS = {
     # SGLang 3/4, 0/0, 2/3; no trap read as the pool. Fixed by class: tpu-inference's HBM budget ValueError states the
     # budget's figures and the configured utilization; the ROCm runtime's memory fault quoted with a pointer elided.
     # Left, against the sets' reading (the README says why): sglang/02's error kind (read 'other', the sets'
-    # process_died for the runtime's abort)
-    ("gpu-logs-61", "vllm", True): (11, 11, 0, 0, 5, 5),
-    ("gpu-logs-61", "sglang", True): (3, 4, 0, 0, 3, 3),
+    # process_died for the runtime's abort). A second batch (vllm/06, sglang/04, committed efa206b before its read):
+    # vLLM 2/2, statuses 1/1; SGLang 0/0, statuses 1/1; nothing to fix
+    ("gpu-logs-61", "vllm", True): (13, 13, 0, 0, 6, 6),
+    ("gpu-logs-61", "sglang", True): (3, 4, 0, 0, 4, 4),
 }
 
 
