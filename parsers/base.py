@@ -537,6 +537,10 @@ def host_oom_errors() -> tuple[ErrorRule, ...]:
 FATAL_SIGNAL_FIELD = "signal_name"
 
 
+# A pointer as C's "%p" prints it, or an author's ellipsis in its place.
+_POINTER = r"(?:0x[0-9a-fA-F]+|\.\.\.|\u2026)"
+
+
 def fatal_signal_errors() -> tuple[ErrorRule, ...]:
     """A process killed by a fatal signal while CPython's faulthandler was on (both engines turn it on; a Ray worker's
     and a scheduler's stderr reach the log): "Fatal Python error: " and the signal's name, then its Python frames
@@ -549,8 +553,10 @@ def fatal_signal_errors() -> tuple[ErrorRule, ...]:
         # ROCm's HSA runtime on a GPU page fault: its message on stderr, then std::abort() kills the process, no Python
         # frame (ROCR-Runtime, ROCm 6.2 snapshot c7785a6d, runtime/hsa-runtime/core/runtime/runtime.cpp:1864-1884
         # Runtime::VMFaultHandler, "Memory access fault by GPU node-%u (Agent handle: %p) on address %p%s. Reason: %s.")
-        error("process_died", r"^Memory access fault by GPU node-\d+ \(Agent handle: 0x[0-9a-fA-F]+\) on address "
-                              r"0x[0-9a-fA-F]+(?:\(may not be exact address\))?\. Reason: (?P<fault_reason>[^.]+)",
+        # A pointer is a run's own value, which an author who quotes the line may elide ("(Agent handle: ...)",
+        # gpu-logs-61 sglang/02, an issue of 2026 on MI300X-MI355X): "..." or "…" stands for either pointer.
+        error("process_died", rf"^Memory access fault by GPU node-\d+ \(Agent handle: {_POINTER}\) on address "
+                              rf"{_POINTER}(?:\(may not be exact address\))?\. Reason: (?P<fault_reason>[^.]+)",
               rank=GENERIC, standalone=True),
     )
 

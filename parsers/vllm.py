@@ -816,6 +816,16 @@ class VllmLogParser(LogParser):
         # tpu_inference/worker/tpu_worker.py:552-556), and an author may keep some of them ("Memory statistics |
         # total_hbm_used_gb=374.57GiB | total_hbm_avail_gb=307.6GiB", a Qwen3.5 on TPU run book of 2026).
         rule(r"^Memory statistics \|", store_pairs(*_HBM_FIELDS), set_fields(device="tpu"), primary_only=True),
+        # The ValueError raised right after that line when nothing is left for the KV cache prints the same variables
+        # and the configured utilization: f"{total_hbm_used_gb=}GiB exceeds {total_hbm_limit_cap_gb=}GiB by
+        # {-total_hbm_avail_gb}GiB. Please consider increasing --gpu-memory-utilization from {gpu_memory_utilization}
+        # to a larger value." (tpu-inference 0.32.0 tpu_inference/worker/tpu_worker.py:558-570). A start that dies
+        # of it states its budget there alone where the line before is not shown (gpu-logs-61 vllm/01); the failure's
+        # kind is the error rule's (no_kv_cache_memory).
+        rule(r"\btotal_hbm_used_gb=(?P<non_kv_gib>{NUM}) ?GiB exceeds "
+             r"total_hbm_limit_cap_gb=(?P<requested_memory_gib>{NUM}) ?GiB by -?{NUM} ?GiB\."
+             r"(?: Please consider increasing --gpu-memory-utilization from (?P<gpu_memory_utilization>{NUM}))?",
+             set_fields(device="tpu"), primary_only=True),
         # tpu-inference's worker and model lines list each chip's HBM as (used, limit) in GiB ("Init worker | rank=0 |
         # ... | hbm=[(0.0, 15.75), (0.0, 15.75), ...]GiB |self.devices=...", tpu-inference 0.32.0
         # tpu_inference/worker/tpu_worker.py:472-481, utils.py:318-322 hbm_usage_gb rounds bytes / 1024**3; "Init model

@@ -459,6 +459,15 @@ FLOORS = {
     # gives its request length: 11/12. Left: vllm/09's concurrency (the author's rounding)
     ("gpu-logs-60", "vllm", True): (30, 33, 8, 8, 9, 11),
     ("gpu-logs-60", "sglang", True): (17, 17, 1, 1, 2, 2),
+    # gpu-logs-61 (logs61, issue 42's round gpu-logs-61, datacenter accelerators other than NVIDIA), every log held
+    # out; first read (parser at dd602a0, the set committed first in dd602a0): vLLM 8/11, KV 0/0, statuses 5/5;
+    # SGLang 3/4, 0/0, 2/3; no trap read as the pool. Fixed by class: tpu-inference's HBM budget ValueError states the
+    # budget's figures and the configured utilization; the ROCm runtime's memory fault quoted with a pointer elided.
+    # Left, against the sets' reading (the README says why): sglang/02's error kind (read 'other', the sets'
+    # process_died for the runtime's abort). A second batch (vllm/06, sglang/04, committed efa206b before its read):
+    # vLLM 2/2, statuses 1/1; SGLang 0/0, statuses 1/1; nothing to fix
+    ("gpu-logs-61", "vllm", True): (13, 13, 0, 0, 6, 6),
+    ("gpu-logs-61", "sglang", True): (3, 4, 0, 0, 4, 4),
 }
 
 
@@ -2731,3 +2740,44 @@ def test_a_requested_max_total_tokens_in_server_args_without_a_pool_line_states_
     # max_total_tokens=20480, the scheduler's "KV Cache is allocated" and "max_total_num_tokens=" lines are not printed
     record = _read("gpu-logs-60", "sglang", "02")
     assert (record.kv_tokens, record.kv_gib, record.status) == (None, None, None)
+
+
+# --- gpu-logs-61 (issue 42's round gpu-logs-61): what its first read missed, by class -----------------------------
+
+
+def test_tpu_inferences_hbm_budget_error_states_the_budget_and_the_utilization():
+    # gpu-logs-61 vllm/01 (Ironwood v7x-16, multi-host): "ValueError: total_hbm_used_gb=0.0GiB exceeds
+    # total_hbm_limit_cap_gb=0.0GiB by -0.0GiB. Please consider increasing --gpu-memory-utilization from 0.9 to a larger
+    # value." (tpu-inference 0.32.0 tpu_inference/worker/tpu_worker.py:558-570), no Memory statistics line before it
+    record = _read("gpu-logs-61", "vllm", "01")
+    assert (record.status, record.error_kind) == ("engine_error", "no_kv_cache_memory")
+    assert (record.non_kv_gib, record.requested_memory_gib, record.gpu_memory_utilization) == (0.0, 0.0, 0.9)
+    assert record.device == "tpu"
+
+
+def test_the_budget_error_with_real_figures_and_without_its_advice_reads_them():
+    # the same f-string with its figures, the advice sentence cut off by an excerpt
+    text = ("ERROR 04-02 10:00:00 [core.py:700] ValueError: total_hbm_used_gb=30.5GiB exceeds "
+            "total_hbm_limit_cap_gb=28.12GiB by 2.38GiB.\n")
+    record = parse_log(text, "vllm")
+    assert (record.error_kind, record.non_kv_gib, record.requested_memory_gib) == ("no_kv_cache_memory", 30.5, 28.12)
+    assert record.gpu_memory_utilization is None
+
+
+def test_the_rocm_runtimes_memory_fault_quoted_with_a_pointer_elided_is_still_the_fault():
+    # gpu-logs-61 sglang/02 (MI300X-MI355X, 2026): "Memory access fault by GPU node-1 (Agent handle: ...) on address
+    # 0x7a41d2c11000. Reason: Unknown." - the author elided the handle (ROCR-Runtime runtime.cpp Runtime::VMFaultHandler
+    # prints both with %p); the kernel named '...PagedKVCacheKernel...' before it is no pool
+    record = _read("gpu-logs-61", "sglang", "02")
+    assert (record.status, record.error_kind, record.error_data.get("fault_reason")) == (
+        "engine_error", "process_died", "Unknown")
+    assert (record.kv_tokens, record.kv_gib) == (None, None)
+    record = _read("gpu-logs-26", "vllm", "09")
+    assert (record.status, record.error_kind) == ("engine_error", "process_died")
+
+
+def test_a_sentence_that_names_the_fault_is_not_the_fault():
+    # the rule stays anchored at the line's start: prose about a fault is not one
+    record = parse_log("We saw a Memory access fault by GPU node-1 (Agent handle: ...) on address ... . Reason: x\n",
+                       "sglang")
+    assert record.status is None
