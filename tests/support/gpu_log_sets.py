@@ -411,7 +411,9 @@ HELD_OUT = {
     # quoted by line number with an assistant's annotations, a hierarchical cache's host pool refused, and on the vLLM
     # side a VLM's encoder cache budget beside torch.compile and an MTP start's auto-fit length - read through the
     # parser once
-    "gpu-logs-59": {"vllm": ("01", "02"), "sglang": tuple(f"{n:02d}" for n in range(1, 7))},
+    # (vllm 03-04: a second batch - a Windows build's launcher after the engine's init line, a Qwen3-VL TP4/EP start's
+    # compile lines - collected after the fix, committed before its read, read once)
+    "gpu-logs-59": {"vllm": ("01", "02", "03", "04"), "sglang": tuple(f"{n:02d}" for n in range(1, 7))},
 }
 
 
