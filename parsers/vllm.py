@@ -420,6 +420,17 @@ def _fork_cache_tokens(parser: LogParser, values: dict, line: Line) -> None:
     record.kv_tokens = parser.kv_lines[-1][0] = tokens
 
 
+def _padding_layers(parser: LogParser, values: dict, line: Line) -> None:
+    # "Add %d padding layers, may waste at most %.2f%% KV cache memory" is logged only where the layers of two or more
+    # attention types (full and sliding-window, or attention beside a hybrid model's Mamba layers) are split into KV
+    # cache groups of one size (0.18.0 vllm/v1/core/kv_cache_utils.py:1057 in _get_kv_cache_groups_uniform_page_size,
+    # which get_kv_cache_groups :1219-1263 reaches only when the specs are neither uniform nor of one type; every type
+    # makes a group of its own, :1071-1072). So the pool's blocks are shared by several groups: the KV line's tokens
+    # are their capacity, not blocks x block size, and no block count is derived from them (see finalize). How many
+    # groups the line does not say.
+    parser.several_kv_groups = True
+
+
 def _kv_groups(parser: LogParser, values: dict, line: Line) -> None:
     # "kv cache group sizes (16, 64)": one block size per KV cache group (0.33.0 vllm/v1/core/kv_cache_utils.py:865,
     # a list before). The groups draw their blocks from the one pool the KV line states (its docstring at :1066):
@@ -920,6 +931,7 @@ class VllmLogParser(LogParser):
         rule(r"^(?P<pools>[A-Za-z]+) blocks: (?P<num_blocks>\d+), # CPU blocks: (?P<cpu_blocks>\d+)", _v0_blocks,
              primary_only=True),
         rule(r"^kv cache group sizes (?P<sizes>[\[(][\d, ]*[\])])", _kv_groups, primary_only=True),
+        rule(r"^Add \d+ padding layers, may waste at most {NUM}% KV cache memory", _padding_layers),
         # vLLM's TPU backend states its pool's blocks itself (tpu-inference b8692ff tpu_inference/runner/
         # kv_cache_manager.py:958 and :986, harness/engines/vllm/forks/tpu-inference.tsv): the first group's count
         rule(r"^Hybrid KV cache layout: num_kv_cache_groups=\d+, num_kv_cache_tensors=\d+, "
@@ -1183,6 +1195,7 @@ class VllmLogParser(LogParser):
         self._settled = 0  # how many lines _least has seen: every line but the last
         self._least: list | None = None
         self.derived_blocks: int | None = None  # num_blocks as derived from kv_tokens (the log states none)
+        self.several_kv_groups = False  # the padding-layers warning: KV cache groups share the pool (_padding_layers)
         self.kv_stamp: str | None = None  # the engine's time of the first KV size line
         self.early_capture: tuple | None = None  # (time, GiB, seconds) of a graph line read before any KV line
         self.served = False  # a line only a started engine prints of its failure (SERVING_FAILURES, SERVING_FRAMES)
@@ -1338,7 +1351,7 @@ class VllmLogParser(LogParser):
         if record.block_size is None and record.device in DEFAULT_BLOCK_SIZE:
             record.block_size = DEFAULT_BLOCK_SIZE[record.device]
         derived = record.num_blocks is None or record.num_blocks == self.derived_blocks
-        if (record.kv_cache_groups or 1) > 1:
+        if (record.kv_cache_groups or 1) > 1 or self.several_kv_groups:
             # Several KV cache groups (sliding-window, hybrid models) draw blocks from the one pool, and the KV line's
             # tokens are the engine's capacity over them, not the pool's slots: int(max_concurrency x max_model_len),
             # max_concurrency = num_blocks / (the blocks one max_model_len request takes in every group summed)
@@ -1409,7 +1422,9 @@ class VllmLogParser(LogParser):
         if len(lines) == 1:
             tokens, _, name = lines[0]
             over = (f"max_concurrency x max_model_len over {len(groups)} KV cache groups sharing the pool's blocks"
-                    if len(groups) > 1 else None)
+                    if len(groups) > 1 else
+                    "max_concurrency x max_model_len over KV cache groups sharing the pool's blocks (padding layers)"
+                    if self.several_kv_groups else None)
             pools = [KvPool(POOL_KV, name, tokens, record.kv_gib, tokens_derived=over)]
         else:
             pools, (tokens, concurrency, _) = self._workers()

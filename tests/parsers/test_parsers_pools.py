@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 
-from parsers import parse_log
+from parsers import parse_log, read_log
 from parsers.record import KvPool, pools_text
 from tests.support.gpu_lines import V13, V19, sglang, vllm
+from tests.support.gpu_log_sets import fixture_log
 
 SUMMARY = ("max_total_num_tokens={tokens}, chunked_prefill_size=8192, max_prefill_tokens=16384, "
            "max_running_requests=2048, context_len=32768, available_gpu_mem=5.10 GB")
@@ -169,3 +170,19 @@ def test_the_record_with_its_pools_is_json_serialisable():
     data = json.loads(json.dumps(parse_log("\n".join(lines), "sglang").to_dict()))
     assert data["kv_pools"] == [{"kind": "full", "name": "Full KV Cache", "tokens": 10, "gib": 2.0,
                                  "block_size": None, "slots": None, "tokens_derived": None}]
+
+
+def test_vllm_padding_layers_say_several_kv_cache_groups_share_the_pool():
+    # "Add %d padding layers, may waste at most %.2f%% KV cache memory" (0.18.0 vllm/v1/core/kv_cache_utils.py:1057)
+    # is logged only where layers of two or more attention types are split into KV cache groups of one size: the KV
+    # line's tokens are a capacity over the groups, and no block count follows from them (gpu-logs-59 vllm/02, an MTP
+    # start of Qwen3.6-27B whose block size the window never states)
+    record = parse_log(read_log(fixture_log("gpu-logs-59/vllm/02-")), "vllm")
+    assert (record.kv_tokens, record.max_concurrency, record.max_model_len) == (359_291, 1.37, 262_144)
+    assert record.num_blocks is None
+    assert record.kv_pools[0].tokens_derived.endswith("sharing the pool's blocks (padding layers)")
+    # without the warning, the same KV pair is one group's: its blocks follow from the block size
+    lines = [vllm("GPU KV cache size: 359,291 tokens", proc="EngineCore", where="kv_cache_utils.py:2116"),
+             vllm("Maximum concurrency for 262,144 tokens per request: 1.37x", proc="EngineCore",
+                  where="kv_cache_utils.py:2117")]
+    assert parse_log("\n".join(lines), "vllm").num_blocks == 359_291 // 16
