@@ -328,8 +328,9 @@ def _sized_from(engine: Engine, point: Point, record: StartupRecord | None, befo
     if host is None:
         return before.device, None
     read = _memory_read(engine, point, record, [host, *at_load], predict) or host
-    # the row says what the engine sized from, and keeps the free memory before the launch (total - busy)
-    device = replace(before.device, total_mib=round(read.total_mib),
+    # the row says what the engine sized from, and keeps the free memory before the launch (total - busy); the total
+    # to the KiB the host states it in (a whole MiB moved a row's prediction again by a block of 128 tokens)
+    device = replace(before.device, total_mib=round(read.total_mib, 3),
                      busy_before_mib=None if host.free_mib is None else round(read.total_mib - host.free_mib),
                      engine_free_mib=read.free_mib if read.free_at_load else None)
     return device, read
