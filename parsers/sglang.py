@@ -818,7 +818,7 @@ class SglangLogParser(LogParser):
         rule(r"^(?:server_args: |)(?P<args>ServerArgs\(.*)$", _server_args),
         rule(r"Load weight begin\. avail mem=(?P<gib>{NUM}) GB", _load_begin, primary_only=True),
         # (the engine's "Load weight end. elapsed=..., type=..., avail mem=X GB, mem usage=Y GB." - 0.5.17
-        # sglang/srt/model_executor/model_runner.py:1102; an author who elides its middle writes " ... " after the
+        # sglang/srt/model_executor/model_runner.py:1099-1106; an author who elides its middle writes " ... " after the
         # words, "Load weight end ... avail mem=2.74 GB, mem usage=8.74 GB.", gpu-logs-63 sglang/01: the figures
         # after it are still the engine's)
         rule(r"Load weight end(?:\. (?!Committed)| (?:\.\.\.|\u2026) )", _load_end, primary_only=True),

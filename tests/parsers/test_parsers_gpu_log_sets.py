@@ -2821,7 +2821,7 @@ def test_a_request_length_tail_with_no_kv_line_waiting_sets_nothing():
 
 def test_sglangs_load_weight_end_with_its_middle_elided_still_states_the_weights():
     # gpu-logs-63 sglang/01 (Gemma 4 12B QAT): "Load weight end ... avail mem=2.74 GB, mem usage=8.74 GB." - the
-    # engine's "Load weight end. elapsed=..., type=..., avail mem=..., mem usage=..." (0.5.17 model_runner.py:1102)
+    # engine's "Load weight end. elapsed=..., type=..., avail mem=..., mem usage=..." (0.5.17 model_runner.py:1099-1106)
     # with its middle elided by the author; the sliding-window sizing line after it is no pool line (undecided)
     record = _read("gpu-logs-63", "sglang", "01")
     assert (record.weights_gib, record.avail_mem_after_load_gib) == (8.74, 2.74)
