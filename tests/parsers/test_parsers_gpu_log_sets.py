@@ -481,8 +481,9 @@ FLOORS = {
     # out; first read (parser at c588dab, the set committed first): vLLM 16/20, KV 4/4, statuses 6/6; SGLang 8/12, KV
     # 0/2, statuses 3/3; no trap read as the pool. Fixed by class: vLLM's one-line KV pair wrapped by its author right
     # after "Maximum concurrency"; SGLang's "Load weight end" with its middle elided. Left, against the sets' reading
-    # (the README says why): sglang/01-02's pool from a sizing line alone (no pool line, no summary, undecided)
-    ("gpu-logs-63", "vllm", True): (20, 20, 4, 4, 6, 6),
+    # (the README says why): sglang/01-02's pool from a sizing line alone (no pool line, no summary, undecided). A
+    # second batch (vllm 07-09, committed 87f5cd5 before its read): 8/8, KV 1/1, statuses 3/3, no trap as the pool
+    ("gpu-logs-63", "vllm", True): (28, 28, 5, 5, 9, 9),
     ("gpu-logs-63", "sglang", True): (10, 12, 0, 2, 3, 3),
 }
 
