@@ -817,7 +817,11 @@ class SglangLogParser(LogParser):
         rule(r"server_args=(?P<args>(?:ServerArgs\(|\{).*)$", _server_args),
         rule(r"^(?:server_args: |)(?P<args>ServerArgs\(.*)$", _server_args),
         rule(r"Load weight begin\. avail mem=(?P<gib>{NUM}) GB", _load_begin, primary_only=True),
-        rule(r"Load weight end\. (?!Committed)", _load_end, primary_only=True),
+        # (the engine's "Load weight end. elapsed=..., type=..., avail mem=X GB, mem usage=Y GB." - 0.5.17
+        # sglang/srt/model_executor/model_runner.py:1099-1106; an author who elides its middle writes " ... " after the
+        # words, "Load weight end ... avail mem=2.74 GB, mem usage=8.74 GB.", gpu-logs-63 sglang/01: the figures
+        # after it are still the engine's)
+        rule(r"Load weight end(?:\. (?!Committed)| (?:\.\.\.|\u2026) )", _load_end, primary_only=True),
         # (the pool's label is a word at the message's start, 0.5.17 sglang/srt/mem_cache/memory_pool.py:1659-1671
         # f"{self.allocation_label} KV Cache is allocated. ..."; spaces before it are an author's indent of the block)
         # SGLang's JAX port says it without "is" ("JAX KV Cache allocated. #tokens: N, K size: ...", "JAX MLA KV Cache

@@ -372,10 +372,14 @@ def _late_estimate(parser: LogParser, values: dict, line: Line) -> None:
 
 
 # The one-line KV form wrapped by its author inside the concurrency part: "GPU KV cache size: 60,768 tokens, Maximum
-# concurrency for 32,768 tokens per" then "  request: 1.85x" (a project's notes, gpu-logs-36 vllm/07). The engine
-# prints the pair on one line (0.29.0 vllm/v1/core/kv_cache_utils.py:2032-2038): the tail completes the KV line
-# waiting for its concurrency, and is nothing without one.
-CONCURRENCY_TAIL = r"^(?:(?:tokens )?per )?request: (?P<tail_concurrency>{NUM})x"
+# concurrency for 32,768 tokens per" then "  request: 1.85x" (a project's notes, gpu-logs-36 vllm/07), or right after
+# the words "Maximum concurrency", the request length on the next line: "... GPU KV cache size: 35,945 tokens, Maximum
+# concurrency" then "      for 4,096 tokens per request: 8.78x" (a lab note's numbered server.log lines, 0.28.0,
+# gpu-logs-63 vllm/01-02). The engine prints the pair on one line (0.29.0 vllm/v1/core/kv_cache_utils.py:2032-2038;
+# "Maximum concurrency for %s tokens per request: %.2fx" its second half): the tail completes the KV line waiting for
+# its concurrency, and is nothing without one.
+CONCURRENCY_TAIL = (r"^(?:(?:for (?P<tail_model_len>[\d,]+) )?(?:tokens )?per )?"
+                    r"request: (?P<tail_concurrency>{NUM})x")
 _CONCURRENCY_TAIL = re.compile(CONCURRENCY_TAIL.replace("{NUM}", NUM))
 
 
@@ -395,6 +399,8 @@ def _concurrency_tail(parser: LogParser, values: dict, line: Line) -> None:
     if parser.pending_kv is None:
         return
     parser.record.max_concurrency = values["tail_concurrency"]
+    if values.get("tail_model_len") is not None:  # the request length the concurrency is for
+        parser.record.max_model_len = int(str(values["tail_model_len"]).replace(",", ""))
     _concurrency_after_kv(parser, {**values, "max_concurrency": values["tail_concurrency"]}, line)
 
 

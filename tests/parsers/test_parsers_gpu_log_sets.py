@@ -476,6 +476,15 @@ FLOORS = {
     # committed 1b26012 before its read): 5/5 fields, statuses 2/2, no trap as the pool
     ("gpu-logs-59", "vllm", True): (10, 10, 1, 1, 3, 4),
     ("gpu-logs-59", "sglang", True): (22, 22, 3, 3, 6, 6),
+    # gpu-logs-63 (logs63, issue 42's round gpu-logs-63, the newer model pools of 2026: hybrid Mamba/GDN block and
+    # padding lines, a hidden-state cache group, Gemma 4's SWA pools, DeepSeek V4's memory calculation), every log held
+    # out; first read (parser at c588dab, the set committed first): vLLM 16/20, KV 4/4, statuses 6/6; SGLang 8/12, KV
+    # 0/2, statuses 3/3; no trap read as the pool. Fixed by class: vLLM's one-line KV pair wrapped by its author right
+    # after "Maximum concurrency"; SGLang's "Load weight end" with its middle elided. Left, against the sets' reading
+    # (the README says why): sglang/01-02's pool from a sizing line alone (no pool line, no summary, undecided). A
+    # second batch (vllm 07-09, committed 87f5cd5 before its read): 8/8, KV 1/1, statuses 3/3, no trap as the pool
+    ("gpu-logs-63", "vllm", True): (28, 28, 5, 5, 9, 9),
+    ("gpu-logs-63", "sglang", True): (10, 12, 0, 2, 3, 3),
 }
 
 
@@ -2789,3 +2798,33 @@ def test_a_sentence_that_names_the_fault_is_not_the_fault():
     record = parse_log("We saw a Memory access fault by GPU node-1 (Agent handle: ...) on address ... . Reason: x\n",
                        "sglang")
     assert record.status is None
+
+
+# --- gpu-logs-63 (issue 42's round gpu-logs-63): what its first read missed, by class -----------------------------
+
+
+@pytest.mark.parametrize(("prefix", "kv_tokens", "concurrency"), [("01", 35945, 8.78), ("02", 52110, 12.72)])
+def test_the_kv_pair_wrapped_by_its_author_after_maximum_concurrency_keeps_its_request_length(prefix, kv_tokens,
+                                                                                              concurrency):
+    # gpu-logs-63 vllm/01-02 (0.28.0 on GB10, a lab note's numbered server.log lines): "3192: INFO
+    # [v1/core/kv_cache_utils.py:1869] GPU KV cache size: 35,945 tokens, Maximum concurrency" then "          for
+    # 4,096 tokens per request: 8.78x" - the engine's one line (0.29.0 kv_cache_utils.py:2032-2038) cut after its words
+    record = _read("gpu-logs-63", "vllm", prefix)
+    assert (record.kv_tokens, record.max_concurrency, record.max_model_len) == (kv_tokens, concurrency, 4096)
+    assert record.status == "ok"
+
+
+def test_a_request_length_tail_with_no_kv_line_waiting_sets_nothing():
+    # the tail is the KV line's second half: alone (a sentence, a table row) it is nothing
+    record = parse_log("for 4,096 tokens per request: 8.78x\n", "vllm")
+    assert (record.max_concurrency, record.max_model_len, record.kv_tokens) == (None, None, None)
+
+
+def test_sglangs_load_weight_end_with_its_middle_elided_still_states_the_weights():
+    # gpu-logs-63 sglang/01 (Gemma 4 12B QAT): "Load weight end ... avail mem=2.74 GB, mem usage=8.74 GB." - the
+    # engine's "Load weight end. elapsed=..., type=..., avail mem=..., mem usage=..." (0.5.17 model_runner.py:1099-1106)
+    # with its middle elided by the author; the sliding-window sizing line after it is no pool line (undecided)
+    record = _read("gpu-logs-63", "sglang", "01")
+    assert (record.weights_gib, record.avail_mem_after_load_gib) == (8.74, 2.74)
+    assert (record.pool_tokens, record.swa_pool_tokens, record.kv_tokens, record.status) == (1710, 1368, None, None)
+

@@ -35,7 +35,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-41", "gpu-logs-42", "gpu-logs-43", "gpu-logs-44", "gpu-logs-45", "gpu-logs-46", "gpu-logs-47",
         "gpu-logs-48", "gpu-logs-49", "gpu-logs-50", "gpu-logs-51", "gpu-logs-52", "gpu-logs-53",
         "gpu-logs-54", "gpu-logs-55", "gpu-logs-56", "gpu-logs-57", "gpu-logs-58", "gpu-logs-59", "gpu-logs-60",
-        "gpu-logs-61")
+        "gpu-logs-61", "gpu-logs-63")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -434,6 +434,15 @@ HELD_OUT = {
     # (vllm 03-04: a second batch - a Windows build's launcher after the engine's init line, a Qwen3-VL TP4/EP start's
     # compile lines - collected after the fix, committed before its read, read once)
     "gpu-logs-59": {"vllm": ("01", "02", "03", "04"), "sglang": tuple(f"{n:02d}" for n in range(1, 7))},
+    # gpu-logs-63 (logs63, issue 42's round gpu-logs-63, the newer model pools of 2026): every log held out, collected
+    # and read by eye - hybrid (Mamba / GDN) starts' block-size and padding lines beside the KV pair, a hidden-state
+    # cache group's block beside the attention block, a plugin's Gemma 4 with the hybrid manager disabled, SGLang's
+    # sliding-window pool on Gemma 4, DeepSeek V4's memory calculation after a code block, a hybrid's mamba usage in
+    # an NPU warm-up - read through the parser once
+    # (vllm 07-09: a second batch - a patch's own KV-capacity lines after the pair under grep -n, two wrapped block-size
+    # lines before a table of pools, a plugin's sliding-ring reservation before 'No available memory' - collected after
+    # the fixes, committed before its read, read once)
+    "gpu-logs-63": {"vllm": tuple(f"{n:02d}" for n in range(1, 10)), "sglang": ("01", "02", "03")},
 }
 
 
