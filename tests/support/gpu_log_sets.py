@@ -420,10 +420,10 @@ HELD_OUT = {
     # gpu-logs-62 (logs62, issue 42's round gpu-logs-62, the releases this project targets: vLLM 0.29-0.30 and the
     # September 2026 builds around them, SGLang 0.5.2x and its forks): every log held out, collected and read by eye - a
     # serve wrapper's own lines around a 0.30.0 start sized by kv_cache_memory_bytes, 0.29.0 lines kept in Python
-    # strings (one split by backslash continuations), a KV pair wrapped by its author, a hybrid's 784-token block,
-    # a KV buffer's CUDA OOM after the sizing line; SGLang's prefixless log, a fork's capacity lines and unlabelled
+    # strings (one split by backslash continuations), a KV pair wrapped by its author, a hybrid's 784-token block;
+    # SGLang's prefixless log, a fork's capacity lines and unlabelled
     # draft pool per rank, a HiCache host pool alone - read through the parser once
-    "gpu-logs-62": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": tuple(f"{n:02d}" for n in range(1, 5))},
+    "gpu-logs-62": {"vllm": tuple(f"{n:02d}" for n in range(1, 6)), "sglang": tuple(f"{n:02d}" for n in range(1, 5))},
     # gpu-logs-61 (logs61, issue 42's round gpu-logs-61, datacenter accelerators other than NVIDIA): every log held out,
     # collected and read by eye - tpu-inference's HBM budget check and its JAX runtime error on multi-host TPUs, its
     # 'Init model | hbm=' line before a failed start, vLLM's free-memory check on an Ascend NPU wrapped by its author,
