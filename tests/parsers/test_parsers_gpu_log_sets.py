@@ -459,6 +459,12 @@ FLOORS = {
     # gives its request length: 11/12. Left: vllm/09's concurrency (the author's rounding)
     ("gpu-logs-60", "vllm", True): (30, 33, 8, 8, 9, 11),
     ("gpu-logs-60", "sglang", True): (17, 17, 1, 1, 2, 2),
+    # gpu-logs-62 (logs62, issue 42's round gpu-logs-62, the releases this project targets: vLLM 0.29.0/0.30.0, SGLang
+    # 0.5.2x and two forks), every log held out; first read (parser at 030d616, main's c97b1b1, the set committed first
+    # in 030d616): vLLM 35/35, KV 5/5, statuses 5/5; SGLang 13/13, KV 2/2, statuses 4/4; no trap read as the pool.
+    # Nothing to fit (a sixth vLLM log, a duplicate of gpu-logs-35 vllm/05, was removed after the read)
+    ("gpu-logs-62", "vllm", True): (35, 35, 5, 5, 5, 5),
+    ("gpu-logs-62", "sglang", True): (13, 13, 2, 2, 4, 4),
     # gpu-logs-61 (logs61, issue 42's round gpu-logs-61, datacenter accelerators other than NVIDIA), every log held
     # out; first read (parser at dd602a0, the set committed first in dd602a0): vLLM 8/11, KV 0/0, statuses 5/5;
     # SGLang 3/4, 0/0, 2/3; no trap read as the pool. Fixed by class: tpu-inference's HBM budget ValueError states the
