@@ -423,7 +423,10 @@ HELD_OUT = {
     # strings (one split by backslash continuations), a KV pair wrapped by its author, a hybrid's 784-token block;
     # SGLang's prefixless log, a fork's capacity lines and unlabelled
     # draft pool per rank, a HiCache host pool alone - read through the parser once
-    "gpu-logs-62": {"vllm": tuple(f"{n:02d}" for n in range(1, 6)), "sglang": tuple(f"{n:02d}" for n in range(1, 5))},
+    # (vllm 06-09: a second batch - a GB10 report's 0.30 windows (an API server's ValidationError, a graph-profiling
+    # advice line), an arrow before a 0.28.1 build's KV line, a KV line quoted in a Markdown bullet - committed before
+    # its read, read once)
+    "gpu-logs-62": {"vllm": tuple(f"{n:02d}" for n in range(1, 10)), "sglang": tuple(f"{n:02d}" for n in range(1, 5))},
     # gpu-logs-61 (logs61, issue 42's round gpu-logs-61, datacenter accelerators other than NVIDIA): every log held out,
     # collected and read by eye - tpu-inference's HBM budget check and its JAX runtime error on multi-host TPUs, its
     # 'Init model | hbm=' line before a failed start, vLLM's free-memory check on an Ascend NPU wrapped by its author,
