@@ -462,8 +462,9 @@ FLOORS = {
     # gpu-logs-62 (logs62, issue 42's round gpu-logs-62, the releases this project targets: vLLM 0.29.0/0.30.0, SGLang
     # 0.5.2x and two forks), every log held out; first read (parser at 030d616, main's c97b1b1, the set committed first
     # in 030d616): vLLM 35/35, KV 5/5, statuses 5/5; SGLang 13/13, KV 2/2, statuses 4/4; no trap read as the pool.
-    # Nothing to fit (a sixth vLLM log, a duplicate of gpu-logs-35 vllm/05, was removed after the read)
-    ("gpu-logs-62", "vllm", True): (35, 35, 5, 5, 5, 5),
+    # Nothing to fit (a sixth vLLM log, a duplicate of gpu-logs-35 vllm/05, was removed after the read). A second
+    # batch (vllm 06-09, committed e6ad4d4 before its read): 14/14, KV 3/3, statuses 4/4, nothing to fit
+    ("gpu-logs-62", "vllm", True): (49, 49, 8, 8, 9, 9),
     ("gpu-logs-62", "sglang", True): (13, 13, 2, 2, 4, 4),
     # gpu-logs-61 (logs61, issue 42's round gpu-logs-61, datacenter accelerators other than NVIDIA), every log held
     # out; first read (parser at dd602a0, the set committed first in dd602a0): vLLM 8/11, KV 0/0, statuses 5/5;
