@@ -2796,3 +2796,32 @@ def test_a_sentence_that_names_the_fault_is_not_the_fault():
     record = parse_log("We saw a Memory access fault by GPU node-1 (Agent handle: ...) on address ... . Reason: x\n",
                        "sglang")
     assert record.status is None
+
+
+# --- gpu-logs-62 (issue 42's round gpu-logs-62): readings its first read got right, kept -----------------------------
+
+
+def test_a_python_strings_backslash_continuations_join_the_kv_pair():
+    # gpu-logs-62 vllm/03 (0.29.0): "GPU KV cache size: 207,842 tokens, \" / "Maximum concurrency for 32,768 tokens
+    # per request: 6.34x" - Python's line continuation inside a string: the two halves are one log line
+    # (0.29.0 vllm/v1/core/kv_cache_utils.py:2033 logs the pair as one message)
+    record = _read("gpu-logs-62", "vllm", "03")
+    assert (record.kv_tokens, record.max_model_len, record.max_concurrency) == (207842, 32768, 6.34)
+    assert record.weights_gib == 19.55
+
+
+def test_a_second_unlabelled_kv_line_per_rank_is_the_drafts_pool_not_the_targets():
+    # gpu-logs-62 sglang/02 (a fork over SGLang 0.5.2x, 3 ranks): each rank logs "KV Cache is allocated" twice - the
+    # target's pool first (TP0 31229 tokens), then the draft worker's (90816 tokens, 0.02 GB) with the same words
+    # (0.5.22 sglang/srt/mem_cache/memory_pool.py:2103); the fork's "KV pool sizing ... -> max_total_num_tokens=358784"
+    # is a capacity, not a pool
+    record = _read("gpu-logs-62", "sglang", "02")
+    assert record.kv_tokens == 31229
+    assert 358784 not in [p.tokens for p in record.kv_pools]
+
+
+def test_a_hierarchical_caches_host_pool_alone_is_no_device_pool():
+    # gpu-logs-62 sglang/04: "Allocating kv hierarchical KV host pool: 1078016 tokens, 14.35 GB host memory, ..."
+    # with no device pool line in the window
+    record = _read("gpu-logs-62", "sglang", "04")
+    assert (record.kv_tokens, record.kv_gib, record.status) == (None, None, None)
