@@ -459,6 +459,13 @@ FLOORS = {
     # gives its request length: 11/12. Left: vllm/09's concurrency (the author's rounding)
     ("gpu-logs-60", "vllm", True): (30, 33, 8, 8, 9, 11),
     ("gpu-logs-60", "sglang", True): (17, 17, 1, 1, 2, 2),
+    # gpu-logs-62 (logs62, issue 42's round gpu-logs-62, the releases this project targets: vLLM 0.29.0/0.30.0, SGLang
+    # 0.5.2x and two forks), every log held out; first read (parser at 030d616, main's c97b1b1, the set committed first
+    # in 030d616): vLLM 35/35, KV 5/5, statuses 5/5; SGLang 13/13, KV 2/2, statuses 4/4; no trap read as the pool.
+    # Nothing to fit (a sixth vLLM log, a duplicate of gpu-logs-35 vllm/05, was removed after the read). A second
+    # batch (vllm 06-09, committed e6ad4d4 before its read): 14/14, KV 3/3, statuses 4/4, nothing to fit
+    ("gpu-logs-62", "vllm", True): (49, 49, 8, 8, 9, 9),
+    ("gpu-logs-62", "sglang", True): (13, 13, 2, 2, 4, 4),
     # gpu-logs-61 (logs61, issue 42's round gpu-logs-61, datacenter accelerators other than NVIDIA), every log held
     # out; first read (parser at dd602a0, the set committed first in dd602a0): vLLM 8/11, KV 0/0, statuses 5/5;
     # SGLang 3/4, 0/0, 2/3; no trap read as the pool. Fixed by class: tpu-inference's HBM budget ValueError states the
@@ -2828,3 +2835,30 @@ def test_sglangs_load_weight_end_with_its_middle_elided_still_states_the_weights
     assert (record.weights_gib, record.avail_mem_after_load_gib) == (8.74, 2.74)
     assert (record.pool_tokens, record.swa_pool_tokens, record.kv_tokens, record.status) == (1710, 1368, None, None)
 
+# --- gpu-logs-62 (issue 42's round gpu-logs-62): readings its first read got right, kept -----------------------------
+
+
+def test_a_python_strings_backslash_continuations_join_the_kv_pair():
+    # gpu-logs-62 vllm/03 (0.29.0): "GPU KV cache size: 207,842 tokens, \" / "Maximum concurrency for 32,768 tokens
+    # per request: 6.34x" - Python's line continuation inside a string: the two halves are one log line
+    # (0.29.0 vllm/v1/core/kv_cache_utils.py:2033 logs the pair as one message)
+    record = _read("gpu-logs-62", "vllm", "03")
+    assert (record.kv_tokens, record.max_model_len, record.max_concurrency) == (207842, 32768, 6.34)
+    assert record.weights_gib == 19.55
+
+
+def test_a_second_unlabelled_kv_line_per_rank_is_the_drafts_pool_not_the_targets():
+    # gpu-logs-62 sglang/02 (a fork over SGLang 0.5.2x, 3 ranks): each rank logs "KV Cache is allocated" twice - the
+    # target's pool first (TP0 31229 tokens), then the draft worker's (90816 tokens, 0.02 GB) with the same words
+    # (0.5.22 sglang/srt/mem_cache/memory_pool.py:2103); the fork's "KV pool sizing ... -> max_total_num_tokens=358784"
+    # is a capacity, not a pool
+    record = _read("gpu-logs-62", "sglang", "02")
+    assert record.kv_tokens == 31229
+    assert 358784 not in [p.tokens for p in record.kv_pools]
+
+
+def test_a_hierarchical_caches_host_pool_alone_is_no_device_pool():
+    # gpu-logs-62 sglang/04: "Allocating kv hierarchical KV host pool: 1078016 tokens, 14.35 GB host memory, ..."
+    # with no device pool line in the window
+    record = _read("gpu-logs-62", "sglang", "04")
+    assert (record.kv_tokens, record.kv_gib, record.status) == (None, None, None)

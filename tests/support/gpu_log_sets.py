@@ -35,7 +35,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-41", "gpu-logs-42", "gpu-logs-43", "gpu-logs-44", "gpu-logs-45", "gpu-logs-46", "gpu-logs-47",
         "gpu-logs-48", "gpu-logs-49", "gpu-logs-50", "gpu-logs-51", "gpu-logs-52", "gpu-logs-53",
         "gpu-logs-54", "gpu-logs-55", "gpu-logs-56", "gpu-logs-57", "gpu-logs-58", "gpu-logs-59", "gpu-logs-60",
-        "gpu-logs-61", "gpu-logs-63")
+        "gpu-logs-61", "gpu-logs-62", "gpu-logs-63")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -417,6 +417,16 @@ HELD_OUT = {
     # README's boot evidence with the author's '~3.2x', a Japanese pin note's one-line KV pair with another release's
     # pool in the prose, a bare FlashInfer RuntimeError inside _initialize_kv_caches - committed before its read)
     "gpu-logs-60": {"vllm": tuple(f"{n:02d}" for n in range(1, 12)), "sglang": ("01", "02")},
+    # gpu-logs-62 (logs62, issue 42's round gpu-logs-62, the releases this project targets: vLLM 0.29-0.30 and the
+    # September 2026 builds around them, SGLang 0.5.2x and its forks): every log held out, collected and read by eye - a
+    # serve wrapper's own lines around a 0.30.0 start sized by kv_cache_memory_bytes, 0.29.0 lines kept in Python
+    # strings (one split by backslash continuations), a KV pair wrapped by its author, a hybrid's 784-token block;
+    # SGLang's prefixless log, a fork's capacity lines and unlabelled
+    # draft pool per rank, a HiCache host pool alone - read through the parser once
+    # (vllm 06-09: a second batch - a GB10 report's 0.30 windows (an API server's ValidationError, a graph-profiling
+    # advice line), an arrow before a 0.28.1 build's KV line, a KV line quoted in a Markdown bullet - committed before
+    # its read, read once)
+    "gpu-logs-62": {"vllm": tuple(f"{n:02d}" for n in range(1, 10)), "sglang": tuple(f"{n:02d}" for n in range(1, 5))},
     # gpu-logs-61 (logs61, issue 42's round gpu-logs-61, datacenter accelerators other than NVIDIA): every log held out,
     # collected and read by eye - tpu-inference's HBM budget check and its JAX runtime error on multi-host TPUs, its
     # 'Init model | hbm=' line before a failed start, vLLM's free-memory check on an Ascend NPU wrapped by its author,
