@@ -480,8 +480,10 @@ FLOORS = {
     # out; first read (parser at 34c0ca2, the set committed first): vLLM 5/5, KV 0/0, statuses 3/6; SGLang 14/14, KV
     # 1/1, statuses 3/3; no trap read as the pool. Fixed by class: 'Starting vLLM API server N on' and LMCache's
     # per-request records (a lookup, a store) are a start completed. Left, against the eye-read (the README says
-    # why): vllm/01's 'unknown' (its LMCache stores follow requests' forwards: the parser's 'ok')
-    ("gpu-logs-64", "vllm", True): (5, 5, 0, 0, 5, 6),
+    # why): vllm/01's 'unknown' (its LMCache stores follow requests' forwards: the parser's 'ok'). A second batch
+    # (vllm 07-08, committed e7c7110 before its read): 2/2, statuses 1/2; then colour codes that lost their ESC byte
+    # are taken out where the line holds a reset code: statuses 2/2
+    ("gpu-logs-64", "vllm", True): (7, 7, 0, 0, 7, 8),
     ("gpu-logs-64", "sglang", True): (14, 14, 1, 1, 3, 3),
 }
 
@@ -2840,3 +2842,18 @@ def test_a_host_pool_with_packed_mtp_layers_and_a_drafts_weights_stay_out_of_the
     assert (host.host_kv_tokens, host.host_kv_gib, host.kv_tokens, host.status) == (1078016, 14.35, None, None)
     boot = _read("gpu-logs-64", "sglang", "02")
     assert (boot.weights_gib, boot.draft_weights_gib, boot.kv_tokens, boot.status) == (71.68, 3.92, 1111168, "ok")
+
+
+def test_colour_codes_that_lost_their_esc_byte_are_taken_out():
+    # gpu-logs-64 vllm/08 (LMCache#2453, a rendered issue): "(EngineCore_DP0 pid=284)[0;0m [32;20m[2026-01-19 ...]
+    # LMCache INFO:[0m Reqid: chatcmpl-..., Total tokens 608, ..." - vLLM's prefix colour and LMCache's level colour
+    # (0.11.0 vllm/utils/__init__.py:120-121; LMCache 0.3.3 lmcache/logging.py:9-23) without their ESC bytes
+    record = _read("gpu-logs-64", "vllm", "08")
+    assert (record.status, record.kv_tokens) == ("ok", None)
+    assert clean_segments("(Worker_TP6 pid=423)[0;0m [32;20mINFO:[0m text [3m(file.py:1)[0m") == [
+        "(Worker_TP6 pid=423) INFO: text (file.py:1)"]
+
+
+def test_a_bracketed_figure_without_a_reset_code_is_kept():
+    # only a line holding a reset code ("[0m", "[0;0m") loses its bare colour codes
+    assert clean_segments("timeout [5m] reached") == ["timeout [5m] reached"]

@@ -436,7 +436,8 @@ HELD_OUT = {
     "gpu-logs-59": {"vllm": ("01", "02", "03", "04"), "sglang": tuple(f"{n:02d}" for n in range(1, 7))},
     # gpu-logs-64 (logs64, issue 42's round gpu-logs-64, lines that look like the pool and are not: LMCache's CPU buffer
     # and chunk sizes, usage and hit-rate stat lines, HiCache host pools, a draft's weights beside the target's): every
-    # log held out, collected and read by eye before any parser ran on it, read through the parser once
+    # log held out, collected and read by eye before any parser ran on it, read through the parser once (vllm 07-08: a
+    # second batch, collected after this round's rules, read once)
     "gpu-logs-64": {"vllm": tuple(f"{n:02d}" for n in range(1, 9)), "sglang": tuple(f"{n:02d}" for n in range(1, 4))},
 }
 
