@@ -27,6 +27,7 @@ from parsers.lines import (
     NUM,
     clean_segments,
     coerce,
+    has_bare_reset,
     has_capture_prefix,
     journal_identifier,
     may_open_literals,
@@ -1274,7 +1275,7 @@ class LogParser:
         if screen is True:
             return True
         words, texts = screen
-        if "\x1b" in raw or any(text in raw for text in texts):
+        if "\x1b" in raw or has_bare_reset(raw) or any(text in raw for text in texts):
             return True
         return not words.isdisjoint(raw.split())
 

@@ -25,6 +25,22 @@ _INT = re.compile(r"^-?\d{1,3}(?:,\d{3})+$|^-?\d+$")
 _FLOAT = re.compile(rf"^{NUM}$")
 
 
+# Colour codes whose ESC byte a paste lost (a rendered GitHub issue drops the control character and keeps "[0;0m"):
+# vLLM's process prefix in cyan, "\033[1;36m(APIServer pid=N)\033[0;0m" (0.11.0 vllm/utils/__init__.py:120-121),
+# LMCache's level and location, "\x1b[32;20m" ... "\x1b[0m", "\x1b[3m" (LMCache 0.3.3 lmcache/logging.py:9-23),
+# left as "(EngineCore_DP0 pid=284)[0;0m [32;20m[2026-01-19 ...] LMCache INFO:[0m Reqid: ..." (gpu-logs-64 vllm/08).
+# Taken out only from a line that holds a reset code, the one every coloured span ends with, once a quoted line's
+# literal is decoded, and never one a string literal still spells out ("\\u001b[0;0m" in a notebook's JSON, gpu-logs-54
+# vllm/09: its escape is the literal's own).
+_BARE_SGR = re.compile(r"(?<!\\u001b)(?<!\\x1b)(?<!\\033)(?<!\\e)\[\d{1,2}(?:;\d{1,2})*m")
+_BARE_RESETS = ("[0m", "[0;0m")
+
+
+def has_bare_reset(text: str) -> bool:
+    """True when `text` holds a colour reset code that lost its ESC byte."""
+    return any(reset in text for reset in _BARE_RESETS)
+
+
 def clean_segments(raw: str | bytes, code: bool = True) -> list[str]:
     """One raw line -> the text lines it holds (a `\\r` inside a line starts a new one). `code`: the line may be a
     fixture's source code holding log lines (not inside a traceback, whose source lines are the engine's code)."""
@@ -35,6 +51,8 @@ def clean_segments(raw: str | bytes, code: bool = True) -> list[str]:
         text = _pasted_strings(text, code)
         if "\x1b" in text:
             text = ANSI.sub("", text)
+    if has_bare_reset(text):
+        text = _BARE_SGR.sub("", text)
     if "<br" in text:
         text = _HTML_BREAK.sub("\r", text)
     segments = text.split("\r") if "\r" in text else [text]

@@ -1045,6 +1045,24 @@ class VllmLogParser(LogParser):
         # and :443, and V0 profiles without a request): the start had completed (gpu-logs-40 vllm/04, a CPU backend's
         # serving lines alone)
         rule(r"^Added request \S+\.$", ready, before_ready=True),
+        # The API server's "Starting vLLM API server %d on %s" (0.11.0 vllm/entrypoints/openai/api_server.py:1912),
+        # logged inside build_async_engine_client (:1902), once the engine client - and so the engine - is built: the
+        # start had completed (gpu-logs-64 vllm/06, 0.15.0, its routes cut). Not 0.18.0's "Starting vLLM server on %s":
+        # the CPU-only render server logs it too, with no engine (0.18.0 api_server.py:580 and :625).
+        rule(r"^Starting vLLM API server \d+ on \S+", ready, before_ready=True),
+        # LMCache's connector, whose records interleave with vLLM's: its scheduler side logs "Reqid: %s, Total tokens
+        # %d, LMCache hit tokens: %d, need to load: %d" when vLLM's scheduler asks it about a request it schedules
+        # (LMCache 0.3.3 lmcache/integration/vllm/vllm_v1_adapter.py:753, :804, get_num_new_matched_tokens), and its
+        # worker side "Storing KV cache for %d out of %d tokens (skip_leading_tokens=%d) for request %s" after the
+        # request's forward (:651, :710, wait_for_save; :620 in save_kv_layer): a request was being served, so the
+        # start had completed (gpu-logs-64 vllm/02, /04: vllm/04's record follows an offline
+        # "Processed prompts" bar on its line, a bar no rule reads - gpu-logs-28 vllm/11 reads a trainer's bars alone as
+        # undecided). Its numbers are a request's tokens, never the pool; its
+        # "Failed to allocate memory for the KV cache." (lmcache/v1/cache_engine.py:222) is LMCache's CPU buffer
+        # refusing a chunk, no error of the engine's (gpu-logs-64 vllm/01).
+        rule(r"LMCache INFO: Reqid: \S+, Total tokens \d+, LMCache hit tokens: \d+", ready, before_ready=True),
+        rule(r"LMCache INFO: Storing KV cache for \d+ out of \d+ tokens \(skip_leading_tokens=\d+\) for request \S+",
+             ready, before_ready=True),
         # V1's own stat line carries the engine's index, "Engine 000: Avg prompt throughput: ..." (0.11.0
         # vllm/v1/metrics/loggers.py:127, LoggingStatLogger.log), logged by the API server's _force_log task, which its
         # app's lifespan starts (vllm/entrypoints/openai/api_server.py:121-131) only once the engine client is built

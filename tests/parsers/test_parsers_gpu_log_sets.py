@@ -492,6 +492,15 @@ FLOORS = {
     # second batch (vllm 07-09, committed 87f5cd5 before its read): 8/8, KV 1/1, statuses 3/3, no trap as the pool
     ("gpu-logs-63", "vllm", True): (28, 28, 5, 5, 9, 9),
     ("gpu-logs-63", "sglang", True): (10, 12, 0, 2, 3, 3),
+    # gpu-logs-64 (logs64, issue 42's round gpu-logs-64, lines that look like the pool and are not), every log held
+    # out; first read (parser at 34c0ca2, the set committed first): vLLM 5/5, KV 0/0, statuses 3/6; SGLang 14/14, KV
+    # 1/1, statuses 3/3; no trap read as the pool. Fixed by class: 'Starting vLLM API server N on' and LMCache's
+    # per-request records (a lookup, a store) are a start completed. Left, against the eye-read (the README says
+    # why): vllm/01's 'unknown' (its LMCache stores follow requests' forwards: the parser's 'ok'). A second batch
+    # (vllm 07-08, committed e7c7110 before its read): 2/2, statuses 1/2; then colour codes that lost their ESC byte
+    # are taken out where the line holds a reset code: statuses 2/2
+    ("gpu-logs-64", "vllm", True): (7, 7, 0, 0, 7, 8),
+    ("gpu-logs-64", "sglang", True): (14, 14, 1, 1, 3, 3),
 }
 
 
@@ -2862,3 +2871,60 @@ def test_a_hierarchical_caches_host_pool_alone_is_no_device_pool():
     # with no device pool line in the window
     record = _read("gpu-logs-62", "sglang", "04")
     assert (record.kv_tokens, record.kv_gib, record.status) == (None, None, None)
+# --- gpu-logs-64 (issue 42's round gpu-logs-64): what its first read missed, by class -----------------------------
+
+
+def test_the_api_servers_starting_line_with_its_index_is_a_start_completed():
+    # gpu-logs-64 vllm/06 (LMCache#2535, 0.15.0): "Starting vLLM API server 0 on http://0.0.0.0:8000", logged once the
+    # engine client is built (0.11.0 vllm/entrypoints/openai/api_server.py:1902-1912), the routes cut after it
+    record = _read("gpu-logs-64", "vllm", "06")
+    assert (record.status, record.kv_tokens) == ("ok", None)
+
+
+def test_the_render_servers_starting_line_decides_nothing():
+    # 0.18.0's "Starting vLLM server on %s" is also the CPU-only render server's (api_server.py:625): no engine
+    record = parse_log("(APIServer pid=7) INFO 03-02 10:00:01 [api_server.py:625] Starting vLLM server on "
+                       "http://0.0.0.0:8000\n", "vllm")
+    assert record.status is None
+
+
+@pytest.mark.parametrize("prefix", ["02", "04"])
+def test_lmcaches_lookup_of_a_request_is_a_request_served_and_its_sizes_are_no_pool(prefix):
+    # gpu-logs-64 vllm/02 (LMCache#1353) and vllm/04 (LMCache#955): "LMCache INFO: Reqid: chatcmpl-..., Total tokens
+    # 3335, LMCache hit tokens: 0, need to load: 0" - the scheduler side's lookup of a request vLLM schedules (LMCache
+    # 0.3.3 vllm_v1_adapter.py:753, :804); "Stored 2048 out of total 2048 tokens. size: 0.1094 gb" is one chunk's bytes
+    record = _read("gpu-logs-64", "vllm", prefix)
+    assert (record.status, record.kv_tokens, record.kv_gib, record.error_kind) == ("ok", None, None, None)
+
+
+def test_lmcaches_store_after_a_forward_is_served_and_its_allocation_warning_is_no_failure():
+    # gpu-logs-64 vllm/01 (LMCache#969): "Storing KV cache for 3135 out of 3135 tokens ... for request 11" (LMCache
+    # 0.3.3 vllm_v1_adapter.py:651, :710, after the request's forward) and LMCache's CPU buffer refusing a chunk,
+    # "Failed to allocate memory for the KV cache." (lmcache/v1/cache_engine.py:222): served, no error, no pool
+    record = _read("gpu-logs-64", "vllm", "01")
+    assert (record.status, record.error_kind, record.kv_tokens, record.kv_gib) == ("ok", None, None, None)
+
+
+def test_a_host_pool_with_packed_mtp_layers_and_a_drafts_weights_stay_out_of_the_device_pool():
+    # gpu-logs-64 sglang/01: "Allocating kv hierarchical KV host pool: 1078016 tokens, 14.35 GB host memory, packed MTP
+    # KV layers: ..." is the host pool; sglang/02: the MTP draft's "Load weight end ... mem usage=3.92 GB" is the
+    # draft's, the target's 71.68 GB the record's, the pool the summary line's
+    host = _read("gpu-logs-64", "sglang", "01")
+    assert (host.host_kv_tokens, host.host_kv_gib, host.kv_tokens, host.status) == (1078016, 14.35, None, None)
+    boot = _read("gpu-logs-64", "sglang", "02")
+    assert (boot.weights_gib, boot.draft_weights_gib, boot.kv_tokens, boot.status) == (71.68, 3.92, 1111168, "ok")
+
+
+def test_colour_codes_that_lost_their_esc_byte_are_taken_out():
+    # gpu-logs-64 vllm/08 (LMCache#2453, a rendered issue): "(EngineCore_DP0 pid=284)[0;0m [32;20m[2026-01-19 ...]
+    # LMCache INFO:[0m Reqid: chatcmpl-..., Total tokens 608, ..." - vLLM's prefix colour and LMCache's level colour
+    # (0.11.0 vllm/utils/__init__.py:120-121; LMCache 0.3.3 lmcache/logging.py:9-23) without their ESC bytes
+    record = _read("gpu-logs-64", "vllm", "08")
+    assert (record.status, record.kv_tokens) == ("ok", None)
+    assert clean_segments("(Worker_TP6 pid=423)[0;0m [32;20mINFO:[0m text [3m(file.py:1)[0m") == [
+        "(Worker_TP6 pid=423) INFO: text (file.py:1)"]
+
+
+def test_a_bracketed_figure_without_a_reset_code_is_kept():
+    # only a line holding a reset code ("[0m", "[0;0m") loses its bare colour codes
+    assert clean_segments("timeout [5m] reached") == ["timeout [5m] reached"]
