@@ -2844,6 +2844,7 @@ def test_sglangs_load_weight_end_with_its_middle_elided_still_states_the_weights
     assert (record.weights_gib, record.avail_mem_after_load_gib) == (8.74, 2.74)
     assert (record.pool_tokens, record.swa_pool_tokens, record.kv_tokens, record.status) == (1710, 1368, None, None)
 
+
 # --- gpu-logs-62 (issue 42's round gpu-logs-62): readings its first read got right, kept -----------------------------
 
 
@@ -2871,6 +2872,8 @@ def test_a_hierarchical_caches_host_pool_alone_is_no_device_pool():
     # with no device pool line in the window
     record = _read("gpu-logs-62", "sglang", "04")
     assert (record.kv_tokens, record.kv_gib, record.status) == (None, None, None)
+
+
 # --- gpu-logs-64 (issue 42's round gpu-logs-64): what its first read missed, by class -----------------------------
 
 
