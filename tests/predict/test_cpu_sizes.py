@@ -18,6 +18,7 @@ import pytest
 from harness.analysis.repredict import repredict
 from harness.builtin_models import ALL_BUILTINS, SIZED_BUILTINS
 from harness.cli import main
+from harness.engines.logs import parse_engine_file
 from harness.engines.predicting import predict
 from harness.engines.vllm import formulas as vf
 from harness.predict import Calibration, load_model_description
@@ -137,11 +138,12 @@ def test_llama_3_1_8b_on_a_64_gib_host_at_0_5():
     assert p.kv_gib < p.kv_gib_upper_bound - 0.5
 
 
-def test_a_compiled_start_adds_its_warm_up_forward_and_eager_does_not():
+def test_a_compiled_start_adds_what_compiling_leaves_and_eager_does_not():
     eager = _vllm("builtin:llama-0.4gb", 24105, 0.15, max_num_batched_tokens=2048)
     compiled = _vllm("builtin:llama-0.4gb", 24105, 0.15, max_num_batched_tokens=2048, enforce_eager=False)
     _within_bound(compiled)
-    assert "no warm-up forward" in eager.estimates["R"].basis and "warm-up forward" in compiled.estimates["R"].basis
+    assert "nothing compiled" in eager.estimates["R"].basis
+    assert "a compiled worker holds beyond an eager one" in compiled.estimates["R"].basis
     assert compiled.estimates["R"].gib > eager.estimates["R"].gib
 
 
@@ -236,3 +238,71 @@ def test_vllm_cpu_where_onednn_cannot_pack_is_within_the_target(run):
 def test_the_copies_a_packing_cpu_makes_would_put_the_wide_vocabs_far_off(run):
     # with the host's flags unknown the copies are assumed: 0.375 and 0.5 GiB the engine never held here
     assert all(error > 10 for error in _amd_errors_pct(run, None).values())
+
+
+# vLLM-CPU's default path, compiled (results/cpu_sizes/compiled-vllm0.32.0/README.md): the built Llamas without
+# --enforce-eager, so the worker compiles the model and runs a warm-up forward before it reads its RSS. The compiler's
+# term was fitted on tiny-llama and on llama-0.4gb with glibc's mmap threshold fixed; the other runs check it, the
+# 48-layer model (built after the fit, predicted before its launch) out of sample. The host they ran on had no fp16
+# matmul in oneDNN (each log's fallback line): the rows are predicted again with the run's own CPU flags.
+COMPILED = REPO / "results" / "cpu_sizes" / "compiled-vllm0.32.0"
+COMPILED_RUNS = {  # run folder: (scenario, model)
+    "tiny": ("scenarios/cpu_sizes_compiled_tiny.yaml", "builtin:tiny-llama"),
+    "0.4gb-mmap": ("scenarios/cpu_sizes_compiled_0.4gb_mmap.yaml", "builtin:llama-0.4gb"),
+    "0.4gb": ("scenarios/cpu_sizes_compiled_0.4gb.yaml", "builtin:llama-0.4gb"),
+    "1.4gb": ("scenarios/cpu_sizes_compiled_1.4gb.yaml", "builtin:llama-1.4gb"),
+    "wide-vocab": ("scenarios/cpu_sizes_compiled_wide_vocab.yaml", "builtin:llama-wide-vocab"),
+    # its config.json alone: a dense fp16 Llama's weights follow from it to the byte
+    "deep48": (str(COMPILED / "cpu_sizes_compiled_deep48.yaml"), str(COMPILED / "deep48-model")),
+}
+COMPILED_KNOWN_MISSES = {
+    # freed heap glibc keeps resident (the threshold dynamic): the same point 0.13 GiB apart in two launches, and
+    # 1.10 GiB every time with the threshold fixed (0.4gb-mmap)
+    ("0.4gb", "21534139b4245853", 0): "-10.6 %: 0.19 GiB of heap above the estimate",
+    ("0.4gb", "21534139b4245853", 1): "-3.3 %: 0.10 GiB",
+    ("deep48", "bc49e2840047c481", 0): "-5.1 %: 0.05 GiB above its twin launch",
+    # the smallest pool: 0.25 GiB of KV at 0.1, so the 0.03 GiB the worker held beyond the estimate is 11 % of it
+    ("1.4gb", "4c61c4ee8dc01cab", 0): "-11.0 %: 0.03 GiB beside a 0.25 GiB pool",
+    ("1.4gb", "4c61c4ee8dc01cab", 1): "-11.0 %: the same",
+    ("wide-vocab", "ac55fdfb6cfd4fd9", 0): "-2.5 %: 0.03 GiB above its twin launch",
+}
+
+
+def _compiled_errors_pct(run: str) -> dict[tuple[str, str, int], float]:
+    scenario, model = COMPILED_RUNS[run]
+    path = COMPILED / run / "results.csv"
+    frame = read_results(path)
+    flags = frozenset(json.loads((path.parent / "run.json").read_text())["machine"]["cpu_flags"])
+    again = repredict(expand(load_scenario(REPO / scenario)), frame, load_model_description(model), cpu_flags=flags)
+    assert again["predicted_kv_tokens"].tolist() == frame["predicted_kv_tokens"].tolist()
+    return {(run, row["point_id"], int(row["repeat"])):
+            (row["kv_tokens"] - row["predicted_kv_tokens"]) / row["predicted_kv_tokens"] * 100
+            for _, row in again[again["status"] == "ok"].iterrows()}
+
+
+@pytest.mark.parametrize("run", COMPILED_RUNS)
+def test_a_compiled_start_predicted_from_its_own_reading(run):
+    errors = _compiled_errors_pct(run)
+    assert len(errors) == 4, errors  # two utilizations, two launches each, every one started
+    missed = {key for key, error in errors.items() if abs(error) > TARGET_PCT["vllm"]}
+    assert missed == {key for key in COMPILED_KNOWN_MISSES if key[0] == run}, errors
+
+
+def _logged_rss_gib(run_dir: Path) -> list[float]:
+    return [parse_engine_file(log, "vllm").record.non_kv_gib for log in sorted((run_dir / "logs").glob("*.log"))]
+
+
+@pytest.mark.parametrize("size, eager_run", [("tiny", "tiny-vllm0.32.0-sglang0.5.22"),
+                                             ("0.4gb", "0.4gb-vllm0.32.0-sglang0.5.22"),
+                                             ("1.4gb", "1.4gb-vllm0.32.0-sglang0.5.22")])
+def test_a_compiled_worker_holds_more_than_an_eager_one_of_the_same_model(size, eager_run):
+    eager = [gib for gib in _logged_rss_gib(REPO / "results" / "cpu_sizes" / eager_run) if gib is not None]
+    compiled = _logged_rss_gib(COMPILED / size)
+    assert len(eager) == 4 and len(compiled) == 4
+    assert min(compiled) > max(eager) + 0.04, (compiled, eager)
+
+
+def test_with_glibcs_mmap_threshold_fixed_the_compiled_scatter_is_gone():
+    # the same point launched twice: 0.13 GiB apart with the threshold dynamic, not at all with it fixed
+    assert max(_logged_rss_gib(COMPILED / "0.4gb")) - min(_logged_rss_gib(COMPILED / "0.4gb")) > 0.1
+    assert len(set(_logged_rss_gib(COMPILED / "0.4gb-mmap"))) == 1

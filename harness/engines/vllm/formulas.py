@@ -43,8 +43,8 @@ CUBLAS_HANDLES_GIB_ESTIMATE = 0.04
 # rss, 0.32.0 vllm/v1/worker/cpu_worker.py:236-237). It holds, each sized apart: the runtime (python, torch, vLLM's
 # modules and kernels: the estimate below), the weights as stored, the packed copies of the vocab matrices
 # (cpu_vocab_copies_bytes), the model runner's inputs_embeds buffer (cpu_runner_buffer_bytes), the input batch's token
-# tables (cpu_input_batch_bytes), and what the warm-up forward left (cpu_model_runner.py:84-91: none in eager mode,
-# which returns before profile_run).
+# tables (cpu_input_batch_bytes), and what compiling left where the model is compiled (CPU_COMPILER_ESTIMATE; eager
+# mode compiles nothing and returns before the warm-up's profile_run, cpu_model_runner.py:84-91).
 # The runtime is measured per release on this project's CPU runs (2-core VMs) and is an estimate on any other host.
 # 0.32.0: fitted on tiny-llama alone, eager, as its RSS less its weights, vocab copies (0.001 GiB), inputs_embeds
 # buffer (64 KiB at 256 batched tokens, 0.5 MiB at 2,048) and input batch (0.3 MiB at max_model_len 512): 0.6027 GiB on
