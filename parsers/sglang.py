@@ -654,15 +654,20 @@ _SUMMARY = (
 )
 
 
+def _summary_fields(record: StartupRecord, text: str, overwrite: bool) -> None:
+    """The scheduler summary's fields `text` states (`overwrite`: also those the record holds already)."""
+    for regex, field in _SUMMARY:
+        match = regex.search(text)
+        if match and (overwrite or getattr(record, field) is None):
+            setattr(record, field, coerce(field_kinds(type(record))[field], match.group(1)))
+
+
 def _scheduler_summary(parser: LogParser, values: dict, line: Line) -> None:
     # Keys were added over time (chunked_prefill_size in 0.4.x, available_gpu_mem later,
     # available_cpu_mem on CPU); a truncated line still yields what it has.
     record = parser.record
     placeholder = _mlx_placeholder(parser, record.kv_tokens)
-    for regex, field in _SUMMARY:
-        match = regex.search(line.text)
-        if match:
-            setattr(record, field, coerce(field_kinds(type(record))[field], match.group(1)))
+    _summary_fields(record, line.text, overwrite=True)
     device = re.search(r"available_(gpu|cpu|npu|xpu|hpu|musa|mps|mlx)_mem=", line.text)
     if device:
         record.device = device.group(1)
@@ -714,10 +719,7 @@ def _summary_field_alone(parser: LogParser, values: dict, line: Line) -> None:
     if not parser.summary_read:
         return
     record = parser.record
-    for regex, field in _SUMMARY:
-        match = regex.search(line.text)
-        if match and getattr(record, field) is None:
-            setattr(record, field, coerce(field_kinds(type(record))[field], match.group(1)))
+    _summary_fields(record, line.text, overwrite=False)
     if record.max_model_len is None:
         record.max_model_len = record.context_len
 

@@ -265,7 +265,7 @@ def _argv_list(parser: LogParser, values: dict, line: Line) -> None:
     for match in _ARGV_PAIR.finditer(line.text):
         field_kind = _ARGV_FIELDS.get(match.group("flag").replace("-", "_"))
         if field_kind is not None and getattr(parser.record, field_kind[0]) is None:
-            parser.record.__setattr__(field_kind[0], field_kind[1](match.group("value")))
+            setattr(parser.record, field_kind[0], field_kind[1](match.group("value")))
 
 
 def _non_default_args(parser: LogParser, values: dict, line: Line) -> None:
