@@ -101,6 +101,13 @@ FAILED_DURING = {
     # init_model_worker -> :1098 init_memory_pools -> init_target_memory_pool; gpu-logs-41 sglang/01, GitHub Actions'
     # traceback cut at "self.init_memory_pools()").
     "init_memory_pools": "kv_pool", "init_target_memory_pool": "kv_pool",
+    # The model's layers are built only while the model is made (load_model -> get_model -> the model's __init__ ->
+    # make_layers, vllm/model_executor/models/utils.py: "line 646, in make_layers" in a 2026 build, gpu-logs-66 vllm/07)
+    "make_layers": "loading",
+    # The sampler's warm-up runs only in the start, after the graph capture (0.10.x vllm/v1/worker/gpu_worker.py:335
+    # compile_or_warm_up_model -> gpu_model_runner.py:2464 _dummy_sampler_run, gpu-logs-66 vllm/08; _dummy_pooler_run
+    # for a pooling model)
+    "_dummy_sampler_run": "warmup", "_dummy_pooler_run": "warmup",
     "capture_model": "cuda_graph_capture", "_capture_cudagraphs": "cuda_graph_capture",
     "init_device_graphs": "cuda_graph_capture", "init_cuda_graphs": "cuda_graph_capture",
     "capture_one_batch_size": "cuda_graph_capture",

@@ -173,6 +173,12 @@ def _pasted_strings(text: str, code: bool = True) -> str:
 # service names, then `docker logs -t` again (compose puts its name first).
 # Exactly one separating space is theirs: a traceback's indentation after it is the engine's.
 _DOCKER_TS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? "
+# A CI job log's own UTC stamp in brackets before each line, as Buildkite's raw job log of vLLM's CI is quoted:
+# "[2026-02-24T20:21:58Z] (EngineCore_DP0 pid=6940) ValueError: Free memory on device ..." (pytorch#175666, gpu-logs-66
+# vllm/01), "[2025-03-10T15:07:20Z] INFO 03-10 08:07:20 [gpu_model_runner.py:1067] ..." (vllm#14574). Before a logger's
+# prefix that prefix is found anyway; before a line the engine printed bare (an exception's, no level) only removing the
+# stamp lets the line read as the engine's.
+_CI_TS = r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?Z\] "
 # (a CI log viewer's gutter has no name: Buildkite's "  | " before each line of a job's log, as vllm-omni#946's and
 # vllm#14574's CI excerpts show it; a markdown table's "| " at the line's very start is not one)
 _COMPOSE = r"(?:[A-Za-z0-9][\w.\-/]*\s*\| ?|\[pod/[^\]]+\] |\s+\| )"
@@ -195,8 +201,8 @@ _JOURNAL_TIME = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ 0-3]\d \
 _JOURNAL_SOURCE = r"(?:[\w.-]+ )?[^\s\[\]:]+\[\d+\]: "
 _JOURNAL = rf"{_JOURNAL_TIME}{_JOURNAL_SOURCE}|{_DOCKER_TS}{_JOURNAL_SOURCE}"
 WRAPPER = re.compile(
-    rf"^(?:{_JOURNAL})?(?:{_DOCKER_TS})?(?:{_COMPOSE})?(?:{_DOCKER_TS})?(?:{_CLOCK})?(?:{_TORCH_RANK})?")
-_CAPTURE = re.compile(rf"^(?:{_JOURNAL}|{_DOCKER_TS}|{_COMPOSE}|{_TORCH_RANK})")
+    rf"^(?:{_JOURNAL})?(?:{_DOCKER_TS}|{_CI_TS})?(?:{_COMPOSE})?(?:{_DOCKER_TS})?(?:{_CLOCK})?(?:{_TORCH_RANK})?")
+_CAPTURE = re.compile(rf"^(?:{_JOURNAL}|{_DOCKER_TS}|{_CI_TS}|{_COMPOSE}|{_TORCH_RANK})")
 # A journal's line starts with its entry's time: an indent before it is whoever kept the lines - a test module's
 # textwrap.dedent("""\ ...""") literal indented with its code (gpu-logs-56 vllm/06), a quote's block - not the
 # message's.

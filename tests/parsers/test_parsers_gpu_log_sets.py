@@ -501,6 +501,12 @@ FLOORS = {
     # are taken out where the line holds a reset code: statuses 2/2
     ("gpu-logs-64", "vllm", True): (7, 7, 0, 0, 7, 8),
     ("gpu-logs-64", "sglang", True): (14, 14, 1, 1, 3, 3),
+    # gpu-logs-66 (logs66, issue 42's round gpu-logs-66, vLLM starts that fail for memory), every log held out; first
+    # read (parser at bc79302, the set committed first): fields 10/21, KV 0/0, statuses 6/9; no trap read as the pool.
+    # Fixed by class: a CI job log's bracketed UTC stamp before a bare line, the sampler's (pooler's) warm-up OOM
+    # wording, make_layers a step of the weights' load. Left (the README says why): vllm/08's bare frames (no header,
+    # no level: screened out), vllm/09's capture line with no KV line (the record's profiling capture)
+    ("gpu-logs-66", "vllm", True): (19, 21, 0, 0, 8, 9),
 }
 
 
@@ -2931,3 +2937,35 @@ def test_colour_codes_that_lost_their_esc_byte_are_taken_out():
 def test_a_bracketed_figure_without_a_reset_code_is_kept():
     # only a line holding a reset code ("[0m", "[0;0m") loses its bare colour codes
     assert clean_segments("timeout [5m] reached") == ["timeout [5m] reached"]
+
+
+# --- gpu-logs-66 (issue 42's round gpu-logs-66): what its first read missed, by class -----------------------------
+
+
+def test_a_ci_job_logs_bracketed_utc_stamp_before_a_bare_exception_line():
+    # gpu-logs-66 vllm/01 (pytorch#175666, Buildkite's raw log of vLLM's CI): "[2026-02-24T20:21:58Z]
+    # (EngineCore_DP0 pid=6940) ValueError: Free memory on device cuda:1 (19.77/22.05 GiB) on startup is less than
+    # desired GPU memory utilization (0.9, 19.84 GiB). ..." - no level, no traceback: the stamp is the CI's
+    record = _read("gpu-logs-66", "vllm", "01")
+    assert (record.status, record.error_kind) == ("engine_error", "free_memory_below_requested")
+    assert record.error_data == {"device_id": "cuda:1", "free_gib": 19.77, "total_gib": 22.05, "utilization": 0.9,
+                                 "requested_gib": 19.84}
+    assert strip_wrappers("[2025-03-10T15:07:20Z] INFO 03-10 08:07:20 [x.py:1] m") == "INFO 03-10 08:07:20 [x.py:1] m"
+
+
+def test_the_samplers_warm_up_oom_is_an_oom_of_the_start():
+    # gpu-logs-66 vllm/03 (llm-d#787): "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 "
+    # broken by its author before "dummy requests."; vllm/04 (vllm#26278): the same under nested Ray prefixes, with
+    # _dummy_sampler_run's frame (0.8.0+ vllm/v1/worker/gpu_model_runner.py)
+    wrapped = _read("gpu-logs-66", "vllm", "03")
+    assert (wrapped.status, wrapped.error_kind, wrapped.error_data) == ("engine_error", "cuda_oom",
+                                                                         {"warmup_requests": 1024})
+    framed = _read("gpu-logs-66", "vllm", "04")
+    assert (framed.status, framed.error_kind, framed.failed_during) == ("engine_error", "cuda_oom", "warmup")
+
+
+def test_logged_frames_in_make_layers_are_a_start_that_failed_loading():
+    # gpu-logs-66 vllm/07 (club-3090#32): a TP worker's frames at ERROR under "[multiproc_executor.py:870]", header
+    # and exception cut, through models/utils.py make_layers: the model is being built, a failed start, cause unshown
+    record = _read("gpu-logs-66", "vllm", "07")
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", "loading")
