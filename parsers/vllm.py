@@ -1165,11 +1165,12 @@ class VllmLogParser(LogParser):
               rank=SPECIFIC + 1, standalone=True, extras=OOM_FIGURES),
         # The sampler's (and a pooling model's pooler's) warm-up in the start wraps the allocator's OOM in words of its
         # own: "CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try lowering
-        # `max_num_seqs` or `gpu_memory_utilization` when initializing the engine." (vLLM PR #14728, 0.8.0
+        # `max_num_seqs` or `gpu_memory_utilization` when initializing the engine." (vLLM PR #14728, March 2025,
         # vllm/v1/worker/gpu_model_runner.py _dummy_sampler_run, "raise RuntimeError(...) from e"; the raise at
-        # gpu_model_runner.py:2464 in 0.10.x and :4105 in a 0.13 build, as vllm#24436's and vllm#26278's frames show;
-        # "warming up pooler (task=...)" in _dummy_pooler_run). A CUDA OOM, raised from the allocator's, which it
-        # outranks (it says what was being done); the count is the warm-up's, max_num_seqs (gpu-logs-66 vllm/03, /04).
+        # gpu_model_runner.py:2464 in 0.10.x and :4105 in a December 2025 build, as vllm#24436's and vllm#26278's
+        # frames show; "warming up pooler (task=...)" in _dummy_pooler_run). A CUDA OOM, raised from the allocator's,
+        # which it outranks (it says what was being done); the count is the warm-up's, max_num_seqs (gpu-logs-66
+        # vllm/03, /04).
         # An author may break it after the count (vllm/03): the words before it name it.
         error("cuda_oom", r"\bCUDA out of memory occurred when warming up (?:sampler|pooler)\b(?: \(task=[^)]*\))?"
               r"(?: with (?P<warmup_requests>\d+)\b)?", rank=SPECIFIC + 1),

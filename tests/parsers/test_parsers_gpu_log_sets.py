@@ -2956,7 +2956,7 @@ def test_a_ci_job_logs_bracketed_utc_stamp_before_a_bare_exception_line():
 def test_the_samplers_warm_up_oom_is_an_oom_of_the_start():
     # gpu-logs-66 vllm/03 (llm-d#787): "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 "
     # broken by its author before "dummy requests."; vllm/04 (vllm#26278): the same under nested Ray prefixes, with
-    # _dummy_sampler_run's frame (0.8.0+ vllm/v1/worker/gpu_model_runner.py)
+    # _dummy_sampler_run's frame (vllm/v1/worker/gpu_model_runner.py, PR #14728)
     wrapped = _read("gpu-logs-66", "vllm", "03")
     assert (wrapped.status, wrapped.error_kind, wrapped.error_data) == ("engine_error", "cuda_oom",
                                                                          {"warmup_requests": 1024})
