@@ -501,6 +501,12 @@ FLOORS = {
     # are taken out where the line holds a reset code: statuses 2/2
     ("gpu-logs-64", "vllm", True): (7, 7, 0, 0, 7, 8),
     ("gpu-logs-64", "sglang", True): (14, 14, 1, 1, 3, 3),
+    # gpu-logs-65 (logs65, issue 42's round gpu-logs-65, SGLang starts that fail for memory), every log held out; first
+    # read (parser at 950d983, the set committed first): fields 14/16, KV 0/0, statuses 7/9; no trap read as the pool.
+    # Fixed by class: the launcher's 'Rank N scheduler is dead.' with its second sentence cut by an author. Left, the
+    # README says why: sglang/04 (torch_memory_saver's OOM at a resume, after a start), sglang/05 (a fork's caught
+    # lk_moe OOM, read as a failed start), sglang/07's 'not shown' kind (the parser's process_died, as gpu-logs-7/-12/-46)
+    ("gpu-logs-65", "sglang", True): (14, 16, 0, 0, 8, 9),
 }
 
 
@@ -2931,3 +2937,21 @@ def test_colour_codes_that_lost_their_esc_byte_are_taken_out():
 def test_a_bracketed_figure_without_a_reset_code_is_kept():
     # only a line holding a reset code ("[0m", "[0;0m") loses its bare colour codes
     assert clean_segments("timeout [5m] reached") == ["timeout [5m] reached"]
+
+
+# --- gpu-logs-65 (issue 42's round gpu-logs-65): what its first read missed, by class -----------------------------
+
+
+def test_the_launchers_dead_scheduler_line_with_its_second_sentence_cut_is_a_failed_start():
+    # gpu-logs-65 sglang/07 (a 2026 failure registry): "Rank 0 scheduler is dead." then "Exit code: -9" 46 s later; the
+    # launcher prints "Rank {i} scheduler is dead. Please check if there are relevant logs." then "Exit code: {code}"
+    # (0.5.8 sglang/srt/entrypoints/engine.py:850-853): the author cut the second sentence
+    record = _read("gpu-logs-65", "sglang", "07")
+    assert (record.status, record.error_kind, record.error_data.get("exit_code")) == ("engine_error", "process_died",
+                                                                                      -9)
+
+
+def test_prose_about_a_dead_scheduler_is_no_failure():
+    # only the message's sentence ending the line is the launcher's; a sentence going on is an author's prose
+    record = parse_log("[2026-01-26 23:15:21] Rank 0 scheduler is dead, as the docs say\n", "sglang")
+    assert (record.status, record.error_kind) == (None, None)
