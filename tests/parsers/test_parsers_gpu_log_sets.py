@@ -505,7 +505,8 @@ FLOORS = {
     # read (parser at 950d983, the set committed first): fields 14/16, KV 0/0, statuses 7/9; no trap read as the pool.
     # Fixed by class: the launcher's 'Rank N scheduler is dead.' with its second sentence cut by an author. Left, the
     # README says why: sglang/04 (torch_memory_saver's OOM at a resume, after a start), sglang/05 (a fork's caught
-    # lk_moe OOM, read as a failed start), sglang/07's 'not shown' kind (the parser's process_died, as gpu-logs-7/-12/-46)
+    # lk_moe OOM, read as a failed start), sglang/07's 'not shown' kind (the parser's process_died, as gpu-logs-7,
+    # -12 and -46 read it)
     ("gpu-logs-65", "sglang", True): (14, 16, 0, 0, 8, 9),
 }
 
