@@ -1144,8 +1144,12 @@ class SglangLogParser(LogParser):
               rank=GENERIC),
         # the launcher's words for the same while it waits for the model to load, up to 0.5.9 (0.4.6
         # sglang/srt/entrypoints/engine.py:589, 0.5.6 :918, logger.error; "Exit code: N" on a line of its own after it;
-        # SGLang's log format prints no level, so the line is enough)
-        error("process_died", r"Rank (?P<rank>\d+) scheduler is dead\. Please check if there are relevant logs\.",
+        # SGLang's log format prints no level, so the line is enough). Its first sentence alone, ending the line, is
+        # the same message with the second cut by an author (a 2026 failure registry quotes "[2026-01-26 23:15:21]
+        # Rank 0 scheduler is dead." then "Exit code: -9"; 0.5.8 engine.py:850-853 prints both sentences, then the
+        # exit code): gpu-logs-65 sglang/07
+        error("process_died",
+              r"Rank (?P<rank>\d+) scheduler is dead\.(?: Please check if there are relevant logs\.|\s*$)",
               rank=GENERIC, standalone=True),
         error("process_died",
               r"Subprocess (?P<process>\S+) \(pid=(?P<pid>\d+)\) crashed with exit code (?P<exit_code>-?\d+)",

@@ -507,6 +507,13 @@ FLOORS = {
     # wording, make_layers a step of the weights' load. Left (the README says why): vllm/08's bare frames (no header,
     # no level: screened out), vllm/09's capture line with no KV line (the record's profiling capture)
     ("gpu-logs-66", "vllm", True): (19, 21, 0, 0, 8, 9),
+    # gpu-logs-65 (logs65, issue 42's round gpu-logs-65, SGLang starts that fail for memory), every log held out; first
+    # read (parser at 950d983, the set committed first): fields 14/16, KV 0/0, statuses 7/9; no trap read as the pool.
+    # Fixed by class: the launcher's 'Rank N scheduler is dead.' with its second sentence cut by an author. Left, the
+    # README says why: sglang/04 (torch_memory_saver's OOM at a resume, after a start), sglang/05 (a fork's caught
+    # lk_moe OOM, read as a failed start), sglang/07's 'not shown' kind (the parser's process_died, as gpu-logs-7,
+    # -12 and -46 read it)
+    ("gpu-logs-65", "sglang", True): (14, 16, 0, 0, 8, 9),
 }
 
 
@@ -2969,3 +2976,21 @@ def test_logged_frames_in_make_layers_are_a_start_that_failed_loading():
     # and exception cut, through models/utils.py make_layers: the model is being built, a failed start, cause unshown
     record = _read("gpu-logs-66", "vllm", "07")
     assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", "loading")
+
+
+# --- gpu-logs-65 (issue 42's round gpu-logs-65): what its first read missed, by class -----------------------------
+
+
+def test_the_launchers_dead_scheduler_line_with_its_second_sentence_cut_is_a_failed_start():
+    # gpu-logs-65 sglang/07 (a 2026 failure registry): "Rank 0 scheduler is dead." then "Exit code: -9" 46 s later; the
+    # launcher prints "Rank {i} scheduler is dead. Please check if there are relevant logs." then "Exit code: {code}"
+    # (0.5.8 sglang/srt/entrypoints/engine.py:850-853): the author cut the second sentence
+    record = _read("gpu-logs-65", "sglang", "07")
+    assert (record.status, record.error_kind, record.error_data.get("exit_code")) == ("engine_error", "process_died",
+                                                                                      -9)
+
+
+def test_prose_about_a_dead_scheduler_is_no_failure():
+    # only the message's sentence ending the line is the launcher's; a sentence going on is an author's prose
+    record = parse_log("[2026-01-26 23:15:21] Rank 0 scheduler is dead, as the docs say\n", "sglang")
+    assert (record.status, record.error_kind) == (None, None)
