@@ -217,14 +217,20 @@ def test_the_hosts_flags_say_what_its_logs_show():
 
 
 def _amd_errors_pct(run: str, flags: frozenset[str] | None) -> dict[tuple[str, str, int], float]:
-    scenario, model = AMD_RUNS[run]
-    frame = read_results(AMD / run / "results.csv")
+    return _errors_on_host(AMD, run, *AMD_RUNS[run], flags)
+
+
+def _errors_on_host(root: Path, run: str, scenario: str, model: str,
+                    flags: frozenset[str] | None) -> dict[tuple[str, str, int], float]:
+    """Each started row of `root/run` predicted again from its own reading with the host's CPU flags (None: not known,
+    the committed predictions are then not the ones to match): {(run, point, repeat): error %}."""
+    frame = read_results(root / run / "results.csv")
     again = repredict(expand(load_scenario(REPO / scenario)), frame, load_model_description(model), cpu_flags=flags)
     if flags is not None:
         assert again["predicted_kv_tokens"].tolist() == frame["predicted_kv_tokens"].tolist()
     return {(run, row["point_id"], int(row["repeat"])):
             (row["kv_tokens"] - row["predicted_kv_tokens"]) / row["predicted_kv_tokens"] * 100
-            for _, row in again.iterrows()}
+            for _, row in again[again["status"] == "ok"].iterrows()}
 
 
 @pytest.mark.parametrize("run", AMD_RUNS)
@@ -269,15 +275,8 @@ COMPILED_KNOWN_MISSES = {
 
 
 def _compiled_errors_pct(run: str) -> dict[tuple[str, str, int], float]:
-    scenario, model = COMPILED_RUNS[run]
-    path = COMPILED / run / "results.csv"
-    frame = read_results(path)
-    flags = frozenset(json.loads((path.parent / "run.json").read_text())["machine"]["cpu_flags"])
-    again = repredict(expand(load_scenario(REPO / scenario)), frame, load_model_description(model), cpu_flags=flags)
-    assert again["predicted_kv_tokens"].tolist() == frame["predicted_kv_tokens"].tolist()
-    return {(run, row["point_id"], int(row["repeat"])):
-            (row["kv_tokens"] - row["predicted_kv_tokens"]) / row["predicted_kv_tokens"] * 100
-            for _, row in again[again["status"] == "ok"].iterrows()}
+    flags = json.loads((COMPILED / run / "run.json").read_text())["machine"]["cpu_flags"]
+    return _errors_on_host(COMPILED, run, *COMPILED_RUNS[run], frozenset(flags))
 
 
 @pytest.mark.parametrize("run", COMPILED_RUNS)
