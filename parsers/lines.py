@@ -198,8 +198,8 @@ _CLOCK = r"\d\d:\d\d:\d\d(?:[.,]\d+)? "
 # systemd 255, --output=). The identifier is the unit's program, a script's name included
 # ("qwen3.8-27b-nvfp4-1m.sh[863334]: ", gpu-logs-56 vllm/04); its pid is the journal's, never the engine's figure.
 _JOURNAL_TIME = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ 0-3]\d \d\d:\d\d:\d\d(?:\.\d+)? "
-_JOURNAL_SOURCE = r"(?:[\w.-]+ )?[^\s\[\]:]+\[\d+\]: "
-_JOURNAL = rf"{_JOURNAL_TIME}{_JOURNAL_SOURCE}|{_DOCKER_TS}{_JOURNAL_SOURCE}"
+_JOURNAL_SOURCE = r"(?:[\w.-]+ )?(?P<identifier>[^\s\[\]:]+)\[\d+\]: "
+_JOURNAL = rf"(?:{_JOURNAL_TIME}|{_DOCKER_TS}){_JOURNAL_SOURCE}"
 WRAPPER = re.compile(
     rf"^(?:{_JOURNAL})?(?:{_DOCKER_TS}|{_CI_TS})?(?:{_COMPOSE})?(?:{_DOCKER_TS})?(?:{_CLOCK})?(?:{_TORCH_RANK})?")
 _CAPTURE = re.compile(rf"^(?:{_JOURNAL}|{_DOCKER_TS}|{_CI_TS}|{_COMPOSE}|{_TORCH_RANK})")
@@ -354,7 +354,7 @@ def shown_mark(text: str) -> str:
     return re.sub(r"\d+", "0", match.group(0)) if match is not None and match.end() else ""
 
 
-_JOURNAL_IDENTIFIER = re.compile(rf"^(?:{_JOURNAL_TIME}|{_DOCKER_TS})(?:[\w.-]+ )?(?P<identifier>[^\s\[\]:]+)\[\d+\]: ")
+_JOURNAL_IDENTIFIER = re.compile(rf"^{_JOURNAL}")
 
 
 def journal_identifier(text: str) -> str | None:
