@@ -3,11 +3,25 @@ GPU host stand-in (tests/support/gpu_host: NVML's v1/v2 memory semantics, proces
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
 from harness.errors import EXIT_USAGE
-from harness.execute.gpu import GpuBusyError, GpuState, nvml_reader, wait_for_release, wait_until_idle
-from tests.support.gpu_host import GpuHost, install
+from harness.execute.gpu import (
+    GpuBusyError,
+    GpuState,
+    in_card_class,
+    nvml_reader,
+    wait_for_release,
+    wait_until_idle,
+)
+from tests.support.gpu_host import CARDS, GpuHost, install
+
+# What the harness's own readers returned on a real H100 (results/gpu_baseline/h100-torch2.11-cu130/README.md)
+REAL_H100 = Path(__file__).resolve().parents[2] / "results" / "gpu_baseline" / "h100-torch2.11-cu130" / "readings.json"
 
 
 class FakeGpus:
@@ -101,6 +115,19 @@ def test_an_idle_datacenter_card_is_idle_though_its_driver_reserves_memory(monke
     state = wait_until_idle(read, [0])[0]
     assert (state.used_mib, state.reserved_mib, state.others_mib) == (870, 870, 0)
     assert state.total_mib == 81920 and state.name == "NVIDIA A100-SXM4-80GB"
+
+
+def test_a_real_idle_h100_is_idle_of_its_class_and_the_stand_in_reads_such_a_card_alike(monkeypatch, tmp_path):
+    real = json.loads(REAL_H100.read_text())["harness"]
+    state = GpuState(**real["nvml"])
+    assert wait_until_idle(lambda index: state, [0])[0].others_mib == 0
+    assert in_card_class(state.total_mib, 80)
+    # vLLM sizes from cudaMemGetInfo's total: NVML's less the driver's reservation (harness/execute/cuda_reading.py)
+    assert real["cuda_total_mib"] == state.total_mib - state.reserved_mib
+    # the stand-in's H100 with this driver's reservation (480 MiB on 580, where its public nvidia-smi had 552)
+    card = replace(CARDS["H100-80GB"], reserved_mib=int(state.reserved_mib))
+    host = GpuHost((card,), driver_version=state.driver_version, cuda_driver_version=real["driver_versions"][1])
+    assert _reader(monkeypatch, tmp_path, host)(0) == state
 
 
 def test_a_card_that_drives_a_desktop_is_idle_and_its_display_is_counted_in_use(monkeypatch, tmp_path):

