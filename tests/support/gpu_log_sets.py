@@ -469,11 +469,11 @@ HELD_OUT = {
     # resume, serving-time pool exhaustion and leak reports): every log held out, collected and read by eye before any
     # parser ran on it, read through the parser once
     "gpu-logs-65": {"sglang": tuple(f"{n:02d}" for n in range(1, 10))},
-    # gpu-logs-68 (logs68, issue 42's round gpu-logs-68, starts printed by cloud platforms and orchestrators, 2025-2026):
-    # every log held out, collected and read by eye before any parser ran on it - RunPod's nanosecond stamps before a
-    # worker that failed to start, SageMaker's container-standards lines in a diff, Ray Serve LLM's nested replica
-    # prefixes and its controller's replica exceptions, BentoML's records before vLLM's - read through the parser once;
-    # no SGLang log was found in the vein that was not already in a set
+    # gpu-logs-68 (logs68, issue 42's round gpu-logs-68, starts printed by cloud platforms and orchestrators,
+    # 2025-2026): every log held out, collected and read by eye before any parser ran on it - RunPod's nanosecond
+    # stamps before a worker that failed to start, SageMaker's container-standards lines in a diff, Ray Serve LLM's
+    # nested replica prefixes and its controller's replica exceptions, BentoML's records before vLLM's - read through
+    # the parser once; no SGLang log was found in the vein that was not already in a set
     "gpu-logs-68": {"vllm": tuple(f"{n:02d}" for n in range(1, 9))},
 }
 
