@@ -583,6 +583,21 @@ def ray_worker_death_errors() -> tuple[ErrorRule, ...]:
     )
 
 
+def ray_serve_replica_errors() -> tuple[ErrorRule, ...]:
+    """A Ray Serve replica whose start raised, as the ServeController reports it: check_ready, which runs only while a
+    replica is allocated and its constructor and reconfigure run, logs "Exception in {replica_id}, the replica will be
+    stopped." with logger.exception and marks the start FAILED (Ray 2.46.0 ray/serve/_private/deployment_state.py:620
+    check_ready, the line at :656, :697 and :705; the replica's id reads "Replica(id='03l9rrsq',
+    deployment='LLMDeploymentdeepseek', app='default')"); older Ray named it by its tag, "Exception in replica
+    'default#VLLMDeployment#abc', the replica will be stopped." (the index's copy of deployment_state.py, id 654848321).
+    Ray Serve LLM builds the engine in that constructor (gpu-logs-68 vllm/06, /07): a failed start whose cause is the
+    replica's exception, which the controller's traceback may not reach - kind other, its message the controller's."""
+    return (
+        error(OTHER, r"\bException in (?:Replica\(id='[^']*', deployment='[^']*', app='[^']*'\)|replica '[^']*'), "
+                     r"the replica will be stopped\.", rank=GENERIC, standalone=True),
+    )
+
+
 def _oom_part(parser: LogParser, values: dict, line: Line) -> None:
     data: dict = {}
     for regex, key in _OOM_PART_FIGURES:

@@ -412,6 +412,15 @@ BRACKETED_LOGGING = re.compile(rf"^\[[\w.-]+\]\[(?P<level>{LEVEL_NAMES})\](?:\[[
 LEVEL_ASCTIME = re.compile(rf"^(?P<level>{LEVEL_NAMES}):\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d{{3}}:")
 
 
+# Ray Serve's own records (its controller's, its proxy's, a replica's): "%(levelname)s %(asctime)s {component_name}
+# {component_id} " then the request's fields if any and "-- %(message)s" (Ray 2.46.0 ray/serve/_private/
+# logging_utils.py:120 ServeFormatter.COMPONENT_LOG_FMT, constants.py:240-245 SERVE_LOG_RECORD_FORMAT): "ERROR
+# 2025-06-11 13:15:51,444 controller 45327 -- Exception in Replica(...), the replica will be stopped." under Ray's
+# actor tag (gpu-logs-68 vllm/06-08). The first " -- " ends the format's fields (none of them holds one).
+RAY_SERVE_FIELDS = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [^ ]+ [^ ]+ (?:[^ ]+ )*?-- "
+RAY_SERVE_LOGGING = re.compile(rf"^(?P<level>{LEVEL_NAMES}) {RAY_SERVE_FIELDS}")
+
+
 def strip_level_asctime(text: str) -> tuple[str | None, str]:
     """(level, message) of a line in the "LEVEL:asctime:message" format; (None, text) otherwise."""
     match = LEVEL_ASCTIME.match(text) if text[:1].isupper() else None
@@ -423,6 +432,8 @@ def strip_level_asctime(text: str) -> tuple[str | None, str]:
 
 def strip_python_logging(text: str) -> tuple[str | None, str]:
     """(level, message) of a line with a Python-logging prefix; (None, text) otherwise."""
+    if " -- " in text and (serve := RAY_SERVE_LOGGING.match(text)) is not None:  # (before PY_LOGGING takes the level)
+        return serve.group("level"), text[serve.end():]
     match = PY_LOGGING.match(text) if text[:1] != "[" else (BRACKETED_LOGGING.match(text) or PY_LOGGING.match(text))
     if match is None:
         return strip_level_asctime(text)

@@ -31,6 +31,7 @@ from parsers.base import (
     oom_part_rules,
     phase,
     phase_after_kv,
+    ray_serve_replica_errors,
     ray_worker_death_errors,
     ready,
     rule,
@@ -39,7 +40,7 @@ from parsers.base import (
     store_pairs,
     version,
 )
-from parsers.lines import NUM, strip_level_asctime, strip_python_logging, strip_wrappers
+from parsers.lines import NUM, RAY_SERVE_FIELDS, strip_level_asctime, strip_python_logging, strip_wrappers
 from parsers.record import POOL_GROUP, POOL_KV, POOL_WORKER, KvPool, StartupRecord
 from parsers.tracebacks import FRAME_PATH
 
@@ -105,7 +106,10 @@ PREFIX_FILE_COLUMN = re.compile(
 # level: "(EngineCore pid=75) INFO Available KV cache memory: 20.27 GiB" (Modal's view, gpu-logs-17 vllm/06; the format
 # is "%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] %(message)s" after the process, 0.18.0 vllm/logger.py:22-24).
 # The process makes it the engine's own line, not a wrapping program's "INFO msg": tried only where the line has no tag.
-PREFIX_PROC_LEVEL = re.compile(rf"^{PROC}(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?P<msg>.*)$")
+# Ray Serve's actors (its controller, a replica) log in their own format under that tag: the fields it puts between
+# the level and " -- " are not the message (RAY_SERVE_FIELDS, parsers/lines.py).
+PREFIX_PROC_LEVEL = re.compile(
+    rf"^{PROC}(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+(?:{RAY_SERVE_FIELDS})?(?P<msg>.*)$")
 
 
 # tpu-inference's "Memory statistics" fields and the record's: the chips' HBM, the capped budget, what is used, what is
@@ -1201,6 +1205,7 @@ class VllmLogParser(LogParser):
         *device_oom_errors(),
         *fatal_signal_errors(),
         *ray_worker_death_errors(),
+        *ray_serve_replica_errors(),
         # A worker process the executor's monitor saw die: "Worker proc %s died unexpectedly, shutting down executor."
         # (0.10.1.1 vllm/v1/executor/multiproc_executor.py:146-148, the same words through 2025 - the tags :135, :146,
         # :149 of gpu-logs-53's logs), with " (exit code: N)" after "unexpectedly" once 2026 builds log the exit code

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from parsers import parse_log, read_log
+from parsers import make_parser, parse_log, read_log
 from tests.support.gpu_log_sets import fixture_log
 from tests.support.log_wrappers import KEPT_BY_LOSSY, LOSSY, RECORDED, WRAPPERS, wrap
 
@@ -207,3 +207,16 @@ def test_a_log_a_terminal_wrapped_gives_the_bare_record(path, engine, width):
 def test_the_terminal_width_a_real_log_shows(prefix, width):
     from parsers import terminal_width
     assert terminal_width(read_log(fixture_log(prefix)).split("\n")) == width
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_ray_serves_own_record_format_gives_its_level_and_message(engine):
+    # gpu-logs-68 vllm/08's controller line (ray PR#66230): "%(levelname)s %(asctime)s {component_name}
+    # {component_id} -- %(message)s" (Ray 2.46.0 ray/serve/_private/logging_utils.py:120, constants.py:240-245) under
+    # Ray's actor tag; its fields before " -- " are not the message
+    line = next(text for text in read_log(fixture_log("gpu-logs-68/vllm/08-")).splitlines() if "controller" in text)
+    parser = make_parser(engine)
+    split = parser.split_prefix(line, None)
+    message = ("Deployment 'LLMServer:claude-sonnet-4-5-20250929' in application 'anthropic-direct' has 1 replicas "
+               "that have taken more than 30s to initialize.")
+    assert (split.level, split.text) == ("WARNING", message)
