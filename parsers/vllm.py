@@ -711,7 +711,16 @@ class VllmLogParser(LogParser):
     # they are ready, so no later failure passes through it (0.9 kept it in vllm/v1/utils.py; gpu-logs-41 vllm/11, its
     # traceback under a pipeline's own logging prefix cut at the raise).
     START_WAIT_FRAMES = re.compile(r"^\s*File " + FRAME_PATH + r", line \d+, in wait_for_engine_startup$")
-    screen_texts = ("in wait_for_engine_startup", *TRAINER_STEP_TEXTS)
+    # The engine core builds itself in one call of its process's entry point and serves only once that returned
+    # (0.25.0 vllm/v1/engine/core.py:1192 `engine_core = DPEngineCoreProc(...)`, :1200 `EngineCoreProc(...)`, then
+    # :1224 `engine_core.run_busy_loop()`; a Ray actor's likewise, :2125): the constructors - EngineCore.__init__,
+    # which profiles and makes the KV cache (:99, :133 `self._initialize_kv_caches(vllm_config)`), and its
+    # subclasses' (:903, :1749) - run in no other phase, so a traceback through one is a failed start whose exception
+    # the excerpt may cut (gpu-logs-69 vllm/05). The file as the traceback names it: a path with "/" or, from a
+    # native Windows install, with "\" (unsloth#7091: "...\vllm\v1\engine\core.py", line 975, in __init__).
+    START_CORE_FRAMES = re.compile(r'^\s*File ["\u201c][^"\u201d]*vllm[/\\]v1[/\\]engine[/\\]core\.py["\u201d], '
+                                   r"line \d+, in __init__$")
+    screen_texts = ("in wait_for_engine_startup", "in __init__", *TRAINER_STEP_TEXTS)
     # The pooling adapter loads a Sentence-Transformers checkpoint's Dense projector beside the model and, when it
     # cannot, logs the exception and builds the model without it: 0.11.0 vllm/model_executor/models/adapters.py:78
     # logger.exception("ST projector loading failed") in _load_st_projector (:36), which returns None (:80); a layer's
@@ -1241,6 +1250,7 @@ class VllmLogParser(LogParser):
         self.served = False  # a line only a started engine prints of its failure (SERVING_FAILURES, SERVING_FRAMES)
         self.start_failed = False  # the engine's own words for a failed start (START_FAILURES)
         self.start_wait_failed = False  # a traceback passed through the front end's wait for the start
+        self.start_core_failed = False  # a traceback passed through the engine core's constructor
 
     def _check_failures(self, line: Line) -> None:
         text = line.text
@@ -1250,6 +1260,8 @@ class VllmLogParser(LogParser):
             self.start_failed = True
         elif "File " in text and self.START_WAIT_FRAMES.match(text):
             self.start_wait_failed = True
+        elif "File " in text and self.START_CORE_FRAMES.match(text):
+            self.start_core_failed = True
         super()._check_failures(line)
 
     def _settle_logged_frames(self) -> None:
@@ -1259,6 +1271,10 @@ class VllmLogParser(LogParser):
             # engine's own traceback above it): the start failed, its cause not shown
             self._offer(OTHER, "the front end's wait for the engine's start raised (its traceback cut)", {}, GENERIC,
                         None, Line(text="", raw=""))
+        elif self.start_core_failed and not (self.seen_error or self.seen_ready or self.stopping or self.served):
+            # the excerpt stops in the engine core's traceback of its construction, before the exception line
+            self._offer(OTHER, "the engine core's construction raised (its traceback cut)", {}, GENERIC, None,
+                        Line(text="", raw=""))
 
     def executor_shut_down(self, line: Line) -> None:
         """V0's executor terminated its workers. Its shutdown runs when the engine or the executor is collected (their

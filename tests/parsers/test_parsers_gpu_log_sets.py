@@ -414,7 +414,9 @@ FLOORS = {
     # says the start had completed). A second batch (vllm 08-10, committed c5a24a3 before its read): 8/8 fields, KV 1/1,
     # statuses 1/3, no trap as the pool; then a worker's sleep (a built engine's) and Ray's report of a worker dead in
     # the trainer's step: 3/3
-    ("gpu-logs-55", "vllm", True): (12, 15, 1, 1, 8, 10),
+    # (gpu-logs-69's rule - a traceback through the engine core's constructor is a failed start - reads vllm/02's
+    # frames as its eye-read did)
+    ("gpu-logs-55", "vllm", True): (13, 15, 1, 1, 9, 10),
     ("gpu-logs-55", "sglang", True): (6, 6, 0, 0, 7, 7),
     # gpu-logs-58 (logs58, issue 42's round gpu-logs-58, the engines as the backend of evaluation and benchmark tools),
     # every log held out; first read (parser at b60cfac, main's be5a20a, the set committed first in b60cfac): vLLM
@@ -524,6 +526,12 @@ FLOORS = {
     # Replica(...), the replica will be stopped." is a failed start, and Ray Serve's own record format gives its level
     # and message. Left, against the sets' convention (the README says why): vllm/02's 'unknown' after a KV pair
     ("gpu-logs-68", "vllm", True): (15, 15, 1, 1, 7, 8),
+    # gpu-logs-69 (logs69, issue 42's round gpu-logs-69, home-lab starts: WSL2, native Windows, a Strix Halo iGPU,
+    # mixed cards), every log held out; first read (parser at 4bd8fec, the set committed first in feea616): vLLM
+    # 25/26, KV 0/0, statuses 6/7; SGLang 1/1, 0/0, 1/1; no trap read as the pool. Fixed by class: a traceback
+    # through the engine core's constructor (Windows or Linux paths), cut before its exception, is a failed start
+    ("gpu-logs-69", "vllm", True): (26, 26, 0, 0, 7, 7),
+    ("gpu-logs-69", "sglang", True): (1, 1, 0, 0, 1, 1),
 }
 
 
@@ -3034,3 +3042,33 @@ def test_the_serve_controllers_slow_initialisation_warning_is_no_failure():
     # second line, after the engine's init line (Ray 2.46.0 deployment_state.py:2193-2195, a WARNING)
     record = _read("gpu-logs-68", "vllm", "08")
     assert (record.status, record.error_kind, record.init_engine_seconds) == ("ok", None, 36.54)
+
+
+# --- gpu-logs-69 (issue 42's round gpu-logs-69, home-lab starts): what its first read missed, by class -------------
+
+
+def test_the_engine_cores_constructor_in_a_cut_traceback_is_a_failed_start():
+    # gpu-logs-69 vllm/05 (unsloth#7091, native Windows vLLM 0.25): the engine core's frames run_engine_core ->
+    # "engine_core = EngineCoreProc(" -> core.py __init__ -> core.py:133 __init__ (the KV cache's initialisation), with
+    # backslash paths, cut before the exception and with no "EngineCore failed to start." in the window
+    record = _read("gpu-logs-69", "vllm", "05")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+
+
+def test_the_engine_cores_constructor_under_two_prefixes_is_a_failed_start():
+    # gpu-logs-55 vllm/02 (verl#6764, vllm-ascend): the same constructor's frames, Linux paths, under verl's
+    # '(vLLMHttpServer pid=...)' and the engine core's prefix at ERROR, cut in _initialize_kv_caches
+    record = _read("gpu-logs-55", "vllm", "02")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+
+
+def test_an_engine_core_constructor_frame_after_the_server_was_ready_decides_nothing_new():
+    # the constructors run only at the start: a frame of one after the server's ready line is another process's
+    # (a second server), not this start's failure - the rule leaves a started record alone
+    log = "\n".join([
+        "(APIServer pid=1) INFO 01-01 00:00:00 [api_server.py:1] Starting vLLM API server 0 on http://0.0.0.0:8000",
+        "(APIServer pid=1) INFO:     Application startup complete.",
+        '(EngineCore pid=3)   File "/x/vllm/v1/engine/core.py", line 133, in __init__',
+    ])
+    record = parse_log(log, "vllm")
+    assert record.status == "ok"
