@@ -67,6 +67,12 @@ CPU_WORKER_RUNTIME_MEASURED_ON = "0.32.0"  # the release whose runtime stands in
 # layers: 0.1146-0.1161): 0.0443 GiB + 4.04 MiB a layer (results/cpu_sizes/compiled-vllm0.32.0, checked there on
 # the other sizes and a 48-layer model built after the fit).
 CPU_COMPILER_ESTIMATE = {"0.32.0": (0.0443, 4.04)}  # (GiB, MiB per decoder layer)
+# A decoder layer whose MLP is routed experts compiles to more than a dense one (its router, top-k and the fused
+# experts' op in the traced graph: 0.32.0 model_executor/layers/fused_moe/experts/cpu_moe.py:269-316). 0.32.0: fitted
+# on a Qwen3 MoE of 16 layers of 8 experts (results/cpu_sizes/compiled-vllm0.32.0/moe16: its four compiled starts held
+# 0.079-0.087 GiB beyond the dense form's term, its two eager starts none beyond the eager estimate): MiB per such
+# layer beyond a dense layer's.
+CPU_COMPILER_MOE_LAYER_MIB = {"0.32.0": 5.30}
 
 
 def cpu_node_memory(host: HostMemory, container_cap: bool = True) -> DeviceMemory:
@@ -109,12 +115,18 @@ def cpu_worker_runtime_gib(release: str) -> tuple[float, str]:
     return _measured_per_release(CPU_WORKER_RUNTIME_GIB_ESTIMATE, release, "tiny-llama")
 
 
-def cpu_compiled_extra_bytes(release: str, num_layers: int) -> tuple[int, str]:
-    """What a compiled vLLM-CPU worker holds beyond an eager one (bytes), and how it was sized."""
+def cpu_compiled_extra_bytes(release: str, num_layers: int, moe_layers: int = 0) -> tuple[int, str]:
+    """What a compiled vLLM-CPU worker holds beyond an eager one (bytes), and how it was sized: `moe_layers` of the
+    `num_layers` decoder layers carry routed experts."""
     (base_gib, per_layer_mib), measured = _measured_per_release(CPU_COMPILER_ESTIMATE, release,
                                                                 "tiny-llama, llama-0.4gb")
-    extra = int(base_gib * GiB + per_layer_mib * MiB * num_layers)
-    return extra, f"{base_gib:.4f} GiB + {per_layer_mib:.2f} MiB x {num_layers} layers, {measured}"
+    extra = base_gib * GiB + per_layer_mib * MiB * num_layers
+    basis = f"{base_gib:.4f} GiB + {per_layer_mib:.2f} MiB x {num_layers} layers"
+    if moe_layers:
+        moe_mib, moe_measured = _measured_per_release(CPU_COMPILER_MOE_LAYER_MIB, release, "a 16-layer Qwen3 MoE")
+        extra += moe_mib * MiB * moe_layers
+        basis += f" + {moe_mib:.2f} MiB x {moe_layers} MoE layers ({moe_measured})"
+    return int(extra), f"{basis}, {measured}"
 
 
 def _measured_per_release(by_release: dict[str, Any], release: str, models: str) -> tuple[Any, str]:

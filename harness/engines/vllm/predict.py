@@ -57,6 +57,7 @@ from harness.engines.vllm.releases import (
 )
 from harness.engines.vllm.rope_cache import rope_cache_bytes
 from harness.predict import Calibration, Estimate
+from harness.predict.config_weights import routed_experts
 from harness.predict.kinds import HYBRID, SLIDING_WINDOW
 from harness.predict.model import DTYPE_BYTES, GiB, MiB, ModelDescription, resolve_dtype
 from harness.predict.stored_weights import size_text
@@ -647,7 +648,8 @@ def _cpu_compiled_extra_bytes(s: Settings, env: dict[str, str], model: ModelDesc
     if not vf.cpu_warms_up(bool(switch_value(s, "enforce_eager")), bool(switch_value(s, "enable_lora")),
                            env.get("VLLM_CPU_CI_ENV", "0") not in ("", "0")):
         return None
-    return vf.cpu_compiled_extra_bytes(release, model.num_layers)
+    moe = routed_experts(model.config)
+    return vf.cpu_compiled_extra_bytes(release, model.num_layers, moe.moe_layers if moe else 0)
 
 
 @dataclass(frozen=True)
