@@ -700,8 +700,12 @@ class VllmLogParser(LogParser):
     # started its background loop at the first request (0.5.0 :567-569, 0.6.3 :929); the loop's failure is logged as
     # "Engine background task failed" (0.5.0 :52, 0.6.3 :66, _log_task_completion of the run_engine_loop task: 0.5.0
     # :518, 0.6.3 :805) - a serving-time failure (gpu-logs-40 vllm/05, vllm#5961).
+    # The client's notice of an engine core's death (ENGINE_CORE_DIED) is one of them: its monitor starts only once
+    # every engine core has sent its first message on the input socket, which each sends after its constructor
+    # (the KV cache, the warm-up) returned.
     SERVING_FAILURES = re.compile(r"^(?:EngineCore encountered a fatal error|AsyncLLM output_handler failed"
-                                  r"|Engine background task failed)(?:\.|$)")
+                                  r"|Engine background task failed)(?:\.|$)"
+                                  r"|^Engine core proc \S+ died unexpectedly")
     SERVING_FRAMES = re.compile(r"^\s*File " + FRAME_PATH + r", line \d+, in (?:run_busy_loop|output_handler"
                                 r"|run_engine_loop)$")
     START_FAILURES = re.compile(r"^(?:EngineCore|WorkerProc) failed to start\.")
@@ -1106,6 +1110,11 @@ class VllmLogParser(LogParser):
         rule(r"^Terminating local vLLM worker processes$", _workers_terminated, before_ready=True),
         rule(r"^\[shutdown\] .*trigger received signal=(?P<signal>\w+)", stopping),
         rule(r"^\[shutdown\] API server: shutdown triggered", stopping),
+        # The engine core's graceful shutdown: its SIGTERM/SIGINT handler only sets the state (0.18.0
+        # vllm/v1/engine/core.py:1085-1090, installed before run_busy_loop), and the busy loop then logs "Shutdown
+        # initiated (timeout=%d)" (:1201) and "Shutdown complete" (:1224): a stop asked for, so the client's notice of
+        # the engine core's death after it is the stop's end, not a failure (gpu-logs-17 vllm/06, Modal's snapshot)
+        rule(r"^Shutdown initiated \(timeout=\d+\)", stopping),
         *oom_part_rules(),
     )
 
@@ -1223,6 +1232,15 @@ class VllmLogParser(LogParser):
               r"Worker proc (?P<process>\S+) died unexpectedly"
               r"(?: \(exit code: (?P<exit_code>-?\d+|None)\)|, shutting down)",
               rank=GENERIC),
+        # The client's monitor saw an engine core's process die: "Engine core proc %s died unexpectedly, shutting down
+        # client." (0.11.0 vllm/v1/engine/core_client.py:564-566 in start_engine_core_monitor, :541; 0.10.1.1 :563;
+        # 0.18.0 :705 on one line). MPClient starts that monitor at the end of its construction (0.11.0 :508-510),
+        # after every engine core's first message on the input socket (:489-499), which an engine core sends from its
+        # input thread, started once its constructor - the KV cache's sizing and the warm-up - returned (0.11.0
+        # vllm/v1/engine/core.py:497-512, the message at :851-854). So the line is never a failed start's (the front
+        # end's wait reports those, START_WAIT_FRAMES): where no ready line came first, the engine core had started
+        # and the death is a later failure (SERVING_FAILURES; gpu-logs-70 vllm/02 and 06).
+        error("process_died", r"Engine core proc (?P<process>\S+) died unexpectedly", rank=GENERIC),
         # A process of the server (an API server, the Rust frontend, an engine core) exited non-zero while the launcher
         # waited on them all: a failed start (0.32.0 vllm/v1/utils.py:586-589 wait_for_completion_or_failure,
         # f"Process {proc.name} (PID: {proc.pid}) died with exit code {proc.exitcode}").

@@ -36,7 +36,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-48", "gpu-logs-49", "gpu-logs-50", "gpu-logs-51", "gpu-logs-52", "gpu-logs-53",
         "gpu-logs-54", "gpu-logs-55", "gpu-logs-56", "gpu-logs-57", "gpu-logs-58", "gpu-logs-59", "gpu-logs-60",
         "gpu-logs-61", "gpu-logs-62", "gpu-logs-63", "gpu-logs-64", "gpu-logs-65", "gpu-logs-66",
-        "gpu-logs-67", "gpu-logs-68", "gpu-logs-69")
+        "gpu-logs-67", "gpu-logs-68", "gpu-logs-69", "gpu-logs-70")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -483,6 +483,10 @@ HELD_OUT = {
     # native Windows, a Strix Halo iGPU, two cards of mixed sizes, small quantized models at low utilization, and the
     # memory errors those hosts print): every log held out, collected and read by eye before any parser ran on it
     "gpu-logs-69": {"vllm": tuple(f"{n:02d}" for n in range(1, 8)), "sglang": ("01",)},
+    # gpu-logs-70 (logs70, issue 42's round gpu-logs-70, starts of newly released models posted in model vendors'
+    # repositories and in kt-kernel's threads, 2025-2026: GLM-4.5V / GLM-4.6V-Flash, DeepSeek-OCR, MiniMax-M2.1,
+    # DeepSeek-V3 / V3.2): every log held out, collected and read by eye before any parser ran on it
+    "gpu-logs-70": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": ("01", "02", "03")},
 }
 
 
