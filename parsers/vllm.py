@@ -1124,7 +1124,8 @@ class VllmLogParser(LogParser):
         # and a traceback after the bar is a request's or the script's (gpu-logs-72 vllm/03, /04). Read only where the
         # window shows that engine's start (a start line read): a trainer's log of bars alone tells of an engine built
         # outside it (gpu-logs-28 vllm/11, read undecided by eye).
-        rule(r"^(?:Processed prompts|Adding requests): +\d+%\|", _offline_bar, before_ready=True),
+        rule(r"^Processed prompts: +\d+%\|", _offline_bar, before_ready=True),
+        rule(r"^Adding requests: +\d+%\|", _offline_bar, before_ready=True),
         # vLLM's own benchmarks, whose results come only from requests the built engine ran: `vllm bench throughput`
         # prints its rates once LLM.generate has returned every request (0.11.0 vllm/benchmarks/throughput.py:679
         # "Throughput: %.2f requests/s, %.2f total tokens/s, %.2f output tokens/s", 0.26.0 :1270), `vllm bench
