@@ -1552,6 +1552,13 @@ class LogParser:
         owner = self._block_owner.get(step.block)
         if not self.seen_kv or owner is None or not owner[0] or owner[1]:
             return False
+        # Python prints one uncaught exception's whole chain, its causes first ("During handling of the above
+        # exception, another exception occurred:", CPython Lib/traceback.py TracebackException.format): an earlier
+        # part's exception line was read before the chain's top level showed whose it was, and is this program's too
+        # (gpu-logs-72 vllm/05: FileNotFoundError 'avconv' in audioread's frames, then the script's <module> frame)
+        failure = self._startup.failure
+        if step.kind == STEP_EXCEPTION and failure is not None and failure.token == step.block:
+            self._to_later(failure)
         if step.kind == STEP_EXCEPTION and self._later.offer(
                 _Failure(OTHER, line.text.strip(), {}, GENERIC, step.block)):
             self._emit(ev.LATER_FAILURE, {"kind": OTHER, "message": line.text.strip()}, line)

@@ -126,6 +126,12 @@ def _served(parser: LogParser, values: dict, line: Line) -> None:
     parser.mark_served(line)
 
 
+def _offline_bar(parser: LogParser, values: dict, line: Line) -> None:
+    # (the rule's comment: an LLM's bars follow its completed start; only a window that shows the start is decided)
+    if parser.record.phase != parser.phases[0]:
+        parser.mark_ready(line)
+
+
 def _workers_terminated(parser: LogParser, values: dict, line: Line) -> None:
     parser.executor_shut_down(line)
 
@@ -548,10 +554,28 @@ def _init_engine(parser: LogParser, values: dict, line: Line) -> None:
     # is the record's; the init engine's figure stands in where no "torch.compile took" line was read.
     if parser.record.compilation_seconds is None and values.get("secs") is not None:
         parser.record.compilation_seconds = float(values["secs"])
+    _capture_before_init_engine(parser)
     # The engine core logs this once _initialize_kv_caches has returned (0.10.2 vllm/v1/engine/core.py:218, the
     # "(profile, create kv cache, warmup model)" it names): the KV cache was made even where the excerpt shows none of
     # its lines (gpu-logs-29 vllm/01, LMCache's records after it)
     parser.mark_kv_sized(line)
+
+
+def _capture_before_init_engine(parser: LogParser) -> None:
+    """A graph line read before the "init engine" line with no KV line before either: the real capture, whose line
+    the window begins after the KV line's. The engine captures while it warms up inside the timed block the "init
+    engine (profile, create kv cache, warmup model)" line closes - V0: llm_engine.py:426-428 initialize_cache ->
+    worker.py:335 _warm_up_model -> :365 capture_model (0.9.2), which logs "Graph capturing finished in %.0f secs,
+    took %.2f GiB" (model_runner.py:1671); V1: v1/engine/core.py:278-282 initialize_from_config ->
+    gpu_worker.py:608 capture_model (0.18.0) - and Model Runner V2's profiling capture comes before the KV line
+    (gpu_worker.py:399). So in a contiguous window the last graph line before it is the warm-up's (gpu-logs-72
+    vllm/05)."""
+    record = parser.record
+    early = parser.early_capture
+    if early is None or record.cuda_graph_gib is not None or parser.seen_kv or parser.pending_kv is not None:
+        return
+    record.cuda_graph_gib, record.graph_capture_seconds = early[1], early[2]
+    record.cuda_graph_profile_gib = None
 
 
 def _model_loading(parser: LogParser, values: dict, line: Line) -> None:
@@ -1073,8 +1097,9 @@ class VllmLogParser(LogParser):
         # worker side "Storing KV cache for %d out of %d tokens (skip_leading_tokens=%d) for request %s" after the
         # request's forward (:651, :710, wait_for_save; :620 in save_kv_layer): a request was being served, so the
         # start had completed (gpu-logs-64 vllm/02, /04: vllm/04's record follows an offline
-        # "Processed prompts" bar on its line, a bar no rule reads - gpu-logs-28 vllm/11 reads a trainer's bars alone as
-        # undecided). Its numbers are a request's tokens, never the pool; its
+        # "Processed prompts" bar on its line, a bar that decides only where the window shows the start, the bars' rule
+        # below - gpu-logs-28 vllm/11 reads a trainer's bars alone as undecided). Its numbers are a request's tokens,
+        # never the pool; its
         # "Failed to allocate memory for the KV cache." (lmcache/v1/cache_engine.py:222) is LMCache's CPU buffer
         # refusing a chunk, no error of the engine's (gpu-logs-64 vllm/01).
         rule(r"LMCache INFO: Reqid: \S+, Total tokens \d+, LMCache hit tokens: \d+", ready, before_ready=True),
@@ -1095,6 +1120,16 @@ class VllmLogParser(LogParser):
         # and the warm-up run the model without the scheduler. A batch of requests was being served: the start had
         # completed, and a worker's death noticed before the dump was at serving time (gpu-logs-56 vllm/03)
         rule(r"^Dumping scheduler output for model execution: SchedulerOutput\(", _served, before_ready=True),
+        # The offline LLM's own progress bars: LLM.generate adds its requests under tqdm's "Adding requests" (0.9.2
+        # vllm/entrypoints/llm.py:1492 _validate_and_add_requests, 0.11.0 :1498) and runs them under "Processed
+        # prompts" (0.9.2 :1559 _run_engine, 0.11.0 :1589, 0.18.0 :1968). Both exist only on an LLM whose constructor
+        # returned - its engine built, its KV cache made and warmed up (V0: llm_engine.py:268 _initialize_kv_caches,
+        # whose "init engine ... took" ends it, :428; V1: v1/engine/core.py's, 0.18.0 :282): the start had completed,
+        # and a traceback after the bar is a request's or the script's (gpu-logs-72 vllm/03, /04). Read only where the
+        # window shows that engine's start (a start line read): a trainer's log of bars alone tells of an engine built
+        # outside it (gpu-logs-28 vllm/11, read undecided by eye).
+        rule(r"^Processed prompts: +\d+%\|", _offline_bar, before_ready=True),
+        rule(r"^Adding requests: +\d+%\|", _offline_bar, before_ready=True),
         # vLLM's own benchmarks, whose results come only from requests the built engine ran: `vllm bench throughput`
         # prints its rates once LLM.generate has returned every request (0.11.0 vllm/benchmarks/throughput.py:679
         # "Throughput: %.2f requests/s, %.2f total tokens/s, %.2f output tokens/s", 0.26.0 :1270), `vllm bench

@@ -547,6 +547,12 @@ FLOORS = {
     # arguments' length max_model_len where the sets say configured_max_model_len
     ("gpu-logs-71", "vllm", True): (39, 40, 1, 1, 6, 6),
     ("gpu-logs-71", "sglang", True): (12, 12, 1, 1, 2, 3),
+    # gpu-logs-72 (logs72, issue 42's round gpu-logs-72, vLLM as a library in offline batch scripts), every log held
+    # out; first read (parser at 8232b73, the set committed first in 8232b73): vLLM 19/21, KV 0/0, statuses 6/9; no
+    # trap read as the pool. Fixed by class: the offline LLM's tqdm bars follow its completed start; a graph line
+    # before the "init engine" line with no KV line before it is the warm-up's capture; an earlier part of a chained
+    # traceback the script's top level owns is the script's too
+    ("gpu-logs-72", "vllm", True): (21, 21, 0, 0, 9, 9),
 }
 
 
@@ -3153,3 +3159,65 @@ def test_the_engine_cores_graceful_shutdown_is_a_stop_and_the_death_after_it_no_
     record = _read("gpu-logs-17", "vllm", "06")
     assert (record.status, record.later_failure, record.stop_signal) == ("ok", None, "signal")
 
+
+# --- gpu-logs-72 (issue 42's round gpu-logs-72, vLLM as a library in offline scripts): its first read's misses ---
+
+
+def test_the_offline_bars_after_the_start_make_a_later_traceback_a_requests():
+    # gpu-logs-72 vllm/04 (vllm-ascend#145): V0's "init engine ... took 15.18 seconds", then tqdm's "Processed prompts:
+    # 0%|...| 0/1 [...]" with "[rank0]: Traceback" glued on, out of llm.generate -> _run_engine -> step (0.9.2
+    # vllm/entrypoints/llm.py:1559): the first request's TypeError, not the start's
+    record = _read("gpu-logs-72", "vllm", "04")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
+    assert record.later_failure.startswith("TypeError: MRotaryEmbedding.get_input_positions()")
+    assert (record.num_blocks, record.cpu_blocks, record.init_engine_seconds) == (35511, 4681, 15.18)
+
+
+def test_a_processed_prompts_bar_at_its_end_is_a_completed_start_whose_workers_then_exit():
+    # gpu-logs-72 vllm/03 (a Docker run of vLLM 0.6.6.post1, TP 4): the author's "..." hides the KV lines; "Processed
+    # prompts: 100%|...| 3/3", the script's prints, then "Terminating local vLLM worker processes" - the script's end,
+    # not an executor ending its workers before the KV cache was sized
+    record = _read("gpu-logs-72", "vllm", "03")
+    assert (record.status, record.error_kind) == ("ok", None)
+
+
+def test_the_offline_bars_alone_decide_no_start():
+    # gpu-logs-28 vllm/11 (EasyR1#9): a trainer's "Processed prompts" bars with no start line in the window tell of an
+    # engine built outside it; the bar decides a start only where the window shows one (read undecided by eye)
+    record = _read("gpu-logs-28", "vllm", "11")
+    assert record.status is None
+    log = "Adding requests: 100%|##########| 4/4 [00:00<00:00, 1987.35it/s]"
+    assert parse_log(log, "vllm").status is None
+
+
+def test_a_graph_line_before_the_init_engine_line_without_a_kv_line_is_the_warm_ups_capture():
+    # gpu-logs-72 vllm/05: the excerpt opens at V0's "Graph capturing finished in 2 secs, took 0.11 GiB" (0.9.2
+    # vllm/worker/model_runner.py:1671, captured in _warm_up_model inside the block "init engine" times,
+    # llm_engine.py:426-428), with no KV line before it: the real capture, not Model Runner V2's profiling one
+    record = _read("gpu-logs-72", "vllm", "05")
+    assert (record.cuda_graph_gib, record.graph_capture_seconds, record.cuda_graph_profile_gib) == (0.11, 2.0, None)
+
+
+def test_the_profiling_capture_before_the_kv_line_stays_the_profiling_ones():
+    # Model Runner V2 logs the graph line for its profiling capture before the KV line and again after it (0.18.0
+    # vllm/v1/worker/gpu_worker.py:399 and :608): the first is never the graphs' cost, the second is
+    log = "\n".join([
+        ("(EngineCore pid=1) INFO 01-01 00:00:01 [gpu_model_runner.py:5747] Graph capturing finished in 3 secs, took "
+         "0.50 GiB"),
+        "(EngineCore pid=1) INFO 01-01 00:00:02 [kv_cache_utils.py:1234] GPU KV cache size: 100,000 tokens",
+        ("(EngineCore pid=1) INFO 01-01 00:00:05 [gpu_model_runner.py:5747] Graph capturing finished in 4 secs, took "
+         "0.40 GiB"),
+        ("(EngineCore pid=1) INFO 01-01 00:00:06 [core.py:282] init engine (profile, create kv cache, warmup model) "
+         "took 12.00 seconds"),
+    ])
+    record = parse_log(log, "vllm")
+    assert (record.cuda_graph_gib, record.graph_capture_seconds, record.cuda_graph_profile_gib) == (0.4, 4.0, 0.5)
+
+
+def test_a_chained_traceback_the_scripts_top_level_owns_is_the_scripts_after_the_start():
+    # gpu-logs-72 vllm/05: after the "init engine" line, "FileNotFoundError: ... 'avconv'" in audioread's frames, then
+    # "During handling of the above exception, another exception occurred:" and the script's <module> frame down to
+    # audioread.ffdec.NotInstalledError - no frame of the engine's in the chain: the script's failure, a later one
+    record = _read("gpu-logs-72", "vllm", "05")
+    assert (record.status, record.error_kind) == ("ok", None)
+    assert (record.later_failure_kind, record.later_failure) == ("other", "audioread.ffdec.NotInstalledError")
