@@ -260,6 +260,13 @@ COMPILED_RUNS = {  # run folder: (scenario, model)
     "wide-vocab": ("scenarios/cpu_sizes_compiled_wide_vocab.yaml", "builtin:llama-wide-vocab"),
     # its config.json alone: a dense fp16 Llama's weights follow from it to the byte
     "deep48": (str(COMPILED / "cpu_sizes_compiled_deep48.yaml"), str(COMPILED / "deep48-model")),
+    # Qwen3 MoEs with their eager twins: the MoE layer's compiled share fitted on moe16, moe24x16 held out (predicted
+    # before its launch), then launched again with glibc's mmap threshold fixed
+    **{run: (str(COMPILED / f"cpu_sizes_{scenario}.yaml"), str(COMPILED / f"{run.split('-')[0]}-model"))
+       for run, scenario in (("moe16", "compiled_moe16"), ("moe16-eager", "eager_moe16"),
+                             ("moe24x16", "compiled_moe24x16"), ("moe24x16-eager", "eager_moe24x16"),
+                             ("moe24x16-mmap", "compiled_moe24x16_mmap"),
+                             ("moe24x16-eager-mmap", "eager_moe24x16_mmap"))},
 }
 COMPILED_KNOWN_MISSES = {
     # freed heap glibc keeps resident (the threshold dynamic): the same point 0.13 GiB apart in two launches, and
@@ -271,6 +278,14 @@ COMPILED_KNOWN_MISSES = {
     ("1.4gb", "4c61c4ee8dc01cab", 0): "-11.0 %: 0.03 GiB beside a 0.25 GiB pool",
     ("1.4gb", "4c61c4ee8dc01cab", 1): "-11.0 %: the same",
     ("wide-vocab", "ac55fdfb6cfd4fd9", 0): "-2.5 %: 0.03 GiB above its twin launch",
+    # the held-out MoE: the MoE layer's compiled share fitted on moe16 (5.30 MiB) is 3.0 MiB on this shape with the
+    # threshold fixed, so the compiled rows come out above the prediction; its eager starts are the heap's alone
+    ("moe24x16", "9cb78f3310618b33", 0): "+3.2 %: the compiled MoE layer holds less than fitted on moe16",
+    ("moe24x16", "9cb78f3310618b33", 1): "+2.4 %: the same",
+    ("moe24x16-mmap", "a6c3b419f1bfb20a", 0): "+4.7 %: 0.05 GiB less than the estimate, the heap's scatter gone",
+    ("moe24x16-mmap", "92b8f9dcc022900c", 0): "+2.4 %: the same",
+    ("moe24x16-eager", "0acffe433c33010c", 0): "-3.9 %: 0.06 GiB of heap (-0.10 % with the threshold fixed)",
+    ("moe24x16-eager", "b18923993aaac092", 0): "-2.4 %: the same (-0.06 %)",
 }
 
 
@@ -282,7 +297,7 @@ def _compiled_errors_pct(run: str) -> dict[tuple[str, str, int], float]:
 @pytest.mark.parametrize("run", COMPILED_RUNS)
 def test_a_compiled_start_predicted_from_its_own_reading(run):
     errors = _compiled_errors_pct(run)
-    assert len(errors) == 4, errors  # two utilizations, two launches each, every one started
+    assert len(errors) == len(read_results(COMPILED / run / "results.csv")), errors  # every launch started
     missed = {key for key, error in errors.items() if abs(error) > TARGET_PCT["vllm"]}
     assert missed == {key for key in COMPILED_KNOWN_MISSES if key[0] == run}, errors
 
