@@ -1267,6 +1267,16 @@ class VllmLogParser(LogParser):
               r"Worker proc (?P<process>\S+) died unexpectedly"
               r"(?: \(exit code: (?P<exit_code>-?\d+|None)\)|, shutting down)",
               rank=GENERIC),
+        # V1's SIGUSR1 chain of 2025's early releases: a worker whose start (or its IPC) raised signals its executor,
+        # which logs "MulitprocExecutor got fatal signal from worker processes, shutting down. See stack trace above for
+        # root cause issue." (0.8.3 vllm/v1/executor/multiproc_executor.py:46-57, the signal at :329-333 in
+        # worker_main, whose busy loop sends its own exceptions to the executor instead), and the client of an engine
+        # core that raised logs "Got fatal signal from worker processes, shutting down. See stack trace above for root
+        # cause issue." (0.8.3 vllm/v1/engine/core_client.py:353-366, the signal at v1/engine/core.py:388-391). The
+        # cause is the traceback above, which a window may not hold (gpu-logs-73 vllm/02: a compose log with a worker's
+        # 'Process SpawnProcess-1:3:' header and no frames): a failure, its cause not shown; before ready, the start's.
+        error(OTHER, r"^(?:Mul(?:it|ti)procExecutor got|Got) fatal signal from worker processes, shutting down\b",
+              rank=GENERIC),
         # The client's monitor saw an engine core's process die: "Engine core proc %s died unexpectedly, shutting down
         # client." (0.11.0 vllm/v1/engine/core_client.py:564-566 in start_engine_core_monitor, :541; 0.10.1.1 :563;
         # 0.18.0 :705 on one line). MPClient starts that monitor at the end of its construction (0.11.0 :508-510),

@@ -553,6 +553,14 @@ FLOORS = {
     # before the "init engine" line with no KV line before it is the warm-up's capture; an earlier part of a chained
     # traceback the script's top level owns is the script's too
     ("gpu-logs-72", "vllm", True): (21, 21, 0, 0, 9, 9),
+    # gpu-logs-73 (logs73, issue 42's round gpu-logs-73, starts that end without their own end: hangs and timeouts),
+    # every log held out; first read (parser at bd5f86c, the set committed first in bd5f86c): vLLM 2/3, KV 0/0,
+    # statuses 5/7; SGLang 1/2, 0/0, 3/3; no trap read as the pool. Fixed by class: V1's SIGUSR1 lines of 2025 ("got
+    # fatal signal from worker processes") are a failure whose cause is above; the scorer reads SGLang's watchdog
+    # figure where the parser keeps it. Left, against the sets' convention (the README says why): vllm/07's offline
+    # bar with no line of the start, read 'ok' by eye
+    ("gpu-logs-73", "vllm", True): (3, 3, 0, 0, 6, 7),
+    ("gpu-logs-73", "sglang", True): (2, 2, 0, 0, 3, 3),
 }
 
 
@@ -3221,3 +3229,46 @@ def test_a_chained_traceback_the_scripts_top_level_owns_is_the_scripts_after_the
     record = _read("gpu-logs-72", "vllm", "05")
     assert (record.status, record.error_kind) == ("ok", None)
     assert (record.later_failure_kind, record.later_failure) == ("other", "audioread.ffdec.NotInstalledError")
+
+
+# --- gpu-logs-73 (issue 42's round gpu-logs-73, starts that end without their own end): its first read's misses ---
+
+
+def test_the_executors_fatal_signal_from_a_worker_during_the_start_is_a_failed_start():
+    # gpu-logs-73 vllm/02 (vllm#16514, 0.8.x in docker compose): Gloo's timeout logged as ignored, a worker's
+    # "Process SpawnProcess-1:3:" with no frames, then "MulitprocExecutor got fatal signal from worker processes,
+    # shutting down." (0.8.3 vllm/v1/executor/multiproc_executor.py:46-57, signalled from worker_main :329-333): the
+    # start failed, its cause (the traceback above) not in the window - and the ignored timeout is not read as it
+    record = _read("gpu-logs-73", "vllm", "02")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+    assert record.error_message.startswith("MulitprocExecutor got fatal signal from worker processes")
+
+
+def test_the_clients_fatal_signal_line_is_a_failure_before_ready_and_a_later_one_after():
+    # the core client's own line for an engine core's SIGUSR1 (0.8.3 vllm/v1/engine/core_client.py:361): before the
+    # server is up, the start's failure; after a stat line (the engine serving), a later failure
+    line = ("CRITICAL 04-11 13:45:00 [core_client.py:361] Got fatal signal from worker processes, shutting down. "
+            "See stack trace above for root cause issue.")
+    record = parse_log("INFO 04-11 13:44:00 [core.py:58] Initializing a V1 LLM engine (v0.8.3) with config: model='m'"
+                       "\n" + line, "vllm")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+    served = ("INFO 04-11 13:44:30 [loggers.py:80] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: "
+              "9.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.1%, Prefix cache hit rate: 0.0%")
+    record = parse_log(served + "\n" + line, "vllm")
+    assert (record.status, record.later_failure_kind) == ("ok", "other")
+
+
+def test_a_hang_that_stops_in_a_wait_decides_nothing():
+    # gpu-logs-73 vllm/03 (NCCL's bootstrap), vllm/05 and /06 (the engine core's "No available shared memory broadcast
+    # block found in 60 seconds", logged in any phase), sglang/01 and /02 (ranks at their distributed init): no
+    # status is invented where the window stops
+    for engine, prefix in (("vllm", "03"), ("vllm", "05"), ("vllm", "06"), ("sglang", "01"), ("sglang", "02")):
+        assert _read("gpu-logs-73", engine, prefix).status is None, (engine, prefix)
+
+
+def test_sglangs_watchdog_figure_is_kept_with_its_error():
+    # gpu-logs-73 sglang/03 (sglang#3752): eight ranks' "Watchdog timeout (self.watchdog_timeout=300)", the launcher's
+    # SIGQUIT line and the shell's "Killed": a failed start by the sets' bare-failure reading, the 300 s kept
+    record = _read("gpu-logs-73", "sglang", "03")
+    assert (record.status, record.error_kind, record.error_data.get("watchdog_timeout_s")) == (
+        "engine_error", "watchdog_timeout", 300)

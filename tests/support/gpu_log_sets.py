@@ -533,6 +533,8 @@ def _attr(name: str) -> Callable:
 # expected.json name -> where the record holds it (the same name when absent here)
 EXPECTED_READERS: dict[str, Callable] = {
     "tokens_per_request": _attr("max_model_len"),
+    # SGLang's watchdog figure, which the parser keeps with its error (parsers/sglang.py's watchdog_timeout rules)
+    "watchdog_timeout_s": _data("watchdog_timeout_s"),
     "available_kv_gib": _attr("kv_gib"),
     "weights_gb": _attr("weights_gib"),
     "avail_mem_before_load_gb": _attr("avail_mem_before_load_gib"),
