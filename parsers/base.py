@@ -598,6 +598,21 @@ def ray_serve_replica_errors() -> tuple[ErrorRule, ...]:
     )
 
 
+def harness_pod_crash_errors() -> tuple[ErrorRule, ...]:
+    """A serving pod's container that crashed while a Kubernetes benchmark harness waited for it, as llm-d-benchmark's
+    standup reports it: its wait for the pods to be created, running and Ready returns at the first container that
+    terminated with an exit code other than 0, after announcing "ERROR: Crashed container in pod: {pod}, container:
+    {container}" (llm-d/llm-d-benchmark setup/functions.py:1668 wait_for_pods_created_running_ready at c76e78a6 of
+    2025-11-20, which added the check; :2082 at 429dc38 of 2026-02), which its announce() shows with a cross mark for
+    "ERROR: " (:106 at c76e78a6): "❌ Crashed container in pod: vllm-standalone-llama-3-1b-845945945-dljsw"
+    (llm-d-benchmark#668, gpu-logs-75 vllm/07). The check runs only before the pod is Ready, so the serving engine
+    never started: a failed start whose cause is in the container's own log, not the harness's - kind other. The
+    capital and the colon are the harness's; a person's "the last crashed container in pod X" is not read."""
+    return (
+        error(OTHER, r"\bCrashed container in pod: \S", rank=GENERIC, standalone=True),
+    )
+
+
 def _oom_part(parser: LogParser, values: dict, line: Line) -> None:
     data: dict = {}
     for regex, key in _OOM_PART_FIGURES:

@@ -27,6 +27,7 @@ from parsers.base import (
     device_oom_errors,
     error,
     fatal_signal_errors,
+    harness_pod_crash_errors,
     kv_sized,
     oom_part_rules,
     phase,
@@ -1259,6 +1260,7 @@ class VllmLogParser(LogParser):
         *fatal_signal_errors(),
         *ray_worker_death_errors(),
         *ray_serve_replica_errors(),
+        *harness_pod_crash_errors(),
         # A worker process the executor's monitor saw die: "Worker proc %s died unexpectedly, shutting down executor."
         # (0.10.1.1 vllm/v1/executor/multiproc_executor.py:146-148, the same words through 2025 - the tags :135, :146,
         # :149 of gpu-logs-53's logs), with " (exit code: N)" after "unexpectedly" once 2026 builds log the exit code

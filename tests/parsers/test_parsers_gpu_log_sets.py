@@ -567,6 +567,13 @@ FLOORS = {
     # it is left: an engine core's tag with a second pid is not, by itself, another engine)
     ("gpu-logs-74", "vllm", True): (21, 21, 3, 3, 6, 6),
     ("gpu-logs-74", "sglang", True): (15, 15, 1, 1, 2, 2),
+    # gpu-logs-75 (logs75, issue 42's round gpu-logs-75, starts run by Kubernetes operators and serving stacks), every
+    # log held out; first read (parser at 13bdcb2, the set committed first in 13bdcb2): vLLM 12/14, KV 1/1, statuses
+    # 5/7; SGLang 3/3, 0/0, 4/4; no trap read as the pool. Fixed by class: a Kubernetes benchmark harness's report of a
+    # crashed serving container while it waits for Ready is a failed start, no cause. Left (the README says why):
+    # vllm/05, a log collapsed onto one line whose traceback lost its header and exception
+    ("gpu-logs-75", "vllm", True): (13, 14, 1, 1, 6, 7),
+    ("gpu-logs-75", "sglang", True): (3, 3, 0, 0, 4, 4),
 }
 
 
@@ -3318,3 +3325,24 @@ def test_eight_ranks_pool_lines_in_any_order_give_rank_0s_pool():
     assert (record.kv_tokens, record.k_gib, record.v_gib, record.avail_mem_after_pool_gib) == (903439, 13.79, 13.79,
                                                                                               11.22)
     assert (record.status, record.cuda_graph_gib, record.available_mem_gib) == ("ok", 0.89, 10.26)
+
+
+# --- gpu-logs-75 (issue 42's round gpu-logs-75, starts run by Kubernetes operators and serving stacks) -------------
+
+
+def test_a_benchmark_harness_crashed_container_in_pod_is_a_failed_start_its_cause_not_shown():
+    # gpu-logs-75 vllm/07 (llm-d-benchmark#668): the standup harness's "❌ Crashed container in pod: vllm-standalone-
+    # llama-3-1b-845945945-dljsw" after "pod running" and "Waiting for pods to be Ready" - announced only while it
+    # waits for the pod to be Ready, for a container that exited non-zero (llm-d/llm-d-benchmark setup/functions.py:1668
+    # at c76e78a6, :2082 at 429dc38); no engine line in the window, so no cause
+    record = _read("gpu-logs-75", "vllm", "07")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+    assert "Crashed container in pod: vllm-standalone-llama-3-1b-845945945-dljsw" in record.error_message
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_a_person_asking_for_the_last_crashed_container_in_pod_is_no_failure(engine):
+    # an agent prompt in a Kubernetes how-to ("Get the logs from the last crashed container in pod my-app-xxx"): not
+    # the harness's capitalised words with their colon
+    record = parse_log("> Get the logs from the last crashed container in pod my-app-xxx\n", engine)
+    assert (record.status, record.error_kind) == (None, None)
