@@ -749,7 +749,13 @@ class VllmLogParser(LogParser):
     # native Windows install, with "\" (unsloth#7091: "...\vllm\v1\engine\core.py", line 975, in __init__).
     START_CORE_FRAMES = re.compile(r'^\s*File ["\u201c][^"\u201d]*vllm[/\\]v1[/\\]engine[/\\]core\.py["\u201d], '
                                    r"line \d+, in __init__$")
-    screen_texts = ("in wait_for_engine_startup", "in __init__", *TRAINER_STEP_TEXTS)
+    # The serving frames are read the same way: the EngineDeadError an output handler raised is handed to each waiting
+    # request (0.18.0 vllm/v1/engine/output_processor.py:85 and :95 `raise output` in RequestOutputCollector) and
+    # printed by Python, not by the engine's logger, with the handler's frame in it (0.18.0 vllm/v1/engine/
+    # async_llm.py:659 `async def output_handler`; core_client.py:817 `raise self._format_exception(outputs)`), so its
+    # frames carry no ERROR header (gpu-logs-76 vllm/05, under a compose prefix).
+    screen_texts = ("in wait_for_engine_startup", "in __init__", "in output_handler", "in run_busy_loop",
+                    "in run_engine_loop", *TRAINER_STEP_TEXTS)
     # The pooling adapter loads a Sentence-Transformers checkpoint's Dense projector beside the model and, when it
     # cannot, logs the exception and builds the model without it: 0.11.0 vllm/model_executor/models/adapters.py:78
     # logger.exception("ST projector loading failed") in _load_st_projector (:36), which returns None (:80); a layer's
