@@ -198,6 +198,34 @@ def _http_up(parser: LogParser, values: dict, line: Line) -> None:
     parser.http_up = True
 
 
+# The first release whose /health handler answers 503 while the server starts, before any health request runs: the
+# gate is in 0.5.0rc2 sglang/srt/entrypoints/http_server.py:280, not in 0.5.0rc0 (nor in 0.4.10.post2).
+_HEALTH_GATE_RELEASE = (0, 5, 0, 2)
+_RELEASE = re.compile(r"(\d+)\.(\d+)\.(\d+)(?:rc(\d+))?")
+
+
+def _before_health_gate(version: str | None) -> bool:
+    """Whether the log names a release older than the /health start gate (a release not named is taken as newer:
+    the line is a 2025-2026 server's)."""
+    found = _RELEASE.match(version or "")
+    if found is None:
+        return False
+    major, minor, patch, rc = found.groups()
+    # a final release sorts after its release candidates
+    return (int(major), int(minor), int(patch), int(rc) if rc else 99) < _HEALTH_GATE_RELEASE
+
+
+def _health_check_failed(parser: LogParser, values: dict, line: Line) -> None:
+    # The /health handler's own failure (0.5.1 sglang/srt/entrypoints/http_server.py:328-332 "Health check failed.
+    # Server couldn't get a response from detokenizer for last N seconds. ..."): it is reached only past the gate
+    # that answers 503 while the server is Starting (:280-281), and the status turns Up after the server's own
+    # warm-up request (:1188, :1217, :1251) - the start had completed, so the failure is at serving time
+    # (gpu-logs-77 sglang/06, a PD decode behind sgl-router). Before the gate a health check could run during the
+    # warm-up: a log that names such a release decides nothing by this line.
+    if not _before_health_gate(parser.record.engine_version):
+        parser.mark_ready(line)
+
+
 def _custom_warmup(parser: LogParser, values: dict, line: Line) -> None:
     # The HTTP server's lifespan runs the --warmups before it reports startup complete, each a request through the
     # tokenizer manager (0.5.22 sglang/srt/entrypoints/warmup.py:37 "Running warmup %s", called at
@@ -983,6 +1011,9 @@ class SglangLogParser(LogParser):
         # a health check answered 200: the server is up (it answers 503 while starting, 0.5.22 http_server.py:719,
         # and is up once its warm-up request was answered, :2424)
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
+        # ... and so a health check that failed there, past the start gate (_health_check_failed)
+        rule(r"^Health check failed\. Server couldn't get a response from detokenizer for last \d+ seconds\.",
+             _health_check_failed, before_ready=True),
         rule(r"(?P<signal>SIGTERM|SIGINT) received\.", stopping),
         *oom_part_rules(),
         # a batch the scheduler ran (0.5.18 sglang/srt/managers/scheduler_components/metrics_reporter.py:579

@@ -581,6 +581,12 @@ FLOORS = {
     # of a window that ends at 'Application startup complete.', before SGLang's own warm-up - 'unknown' by convention
     ("gpu-logs-76", "vllm", True): (1, 1, 0, 0, 7, 7),
     ("gpu-logs-76", "sglang", True): (0, 0, 0, 0, 2, 3),
+    # gpu-logs-77 (logs77, issue 42's round gpu-logs-77, SGLang's router and model gateway around its workers), every
+    # log held out; after its fix (a failed detokenizer health check past the /health start gate): sglang/07's
+    # eye-read 'ok' from a decode's POST answered 500 with no start line is against gpu-logs-38's convention
+    # ('unknown'), not fitted
+    ("gpu-logs-77", "vllm", True): (1, 1, 0, 0, 2, 2),
+    ("gpu-logs-77", "sglang", True): (5, 5, 0, 0, 6, 7),
 }
 
 
@@ -3382,3 +3388,43 @@ def test_an_sglang_window_ending_at_application_startup_complete_decides_nothing
     # eye-read 'ok' took the author's prose; the README says why it is not fitted)
     record = _read("gpu-logs-76", "sglang", "01")
     assert (record.status, record.error_kind) == (None, None)
+
+
+# --- gpu-logs-77 (issue 42's round gpu-logs-77, SGLang's router and model gateway around its workers) -------------
+
+
+def test_a_failed_detokenizer_health_check_past_the_start_gate_is_a_serving_time_line():
+    # gpu-logs-77 sglang/06 (sglang#9266, a PD decode behind sgl-router): "Health check failed. Server couldn't get a
+    # response from detokenizer for last 20 seconds. ..." between "GET /v1/models" 200s. The /health handler answers
+    # 503 while the server starts and logs the failure only past that gate (0.5.1 sglang/srt/entrypoints/
+    # http_server.py:280-281, :328-332): the start had completed
+    record = _read("gpu-logs-77", "sglang", "06")
+    assert record.status == "ok"
+    assert (record.error_kind, record.kv_tokens) == (None, None)
+
+
+@pytest.mark.parametrize(("version", "status"), [("0.4.10.post2", None), ("0.5.0rc0", None), ("0.5.0rc2", "ok"),
+                                                  ("0.5.1", "ok")])
+def test_a_failed_health_check_decides_the_start_only_in_releases_with_the_start_gate(version, status):
+    # before 0.5.0rc2 the handler had no Starting gate (0.5.0rc0 http_server.py has none): a health check could run,
+    # and fail, during the warm-up, so the line alone decides nothing there
+    lines = [f"sglang=={version}",
+             ("[2025-08-29 11:56:28] Health check failed. Server couldn't get a response from detokenizer for last 20 "
+              "seconds. tic start time: 11:56:08. last_heartbeat time: 11:54:35")]
+    assert parse_log("\n".join(lines), "sglang").status == status
+
+
+def test_a_health_check_failure_named_in_an_issue_title_is_no_line_of_the_server():
+    # "[Bug] Health check failed. Server couldn't get a response from detokenizer ..." (sglang#10856's title): prose
+    record = parse_log("[Bug] Health check failed. Server couldn't get a response from detokenizer for last 20 seconds."
+                       "\n", "sglang")
+    assert record.status is None
+
+
+@pytest.mark.parametrize("prefix", ["01", "02", "03"])
+def test_a_routers_own_start_health_checks_and_errors_decide_no_engines_start(prefix):
+    # gpu-logs-77 sglang/01-03: smg's and sglang_router_rs's tracing lines - "Activated 1 worker(s) (marked as
+    # healthy)", "Failed to connect gRPC client for worker ...: transport error", "Decode server returned error
+    # status ... 500" - and the policy's "max_tree_size: 67108864" are the gateway's, not an engine's
+    record = _read("gpu-logs-77", "sglang", prefix)
+    assert (record.status, record.error_kind, record.kv_tokens, record.kv_gib) == (None, None, None, None)
