@@ -130,6 +130,10 @@ def _served(parser: LogParser, values: dict, line: Line) -> None:
     parser.mark_served(line)
 
 
+def _engine_built(parser: LogParser, values: dict, line: Line) -> None:
+    parser.mark_engine_built(line)
+
+
 def _offline_bar(parser: LogParser, values: dict, line: Line) -> None:
     # (the rule's comment: an LLM's bars follow its completed start; only a window that shows the start is decided)
     if parser.record.phase != parser.phases[0]:
@@ -1100,7 +1104,9 @@ class VllmLogParser(LogParser):
         # wrote "Supported_tasks: %s", vllm/entrypoints/openai/api_server.py:1632-1634 in init_app_state; the offline
         # LLM's, 0.11.0 vllm/entrypoints/llm.py:306, after its engine): the start had completed. With several API
         # servers each logs its own (gpu-logs-78 vllm/05, four 'Supported tasks' and no other ready line).
-        rule(r"^Supported[ _]tasks: [\[(]", ready, before_ready=True),
+        # It comes before the HTTP server listens (entry.py:138-140, serve_http after it), so it is the engine's start
+        # completed, not the server's ready: no READY event, no t_ready_s (LogParser.mark_engine_built).
+        rule(r"^Supported[ _]tasks: [\[(]", _engine_built, before_ready=True),
         # The Rust front end (VLLM_USE_RUST_FRONTEND=1), "(RustFrontend pid=N)": serve() logs "starting OpenAI server"
         # with its bind_address and model only after build_state returned, whose EngineCoreClient::connect is the
         # engine handshake (vllm-project/vllm rust/src/server/src/lib.rs of May 2026, index versions 53462372116 and
