@@ -847,6 +847,7 @@ class LogParser:
         self.seen_kv = False
         self.seen_error = False
         self.seen_ready = False
+        self.seen_engine_built = False  # its engine up, its server not yet (mark_engine_built)
         self.stopping = False
         self._startup = _Slot()
         self._later = _Slot()
@@ -1729,7 +1730,7 @@ class LogParser:
             record.later_failure_kind, record.later_failure = f.kind, f.message
         # A server that came up is a healthy start even when its KV line was worded in a way
         # no rule knows: never let it read as a crash or a timeout.
-        healthy = self.seen_kv or self.seen_ready
+        healthy = self.seen_kv or self.seen_ready or self.seen_engine_built
         record.status = STATUS_ENGINE_ERROR if self.seen_error else STATUS_OK if healthy else None
 
     # --- state changes the tables' actions call ---------------------------------------------
@@ -1765,6 +1766,14 @@ class LogParser:
         self.finalize()
         self._sync()
         self._emit(ev.KV_SIZED, {k: getattr(self.record, k) for k in self.kv_event_fields}, line)
+
+    def mark_engine_built(self, line: Line) -> None:
+        """A front end's line logged once its engine is built but before its HTTP server listens (vLLM's 'Supported
+        tasks'): the engine's start completed, so a window that ends there is a healthy start; not the server's ready
+        (no READY event, no t_ready_s: a launcher must not send requests yet), and an error after it still fails the
+        start (a port already in use)."""
+        self.seen_engine_built = True
+        self._sync()
 
     def mark_ready(self, line: Line) -> None:
         if self.seen_ready or self.seen_error:

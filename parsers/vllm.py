@@ -62,7 +62,10 @@ PREFIX = re.compile(
     r"(?:(?:(?P<ts>\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)|\.\.\.|\u2026)\s+)?"
     # up to 0.7.x the file had no opening bracket ("INFO 05-30 09:16:14 model_runner.py:907] ...", vllm-ascend
     # 0.7.3's logs; 0.8.5 vllm/logger.py:22 added it): then only right after the timestamp (or its ellipsis)
-    r"(?:\[|(?<=\d\d:\d\d:\d\d )|(?<=\.\.\. )|(?<=\u2026 ))(?P<file>[^\]\s\[]+?\.py):(?P<lineno>\d+)\]"
+    # The Rust front end (VLLM_USE_RUST_FRONTEND=1) writes the same record from its tracing formatter, "(RustFrontend
+    # pid=N) INFO MM-DD HH:MM:SS [log_stats.rs:153] msg key=value" - its file a Rust source's (vllm-project/vllm
+    # rust/src/cmd/src/logging.rs at 42545f2, VllmEventFormatter.format_event and write_location; gpu-logs-78 vllm/09)
+    r"(?:\[|(?<=\d\d:\d\d:\d\d )|(?<=\.\.\. )|(?<=\u2026 ))(?P<file>[^\]\s\[]+?\.(?:py|rs)):(?P<lineno>\d+)\]"
     r"(?: (?P<msg>.*))?$"
 )
 # An author who cut the timestamps out of a pasted log leaves `INFO  [gpu_worker.py:642]  msg` (two spaces each side,
@@ -127,6 +130,10 @@ def _served(parser: LogParser, values: dict, line: Line) -> None:
     parser.mark_served(line)
 
 
+def _engine_built(parser: LogParser, values: dict, line: Line) -> None:
+    parser.mark_engine_built(line)
+
+
 def _offline_bar(parser: LogParser, values: dict, line: Line) -> None:
     # (the rule's comment: an LLM's bars follow its completed start; only a window that shows the start is decided)
     if parser.record.phase != parser.phases[0]:
@@ -172,7 +179,7 @@ def find_prefix(text: str) -> re.Match | None:
     """The engine prefix in `text`: tried at the start first (the common case), searched only if
     the line holds the `.py:` every prefix has (`.py]` where an author cut the line number; an ellipsis after the
     level where an author cut the timestamp and the tag together)."""
-    if ".py:" in text:
+    if ".py:" in text or ".rs:" in text:  # (.rs: the Rust front end's records, PREFIX's comment)
         match = PREFIX_AT_START.match(text) or PREFIX.search(text)
         if match is not None:
             return match
@@ -1098,6 +1105,22 @@ class VllmLogParser(LogParser):
         # start had completed (gpu-logs-64 vllm/06, 0.15.0, its routes cut). Not 0.18.0's "Starting vLLM server on %s":
         # the CPU-only render server logs it too, with no engine (0.18.0 api_server.py:580 and :625).
         rule(r"^Starting vLLM API server \d+ on \S+", ready, before_ready=True),
+        # The API server's "Supported tasks: %s", logged once the engine client is built, from the engine's own answer
+        # to get_supported_tasks (0.32.0 vllm/entrypoints/launchers/api_server/entry.py:133-136, build_and_serve; 0.11.0
+        # wrote "Supported_tasks: %s", vllm/entrypoints/openai/api_server.py:1632-1634 in init_app_state; the offline
+        # LLM's, 0.11.0 vllm/entrypoints/llm.py:306, after its engine): the start had completed. With several API
+        # servers each logs its own (gpu-logs-78 vllm/05, four 'Supported tasks' and no other ready line).
+        # It comes before the HTTP server listens (entry.py:138-140, serve_http after it), so it is the engine's start
+        # completed, not the server's ready: no READY event, no t_ready_s (LogParser.mark_engine_built).
+        rule(r"^Supported[ _]tasks: [\[(]", _engine_built, before_ready=True),
+        # The Rust front end (VLLM_USE_RUST_FRONTEND=1), "(RustFrontend pid=N)": serve() logs "starting OpenAI server"
+        # with its bind_address and model only after build_state returned, whose EngineCoreClient::connect is the
+        # engine handshake (vllm-project/vllm rust/src/server/src/lib.rs of May 2026, index versions 53462372116 and
+        # 53313420183, serve()); vLLM PR#50406 (2026-07) renamed the ready line "OpenAI server is ready to accept
+        # requests" (rust/src/server/src/lib.rs at 00b7bdd, http_fut). Either is the start completed (gpu-logs-78
+        # vllm/10, the routes after it).
+        rule(r"^starting OpenAI server (?:bind_address=|model=)|^OpenAI server is ready to accept requests(?: |$)",
+             ready, before_ready=True),
         # LMCache's connector, whose records interleave with vLLM's: its scheduler side logs "Reqid: %s, Total tokens
         # %d, LMCache hit tokens: %d, need to load: %d" when vLLM's scheduler asks it about a request it schedules
         # (LMCache 0.3.3 lmcache/integration/vllm/vllm_v1_adapter.py:753, :804, get_num_new_matched_tokens), and its
@@ -1120,6 +1143,12 @@ class VllmLogParser(LogParser):
         # serving time (gpu-logs-53 vllm/04)
         rule(r"^(?:Engine \d+: )?Avg prompt throughput: {NUM} tokens/s, Avg generation throughput: {NUM} tokens/s, "
              r"Running: \d+ reqs", _served, before_ready=True),
+        # The Rust front end's own stat line, "Avg prompt tput: %.1f toks/s, Avg generation tput: %.1f toks/s, Reqs
+        # Running: N, Waiting: N, ..." (vllm-project/vllm rust/src/llm/src/log_stats.rs at 7ca19ee, the "Build the log
+        # line" block): its stats task belongs to the Llm built on the connected engine client (lib.rs build_state), and
+        # it logs at INFO only when not idle (DEBUG otherwise): requests were served (gpu-logs-78 vllm/09)
+        rule(r"^Avg prompt tput: {NUM} toks/s, Avg generation tput: {NUM} toks/s, Reqs Running: \d+", _served,
+             before_ready=True),
         # The engine core's dump when executing a scheduled batch raised: "Dumping scheduler output for model execution:
         # SchedulerOutput(...)" (0.26.0 vllm/logging_utils/dump_input.py:72-81, after "Dumping input data for V1 LLM
         # engine ..."), from log_error_detail around step()'s execution (0.26.0 vllm/v1/engine/core.py:485-498,

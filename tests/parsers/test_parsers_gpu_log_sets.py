@@ -587,6 +587,11 @@ FLOORS = {
     # ('unknown'), not fitted
     ("gpu-logs-77", "vllm", True): (1, 1, 0, 0, 2, 2),
     ("gpu-logs-77", "sglang", True): (5, 5, 0, 0, 6, 7),
+    # gpu-logs-78 (logs78, issue 42's round gpu-logs-78, vLLM's 2026 front ends: several API servers, the Rust front
+    # end), every log held out; first read (parser at 6b03e6e, the set committed first in 6b03e6e): 12/13, KV 0/0,
+    # statuses 6/10; no trap read as the pool. Fixed by class: the API server's 'Supported tasks' line, the Rust front
+    # end's records ('.rs' file tags) with its ready and stat lines. Left (the README says why): vllm/04's frames only.
+    ("gpu-logs-78", "vllm", True): (12, 13, 0, 0, 9, 10),
 }
 
 
@@ -3428,3 +3433,41 @@ def test_a_routers_own_start_health_checks_and_errors_decide_no_engines_start(pr
     # status ... 500" - and the policy's "max_tree_size: 67108864" are the gateway's, not an engine's
     record = _read("gpu-logs-77", "sglang", prefix)
     assert (record.status, record.error_kind, record.kv_tokens, record.kv_gib) == (None, None, None, None)
+
+
+# --- gpu-logs-78 (issue 42's round gpu-logs-78, vLLM's 2026 front ends) ---------------------------------------------
+
+
+def test_each_api_servers_supported_tasks_line_is_the_start_completed():
+    # gpu-logs-78 vllm/05 (vllm PR#45150): four API servers' 'Supported tasks: ['generate']' and no other ready line -
+    # logged from the engine's answer once the engine client is built (0.32.0 vllm/entrypoints/launchers/api_server/
+    # entry.py:133-136; 0.11.0's "Supported_tasks", openai/api_server.py:1634)
+    # - the engine's start, not the server's ready: no t_ready_s, no READY event for a launcher
+    record = _read("gpu-logs-78", "vllm", "05")
+    assert record.status == "ok" and record.error_kind is None and record.t_ready_s is None
+    assert record.phase != "ready"
+
+
+def test_the_0_11_wording_of_supported_tasks_with_its_underscore():
+    # 0.11.0 vllm/entrypoints/openai/api_server.py:1634 logs "Supported_tasks: %s" (the same place, the engine built)
+    record = parse_log("(APIServer pid=1) INFO 10-01 10:00:00 [api_server.py:1634] Supported_tasks: ['generate']",
+                       "vllm")
+    assert record.status == "ok"
+
+
+@pytest.mark.parametrize("prefix", ["09", "10"])
+def test_the_rust_front_ends_records_are_vllms_format_and_its_ready_and_stat_lines_end_the_start(prefix):
+    # gpu-logs-78 vllm/09 (PR#44183): '(RustFrontend pid=2502) INFO 06-01 08:17:12 [log_stats.rs:153] Avg prompt tput:
+    # 3.9 toks/s, ...' (rust/src/llm/src/log_stats.rs, INFO only when not idle); vllm/10 (PR#43795): '[server/src/
+    # lib.rs:133] starting OpenAI server bind_address=0.0.0.0:8000 model=...' (rust/src/server/src/lib.rs serve(),
+    # after build_state's engine handshake); the '.rs' tags are the Rust formatter's (rust/src/cmd/src/logging.rs)
+    record = _read("gpu-logs-78", "vllm", prefix)
+    assert record.status == "ok" and record.kv_tokens is None and record.kv_gib is None
+
+
+def test_the_rust_front_ends_later_ready_wording():
+    # vLLM PR#50406 (2026-07): "OpenAI server is ready to accept requests" with its bind_address, scheme and model
+    # fields (rust/src/server/src/lib.rs at 00b7bdd, http_fut)
+    record = parse_log("(RustFrontend pid=7) INFO 08-01 10:00:00 [server/src/lib.rs:271] OpenAI server is ready to "
+                       "accept requests bind_address=0.0.0.0:8000 scheme=http model=Qwen/Qwen3-0.6B", "vllm")
+    assert record.status == "ok"
