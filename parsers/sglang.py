@@ -960,6 +960,19 @@ class SglangLogParser(LogParser):
              r"tokenizer_e2e=(?P<engine_startup_seconds>{NUM})"),
         rule(r"^Capture .*(?:graph|CG|Graph).* begin\.", _graph_begin),
         rule(r"^Capture cuda graph bs \[", _graph_begin),
+        # SGLang's own progress bars are steps only a start passes through: a window that ends inside one ended in that
+        # phase (gpu-logs-79 sglang/03, /04: the capture bar alone, no "Capture cuda graph begin" line in the window).
+        # The capture bar's description (0.5.10.post1 sglang/srt/model_executor/cuda_graph_runner.py:783-785
+        # f"Capturing batches ({bs=} {avail_mem=:.2f} GB)", cpu_graph_runner.py:605-607 the same; the piecewise
+        # runner's f"Capturing num tokens ({num_tokens=} {avail_mem=:.2f} GB)", piecewise_cuda_graph_runner.py:459-461)
+        # may follow a joined tqdm frame ("  0%|...| 0/4 [...]Capturing batches ..."): matched anywhere in the line
+        rule(r"Capturing (?:batches \(bs|num tokens \(num_tokens)=\d+ avail_mem={NUM} GB\)", phase("capturing")),
+        # ... and the weights' loading bars (0.5.10.post1 sglang/srt/model_loader/weight_utils.py:679 "Loading np_cache
+        # checkpoint shards", :713 "Loading safetensors checkpoint shards", :807 and :857 "Multi-thread loading
+        # shards", :907 "Loading pt checkpoint shards", :935 "Multi-thread loading pt checkpoint shards"; gpu-logs-79
+        # sglang/08: a window that is the multi-thread bar alone)
+        rule(r"(?:Loading (?:safetensors|pt|np_cache) checkpoint shards|Multi-thread loading (?:pt checkpoint )?shards)"
+             r": +\d+% Completed \|", phase("loading")),
         rule(r"^Capture .*(?:graph|CG|Graph).* end\.", _graph_captured, primary_only=True),
         rule(r"^Capture \w+ \w+ .+ begin\. ", phase("capturing")),
         rule(r"^Capture \w+ \w+ .+ end\. ", _graph_captured, primary_only=True),

@@ -592,6 +592,11 @@ FLOORS = {
     # statuses 6/10; no trap read as the pool. Fixed by class: the API server's 'Supported tasks' line, the Rust front
     # end's records ('.rs' file tags) with its ready and stat lines. Left (the README says why): vllm/04's frames only.
     ("gpu-logs-78", "vllm", True): (12, 13, 0, 0, 9, 10),
+    # gpu-logs-79 (logs79, issue 42's round gpu-logs-79, SGLang starts whose window ends part-way), every log held out;
+    # first read (parser at a86a040, the set committed first in a86a040): 58/58, KV 5/5, statuses 8/8, no trap read as
+    # the pool. Fixed by class (unscored): a window that ends inside SGLang's own capture or loading bar ends in that
+    # phase, not 'starting'
+    ("gpu-logs-79", "sglang", True): (58, 58, 5, 5, 8, 8),
 }
 
 
@@ -3471,3 +3476,36 @@ def test_the_rust_front_ends_later_ready_wording():
     record = parse_log("(RustFrontend pid=7) INFO 08-01 10:00:00 [server/src/lib.rs:271] OpenAI server is ready to "
                        "accept requests bind_address=0.0.0.0:8000 scheme=http model=Qwen/Qwen3-0.6B", "vllm")
     assert record.status == "ok"
+
+
+# --- gpu-logs-79 (issue 42's round gpu-logs-79, SGLang starts whose window ends part-way) -----------------------------
+
+
+@pytest.mark.parametrize(("prefix", "step"), [("03", "capturing"), ("04", "capturing"), ("08", "loading")])
+def test_a_window_that_ends_inside_sglangs_own_bar_ends_in_that_step_undecided(prefix, step):
+    # gpu-logs-79 sglang/03 (8x B200, 0.5.10.post1): two 'Capturing batches (bs=152 avail_mem=15.10 GB): 58%|...| 30/52'
+    # frames and nothing else; /04 (a docs notebook at --log-level warning): the target's and the draft's capture bars,
+    # joined tqdm frames indented four spaces; /08 (sglang PR#18124): 'Multi-thread loading shards: 80% Completed |
+    # 51/64' - SGLang's own bars (0.5.10.post1 cuda_graph_runner.py:783-785, weight_utils.py:807): no status is
+    # invented, and the note names the step the window ended in
+    record = _read("gpu-logs-79", "sglang", prefix)
+    assert record.status is None and record.phase == step
+    assert f"phase '{step}'" in record.status_note
+
+
+@pytest.mark.parametrize("line", [
+    "Capturing num tokens (num_tokens=8192 avail_mem=60.12 GB):   0%|          | 0/58 [00:00<?, ?it/s]",
+    "Loading pt checkpoint shards:   0% Completed | 0/1 [00:00<?, ?it/s]",
+])
+def test_the_piecewise_capture_bar_and_the_pt_loading_bar(line):
+    # 0.5.10.post1 piecewise_cuda_graph_runner.py:459-461 f"Capturing num tokens ({num_tokens=} {avail_mem=:.2f} GB)";
+    # weight_utils.py:907 "Loading pt checkpoint shards"
+    record = parse_log(line, "sglang")
+    assert record.status is None and record.phase == ("capturing" if "Capturing" in line else "loading")
+
+
+def test_the_drafts_loading_bar_after_the_targets_capture_does_not_move_the_phase_back():
+    # the draft's loading bar after the target's capture (gpu-logs-79 sglang/04's order): phases only move forward
+    record = _read("gpu-logs-79", "sglang", "04")
+    assert record.phase == "capturing"
+
