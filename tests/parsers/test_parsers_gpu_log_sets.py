@@ -597,6 +597,11 @@ FLOORS = {
     # the pool. Fixed by class (unscored): a window that ends inside SGLang's own capture or loading bar ends in that
     # phase, not 'starting'
     ("gpu-logs-79", "sglang", True): (58, 58, 5, 5, 8, 8),
+    # gpu-logs-80 (logs80, issue 42's round gpu-logs-80, vLLM V1 windows that end part-way), every log held out; first
+    # read (parser at d471a99, the set committed first in d471a99): 8/8, KV 1/1, statuses 9/11; no trap read as the
+    # pool. No rule changed: vllm/04 and 05's eye-read 'ok' from 2026's 'Starting vLLM server on' with the routes every
+    # app registers is against gpu-logs-64's convention (the render server logs both, no engine), not fitted
+    ("gpu-logs-80", "vllm", True): (8, 8, 1, 1, 9, 11),
 }
 
 
@@ -3509,3 +3514,26 @@ def test_the_drafts_loading_bar_after_the_targets_capture_does_not_move_the_phas
     record = _read("gpu-logs-79", "sglang", "04")
     assert record.phase == "capturing"
 
+
+# --- gpu-logs-80 (issue 42's round gpu-logs-80): windows that end part-way ------------------------------------------
+
+
+@pytest.mark.parametrize("prefix", ["04", "05"])
+def test_the_2026_server_line_with_only_the_routes_every_app_registers_decides_nothing(prefix):
+    # gpu-logs-80 vllm/05 (vllm#38820): "Starting vLLM server on http://0.0.0.0:8000", then /openapi.json ... /metrics;
+    # vllm/04 (club-3090#747) the same behind an anonymiser's "v<HOST>". The CPU-only render server logs the same line
+    # with no engine (0.32.0 vllm/entrypoints/launchers/render/entry.py:41; the API server's, api_server/entry.py:140),
+    # and its app registers the same base routes whatever the tasks (0.32.0 launchers/api_server/routers.py:18-26;
+    # the generate routes only at :49-54): the window shows no engine
+    record = _read("gpu-logs-80", "vllm", prefix)
+    assert (record.status, record.error_kind, record.kv_tokens) == (None, None, None)
+
+
+@pytest.mark.parametrize(("prefix", "compile_s"), [("08", 18.21), ("09", 0.87), ("10", 14.45)])
+def test_a_window_cut_in_compile_or_the_profile_run_decides_nothing_and_holds_no_pool(prefix, compile_s):
+    # gpu-logs-80 vllm/08 (club-3090#178): shm_broadcast's "No available shared memory broadcast block found in 60
+    # seconds" is a wait notice, not a hang; vllm/09 (club-3090 PR#594): "Add 3 padding layers, may waste at most
+    # 6.25% KV cache memory" is a share of the KV memory, not a pool; vllm/10 (vllm#25848): rank 0's total first
+    record = _read("gpu-logs-80", "vllm", prefix)
+    assert (record.status, record.error_kind, record.kv_tokens, record.kv_gib) == (None, None, None, None)
+    assert record.compilation_seconds == compile_s
