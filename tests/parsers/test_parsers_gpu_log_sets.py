@@ -602,6 +602,10 @@ FLOORS = {
     # pool. No rule changed: vllm/04 and 05's eye-read 'ok' from 2026's 'Starting vLLM server on' with the routes every
     # app registers is against gpu-logs-64's convention (the render server logs both, no engine), not fitted
     ("gpu-logs-80", "vllm", True): (8, 8, 1, 1, 9, 11),
+    # gpu-logs-81 (logs81, issue 42's round gpu-logs-81, starts of vision-language models), every log held out; first
+    # read (parser at 54901a1, the set committed first in 54901a1): 32/32, KV 3/3, statuses 4/4; no trap read as the
+    # pool (four encoder budget lines, two multimodal warmups, a wrapper's fallback server). Nothing to fix
+    ("gpu-logs-81", "vllm", True): (32, 32, 3, 3, 4, 4),
 }
 
 
@@ -671,6 +675,22 @@ def test_lines_that_look_like_the_pool_go_to_their_own_fields():
     record = parse_log("\n".join(lines), "sglang")
     assert (record.kv_gib, record.virtual_kv_gib, record.host_kv_gib) == (20.0, 120.0, 64.0)
     assert [p.gib for p in record.kv_pools] == [20.0]
+
+
+def test_a_multimodal_starts_encoder_budget_is_not_the_pool():
+    # vLLM 0.11.0 vllm/v1/worker/gpu_model_runner.py:3344 (profile_run, the log's own tag): "Encoder cache will be
+    # initialized with a budget of %s tokens, and profiled with %s %s items of the maximum feature size." - the
+    # encoder's budget, printed by every rank (gpu-logs-81 vllm/01: 153600 video tokens on four ranks beside a pool
+    # of 100,752)
+    record = _read("gpu-logs-81", "vllm", "01")
+    assert (record.kv_tokens, record.max_model_len) == (100752, 65536)
+
+
+def test_a_wrappers_fallback_server_after_a_failed_start_is_not_the_start():
+    # gpu-logs-81 vllm/02: the engine core's 'No available memory for the cache blocks', then MinerU's entrypoint
+    # falls back to its own uvicorn server ('Application startup complete.' with no API server prefix)
+    record = _read("gpu-logs-81", "vllm", "02")
+    assert (record.status, record.kv_gib, record.kv_tokens) == ("engine_error", -0.72, None)
 
 
 def test_a_log_cut_inside_a_startup_traceback_died_of_it():
