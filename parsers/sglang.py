@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
+from packaging.version import Version
+
 from parsers.base import (
     GENERIC,
     HEALTH_ANSWERED,
@@ -200,19 +202,13 @@ def _http_up(parser: LogParser, values: dict, line: Line) -> None:
 
 # The first release whose /health handler answers 503 while the server starts, before any health request runs: the
 # gate is in 0.5.0rc2 sglang/srt/entrypoints/http_server.py:280, not in 0.5.0rc0 (nor in 0.4.10.post2).
-_HEALTH_GATE_RELEASE = (0, 5, 0, 2)
-_RELEASE = re.compile(r"(\d+)\.(\d+)\.(\d+)(?:rc(\d+))?")
+_HEALTH_GATE_RELEASE = Version("0.5.0rc2")
 
 
 def _before_health_gate(version: str | None) -> bool:
     """Whether the log names a release older than the /health start gate (a release not named is taken as newer:
-    the line is a 2025-2026 server's)."""
-    found = _RELEASE.match(version or "")
-    if found is None:
-        return False
-    major, minor, patch, rc = found.groups()
-    # a final release sorts after its release candidates
-    return (int(major), int(minor), int(patch), int(rc) if rc else 99) < _HEALTH_GATE_RELEASE
+    the line is a 2025-2026 server's). The version rule's releases (X.Y.Z, rcN, .postN) order as PEP 440 has them."""
+    return version is not None and Version(version) < _HEALTH_GATE_RELEASE
 
 
 def _health_check_failed(parser: LogParser, values: dict, line: Line) -> None:
