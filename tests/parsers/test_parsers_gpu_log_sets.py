@@ -606,6 +606,11 @@ FLOORS = {
     # read (parser at 54901a1, the set committed first in 54901a1): 32/32, KV 3/3, statuses 4/4; no trap read as the
     # pool (four encoder budget lines, two multimodal warmups, a wrapper's fallback server). Nothing to fix
     ("gpu-logs-81", "vllm", True): (32, 32, 3, 3, 4, 4),
+    # gpu-logs-82 (logs82, issue 42's round gpu-logs-82, NGC's vLLM 26.01 container on a GB10), every log held out;
+    # first read (parser at 1ecf875, the set committed first in 1ecf875): 42/42, KV 1/1, statuses 4/4; no trap read as
+    # the pool (NGC's banner and 'vLLM Version' line, the forward-compatibility driver versions, an embedding model's
+    # 'create kv cache' init line with no pool). Nothing to fix
+    ("gpu-logs-82", "vllm", True): (42, 42, 1, 1, 4, 4),
 }
 
 
