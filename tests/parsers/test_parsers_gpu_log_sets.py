@@ -698,6 +698,26 @@ def test_a_wrappers_fallback_server_after_a_failed_start_is_not_the_start():
     assert (record.status, record.kv_gib, record.kv_tokens) == ("engine_error", -0.72, None)
 
 
+def test_a_vendor_containers_banner_is_not_the_engines_version():
+    # NGC's vLLM 26.01 container prints its own banner before vLLM's first line: 'NVIDIA Release 26.01 (build
+    # 257596323)', 'vLLM Version 0.13.0+faa43dbf' and a forward-compatibility note with driver 'version' figures. The
+    # engine's version is its own line's, local suffix and all ('vLLM API server version 0.13.0+faa43dbf.nv26.01',
+    # the log's tag api_server.py:1354; 'Initializing a V1 LLM engine (v0.13.0+faa43dbf.nv26.01)', core.py:93), and
+    # the suffix does not stop the pool's reading (gpu-logs-82 vllm/01, a GB10)
+    record = _read("gpu-logs-82", "vllm", "01")
+    assert (record.engine_version, record.status) == ("0.13.0+faa43dbf.nv26.01", "ok")
+    assert (record.kv_tokens, record.kv_gib, record.max_model_len) == (208320, 11.15, 8192)
+
+
+def test_a_pooling_models_start_has_no_pool():
+    # An embedding model run by the pooling runner (NGC 26.01, vLLM 0.13.0): no 'Available KV cache memory', no 'GPU KV
+    # cache size', yet the engine's init line still reads 'init engine (profile, create kv cache, warmup model) took
+    # 8.35 seconds'; the start completed and states no pool (gpu-logs-82 vllm/03)
+    record = _read("gpu-logs-82", "vllm", "03")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.kv_pools) == ("ok", None, None, [])
+    assert (record.max_model_len, record.weights_gib) == (2048, 0.2551)
+
+
 def test_a_log_cut_inside_a_startup_traceback_died_of_it():
     # SGLang logs the scheduler's traceback and exits (gpu-logs-3 sglang/09, cut in its frames under capture);
     # vLLM before 0.8.5 logged "EngineCore hit an exception: <traceback>" (gpu-logs-3 vllm/18, after its KV line)
