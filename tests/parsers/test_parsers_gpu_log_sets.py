@@ -606,6 +606,11 @@ FLOORS = {
     # read (parser at 54901a1, the set committed first in 54901a1): 32/32, KV 3/3, statuses 4/4; no trap read as the
     # pool (four encoder budget lines, two multimodal warmups, a wrapper's fallback server). Nothing to fix
     ("gpu-logs-81", "vllm", True): (32, 32, 3, 3, 4, 4),
+    # gpu-logs-82 (logs82, issue 42's round gpu-logs-82, NGC's vLLM 26.01 container on a GB10), every log held out;
+    # first read (parser at 1ecf875, the set committed first in 1ecf875): 42/42, KV 1/1, statuses 4/4; no trap read as
+    # the pool (NGC's banner and 'vLLM Version' line, the forward-compatibility driver versions, an embedding model's
+    # 'create kv cache' init line with no pool). Nothing to fix
+    ("gpu-logs-82", "vllm", True): (42, 42, 1, 1, 4, 4),
 }
 
 
@@ -691,6 +696,26 @@ def test_a_wrappers_fallback_server_after_a_failed_start_is_not_the_start():
     # falls back to its own uvicorn server ('Application startup complete.' with no API server prefix)
     record = _read("gpu-logs-81", "vllm", "02")
     assert (record.status, record.kv_gib, record.kv_tokens) == ("engine_error", -0.72, None)
+
+
+def test_a_vendor_containers_banner_is_not_the_engines_version():
+    # NGC's vLLM 26.01 container prints its own banner before vLLM's first line: 'NVIDIA Release 26.01 (build
+    # 257596323)', 'vLLM Version 0.13.0+faa43dbf' and a forward-compatibility note with driver 'version' figures. The
+    # engine's version is its own line's, local suffix and all ('vLLM API server version 0.13.0+faa43dbf.nv26.01',
+    # the log's tag api_server.py:1354; 'Initializing a V1 LLM engine (v0.13.0+faa43dbf.nv26.01)', core.py:93), and
+    # the suffix does not stop the pool's reading (gpu-logs-82 vllm/01, a GB10)
+    record = _read("gpu-logs-82", "vllm", "01")
+    assert (record.engine_version, record.status) == ("0.13.0+faa43dbf.nv26.01", "ok")
+    assert (record.kv_tokens, record.kv_gib, record.max_model_len) == (208320, 11.15, 8192)
+
+
+def test_a_pooling_models_start_has_no_pool():
+    # An embedding model run by the pooling runner (NGC 26.01, vLLM 0.13.0): no 'Available KV cache memory', no 'GPU KV
+    # cache size', yet the engine's init line still reads 'init engine (profile, create kv cache, warmup model) took
+    # 8.35 seconds'; the start completed and states no pool (gpu-logs-82 vllm/03)
+    record = _read("gpu-logs-82", "vllm", "03")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.kv_pools) == ("ok", None, None, [])
+    assert (record.max_model_len, record.weights_gib) == (2048, 0.2551)
 
 
 def test_a_log_cut_inside_a_startup_traceback_died_of_it():
