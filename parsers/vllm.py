@@ -865,6 +865,13 @@ class VllmLogParser(LogParser):
              r" ?memory for KV Cache as specified by kv_cache_memory_bytes", primary_only=True),
         rule(r"^Initial free memory: (?P<initial_free_gib>{NUM})" + GIB + r"; Requested memory: "
              r"(?P<gpu_memory_utilization>{NUM}) \(util\), (?P<requested_memory_gib>{NUM})" + GIB, primary_only=True),
+        # The same DEBUG line as worded in 0.9.1-0.10.0 (vllm/v1/worker/gpu_worker.py: 0.9.1 :221, 0.9.2 :226, 0.10.0
+        # :249; PR#19312 to PR#21429; the initial_free_memory_2025 rows of their tables): "Initial free memory: %.2f
+        # GiB, free memory: %.2f GiB, requested GPU memory: %.2f GiB". The middle figure is the free memory after
+        # profiling (0.10.0 gpu_worker.py:235, after_profile.free_memory): neither the initial free memory nor the pool
+        # (gpu-logs-83 vllm/01)
+        rule(r"^Initial free memory: (?P<initial_free_gib>{NUM})" + GIB + r", free memory: {NUM}" + GIB +
+             r", requested GPU memory: (?P<requested_memory_gib>{NUM})" + GIB, primary_only=True),
         rule(r"^Applying persisted startup plan \(fingerprint \S+\): "
              r"kv_cache_memory_bytes=(?P<kv_cache_memory_bytes>\d+) \((?P<kv_gib>{NUM}) GiB\)"),
         # vLLM's CPU platform sizing the KV space itself where VLLM_CPU_KVCACHE_SPACE is unset: half the node's memory,

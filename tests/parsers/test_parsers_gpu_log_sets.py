@@ -611,6 +611,12 @@ FLOORS = {
     # the pool (NGC's banner and 'vLLM Version' line, the forward-compatibility driver versions, an embedding model's
     # 'create kv cache' init line with no pool). Nothing to fix
     ("gpu-logs-82", "vllm", True): (42, 42, 1, 1, 4, 4),
+    # gpu-logs-83 (logs83, issue 42's round gpu-logs-83, starts logged at non-default levels), every log held out;
+    # first read (parser at 32ec9a3, the set committed first in 32ec9a3): vLLM 27/29, KV 1/1, statuses 5/5; SGLang 2/2,
+    # KV 0/0, statuses 2/2; no trap read as the pool. Fixed by class: 0.9.1-0.10.0's DEBUG 'Initial free memory: X GiB,
+    # free memory: Y GiB, requested GPU memory: Z GiB' (vLLM 29/29 after)
+    ("gpu-logs-83", "vllm", True): (29, 29, 1, 1, 5, 5),
+    ("gpu-logs-83", "sglang", True): (2, 2, 0, 0, 2, 2),
 }
 
 
@@ -3582,3 +3588,38 @@ def test_a_window_cut_in_compile_or_the_profile_run_decides_nothing_and_holds_no
     record = _read("gpu-logs-80", "vllm", prefix)
     assert (record.status, record.error_kind, record.kv_tokens, record.kv_gib) == (None, None, None, None)
     assert record.compilation_seconds == compile_s
+
+
+# --- gpu-logs-83 (issue 42's round gpu-logs-83): starts logged at non-default levels ----------------------------------
+
+
+def test_mid_2025s_debug_free_memory_line_gives_the_initial_and_requested_memory_not_the_free_after_profiling():
+    # 0.9.1-0.10.0 vllm/v1/worker/gpu_worker.py (0.10.0 :249): "Initial free memory: %.2f GiB, free memory: %.2f GiB,
+    # requested GPU memory: %.2f GiB" at DEBUG; the middle figure is the free memory after profiling. gpu-logs-83
+    # vllm/01 (vllm PR#21429's 'Before', TP 4 rank 2): the pool is the KV memory line alone; the window decides
+    # nothing
+    record = _read("gpu-logs-83", "vllm", "01")
+    assert (record.initial_free_gib, record.requested_memory_gib, record.kv_gib) == (139.12, 69.86, 7.07)
+    assert (record.status, record.kv_tokens, record.weights_gib) == (None, None, 55.13)
+
+
+def test_debug_sizing_lines_and_a_forks_own_figures_are_not_the_pool():
+    # gpu-logs-83 vllm/04 (a hot-swap fork at DEBUG): 'reserved 15.27 GiB in non_kv_cache_memory', 'Formula: ... =
+    # 21.40 GiB', 'Free memory after profiling: 46.93 GiB (total), 42.53 GiB (within requested)', 'Calculated potential
+    # (deferred) KV cache memory is 25.94 GiB' (the fork's words, not vLLM's 'Current kv cache memory in use')
+    record = _read("gpu-logs-83", "vllm", "04")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.num_blocks) == ("ok", 188864, 25.94, 11804)
+    assert (record.initial_free_gib, record.requested_memory_gib, record.current_kv_cache_gib) == (47.03, 42.64, None)
+    # gpu-logs-83 vllm/03 (vllm PR#29830): the free-memory summary logged at DEBUG, its suggestions (24.23 and 28.18
+    # GiB) beside the KV memory in use; no KV tokens line in the window, so no token count
+    record = _read("gpu-logs-83", "vllm", "03")
+    assert (record.status, record.kv_tokens, record.current_kv_cache_gib) == ("ok", None, 24.38)
+
+
+@pytest.mark.parametrize(("engine", "prefix"), [("vllm", "02"), ("vllm", "05"), ("sglang", "01"), ("sglang", "02")])
+def test_a_debug_hang_or_a_quiet_start_decides_nothing(engine, prefix):
+    # vllm/02 (vllm-ascend#2416, DEBUG): the API server waits for its engine core; vllm/05 (vllm#12664, V0 DEBUG): the
+    # front end waits on MQLLMEngine while NCCL inits; sglang/01-02 (SGLang's docs notebooks at --log-level warning):
+    # no scheduler INFO line at all, the capture bar's 'avail_mem=62.87 GB' is free memory, not the pool
+    record = _read("gpu-logs-83", engine, prefix)
+    assert (record.status, record.error_kind, record.kv_tokens, record.kv_gib) == (None, None, None, None)

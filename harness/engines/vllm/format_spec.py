@@ -133,6 +133,9 @@ FACTS = (
     Fact("initial_free_memory", r"^Initial free memory: %.*Requested memory: %",
          ((r"free", "initial_free_gib"), (r"gpu_memory_utilization|util", "gpu_memory_utilization"),
           (r"requested", "requested_memory_gib"), (r".", "-"))),
+    # its DEBUG wording of 0.9.1-0.10.0 (PR#19312 to PR#21429): the middle figure is the free memory after profiling
+    Fact("initial_free_memory_2025", r"^Initial free memory: %.*, free memory: %.*, requested GPU memory: %",
+         ((r"init_snapshot|init_gpu", "initial_free_gib"), (r"requested", "requested_memory_gib"), (r".", "-"))),
     Fact("kv_cache_memory_given", r"^Initial free memory \{.*reserved \{.*memory for KV Cache as specified by "
          r"kv_cache_memory_bytes",
          ((r"free", "initial_free_gib"), (r"kv_cache_memory_bytes", "kv_gib"), (r".", "-"))),
