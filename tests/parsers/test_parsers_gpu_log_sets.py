@@ -606,6 +606,11 @@ FLOORS = {
     # read (parser at 54901a1, the set committed first in 54901a1): 32/32, KV 3/3, statuses 4/4; no trap read as the
     # pool (four encoder budget lines, two multimodal warmups, a wrapper's fallback server). Nothing to fix
     ("gpu-logs-81", "vllm", True): (32, 32, 3, 3, 4, 4),
+    # gpu-logs-84 (logs84, issue 42's round gpu-logs-84, starts that fail for reasons other than memory), every log held
+    # out; first read (parser at 388cf23, the set committed first in 388cf23): vLLM 4/5, KV 0/0, statuses 5/6; SGLang
+    # 3/4, KV 0/0, statuses 3/4; no trap read as the pool (no pool line in the set)
+    ("gpu-logs-84", "vllm", True): (4, 5, 0, 0, 5, 6),
+    ("gpu-logs-84", "sglang", True): (3, 4, 0, 0, 3, 4),
 }
 
 
