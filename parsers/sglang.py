@@ -835,10 +835,20 @@ class SglangLogParser(LogParser):
     # goes on once all are ready (0.5.6 sglang/srt/entrypoints/engine.py:915 `data = scheduler_pipe_readers[i].recv()`
     # inside _launch_subprocesses, re-raised at :922; 0.5.23 :2013 _wait_for_scheduler_ready, :2027, called at :995).
     # A traceback through either, whose header the excerpt cut, is a failed start's (gpu-logs-46 sglang/07, /08).
+    # So are the model worker's constructors the Scheduler's runs, and nothing else: the TP worker (0.4.6.post5
+    # sglang/srt/managers/tp_worker.py:78 and the overlap scheduler's client around it, tp_worker_overlap_thread.py:64
+    # `self.worker = TpModelWorker(`; 0.5.6 scheduler.py:316, tp_worker.py:245 `self._model_runner = ModelRunner(`)
+    # and the ModelRunner's __init__ with the initialize it alone calls (0.4.6.post5 model_runner.py:231, 0.5.6 :361
+    # `self.initialize(min_per_gpu_memory)`). (Not the graph runner's setup: 0.5.6 model_runner.py:987 re-runs
+    # init_device_graphs when a served engine updates its weights.) An excerpt that cut the scheduler's frames above
+    # them stops there (gpu-logs-84 sglang/03: the overlap client's __init__ down to CudaGraphRunner's raise).
     START_FRAMES = re.compile(r'^\s*File "[^"]*(?:managers/scheduler\.py", line \d+, in __init__|'
                               r'entrypoints/engine\.py", line \d+, in '
-                              r'(?:_wait_for_scheduler_ready|_launch_subprocesses))$')
-    screen_texts = ("managers/scheduler.py", "entrypoints/engine.py", *TRAINER_STEP_TEXTS)
+                              r'(?:_wait_for_scheduler_ready|_launch_subprocesses)|'
+                              r'managers/tp_worker(?:_overlap_thread)?\.py", line \d+, in __init__|'
+                              r'model_executor/model_runner\.py", line \d+, in (?:__init__|initialize))$')
+    screen_texts = ("managers/scheduler.py", "entrypoints/engine.py", "managers/tp_worker",
+                    "model_executor/model_runner.py", *TRAINER_STEP_TEXTS)
 
     # Every wording is matched wherever it starts in the message, whatever follows it.
     rules = (

@@ -197,9 +197,14 @@ def find_prefix(text: str) -> re.Match | None:
 
 
 # Exactly one space is the wrapper's: a traceback's indentation after it is the child's own.
+# A log viewer's column may stand before the tag, a name and one space, as PREFIX allows anything before a whole
+# record: a Kubernetes container's name before the engine core's raw output ("kserve-container (EngineCore_0 pid=58)
+# RuntimeError: Error building extension 'sampling':", kserve#4657, gpu-logs-84 vllm/02) beside lines of the same
+# viewer that carry no tag ("kserve-container [rank0]:[W902 ...] ..."). The tag is the child's stdout wrapper (0.10.1.1
+# vllm/utils/__init__.py:3350 `_add_prefix`), so a name before it is never the engine's.
 _RAY_IP = r"(?:, ip=[\w.:-]+)?"
-PROC_ONLY = re.compile(rf"^(?:\([^()]*? pid=\d+{_RAY_IP}\) )*\((?P<proc>[^()]*?) pid=(?P<pid>\d+){_RAY_IP}\) ?"
-                       r"(?P<msg>.*)$")
+PROC_ONLY = re.compile(rf"^(?:[A-Za-z0-9][\w.-]* (?=\())?(?:\([^()]*? pid=\d+{_RAY_IP}\) )*"
+                       rf"\((?P<proc>[^()]*?) pid=(?P<pid>\d+){_RAY_IP}\) ?(?P<msg>.*)$")
 # Rank numbers in a process name: Worker_PP1_TP0, EngineCore_DP1, VllmWorker-3, VllmWorker rank=1, and 0.10.1's
 # "VllmWorker TP1" / "VllmWorker PP1_TP0" (a space before the first tag: 0.10.1 vllm/v1/executor/multiproc_executor.py
 # :384-391, f"{process_name} {suffix}"), where TP1 may log before TP0 (gpu-logs-50 vllm/03).

@@ -617,6 +617,13 @@ FLOORS = {
     # free memory: Y GiB, requested GPU memory: Z GiB' (vLLM 29/29 after)
     ("gpu-logs-83", "vllm", True): (29, 29, 1, 1, 5, 5),
     ("gpu-logs-83", "sglang", True): (2, 2, 0, 0, 2, 2),
+    # gpu-logs-84 (logs84, issue 42's round gpu-logs-84, starts that fail for reasons other than memory), every log held
+    # out; first read (parser at 388cf23, the set committed first in 388cf23): vLLM 4/5, KV 0/0, statuses 5/6; SGLang
+    # 3/4, KV 0/0, statuses 3/4; no trap read as the pool (no pool line in the set). Fixed by class: a viewer's column
+    # before vLLM's process tag on raw output (vllm/02), headerless frames of SGLang's model-worker constructors
+    # (sglang/03); after: vLLM 5/5, 6/6; SGLang 4/4, 4/4
+    ("gpu-logs-84", "vllm", True): (5, 5, 0, 0, 6, 6),
+    ("gpu-logs-84", "sglang", True): (4, 4, 0, 0, 4, 4),
 }
 
 
@@ -722,6 +729,46 @@ def test_a_pooling_models_start_has_no_pool():
     record = _read("gpu-logs-82", "vllm", "03")
     assert (record.status, record.kv_tokens, record.kv_gib, record.kv_pools) == ("ok", None, None, [])
     assert (record.max_model_len, record.weights_gib) == (2048, 0.2551)
+
+
+def test_a_container_column_before_the_engine_cores_raw_output_is_the_viewers():
+    # gpu-logs-84 vllm/02 (kserve#4657): "kserve-container (EngineCore_0 pid=58) RuntimeError: Error building extension
+    # 'sampling':" - the container's name before the child's stdout tag (0.10.1.1 vllm/utils/__init__.py:3350
+    # _add_prefix), a FlashInfer JIT build that found no nvcc at the engine core's start
+    record = _read("gpu-logs-84", "vllm", "02")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+    assert record.error_message.startswith("RuntimeError: Error building extension 'sampling'")
+    line = "kserve-container (EngineCore_0 pid=58) RuntimeError: Error building extension 'sampling':\n"
+    assert parse_log(line, "vllm").status == "engine_error"
+    # a sentence that merely names the tag after two words is no viewer's column
+    assert parse_log("it said (EngineCore_0 pid=58) RuntimeError: x\n", "vllm").status is None
+
+
+def test_headerless_frames_of_sglangs_model_worker_constructors_are_a_failed_start():
+    # gpu-logs-84 sglang/03 (sglang#6801, 0.4.6): the overlap client's __init__ -> TpModelWorker -> ModelRunner.__init__
+    # -> initialize -> init_cuda_graphs -> CudaGraphRunner's raise, the scheduler's header and the exception cut
+    record = _read("gpu-logs-84", "sglang", "03")
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", "cuda_graph_capture")
+    # a served engine re-captures its graphs when it updates its weights (0.5.6 model_runner.py:987): frames of that
+    # call, with no constructor of the start among them, decide nothing
+    served = ('  File "/x/sglang/srt/model_executor/model_runner.py", line 987, in update_weights_from_disk\n'
+              "    self.init_device_graphs()\n"
+              '  File "/x/sglang/srt/model_executor/model_runner.py", line 2493, in init_device_graphs\n')
+    assert parse_log(served, "sglang").status is None
+
+
+def test_failed_starts_that_are_not_about_memory_keep_their_readings():
+    # gpu-logs-84: an engine core's frames through _initialize_kv_caches -> compile_or_warm_up_model (vllm/03, a
+    # FlashInfer build for an FP8 KV cache), a Ray placement-group wait (vllm/06: undecided), a scheduler's FlashInfer
+    # ninja failure under Ray's prefixes while the capture bar stood at 0/8 (sglang/01), a port still held after
+    # SGLang's 30 s wait (sglang/04)
+    assert _read("gpu-logs-84", "vllm", "03").status == "engine_error"
+    waiting = _read("gpu-logs-84", "vllm", "06")
+    assert (waiting.status, waiting.error_kind) == (None, None)
+    capture = _read("gpu-logs-84", "sglang", "01")
+    assert (capture.status, capture.phase) == ("engine_error", "capturing")
+    port = _read("gpu-logs-84", "sglang", "04")
+    assert (port.status, port.error_kind) == ("engine_error", "other")
 
 
 def test_a_log_cut_inside_a_startup_traceback_died_of_it():
