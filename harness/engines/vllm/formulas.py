@@ -68,11 +68,13 @@ CPU_WORKER_RUNTIME_MEASURED_ON = "0.32.0"  # the release whose runtime stands in
 # the other sizes and a 48-layer model built after the fit).
 CPU_COMPILER_ESTIMATE = {"0.32.0": (0.0443, 4.04)}  # (GiB, MiB per decoder layer)
 # A decoder layer whose MLP is routed experts compiles to more than a dense one (its router, top-k and the fused
-# experts' op in the traced graph: 0.32.0 model_executor/layers/fused_moe/experts/cpu_moe.py:269-316). 0.32.0: fitted
-# on a Qwen3 MoE of 16 layers of 8 experts (results/cpu_sizes/compiled-vllm0.32.0/moe16: its four compiled starts held
-# 0.079-0.087 GiB beyond the dense form's term, its two eager starts none beyond the eager estimate): MiB per such
-# layer beyond a dense layer's.
-CPU_COMPILER_MOE_LAYER_MIB = {"0.32.0": 5.30}
+# experts' op in the traced graph: 0.32.0 model_executor/layers/fused_moe/experts/cpu_moe.py:269-316). 0.32.0: fitted,
+# as the dense term was, with glibc's mmap threshold fixed, on a Qwen3 MoE of 16 layers of 8 experts
+# (results/cpu_sizes/compiled-vllm0.32.0/moe16-mmap: both starts held 34 MiB less than 5.30 MiB a layer, the figure
+# first fitted on its starts at the default threshold, whose freed heap it had taken in); checked on two other shapes
+# with the threshold fixed (24 layers of 384 with 16 experts: 2.86 MiB; 12 layers of 768: 3.61): MiB per such layer
+# beyond a dense layer's.
+CPU_COMPILER_MOE_LAYER_MIB = {"0.32.0": 3.17}
 
 
 def cpu_node_memory(host: HostMemory, container_cap: bool = True) -> DeviceMemory:
@@ -123,7 +125,8 @@ def cpu_compiled_extra_bytes(release: str, num_layers: int, moe_layers: int = 0)
     extra = base_gib * GiB + per_layer_mib * MiB * num_layers
     basis = f"{base_gib:.4f} GiB + {per_layer_mib:.2f} MiB x {num_layers} layers"
     if moe_layers:
-        moe_mib, moe_measured = _measured_per_release(CPU_COMPILER_MOE_LAYER_MIB, release, "a 16-layer Qwen3 MoE")
+        moe_mib, moe_measured = _measured_per_release(CPU_COMPILER_MOE_LAYER_MIB, release,
+                                                     "a 16-layer Qwen3 MoE, mmap threshold fixed")
         extra += moe_mib * MiB * moe_layers
         basis += f" + {moe_mib:.2f} MiB x {moe_layers} MoE layers ({moe_measured})"
     return int(extra), f"{basis}, {measured}"
