@@ -624,6 +624,11 @@ FLOORS = {
     # (sglang/03); after: vLLM 5/5, 6/6; SGLang 4/4, 4/4
     ("gpu-logs-84", "vllm", True): (5, 5, 0, 0, 6, 6),
     ("gpu-logs-84", "sglang", True): (4, 4, 0, 0, 4, 4),
+    # gpu-logs-85 (logs85, issue 42's round gpu-logs-85, starts on the newest releases: vLLM 0.30.0 and a 0.30 nightly,
+    # 2026-09/10), every log held out; first read (parser at 3e9d0d5, the set committed first in 6005f14): 22/22, KV
+    # 3/3, statuses 5/5; no trap read as the pool (three graph-profiling advice lines, a harness's status line and
+    # `time` output). Nothing to fix; no SGLang 0.5.20+ start was found in a usable window
+    ("gpu-logs-85", "vllm", True): (22, 22, 3, 3, 5, 5),
 }
 
 
@@ -769,6 +774,28 @@ def test_failed_starts_that_are_not_about_memory_keep_their_readings():
     assert (capture.status, capture.phase) == ("engine_error", "capturing")
     port = _read("gpu-logs-84", "sglang", "04")
     assert (port.status, port.error_kind) == ("engine_error", "other")
+
+
+def test_starts_on_the_newest_releases_keep_their_readings():
+    # gpu-logs-85 (2026-09/10, vLLM 0.30.0): a GB10 report's fenced windows, where the graph-profiling advice ("The
+    # current --gpu-memory-utilization=0.5500 is equivalent to --gpu-memory-utilization=0.5440 ... increase
+    # --gpu-memory-utilization to 0.5560", 0.30.0 vllm/v1/worker/gpu_worker.py:655) stands beside the one-line KV pair
+    # (0.30.0 vllm/v1/core/kv_cache_utils.py:2395) and none of its figures is the pool (vllm/01, 03)
+    for prefix, tokens, util in (("01", 7_778_304, (0.55, 0.544, 0.556)), ("03", 445_781, (0.55, 0.5381, 0.5619))):
+        record = _read("gpu-logs-85", "vllm", prefix)
+        assert (record.status, record.kv_tokens, record.kv_gib) == ("ok", tokens, None)
+        assert (record.gpu_memory_utilization, record.gpu_memory_utilization_equivalent,
+                record.gpu_memory_utilization_suggested) == util
+    # a harness's status line, vLLM's init engine line with no prefix at all and the shell's `time` output: the start
+    # completed (the init line follows the pool, 0.30.0 vllm/v1/engine/core.py:372-376), no pool is stated (vllm/04)
+    timed = _read("gpu-logs-85", "vllm", "04")
+    assert (timed.status, timed.kv_tokens, timed.init_engine_seconds, timed.compilation_seconds) == ("ok", None,
+                                                                                                     200.69, 1.48)
+    # a ROCm nightly's torch.AcceleratorError (hipErrorInvalidValue) raised in the worker's determine_available_memory,
+    # under prefixes the author stripped of pid and time: a failed start in profiling, not a memory error (vllm/05)
+    rocm = _read("gpu-logs-85", "vllm", "05")
+    assert (rocm.status, rocm.error_kind, rocm.failed_during) == ("engine_error", "other", "profiling")
+    assert (rocm.weights_gib, rocm.kv_tokens) == (17.65, None)
 
 
 def test_a_log_cut_inside_a_startup_traceback_died_of_it():
