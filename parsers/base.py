@@ -664,6 +664,24 @@ SERVED_REQUEST = r'"POST /\S*(?: HTTP/[\d.]+" 200\b|" 200 OK\b)'
 # takes requests only once it is up ("Application startup complete.").
 # (one pattern a path: a rule whose text holds a whole word, "/health", is screened by that word)
 HEALTH_ANSWERED = (r'"GET /health HTTP/[\d.]+" 200\b', r'"GET /health_generate HTTP/[\d.]+" 200\b')
+# MLPerf LoadGen's results summary, which a benchmark harness prints once its test is over, every sample it issued
+# answered by the system under test (mlcommons/inference loadgen/results.cc at 05a9cec, PerformanceSummary::LogSummary:
+# the "MLPerf Results Summary" banner, then the Offline scenario's "Samples per second: " - sample_count /
+# pr.max_latency - or the Server scenario's "Completed samples per second    : "). A positive rate under the banner, in
+# the log of the engine's start, is the harness's word that the engine served its queries: the start had completed
+# (gpu-logs-86 vllm/02, an MLPerf harness running vLLM at VLLM_LOGGING_LEVEL=ERROR, which prints no line of the start).
+# The summary's rates, latencies and token counts are never a pool. A rate with no banner before it is not LoadGen's.
+LOADGEN_BANNER = r"^MLPerf Results Summary$"
+LOADGEN_RATE = r"^(?:Completed )?[Ss]amples per second *: *(?P<rate>{NUM})$"
+
+
+def loadgen_banner(parser: LogParser, values: dict, line: Line) -> None:
+    parser.loadgen_summary = True
+
+
+def loadgen_rate(parser: LogParser, values: dict, line: Line) -> None:
+    if parser.loadgen_summary and float(values["rate"]) > 0:
+        parser.mark_served(line)
 
 
 def phase(name: str) -> Action:
@@ -848,6 +866,7 @@ class LogParser:
         self.seen_error = False
         self.seen_ready = False
         self.seen_engine_built = False  # its engine up, its server not yet (mark_engine_built)
+        self.loadgen_summary = False  # MLPerf LoadGen's results banner was read (LOADGEN_BANNER)
         self.stopping = False
         self._startup = _Slot()
         self._later = _Slot()

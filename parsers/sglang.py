@@ -15,6 +15,8 @@ from packaging.version import Version
 from parsers.base import (
     GENERIC,
     HEALTH_ANSWERED,
+    LOADGEN_BANNER,
+    LOADGEN_RATE,
     OTHER,
     SERVED_REQUEST,
     TRAINER_STEP_TEXTS,
@@ -25,6 +27,8 @@ from parsers.base import (
     fatal_signal_errors,
     harness_pod_crash_errors,
     kv_sized,
+    loadgen_banner,
+    loadgen_rate,
     oom_part_rules,
     phase,
     ray_serve_replica_errors,
@@ -1030,6 +1034,9 @@ class SglangLogParser(LogParser):
         # a health check answered 200: the server is up (it answers 503 while starting, 0.5.22 http_server.py:719,
         # and is up once its warm-up request was answered, :2424)
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
+        # MLPerf LoadGen's summary of a finished test (base.py LOADGEN_BANNER): the engine served the harness's queries
+        rule(LOADGEN_BANNER, loadgen_banner, before_ready=True),
+        rule(LOADGEN_RATE, loadgen_rate, before_ready=True),
         # ... and so a health check that failed there, past the start gate (_health_check_failed)
         rule(r"^Health check failed\. Server couldn't get a response from detokenizer for last \d+ seconds\.",
              _health_check_failed, before_ready=True),

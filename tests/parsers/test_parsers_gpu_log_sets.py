@@ -629,6 +629,14 @@ FLOORS = {
     # 3/3, statuses 5/5; no trap read as the pool (three graph-profiling advice lines, a harness's status line and
     # `time` output). Nothing to fix; no SGLang 0.5.20+ start was found in a usable window
     ("gpu-logs-85", "vllm", True): (22, 22, 3, 3, 5, 5),
+    # gpu-logs-86 (logs86, issue 42's round gpu-logs-86, whole logs committed to benchmark and MLPerf result
+    # repositories), every log held out; first read (parser at 03c57e1, the set committed first in 03c57e1): vLLM 28/30,
+    # KV 3/3, statuses 3/4; SGLang 12/12, KV 1/1, statuses 1/1; no trap read as the pool. Fixed by class: MLPerf
+    # LoadGen's results summary, an MLPerf harness's word that the engine served (vllm/02); after: vLLM 28/30, 3/3, 4/4.
+    # Left: vllm/03's profiling capture read by eye as the graphs' cost (cuda_graph_gib, graph_capture_seconds), against
+    # the sets' convention
+    ("gpu-logs-86", "vllm", True): (28, 30, 3, 3, 4, 4),
+    ("gpu-logs-86", "sglang", True): (12, 12, 1, 1, 1, 1),
 }
 
 
@@ -3697,3 +3705,60 @@ def test_a_debug_hang_or_a_quiet_start_decides_nothing(engine, prefix):
     # no scheduler INFO line at all, the capture bar's 'avail_mem=62.87 GB' is free memory, not the pool
     record = _read("gpu-logs-83", engine, prefix)
     assert (record.status, record.error_kind, record.kv_tokens, record.kv_gib) == (None, None, None, None)
+
+
+# --- gpu-logs-86 (issue 42's round gpu-logs-86): whole logs committed to benchmark and MLPerf result repositories -----
+_LOADGEN_SERVER_SUMMARY = (
+    "================================================\n"
+    "MLPerf Results Summary\n"
+    "================================================\n"
+    "SUT name : PySUT\n"
+    "Scenario : Server\n"
+    "Mode     : PerformanceOnly\n"
+    "Completed samples per second    : 2.22\n"
+    "Completed tokens per second: 284.35\n"
+    "Result is : VALID\n"
+)
+
+
+def test_mlperf_loadgens_summary_after_a_quiet_start_says_the_engine_served():
+    # gpu-logs-86 vllm/02 (MLPerf v6.0, AMD's harness at VLLM_LOGGING_LEVEL=ERROR on an MI355X): no INFO line of the
+    # engine's start; LoadGen's "MLPerf Results Summary" then "Samples per second: 52.0151" (mlcommons/inference
+    # loadgen/results.cc at 05a9cec, PerformanceSummary::LogSummary) after the harness's 3000 answered queries. Its
+    # llm_config dict, YAML dump, token rate and latencies are never a pool.
+    record = _read("gpu-logs-86", "vllm", "02")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.kv_pools) == ("ok", None, None, [])
+    # the Server scenario's "Completed samples per second    : " (Quanta's MLPerf v6.0 run.log wording), either engine
+    for engine in ("vllm", "sglang"):
+        assert parse_log(_LOADGEN_SERVER_SUMMARY, engine).status == "ok"
+    # a rate without LoadGen's banner is no summary of LoadGen's; a rate of zero served nothing
+    assert parse_log("Samples per second: 52.0151\n", "vllm").status is None
+    assert parse_log("MLPerf Results Summary\nSamples per second: 0\n", "vllm").status is None
+
+
+def test_harness_lines_around_committed_logs_are_not_the_engines():
+    # gpu-logs-86 vllm/01 and /04 (akamaslabs/vllm-benchmark, 0.29.0): a harness's header and settings, kubectl's
+    # rollout, a chat completion's JSON ('"prompt_tokens":77'), a DCGM table ('18604 MiB'), 'warm-up e2e (s): 2.18 ...'
+    # around the engine lines it grepped: the pools are the engine core's KV size lines
+    record = _read("gpu-logs-86", "vllm", "01")
+    assert (record.status, record.kv_tokens, record.max_model_len, record.engine_version) == ("ok", 82819, 32768,
+                                                                                              "0.29.0")
+    record = _read("gpu-logs-86", "vllm", "04")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.max_model_len) == ("ok", 63988, 13.47, 4096)
+    assert (record.weights_gib, record.cuda_graph_gib) == (24.72, 0.29)
+    # gpu-logs-86 sglang/01 (MLPerf v6.0, Quanta, SGLang's CPU backend): vLLM's import notices inside the log, the pool
+    # in host memory, the decode batches' '#token: 9145' after the start
+    record = _read("gpu-logs-86", "sglang", "01")
+    assert (record.status, record.kv_tokens, record.weights_gib, record.avail_mem_after_pool_gib) == (
+        "ok", 65536, 36.16, 953.43)
+
+
+def test_a_failed_start_after_the_pool_on_rdna4_keeps_its_pool_and_its_profiling_capture():
+    # gpu-logs-86 vllm/03 (a 0.28.1rc1 fork, two gfx1201 cards, Model Runner V2): the profiling capture's 'Graph
+    # capturing finished in 27 secs, took 6.74 GiB' before the KV lines is the profile's (the set read it as the graphs'
+    # cost, against the sets' convention since gpu-logs-72: the real capture never ran), then the pool, then
+    # 'max_num_seqs (256) exceeds available Mamba cache blocks (189)' from the KV cache's initialisation
+    record = _read("gpu-logs-86", "vllm", "03")
+    assert (record.status, record.error_kind) == ("engine_error", "mamba_blocks_below_max_num_seqs")
+    assert (record.kv_tokens, record.kv_gib, record.error_data["mamba_cache_blocks"]) == (284742, 4.54, 189)
+    assert (record.cuda_graph_profile_gib, record.cuda_graph_gib) == (6.74, None)
