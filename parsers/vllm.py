@@ -697,12 +697,20 @@ class VllmStartupRecord(StartupRecord):
 CAPACITY_LINE_FROM = Version("0.20.1")
 
 
-def _blocks_of_tokens(record: StartupRecord) -> int:
+def _blocks_of_tokens(record: StartupRecord) -> int | None:
+    """The block count behind the KV line's tokens for one group of `block_size`-token blocks, or None where no count
+    gives those tokens: the line then came of other blocks (a hybrid's raised block size, several groups the log does
+    not name, gpu-logs-85 vllm/03's 445,781 tokens against 16-token blocks) and a count derived from it is not one the
+    engine had."""
     tokens, block, length = record.kv_tokens, record.block_size, record.max_model_len
     if length and _capacity_line(record.engine_version):
         per_request = -(-length // block)
-        return -(-tokens * per_request // length)
-    return tokens // block
+        blocks = -(-tokens * per_request // length)
+        stated = blocks * length // per_request
+    else:
+        blocks = tokens // block
+        stated = blocks * block
+    return blocks if stated == tokens else None
 
 
 def _capacity_line(version: str | None) -> bool:

@@ -181,8 +181,11 @@ def test_vllm_padding_layers_say_several_kv_cache_groups_share_the_pool():
     assert (record.kv_tokens, record.max_concurrency, record.max_model_len) == (359_291, 1.37, 262_144)
     assert record.num_blocks is None
     assert record.kv_pools[0].tokens_derived.endswith("sharing the pool's blocks (padding layers)")
-    # without the warning, the same KV pair is one group's: its blocks follow from the block size
-    lines = [vllm("GPU KV cache size: 359,291 tokens", proc="EngineCore", where="kv_cache_utils.py:2116"),
-             vllm("Maximum concurrency for 262,144 tokens per request: 1.37x", proc="EngineCore",
-                  where="kv_cache_utils.py:2117")]
-    assert parse_log("\n".join(lines), "vllm").num_blocks == 359_291 // 16
+    # without the warning a KV pair is read as one group's: its blocks follow from the block size where some count of
+    # 16-token blocks gives its tokens, and the same 359,291 (no multiple of 16) still gives none
+    def pair(tokens: str):
+        return [vllm(f"GPU KV cache size: {tokens} tokens", proc="EngineCore", where="kv_cache_utils.py:2116"),
+                vllm("Maximum concurrency for 262,144 tokens per request: 1.37x", proc="EngineCore",
+                     where="kv_cache_utils.py:2117")]
+    assert parse_log("\n".join(pair("359,296")), "vllm").num_blocks == 359_296 // 16
+    assert parse_log("\n".join(pair("359,291")), "vllm").num_blocks is None
