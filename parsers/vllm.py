@@ -7,8 +7,10 @@ uvicorn's own lines and Python's uncaught tracebacks come without it.
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from dataclasses import dataclass
+from itertools import repeat
 from typing import ClassVar
 
 from packaging.version import InvalidVersion, Version
@@ -1427,16 +1429,44 @@ class VllmLogParser(LogParser):
     # "EngineCore_DP<rank>" (0.11.0 vllm/v1/engine/utils.py:116-123, CoreEngineProcManager; "EngineCore_<rank>" in
     # 0.9, "EngineCore" in 0.18+), and its log prefix carries that name and the pid
     _CORE_TAG = re.compile(r"\((EngineCore(?:_DP\d+|_\d+)?) pid=(\d+)\)")
+    # The API server's tag: the single-worker server's run_server tags its own output "APIServer" with its pid (0.15.1
+    # vllm/entrypoints/openai/api_server.py:916 decorate_logs("APIServer"); vllm/utils/system_utils.py:180
+    # _add_prefix, "(APIServer pid=N) "), once per `vllm serve`; several API servers are "ApiServer_<i>" (0.15.1
+    # vllm/v1/utils.py:212), never this tag. Another pid under it is another `vllm serve`: another start, whether or
+    # not the first had sized a pool (its start may have failed before, gpu-logs-87 vllm/02).
+    _API_TAG = re.compile(r"\((APIServer) pid=(\d+)\)")
     _KV_SIZE = re.compile(r"KV cache size: [\d,]+ tokens")
 
     @classmethod
     def last_start(cls, lines: list[str]) -> list[str]:
         """A second process under an engine core's tag, after the first had sized its KV cache and never to log
-        again, is another server's start (two instances pasted one after the other, gpu-logs-49 vllm/01): the record
-        is the last start's (gpu-logs-45's reading of two runs in one paste), read from the line after the first
-        process's last."""
-        start = cls._second_start(lines)
+        again, is another server's start (two instances pasted one after the other, gpu-logs-49 vllm/01), and so is a
+        second process under the API server's tag after the first never to log again (a unit's log appended to by
+        each start, gpu-logs-87 vllm/02; two units' journals, vllm/03): the record is the last start's (gpu-logs-45's
+        reading of two runs in one paste), read from the line after the first process's last."""
+        start = max(cls._second_start(lines), cls._relaunch(lines))
         return lines[start:] if start else lines
+
+    # V0's worker monitor, when any worker process exits (a failed start, a death, a shutdown): it kills the rest, and
+    # the engine has no worker left (0.10.0 vllm/executor/multiproc_worker_utils.py:109-128, WorkerMonitor.run; the
+    # same line at :124 in 0.8.x). A request answered after it was answered by another engine: a relaunch.
+    _WORKERS_KILLED = "Killing local vLLM worker processes"
+    _SERVED = re.compile(SERVED_REQUEST)
+
+    @classmethod
+    def _relaunch(cls, lines: list[str]) -> int:
+        """The index after the last V0 engine's end (_WORKERS_KILLED) that a served request follows (a paste of a
+        refused start, the author's note and the relaunched server's '"POST ..." 200 OK', gpu-logs-87 vllm/05), or 0:
+        the record is the relaunch's."""
+        if not any(map(operator.contains, lines, repeat(cls._WORKERS_KILLED))):
+            return 0  # (most logs: one pass at C speed)
+        killed = cut = 0
+        for index, text in enumerate(lines):
+            if cls._WORKERS_KILLED in text:
+                killed = index + 1
+            elif killed and "POST" in text and cls._SERVED.search(text):
+                cut = killed
+        return cut
 
     @classmethod
     def _second_start(cls, lines: list[str]) -> int:
@@ -1446,11 +1476,13 @@ class VllmLogParser(LogParser):
         switches: list[tuple[str, int]] = []  # (the earlier pid, the index after its last line)
         for index, text in enumerate(lines):
             tag = cls._CORE_TAG.search(text) if "EngineCore" in text else None
+            if tag is None and "APIServer pid=" in text:
+                tag = cls._API_TAG.search(text)
             if tag is None:
                 continue
             name, pid = tag.groups()
             earlier = pid_of.get(name)
-            if earlier is not None and earlier != pid and earlier in sized:
+            if earlier is not None and earlier != pid and (earlier in sized or name == "APIServer"):
                 switches.append((earlier, last_line[earlier] + 1))
             pid_of[name] = pid
             last_line[pid] = index

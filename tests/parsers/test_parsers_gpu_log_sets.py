@@ -637,6 +637,12 @@ FLOORS = {
     # the sets' convention
     ("gpu-logs-86", "vllm", True): (28, 30, 3, 3, 4, 4),
     ("gpu-logs-86", "sglang", True): (12, 12, 1, 1, 1, 1),
+    # gpu-logs-87 (logs87, issue 42's round gpu-logs-87, files that hold several starts), every log held out; first
+    # read (parser at 446c982, the set committed first in 446c982): vLLM 20/22, KV 1/1, statuses 2/5; one trap read
+    # as the pool (vllm/05: a refused start's 58384 before the relaunch's 200 OK). Fixed by class: a second process
+    # under the API server's tag is another start (vllm/02, 03); a request answered after V0's "Killing local vLLM
+    # worker processes" is a relaunch's (vllm/05); after: 22/22, 1/1, 5/5, no trap read as the pool
+    ("gpu-logs-87", "vllm", True): (22, 22, 1, 1, 5, 5),
 }
 
 
@@ -804,6 +810,52 @@ def test_starts_on_the_newest_releases_keep_their_readings():
     rocm = _read("gpu-logs-85", "vllm", "05")
     assert (rocm.status, rocm.error_kind, rocm.failed_during) == ("engine_error", "other", "profiling")
     assert (rocm.weights_gib, rocm.kv_tokens) == (17.65, None)
+
+
+def test_a_second_api_server_process_is_another_start():
+    # gpu-logs-87 vllm/02: a unit's appended log (StandardOutput=append) - the first start's engine core fails its
+    # free-memory check and its API server, pid 376114, raises; the launcher's echo; the second start's API server, pid
+    # 376429, prints its banner and config lines and nothing more. The record is the second start's: undecided
+    record = _read("gpu-logs-87", "vllm", "02")
+    assert (record.status, record.error_kind, record.max_model_len) == (None, None, 16384)
+    # vllm/03: two units' status blocks - vllm-assistant's API server, pid 3285, completed its start; openclaw-vllm's,
+    # pid 16233, later raised 'Engine core initialization failed': the last start failed
+    record = _read("gpu-logs-87", "vllm", "03")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+    # two API servers' lines interleaved (two instances at once) are no sequence of starts: the first logs again
+    failed = "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}"
+    lines = ["(APIServer pid=1) INFO 02-22 06:35:35 [utils.py:261] non-default args: {}",
+             "(APIServer pid=2) INFO 02-22 06:35:35 [utils.py:261] non-default args: {}",
+             f"(APIServer pid=1) {failed}"]
+    assert parse_log("\n".join(lines), "vllm").status == "engine_error"
+    # several API servers are 'ApiServer_<i>' (0.15.1 vllm/v1/utils.py:212): one start, whatever their pids, where
+    # the same lines under the single server's tag are two
+    lines = [f"(ApiServer_0 pid=1) {failed}", "(ApiServer_1 pid=2) INFO 02-22 06:35:35 [utils.py:261] waiting"]
+    assert parse_log("\n".join(lines), "vllm").status == "engine_error"
+    assert parse_log("\n".join(lines).replace("ApiServer_0", "APIServer").replace("ApiServer_1", "APIServer"),
+                     "vllm").status is None
+
+
+def test_a_request_served_after_v0s_workers_were_killed_is_a_relaunchs():
+    # gpu-logs-87 vllm/05 (vllm#14452): a V0 start refused at max seq len 60000 (KV cache 58384), 'Killing local vLLM
+    # worker processes', the author's note that he decreased --max-model-len, then '"POST /v1/chat/completions
+    # HTTP/1.1" 200 OK': the relaunch served; the refused start's 58384 is not its pool
+    record = _read("gpu-logs-87", "vllm", "05")
+    assert (record.status, record.error_kind, record.kv_tokens, record.max_model_len) == ("ok", None, None, None)
+    # the same refusal with no request after it keeps its reading (the sets read V0's refused count as the pool)
+    refused = "\n".join(read_log(next((FIXTURES / "gpu-logs-87" / "vllm").glob("05-*.log"))).splitlines()[:4])
+    record = parse_log(refused, "vllm")
+    assert (record.status, record.error_kind, record.kv_tokens) == ("engine_error", "max_model_len_too_large", 58384)
+
+
+def test_restarts_in_a_journal_keep_the_last_starts_readings():
+    # gpu-logs-87 vllm/01: the first start's API server traceback, systemd's 'restart counter is at 1', a second start
+    # that sized 61,872 tokens and completed; vllm/04: two starts failing the free-memory check, the unit restarted at
+    # 65 with no line after it
+    record = _read("gpu-logs-87", "vllm", "01")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.max_model_len) == ("ok", 61872, 11.33, 16384)
+    record = _read("gpu-logs-87", "vllm", "04")
+    assert (record.status, record.error_kind) == ("engine_error", "free_memory_below_requested")
 
 
 def test_a_log_cut_inside_a_startup_traceback_died_of_it():
