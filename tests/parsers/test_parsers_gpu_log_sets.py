@@ -643,6 +643,10 @@ FLOORS = {
     # under the API server's tag is another start (vllm/02, 03); a request answered after V0's "Killing local vLLM
     # worker processes" is a relaunch's (vllm/05); after: 22/22, 1/1, 5/5, no trap read as the pool
     ("gpu-logs-87", "vllm", True): (22, 22, 1, 1, 5, 5),
+    # gpu-logs-88 (logs88, issue 42's round gpu-logs-88, SGLang starts of 2026), every log held out; first read (parser
+    # at 754bb74, main's; the set committed first in 132d703): 12/12, KV 1/1, statuses 5/5; no trap read as the pool (a
+    # Mamba kernel backend's notice on a Llama start, a soft watchdog's report). Nothing to fix
+    ("gpu-logs-88", "sglang", True): (12, 12, 1, 1, 5, 5),
 }
 
 
@@ -3814,3 +3818,34 @@ def test_a_failed_start_after_the_pool_on_rdna4_keeps_its_pool_and_its_profiling
     assert (record.status, record.error_kind) == ("engine_error", "mamba_blocks_below_max_num_seqs")
     assert (record.kv_tokens, record.kv_gib, record.error_data["mamba_cache_blocks"]) == (284742, 4.54, 189)
     assert (record.cuda_graph_profile_gib, record.cuda_graph_gib) == (6.74, None)
+
+
+# --- gpu-logs-88 (issue 42's round gpu-logs-88): SGLang starts of 2026 ----------------------------------------------
+
+
+def test_sglang_starts_of_2026_keep_their_first_readings():
+    # gpu-logs-88 sglang/01 (PR#28171, SGLang's CPU backend, June 2026): every long line cut at 112 columns by the
+    # paste - the full pool's KV line after 'V size', the summary line at 'max_r' - and the SWAKVPool line whole: the
+    # pool is the SWAKVPool line's (both pools, 714.60 GB, in host memory), the summary's cut fields are not invented
+    record = _read("gpu-logs-88", "sglang", "01")
+    assert (record.status, record.kv_tokens, record.kv_gib) == ("ok", 20585625, 714.6)
+    assert (record.pool_tokens, record.swa_pool_tokens, record.avail_mem_after_pool_gib) == (20585625, 16468500, 382.26)
+    assert (record.chunked_prefill_size_effective, record.max_prefill_tokens) == (16384, 16384)
+    assert (record.max_running_requests, record.context_len, record.available_mem_gib) == (None, None, None)
+    # sglang/02 (#39173, September 2026 main): the rank prefix without its time, '[TP0 EP0] Scheduler hit an
+    # exception', over frames into init_all_cuda_graphs -> capture_decode_graph: a start failed in the capture
+    record = _read("gpu-logs-88", "sglang", "02")
+    assert (record.status, record.failed_during) == ("engine_error", "cuda_graph_capture")
+    # sglang/03 (#26886): 'Mamba selective_state_update backend initialized: triton' on a Llama start is a kernel's
+    # notice, no state pool; the window ends in the load, undecided
+    record = _read("gpu-logs-88", "sglang", "03")
+    assert (record.status, record.kv_pools, record.state_pool_slots) == (None, [], None)
+    assert record.avail_mem_before_load_gib == 44.03
+    # sglang/04 (#26137): the soft watchdog's report ('self.soft=True') stops nothing (0.5.23
+    # sglang/srt/utils/watchdog.py:160 sends SIGQUIT only when not soft); the hang in the capture decides nothing
+    record = _read("gpu-logs-88", "sglang", "04")
+    assert (record.status, record.error_kind) == (None, None)
+    # sglang/05 (#17941, 0.5.8): the same wording with 'self.soft=False' is the kill, then SIGQUIT and 'Killed'
+    record = _read("gpu-logs-88", "sglang", "05")
+    assert (record.status, record.error_kind, record.error_data) == ("engine_error", "watchdog_timeout",
+                                                                     {"watchdog_timeout_s": 300})
