@@ -643,6 +643,12 @@ FLOORS = {
     # under the API server's tag is another start (vllm/02, 03); a request answered after V0's "Killing local vLLM
     # worker processes" is a relaunch's (vllm/05); after: 22/22, 1/1, 5/5, no trap read as the pool
     ("gpu-logs-87", "vllm", True): (22, 22, 1, 1, 5, 5),
+    # gpu-logs-89 (logs89, issue 42's round gpu-logs-89, what happens after the start), every log held out; first read
+    # (parser at 754bb74, the set committed first in 7770976): vLLM 15/15, KV 1/1, statuses 6/6; SGLang 3/3, KV 0/0,
+    # statuses 2/3 (sglang/01: prefill batches with 50 running requests before a scheduler exception, read as
+    # undecided); no trap read as the pool
+    ("gpu-logs-89", "vllm", True): (15, 15, 1, 1, 6, 6),
+    ("gpu-logs-89", "sglang", True): (3, 3, 0, 0, 2, 3),
 }
 
 
