@@ -3836,7 +3836,8 @@ def test_a_prefill_batch_with_requests_running_beside_it_is_served_so_a_later_ex
     assert record.kv_tokens is None and record.kv_gib is None
     # the same prefill line with nothing running or queued beside it may be the warm-up's own: undecided
     path = next((FIXTURES / "gpu-logs-89" / "sglang").glob("01-*.log"))
-    alone = "\n".join(line for line in read_log(path).splitlines() if "DP0 TP0" not in line and "#new-seq: 2" not in line)
+    kept = [line for line in read_log(path).splitlines() if "DP0 TP0" not in line and "#new-seq: 2" not in line]
+    alone = "\n".join(kept)
     alone = alone.replace("#running-req: 51, #queue-req: 2", "#running-req: 0, #queue-req: 0")
     record = parse_log(alone, "sglang")
     assert (record.status, record.later_failure_kind) == (None, None)
