@@ -1059,6 +1059,15 @@ class SglangLogParser(LogParser):
         # the tokens in use): the warm-up is a few tokens and 8 new ones (0.5.9 http_server.py:1702), so such a batch
         # serves a request after it - the start completed, as a cached thousand tokens say (gpu-logs-53 sglang/04)
         rule(r"^Decode(?: \w+)? batch\b.*?#(?:full )?token: [1-9]\d{3}", _batch_after_start, before_ready=True),
+        # ... or a prefill batch with other requests running or queued beside it. The warm-up is one request per DP
+        # rank (0.4.6.post5 sglang/srt/entrypoints/http_server.py:833-841, ["The capital city of France is"] *
+        # dp_size; 0.5.6 :1515), handed one to each scheduler (0.4.6.post5 managers/data_parallel_controller.py:249-254
+        # round_robin_scheduler; its shortest-queue method raises NotImplementedError), so a scheduler's prefill line
+        # whose "#running-req: {running_bs}" or "#queue-req: {len(self.waiting_queue)}" is not 0 (0.4.6.post5
+        # managers/scheduler.py:1146-1159, 0.5.6 managers/scheduler_metrics_mixin.py:140-146) holds requests after
+        # the warm-up - the start completed (gpu-logs-89 sglang/01, sglang#6624: 50 running, 18 queued). The counts
+        # and the line's "token usage" are serving figures, never a pool
+        rule(r"^Prefill(?: \w+)? batch\b.*?#(?:running|queue)-req: [1-9]", _batch_after_start, before_ready=True),
         rule(r"^(?:Prefill|Decode)(?: \w+)? batch\b", _batch_run, before_ready=True),
         # the scheduler watchdog's dump of the batch it found stuck: a batch in the event loop (0.5.5
         # sglang/srt/managers/scheduler_runtime_checker_mixin.py:250 "self.cur_batch.batch_size()=N" on its own line,
@@ -1298,6 +1307,18 @@ class SglangLogParser(LogParser):
             # the start failed there, its exception not shown
             self._offer(OTHER, "a traceback through the start, cut before its header and its exception line", {},
                         GENERIC, None, Line(text="", raw=""))
+
+    def _offer(self, kind: str, message: str, data: dict, rank: int, token: object, line: Line,
+               fields: dict | None = None) -> None:
+        if kind == "warmup_failed":
+            # SGLang's launcher prints "Initialization failed. warmup error" only where its own warm-up request failed,
+            # then kills the server (0.5.6 sglang/srt/entrypoints/http_server.py:1491 and :1612, 0.5.23 :2384 and
+            # :2533): the warm-up's failure, a failed start, even after batch lines that said requests were served
+            # beside the warm-up (users may send requests once the port opens: gpu-logs-46 sglang/10, a prefill
+            # batch with 6 running before the warm-up's 502)
+            token = token if token is not None else ("loose", line.raw)
+            self._block_stage.setdefault(token, "warmup")
+        super()._offer(kind, message, data, rank, token, line, fields)
 
     def _nothing_of_the_start(self) -> bool:
         """No line of the start was read: no load, no pool, no summary, no server arguments, no HTTP server."""
