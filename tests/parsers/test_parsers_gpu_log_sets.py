@@ -106,8 +106,8 @@ FLOORS = {
     ("gpu-logs-13", "sglang", True): (36, 36, 5, 5, 7, 7),
     # first read vLLM 18/26, KV 3/4, statuses 6/6; SGLang 32/32, 5/5, 7/7, no trap in the set (then fitted; the misses
     # left are in its README); a second batch (vLLM 07-11) read once after that: 30/36, 3/4, 4/5
-    # (gpu-logs-90's fix, an author's "~" before a figure in the engine's wording: vllm/03's "Loading weights took ~151s",
-    # 61/62 before)
+    # (gpu-logs-90's fix, an author's "~" before a figure in the engine's wording: vllm/03's "Loading weights took
+    # ~151s", 61/62 before)
     ("gpu-logs-14", "vllm", True): (62, 62, 8, 8, 11, 11),
     ("gpu-logs-14", "sglang", True): (32, 32, 5, 5, 7, 7),
     # first read (parser at 892b6f9, the set committed first, 6ad2254): vLLM 22/22, KV 4/4, statuses 5/5; SGLang
