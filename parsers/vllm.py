@@ -224,6 +224,15 @@ NOT_RANK0 = frozenset({"VllmWorkerProcess"})
 # 128 on the CPU backend (vllm 0.32.0 vllm/platforms/cpu.py).
 DEFAULT_BLOCK_SIZE = {"gpu": 16, "cpu": 128}
 GIB = r"\s?GiB"
+# An author's "~" before a figure in one of the engine's own figure lines: "Available KV cache memory: ~54.7 GiB", "GPU
+# KV cache size: ~2,000,731 tokens", "Model loading took ~50 GiB" (a results page's boot evidence, gpu-logs-90 vllm/03),
+# "Loading weights took ~151s" (gpu-logs-14 vllm/03), "... per request: ~3.2x" (gpu-logs-60 vllm/09). vLLM never
+# prints it there (0.32.0: "Available KV cache memory: %s GiB", vllm/v1/worker/gpu_worker.py:760; "GPU KV cache size:
+# %s tokens", "Model loading took %s GiB memory and %.6f seconds", "Loading weights took %.2f seconds" - no "~" before a
+# figure in any vllm/ log format), so it is the author's mark and the figure after it is the one the author states -
+# the sets read it as stated. Only inside the engine's wording: an author's own "KV memory allocated: ~3.23 GB"
+# (gpu-logs-42 vllm/05) or a projection table's "~153,000" (gpu-logs-17 vllm/05) match no rule.
+APPROX = r"(?:~ ?)?"
 
 
 # --- actions ---------------------------------------------------------------------------------
@@ -842,7 +851,8 @@ class VllmLogParser(LogParser):
         rule(r"^(?:Loading model from scratch\.\.\.|Starting to load model .*\.\.\.)", phase("loading")),
         # every worker's loader logs its own load time (0.10.1 vllm/model_executor/model_loader/default_loader.py:262,
         # 0.11.0 :267, a plain logger.info in each worker process): rank 0's is the row's, as for "Model loading took"
-        rule(r"Loading weights took (?P<weights_load_seconds>{NUM}) ?s", phase("profiling"), primary_only=True),
+        rule(r"Loading weights took " + APPROX + r"(?P<weights_load_seconds>{NUM}) ?s", phase("profiling"),
+             primary_only=True),
         # AWS Neuron: NxD Inference loads the compiled model's weights itself and says how long on its own logger,
         # "Neuron" (aws-neuron/neuronx-distributed-inference 4bcdc54 src/neuronx_distributed_inference/models/
         # application_base.py:48 and :421, f"Finished weights loading in {...} seconds"), which vLLM's Neuron worker
@@ -860,12 +870,13 @@ class VllmLogParser(LogParser):
         # "GB" up to 0.8.4 (a public 0.8.1 log: "Model loading took 14.9888 GB and 28.719376 seconds"; "GiB" from
         # 0.8.5 vllm/v1/worker/gpu_model_runner.py:1347, "GiB memory and" from 0.2x, 0.32.0 :5150); a log trimmed
         # by its author may keep the size alone
-        rule(r"Model loading took (?P<weights_gib>{NUM})\s?Gi?B(?: memory)?(?: and (?P<secs>{NUM}) ?s)?",
+        rule(r"Model loading took " + APPROX
+             + r"(?P<weights_gib>{NUM})\s?Gi?B(?: memory)?(?: and (?P<secs>{NUM}) ?s)?",
              _model_loading, primary_only=True),
         # profiling and KV budget
         rule(r"^Warming up model for the compilation\.\.\.", phase("profiling")),
         rule(r"Estimated CUDA graph memory: (?P<cuda_graph_estimate_gib>{NUM})" + GIB),
-        rule(r"^Available KV cache memory: (?P<kv_gib>{NUM})" + GIB, primary_only=True),
+        rule(r"^Available KV cache memory: " + APPROX + r"(?P<kv_gib>{NUM})" + GIB, primary_only=True),
         # (0.32.0 vllm/v1/worker/gpu_worker.py:774-784; a message an author cut after its second sentence keeps the
         # two figures it states, the suggestion read only where the third sentence is there)
         rule(r"The current --gpu-memory-utilization=(?P<gpu_memory_utilization>{NUM}) is equivalent to "
@@ -985,16 +996,17 @@ class VllmLogParser(LogParser):
         # (its concurrency part whole, or cut after the request length where an author merged the two lines, or its
         # request length elided by an author: "GPU KV cache size: 8,192 tokens, Maximum concurrency … 1.00x",
         # gpu-logs-32 vllm/05; the engine's line is 0.29.0 vllm/v1/core/kv_cache_utils.py:2032-2038)
-        rule(r"^(?:(?P<pools>[A-Z]+(?: \+ host)?|Spyre) )?KV cache size: (?P<kv_tokens>-?[\d,]+) tokens"
+        rule(r"^(?:(?P<pools>[A-Z]+(?: \+ host)?|Spyre) )?KV cache size: " + APPROX + r"(?P<kv_tokens>-?[\d,]+) tokens"
              r"(?:, Maximum concurrency (?:for (?P<max_model_len>[\d,]+) tokens(?: per request:)?|…|\.\.\.)"
-             r"(?: (?P<max_concurrency>{NUM})x)?)?", _kv_line,
+             r"(?: " + APPROX + r"(?P<max_concurrency>{NUM})x)?)?", _kv_line,
              primary_only=True),  # every engine core (DP rank) logs its own
         # (the two-line form's concurrency line, logger.info("Maximum concurrency for %s tokens per request: %.2fx")
         # after "GPU KV cache size: %s tokens" - vllm/v1/core/kv_cache_utils.py, tagged :720 in 0.9.1's logs and
-        # :2147 in 2026's; V0's executor_base.py logs the same words. Where an author replaced its figure - a
-        # rounding, "~3.2x", gpu-logs-60 vllm/09 - the request length is still the engine's and is read, the figure
-        # is not: the reading of the one-line form's elided figure above)
-        rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request:(?: (?P<max_concurrency>{NUM})x)?",
+        # :2147 in 2026's; V0's executor_base.py logs the same words. Where an author marked its figure as a
+        # rounding, "~3.2x" (gpu-logs-60 vllm/09), the figure stated is read, as APPROX says; the request length is
+        # the engine's either way)
+        rule(r"^Maximum concurrency for (?P<max_model_len>[\d,]+) tokens per request:(?: " + APPROX
+             + r"(?P<max_concurrency>{NUM})x)?",
              _max_concurrency, primary_only=True),
         rule(CONCURRENCY_TAIL, _concurrency_tail, primary_only=True),
         rule(r"^Minimum concurrency: (?P<max_concurrency>{NUM})x$", _fork_concurrency, primary_only=True),

@@ -106,7 +106,9 @@ FLOORS = {
     ("gpu-logs-13", "sglang", True): (36, 36, 5, 5, 7, 7),
     # first read vLLM 18/26, KV 3/4, statuses 6/6; SGLang 32/32, 5/5, 7/7, no trap in the set (then fitted; the misses
     # left are in its README); a second batch (vLLM 07-11) read once after that: 30/36, 3/4, 4/5
-    ("gpu-logs-14", "vllm", True): (61, 62, 8, 8, 11, 11),
+    # (gpu-logs-90's fix, an author's "~" before a figure in the engine's wording: vllm/03's "Loading weights took
+    # ~151s", 61/62 before)
+    ("gpu-logs-14", "vllm", True): (62, 62, 8, 8, 11, 11),
     ("gpu-logs-14", "sglang", True): (32, 32, 5, 5, 7, 7),
     # first read (parser at 892b6f9, the set committed first, 6ad2254): vLLM 22/22, KV 4/4, statuses 5/5; SGLang
     # 11/11, 2/2, 4/4, no trap in the set - nothing to fit, the floors are the first read
@@ -459,7 +461,9 @@ FLOORS = {
     # against the KV-line convention. A second batch (vllm 07-11, committed 7f28caa before its read): 10/12, KV 3/3,
     # statuses 5/5, no trap as the pool; then the concurrency line whose figure an author replaced ("~3.2x") still
     # gives its request length: 11/12. Left: vllm/09's concurrency (the author's rounding)
-    ("gpu-logs-60", "vllm", True): (30, 33, 8, 8, 9, 11),
+    # (gpu-logs-90's fix, an author's "~" before a figure in the engine's wording: vllm/09's "~3.2x" read as stated,
+    # 30/33 before)
+    ("gpu-logs-60", "vllm", True): (31, 33, 8, 8, 9, 11),
     ("gpu-logs-60", "sglang", True): (17, 17, 1, 1, 2, 2),
     # gpu-logs-62 (logs62, issue 42's round gpu-logs-62, the releases this project targets: vLLM 0.29.0/0.30.0, SGLang
     # 0.5.2x and two forks), every log held out; first read (parser at 030d616, main's c97b1b1, the set committed first
@@ -655,6 +659,12 @@ FLOORS = {
     # it (gpu-logs-46 sglang/10); after: vLLM 15/15, 1/1, 6/6; SGLang 3/3, 0/0, 3/3, no trap read as the pool
     ("gpu-logs-89", "vllm", True): (15, 15, 1, 1, 6, 6),
     ("gpu-logs-89", "sglang", True): (3, 3, 0, 0, 3, 3),
+    # gpu-logs-90 (logs90, issue 42's round gpu-logs-90, logs people edited before posting), every log held out; first
+    # read (parser at a0e7be1, the set committed first in a0e7be1): vLLM 9/13, KV 2/3, statuses 3/4; no trap read as
+    # the pool (a rig report's bold headers, the graph pool's 'actual / estimated' figures). Fixed by class: an author's
+    # "~" before a figure in the engine's own wording (vllm/03; gpu-logs-14 vllm/03 and gpu-logs-60 vllm/09 rise with
+    # it); after: 12/13, 3/3, 4/4. Left: vllm/04's "model loading took: **51.1 GiB**" (the author's rewording)
+    ("gpu-logs-90", "vllm", True): (12, 13, 3, 3, 4, 4),
 }
 
 
@@ -3075,11 +3085,11 @@ def test_the_free_memory_check_quoted_with_placeholders_is_still_the_check():
 def test_a_concurrency_line_whose_figure_an_author_replaced_still_gives_its_request_length():
     # gpu-logs-60 vllm/09 (batch 2, a recipe README's "Boot evidence"): "GPU KV cache size: 3,225,280 tokens" then
     # "Maximum concurrency for 1,000,000 tokens per request: ~3.2x" - vLLM's "... per request: %.2fx"
-    # (vllm/v1/core/kv_cache_utils.py) with the author's rounding: the request length is the engine's, the figure is
-    # not read
+    # (vllm/v1/core/kv_cache_utils.py) with the author's rounding: the request length is the engine's; the figure the
+    # author marked with "~" is read as stated since gpu-logs-90 (parsers/vllm.py APPROX; the set's own eye-read, 3.2)
     record = _read("gpu-logs-60", "vllm", "09")
     assert (record.status, record.kv_tokens, record.max_model_len, record.max_concurrency) == (
-        "ok", 3225280, 1000000, None)
+        "ok", 3225280, 1000000, 3.2)
 
 
 def test_a_pages_prose_table_or_annotation_that_states_another_runs_pool_is_not_the_pool():
@@ -3901,3 +3911,29 @@ def test_serving_time_figures_are_never_the_pool(engine, prefix, status):
     record = _read("gpu-logs-89", engine, prefix)
     assert record.status == status
     assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+# --- gpu-logs-90 (issue 42's round gpu-logs-90, logs people edited before posting) ----------------------------------
+
+def test_an_authors_tilde_before_a_figure_in_the_engines_wording_is_an_annotation():
+    # gpu-logs-90 vllm/03 (a results page's "Boot evidence", prefixless): "Model loading took ~50 GiB", "Available KV
+    # cache memory: ~54.7 GiB", "GPU KV cache size: ~2,000,731 tokens" - vLLM prints no "~" before a figure (0.32.0
+    # vllm/v1/worker/gpu_worker.py:760, kv_cache_utils.py), so the figure after it is the one the author states
+    record = _read("gpu-logs-90", "vllm", "03")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.weights_gib) == ("ok", 2000731, 54.7, 50.0)
+
+
+def test_an_authors_tilde_outside_the_engines_wording_is_not_a_figure():
+    # an author's own summary line and a projection table with "~" figures match no engine rule: no pool (gpu-logs-42
+    # vllm/05's "KV memory allocated: ~3.23 GB"; gpu-logs-17 vllm/05's table "| **KV tokens @ 32 KB** | **~153,000** |")
+    text = "KV memory allocated: ~3.23 GB\n| **KV tokens @ 32 KB** | **~153,000** |\n"
+    record = parse_log(text, "vllm")
+    assert (record.kv_tokens, record.kv_gib) == (None, None)
+    assert _read("gpu-logs-17", "vllm", "05").kv_tokens != 153000
+
+
+def test_logs_people_edited_before_posting_keep_their_readings():
+    # gpu-logs-90 vllm/01, 02 (a rig report's "**KV pool sizing:**" header and empty lines between the engine lines it
+    # picked) and vllm/04 (a Japanese summary's bullets, each value in bold; the graph pool's "0.72 GiB actual / 2.83
+    # GiB estimated" is not the KV pool; no KV size line: undecided)
+    got = {prefix: _read("gpu-logs-90", "vllm", prefix) for prefix in ("01", "02", "04")}
+    assert [(r.status, r.kv_tokens, r.kv_gib, r.max_concurrency, r.max_model_len) for r in got.values()] == [
+        ("ok", 623873, 11.05, 2.38, 262144), ("ok", 289661, 5.23, 1.1, 262144), (None, None, 40.21, None, None)]
