@@ -3911,6 +3911,8 @@ def test_serving_time_figures_are_never_the_pool(engine, prefix, status):
     record = _read("gpu-logs-89", engine, prefix)
     assert record.status == status
     assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+
+
 # --- gpu-logs-90 (issue 42's round gpu-logs-90, logs people edited before posting) ----------------------------------
 
 def test_an_authors_tilde_before_a_figure_in_the_engines_wording_is_an_annotation():
