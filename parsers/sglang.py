@@ -675,6 +675,9 @@ _GRAPH_CAPTURE_FAILED = re.compile(r"\bCapture (?:\w+ )*(?:graph|Graph) failed: 
 _GRAPH_CAPTURE_EXCEPTION = re.compile(r"^\s*Exception: Capture (?:\w+ )*(?:graph|Graph) failed: ")
 
 
+# One field of the summary as it prints it (0.5.22 sglang/srt/managers/scheduler.py:1234-1240), the pool's aside
+_SUMMARY_FIELD = (r"(?:(?:chunked_prefill_size|max_prefill_tokens|max_running_requests|context_len)=-?\d[\d,]*?|"
+                  rf"available_(?:gpu|cpu|npu|xpu|hpu|musa|mps|mlx)_mem={NUM} GB)")
 _SUMMARY = (
     (re.compile(r"chunked_prefill_size=(-?[\d,]+|None)"), "chunked_prefill_size_effective"),
     (re.compile(r"max_prefill_tokens=(-?[\d,]+)"), "max_prefill_tokens"),
@@ -993,6 +996,13 @@ class SglangLogParser(LogParser):
         # gpu-logs-19 sglang/03; each later field is read on its own)
         rule(r"^max_total_num_tokens=(?P<kv_tokens>-?[\d,]+)(?:,| (?:\.\.\.|\u2026)|$)", _scheduler_summary,
              primary_only=True),
+        # ... or its fields as an author re-laid them on one line: picked out of it (grep -o prints each match alone,
+        # in the order found) and joined by spaces in any order, the pool's field among them, after an arrow where the
+        # author showed them as a command's output ("→ context_len=1048576    max_total_num_tokens=1082627",
+        # gpu-logs-92 sglang/02). The names and figures are the summary's own (0.5.22 scheduler.py:1234-1240); a
+        # line of nothing but those fields is that line, whatever the order
+        rule(rf"^(?:(?:\u2192|->|=>)\s+)?(?:{_SUMMARY_FIELD},?\s+)*max_total_num_tokens=(?P<kv_tokens>-?\d[\d,]*?)"
+             rf"(?:,?\s+(?:{_SUMMARY_FIELD}))*,?$", _scheduler_summary, primary_only=True),
         # ... its later fields, each alone on a line, where an author broke it at its commas (0.5.22 scheduler.py:
         # 1234-1240 logs them as one message: "max_total_num_tokens=..., chunked_prefill_size=..., max_prefill_tokens=
         # ..., max_running_requests=..., context_len=..., available_gpu_mem=... GB")

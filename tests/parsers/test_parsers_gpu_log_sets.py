@@ -665,6 +665,14 @@ FLOORS = {
     # "~" before a figure in the engine's own wording (vllm/03; gpu-logs-14 vllm/03 and gpu-logs-60 vllm/09 rise with
     # it); after: 12/13, 3/3, 4/4. Left: vllm/04's "model loading took: **51.1 GiB**" (the author's rewording)
     ("gpu-logs-90", "vllm", True): (12, 13, 3, 3, 4, 4),
+    # gpu-logs-92 (logs92, issue 42's round gpu-logs-92, long-context starts), every log held out; first read (parser
+    # at 08e3bab, main's; the set committed first in 345a5c0): vLLM 30/30, KV 4/4, statuses 7/7; SGLang 2/4, KV 1/2,
+    # statuses 1/2 (sglang/02: a summary's two fields grepped out and joined after an arrow, read as nothing); no trap
+    # read as the pool (a drafter's private pool in blocks, an encoder budget, an author's byte prints). Fixed by class:
+    # a line of nothing but the SGLang summary's own fields, the pool's among them, in any order, after an author's
+    # arrow (sglang/02); after: vLLM 30/30, 4/4, 7/7; SGLang 4/4, 2/2, 2/2, no trap read as the pool
+    ("gpu-logs-92", "vllm", True): (30, 30, 4, 4, 7, 7),
+    ("gpu-logs-92", "sglang", True): (4, 4, 2, 2, 2, 2),
 }
 
 
@@ -3939,3 +3947,22 @@ def test_logs_people_edited_before_posting_keep_their_readings():
     got = {prefix: _read("gpu-logs-90", "vllm", prefix) for prefix in ("01", "02", "04")}
     assert [(r.status, r.kv_tokens, r.kv_gib, r.max_concurrency, r.max_model_len) for r in got.values()] == [
         ("ok", 623873, 11.05, 2.38, 262144), ("ok", 289661, 5.23, 1.1, 262144), (None, None, 40.21, None, None)]
+
+
+# --- gpu-logs-92 (issue 42's round gpu-logs-92): long-context starts -----------------------------------------------
+
+
+def test_the_sglang_summarys_own_fields_re_laid_on_one_line_in_any_order_are_the_summary():
+    # gpu-logs-92 sglang/02: "grep -aoE 'context_len=[0-9]+|max_total_num_tokens=[0-9]+' ... | tail -2", its output
+    # joined by the author after an arrow, context_len first: "→ context_len=1048576    max_total_num_tokens=1082627"
+    record = _read("gpu-logs-92", "sglang", "02")
+    assert (record.status, record.kv_tokens, record.context_len, record.max_model_len) == ("ok", 1082627, 1048576,
+                                                                                          1048576)
+    # the same fields in the summary's order, spaces for its commas, another device's memory field among them
+    record = parse_log("max_total_num_tokens=5000 max_running_requests=8 context_len=131072 "
+                       "available_npu_mem=3.5 GB\n", "sglang")
+    assert (record.kv_tokens, record.max_running_requests, record.context_len, record.available_mem_gib) == (
+        5000, 8, 131072, 3.5)
+    # a line with anything but the summary's fields is not it (a request's own figures beside the name)
+    record = parse_log("-> context_len=131072 max_total_num_tokens=5000 #running-req: 3\n", "sglang")
+    assert record.kv_tokens is None
