@@ -665,6 +665,12 @@ FLOORS = {
     # "~" before a figure in the engine's own wording (vllm/03; gpu-logs-14 vllm/03 and gpu-logs-60 vllm/09 rise with
     # it); after: 12/13, 3/3, 4/4. Left: vllm/04's "model loading took: **51.1 GiB**" (the author's rewording)
     ("gpu-logs-90", "vllm", True): (12, 13, 3, 3, 4, 4),
+    # gpu-logs-93 (logs93, issue 42's round gpu-logs-93, the engines' own CI and test logs), every log held out; first
+    # read (parser at 08e3bab, main's; the set committed first in 48b7963): vLLM 9/10, KV 0/0, statuses 3/5 (vllm/02: a
+    # test fixture's "Server failed to start within 600 seconds", read as undecided; vllm/04: vLLM-Omni's API server
+    # handing a request to three stages, read as undecided); SGLang 1/1, 0/0, 1/1; no trap read as the pool
+    ("gpu-logs-93", "vllm", True): (9, 10, 0, 0, 3, 5),
+    ("gpu-logs-93", "sglang", True): (1, 1, 0, 0, 1, 1),
 }
 
 
