@@ -32,6 +32,7 @@ from parsers.base import (
     error,
     fatal_signal_errors,
     harness_pod_crash_errors,
+    harness_start_timeout_errors,
     kv_sized,
     loadgen_banner,
     loadgen_rate,
@@ -1187,6 +1188,15 @@ class VllmLogParser(LogParser):
         # it logs at INFO only when not idle (DEBUG otherwise): requests were served (gpu-logs-78 vllm/09)
         rule(r"^Avg prompt tput: {NUM} toks/s, Avg generation tput: {NUM} toks/s, Reqs Running: \d+", _served,
              before_ready=True),
+        # vLLM-Omni's stage clients, when a request is handed to a stage: "[StageEngineCoreClient] stage-0 [rep-0] add
+        # request: chatcmpl-..." (vllm-omni 0.20.0 vllm_omni/engine/stage_engine_core_client.py:260-269, INFO; DEBUG
+        # in 0.30.0 :242-250; the diffusion stages' StageDiffusionClient :303 and InlineStageDiffusionClient :90). A
+        # request reaches a stage only through AsyncOmniEngine, whose constructor returns once its orchestrator thread
+        # has initialized every stage (0.20.0 vllm_omni/engine/async_omni_engine.py:312-325, :1061-1082
+        # _bootstrap_orchestrator -> _initialize_stages, then the startup future): requests were served, the start
+        # had completed (gpu-logs-93 vllm/04, Buildkite's Doc Test with L4)
+        rule(r"^\[(?:StageEngineCoreClient|StageDiffusionClient|InlineStageDiffusionClient)\] stage-\d+ \[rep-\d+\] "
+             r"add request: \S", _served, before_ready=True),
         # The engine core's dump when executing a scheduled batch raised: "Dumping scheduler output for model execution:
         # SchedulerOutput(...)" (0.26.0 vllm/logging_utils/dump_input.py:72-81, after "Dumping input data for V1 LLM
         # engine ..."), from log_error_detail around step()'s execution (0.26.0 vllm/v1/engine/core.py:485-498,
@@ -1337,6 +1347,7 @@ class VllmLogParser(LogParser):
         *ray_worker_death_errors(),
         *ray_serve_replica_errors(),
         *harness_pod_crash_errors(),
+        *harness_start_timeout_errors(),
         # A worker process the executor's monitor saw die: "Worker proc %s died unexpectedly, shutting down executor."
         # (0.10.1.1 vllm/v1/executor/multiproc_executor.py:146-148, the same words through 2025 - the tags :135, :146,
         # :149 of gpu-logs-53's logs), with " (exit code: N)" after "unexpectedly" once 2026 builds log the exit code

@@ -673,6 +673,14 @@ FLOORS = {
     # arrow (sglang/02); after: vLLM 30/30, 4/4, 7/7; SGLang 4/4, 2/2, 2/2, no trap read as the pool
     ("gpu-logs-92", "vllm", True): (30, 30, 4, 4, 7, 7),
     ("gpu-logs-92", "sglang", True): (4, 4, 2, 2, 2, 2),
+    # gpu-logs-93 (logs93, issue 42's round gpu-logs-93, the engines' own CI and test logs), every log held out; first
+    # read (parser at 08e3bab, main's; the set committed first in 48b7963): vLLM 9/10, KV 0/0, statuses 3/5 (vllm/02: a
+    # test fixture's "Server failed to start within 600 seconds", read as undecided; vllm/04: vLLM-Omni's API server
+    # handing a request to three stages, read as undecided); SGLang 1/1, 0/0, 1/1; no trap read as the pool. Fixed by
+    # class: an engine test fixture's own start timeout is a failed start (vllm/02), a request handed to a vLLM-Omni
+    # stage is served after the start (vllm/04); after: vLLM 10/10, 0/0, 5/5; SGLang 1/1, 0/0, 1/1; no earlier set moved
+    ("gpu-logs-93", "vllm", True): (10, 10, 0, 0, 5, 5),
+    ("gpu-logs-93", "sglang", True): (1, 1, 0, 0, 1, 1),
 }
 
 
@@ -3966,3 +3974,43 @@ def test_the_sglang_summarys_own_fields_re_laid_on_one_line_in_any_order_are_the
     # a line with anything but the summary's fields is not it (a request's own figures beside the name)
     record = parse_log("-> context_len=131072 max_total_num_tokens=5000 #running-req: 3\n", "sglang")
     assert record.kv_tokens is None
+# --- gpu-logs-93 (issue 42's round gpu-logs-93, the engines' own CI and test logs) ------------------------------------
+
+
+def test_a_test_fixtures_start_timeout_is_a_failed_start_with_no_cause():
+    # gpu-logs-93 vllm/02 (vllm-omni#1029, Buildkite's page kept as HTML): pytest's short summary "ERROR
+    # tests/...::test_mix_to_text_audio_001[omni_server0] - RuntimeError: Server failed to start within 600 seconds" for
+    # two server fixtures, no engine line: vLLM-Omni's OmniServer raises it when the port did not open in 600 s
+    # (vllm-omni tests/e2e/online_serving/test_qwen3_omni.py:90-103 at be81443c) - a failed start, kind other
+    record = _read("gpu-logs-93", "vllm", "02")
+    assert (record.status, record.error_kind, record.kv_tokens, record.kv_gib) == ("engine_error", "other", None, None)
+    # SGLang's own fixture, popen_launch_server, after its timeout (sglang 0.5.6 sglang/test/test_utils.py:681)
+    text = "TimeoutError: Server failed to start within the timeout period.\n"
+    assert (parse_log(text, "sglang").status, parse_log(text, "sglang").error_kind) == ("engine_error", "other")
+    # the same sentence from another harness about its own server, without the fixture's exception, decides nothing
+    for text in ("❌ Server failed to start within 30 seconds\n",
+                 "ERROR: Vite dev server failed to start within 60 seconds\n"):
+        assert parse_log(text, "vllm").status is None
+
+
+def test_a_request_handed_to_a_vllm_omni_stage_is_served_after_the_start():
+    # gpu-logs-93 vllm/04 (vllm-omni#3397, Buildkite's stamps): "[StageEngineCoreClient] stage-0 [rep-0] add request:
+    # chatcmpl-...", then stage-1 and stage-2: AsyncOmniEngine takes requests only once every stage is initialized
+    # (vllm-omni 0.20.0 vllm_omni/engine/async_omni_engine.py:312-325) - the start had completed
+    record = _read("gpu-logs-93", "vllm", "04")
+    assert (record.status, record.kv_tokens, record.kv_gib) == ("ok", None, None)
+    # gpu-logs-93 vllm/05 (vllm-omni PR#3010): one stage's "Stage 0 engine startup completed", a diffusion
+    # request's "Peak GPU memory ... 28.69 GB reserved", then "[StageEngineCoreClient] Stage-0 initializing
+    # EngineCore": undecided, no pool
+    record = _read("gpu-logs-93", "vllm", "05")
+    assert (record.status, record.kv_tokens, record.kv_gib) == (None, None, None)
+
+
+def test_ci_and_test_lines_beside_the_engines_are_not_the_pool():
+    # gpu-logs-93: a test script's bash trace and a second server cut at its version line (vllm/03), the max-seq-len
+    # ValueError's budget under Buildkite's stamp (vllm/01: 1.64 GiB available, no pool made), a test's
+    # "[CI Test Method]" marker between SGLang's health check and its batches (sglang/01: served, no pool)
+    got = [_read("gpu-logs-93", "vllm", "03"), _read("gpu-logs-93", "vllm", "01"), _read("gpu-logs-93", "sglang", "01")]
+    assert [(r.status, r.kv_tokens, r.kv_gib) for r in got] == [
+        (None, None, None), ("engine_error", None, None), ("ok", None, None)]
+    assert got[1].error_kind == "max_model_len_too_large"
