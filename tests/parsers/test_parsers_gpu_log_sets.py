@@ -665,6 +665,10 @@ FLOORS = {
     # "~" before a figure in the engine's own wording (vllm/03; gpu-logs-14 vllm/03 and gpu-logs-60 vllm/09 rise with
     # it); after: 12/13, 3/3, 4/4. Left: vllm/04's "model loading took: **51.1 GiB**" (the author's rewording)
     ("gpu-logs-90", "vllm", True): (12, 13, 3, 3, 4, 4),
+    # gpu-logs-91 (logs91, issue 42's round gpu-logs-91, how the bytes arrive), every log held out; first read (parser
+    # at 08e3bab, main's; the set committed first in 0e483eb): vLLM 30/30, KV 2/2, statuses 3/3; no trap read as the
+    # pool (two native-Windows starts' profiling placeholder "num_gpu_blocks_override=8", an encoder cache budget)
+    ("gpu-logs-91", "vllm", True): (30, 30, 2, 2, 3, 3),
 }
 
 
