@@ -11,6 +11,7 @@ A third engine is one module with a `LogParser` subclass plus one entry in `PARS
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 
 from parsers.base import LogParser, terminal_width
@@ -29,7 +30,7 @@ AUTO = "auto"
 __all__ = [
     "AUTO", "ENGINES", "EVENT_KINDS", "PARSERS", "PHASES", "Event", "LogParser",
     "NotAnEngineLog", "SglangLogParser", "StartupRecord", "VllmLogParser",
-    "detect_engine", "make_parser", "parse_log", "read_log", "terminal_width",
+    "decode_log", "detect_engine", "log_encoding", "make_parser", "parse_log", "read_log", "terminal_width",
 ]
 
 
@@ -65,6 +66,40 @@ def parse_log(text: str, engine: str = AUTO) -> StartupRecord:
     return parser.record
 
 
+# How much of a file's head decides its encoding.
+ENCODING_HEAD_BYTES = 4096
+
+
+def log_encoding(head: bytes) -> str:
+    """How a log file is encoded, from its first bytes: UTF-8 unless a byte-order mark or UTF-16's NUL bytes say so.
+
+    A log saved by a Windows tool is not always UTF-8. Windows PowerShell 5.1's `>` and `Out-File` write "Unicode" -
+    UTF-16LE with a byte-order mark - by default, and every Unicode encoding it writes carries a BOM (UTF-8 too);
+    PowerShell 6 and later write UTF-8 without one (learn.microsoft.com: about_Character_Encoding;
+    about_Redirection, `>` is `Out-File` with no parameters). A UTF-8 log holds no NUL byte, so NULs at every other
+    byte of the head are UTF-16 without its mark (cmd's `/u` output): the high byte of each ASCII character (a CJK
+    character's may be NUL on the other side, so the side with the NULs is the one with many times more of them).
+    """
+    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):  # before UTF-16: FF FE 00 00 starts with FF FE
+        return "utf-32"
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"  # the codec reads the mark and drops it
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    sample = head[:ENCODING_HEAD_BYTES]
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    if odd >= 8 and odd >= 8 * even:
+        return "utf-16-le"
+    if even >= 8 and even >= 8 * odd:
+        return "utf-16-be"
+    return "utf-8"
+
+
+def decode_log(data: bytes) -> str:
+    """A log file's bytes as text, in the encoding its head shows; bytes that do not decode become U+FFFD."""
+    return data.decode(log_encoding(data[:ENCODING_HEAD_BYTES]), errors="replace")
+
+
 def read_log(path: str | Path) -> str:
-    """A log file's text; bytes that are not UTF-8 become U+FFFD rather than an error."""
-    return Path(path).read_bytes().decode("utf-8", errors="replace")
+    """A log file's text (UTF-8, or UTF-16 / a BOM a Windows tool wrote); bytes that do not decode become U+FFFD."""
+    return decode_log(Path(path).read_bytes())

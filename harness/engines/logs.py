@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterable, Iterator
 from itertools import chain
 from pathlib import Path
@@ -12,7 +13,7 @@ from packaging.version import InvalidVersion, Version
 from harness.engines.registry import engine_names, get_engine
 from harness.engines.release_formats import table_paths
 from harness.engines.releases import version_key
-from parsers import NotAnEngineLog, StartupRecord, terminal_width
+from parsers import ENCODING_HEAD_BYTES, NotAnEngineLog, StartupRecord, log_encoding, terminal_width
 from parsers.base import LogParser
 
 AUTO = "auto"
@@ -58,10 +59,19 @@ def format_release(engine: str, version: str | None) -> str | None:
 
 
 def read_blocks(stream: BinaryIO) -> Iterator[str]:
-    """An open binary file as text blocks of whole lines, BLOCK_BYTES or so each (memory stays flat)."""
+    """An open binary file as text blocks of whole lines, BLOCK_BYTES or so each (memory stays flat).
+
+    UTF-8, or what a Windows tool wrote (UTF-16, a byte-order mark: parsers.log_encoding reads the head)."""
+    first = stream.read(max(BLOCK_BYTES, ENCODING_HEAD_BYTES))
+    encoding = log_encoding(first[:ENCODING_HEAD_BYTES])
+    if encoding == "utf-8-sig":
+        first = first[len(codecs.BOM_UTF8):]
+    elif encoding != "utf-8":
+        yield from _decoded_blocks(first, stream, encoding)
+        return
     rest = b""
     while True:
-        chunk = stream.read(BLOCK_BYTES)
+        chunk, first = first or stream.read(BLOCK_BYTES), b""
         if not chunk:
             if rest:
                 yield rest.decode("utf-8", errors="replace")
@@ -74,6 +84,26 @@ def read_blocks(stream: BinaryIO) -> Iterator[str]:
         cut = cut or len(chunk)  # a line past MAX_LINE_BYTES comes in pieces
         rest = chunk[cut:]
         yield chunk[:cut].decode("utf-8", errors="replace")
+
+
+def _decoded_blocks(first: bytes, stream: BinaryIO, encoding: str) -> Iterator[str]:
+    """read_blocks for a file not in UTF-8: decoded as it is read, then cut at line ends as read_blocks cuts bytes."""
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+    rest = ""
+    while True:
+        chunk, first = first or stream.read(BLOCK_BYTES), b""
+        text = rest + decoder.decode(chunk, final=not chunk)
+        if not chunk:
+            if text:
+                yield text
+            return
+        cut = text.rfind("\n") + 1
+        if cut == 0 and len(text) < MAX_LINE_BYTES:
+            rest = text
+            continue
+        cut = cut or len(text)
+        rest = text[cut:]
+        yield text[:cut]
 
 
 def _head(lines: Iterator[bytes]) -> list[bytes]:

@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import pytest
 
-from parsers import make_parser, parse_log, read_log
+from harness.engines.logs import parse_engine_file
+from parsers import log_encoding, make_parser, parse_log, read_log
 from parsers.lines import clean_segments, strip_wrappers
 from tests.support.gpu_log_sets import FIXTURES, Score, score_set
 
@@ -681,6 +682,13 @@ FLOORS = {
     # stage is served after the start (vllm/04); after: vLLM 10/10, 0/0, 5/5; SGLang 1/1, 0/0, 1/1; no earlier set moved
     ("gpu-logs-93", "vllm", True): (10, 10, 0, 0, 5, 5),
     ("gpu-logs-93", "sglang", True): (1, 1, 0, 0, 1, 1),
+    # gpu-logs-91 (logs91, issue 42's round gpu-logs-91, how the bytes arrive), every log held out; first read (parser
+    # at 08e3bab, main's; the set committed first in 0e483eb): vLLM 30/30, KV 2/2, statuses 3/3; no trap read as the
+    # pool (two native-Windows starts' profiling placeholder "num_gpu_blocks_override=8", an encoder cache budget).
+    # Nothing in the set to fix; what the vein showed beside it: a log a Windows tool saves in UTF-16 read nothing (the
+    # same real logs re-saved as Windows PowerShell 5.1's `>` writes them), now read as the UTF-8 file reads; after: the
+    # same 30/30, 2/2, 3/3
+    ("gpu-logs-91", "vllm", True): (30, 30, 2, 2, 3, 3),
 }
 
 
@@ -4014,3 +4022,51 @@ def test_ci_and_test_lines_beside_the_engines_are_not_the_pool():
     assert [(r.status, r.kv_tokens, r.kv_gib) for r in got] == [
         (None, None, None), ("engine_error", None, None), ("ok", None, None)]
     assert got[1].error_kind == "max_model_len_too_large"
+# --- gpu-logs-91 (issue 42's round gpu-logs-91, how the bytes arrive) ---------------------------------------------
+
+def test_native_windows_starts_read_their_pool_not_the_profiling_placeholder():
+    # gpu-logs-91 vllm/01, 02 (vLLM 0.19.0 on native Windows: drive-letter paths, doubled backslashes in the config
+    # repr, the Winsock error 10049 in the host's Chinese locale, a chat program's Chinese banner): "Overriding
+    # num_gpu_blocks=0 with num_gpu_blocks_override=8" is the CUDA-graph profiling placeholder, not the pool
+    got = [_read("gpu-logs-91", "vllm", prefix) for prefix in ("01", "02")]
+    assert [(r.status, r.kv_tokens, r.kv_gib, r.max_concurrency) for r in got] == [
+        ("ok", 12624, 0.67, 3.08), ("ok", 109344, 5.03, 73.36)]
+    assert got[1].block_size == 544  # "Setting attention block size to 544 tokens" (a hybrid model)
+
+
+def test_a_traceback_whose_dunders_markdown_ate_is_still_a_failed_start():
+    # gpu-logs-91 vllm/03 (vllm#18730, pasted outside a code fence: "in init" for __init__, frames unindented), cut
+    # before its exception
+    record = _read("gpu-logs-91", "vllm", "03")
+    assert (record.status, record.error_kind, record.weights_gib) == ("engine_error", "other", 18.145)
+    assert record.kv_tokens is None and not record.kv_pools
+
+
+def _as_windows_saves_it(text: str, encoding: str) -> bytes:
+    # what a Windows tool writes: CRLF line ends; Windows PowerShell 5.1's `>` / Out-File default,
+    # "Unicode", is UTF-16LE with a BOM; "BigEndianUnicode" UTF-16BE with a BOM; its UTF8 with a BOM; cmd /u
+    # UTF-16LE without one (parsers.log_encoding)
+    text = text.replace("\n", "\r\n")
+    marks = {"utf-16-le-bom": b"\xff\xfe", "utf-16-be-bom": b"\xfe\xff", "utf-8-bom": b"\xef\xbb\xbf"}
+    return marks.get(encoding, b"") + text.encode(encoding.removesuffix("-bom"))
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-bom", "utf-16-le-bom", "utf-16-be-bom", "utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize("prefix", ["01", "03"])
+def test_a_log_a_windows_tool_saved_reads_as_the_log(tmp_path, encoding, prefix):
+    # the real logs of gpu-logs-91 (a native-Windows start, a failed start) in the bytes a Windows tool saves them as:
+    # read whole (read_log) and streamed (the parse command's parse_engine_file), each as the UTF-8 file reads
+    path = next((FIXTURES / "gpu-logs-91" / "vllm").glob(f"{prefix}-*.log"))
+    want = parse_log(read_log(path), "vllm")
+    saved = tmp_path / "saved.log"
+    saved.write_bytes(_as_windows_saves_it(path.read_text(encoding="utf-8"), encoding))
+    for record in (parse_log(read_log(saved), "vllm"), parse_engine_file(saved).record):
+        assert (record.status, record.error_kind, record.kv_tokens, record.kv_gib, record.weights_gib,
+                record.max_concurrency) == (want.status, want.error_kind, want.kv_tokens, want.kv_gib,
+                                            want.weights_gib, want.max_concurrency)
+
+
+def test_every_committed_log_reads_as_utf8():
+    # the UTF-16 guess needs NULs at every other byte of the head: no log of the sets has one
+    logs = [path for path in FIXTURES.rglob("*.log") if path.is_file()]
+    assert logs and all(log_encoding(path.read_bytes()[:4096]) == "utf-8" for path in logs)
