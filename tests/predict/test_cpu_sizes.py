@@ -260,6 +260,10 @@ COMPILED_RUNS = {  # run folder: (scenario, model)
     "wide-vocab": ("scenarios/cpu_sizes_compiled_wide_vocab.yaml", "builtin:llama-wide-vocab"),
     # its config.json alone: a dense fp16 Llama's weights follow from it to the byte
     "deep48": (str(COMPILED / "cpu_sizes_compiled_deep48.yaml"), str(COMPILED / "deep48-model")),
+    # held out too: 6 layers of 3072, wider than any fitted shape, with its eager twin and a run with the threshold fixed
+    **{run: (str(COMPILED / f"cpu_sizes_{scenario}.yaml"), str(COMPILED / "wide6-model"))
+       for run, scenario in (("wide6", "compiled_wide6"), ("wide6-eager", "eager_wide6"),
+                             ("wide6-mmap", "compiled_wide6_mmap"))},
     # Qwen3 MoEs with their eager twins: the MoE layer's compiled share fitted on moe16, moe24x16 held out (predicted
     # before its launch), then launched again with glibc's mmap threshold fixed
     **{run: (str(COMPILED / f"cpu_sizes_{scenario}.yaml"), str(COMPILED / f"{run.split('-')[0]}-model"))
