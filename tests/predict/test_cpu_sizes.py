@@ -260,7 +260,7 @@ COMPILED_RUNS = {  # run folder: (scenario, model)
     "wide-vocab": ("scenarios/cpu_sizes_compiled_wide_vocab.yaml", "builtin:llama-wide-vocab"),
     # its config.json alone: a dense fp16 Llama's weights follow from it to the byte
     "deep48": (str(COMPILED / "cpu_sizes_compiled_deep48.yaml"), str(COMPILED / "deep48-model")),
-    # held out too: 6 layers of 3072, wider than any fitted shape, with its eager twin and a run with the threshold fixed
+    # held out too: 6 x 3072, wider than any fitted shape; its eager twin and a run with glibc's threshold fixed
     **{run: (str(COMPILED / f"cpu_sizes_{scenario}.yaml"), str(COMPILED / "wide6-model"))
        for run, scenario in (("wide6", "compiled_wide6"), ("wide6-eager", "eager_wide6"),
                              ("wide6-mmap", "compiled_wide6_mmap"))},
