@@ -59,24 +59,10 @@ def format_release(engine: str, version: str | None) -> str | None:
 
 
 def read_blocks(stream: BinaryIO) -> Iterator[str]:
-    """An open binary file as text blocks of whole lines, BLOCK_BYTES or so each (memory stays flat).
-
-    UTF-8, or what a Windows tool wrote (UTF-16, a byte-order mark: parsers.log_encoding reads the head)."""
-    first = stream.read(max(BLOCK_BYTES, ENCODING_HEAD_BYTES))
-    encoding = log_encoding(first[:ENCODING_HEAD_BYTES])
-    if encoding == "utf-8-sig":
-        first = first[len(codecs.BOM_UTF8):]
-    elif encoding != "utf-8":
-        yield from _decoded_blocks(first, stream, encoding)
-        return
+    """An open binary file as text blocks of whole lines, BLOCK_BYTES or so each (memory stays flat)."""
     rest = b""
-    while True:
-        chunk, first = first or stream.read(BLOCK_BYTES), b""
-        if not chunk:
-            if rest:
-                yield rest.decode("utf-8", errors="replace")
-            return
-        chunk = rest + chunk
+    for read in _utf8_chunks(stream):
+        chunk = rest + read
         cut = chunk.rfind(b"\n") + 1
         if cut == 0 and len(chunk) < MAX_LINE_BYTES:
             rest = chunk  # one line longer than a block: wait for its end
@@ -84,26 +70,23 @@ def read_blocks(stream: BinaryIO) -> Iterator[str]:
         cut = cut or len(chunk)  # a line past MAX_LINE_BYTES comes in pieces
         rest = chunk[cut:]
         yield chunk[:cut].decode("utf-8", errors="replace")
+    if rest:
+        yield rest.decode("utf-8", errors="replace")
 
 
-def _decoded_blocks(first: bytes, stream: BinaryIO, encoding: str) -> Iterator[str]:
-    """read_blocks for a file not in UTF-8: decoded as it is read, then cut at line ends as read_blocks cuts bytes."""
-    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
-    rest = ""
-    while True:
-        chunk, first = first or stream.read(BLOCK_BYTES), b""
-        text = rest + decoder.decode(chunk, final=not chunk)
-        if not chunk:
-            if text:
-                yield text
-            return
-        cut = text.rfind("\n") + 1
-        if cut == 0 and len(text) < MAX_LINE_BYTES:
-            rest = text
-            continue
-        cut = cut or len(text)
-        rest = text[cut:]
-        yield text[:cut]
+def _utf8_chunks(stream: BinaryIO) -> Iterator[bytes]:
+    """The file's bytes as UTF-8, BLOCK_BYTES or so at a time: a UTF-8 file's as read, what a Windows tool wrote
+    (UTF-16, a byte-order mark: parsers.log_encoding reads the head) decoded as it is read and encoded again."""
+    chunk = stream.read(max(BLOCK_BYTES, ENCODING_HEAD_BYTES))
+    encoding = log_encoding(chunk[:ENCODING_HEAD_BYTES])
+    if encoding == "utf-8-sig":
+        chunk = chunk[len(codecs.BOM_UTF8):]
+    decoder = None if encoding in ("utf-8", "utf-8-sig") else codecs.getincrementaldecoder(encoding)(errors="replace")
+    while chunk:
+        yield chunk if decoder is None else decoder.decode(chunk).encode("utf-8")
+        chunk = stream.read(BLOCK_BYTES)
+    if decoder is not None:
+        yield decoder.decode(b"", final=True).encode("utf-8")
 
 
 def _head(lines: Iterator[bytes]) -> list[bytes]:
