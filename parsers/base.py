@@ -432,13 +432,14 @@ class ErrorRule:
     keyword: str | None = None  # text every match contains
     # (regex, key) pieces the line may also hold, each wherever it stands: its first group is error_data[key]
     extras: tuple[tuple[re.Pattern, str], ...] = ()
+    stage: str | None = None  # the start's step the error is always of (FAILED_DURING), whatever the frames say
 
 
 def error(kind: str, regex: str, rank: int = SPECIFIC, standalone: bool = False,
-          extras: tuple[tuple[str, str], ...] = ()) -> ErrorRule:
+          extras: tuple[tuple[str, str], ...] = (), stage: str | None = None) -> ErrorRule:
     pattern = re.compile(regex.replace("{NUM}", NUM))
     compiled = tuple((re.compile(r.replace("{NUM}", NUM)), key) for r, key in extras)
-    return ErrorRule(kind, pattern, rank, standalone, required_literal(pattern), compiled)
+    return ErrorRule(kind, pattern, rank, standalone, required_literal(pattern), compiled, stage)
 
 
 # PyTorch's out-of-memory message, the same for every device its allocators serve (CUDA, HIP on ROCm, and the
@@ -690,17 +691,23 @@ HEALTH_ANSWERED = (r'"GET /health HTTP/[\d.]+" 200\b', r'"GET /health_generate H
 # the log of the engine's start, is the harness's word that the engine served its queries: the start had completed
 # (gpu-logs-86 vllm/02, an MLPerf harness running vLLM at VLLM_LOGGING_LEVEL=ERROR, which prints no line of the start).
 # The summary's rates, latencies and token counts are never a pool. A rate with no banner before it is not LoadGen's.
-LOADGEN_BANNER = r"^MLPerf Results Summary$"
-LOADGEN_RATE = r"^(?:Completed )?[Ss]amples per second *: *(?P<rate>{NUM})$"
+_LOADGEN_BANNER = r"^MLPerf Results Summary$"
+_LOADGEN_RATE = r"^(?:Completed )?[Ss]amples per second *: *(?P<rate>{NUM})$"
 
 
-def loadgen_banner(parser: LogParser, values: dict, line: Line) -> None:
+def _loadgen_banner(parser: LogParser, values: dict, line: Line) -> None:
     parser.loadgen_summary = True
 
 
-def loadgen_rate(parser: LogParser, values: dict, line: Line) -> None:
+def _loadgen_rate(parser: LogParser, values: dict, line: Line) -> None:
     if parser.loadgen_summary and float(values["rate"]) > 0:
         parser.mark_served(line)
+
+
+def loadgen_rules() -> tuple[Rule, ...]:
+    """MLPerf LoadGen's summary of a finished test, in either engine's log: the engine served the harness's queries."""
+    return (rule(_LOADGEN_BANNER, _loadgen_banner, before_ready=True),
+            rule(_LOADGEN_RATE, _loadgen_rate, before_ready=True))
 
 
 def phase(name: str) -> Action:
@@ -885,7 +892,7 @@ class LogParser:
         self.seen_error = False
         self.seen_ready = False
         self.seen_engine_built = False  # its engine up, its server not yet (mark_engine_built)
-        self.loadgen_summary = False  # MLPerf LoadGen's results banner was read (LOADGEN_BANNER)
+        self.loadgen_summary = False  # MLPerf LoadGen's results banner was read (loadgen_rules)
         self.stopping = False
         self._startup = _Slot()
         self._later = _Slot()
@@ -1661,6 +1668,8 @@ class LogParser:
                     # NCCL error: ..." before the launcher's "Rank 0 scheduler died during initialization (exit code:
                     # -3)")
                     self._settle_last_exception()
+                if err.stage is not None:
+                    self._block_stage.setdefault(token, err.stage)  # a warm-up's failure, even after served lines
                 self._offer(err.kind, line.text.strip(), data, err.rank, token, line,
                             fields=_record_fields(match, self.kinds))
                 return True

@@ -15,8 +15,6 @@ from packaging.version import Version
 from parsers.base import (
     GENERIC,
     HEALTH_ANSWERED,
-    LOADGEN_BANNER,
-    LOADGEN_RATE,
     OTHER,
     SERVED_REQUEST,
     TRAINER_STEP_TEXTS,
@@ -28,8 +26,7 @@ from parsers.base import (
     harness_pod_crash_errors,
     harness_start_timeout_errors,
     kv_sized,
-    loadgen_banner,
-    loadgen_rate,
+    loadgen_rules,
     oom_part_rules,
     phase,
     ray_serve_replica_errors,
@@ -1045,9 +1042,8 @@ class SglangLogParser(LogParser):
         # a health check answered 200: the server is up (it answers 503 while starting, 0.5.22 http_server.py:719,
         # and is up once its warm-up request was answered, :2424)
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
-        # MLPerf LoadGen's summary of a finished test (base.py LOADGEN_BANNER): the engine served the harness's queries
-        rule(LOADGEN_BANNER, loadgen_banner, before_ready=True),
-        rule(LOADGEN_RATE, loadgen_rate, before_ready=True),
+        # MLPerf LoadGen's summary of a finished test (base.py loadgen_rules)
+        *loadgen_rules(),
         # ... and so a health check that failed there, past the start gate (_health_check_failed)
         rule(r"^Health check failed\. Server couldn't get a response from detokenizer for last \d+ seconds\.",
              _health_check_failed, before_ready=True),
@@ -1134,8 +1130,12 @@ class SglangLogParser(LogParser):
               r"SWA pool cap \((?P<swa_tokens>[\d,]+) tokens, (?P<swa_gib>{NUM}) Gi?B\) leaves no room for the full KV "
               r"pool within the available (?P<available_gib>-?{NUM}) Gi?B"),
         # The server came up, then its warm-up request failed: a failed start (0.5.22
-        # sglang/srt/entrypoints/http_server.py:2311, logger.error; the server is killed after it)
-        error("warmup_failed", r"Initialization failed\. warmup error:", standalone=True),
+        # sglang/srt/entrypoints/http_server.py:2311, logger.error; the server is killed after it). SGLang's launcher
+        # prints it only where its own warm-up request failed, then kills the server (0.5.6
+        # sglang/srt/entrypoints/http_server.py:1491 and :1612, 0.5.23 :2384 and :2533): the warm-up's failure, a
+        # failed start, even after batch lines that said requests were served beside the warm-up (users may send
+        # requests once the port opens: gpu-logs-46 sglang/10, a prefill batch with 6 running before the warm-up's 502)
+        error("warmup_failed", r"Initialization failed\. warmup error:", standalone=True, stage="warmup"),
         # The scheduler's watchdog found a batch stuck in its forward pass for --watchdog-timeout seconds: it dumps the
         # batch and py-spy's stacks, says so, and 5 s later sends SIGQUIT to the server (0.5.4
         # sglang/srt/managers/scheduler.py:2238-2289 watchdog_thread; 0.5.5 scheduler_runtime_checker_mixin.py:225-262;
@@ -1319,18 +1319,6 @@ class SglangLogParser(LogParser):
             # the start failed there, its exception not shown
             self._offer(OTHER, "a traceback through the start, cut before its header and its exception line", {},
                         GENERIC, None, Line(text="", raw=""))
-
-    def _offer(self, kind: str, message: str, data: dict, rank: int, token: object, line: Line,
-               fields: dict | None = None) -> None:
-        if kind == "warmup_failed":
-            # SGLang's launcher prints "Initialization failed. warmup error" only where its own warm-up request failed,
-            # then kills the server (0.5.6 sglang/srt/entrypoints/http_server.py:1491 and :1612, 0.5.23 :2384 and
-            # :2533): the warm-up's failure, a failed start, even after batch lines that said requests were served
-            # beside the warm-up (users may send requests once the port opens: gpu-logs-46 sglang/10, a prefill
-            # batch with 6 running before the warm-up's 502)
-            token = token if token is not None else ("loose", line.raw)
-            self._block_stage.setdefault(token, "warmup")
-        super()._offer(kind, message, data, rank, token, line, fields)
 
     def _nothing_of_the_start(self) -> bool:
         """No line of the start was read: no load, no pool, no summary, no server arguments, no HTTP server."""

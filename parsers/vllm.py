@@ -18,8 +18,6 @@ from packaging.version import InvalidVersion, Version
 from parsers.base import (
     GENERIC,
     HEALTH_ANSWERED,
-    LOADGEN_BANNER,
-    LOADGEN_RATE,
     OOM_FIGURES,
     OTHER,
     SERVED_REQUEST,
@@ -34,8 +32,7 @@ from parsers.base import (
     harness_pod_crash_errors,
     harness_start_timeout_errors,
     kv_sized,
-    loadgen_banner,
-    loadgen_rate,
+    loadgen_rules,
     oom_part_rules,
     phase,
     phase_after_kv,
@@ -1223,9 +1220,8 @@ class VllmLogParser(LogParser):
         rule(r"^Throughput: {NUM} requests/s, {NUM} total tokens/s, {NUM} output tokens/s", ready, before_ready=True),
         rule(r"^Avg latency: {NUM} seconds$", ready, before_ready=True),
         *(rule(answered, ready, before_ready=True) for answered in HEALTH_ANSWERED),
-        # MLPerf LoadGen's summary of a finished test (base.py LOADGEN_BANNER): the engine served the harness's queries
-        rule(LOADGEN_BANNER, loadgen_banner, before_ready=True),
-        rule(LOADGEN_RATE, loadgen_rate, before_ready=True),
+        # MLPerf LoadGen's summary of a finished test (base.py loadgen_rules)
+        *loadgen_rules(),
         # V0's executor shutting its worker processes down (0.8.5.post1 vllm/executor/multiproc_worker_utils.py:137,
         # WorkerMonitor.close, called by the executor's shutdown, mp_distributed_executor.py:131-134, from the engine's
         # and the executor's __del__, llm_engine.py:522-526, executor_base.py:258-259): read until the start is done
