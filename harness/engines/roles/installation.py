@@ -9,6 +9,7 @@ sources) are the environment builder's (harness/envs/recipes.py): an engine sees
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,12 +81,24 @@ class Installation:
     def index_name(self) -> str:
         return self.index_distribution or self.engine_name
 
+    # The engine's recipe module (harness/engines/<name>/recipe.py: recipe_for, install, finish_locked), imported on
+    # first use so the engine's own modules do not load at CLI start; "" for an engine without one.
+    recipe_module: ClassVar[str] = ""
+
+    def _recipes(self):
+        return importlib.import_module(self.recipe_module)
+
     def recipe(self, version: str, cpu: bool) -> Recipe:
-        raise NotImplementedError
+        if not self.recipe_module:
+            raise NotImplementedError
+        return self._recipes().recipe_for(version, cpu)
 
     def install(self, steps: InstallSteps) -> None:
-        """Install the downloaded wheel with its dependencies (engines with workarounds override)."""
-        steps.install_engine()
+        """Install the downloaded wheel with its dependencies, the engine's recipe module's way where it has one."""
+        if self.recipe_module:
+            self._recipes().install(steps)
+        else:
+            steps.install_engine()
 
     # The engine's own kernels distributions: a change in them moves its memory figures (compare lists them first
     # among the packages that differ between two runs' envs).
@@ -94,6 +107,8 @@ class Installation:
     def finish_locked(self, steps: InstallSteps, harness_made: dict[str, str]) -> None:
         """After a lock's exact packages are installed (--no-deps): what the install adds that no index holds,
         `harness_made` the {name: version} of the distributions the harness itself wrote in the locked env."""
+        if self.recipe_module:
+            self._recipes().finish_locked(steps, harness_made)
 
     def cuda_variants(self, version: str) -> tuple[str, ...]:
         """The CUDA versions ("12.9") the engine publishes `version` for besides PyPI's build, as

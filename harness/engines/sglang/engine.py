@@ -135,24 +135,7 @@ class SglangInstallation(Installation):
     index_distribution = "sglang"
     kernels_distributions = ("sglang-kernel", "sgl-kernel")
     help_entry = ("sglang.launch_server", ("sglang.launch_server", "--help"))
-
-    def recipe(self, version: str, cpu: bool):
-        # lazy: the engine's own modules load on its first use, not at CLI start
-        from harness.engines.sglang import recipe
-
-        return recipe.recipe_for(version, cpu)
-
-    def install(self, steps) -> None:
-        # lazy: the engine's own modules load on its first use, not at CLI start
-        from harness.engines.sglang import recipe
-
-        recipe.install(steps)
-
-    def finish_locked(self, steps, harness_made: dict[str, str]) -> None:
-        # lazy: the engine's own modules load on its first use, not at CLI start
-        from harness.engines.sglang import recipe
-
-        recipe.finish_locked(steps, harness_made)
+    recipe_module = "harness.engines.sglang.recipe"
 
 
 def sliding_window_pool_is_dense(model, version: str | None) -> bool:

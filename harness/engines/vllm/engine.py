@@ -103,43 +103,19 @@ class VllmInstallation(Installation):
     # vLLM's own kernels ship in its wheel; these came beside it (flash-attn's old package; IPEX on CPU up to 0.11)
     kernels_distributions = ("vllm-flash-attn", "intel-extension-for-pytorch")
     help_entry = ("vllm.entrypoints.cli.main:main", ("vllm", "serve", "--help"))
-
-    def recipe(self, version: str, cpu: bool):
-        # lazy: the engine's own modules load on its first use, not at CLI start
-        from harness.engines.vllm import recipe
-
-        return recipe.recipe_for(version, cpu)
-
-    def install(self, steps) -> None:
-        # lazy: the engine's own modules load on its first use, not at CLI start
-        from harness.engines.vllm import recipe
-
-        recipe.install(steps)
-
-    def finish_locked(self, steps, harness_made: dict[str, str]) -> None:
-        # lazy: the engine's own modules load on its first use, not at CLI start
-        from harness.engines.vllm import recipe
-
-        recipe.finish_locked(steps, harness_made)
+    recipe_module = "harness.engines.vllm.recipe"
 
     def cuda_variants(self, version: str) -> tuple[str, ...]:
-        # lazy: the engine's own modules load on its first use, not at CLI start
-        from harness.engines.vllm import recipe
-
-        return recipe.cuda_variants(version)
+        return self._recipes().cuda_variants(version)
 
     def cuda_variant_sources(self, version: str, cuda: str) -> tuple[str, ...]:
-        # lazy: the engine's own modules load on its first use, not at CLI start
-        from harness.engines.vllm import recipe
-
-        return (recipe.release_assets_page(version),)
+        return (self._recipes().release_assets_page(version),)
 
     def prepare_flag_overlay(self, site: Path, version: str) -> None:
         # vLLM picks its platform from the `vllm` distribution's version ("cpu" in it: the CPU
         # platform: 0.32.0 vllm/platforms/__init__.py:18 and :177); the GPU wheel read on a
         # CPU host is given a `+cpu` version so its CLI starts.
-        from harness.engines.vllm.recipe import alias_version
-
+        alias_version = self._recipes().alias_version
         for dist in site.glob("vllm-*.dist-info"):
             meta = dist / "METADATA"
             text = meta.read_text(encoding="utf-8")
