@@ -606,11 +606,11 @@ HELD_OUT = {
     # traceback's dunder underscores and indentation): every log held out, collected and read by eye before any parser
     # ran on it; vLLM only
     "gpu-logs-91": {"vllm": ("01", "02", "03")},
-    # gpu-logs-94 (logs94, issue 42's round gpu-logs-94, HPC batch schedulers and service managers, 2024-2026: a Slurm
-    # job's sbatch poll echoed between Ray workers' lines in an Apptainer image, an HPC module's Singularity banner and a
-    # job script's echo before the API server's traceback, Apptainer's underlay lines, srun --label's task prefix,
-    # tail's file headers over a job's .err and .out, srun's report of a task's exit code): every log held out,
-    # collected and read by eye before any parser ran on it; vLLM only
+    # gpu-logs-94 (logs94, issue 42's round gpu-logs-94, HPC batch schedulers and service managers, 2024-2026: a
+    # Slurm job's sbatch poll echoed between Ray workers' lines in an Apptainer image, an HPC module's Singularity
+    # banner and a job script's echo before the API server's traceback, Apptainer's underlay lines, srun --label's
+    # task prefix, tail's file headers over a job's .err and .out, srun's report of a task's exit code): every log
+    # held out, collected and read by eye before any parser ran on it; vLLM only
     "gpu-logs-94": {"vllm": tuple(f"{n:02d}" for n in range(1, 7))},
 }
 
