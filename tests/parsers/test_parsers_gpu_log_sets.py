@@ -689,6 +689,11 @@ FLOORS = {
     # same real logs re-saved as Windows PowerShell 5.1's `>` writes them), now read as the UTF-8 file reads; after: the
     # same 30/30, 2/2, 3/3
     ("gpu-logs-91", "vllm", True): (30, 30, 2, 2, 3, 3),
+    # gpu-logs-94 (logs94, issue 42's round gpu-logs-94, HPC batch schedulers and service managers), every log held
+    # out; first read (parser at cc24701, main's; the set committed first in e03b227 and e1202e6): vLLM 6/6, KV 0/0,
+    # statuses 6/6; no trap read as the pool (an sbatch poll's try counter, Apptainer's bind-mount counts, a trainer's
+    # prompt batch, V0's usage shares, srun's task and exit code). Nothing to fix
+    ("gpu-logs-94", "vllm", True): (6, 6, 0, 0, 6, 6),
 }
 
 
@@ -4070,3 +4075,21 @@ def test_every_committed_log_reads_as_utf8():
     # the UTF-16 guess needs NULs at every other byte of the head: no log of the sets has one
     logs = [path for path in FIXTURES.rglob("*.log") if path.is_file()]
     assert logs and all(log_encoding(path.read_bytes()[:4096]) == "utf-8" for path in logs)
+# --- gpu-logs-94 (issue 42's round gpu-logs-94, HPC batch schedulers and service managers) ---------------------------
+
+
+def test_what_a_batch_scheduler_or_a_container_runtime_adds_around_the_engine_lines_decides_nothing():
+    # gpu-logs-94: the sbatch script's own poll "Waiting for vLLM... (17/120)" between Ray workers' nested prefixes in
+    # an Apptainer image (vllm/01: the weights still loading, undecided); an HPC module's Singularity banner and a job
+    # script's echo before the API server's traceback (vllm/02), Apptainer's "INFO:    underlay of ... required more
+    # than 50 (486) bind mounts" before `vllm serve`'s (vllm/03), srun's "task 0: Exited with exit code 1" after the
+    # front end's "Engine core initialization failed" (vllm/06): failed starts whose cause is not in the window
+    got = {prefix: _read("gpu-logs-94", "vllm", prefix) for prefix in ("01", "02", "03", "04", "05", "06")}
+    assert [(r.status, r.error_kind) for r in got.values()] == [
+        (None, None), ("engine_error", "other"), ("engine_error", "other"), ("ok", None), ("ok", None),
+        ("engine_error", "other")]
+    assert got["01"].weights_gib == 13.2
+    # srun --label's "0: " task prefix (vllm/04: TRL's vllm-serve answering the trainer; vllm/05: tail's "==>
+    # logs/serve-vllm_546.err <==" headers over a V0 job's stderr and stdout) - served starts, and no figure of any
+    # of them is the pool
+    assert all(r.kv_tokens is None and r.kv_gib is None and not r.kv_pools for r in got.values())
