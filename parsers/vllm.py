@@ -538,6 +538,10 @@ def _xpu_total_mb(parser: LogParser, values: dict, line: Line) -> None:
         parser.record.total_memory_gib = round(float(values["total_mb"]) / 1024, 2)
 
 
+# vLLM V1's EngineDeadError as Python prints it: its message, fixed in the class (0.10.0 and 0.15.1
+# vllm/v1/engine/exceptions.py:9-15; 0.33.0 :12-25, ENGINE_DEAD_MESSAGE), after the class name and, in a
+# traceback, its module path
+ENGINE_DEAD = r"EngineDeadError: EngineCore encountered an issue\."
 # (vllm-ascend's worker.py names its device: "0.0 GiB for NPU graph memory", vllm-omni's NPU stage too)
 _SUMMARY_GRAPHS = re.compile(r"(\d+(?:\.\d+)?) ?GiB for (?:CUDA|NPU|XPU) ?[Gg]raph memory")
 
@@ -761,9 +765,12 @@ class VllmLogParser(LogParser):
     # The client's notice of an engine core's death (ENGINE_CORE_DIED) is one of them: its monitor starts only once
     # every engine core has sent its first message on the input socket, which each sends after its constructor
     # (the KV cache, the warm-up) returned.
+    # The client's EngineDeadError (ENGINE_DEAD) is another: it is raised only by a client whose engine cores had
+    # started (the rule for its line below says where).
     SERVING_FAILURES = re.compile(r"^(?:EngineCore encountered a fatal error|AsyncLLM output_handler failed"
                                   r"|Engine background task failed)(?:\.|$)"
-                                  r"|^Engine core proc \S+ died unexpectedly")
+                                  r"|^Engine core proc \S+ died unexpectedly"
+                                  r"|^(?:vllm\.v1\.engine\.exceptions\.)?" + ENGINE_DEAD)
     SERVING_FRAMES = re.compile(r"^\s*File " + FRAME_PATH + r", line \d+, in (?:run_busy_loop|output_handler"
                                 r"|run_engine_loop)$")
     START_FAILURES = re.compile(r"^(?:EngineCore|WorkerProc) failed to start\.")
@@ -1371,6 +1378,19 @@ class VllmLogParser(LogParser):
         # end's wait reports those, START_WAIT_FRAMES): where no ready line came first, the engine core had started
         # and the death is a later failure (SERVING_FAILURES; gpu-logs-70 vllm/02 and 06).
         error("process_died", r"Engine core proc (?P<process>\S+) died unexpectedly", rank=GENERIC),
+        # The client's own exception for an engine core that died: "EngineDeadError: EngineCore encountered an issue.
+        # See stack trace (above) for the root cause." (0.10.0 and 0.15.1 vllm/v1/engine/exceptions.py:9-15, the
+        # message fixed in __init__). A client raises it when an engine core sent ENGINE_CORE_DEAD (0.15.1
+        # vllm/v1/engine/core_client.py:425-428 validate_alive), which an engine core sends only once its constructor
+        # returned (0.15.1 vllm/v1/engine/core.py:944-949: "EngineCore encountered a fatal error." and
+        # _send_engine_dead, where one that never started logs "EngineCore failed to start."), or when its monitor saw
+        # a core die (:596-601, started at :546 after launch_core_engines waited for the cores' start, :479) or a
+        # request came to a dead engine (vllm/v1/engine/async_llm.py:303-304; :1023 dead_error). So the line is a
+        # failure of a started engine: after a ready line a later failure, its cause the traceback above, which the
+        # window may not hold - an API server's serving_chat logging it at a first request (gpu-logs-95 vllm/04,
+        # vllm-metal: the '200 OK' trimmed by the author, then two ERROR lines). During a requested shutdown it is
+        # not a failure (_offer's stopping; the engine logs' SIGINT stops).
+        error(OTHER, r"(?:^|\.)" + ENGINE_DEAD, rank=GENERIC),
         # A process of the server (an API server, the Rust frontend, an engine core) exited non-zero while the launcher
         # waited on them all: a failed start (0.32.0 vllm/v1/utils.py:586-589 wait_for_completion_or_failure,
         # f"Process {proc.name} (PID: {proc.pid}) died with exit code {proc.exitcode}").

@@ -694,6 +694,13 @@ FLOORS = {
     # statuses 6/6; no trap read as the pool (an sbatch poll's try counter, Apptainer's bind-mount counts, a trainer's
     # prompt batch, V0's usage shares, srun's task and exit code). Nothing to fix
     ("gpu-logs-94", "vllm", True): (6, 6, 0, 0, 6, 6),
+    # gpu-logs-95 (logs95, issue 42's round gpu-logs-95, status traps), every log held out; first read (parser at
+    # cc24701, main's; the set committed first in 12197ba): vLLM 12/13, KV 1/1, statuses 5/5 (vllm/04: vllm-metal's
+    # 'EngineDeadError: EngineCore encountered an issue.' after a '200 OK', no later failure read); SGLang 5/5, KV 0/0,
+    # statuses 4/4; no trap read as the pool. Fixed by class: the client's EngineDeadError is a failure of a started
+    # engine (vllm/04); after: vLLM 13/13, 1/1, 5/5; SGLang 5/5, 0/0, 4/4; no earlier set moved
+    ("gpu-logs-95", "vllm", True): (13, 13, 1, 1, 5, 5),
+    ("gpu-logs-95", "sglang", True): (5, 5, 0, 0, 4, 4),
 }
 
 
@@ -4093,3 +4100,45 @@ def test_what_a_batch_scheduler_or_a_container_runtime_adds_around_the_engine_li
     # logs/serve-vllm_546.err <==" headers over a V0 job's stderr and stdout) - served starts, and no figure of any
     # of them is the pool
     assert all(r.kv_tokens is None and r.kv_gib is None and not r.kv_pools for r in got.values())
+
+
+# --- gpu-logs-95 (issue 42's round gpu-logs-95, status traps) -------------------------------------------------------
+
+
+def test_the_clients_engine_dead_error_is_a_started_engines_failure():
+    # gpu-logs-95 vllm/04 (vllm-metal#112): the author's '127.0.0.1:57122 - "POST /v1/chat/completions HTTP/1.1" 200
+    # OK', then the API server's serving_chat ERROR lines ending "vllm.v1.engine.exceptions.EngineDeadError: EngineCore
+    # encountered an issue. See stack trace (above) for the root cause.": the engine died at its first request
+    record = _read("gpu-logs-95", "vllm", "04")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
+    assert "EngineDeadError" in record.later_failure
+    # the client raises it only once its engine cores had started: the ERROR lines alone, with or without the module
+    # path, are a served engine's failure, not a failed start
+    errors = "\n".join(line for line in read_log(next((FIXTURES / "gpu-logs-95" / "vllm").glob("04-*.log"))).split("\n")
+                       if " ERROR " in line)
+    for text in (errors, errors.replace("vllm.v1.engine.exceptions.", "")):
+        record = parse_log(text, "vllm")
+        assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
+    # during a shutdown asked for (the engine core's SIGINT) it is no failure
+    record = parse_log("(EngineCore pid=7) INFO 11-29 20:57:14 [core.py:1454] [shutdown] EngineCore: trigger received "
+                       "signal=SIGINT\n" + errors, "vllm")
+    assert record.later_failure_kind is None and record.error_kind is None
+
+
+@pytest.mark.parametrize(("engine", "prefix", "status"), [
+    ("vllm", "01", "ok"), ("vllm", "02", "ok"), ("vllm", "03", "ok"), ("vllm", "05", "ok"),
+    ("sglang", "01", None), ("sglang", "02", None), ("sglang", "03", "engine_error"), ("sglang", "04", "engine_error")])
+def test_a_status_is_what_the_lines_support_not_what_a_word_suggests(engine, prefix, status):
+    # gpu-logs-95: /health answered while (by the title) Ray workers had crashed (vllm/01); a complete-looking start
+    # whose API server the title says then died (vllm/02); a worker's torch UserWarning beside the pool (vllm/03); a
+    # "hang" that is a serving server (vllm/05); uvicorn's "Application startup complete." before SGLang's own warm-up,
+    # and UCX's WARN (sglang/01, undecided); Gloo's peer checks before a hang (sglang/02, undecided); /metrics answered
+    # for six minutes before "Initialization failed. warmup error" (sglang/03); /health_generate answered 503 for ten
+    # minutes before a harness's start timeout (sglang/04). Only vllm/03 holds a pool
+    record = _read("gpu-logs-95", engine, prefix)
+    assert record.status == status
+    assert record.later_failure_kind is None
+    if (engine, prefix) == ("vllm", "03"):
+        assert (record.kv_tokens, record.kv_gib, record.max_concurrency) == (176240, 18.83, 21.51)
+    else:
+        assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
