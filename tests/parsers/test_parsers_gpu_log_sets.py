@@ -689,6 +689,11 @@ FLOORS = {
     # same real logs re-saved as Windows PowerShell 5.1's `>` writes them), now read as the UTF-8 file reads; after: the
     # same 30/30, 2/2, 3/3
     ("gpu-logs-91", "vllm", True): (30, 30, 2, 2, 3, 3),
+    # gpu-logs-98 (logs98, issue 42's round gpu-logs-98, pastes and Hugging Face Hub pages), every log held out; first
+    # read (parser at cc24701, main's; the set committed first in 938395d): vLLM 13/16, KV 0/0, statuses 7/8 (vllm/08: a
+    # kernel OOM killer's line for the engine core, read as nothing); SGLang 1/1, 0/0, 1/1; no trap read as the pool
+    ("gpu-logs-98", "vllm", True): (13, 16, 0, 0, 7, 8),
+    ("gpu-logs-98", "sglang", True): (1, 1, 0, 0, 1, 1),
 }
 
 
