@@ -525,6 +525,23 @@ _HOST_OOM_LINE = (r"\bResource_Error_Insufficient_Host_Memory\(EL\d{4}\): Failed
                   r"(?P<tried_host_bytes>{NUM}) bytes host memory")
 
 
+# Linux's OOM killer when the host's RAM (or a memory cgroup's limit, a container's) runs out: it kills a process
+# and logs "%s: Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB, shmem-rss:%lukB, UID:%u
+# pgtables:%lukB oom_score_adj:%hd" with "Out of memory" or "Memory cgroup out of memory" and the victim's comm, its
+# name cut to 15 characters (mm/oom_kill.c __oom_kill_process, as quoted by the linux-kernel list's mm/oom_kill patch
+# of 2025-08-04, the index's id 42779629236; out_of_memory passes either message, id 30646576049; older kernels print
+# "Killed process ..." alone). The engines name their
+# processes: vLLM "{VLLM_PROCESS_NAME_PREFIX}::{name}", "VLLM" by default (0.15.1 vllm/utils/system_utils.py:163-177
+# set_process_title, envs.py:1464; 0.33.0 the same), "VLLM::EngineCore" cut to "VLLM::EngineCor"; SGLang "sglang::"
+# and the process (0.5.23 sglang/srt/managers/scheduler.py:6294 "sglang::scheduler...", detokenizer_manager.py:551).
+# Only a victim of those names is the engine's own: a dmesg line for another process says nothing of the start
+# (gpu-logs-98 vllm/08, a Hub discussion's quote: "(vLLM::EngineCor)", the prefix in another case). The kB figures
+# are the process's host memory, never a pool.
+_KERNEL_OOM_KILL = (r"\b(?:(?:Memory cgroup o|O)ut of memory: )?Killed process \d+ "
+                    r"\((?P<killed_process>(?i:vllm|sglang)::[^)]{0,13})\) total-vm:\d+kB")
+_KERNEL_OOM_KILL_FIGURES = ((r"\banon-rss:(\d+)kB", "anon_rss_kib"),)
+
+
 def host_oom_errors() -> tuple[ErrorRule, ...]:
     """The host's memory out, not the device's (`host_oom`): torch_npu's pinned host allocator raises torch's
     OutOfMemoryError when aclrtMallocHost fails (torch_npu csrc/core/npu/CachingHostAllocator.cpp:252, the file:line
@@ -538,6 +555,7 @@ def host_oom_errors() -> tuple[ErrorRule, ...]:
     return (
         error("host_oom", r"\btorch\.OutOfMemoryError: allocate_host_memory_slowpath\b"),
         error("host_oom", _HOST_OOM_LINE, standalone=True),
+        error("host_oom", _KERNEL_OOM_KILL, standalone=True, extras=_KERNEL_OOM_KILL_FIGURES),
     )
 
 

@@ -570,9 +570,14 @@ def _graph_capture(parser: LogParser, values: dict, line: Line) -> None:
 
 def _graph_capture_seconds(parser: LogParser, values: dict, line: Line) -> None:
     # V0 before the graphs' memory was logged: "Graph capturing finished in %.0f secs." (0.5.0
-    # vllm/worker/model_runner.py:954, 0.6.3 :1530), after the blocks line (gpu-logs-40 vllm/06, /08)
+    # vllm/worker/model_runner.py:954, 0.6.3 :1530), after the blocks line (gpu-logs-40 vllm/06, /08). V0 has one
+    # capture, the warm-up's, which runs only once the cache exists (0.3.1 vllm/engine/llm_engine.py:301-360
+    # _init_cache logs "# GPU blocks" at :337, then runs init_cache_engine and warm_up_model, worker.py:150-160, whose
+    # capture_model logs the line, model_runner.py:738), so its seconds are the capture's wherever the line stands: a
+    # log view that lists the newest record first (RunPod's serverless console pasted as text, gpu-logs-98 vllm/05)
+    # shows it before the blocks line. Only the phase waits for the blocks line.
+    parser.record.graph_capture_seconds = float(values["secs"])
     if parser.seen_kv or parser.pending_kv is not None:
-        parser.record.graph_capture_seconds = float(values["secs"])
         parser.advance("capturing", line)
 
 

@@ -701,6 +701,15 @@ FLOORS = {
     # engine (vllm/04); after: vLLM 13/13, 1/1, 5/5; SGLang 5/5, 0/0, 4/4; no earlier set moved
     ("gpu-logs-95", "vllm", True): (13, 13, 1, 1, 5, 5),
     ("gpu-logs-95", "sglang", True): (5, 5, 0, 0, 4, 4),
+    # gpu-logs-98 (logs98, issue 42's round gpu-logs-98, pastes and Hugging Face Hub pages), every log held out; first
+    # read (parser at cc24701, main's; the set committed first in 938395d): vLLM 13/16, KV 0/0, statuses 7/8 (vllm/08: a
+    # kernel OOM killer's line for the engine core, read as nothing); SGLang 1/1, 0/0, 1/1; no trap read as the pool.
+    # Fixed by class: Linux's OOM killer killing a process the engine named is a host_oom failure (vllm/08); V0's
+    # seconds-only capture line is the capture's where a newest-first view puts it before the blocks line (vllm/05);
+    # after: vLLM 15/16, 0/0, 8/8; SGLang 1/1, 0/0, 1/1; no earlier set moved. Left: vllm/01's "max_model_len" read by
+    # eye from the non-default args, which the sets name configured_max_model_len (the record holds 16384 there)
+    ("gpu-logs-98", "vllm", True): (15, 16, 0, 0, 8, 8),
+    ("gpu-logs-98", "sglang", True): (1, 1, 0, 0, 1, 1),
 }
 
 
@@ -4142,3 +4151,56 @@ def test_a_status_is_what_the_lines_support_not_what_a_word_suggests(engine, pre
         assert (record.kv_tokens, record.kv_gib, record.max_concurrency) == (176240, 18.83, 21.51)
     else:
         assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+# --- gpu-logs-98 (issue 42's round gpu-logs-98, pastes and Hugging Face Hub pages) ------------------------------------
+
+_KERNEL_KILL = ("[ 9794.850361] Out of memory: Killed process 108229 (vLLM::EngineCor) total-vm:249406116kB, "
+                "anon-rss:1175116kB, file-rss:57080kB, shmem-rss:258048kB, UID:1000 pgtables:9336kB "
+                "oom_score_adj:200\n")
+
+
+def test_the_kernel_oom_killer_killing_an_engine_process_is_a_host_oom():
+    # gpu-logs-98 vllm/08 (nvidia/Qwen3.6-27B-NVFP4 discussion #18, the author's quote): Linux's "Out of memory: Killed
+    # process 108229 (vLLM::EngineCor) total-vm:...kB, anon-rss:...kB, ..." (mm/oom_kill.c __oom_kill_process) - the
+    # host's memory ran out and the kernel killed the engine core: a failed start, host_oom; its kB are no pool
+    record = _read("gpu-logs-98", "vllm", "08")
+    assert (record.status, record.error_kind, record.kv_tokens, record.kv_gib) == (
+        "engine_error", "host_oom", None, None)
+    assert (record.error_data["killed_process"], record.error_data["anon_rss_kib"]) == ("vLLM::EngineCor", 1175116)
+    # a container's limit (the memory cgroup's message), vLLM's default title, an SGLang scheduler's title
+    text = _KERNEL_KILL.replace("Out of memory", "Memory cgroup out of memory").replace("vLLM::", "VLLM::")
+    assert (parse_log(text, "vllm").status, parse_log(text, "vllm").error_kind) == ("engine_error", "host_oom")
+    text = _KERNEL_KILL.replace("vLLM::EngineCor", "sglang::schedul")
+    assert (parse_log(text, "sglang").status, parse_log(text, "sglang").error_kind) == ("engine_error", "host_oom")
+    # another process's kill says nothing of the start
+    assert parse_log(_KERNEL_KILL.replace("vLLM::EngineCor", "python3"), "vllm").status is None
+    # after a served start it is a later failure (gpu-logs-89 vllm/01: requests answered '200 OK')
+    record = parse_log(read_log(next((FIXTURES / "gpu-logs-89" / "vllm").glob("01-*.log"))) + _KERNEL_KILL, "vllm")
+    assert (record.status, record.later_failure_kind) == ("ok", "host_oom")
+
+
+def test_a_v0_capture_line_before_its_blocks_line_in_a_newest_first_view_is_the_capture():
+    # gpu-logs-98 vllm/05 (a Pastebin paste of RunPod's serverless console, newest record first, each record split
+    # over stamp, worker id, level and message lines): "Graph capturing finished in 4 secs." stands before
+    # "# GPU blocks: 2214, # CPU blocks: 2048" - V0 captures once, after the cache exists (0.3.1
+    # llm_engine.py:337-360), so the seconds are the capture's wherever the line stands
+    record = _read("gpu-logs-98", "vllm", "05")
+    assert (record.status, record.num_blocks, record.cpu_blocks, record.graph_capture_seconds) == ("ok", 2214, 2048, 4)
+    # the line alone: its seconds, and no pool or status of its own
+    record = parse_log("INFO 02-17 03:15:27 model_runner.py:689] Graph capturing finished in 4 secs.\n", "vllm")
+    assert (record.graph_capture_seconds, record.status, record.kv_tokens) == (4, None, None)
+
+
+def test_pasted_and_hub_page_logs_read_as_their_lines_say():
+    # gpu-logs-98: Pastebin's numbered lines ("  1. ", a compose column after them, a progress bar glued to the first
+    # worker's line: vllm/04, two TP workers' "WorkerProc failed to start."), a Hub discussion's console lines
+    # (vllm/07), a Hub file view's table cells around an app's own uvicorn lines printed before it loads vLLM (vllm/06:
+    # undecided, not the API server's start) and around SGLang's argument warnings (sglang/01)
+    got = {prefix: _read("gpu-logs-98", "vllm", prefix) for prefix in ("01", "02", "03", "04", "06", "07")}
+    assert {p: (r.status, r.error_kind, r.kv_tokens) for p, r in got.items()} == {
+        "01": (None, None, None), "02": (None, None, None), "03": (None, None, None),
+        "04": ("engine_error", "other", None), "06": (None, None, None), "07": ("engine_error", "other", None)}
+    assert (got["01"].engine_version, got["01"].configured_max_model_len, got["01"].gpu_memory_utilization) == (
+        "0.10.1.dev164+g755fa8b65", 16384, 0.98)
+    assert (got["02"].max_model_len, got["03"].engine_version, got["06"].max_model_len) == (131072, "0.19.0", 2048)
+    record = _read("gpu-logs-98", "sglang", "01")
+    assert (record.status, record.max_running_requests, record.kv_tokens) == (None, 48, None)
