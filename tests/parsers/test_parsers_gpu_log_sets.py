@@ -4151,6 +4151,8 @@ def test_a_status_is_what_the_lines_support_not_what_a_word_suggests(engine, pre
         assert (record.kv_tokens, record.kv_gib, record.max_concurrency) == (176240, 18.83, 21.51)
     else:
         assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+
+
 # --- gpu-logs-98 (issue 42's round gpu-logs-98, pastes and Hugging Face Hub pages) ------------------------------------
 
 _KERNEL_KILL = ("[ 9794.850361] Out of memory: Killed process 108229 (vLLM::EngineCor) total-vm:249406116kB, "
