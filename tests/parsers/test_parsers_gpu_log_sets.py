@@ -689,6 +689,12 @@ FLOORS = {
     # same real logs re-saved as Windows PowerShell 5.1's `>` writes them), now read as the UTF-8 file reads; after: the
     # same 30/30, 2/2, 3/3
     ("gpu-logs-91", "vllm", True): (30, 30, 2, 2, 3, 3),
+    # gpu-logs-97 (logs97, issue 42's round gpu-logs-97, pools set by a flag rather than a memory fraction), every log
+    # held out; first read (parser at cc24701, main's; the set committed first in 9d37b40): vLLM 38/38, KV 5/5, statuses
+    # 9/9; SGLang 1/1, KV 0/0, statuses 1/1; no trap read as the pool (num_gpu_blocks_override's "before" counts, a
+    # draft runner's max_total_tokens above a negative profile, an encoder cache budget)
+    ("gpu-logs-97", "vllm", True): (38, 38, 5, 5, 9, 9),
+    ("gpu-logs-97", "sglang", True): (1, 1, 0, 0, 1, 1),
 }
 
 
