@@ -681,6 +681,8 @@ class VllmStartupRecord(StartupRecord):
     model_runner: str | None = None  # "v1" or "v2" (Model Runner V2)
     autofit: str | None = None  # "fits", "reduced" or "attention_free" (max_model_len -1/auto)
     autofit_from_len: int | None = None
+    # the auto-fit line's "(N GiB available for KV cache)": the KV memory of the worker that limited the fit
+    autofit_kv_gib: float | None = None
     num_gpu_blocks_override: int | None = None
     initial_free_gib: float | None = None
     total_memory_gib: float | None = None
@@ -996,9 +998,19 @@ class VllmLogParser(LogParser):
              copy_field("num_blocks", "num_gpu_blocks_override")),
         # vllm-neuron (forks/vllm-neuron.tsv): the override raised by its null block, before vLLM applies it
         rule(r"^Adding 1 to num_gpu_blocks_override \([\d,]+ -> (?P<num_gpu_blocks_override>[\d,]+)\)"),
-        rule(r"Auto-fit max_model_len: reduced from (?P<autofit_from_len>[\d,]+) to (?P<max_model_len>[\d,]+)\b",
-             _autofit),
-        rule(r"Auto-fit max_model_len: full model context length (?P<max_model_len>[\d,]+)\b", _autofit),
+        # --max-model-len auto (-1) reducing the context to the pool: "Auto-fit max_model_len: reduced from %d to %d to
+        # fit in available GPU memory (%s GiB available for KV cache)", the KV memory of the worker that limited the
+        # fit (0.14.0 vllm/v1/core/kv_cache_utils.py:1442, 0.24.0 :1954, 0.27.0 :2043, format_gib of
+        # limiting_worker_mem); 0.32.0-0.33.0 "... to fit in available KV cache memory (%s)" with "N GiB GPU" (and
+        # " + M GiB host" under HiSparse) for %s, the full-length line too (0.33.0 vllm/v1/core/kv_cache_planning.py:
+        # 1386-1409). A line an author broke after "to fit in available GPU" goes on with the figure on the next line
+        # (gpu-logs-97 vllm/10): the message is complete once it states a GiB figure in brackets or never says "to
+        # fit" (an author who cut it after the two lengths, gpu-logs-97 vllm/11)
+        rule(r"Auto-fit max_model_len: reduced from (?P<autofit_from_len>[\d,]+) to (?P<max_model_len>[\d,]+)\b"
+             r"(?:.*?\((?P<autofit_kv_gib>{NUM}) GiB\b)?", _autofit,
+             until=r"\(\s*[\d.]+ GiB\b|^(?:(?! to fit\b).)*$"),
+        rule(r"Auto-fit max_model_len: full model context length (?P<max_model_len>[\d,]+)\b"
+             r"(?:.*?\((?P<autofit_kv_gib>{NUM}) GiB\b)?", _autofit),
         rule(r"Auto-fit max_model_len: attention-free model, using derived max_model_len=(?P<max_model_len>[\d,]+)",
              _autofit),
         # the KV line(s): the KV figures are final from here on

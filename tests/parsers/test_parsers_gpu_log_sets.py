@@ -46,7 +46,8 @@ from tests.support.gpu_log_sets import FIXTURES, Score, score_set
 
 # (set, engine, held out) -> the floors: fields right, fields, KV counts right, KV counts, statuses right, statuses
 FLOORS = {
-    ("gpu-logs", "vllm", None): (139, 141, 12, 12, 25, 25),
+    # (140 since gpu-logs-97: 12's "Auto-fit max_model_len: reduced from ... (29.72 GiB available for KV cache)")
+    ("gpu-logs", "vllm", None): (140, 141, 12, 12, 25, 25),
     ("gpu-logs", "sglang", None): (195, 199, 12, 12, 24, 24),
     # 03 (vLLM 0.10.2, TP8): its hand-read KV count is the first worker's line; the engine gives every worker the
     # smallest (0.10.2 vllm/v1/core/kv_cache_utils.py:1164 unify_kv_cache_configs), which the record holds
@@ -710,6 +711,16 @@ FLOORS = {
     # eye from the non-default args, which the sets name configured_max_model_len (the record holds 16384 there)
     ("gpu-logs-98", "vllm", True): (15, 16, 0, 0, 8, 8),
     ("gpu-logs-98", "sglang", True): (1, 1, 0, 0, 1, 1),
+    # gpu-logs-97 (logs97, issue 42's round gpu-logs-97, pools set by a flag rather than a memory fraction), every log
+    # held out; first read (parser at cc24701, main's; the set committed first in 9d37b40): vLLM 38/38, KV 5/5, statuses
+    # 9/9; SGLang 1/1, KV 0/0, statuses 1/1; no trap read as the pool (num_gpu_blocks_override's "before" counts, a
+    # draft runner's max_total_tokens above a negative profile, an encoder cache budget). Second batch (vllm 10-11,
+    # committed first in d2fd9ed), read once: vLLM 49/50, 6/6, 11/11 (vllm/10: the auto-fit line's KV memory, broken
+    # by its author onto the next line, not read). Fixed by class: the auto-fit line's "(N GiB available for KV
+    # cache)" is read (autofit_kv_gib), and the line goes on when it ends before it (gpu-logs vllm/12 rises with it);
+    # after: vLLM 50/50, 6/6, 11/11; SGLang 1/1, 0/0, 1/1; no trap read as the pool
+    ("gpu-logs-97", "vllm", True): (50, 50, 6, 6, 11, 11),
+    ("gpu-logs-97", "sglang", True): (1, 1, 0, 0, 1, 1),
 }
 
 
@@ -4206,3 +4217,46 @@ def test_pasted_and_hub_page_logs_read_as_their_lines_say():
     assert (got["02"].max_model_len, got["03"].engine_version, got["06"].max_model_len) == (131072, "0.19.0", 2048)
     record = _read("gpu-logs-98", "sglang", "01")
     assert (record.status, record.max_running_requests, record.kv_tokens) == (None, 48, None)
+
+
+# --- gpu-logs-97 (issue 42's round gpu-logs-97): pools set by a flag rather than a memory fraction ------------------
+
+def test_the_auto_fit_line_states_the_kv_memory_it_fitted_even_broken_by_its_author():
+    # gpu-logs-97 vllm/10 (a fork's notes): "Auto-fit max_model_len: reduced from 262144 to 94400 to fit in available
+    # GPU" / "memory (1.94 GiB available for KV cache)" - the author broke the line before its figure; gpu-logs vllm/12
+    # states it whole ("(29.72 GiB available for KV cache)", below the worker's 36.20 GiB line, which stays kv_gib)
+    record = _read("gpu-logs-97", "vllm", "10")
+    assert (record.autofit, record.autofit_from_len, record.max_model_len) == ("reduced", 262144, 94400)
+    assert record.autofit_kv_gib == 1.94 and record.kv_gib is None and record.status is None
+    whole = _read("gpu-logs", "vllm", "12")
+    assert (whole.autofit_kv_gib, whole.kv_gib, whole.max_model_len) == (29.72, 36.2, 324640)
+
+
+@pytest.mark.parametrize(("message", "autofit", "gib"), [
+    ("Auto-fit max_model_len: reduced from 524288 to 262144 to fit in available KV cache memory (1.94 GiB GPU)",
+     "reduced", 1.94),
+    (("Auto-fit max_model_len: full model context length 262144 fits in available KV cache memory (12.50 GiB GPU "
+      "+ 3.00 GiB host)"), "fits", 12.5),
+    ("Auto-fit max_model_len: full model context length 262144 fits in available GPU memory", "fits", None)])
+def test_the_auto_fit_lines_kv_memory_in_each_wording(message, autofit, gib):
+    # 0.32.0-0.33.0 state the device's KV memory in both auto-fit lines, "(N GiB GPU)" and under HiSparse " + M GiB
+    # host" (0.33.0 vllm/v1/core/kv_cache_planning.py:1386-1409); the older full-length line states none
+    record = parse_log(f"(EngineCore pid=7) INFO 09-01 10:00:00 [kv_cache_planning.py:1405] {message}\n", "vllm")
+    assert (record.autofit, record.max_model_len, record.autofit_kv_gib, record.kv_gib) == (autofit, 262144, gib, None)
+
+
+def test_an_auto_fit_line_cut_after_its_lengths_leaves_the_next_line_its_own():
+    # gpu-logs-97 vllm/11: the author cut "Auto-fit max_model_len: reduced from 262144 to 30400" after the lengths;
+    # the prefixless "GPU KV cache size: 30,400 tokens" under it is the pool's line, not the auto-fit line's rest
+    record = _read("gpu-logs-97", "vllm", "11")
+    assert (record.autofit, record.max_model_len, record.autofit_kv_gib) == ("reduced", 30400, None)
+    assert (record.kv_tokens, record.kv_gib, record.max_concurrency, record.status) == (30400, 0.89, 1.0, "ok")
+
+
+@pytest.mark.parametrize(("prefix", "pool"), [("01", 5333200), ("02", 2440192), ("04", 16)])
+def test_an_override_lines_before_count_is_not_the_pool(prefix, pool):
+    # gpu-logs-97: "Overriding num_gpu_blocks=333325 with num_gpu_blocks_override=100" printed and not applied (vllm/01,
+    # before vllm PR#19503; the author's padding joins it to the KV line), tpu-inference's override for its kernel's
+    # page (vllm/02: 76268 -> 9533), a one-block pool (vllm/04: 125643 -> 1); the pool is the KV size line's
+    record = _read("gpu-logs-97", "vllm", prefix)
+    assert record.kv_tokens == pool and record.status == "ok"

@@ -40,7 +40,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-73", "gpu-logs-74", "gpu-logs-75", "gpu-logs-76", "gpu-logs-77", "gpu-logs-78",
         "gpu-logs-79", "gpu-logs-80", "gpu-logs-81", "gpu-logs-82", "gpu-logs-83", "gpu-logs-84",
         "gpu-logs-85", "gpu-logs-86", "gpu-logs-87", "gpu-logs-88", "gpu-logs-89", "gpu-logs-90",
-        "gpu-logs-91", "gpu-logs-92", "gpu-logs-93", "gpu-logs-94", "gpu-logs-95", "gpu-logs-98")
+        "gpu-logs-91", "gpu-logs-92", "gpu-logs-93", "gpu-logs-94", "gpu-logs-95", "gpu-logs-97", "gpu-logs-98")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -622,6 +622,14 @@ HELD_OUT = {
     # prompt, RunPod's log view newest first), Hugging Face Hub discussions and repository log files shown as table
     # cells, a kernel OOM killer line): every log held out, collected and read by eye before any parser ran on it
     "gpu-logs-98": {"vllm": tuple(f"{n:02d}" for n in range(1, 9)), "sglang": ("01",)},
+    # gpu-logs-97 (logs97, issue 42's round gpu-logs-97, pools set by a flag rather than a memory fraction, 2025-2026:
+    # num_gpu_blocks_override logged and ignored, set by tpu-inference for its kernel's page, set to one block;
+    # kv_cache_memory_bytes on XPU and in a harness's report; CPU offload's pool too small for the context; a 10M-token
+    # context before auto-fit; a draft runner's max_total_tokens above a negative profile): every log held out,
+    # collected and read by eye before any parser ran on it
+    # (vllm 10-11: a second batch - a fork's notes quoting two auto-fit boots, one line broken by its author -
+    # collected after the first read, committed before its read, read once)
+    "gpu-logs-97": {"vllm": tuple(f"{n:02d}" for n in range(1, 12)), "sglang": ("01",)},
 }
 
 
