@@ -33,6 +33,9 @@ class Case:
     logged_tokens: int  # the engine's own token figure (read from the file by logged_tokens, checked there)
     env: dict = field(default_factory=dict)
     gpu_name: str | None = None  # the card's name as the source gives it (None: not given, as rounds 1-9)
+    # SGLang's own pre-load reading ("Load weight begin. avail mem=..."), GiB as SGLang prints it (None: not used, as
+    # rounds 9-20; round 21 gives it, as ../predict/test_predict_gpu_oos4.py did)
+    free_before_gib: float | None = None
 
     def model_description(self, configs: Path) -> ModelDescription:
         if self.model.endswith(".json"):
@@ -51,7 +54,9 @@ class Case:
         """The case predicted as its engine would size it (`capability` in place of the card's, where given)."""
         return predict(self.engine, self.args, self.model_description(configs), self.card_mib,
                        engine_version=self.release, env=self.env, gpu_name=self.gpu_name,
-                       gpu_capability=self.capability if capability is None else capability)
+                       gpu_capability=self.capability if capability is None else capability,
+                       gpu_free_mib=None if self.free_before_gib is None else self.free_before_gib * 1024,
+                       free_at_load=self.free_before_gib is not None)
 
 
 def check_case_as_it_came_out(name: str, prediction, logged_tokens: int, final_tokens: Mapping[str, int],
