@@ -585,6 +585,15 @@ def fatal_signal_errors() -> tuple[ErrorRule, ...]:
         error("process_died", rf"^Memory access fault by GPU node-\d+ \(Agent handle: {_POINTER}\) on address "
                               rf"{_POINTER}(?:\(may not be exact address\))?\. Reason: (?P<fault_reason>[^.]+)",
               rank=GENERIC, standalone=True),
+        # ... and on a hardware exception the kernel driver reports (a queue that hangs, an ECC error): the same
+        # runtime's "HW Exception by GPU node-%u (Agent handle: %p) reason :%s" with "GPU Hang" or "ECC", then
+        # std::abort() (the same snapshot, runtime.cpp:1760-1767, Runtime::HwExceptionHandler, when no handler the
+        # program registered took the event); the shell's "Aborted (core dumped)" may follow. gpu-logs-96 vllm/03: a
+        # Granite 4.0-H start on a Strix Halo APU, after torch.compile, before any KV line. Authors who quote it write
+        # "reason: GPU Hang" as often as the runtime's "reason :GPU Hang".
+        error("process_died", rf"^HW Exception by GPU node-\d+ \(Agent handle: {_POINTER}\) reason ?: ?"
+                              r"(?P<fault_reason>GPU Hang|ECC)\b",
+              rank=GENERIC, standalone=True),
     )
 
 
@@ -1393,8 +1402,15 @@ class LogParser:
         t, segment = split_relative_time(segments[0])
         text = strip_wrappers(segment.rstrip())
         indent = len(text) - len(text.lstrip())
+        held_indent = len(held.raw) - len(held.raw.lstrip())
         if indent and held.raw[:indent] == text[:indent] and not held.raw[indent:indent + 1].isspace():
             text = text[indent:]  # an author's block indented as a whole: the same indent as the held line's
+        elif self._held_more and indent > held_indent and held.raw[:held_indent] == text[:held_indent]:
+            # a message a rule read and whose end is still to come (Rule.until), its rest under a deeper indent: an
+            # author's hanging indent ("    max_running_requests is capped to 0 by the mamba state cache" /
+            # "      (max_mamba_cache_size=2, 5 state slots per request)", gpu-logs-96 sglang/01). Only such a held
+            # message goes on here: any other indented line is a traceback's or a block's own
+            text = text.lstrip()
         # a terminal that cut a long line at its width before a space starts the next with it (" secs, took 1.00
         # GiB"): one space, not an indent (a traceback's lines are indented by two or more)
         cut_at_space = text[:1] == " " and text[1:2] not in (" ", "") and len(held.raw) >= _CUT_WIDTH

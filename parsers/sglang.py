@@ -955,6 +955,16 @@ class SglangLogParser(LogParser):
         # comes, states the same limit
         rule(r"^Max concurrent requests \(per dp worker\) from the finalized token capacity: "
              r"max_num_reqs=(?P<max_running_requests>\d+)\."),
+        # the rank's request limit when the hybrid model's state pool holds fewer requests than the token pool would
+        # (0.5.23 sglang/srt/mem_cache/kv_cache_configurator.py:3137-3149 resolve_max_num_reqs, a warning: "max_running_
+        # requests is capped to %d by the mamba state cache (max_mamba_cache_size=%d, %d state slots per request). To
+        # raise it: ..."; the same in 0.5.22): the cap and the state pool's slots, never a KV figure. A cap of 0 is
+        # followed by the "state cache is too small to serve any requests" RuntimeError (:3151-3160), which decides
+        # the start; the warning alone does not. An author may break the line before its figures (gpu-logs-96
+        # sglang/01, the figures on the next line under a deeper indent): read on until them
+        rule(r"max_running_requests is capped to (?P<max_running_requests>\d+) by the mamba state cache\b(?: \("
+             r"max_mamba_cache_size=(?P<state_pool_slots>[\d,]+), (?P<state_slots_per_request>\d+) state slots per "
+             r"request\))?", until=r"state slots per request"),
         # the figures of "Hybrid (mamba/linear-attention) state cache is too small to serve any requests.", where the
         # message's second sentence stands on a line of its own (0.5.23 kv_cache_configurator.py:3154)
         rule(r"^max_mamba_cache_size=(?P<max_mamba_cache_size>-?[\d,]+), mamba_ratio=(?P<mamba_ratio>{NUM}), resulting "
@@ -1194,18 +1204,22 @@ class SglangLogParser(LogParser):
         error("mamba_radix_cache_unsupported",
               r"(?P<strategy>no_buffer) do not support overlap schedule"),
         # A hybrid model's state pool with no slot, or too few for one request (0.5.22
-        # sglang/srt/mem_cache/kv_cache_configurator.py:3057-3070 and :2831-2839; the same in 0.5.21 and 0.5.23).
-        # (the first sentence alone where an author broke the message after it: its figures come on the next line)
+        # sglang/srt/mem_cache/kv_cache_configurator.py:3057-3070 and :2831-2839; the same in 0.5.21; 0.5.23 :3392-3402
+        # and :3151-3160). (the first sentence alone where an author broke the message after it: its figures come on
+        # the next line.) Both messages are only ever raised (RuntimeError, their one site each), never logged as a
+        # warning, so the message alone states the failure: an author who quotes it without the exception's class
+        # (gpu-logs-96 sglang/02, in a launch script's shell comment: '#   "Hybrid (mamba/linear-attention) state
+        # cache is too small to serve any requests.') reports the start that refused
         error("state_pool_too_small",
               r"Not enough GPU memory for hybrid \(mamba/linear-attention\) state cache\.(?: Computed "
               r"max_mamba_cache_size=(?P<max_mamba_cache_size>-?[\d,]+) "
               r"\(total_rest_memory=(?P<rest_gib>-?[\d,]+(?:\.\d+)?) GB, "
-              r"mamba_cache_per_req=(?P<per_slot_mib>-?[\d,]+(?:\.\d+)?) MB\))?"),
+              r"mamba_cache_per_req=(?P<per_slot_mib>-?[\d,]+(?:\.\d+)?) MB\))?", standalone=True),
         error("state_pool_too_small",
               r"Hybrid \(mamba/linear-attention\) state cache is too small to serve any requests\.(?: "
               r"max_mamba_cache_size=(?P<max_mamba_cache_size>-?[\d,]+), "
               r"mamba_ratio=(?P<mamba_ratio>-?[\d,]+(?:\.\d+)?), resulting "
-              r"max_num_reqs=(?P<max_num_reqs>-?[\d,]+))?"),
+              r"max_num_reqs=(?P<max_num_reqs>-?[\d,]+))?", standalone=True),
         # A kernel op the installed sgl-kernel build lacks (a CPU op of its CPU build, on the CUDA build: 0.5.22
         # sglang/srt/layers/attention/linear/kernels/gdn_triton.py:28-31 for a hybrid model on a CPU).
         error("kernel_op_missing", r"'_OpNamespace' 'sgl_kernel' object has no attribute '(?P<op>\w+)'"),

@@ -721,6 +721,20 @@ FLOORS = {
     # after: vLLM 50/50, 6/6, 11/11; SGLang 1/1, 0/0, 1/1; no trap read as the pool
     ("gpu-logs-97", "vllm", True): (50, 50, 6, 6, 11, 11),
     ("gpu-logs-97", "sglang", True): (1, 1, 0, 0, 1, 1),
+    # gpu-logs-96 (logs96, issue 42's round gpu-logs-96, hybrid and state-space models' starts), every log held out;
+    # first read (parser at cc24701, main's; the set committed first in 5699c00): vLLM 38/39, KV 3/3, statuses 4/5
+    # (vllm/03: ROCm's "HW Exception by GPU node-1 ... reason :GPU Hang" and "Aborted (core dumped)", read as
+    # undecided); SGLang 2/6, KV 0/0, statuses 1/2 (sglang/02: the state pool too small for one request, quoted in a
+    # shell comment, read as nothing; sglang/01: "max_running_requests is capped to 0 by the mamba state cache", no
+    # rule); no trap read as the pool. Fixed by class: ROCm's runtime's hardware exception is a process that died
+    # (vllm/03), SGLang's state-pool refusals state the failure without "RuntimeError: " (sglang/02), the mamba state
+    # cache's cap on running requests is read, the author's hanging indent of its figures too (sglang/01); after: vLLM
+    # 38/39, 3/3, 5/5; SGLang 6/6, 0/0, 2/2; no trap read as the pool. Left: vllm/03's error kind, the set's 'not
+    # shown' for a death with no exception (as gpu-logs-26 vllm/09), where the record names it process_died. A second
+    # batch, vllm/06 (vllm-ascend 0.13.0, a Qwen3-Next pool then a worker exception in the graph capture, committed
+    # first in cd6e857), read once after the fixes: 9/9, KV 1/1, statuses 1/1; the vLLM floor with it below
+    ("gpu-logs-96", "vllm", True): (47, 48, 4, 4, 6, 6),
+    ("gpu-logs-96", "sglang", True): (6, 6, 0, 0, 2, 2),
 }
 
 
@@ -4260,3 +4274,62 @@ def test_an_override_lines_before_count_is_not_the_pool(prefix, pool):
     # page (vllm/02: 76268 -> 9533), a one-block pool (vllm/04: 125643 -> 1); the pool is the KV size line's
     record = _read("gpu-logs-97", "vllm", prefix)
     assert record.kv_tokens == pool and record.status == "ok"
+
+
+# --- gpu-logs-96 (issue 42's round gpu-logs-96, hybrid and state-space models' starts) -------------------------------
+
+
+def test_rocms_hardware_exception_is_a_process_that_died():
+    # gpu-logs-96 vllm/03 (ROCm#5590, Granite 4.0-H on a Strix Halo APU): after the hybrid page alignment, the load and
+    # torch.compile, ROCm's runtime prints "HW Exception by GPU node-1 (Agent handle: 0x2f0fbb70) reason :GPU Hang"
+    # twice and aborts ("Aborted (core dumped)"): a failed start with no Python exception, before any KV line
+    record = _read("gpu-logs-96", "vllm", "03")
+    assert (record.status, record.error_kind, record.error_data) == ("engine_error", "process_died",
+                                                                     {"fault_reason": "GPU Hang"})
+    assert (record.block_size, record.weights_gib, record.kv_tokens, record.kv_gib) == (528, 78.4272, None, None)
+    # the runtime's other reason, an author's "reason: " and an elided pointer; SGLang's log the same
+    for engine in ("vllm", "sglang"):
+        for line in ("HW Exception by GPU node-2 (Agent handle: 0x55cf74a379c0) reason :ECC",
+                     "HW Exception by GPU node-1 (Agent handle: ...) reason: GPU Hang"):
+            record = parse_log(line + "\n", engine)
+            assert (record.status, record.error_kind) == ("engine_error", "process_died")
+    # the words in a sentence are not the runtime's line
+    assert parse_log("the driver logged HW Exception by GPU node-7 ... GPU Hang, then a core dump\n",
+                     "vllm").status is None
+
+
+def test_sglangs_state_pool_refusal_quoted_without_its_exception_class_is_the_failed_start():
+    # gpu-logs-96 sglang/02 (a launch script's shell comment): '#   "Hybrid (mamba/linear-attention) state cache is
+    # too small to serve any requests.' / '#    max_mamba_cache_size=2, mamba_ratio=5, resulting max_num_reqs=0"'. The
+    # message is only ever raised (0.5.23 kv_cache_configurator.py:3151-3160), so it states the failure without its
+    # "RuntimeError: "; the fixed launch's state figures after it are not a pool
+    record = _read("gpu-logs-96", "sglang", "02")
+    assert (record.status, record.error_kind) == ("engine_error", "state_pool_too_small")
+    assert record.error_data == {"max_mamba_cache_size": 2, "mamba_ratio": 5, "max_num_reqs": 0}
+    assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+    # the other refusal of the same class, quoted bare
+    record = parse_log("Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed "
+                       "max_mamba_cache_size=-59 (total_rest_memory=-8.63 GB, mamba_cache_per_req=146.81 MB).\n",
+                       "sglang")
+    assert (record.status, record.error_kind, record.error_data["max_mamba_cache_size"]) == (
+        "engine_error", "state_pool_too_small", -59)
+
+
+def test_the_mamba_state_caches_cap_on_running_requests_is_the_limit_and_the_state_pools_slots():
+    # 0.5.23 kv_cache_configurator.py:3137-3149, a warning: the cap and the state pool's slots, no status of its own
+    line = ("[2026-12-03 07:37:25] max_running_requests is capped to 21 by the mamba state cache (max_mamba_cache_size"
+            "=64, 3 state slots per request). To raise it: increase --mamba-full-memory-ratio or "
+            "--max-mamba-cache-size, or halve the state size with --mamba-ssm-dtype bfloat16.\n")
+    record = parse_log(line, "sglang")
+    assert (record.status, record.max_running_requests, record.state_pool_slots, record.kv_tokens) == (
+        None, 21, 64, None)
+    # gpu-logs-96 sglang/01: the line indented by an author and broken before its figures, which come on the next
+    # line under a deeper indent; a cap of 0 with no error after it in the window leaves the start undecided, and the
+    # table of other runs' "KV tokens" (86,528, 52,032, 44,736) is no pool
+    record = _read("gpu-logs-96", "sglang", "01")
+    assert (record.status, record.max_running_requests, record.state_pool_slots) == (None, 0, 2)
+    assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+    # a deeper-indented line after a message no rule holds open is not its continuation (a block's own line)
+    record = parse_log("    max_running_requests=8, context_len=4096\n      (max_mamba_cache_size=2, 5 state slots "
+                       "per request)\n", "sglang")
+    assert record.state_pool_slots is None

@@ -140,16 +140,18 @@ KINDS_EXPECTED: dict[str, dict] = {
     # ... and --max-mamba-cache-size 64: "Mamba Cache is allocated. max_mamba_cache_size: 64, conv_state size: 0.00GB,
     # ssm_state size: 0.00GB"; 0.5.22 "Load weight end. elapsed=0.23 s, ... avail mem=20.79 GB, mem usage=0.00 GB.",
     # "Memory pool end. avail mem=20.79 GB"; 0.5.23 "elapsed=0.02 s, ... avail mem=20.76 GB, mem usage=-0.00 GB.",
-    # "Memory pool end. avail mem=20.76 GB"
+    # "Memory pool end. avail mem=20.76 GB"; before the pools, "max_running_requests is capped to 21 by the mamba
+    # state cache (max_mamba_cache_size=64, 3 state slots per request)", the rank's request limit (read since
+    # gpu-logs-96)
     "sglang-0.5.22-cpu/kinds-nemotronh-no-buffer-mamba64.log": dict(
         SGLANG_FAILED_AFTER_POOLS, weights_gib=0.0, weights_load_seconds=0.23, mem_fraction_static_effective=0.839,
         avail_mem_before_load_gib=20.79, avail_mem_after_load_gib=20.79, avail_mem_after_pool_gib=20.79,
-        state_pool_slots=64, state_pool_gib=0.0, pools=_hybrid_pools(64, 0.0),
+        state_pool_slots=64, state_pool_gib=0.0, pools=_hybrid_pools(64, 0.0), max_running_requests=21,
     ),
     "sglang-0.5.23-cpu/kinds-nemotronh-no-buffer-mamba64.log": dict(
         SGLANG_FAILED_AFTER_POOLS, weights_gib=-0.0, weights_load_seconds=0.02, mem_fraction_static_effective=0.846,
         avail_mem_before_load_gib=20.76, avail_mem_after_load_gib=20.76, avail_mem_after_pool_gib=20.76,
-        state_pool_slots=64, state_pool_gib=0.0, pools=_hybrid_pools(64, 0.0),
+        state_pool_slots=64, state_pool_gib=0.0, pools=_hybrid_pools(64, 0.0), max_running_requests=21,
     ),
     # "Load weight begin. avail mem=20.61 GB", "Load weight end. elapsed=0.06 s, type=Qwen3MoeForCausalLM, avail
     # mem=20.61 GB, mem usage=0.00 GB.", "Memory pool end. avail mem=20.59 GB", "'mem_fraction_static': 0.839"
