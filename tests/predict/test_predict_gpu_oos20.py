@@ -30,6 +30,9 @@ QWEN3_8B_FP8 = "gpu-oos/Qwen3-8B-FP8.json"
 AWQ_FLAGS = {"max_model_len": 16384, "quantization": "awq"}  # their non-default args; utilization 0.9 the default
 PROBE_FLAGS = {"max_model_len": 4096, "gpu_memory_utilization": 0.9, "enable_prefix_caching": False,
                "max_num_batched_tokens": 2048, "max_num_seqs": 256}  # the probe's non-default args
+# The probe's pod sets it (each run's rendered StatefulSet, `*.sts.yaml`: "VLLM_USE_V2_MODEL_RUNNER" "0"); the logs run
+# the V1 runner (gpu_model_runner.py). Read after the fitted v77's first look, before v76 was predicted (SOURCES.md).
+V1_RUNNER = {"VLLM_USE_V2_MODEL_RUNNER": "0"}
 
 CASES = {
     "v74 qwen2.5-14b awq rtx 3090 16k seqs 8 0.15.1": Case(
@@ -40,12 +43,13 @@ CASES = {
         RTX_3090_MIB, AMPERE_GA102, {**AWQ_FLAGS, "max_num_seqs": 6}, "fit", 61936, gpu_name=RTX_3090),
     "v76 qwen3-8b-fp8 mig 1g.16gb 4k 0.29.0": Case(
         "vllm", "gpu-oos20/v76-rtxpro4500-mig1g16gb-qwen3-8b-fp8-4k-u0.9-v0.29.0-excerpt.log", QWEN3_8B_FP8, "0.29.0",
-        MIG_1G_16GB_MIB, BLACKWELL_SM120, dict(PROBE_FLAGS), "held_out", 16288, gpu_name=RTX_PRO_4500_MIG),
+        MIG_1G_16GB_MIB, BLACKWELL_SM120, dict(PROBE_FLAGS), "held_out", 16288, env=dict(V1_RUNNER),
+        gpu_name=RTX_PRO_4500_MIG),
     "v77 qwen3-8b-fp8 mig 1g.16gb 4k fp8 kv 0.29.0": Case(
         "vllm", "gpu-oos20/v77-rtxpro4500-mig1g16gb-qwen3-8b-fp8-kvfp8-4k-u0.9-v0.29.0-excerpt.log", QWEN3_8B_FP8,
         "0.29.0", MIG_1G_16GB_MIB, BLACKWELL_SM120,
         {**PROBE_FLAGS, "kv_cache_dtype": "fp8", "attention_backend": "FLASHINFER"}, "fit", 28784,
-        gpu_name=RTX_PRO_4500_MIG),
+        env=dict(V1_RUNNER), gpu_name=RTX_PRO_4500_MIG),
 }
 V74, V75, V76, V77 = CASES
 
@@ -83,6 +87,7 @@ def test_the_probe_starts_are_0_29_0_first_starts_on_the_mig_slice(name):
     assert "version 0.29.0" in text and "Free memory on device (15.46/15.66 GiB) on startup" in text
     assert "Model loading took 8.88 GiB" in text and "Compiling a graph for compile range (1, 2048)" in text
     assert "'max_model_len': 4096" in text and "'max_num_seqs': 256}" in text
+    assert "[gpu_model_runner.py:5471] Model loading took" in text  # the V1 runner, as the pod's env sets
 
 
 def test_the_fp8_kv_start_says_so():
