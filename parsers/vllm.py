@@ -666,6 +666,18 @@ def _autofit(parser: LogParser, values: dict, line: Line) -> None:
                              else "fits")
 
 
+def _autofit_after_warmup(parser: LogParser, values: dict, line: Line) -> None:
+    # the length fitted before warm-up was the first reduction's (its "reduced from" the model's length); this one
+    # keeps or reduces that length (0.34.0 vllm/v1/core/kv_cache_planning.py:1456-1515)
+    record = parser.record
+    if "auto reduced" in line.text:
+        record.autofit = "reduced"
+        if record.autofit_from_len is None:
+            record.autofit_from_len = int(values["from_len"])
+    elif record.autofit is None:
+        record.autofit = "fits"
+
+
 @dataclass
 class VllmStartupRecord(StartupRecord):
     """What a vLLM startup log states beyond the neutral record: its memory accounting and its hints."""
@@ -889,6 +901,13 @@ class VllmLogParser(LogParser):
         rule(r"^Warming up model for the compilation\.\.\.", phase("profiling")),
         rule(r"Estimated CUDA graph memory: (?P<cuda_graph_estimate_gib>{NUM})" + GIB),
         rule(r"^Available KV cache memory: " + APPROX + r"(?P<kv_gib>{NUM})" + GIB, primary_only=True),
+        # 0.34.0 sizes the pool after warm-up by default (the extensible KV cache): the line above states the
+        # reservation made from the profile; the blocks that fit the memory measured after warm-up and the pool then
+        # committed come later (vllm/v1/worker/extensible_kv_cache.py:693-705 and :536-540) and are the pool
+        rule(r"^Memory after warmup: {NUM} GiB free, .*\((?P<peak_activation_gib>{NUM}) GiB allocated at peak, .*; "
+             r"(?P<num_blocks>-?[\d,]+) KV cache blocks \((?P<kv_gib>{NUM}) GiB\) fit within the requested "
+             r"(?P<requested_memory_gib>{NUM}) GiB", primary_only=True),
+        rule(r"^Extended KV cache to (?P<num_blocks>-?[\d,]+) blocks \((?P<kv_gib>{NUM}) GiB\)", primary_only=True),
         # (0.32.0 vllm/v1/worker/gpu_worker.py:774-784; a message an author cut after its second sentence keeps the
         # two figures it states, the suggestion read only where the third sentence is there)
         rule(r"The current --gpu-memory-utilization=(?P<gpu_memory_utilization>{NUM}) is equivalent to "
@@ -1013,6 +1032,12 @@ class VllmLogParser(LogParser):
              r"(?:.*?\((?P<autofit_kv_gib>{NUM}) GiB\b)?", _autofit),
         rule(r"Auto-fit max_model_len: attention-free model, using derived max_model_len=(?P<max_model_len>[\d,]+)",
              _autofit),
+        # 0.34.0's fit again after CUDA graphs and warm-up (vllm/v1/core/kv_cache_planning.py:1456-1515): the length
+        # kept, or reduced from the one fitted before warm-up
+        rule(r"^--max-model-len auto reduced max_model_len from (?P<from_len>[\d,]+) to (?P<max_model_len>[\d,]+)\b",
+             _autofit_after_warmup),
+        rule(r"^Auto-fit max_model_len: using max_model_len=(?P<max_model_len>[\d,]+), which fits",
+             _autofit_after_warmup),
         # the KV line(s): the KV figures are final from here on
         # (anchored: a third-party tool's banner or estimate that quotes the wording is not the engine's line)
         # (its concurrency part whole, or cut after the request length where an author merged the two lines, or its

@@ -105,7 +105,7 @@ def test_release_outside_the_tables_reads_with_the_nearest_and_says_which(capsys
 @pytest.mark.parametrize(("version", "expected"), [
     # (a release older than every table gets the oldest: 0.5.0 since gpu-logs-40 tabled the 2024 releases)
     ("0.8.5", "0.8.5"), ("0.11.0+cpu", "0.11.0"), ("0.10.1.5", "0.10.1.1"), ("0.4.3", "0.5.0"), ("0.5.2", "0.5.0"),
-    ("1.0.0", "0.33.0"),
+    ("1.0.0", "0.34.0"),
 ])
 def test_format_release_is_the_nearest_older_table(version, expected):
     assert format_release("vllm", version) == expected

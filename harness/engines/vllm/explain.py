@@ -33,7 +33,9 @@ from harness.engines.vllm.releases import (
     CPU_KV_SPACE_FROM_ENV,
     CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
     CPU_STARTUP_REQUEST_CHECK,
+    CPU_X86_NEEDS_TRITON_CPU,
     CUBLAS_BEFORE_SNAPSHOT,
+    DEFAULT_BLOCK_SIZE_64,
     E3_STATES_ESTIMATE,
     FLASHINFER_SAMPLER_BY_DEFAULT,
     FLASHINFER_SAMPLER_IF_INSTALLED,
@@ -43,6 +45,7 @@ from harness.engines.vllm.releases import (
     GRAPH_ESTIMATE_ON_BY_DEFAULT,
     GRAPH_ESTIMATE_PROFILED,
     KV_CACHE_MEMORY_BYTES_FLAG,
+    KV_CACHE_SIZED_AFTER_WARMUP_BY_DEFAULT,
     KV_DTYPE_MUST_MATCH,
     KV_TOKENS_FROM_CONCURRENCY,
     MAX_NUM_BATCHED_TOKENS_CAPTURED,
@@ -51,6 +54,7 @@ from harness.engines.vllm.releases import (
     MODEL_RUNNER_V2_FOR_DENSE,
     MODEL_RUNNER_V2_FOR_LISTED,
     MODEL_RUNNER_V2_GRAPH_ESTIMATE_ZERO,
+    MODEL_RUNNER_V2_ONLY,
     MODEL_RUNNER_V2_SAMPLER_FLOAT32_COPY,
     MOE_MODULAR_WORKSPACE,
     MXFP4_MARLIN_PADDED,
@@ -66,6 +70,7 @@ from harness.engines.vllm.releases import (
     V0_FOR_32_BIT_DTYPE,
     V0_FOR_PIPELINE_PARALLEL_BY_DEFAULT,
     V1_ENGINE_ONLY,
+    WIDE_CUDA_GRAPH_GRIDS_ON_SM100,
     default_gpu_memory_utilization,
     modelled_release,
 )
@@ -111,6 +116,27 @@ RELEASE_RULES = (
                 CUBLAS_BEFORE_SNAPSHOT, devices=("cuda",)),
     ReleaseRule("16-bit KV dtype must match", "an explicit float16/bfloat16 KV dtype other than the model's is "
                 "refused", "0.33.0 vllm/config/vllm.py:1492", ("error_kind",), KV_DTYPE_MUST_MATCH),
+    ReleaseRule("KV cache sized after warm-up", "on CUDA the pool is what the budget (total x 1.0 unless "
+                "--gpu-memory-utilization is given) leaves after CUDA-graph capture and warm-up, measured; no "
+                "startup free-memory check (before: sized from the profile and the CUDA-graph estimate)",
+                "0.34.0 vllm/config/vllm.py:3180-3262, vllm/v1/worker/extensible_kv_cache.py:592-700",
+                ("kv_tokens", "error_kind", "cuda_graph_gib"), KV_CACHE_SIZED_AFTER_WARMUP_BY_DEFAULT,
+                devices=("cuda",)),
+    ReleaseRule("default block size 64", "a KV cache block holds 64 tokens unless --block-size is given (before: "
+                "16)", "0.34.0 vllm/config/cache.py:185; 0.33.0 vllm/config/cache.py:185", ("block_size", "kv_tokens"),
+                DEFAULT_BLOCK_SIZE_64, devices=("cuda",)),
+    ReleaseRule("Model Runner V2 only", "every model runs on Model Runner V2, MoE and hybrid ones included; "
+                "VLLM_USE_V2_MODEL_RUNNER=0 refuses to start", "0.34.0 vllm/v1/worker/gpu_worker.py:579-587, "
+                "vllm/platforms/interface.py:1481-1490", ("kv_tokens", "error_kind"), MODEL_RUNNER_V2_ONLY,
+                devices=("cuda",)),
+    ReleaseRule("wide CUDA-graph grids on SM100", "on SM100 cards the default graphs are a prefill token grid up to "
+                "8192 and a decode request grid up to max_num_seqs (before and elsewhere: the 8/16 stride)",
+                "0.34.0 vllm/config/vllm.py:2558-2663, vllm/config/compilation.py:78-131", ("cuda_graph_gib",),
+                WIDE_CUDA_GRAPH_GRIDS_ON_SM100, devices=("cuda",)),
+    ReleaseRule("x86 CPU needs triton-cpu", "an x86 host without Triton's CPU backend is refused at startup; every "
+                "model runs on the Model-Runner-V2-based CPU runner", "0.34.0 vllm/platforms/cpu.py:241-243, "
+                "vllm/v1/worker/cpu_worker.py:149-158", ("error_kind", "kv_tokens"), CPU_X86_NEEDS_TRITON_CPU,
+                devices=("cpu",)),
     # the releases before 0.27.0
     ReleaseRule("non-KV memory from mem_get_info", "the budget counts all memory consumed since the snapshot, "
                 "persistent torch buffers beside the weights included (before: non-torch increase + torch peak "

@@ -155,6 +155,15 @@ FACTS = (
          ((r"current|util", "gpu_memory_utilization"), (r".", "gpu_memory_utilization_suggested"))),
     Fact("cuda_graph_profiling_disabled", r"CUDA graph memory profiling is disabled .*from %\.4f to %\.4f",
          ((r".", "gpu_memory_utilization"), (r".", "gpu_memory_utilization_suggested"))),
+    # 0.34.0's KV cache sized after warm-up (vllm/v1/worker/extensible_kv_cache.py:693-705 measure_kv_cache_blocks,
+    # :536-540 extend_kv_cache): the blocks that fit the memory measured then, and the pool committed - the "Available
+    # KV cache memory" line before them states the reservation made from the profile, not the pool
+    Fact("memory_after_warmup", r"^Memory after warmup: %s GiB free, ",
+         ((r"^num_blocks$", "num_blocks"), (r"^format_gib\(num_blocks \*", "kv_gib"),
+          (r"^format_gib\(requested_memory\)$", "requested_memory_gib"),
+          (r"^format_gib\(transient_peak\)$", "peak_activation_gib"), (r".", "-"))),
+    Fact("kv_cache_extended", r"^Extended KV cache to %d blocks \(%\.2f GiB\)",
+         ((r"blocks", "num_blocks"), (r"physical_bytes", "kv_gib"), (r".", "-"))),
     Fact("num_gpu_blocks_override", r"^Overriding num_gpu_blocks=%d with num_gpu_blocks_override=%d$",
          ((r"override", "num_gpu_blocks_override"), (r".", "-"))),
     # NxD Inference's own weights load on Neuron (its logger "Neuron"; the forks/vllm-neuron.tsv table)
@@ -170,6 +179,14 @@ FACTS = (
          literal=r"(?P<autofit>reduced) from"),
     Fact("autofit_fits", r"^Auto-fit max_model_len: full model context length %d fits",
          ((r".", "max_model_len"), (r".", "-")), literal=r"(?P<autofit>fits)"),
+    # 0.34.0 fits --max-model-len auto again once CUDA graphs and warm-up took their memory (the extensible KV cache,
+    # vllm/v1/core/kv_cache_planning.py:1456-1515): the length kept, or reduced (info from 8192 tokens, a warning
+    # below); its "from" is the length fitted before warm-up
+    Fact("autofit_reduced_after_warmup", r"^--max-model-len auto reduced max_model_len from %d to %d",
+         ((r"original|from|old", "autofit_from_len"), (r"auto_fit|new|fit|len", "max_model_len"), (r".", "-")),
+         literal=r"auto (?P<autofit>reduced) max_model_len"),
+    Fact("autofit_after_warmup", r"^Auto-fit max_model_len: using max_model_len=%d, which fits",
+         ((r".", "max_model_len"), (r".", "-")), literal=r"which (?P<autofit>fits)"),
     Fact("autofit_attention_free", r"^Auto-fit max_model_len: attention-free model, using derived max_model_len=%d",
          ((r".", "max_model_len"),), literal=r"(?P<autofit>attention-free)",
          literal_map=(("attention-free", "attention_free"),)),

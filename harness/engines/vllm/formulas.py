@@ -18,6 +18,7 @@ from harness.predict.model import GiB, MiB, ModelDescription
 
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.92  # vllm/config/cache.py:102
 DEFAULT_BLOCK_SIZE_CUDA = 16  # vllm/config/cache.py:72 (FLASH_ATTN / FlashInfer keep 16)
+DEFAULT_BLOCK_SIZE_CUDA_64 = 64  # from 0.34.0 (0.34.0 vllm/config/cache.py:185; releases.DEFAULT_BLOCK_SIZE_64)
 DEFAULT_BLOCK_SIZE_CPU = 128  # vllm/platforms/cpu.py:273-293
 
 # ---- estimates (not in the engine's code: our documented guesses, replaced by calibration) ----

@@ -8,6 +8,7 @@ from harness.engines.vllm.releases import (
     MODEL_RUNNER_V2_ARCHITECTURES,
     MODEL_RUNNER_V2_FOR_DENSE,
     MODEL_RUNNER_V2_FOR_LISTED,
+    MODEL_RUNNER_V2_ONLY,
 )
 from harness.predict.kinds import HYBRID, MOE
 from harness.predict.model import ModelDescription
@@ -22,6 +23,8 @@ def runs_model_runner_v2(model: ModelDescription, release: str, s: Settings, env
     """VllmConfig.use_v2_model_runner for a generative model (0.28.0 vllm/config/vllm.py:615-666): the
     VLLM_USE_V2_MODEL_RUNNER variable when set, else a listed architecture, else (0.25.0 on) a model neither MoE nor
     hybrid; a speculative decoder other than EAGLE/MTP keeps V1 (_get_v2_model_runner_unsupported_features)."""
+    if release in MODEL_RUNNER_V2_ONLY:
+        return True  # Model Runner V1 is gone (releases.MODEL_RUNNER_V2_ONLY)
     flag = env.get("VLLM_USE_V2_MODEL_RUNNER", "").strip().lower()
     if flag in ("1", "true"):
         return True

@@ -29,6 +29,7 @@ from harness.engines.vllm.releases import (
     CPU_KV_SPACE_HALF_MEMORY_BY_DEFAULT,
     CPU_STARTUP_REQUEST_CHECK,
     CUBLAS_BEFORE_SNAPSHOT,
+    DEFAULT_BLOCK_SIZE_64,
     E3_STATES_ESTIMATE,
     FP8_MARLIN_EXPANDED_SCALES,
     FREE_MEMORY_CHECKED_AT_STARTUP,
@@ -113,6 +114,7 @@ def _plan(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescr
     release = modelled_release(p.engine_version)
     dtype = resolve_dtype(s.get("dtype"), model.dtype)
     block_size = s.get("block_size") or (vf.DEFAULT_BLOCK_SIZE_CPU if p.device == "cpu"
+                                         else vf.DEFAULT_BLOCK_SIZE_CUDA_64 if release in DEFAULT_BLOCK_SIZE_64
                                          else vf.DEFAULT_BLOCK_SIZE_CUDA)
     util = float(s.get("gpu_memory_utilization") or default_gpu_memory_utilization(p.engine_version)
                  or vf.DEFAULT_GPU_MEMORY_UTILIZATION)

@@ -56,6 +56,8 @@ MAX_NUM_SEQS_CAPTURED = ReleaseRange("0.31.0")
 # --gpu-memory-utilization default: 0.9 up to 0.19.1 (0.19.1 vllm/config/cache.py:41, 0.8.5
 # vllm/config.py:1308), 0.92 from 0.20.0 (0.20.0 vllm/config/cache.py:66; 0.28.0 :69, 0.32.0 :102,
 # 0.33.0 :215).
+# 0.34.0's default is None, resolved to 1.0 with the KV cache sized after warm-up (its default on CUDA) and to 0.92
+# otherwise (0.34.0 vllm/config/cache.py:216, :494-501; KV_CACHE_SIZED_AFTER_WARMUP_BY_DEFAULT).
 GPU_MEMORY_UTILIZATION_DEFAULTS = ((ReleaseRange("0.20.0"), 0.92), (ReleaseRange("0.8.5", "0.20.0"), 0.90))
 
 # vLLM-CPU caps the node's total and available memory by the container's cgroup limit from 0.24.0
@@ -259,6 +261,41 @@ FP8_MARLIN_EXPANDED_SCALES = ReleaseRange("0.11.0")
 # MXFP4 experts padded for the Marlin MoE backend (mxfp4_marlin.py): read in 0.11.0, 0.13.0, 0.15.1 and 0.19.1;
 # MXFP4 loading arrived with gpt-oss in 0.10.1, not read: from 0.11.0.
 MXFP4_MARLIN_PADDED = ReleaseRange("0.11.0")
+
+# --- 0.34.0, read from its wheel against 0.33.0's (not yet predicted: PREDICTED_RELEASES ends before it) ---
+# On CUDA and ROCm 0.34.0 sizes the KV cache after warm-up by default (the "extensible KV cache"): a reservation
+# of the profiled size, then, after CUDA-graph capture and warm-up, what is left of the budget measured from
+# free memory (0.34.0 vllm/config/vllm.py:3180-3262 _resolve_extensible_kv_cache: on unless
+# --kv-cache-memory-bytes, --num-gpu-blocks-override, elastic EP, a legacy-IPC or custom-pool KV connector;
+# vllm/v1/worker/gpu_worker.py:1225-1238 with vllm/v1/worker/extensible_kv_cache.py:592-700
+# measure_kv_cache_bytes / measure_kv_cache_blocks; vllm/v1/core/kv_cache_planning.py:1864-1906
+# finalize_extensible_kv_cache; vllm/v1/engine/core.py:380-418). The budget is total x 1.0 unless
+# --gpu-memory-utilization is given (vllm/config/cache.py:494-501), the startup free-memory check is skipped
+# (vllm/v1/worker/utils.py:783-786), and the pool is min(budget - non-KV memory after warm-up, free + committed -
+# max(1 GiB, 0.75 x peak)) - max(peak, torch reserve growth) (extensible_kv_cache.py:592-617); the CUDA-graph
+# estimate is 0 then (vllm/v1/worker/gpu/model_runner.py:1123-1125: the capture is measured instead). 0.33.0 sizes
+# the pool before capture from the profile and the CUDA-graph estimate only. The predictor does not model the
+# measured sizing: these releases are outside PREDICTED_RELEASES.
+KV_CACHE_SIZED_AFTER_WARMUP_BY_DEFAULT = ReleaseRange("0.34.0")
+# The default KV cache block size is 64 from 0.34.0 (0.34.0 vllm/config/cache.py:185; 0.33.0 :185: 16), given
+# to the attention backend's preference (0.34.0 vllm/platforms/interface.py:781-790; FLASH_ATTN and TRITON_ATTN
+# take any multiple of 16: vllm/v1/attention/backends/flash_attn.py:372-379, triton_attn.py:339-340).
+DEFAULT_BLOCK_SIZE_64 = ReleaseRange("0.34.0")
+# Model Runner V1 is gone in 0.34.0: every generative model runs on Model Runner V2 (0.34.0
+# vllm/v1/worker/gpu_worker.py:579-587; 0.33.0 :570-586 still builds V1 when use_v2_model_runner is off), and
+# VLLM_USE_V2_MODEL_RUNNER other than 1 refuses to start (0.34.0 vllm/platforms/interface.py:1481-1490).
+MODEL_RUNNER_V2_ONLY = ReleaseRange("0.34.0")
+# On SM100 (B200-class) cards 0.34.0 captures wider default CUDA-graph grids: prefill token counts 1, 2, 4, every 8
+# to 64, four a doubling to 1024, then every 256 up to min(8192, max_num_batched_tokens), and decode request counts
+# up to max_num_seqs (0.34.0 vllm/config/vllm.py:2558-2663, vllm/config/compilation.py:78-131); other cards keep
+# 0.33.0's 8/16 stride for both (vllm/config/vllm.py:2322-2470 as 0.33.0 :2398-2560). Not modelled (not predicted).
+WIDE_CUDA_GRAPH_GRIDS_ON_SM100 = ReleaseRange("0.34.0")
+# vLLM-CPU 0.34.0 refuses an x86 host whose Triton has no CPU backend (triton-cpu): "vLLM on x86 CPUs requires Triton
+# (triton-cpu)." (0.34.0 vllm/platforms/cpu.py:241-243, HAS_TRITON from vllm/triton_utils/importing.py:36-48; 0.33.0
+# warned), and runs every model on the Model-Runner-V2-based CPU runner (0.34.0 vllm/v1/worker/cpu_worker.py:149-158;
+# 0.33.0 :164 the V1-based cpu_model_runner.py by default); its KV sizing (cpu_worker.py:75, resolved utilization
+# 0.92 as before) is otherwise 0.33.0's. No vllm-cpu 0.34.0 exists to measure the runner's memory: not predicted.
+CPU_X86_NEEDS_TRITON_CPU = ReleaseRange("0.34.0")
 
 # The newest release the formulas model: a point that names no release is predicted as this one.
 NEWEST_PREDICTED = "0.33.0"
