@@ -174,7 +174,9 @@ class Engine:
             models = f"{cpu.describe()} on CPU"
         else:
             models = modelled.describe()
-        return f"{self.name} {version}: the predictor models {self.name} {models} only; no numbers for this release"
+        why = next((f": {reason}" for releases, reason in formulas.unmodelled_releases if version in releases), "")
+        return (f"{self.name} {version}: the predictor models {self.name} {models} only; no numbers for this "
+                f"release{why}")
 
     def offline_release_notes(self, version: str | None, *, predicting: bool = False) -> list[ReleaseNote]:
         """What the engine's own data says of a release: a missing flag list, formulas not sourced for it.

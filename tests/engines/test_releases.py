@@ -329,3 +329,17 @@ def test_vllm_0_34_scenarios_are_checked_against_its_own_flags(tmp_path, capsys)
     with pytest.raises(ScenarioError, match=r"engines\.vllm\.sweep\.enable_extensible_kv_cache: unknown vllm 0\.33\.0 "
                                             r"flag"):
         load_scenario(scenario(tmp_path, vllm="0.33.0", vllm_sweep=sweep))
+
+
+def test_predict_says_why_a_newer_release_is_not_modelled(tmp_path, capsys):
+    # vLLM 0.34.0 sizes its KV cache after warm-up from measured memory by default (0.34.0 vllm/config/vllm.py:
+    # 3180-3262): its one line names that and the flags that bring back the sizing the predictor models
+    assert main(["predict", str(scenario(tmp_path, vllm="0.34.0")), "--gpu-memory-mib", "81920",
+                 "--device", "cuda"]) == 0
+    out = capsys.readouterr().out
+    line = next(text for text in out.splitlines() if text.startswith("vllm 0.34.0:"))
+    assert "no numbers for this release: it sizes the KV cache after CUDA-graph capture and warm-up" in line
+    assert "--disable-extensible-kv-cache" in line
+    # a release below the modelled ones has no such reason: the line stops at the range
+    assert main(["predict", str(scenario(tmp_path, vllm="0.8.4"))]) == 0
+    assert "no numbers for this release\n" in capsys.readouterr().out

@@ -31,6 +31,8 @@ class BudgetFormulas:
     # hold for other releases than the GPU's (None: the same).
     predicted_releases: ClassVar[ReleaseRange | None] = None
     predicted_releases_cpu: ClassVar[ReleaseRange | None] = None
+    # Why releases past the predicted ones get no numbers, where their source says: (releases, the sentence citing it)
+    unmodelled_releases: ClassVar[tuple[tuple[ReleaseRange, str], ...]] = ()
     # Calibration: the prediction attribute the fitted overhead grows with (None: a constant), and
     # whether the logged KV GiB is the measured size (else tokens x bytes per token).
     calibration_axis: ClassVar[str | None] = None

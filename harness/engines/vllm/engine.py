@@ -14,6 +14,7 @@ from harness.engines.vllm.prediction import VllmPrediction
 from harness.engines.vllm.releases import (
     CPU_CONTAINER_CAP,
     CPU_KV_SPACE_FROM_ENV,
+    KV_CACHE_SIZED_AFTER_WARMUP_BY_DEFAULT,
     MAMBA_GROUPS_MODELLED,
     MLA_KV_MODELLED,
     PREDICTED_RELEASES,
@@ -128,6 +129,12 @@ class VllmFormulas(BudgetFormulas):
     predicted_releases = PREDICTED_RELEASES
     prediction_type = VllmPrediction
     predicted_releases_cpu = PREDICTED_RELEASES_CPU
+    unmodelled_releases = ((KV_CACHE_SIZED_AFTER_WARMUP_BY_DEFAULT,
+                            ("it sizes the KV cache after CUDA-graph capture and warm-up by default, from memory "
+                             "measured then (the extensible KV cache: 0.34.0 vllm/config/vllm.py:3180-3262, "
+                             "v1/worker/extensible_kv_cache.py:592-700), which the predictor does not model; with "
+                             "--disable-extensible-kv-cache, --kv-cache-memory-bytes or --num-gpu-blocks-override vLLM "
+                             "sizes it as 0.33 did")),)
     calibration_axis = "max_num_batched_tokens"
     measured_kv_from_gib = True  # "Available KV cache memory" is logged; tokens are rounded to blocks
     settings_columns = (Column("util", "gpu_memory_utilization"), Column("batched", "max_num_batched_tokens"))
