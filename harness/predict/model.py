@@ -483,9 +483,12 @@ def load_model_description(model: str, fetch_headers: bool = False) -> ModelDesc
 def _hub_config(repo_id: str, not_found: InputError) -> ModelDescription:
     """config.json of a hub repo not cached here, downloaded into the HF cache (the one whole file asked for)."""
     # huggingface_hub is imported here, not at module level: only a hub id met nowhere else needs it
-    from huggingface_hub import hf_hub_download
+    from huggingface_hub import get_hf_file_metadata, hf_hub_download, hf_hub_url
 
     try:
+        # one HEAD first: on a host the Hub cannot reach it fails at once, where hf_hub_download retries a connection
+        # error five times with backoff (huggingface_hub 2.4 utils/_http.py http_backoff), ~40 s of warnings
+        get_hf_file_metadata(hf_hub_url(repo_id, "config.json"), timeout=10)
         path = Path(hf_hub_download(repo_id, "config.json", etag_timeout=10))
     except Exception as exc:  # noqa: BLE001 - no network, a gated or missing repo: each is the same refusal
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -306,3 +307,20 @@ def test_the_cards_compute_capability_decides_vllms_fp8_marlin_scales(tmp_path, 
             if p.engine == "vllm"} == {29.52}
     assert main(["predict", str(scenario), "--gpu-capability", "0"]) == 2
     assert "--gpu-capability must be positive" in capsys.readouterr().err
+
+
+def test_a_hub_id_on_a_host_the_hub_cannot_reach_is_one_line_without_retries(tmp_path):
+    # a closed port stands for a host without the Hub: one HEAD fails and predict says so in one line, where
+    # hf_hub_download alone would retry the connection five times, each with a "Retrying in" warning
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    scenario = _write_scenario(tmp_path, "org/unreachable")
+    env = {**os.environ, "HF_ENDPOINT": closed, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "0"}
+    env.pop("HF_HUB_CACHE", None)
+    proc = subprocess.run([sys.executable, "-m", "harness", "predict", str(scenario)], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=HANG_GUARD_S, check=False)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "the hub did not give its config.json either" in errors[0], proc.stderr[-2000:]
+    assert "Retrying in" not in proc.stderr
