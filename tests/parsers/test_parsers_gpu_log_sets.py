@@ -721,6 +721,11 @@ FLOORS = {
     # after: vLLM 50/50, 6/6, 11/11; SGLang 1/1, 0/0, 1/1; no trap read as the pool
     ("gpu-logs-97", "vllm", True): (50, 50, 6, 6, 11, 11),
     ("gpu-logs-97", "sglang", True): (1, 1, 0, 0, 1, 1),
+    # gpu-logs-100 (logs100, issue 42's round gpu-logs-100, out-of-tree platforms: vllm-metal and Tenstorrent), every
+    # log held out; first read (parser at 9a1be74, main's; the set committed first in bb093c5): vLLM 5/8, KV 0/0,
+    # statuses 2/5 (tt-metal's DRAM "Out of Memory: Not enough space to allocate ... B DRAM buffer" not read: vllm/03
+    # undecided, 04/05 kind 'other'; 04/05's statuses engine_error, read 'unknown' by eye); no trap read as the pool
+    ("gpu-logs-100", "vllm", True): (5, 8, 0, 0, 2, 5),
     # gpu-logs-96 (logs96, issue 42's round gpu-logs-96, hybrid and state-space models' starts), every log held out;
     # first read (parser at cc24701, main's; the set committed first in 5699c00): vLLM 38/39, KV 3/3, statuses 4/5
     # (vllm/03: ROCm's "HW Exception by GPU node-1 ... reason :GPU Hang" and "Aborted (core dumped)", read as
