@@ -726,9 +726,11 @@ FLOORS = {
     # statuses 2/5 (tt-metal's DRAM "Out of Memory: Not enough space to allocate ... B DRAM buffer" not read: vllm/03
     # undecided, 04/05 kind 'other'; 04/05's statuses engine_error, read 'unknown' by eye); no trap read as the pool.
     # Fixed by class: tt-metal's bank allocator's out-of-memory is a device OOM standing alone (parsers/base.py
-    # device_oom_errors); after: vLLM 8/8, 0/0, 3/5; no earlier set moved. Left: 04/05's statuses, the eye-read
-    # against the sets' convention (a log ending in a logged exception died of it; gpu-logs-41 vllm/06)
-    ("gpu-logs-100", "vllm", True): (8, 8, 0, 0, 3, 5),
+    # device_oom_errors); after: vLLM 8/8, 0/0, 3/5; no earlier set moved. Second batch (vllm/06, a vllm-metal 0.20.0
+    # stdout file, committed first in 28c4788), read once: 3/3, 0/0, 1/1; the set: 11/11, 0/0, 4/6. Left: 04/05's
+    # statuses, the eye-read against the sets' convention (a log ending in a logged exception died of it; gpu-logs-41
+    # vllm/06)
+    ("gpu-logs-100", "vllm", True): (11, 11, 0, 0, 4, 6),
     # gpu-logs-96 (logs96, issue 42's round gpu-logs-96, hybrid and state-space models' starts), every log held out;
     # first read (parser at cc24701, main's; the set committed first in 5699c00): vLLM 38/39, KV 3/3, statuses 4/5
     # (vllm/03: ROCm's "HW Exception by GPU node-1 ... reason :GPU Hang" and "Aborted (core dumped)", read as
@@ -4381,4 +4383,9 @@ def test_vllm_metals_out_of_tree_lines_keep_their_readings():
     assert (record.status, record.error_kind) == ("engine_error", "no_kv_cache_memory")
     record = _read("gpu-logs-100", "vllm", "02")
     assert record.status == "ok"
+    assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+    # vllm/06 (a vllm-metal 0.20.0 stdout file): the platform's "Metal memory: 103.1GB total, 63.3GB available" and
+    # "Set Metal wired_limit to 77.8 GB" are no pool; the engine core fails in mlx_lm's strict weight load
+    record = _read("gpu-logs-100", "vllm", "06")
+    assert (record.status, record.error_kind, record.max_model_len) == ("engine_error", "other", 131072)
     assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
