@@ -516,6 +516,20 @@ def device_oom_errors() -> tuple[ErrorRule, ...]:
               standalone=True, extras=_XLA_RESERVE),
         error("device_oom", r"\bRESOURCE_EXHAUSTED: (?:E\d{4}: )?Runtime(?:Program|Buffer)AllocationFailure\b",
               standalone=True),
+        # tt-metal's (Tenstorrent's runtime under its vLLM fork and the tt plugins): a DRAM or L1 buffer its bank
+        # allocator cannot place, "Out of Memory: Not enough space to allocate {} B {} buffer across {} banks, where
+        # each bank needs to store {} B" (TT_THROW in BankManager::allocate_buffer, tt_metal/impl/allocator/
+        # bank_manager.cpp:141 in May 2025, as tenstorrent/tt-metal#21904 names it), later TT_FATAL with ", but bank
+        # size is {} B (allocated: ..., free: ..., largest free block: ...)" after it (:433 in October 2025, as
+        # tt-metal#31076 and #29905 name it; the index's tt-metal at 00a6e7f8, the same function), and "Out of
+        # Memory: Not enough space after considering dependencies to allocate {} B {} across {} banks" beside it. The
+        # message is only ever the exception's text or its logger's 'critical' line, so it stands alone: on its own
+        # line after TT_THROW's "info:" (gpu-logs-100 vllm/03, the KV cache allocation at 22 of 32 layers), after
+        # loguru's "| critical |          Always | " (vllm/04, 05) or a V0 engine's ERROR prefix. The bytes are a
+        # buffer's, never the pool's.
+        error("device_oom", r"\bOut of Memory: Not enough space (?:after considering dependencies )?to allocate "
+                            r"\d+ B (?:DRAM|L1)\b",
+              standalone=True),
         *host_oom_errors(),
     )
 

@@ -721,6 +721,16 @@ FLOORS = {
     # after: vLLM 50/50, 6/6, 11/11; SGLang 1/1, 0/0, 1/1; no trap read as the pool
     ("gpu-logs-97", "vllm", True): (50, 50, 6, 6, 11, 11),
     ("gpu-logs-97", "sglang", True): (1, 1, 0, 0, 1, 1),
+    # gpu-logs-100 (logs100, issue 42's round gpu-logs-100, out-of-tree platforms: vllm-metal and Tenstorrent), every
+    # log held out; first read (parser at 9a1be74, main's; the set committed first in bb093c5): vLLM 5/8, KV 0/0,
+    # statuses 2/5 (tt-metal's DRAM "Out of Memory: Not enough space to allocate ... B DRAM buffer" not read: vllm/03
+    # undecided, 04/05 kind 'other'; 04/05's statuses engine_error, read 'unknown' by eye); no trap read as the pool.
+    # Fixed by class: tt-metal's bank allocator's out-of-memory is a device OOM standing alone (parsers/base.py
+    # device_oom_errors); after: vLLM 8/8, 0/0, 3/5; no earlier set moved. Second batch (vllm/06, a vllm-metal 0.20.0
+    # stdout file, committed first in 28c4788), read once: 3/3, 0/0, 1/1; the set: 11/11, 0/0, 4/6. Left: 04/05's
+    # statuses, the eye-read against the sets' convention (a log ending in a logged exception died of it; gpu-logs-41
+    # vllm/06)
+    ("gpu-logs-100", "vllm", True): (11, 11, 0, 0, 4, 6),
     # gpu-logs-96 (logs96, issue 42's round gpu-logs-96, hybrid and state-space models' starts), every log held out;
     # first read (parser at cc24701, main's; the set committed first in 5699c00): vLLM 38/39, KV 3/3, statuses 4/5
     # (vllm/03: ROCm's "HW Exception by GPU node-1 ... reason :GPU Hang" and "Aborted (core dumped)", read as
@@ -4333,3 +4343,49 @@ def test_the_mamba_state_caches_cap_on_running_requests_is_the_limit_and_the_sta
     record = parse_log("    max_running_requests=8, context_len=4096\n      (max_mamba_cache_size=2, 5 state slots "
                        "per request)\n", "sglang")
     assert record.state_pool_slots is None
+
+
+# --- gpu-logs-100 (issue 42's round gpu-logs-100): out-of-tree platforms and plugins -------------------------------
+
+
+def test_tt_metals_bank_allocator_out_of_memory_is_a_device_oom_and_no_figure_beside_it_a_pool():
+    # gpu-logs-100 vllm/03 (tenstorrent/tt-metal#21904): the TT KV cache bar at 22/32 glued to loguru's "WARNING  |
+    # core:as_tensor:733 - Failed to load cache for ...(1034, 8, 64, 128)...bin: TT_THROW @ ...bank_manager.cpp:141",
+    # then "info:" and "Out of Memory: Not enough space to allocate 71999488 B DRAM buffer across 12 banks, ..." on
+    # its own line: tt-metal's BankManager::allocate_buffer, only ever an exception's text - a failed start
+    record = _read("gpu-logs-100", "vllm", "03")
+    assert (record.status, record.error_kind) == ("engine_error", "device_oom")
+    assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+    # vllm/04, 05 (tt-metal#31076, #29905): loguru's "| critical |          Always | Out of Memory: ..." and the V0
+    # engine's ERROR lines carrying it; the kind is the device's OOM, the prefill's "8010 tokens" no pool
+    for prefix in ("04", "05"):
+        record = _read("gpu-logs-100", "vllm", prefix)
+        assert record.error_kind == "device_oom"
+        assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+    # the wording of October 2025 on (TT_FATAL, ", but bank size is ..."), L1 as DRAM, and the dependencies variant
+    l1 = ("Out of Memory: Not enough space to allocate 14622720 B L1 buffer across 64 banks, where each bank needs "
+          "to store 228480 B, but bank size is 1364928 B (allocated: 1200000 B, free: 164928 B, largest free block: "
+          "100000 B)\n")
+    dependencies = ("Out of Memory: Not enough space after considering dependencies to allocate 1048576 B DRAM across "
+                    "12 banks (88064 B per bank), bank size is 1046181792 B (allocated: 1 B, free: 2 B, largest free "
+                    "block: 2 B)\n")
+    for line in (l1, dependencies):
+        record = parse_log(line, "vllm")
+        assert (record.status, record.error_kind) == ("engine_error", "device_oom")
+    # a sentence about running out of memory is not the allocator's message
+    assert parse_log("the n150 ran out of memory: not enough space for the KV cache\n", "vllm").status is None
+
+
+def test_vllm_metals_out_of_tree_lines_keep_their_readings():
+    # gpu-logs-100 vllm/01 (vllm-metal#398): the paged-attention plan's ValueError with its figures on two indented
+    # lines is the KV refusal; vllm/02 (vllm-metal PR#399): an author-elided non-paged start, complete, no pool
+    record = _read("gpu-logs-100", "vllm", "01")
+    assert (record.status, record.error_kind) == ("engine_error", "no_kv_cache_memory")
+    record = _read("gpu-logs-100", "vllm", "02")
+    assert record.status == "ok"
+    assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+    # vllm/06 (a vllm-metal 0.20.0 stdout file): the platform's "Metal memory: 103.1GB total, 63.3GB available" and
+    # "Set Metal wired_limit to 77.8 GB" are no pool; the engine core fails in mlx_lm's strict weight load
+    record = _read("gpu-logs-100", "vllm", "06")
+    assert (record.status, record.error_kind, record.max_model_len) == ("engine_error", "other", 131072)
+    assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
