@@ -4339,3 +4339,32 @@ def test_the_mamba_state_caches_cap_on_running_requests_is_the_limit_and_the_sta
     record = parse_log("    max_running_requests=8, context_len=4096\n      (max_mamba_cache_size=2, 5 state slots "
                        "per request)\n", "sglang")
     assert record.state_pool_slots is None
+
+
+# --- gpu-logs-99 (issue 42's round gpu-logs-99, the largest mixture-of-experts starts with EP and DP) ---------------
+
+@pytest.mark.parametrize(("prefix", "weights", "failed_during"), [("01", 28.7522, "profiling"), ("02", 45.6571, None)])
+def test_per_rank_moe_figures_before_a_failed_start_are_never_the_pool(prefix, weights, failed_during):
+    # gpu-logs-99 vllm/01 (vllm-ascend#4661, 0.11.0): three EP ranks' "Local/global number of experts: 8/128" and
+    # expert maps, two ranks' "Loading model weights took 28.7522 GB", then rank 0's worker raising in
+    # determine_available_memory -> profile_run; vllm/02 (vllm-ascend#5629): eight DP/TP/EP ranks' equal weights lines
+    # (two glued after an author's dots), then two ranks' Dynamo tracebacks interleaved line by line
+    record = _read("gpu-logs-99", "vllm", prefix)
+    assert (record.status, record.error_kind, record.weights_gib) == ("engine_error", "other", weights)
+    assert record.failed_during == failed_during
+    assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+
+
+def test_a_dp_ranks_worker_failing_in_the_busy_loop_of_a_sparse_attention_model_is_a_serving_time_failure():
+    # gpu-logs-99 vllm/03 (vllm-ascend#5399, DeepSeek-V3.2 DP4 TP4 EP16): Worker_DP3_TP1_EP13's "bIndex is out of
+    # range: 3068" in the SFA decode, then EngineCore_DP3's fatal error through run_busy_loop; no line of the start
+    record = _read("gpu-logs-99", "vllm", "03")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
+    assert record.kv_tokens is None and not record.kv_pools
+
+
+def test_a_workers_dcp_and_ep_ranks_in_its_prefix_leave_the_pool_read():
+    # gpu-logs-99 vllm/04 (a DCP tuning note's prefill node, TP16): "(Worker_TP0_DCP0_EP0 pid=...)" before the budget,
+    # the plain engine core's pair after it
+    record = _read("gpu-logs-99", "vllm", "04")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.max_model_len) == ("ok", 1996800, 12.75, 1024000)
