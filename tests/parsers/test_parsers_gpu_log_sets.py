@@ -739,8 +739,10 @@ FLOORS = {
     # parallelism), every log held out; first read (parser at 9a1be74, main's; the set committed first in 5ee5a25):
     # vLLM 17/17, KV 1/1, statuses 6/6; no trap read as the pool (the EP ranks' "Local/global number of experts:
     # 8/128" and expert maps, eight ranks' equal weights lines, a serving-time "bIndex is out of range: 3068").
-    # Nothing to fix
-    ("gpu-logs-99", "vllm", True): (17, 17, 1, 1, 6, 6),
+    # Nothing to fix. A second batch (vllm 07-08, committed first in 82253c9), read once: 4/4, KV 0/0, statuses 2/2
+    # (a blockquoted 16-rank start failing in profile_run, an ACL graph capture failure on interleaved ranks); the
+    # floor with it: 21/21, 1/1, 8/8
+    ("gpu-logs-99", "vllm", True): (21, 21, 1, 1, 8, 8),
 }
 
 
@@ -4368,3 +4370,14 @@ def test_a_workers_dcp_and_ep_ranks_in_its_prefix_leave_the_pool_read():
     # the plain engine core's pair after it
     record = _read("gpu-logs-99", "vllm", "04")
     assert (record.status, record.kv_tokens, record.kv_gib, record.max_model_len) == ("ok", 1996800, 12.75, 1024000)
+
+
+@pytest.mark.parametrize(("prefix", "failed_during"), [("07", "profiling"), ("08", "cuda_graph_capture")])
+def test_sixteen_ranks_failing_start_read_through_a_blockquote_or_interleaved_tracebacks(prefix, failed_during):
+    # gpu-logs-99 vllm/07 (vllm-ascend#3159, 0.10.2rc1): every line behind "> ", 16 ranks' per-graph compile times,
+    # then Worker_DP0_TP6_EP6's "WorkerProc hit an exception." through profile_run, cut in its frames; vllm/08
+    # (vllm-ascend#6085, 0.13.0rc1): four ranks' tracebacks interleaved through _capture_aclgraphs, then two DP engine
+    # cores' "EngineCore failed to start."
+    record = _read("gpu-logs-99", "vllm", prefix)
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", failed_during)
+    assert record.kv_tokens is None and not record.kv_pools
