@@ -745,6 +745,14 @@ FLOORS = {
     # first in cd6e857), read once after the fixes: 9/9, KV 1/1, statuses 1/1; the vLLM floor with it below
     ("gpu-logs-96", "vllm", True): (47, 48, 4, 4, 6, 6),
     ("gpu-logs-96", "sglang", True): (6, 6, 0, 0, 2, 2),
+    # gpu-logs-99 (logs99, issue 42's round gpu-logs-99, the largest mixture-of-experts starts with expert and data
+    # parallelism), every log held out; first read (parser at 9a1be74, main's; the set committed first in 5ee5a25):
+    # vLLM 17/17, KV 1/1, statuses 6/6; no trap read as the pool (the EP ranks' "Local/global number of experts:
+    # 8/128" and expert maps, eight ranks' equal weights lines, a serving-time "bIndex is out of range: 3068").
+    # Nothing to fix. A second batch (vllm 07-08, committed first in 82253c9), read once: 4/4, KV 0/0, statuses 2/2
+    # (a blockquoted 16-rank start failing in profile_run, an ACL graph capture failure on interleaved ranks); the
+    # floor with it: 21/21, 1/1, 8/8
+    ("gpu-logs-99", "vllm", True): (21, 21, 1, 1, 8, 8),
 }
 
 
@@ -4389,3 +4397,41 @@ def test_vllm_metals_out_of_tree_lines_keep_their_readings():
     record = _read("gpu-logs-100", "vllm", "06")
     assert (record.status, record.error_kind, record.max_model_len) == ("engine_error", "other", 131072)
     assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+# --- gpu-logs-99 (issue 42's round gpu-logs-99, the largest mixture-of-experts starts with EP and DP) ---------------
+
+@pytest.mark.parametrize(("prefix", "weights", "failed_during"), [("01", 28.7522, "profiling"), ("02", 45.6571, None)])
+def test_per_rank_moe_figures_before_a_failed_start_are_never_the_pool(prefix, weights, failed_during):
+    # gpu-logs-99 vllm/01 (vllm-ascend#4661, 0.11.0): three EP ranks' "Local/global number of experts: 8/128" and
+    # expert maps, two ranks' "Loading model weights took 28.7522 GB", then rank 0's worker raising in
+    # determine_available_memory -> profile_run; vllm/02 (vllm-ascend#5629): eight DP/TP/EP ranks' equal weights lines
+    # (two glued after an author's dots), then two ranks' Dynamo tracebacks interleaved line by line
+    record = _read("gpu-logs-99", "vllm", prefix)
+    assert (record.status, record.error_kind, record.weights_gib) == ("engine_error", "other", weights)
+    assert record.failed_during == failed_during
+    assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+
+
+def test_a_dp_ranks_worker_failing_in_the_busy_loop_of_a_sparse_attention_model_is_a_serving_time_failure():
+    # gpu-logs-99 vllm/03 (vllm-ascend#5399, DeepSeek-V3.2 DP4 TP4 EP16): Worker_DP3_TP1_EP13's "bIndex is out of
+    # range: 3068" in the SFA decode, then EngineCore_DP3's fatal error through run_busy_loop; no line of the start
+    record = _read("gpu-logs-99", "vllm", "03")
+    assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
+    assert record.kv_tokens is None and not record.kv_pools
+
+
+def test_a_workers_dcp_and_ep_ranks_in_its_prefix_leave_the_pool_read():
+    # gpu-logs-99 vllm/04 (a DCP tuning note's prefill node, TP16): "(Worker_TP0_DCP0_EP0 pid=...)" before the budget,
+    # the plain engine core's pair after it
+    record = _read("gpu-logs-99", "vllm", "04")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.max_model_len) == ("ok", 1996800, 12.75, 1024000)
+
+
+@pytest.mark.parametrize(("prefix", "failed_during"), [("07", "profiling"), ("08", "cuda_graph_capture")])
+def test_sixteen_ranks_failing_start_read_through_a_blockquote_or_interleaved_tracebacks(prefix, failed_during):
+    # gpu-logs-99 vllm/07 (vllm-ascend#3159, 0.10.2rc1): every line behind "> ", 16 ranks' per-graph compile times,
+    # then Worker_DP0_TP6_EP6's "WorkerProc hit an exception." through profile_run, cut in its frames; vllm/08
+    # (vllm-ascend#6085, 0.13.0rc1): four ranks' tracebacks interleaved through _capture_aclgraphs, then two DP engine
+    # cores' "EngineCore failed to start."
+    record = _read("gpu-logs-99", "vllm", prefix)
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", failed_during)
+    assert record.kv_tokens is None and not record.kv_pools
