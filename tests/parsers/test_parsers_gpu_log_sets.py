@@ -4397,6 +4397,8 @@ def test_vllm_metals_out_of_tree_lines_keep_their_readings():
     record = _read("gpu-logs-100", "vllm", "06")
     assert (record.status, record.error_kind, record.max_model_len) == ("engine_error", "other", 131072)
     assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+
+
 # --- gpu-logs-99 (issue 42's round gpu-logs-99, the largest mixture-of-experts starts with EP and DP) ---------------
 
 @pytest.mark.parametrize(("prefix", "weights", "failed_during"), [("01", 28.7522, "profiling"), ("02", 45.6571, None)])
