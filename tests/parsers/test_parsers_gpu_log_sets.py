@@ -757,9 +757,11 @@ FLOORS = {
     # requests), every log held out; first read (parser at 86c4a14, main's when the round began; the set committed
     # first in 7fafec6): vLLM 20/21, KV 3/3, statuses 6/6; SGLang 15/15, KV 2/2, statuses 2/2; no trap read as the pool
     # (V1's "# GPU blocks" without a block size, the 0.19 notice's two utilizations, "Registering 5044 cuda graph
-    # addresses"). Nothing to fix. Left: vllm/03's weights_load_seconds, read by eye from "Model loading took ... and
-    # 3.652170 seconds" against the sets' convention (the loader's own "Loading weights took 2.95 seconds" where it is
-    # shown; test_the_model_load_seconds_where_the_loaders_line_is_not_shown)
+    # addresses"). Fixed by class, a field the set does not score: a scheduler line before the API server's version
+    # line is the CLI's default config (vllm/04 states no batch budget); after: the same figures, no earlier set moved.
+    # Left: vllm/03's weights_load_seconds, read by eye from "Model loading took ... and 3.652170 seconds" against the
+    # sets' convention (the loader's own "Loading weights took 2.95 seconds" where it is shown;
+    # test_the_model_load_seconds_where_the_loaders_line_is_not_shown)
     ("gpu-logs-102", "vllm", True): (20, 21, 3, 3, 6, 6),
     ("gpu-logs-102", "sglang", True): (15, 15, 2, 2, 2, 2),
 }
@@ -4476,6 +4478,30 @@ def test_an_api_server_refused_by_the_hubs_repo_id_validator_before_any_engine_l
     assert (record.status, record.error_kind, record.engine_version, record.model) == ("engine_error", "other",
                                                                                       version, model)
     assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+    # vllm/04's unprefixed "Chunked prefill is enabled with max_num_batched_tokens=2048." before the API server's
+    # version line is the CLI's default scheduler config, not this start's, which failed before its config was built
+    assert record.max_num_batched_tokens is None and record.chunked_prefill_size_effective is None
+
+
+# PR#29137's after side (vllm-project/vllm, 2025-11-21), the same command as gpu-logs-102 vllm/04: the CLI's default
+# config's line, the API server's version, then the start's own line once the model's config is resolved (the issue
+# corpus's excerpt; the arg_utils and model lines between them left out)
+_PR29137_AFTER = [
+    "INFO 11-21 10:25:52 [scheduler.py:207] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+    ("(APIServer pid=1206292) INFO 11-21 10:25:52 [api_server.py:1978] vLLM API server version "
+     "0.11.2.dev67+g1d642872a.d20251120"),
+    "(APIServer pid=1206292) INFO 11-21 10:25:53 [model.py:1783] Using max model len 40960",
+    ("(APIServer pid=1206292) INFO 11-21 10:25:53 [scheduler.py:207] Chunked prefill is enabled with "
+     "max_num_batched_tokens=8192."),
+]
+
+
+@pytest.mark.parametrize(("lines", "budget"), [(_PR29137_AFTER, 8192), (_PR29137_AFTER[:3], None),
+                                               (_PR29137_AFTER[3:], 8192)])
+def test_a_scheduler_line_before_the_api_servers_version_is_the_clis_default_config(lines, budget):
+    record = parse_log("\n".join(lines) + "\n", "vllm")
+    assert (record.max_num_batched_tokens, record.chunked_prefill_size_effective) == (budget, budget)
+    assert record.engine_version == ("0.11.2.dev67+g1d642872a.d20251120" if len(lines) > 1 else None)
 
 
 def test_the_0_19_graph_profiling_notices_utilizations_are_the_flag_and_a_suggestion():
