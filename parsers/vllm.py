@@ -613,6 +613,28 @@ def _capture_before_init_engine(parser: LogParser) -> None:
     record.cuda_graph_profile_gib = None
 
 
+def _chunked_prefill(parser: LogParser, values: dict, line: Line) -> None:
+    parser.record.chunked_prefill_size_effective = parser.record.max_num_batched_tokens
+    parser.scheduler_line_before_front_end = parser.record.engine_version is None
+
+
+def _front_end_version(parser: LogParser, values: dict, line: Line) -> None:
+    """The API server's version line (or the 0.19 banner's): a scheduler line read before the first of them is the
+    CLI's default config, not the start's. `vllm serve` builds its argument parser from the configs' defaults, calling
+    each default_factory (0.11.2 vllm/engine/arg_utils.py:1129 get_kwargs(VllmConfig), :250-256; VllmConfig's
+    scheduler_config is Field(default_factory=SchedulerConfig), vllm/config/vllm.py:75), and SchedulerConfig's
+    __post_init__ logs "Chunked prefill is enabled with max_num_batched_tokens=%d." for its default 2048
+    (vllm/config/scheduler.py:31 and :215-218) before the server logs its version; the start's own line comes after,
+    under the API server's prefix, once the model's config is resolved (vllm-project/vllm PR#29137's log: the
+    unprefixed 2048 at 10:25:52, then "(APIServer pid=1206292) ... max_num_batched_tokens=8192." at 10:25:53). A start
+    that fails before its config is built (gpu-logs-102 vllm/04) states no batch budget."""
+    if parser.record.engine_version is None and parser.scheduler_line_before_front_end:
+        parser.record.max_num_batched_tokens = None
+        parser.record.chunked_prefill_size_effective = None
+    parser.scheduler_line_before_front_end = False
+    version(parser, values, line)
+
+
 def _model_loading(parser: LogParser, values: dict, line: Line) -> None:
     # the whole model load's seconds (0.32.0 vllm/v1/worker/gpu_model_runner.py:5150, time_after_load -
     # time_before_load around the loader): the load time where the loader's own "Loading weights took" is not shown
@@ -829,9 +851,10 @@ class VllmLogParser(LogParser):
     # releases add sentences (links, hints) at the end.
     rules = (
         # version and configuration
-        rule(r"█\s+version (?P<version>\d\S*)", version),
+        rule(r"█\s+version (?P<version>\d\S*)", _front_end_version),
         rule(r"█\s+model\s+(?P<model>\S.*)$"),
-        rule(r"vLLM (?:API )?server version (?P<version>\d[^\s,]*)(?:, serving model (?P<model>\S.*))?", version),
+        rule(r"vLLM (?:API )?server version (?P<version>\d[^\s,]*)(?:, serving model (?P<model>\S.*))?",
+             _front_end_version),
         # V0's ("Initializing an LLM engine (v0.4.0) with config: ...", the version from 0.4; "a V0 LLM engine" in
         # 0.7-0.8): the same config, where max_seq_len is the one statement of the model length
         rule(r"Initializing (?:an|a V0) LLM engine(?: \(v(?P<version>[^)]+)\))? with config: (?P<config>.*)$",
@@ -856,7 +879,7 @@ class VllmLogParser(LogParser):
         rule(r"^args: Namespace\((?P<args>.*)\)$", _namespace_args),
         rule(r"^Using max model len (?P<max_model_len>-?[\d,]+)"),
         rule(r"Chunked prefill is enabled with max_num_batched_tokens=(?P<max_num_batched_tokens>[\d,]+)",
-             copy_field("chunked_prefill_size_effective", "max_num_batched_tokens")),
+             _chunked_prefill),
         # A start the scheduler config refuses (chunked prefill off, a batch budget below the model length) states
         # both configured values in its exception (0.8.5.post1 vllm/config.py:2025-2031 SchedulerConfig._verify_args;
         # 0.13.0 vllm/config/scheduler.py:255-262, 0.31.0 :320-327 verify_max_model_len)
@@ -1457,6 +1480,8 @@ class VllmLogParser(LogParser):
         self.several_kv_groups = False  # the padding-layers warning: KV cache groups share the pool (_padding_layers)
         self.kv_stamp: str | None = None  # the engine's time of the first KV size line
         self.early_capture: tuple | None = None  # (time, GiB, seconds) of a graph line read before any KV line
+        # a "Chunked prefill is enabled" line read before the API server's version line (_front_end_version)
+        self.scheduler_line_before_front_end = False
         self.served = False  # a line only a started engine prints of its failure (SERVING_FAILURES, SERVING_FRAMES)
         self.start_failed = False  # the engine's own words for a failed start (START_FAILURES)
         self.start_wait_failed = False  # a traceback passed through the front end's wait for the start

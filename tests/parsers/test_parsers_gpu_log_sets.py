@@ -753,6 +753,17 @@ FLOORS = {
     # (a blockquoted 16-rank start failing in profile_run, an ACL graph capture failure on interleaved ranks); the
     # floor with it: 21/21, 1/1, 8/8
     ("gpu-logs-99", "vllm", True): (21, 21, 1, 1, 8, 8),
+    # gpu-logs-102 (logs102, issue 42's round gpu-logs-102, the engines' own developers' before/after logs in pull
+    # requests), every log held out; first read (parser at 86c4a14, main's when the round began; the set committed
+    # first in 7fafec6): vLLM 20/21, KV 3/3, statuses 6/6; SGLang 15/15, KV 2/2, statuses 2/2; no trap read as the pool
+    # (V1's "# GPU blocks" without a block size, the 0.19 notice's two utilizations, "Registering 5044 cuda graph
+    # addresses"). Fixed by class, a field the set does not score: a scheduler line before the API server's version
+    # line is the CLI's default config (vllm/04 states no batch budget); after: the same figures, no earlier set moved.
+    # Left: vllm/03's weights_load_seconds, read by eye from "Model loading took ... and 3.652170 seconds" against the
+    # sets' convention (the loader's own "Loading weights took 2.95 seconds" where it is shown;
+    # test_the_model_load_seconds_where_the_loaders_line_is_not_shown)
+    ("gpu-logs-102", "vllm", True): (20, 21, 3, 3, 6, 6),
+    ("gpu-logs-102", "sglang", True): (15, 15, 2, 2, 2, 2),
 }
 
 
@@ -4437,3 +4448,92 @@ def test_sixteen_ranks_failing_start_read_through_a_blockquote_or_interleaved_tr
     record = _read("gpu-logs-99", "vllm", prefix)
     assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", failed_during)
     assert record.kv_tokens is None and not record.kv_pools
+
+
+# --- gpu-logs-102 (issue 42's round gpu-logs-102, developers' before/after logs in pull requests) -------------------
+
+
+def test_v1s_blocks_line_and_the_token_count_that_replaced_it_are_one_pool():
+    # gpu-logs-102 vllm/01 and 02 (vllm-project/vllm PR#13596, February 2025): the PR's "from:" side, V1's
+    # "kv_cache_utils.py:522] # GPU blocks: 127626" with no block size on the line, and its "to:" side, "GPU KV cache
+    # size: 2,042,016 tokens", each beside "Maximum concurrency for 2048 tokens per request: 997.08x" under the author's
+    # list item and fence. The blocks line's pool is its blocks at V1's default 16 tokens (not read by eye, the sets'
+    # convention), the same pool the "to:" side prints
+    before, after = _read("gpu-logs-102", "vllm", "01"), _read("gpu-logs-102", "vllm", "02")
+    assert (before.status, before.num_blocks, before.max_concurrency, before.max_model_len) == ("ok", 127626, 997.08,
+                                                                                              2048)
+    assert (after.status, after.kv_tokens, after.max_concurrency, after.max_model_len) == ("ok", 2042016, 997.08, 2048)
+    assert before.kv_tokens == after.kv_tokens and after.num_blocks == before.num_blocks
+
+
+@pytest.mark.parametrize(("prefix", "version", "model"), [
+    ("04", "0.11.2.dev67+g1d642872a.d20251120", "unsloth/Qwen3-0.6B-GGUF:IQ1_S"),
+    ("05", "0.19.1rc1.dev122+g83aea2147", "unsloth/Qwen3-0.6B-GGUF:UD-IQ1_S")])
+def test_an_api_server_refused_by_the_hubs_repo_id_validator_before_any_engine_line(prefix, version, model):
+    # gpu-logs-102 vllm/04 (vllm-project/vllm PR#29137's before side) and vllm/05 (PR#39471's, under the 0.19
+    # block-glyph banner): the API server's traceback right after its non-default args, through transformers'
+    # cached_files into huggingface_hub's validator, cut before the HFValidationError line: a failed start, its cause
+    # not in the window, no memory line, no pool
+    record = _read("gpu-logs-102", "vllm", prefix)
+    assert (record.status, record.error_kind, record.engine_version, record.model) == ("engine_error", "other",
+                                                                                      version, model)
+    assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+    # vllm/04's unprefixed "Chunked prefill is enabled with max_num_batched_tokens=2048." before the API server's
+    # version line is the CLI's default scheduler config, not this start's, which failed before its config was built
+    assert record.max_num_batched_tokens is None and record.chunked_prefill_size_effective is None
+
+
+# PR#29137's after side (vllm-project/vllm, 2025-11-21), the same command as gpu-logs-102 vllm/04: the CLI's default
+# config's line, the API server's version, then the start's own line once the model's config is resolved (the issue
+# corpus's excerpt; the arg_utils and model lines between them left out)
+_PR29137_AFTER = [
+    "INFO 11-21 10:25:52 [scheduler.py:207] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+    ("(APIServer pid=1206292) INFO 11-21 10:25:52 [api_server.py:1978] vLLM API server version "
+     "0.11.2.dev67+g1d642872a.d20251120"),
+    "(APIServer pid=1206292) INFO 11-21 10:25:53 [model.py:1783] Using max model len 40960",
+    ("(APIServer pid=1206292) INFO 11-21 10:25:53 [scheduler.py:207] Chunked prefill is enabled with "
+     "max_num_batched_tokens=8192."),
+]
+
+
+@pytest.mark.parametrize(("lines", "budget"), [(_PR29137_AFTER, 8192), (_PR29137_AFTER[:3], None),
+                                               (_PR29137_AFTER[3:], 8192)])
+def test_a_scheduler_line_before_the_api_servers_version_is_the_clis_default_config(lines, budget):
+    record = parse_log("\n".join(lines) + "\n", "vllm")
+    assert (record.max_num_batched_tokens, record.chunked_prefill_size_effective) == (budget, budget)
+    assert record.engine_version == ("0.11.2.dev67+g1d642872a.d20251120" if len(lines) > 1 else None)
+
+
+def test_the_0_19_graph_profiling_notices_utilizations_are_the_flag_and_a_suggestion():
+    # gpu-logs-102 vllm/06 (PR#39471's after side): "In v0.19, CUDA graph memory profiling will be enabled by default
+    # ... increase --gpu-memory-utilization from 0.9000 to 0.9274 ...", then the KV pair
+    record = _read("gpu-logs-102", "vllm", "06")
+    assert (record.status, record.kv_tokens, record.max_concurrency) == ("ok", 189408, 4.62)
+    assert record.max_model_len == 40960
+    assert (record.gpu_memory_utilization, record.gpu_memory_utilization_suggested) == (0.9, 0.9274)
+    assert record.cuda_graph_estimate_gib is None
+
+
+def test_the_loaders_own_seconds_where_both_load_lines_are_shown():
+    # gpu-logs-102 vllm/03 (PR#17122's before side, L40S): "Loading weights took 2.95 seconds", then "Model loading
+    # took 14.9889 GiB and 3.652170 seconds": the loader's own time is the record's (the sets' convention); the set
+    # read the model-loading line's by eye, its one miss, left as read
+    record = _read("gpu-logs-102", "vllm", "03")
+    assert (record.weights_load_seconds, record.weights_gib, record.compilation_seconds) == (2.95, 14.9889, 6.41)
+    assert (record.status, record.kv_tokens, record.max_concurrency) == ("ok", 158656, 4.84)
+    assert record.max_model_len == 32768
+
+
+def test_sglangs_piecewise_cuda_graph_runs_keep_their_pools():
+    # gpu-logs-102 sglang/01 (sgl-project/sglang PR#11830's regression comment, TP4): four ranks' capture ends out of
+    # rank order after "Registering 5044 cuda graph addresses" (a count, not tokens), then TP0's summary; sglang/02
+    # (the PR's B200 run with piecewise CUDA graph): the pool line, "CUTLASS backend is disabled when piecewise cuda
+    # graph is enabled ..." and the capture's begin, no summary line (undecided)
+    served, cut = _read("gpu-logs-102", "sglang", "01"), _read("gpu-logs-102", "sglang", "02")
+    assert (served.status, served.kv_tokens, served.context_len, served.available_mem_gib) == ("ok", 5958788, 40960,
+                                                                                              22.78)
+    assert (served.cuda_graph_gib, served.graph_capture_seconds, served.avail_mem_after_graph_gib) == (1.46, 31.29,
+                                                                                                      22.78)
+    assert (cut.status, cut.kv_tokens, cut.k_gib, cut.v_gib, cut.avail_mem_after_pool_gib) == (None, 2243474, 59.91,
+                                                                                               59.91, 40.03)
+    assert cut.cuda_graph_decode_max_bs == 512 and cut.kv_dtype == "torch.bfloat16"
