@@ -753,6 +753,13 @@ FLOORS = {
     # (a blockquoted 16-rank start failing in profile_run, an ACL graph capture failure on interleaved ranks); the
     # floor with it: 21/21, 1/1, 8/8
     ("gpu-logs-99", "vllm", True): (21, 21, 1, 1, 8, 8),
+    # gpu-logs-103 (logs103, issue 42's round gpu-logs-103, Blackwell-class cards and FP4 checkpoints), every log held
+    # out; first read (parser at 86c4a14, main's; the set committed first in 8644958): vLLM 32/36, KV 2/3, statuses
+    # 5/5 (vllm/02: the MTP drafter's load time read as the target's; vllm/03: an author's "Available KV cache memory:
+    # 7.33 GiB / 60,064 tokens / 14.66x" read for its GiB only, the engine's version after an author's "..." not read);
+    # SGLang 10/10, KV 2/2, statuses 2/2; no trap read as the pool
+    ("gpu-logs-103", "vllm", True): (32, 36, 2, 3, 5, 5),
+    ("gpu-logs-103", "sglang", True): (10, 10, 2, 2, 2, 2),
 }
 
 
