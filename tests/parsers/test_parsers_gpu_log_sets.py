@@ -757,8 +757,11 @@ FLOORS = {
     # out; first read (parser at 86c4a14, main's; the set committed first in 8644958): vLLM 32/36, KV 2/3, statuses
     # 5/5 (vllm/02: the MTP drafter's load time read as the target's; vllm/03: an author's "Available KV cache memory:
     # 7.33 GiB / 60,064 tokens / 14.66x" read for its GiB only, the engine's version after an author's "..." not read);
-    # SGLang 10/10, KV 2/2, statuses 2/2; no trap read as the pool
-    ("gpu-logs-103", "vllm", True): (32, 36, 2, 3, 5, 5),
+    # SGLang 10/10, KV 2/2, statuses 2/2; no trap read as the pool. Fixed by class: the loader's line after "Loading
+    # drafter model..." is the drafter's load, not the target's (vllm/02); an author's pool figures strung after the
+    # KV budget's line, "... GiB / N tokens / Cx", are the KV line's, deciding nothing (vllm/03); after: vLLM 35/36,
+    # 3/3, 5/5; SGLang 10/10, 2/2, 2/2; no earlier set moved. Left: vllm/03's version, on a line the author elided
+    ("gpu-logs-103", "vllm", True): (35, 36, 3, 3, 5, 5),
     ("gpu-logs-103", "sglang", True): (10, 10, 2, 2, 2, 2),
 }
 
@@ -4444,3 +4447,48 @@ def test_sixteen_ranks_failing_start_read_through_a_blockquote_or_interleaved_tr
     record = _read("gpu-logs-99", "vllm", prefix)
     assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", failed_during)
     assert record.kv_tokens is None and not record.kv_pools
+
+
+# --- gpu-logs-103 (issue 42's round gpu-logs-103): Blackwell-class cards and FP4 checkpoints ------------------------
+
+
+def test_the_drafters_load_time_after_loading_drafter_model_is_not_the_targets():
+    # gpu-logs-103 vllm/02 (vLLM 0.20.0, an NVFP4 MTP checkpoint on SM120 under WSL2): the target's "Loading weights
+    # took 6.46 seconds", then "Loading drafter model..." and the drafter's "Loading weights took 1.29 seconds" from
+    # the same loader (0.20.0 vllm/v1/worker/gpu_model_runner.py:4801)
+    record = _read("gpu-logs-103", "vllm", "02")
+    assert (record.weights_load_seconds, record.weights_gib, record.max_model_len) == (6.46, 18.41, 65536)
+    assert (record.kv_tokens, record.kv_gib, record.status, record.error_kind) == (36432, 4.8, "engine_error", "other")
+    # without a drafter line the loader's last line is the row's, as before (a second start's, a relaunch's)
+    text = "Loading weights took 6.46 seconds\nLoading weights took 1.29 seconds\n"
+    assert parse_log(text, "vllm").weights_load_seconds == 1.29
+    drafted = ("Starting to load model m...\nLoading weights took 6.46 seconds\nLoading drafter model...\n"
+               "Loading weights took 1.29 seconds\n")
+    assert parse_log(drafted, "vllm").weights_load_seconds == 6.46
+    # a new load after the drafter's (a second start in the same file) is that start's target again
+    again = drafted + "Starting to load model m...\nLoading weights took 7.00 seconds\n"
+    assert parse_log(again, "vllm").weights_load_seconds == 7.0
+
+
+def test_an_authors_pool_figures_joined_after_the_kv_budget_are_the_kv_lines_but_decide_nothing():
+    # gpu-logs-103 vllm/03 (an RTX 5070 Ti write-up's key lines, NGC 0.13.0+faa43dbf.nv26.01): "[gpu_worker.py]
+    # Available KV cache memory: 7.33 GiB / 60,064 tokens / 14.66x 并发" - the engine states the three figures on three
+    # lines (0.20.0 vllm/v1/worker/gpu_worker.py:441, vllm/v1/core/kv_cache_utils.py:1711 and :1717)
+    record = _read("gpu-logs-103", "vllm", "03")
+    assert (record.kv_gib, record.kv_tokens, record.max_concurrency) == (7.33, 60064, 14.66)
+    assert record.status is None  # the author's composition, not the engine's KV line: the set reads it undecided
+    # the engine's own line alone is the budget, as before
+    alone = parse_log("INFO 01-01 00:00:00 [gpu_worker.py:441] Available KV cache memory: 7.33 GiB\n", "vllm")
+    assert (alone.kv_gib, alone.kv_tokens, alone.max_concurrency) == (7.33, None, None)
+
+
+def test_blackwell_starts_backend_notices_and_serving_figures_are_never_the_pool():
+    # gpu-logs-103 vllm/01 (GB10, 0.23.1rc1 nightly): marlin.py's "Your GPU does not have native support for FP4
+    # computation" is a warning, the throughput lines' "GPU KV cache usage: 0.4%" serving figures, the encoder
+    # cache's budget of 65536 tokens not the pool; SGLang's B200 "CUTLASS backend is disabled ... TMA descriptor
+    # initialization issues on B200" is a notice between the pool and the capture (sglang/02)
+    record = _read("gpu-logs-103", "vllm", "01")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.max_model_len) == ("ok", 1505068, 47.84, 262144)
+    assert record.error_kind is None
+    sglang = _read("gpu-logs-103", "sglang", "02")
+    assert (sglang.kv_tokens, sglang.status, sglang.error_kind) == (2243474, None, None)
