@@ -335,6 +335,14 @@ def _kv_line(parser: LogParser, values: dict, line: Line) -> None:
         parser.pending_kv = line
 
 
+def _available_kv(parser: LogParser, values: dict, line: Line) -> None:
+    # the KV budget's line; with an author's joined pool figures after it, the KV line's figures too - but not the
+    # engine's KV line itself, so not the start's progress: the line is the author's composition (the set's eye-read
+    # leaves such an excerpt undecided, gpu-logs-103 vllm/03)
+    if "kv_tokens" in values:
+        parser.kv_lines.append([int(values["kv_tokens"]), values.get("max_concurrency"), "GPU"])
+
+
 def _kv_dtype_seen(parser: LogParser, values: dict, line: Line) -> None:
     if parser.record.kv_dtype is None:
         parser.record.kv_dtype = str(values["kv_cache_dtype"])
@@ -635,6 +643,22 @@ def _front_end_version(parser: LogParser, values: dict, line: Line) -> None:
     version(parser, values, line)
 
 
+def _loading_target(parser: LogParser, values: dict, line: Line) -> None:
+    parser.drafter_loading = False
+    parser.advance("loading", line)
+
+
+def _loading_drafter(parser: LogParser, values: dict, line: Line) -> None:
+    parser.drafter_loading = True
+
+
+def _weights_loaded(parser: LogParser, values: dict, line: Line) -> None:
+    # the loader's line after "Loading drafter model..." is the drafter's load: the row keeps the target's
+    if not (parser.drafter_loading and parser.record.weights_load_seconds is not None):
+        parser.record.weights_load_seconds = float(values["load_seconds"])
+    parser.advance("profiling", line)
+
+
 def _model_loading(parser: LogParser, values: dict, line: Line) -> None:
     # the whole model load's seconds (0.32.0 vllm/v1/worker/gpu_model_runner.py:5150, time_after_load -
     # time_before_load around the loader): the load time where the loader's own "Loading weights took" is not shown
@@ -895,11 +919,14 @@ class VllmLogParser(LogParser):
         # loading
         rule(r"^Using V2 Model Runner", set_fields(model_runner="v2")),
         rule(r"Model Runner V2 requires \w+; using the V1 model runner instead", set_fields(model_runner="v1")),
-        rule(r"^(?:Loading model from scratch\.\.\.|Starting to load model .*\.\.\.)", phase("loading")),
+        rule(r"^(?:Loading model from scratch\.\.\.|Starting to load model .*\.\.\.)", _loading_target),
+        # a speculative config's drafter is loaded after the target, by the same loader ("Loading drafter model...",
+        # 0.20.0 vllm/v1/worker/gpu_model_runner.py:4801 in load_model, after the target's model_loader.load_model)
+        rule(r"^Loading drafter model\.\.\.", _loading_drafter),
         # every worker's loader logs its own load time (0.10.1 vllm/model_executor/model_loader/default_loader.py:262,
-        # 0.11.0 :267, a plain logger.info in each worker process): rank 0's is the row's, as for "Model loading took"
-        rule(r"Loading weights took " + APPROX + r"(?P<weights_load_seconds>{NUM}) ?s", phase("profiling"),
-             primary_only=True),
+        # 0.11.0 :267, a plain logger.info in each worker process): rank 0's is the row's, as for "Model loading took";
+        # the target's, not its drafter's (the loader's same line again, 0.20.0 default_loader.py:385)
+        rule(r"Loading weights took " + APPROX + r"(?P<load_seconds>{NUM}) ?s", _weights_loaded, primary_only=True),
         # AWS Neuron: NxD Inference loads the compiled model's weights itself and says how long on its own logger,
         # "Neuron" (aws-neuron/neuronx-distributed-inference 4bcdc54 src/neuronx_distributed_inference/models/
         # application_base.py:48 and :421, f"Finished weights loading in {...} seconds"), which vLLM's Neuron worker
@@ -923,7 +950,15 @@ class VllmLogParser(LogParser):
         # profiling and KV budget
         rule(r"^Warming up model for the compilation\.\.\.", phase("profiling")),
         rule(r"Estimated CUDA graph memory: (?P<cuda_graph_estimate_gib>{NUM})" + GIB),
-        rule(r"^Available KV cache memory: " + APPROX + r"(?P<kv_gib>{NUM})" + GIB, primary_only=True),
+        # (the engine ends the line at "GiB" and states the pool's tokens and concurrency on lines of its own after it:
+        # 0.20.0 vllm/v1/worker/gpu_worker.py:441 "Available KV cache memory: %s GiB", then
+        # vllm/v1/core/kv_cache_utils.py:1711 "GPU KV cache size: %s tokens" and :1717 "Maximum concurrency for %s
+        # tokens per request: %.2fx". An author who strung those two figures after it on the same line, each without
+        # its label, "Available KV cache memory: 7.33 GiB / 60,064 tokens / 14.66x" (a write-up's key lines,
+        # gpu-logs-103 vllm/03), stated the KV line's figures: read as that line's, the request length unknown)
+        rule(r"^Available KV cache memory: " + APPROX + r"(?P<kv_gib>{NUM})" + GIB
+             + r"(?:\s*[/;|,]\s*(?P<kv_tokens>[\d,]+) tokens(?:\s*[/;|,]\s*(?P<max_concurrency>{NUM})x)?)?",
+             _available_kv, primary_only=True),
         # 0.34.0 sizes the pool after warm-up by default (the extensible KV cache): the line above states the
         # reservation made from the profile; the blocks that fit the memory measured after warm-up and the pool then
         # committed come later (vllm/v1/worker/extensible_kv_cache.py:693-705 and :536-540) and are the pool
@@ -1467,6 +1502,7 @@ class VllmLogParser(LogParser):
     def __init__(self) -> None:
         super().__init__()
         self.pending_kv: Line | None = None
+        self.drafter_loading = False  # "Loading drafter model..." seen since the target's load began (_weights_loaded)
         self.kv_lines: list[list] = []  # [tokens, concurrency, pools] of each KV line rank 0's process printed
         self.blocks_pool: int | None = None  # the blocks of a pool a blocks line stated (no token line)
         self._pools_key: tuple | None = None  # what _kv_pools last built from, and the list it left

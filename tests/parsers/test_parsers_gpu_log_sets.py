@@ -764,6 +764,16 @@ FLOORS = {
     # test_the_model_load_seconds_where_the_loaders_line_is_not_shown)
     ("gpu-logs-102", "vllm", True): (20, 21, 3, 3, 6, 6),
     ("gpu-logs-102", "sglang", True): (15, 15, 2, 2, 2, 2),
+    # gpu-logs-103 (logs103, issue 42's round gpu-logs-103, Blackwell-class cards and FP4 checkpoints), every log held
+    # out; first read (parser at 86c4a14, main's; the set committed first in 8644958): vLLM 32/36, KV 2/3, statuses
+    # 5/5 (vllm/02: the MTP drafter's load time read as the target's; vllm/03: an author's "Available KV cache memory:
+    # 7.33 GiB / 60,064 tokens / 14.66x" read for its GiB only, the engine's version after an author's "..." not read);
+    # SGLang 10/10, KV 2/2, statuses 2/2; no trap read as the pool. Fixed by class: the loader's line after "Loading
+    # drafter model..." is the drafter's load, not the target's (vllm/02); an author's pool figures strung after the
+    # KV budget's line, "... GiB / N tokens / Cx", are the KV line's, deciding nothing (vllm/03); after: vLLM 35/36,
+    # 3/3, 5/5; SGLang 10/10, 2/2, 2/2; no earlier set moved. Left: vllm/03's version, on a line the author elided
+    ("gpu-logs-103", "vllm", True): (35, 36, 3, 3, 5, 5),
+    ("gpu-logs-103", "sglang", True): (10, 10, 2, 2, 2, 2),
 }
 
 
@@ -3966,6 +3976,8 @@ def test_sglang_starts_of_2026_keep_their_first_readings():
     record = _read("gpu-logs-88", "sglang", "05")
     assert (record.status, record.error_kind, record.error_data) == ("engine_error", "watchdog_timeout",
                                                                      {"watchdog_timeout_s": 300})
+
+
 # --- gpu-logs-89 (issue 42's round gpu-logs-89): what happens after the start -------------------------------------
 
 
@@ -4057,6 +4069,8 @@ def test_the_sglang_summarys_own_fields_re_laid_on_one_line_in_any_order_are_the
     # a line with anything but the summary's fields is not it (a request's own figures beside the name)
     record = parse_log("-> context_len=131072 max_total_num_tokens=5000 #running-req: 3\n", "sglang")
     assert record.kv_tokens is None
+
+
 # --- gpu-logs-93 (issue 42's round gpu-logs-93, the engines' own CI and test logs) ------------------------------------
 
 
@@ -4097,6 +4111,8 @@ def test_ci_and_test_lines_beside_the_engines_are_not_the_pool():
     assert [(r.status, r.kv_tokens, r.kv_gib) for r in got] == [
         (None, None, None), ("engine_error", None, None), ("ok", None, None)]
     assert got[1].error_kind == "max_model_len_too_large"
+
+
 # --- gpu-logs-91 (issue 42's round gpu-logs-91, how the bytes arrive) ---------------------------------------------
 
 def test_native_windows_starts_read_their_pool_not_the_profiling_placeholder():
@@ -4145,6 +4161,8 @@ def test_every_committed_log_reads_as_utf8():
     # the UTF-16 guess needs NULs at every other byte of the head: no log of the sets has one
     logs = [path for path in FIXTURES.rglob("*.log") if path.is_file()]
     assert logs and all(log_encoding(path.read_bytes()[:4096]) == "utf-8" for path in logs)
+
+
 # --- gpu-logs-94 (issue 42's round gpu-logs-94, HPC batch schedulers and service managers) ---------------------------
 
 
@@ -4537,3 +4555,48 @@ def test_sglangs_piecewise_cuda_graph_runs_keep_their_pools():
     assert (cut.status, cut.kv_tokens, cut.k_gib, cut.v_gib, cut.avail_mem_after_pool_gib) == (None, 2243474, 59.91,
                                                                                                59.91, 40.03)
     assert cut.cuda_graph_decode_max_bs == 512 and cut.kv_dtype == "torch.bfloat16"
+
+
+# --- gpu-logs-103 (issue 42's round gpu-logs-103): Blackwell-class cards and FP4 checkpoints ------------------------
+
+
+def test_the_drafters_load_time_after_loading_drafter_model_is_not_the_targets():
+    # gpu-logs-103 vllm/02 (vLLM 0.20.0, an NVFP4 MTP checkpoint on SM120 under WSL2): the target's "Loading weights
+    # took 6.46 seconds", then "Loading drafter model..." and the drafter's "Loading weights took 1.29 seconds" from
+    # the same loader (0.20.0 vllm/v1/worker/gpu_model_runner.py:4801)
+    record = _read("gpu-logs-103", "vllm", "02")
+    assert (record.weights_load_seconds, record.weights_gib, record.max_model_len) == (6.46, 18.41, 65536)
+    assert (record.kv_tokens, record.kv_gib, record.status, record.error_kind) == (36432, 4.8, "engine_error", "other")
+    # without a drafter line the loader's last line is the row's, as before (a second start's, a relaunch's)
+    text = "Loading weights took 6.46 seconds\nLoading weights took 1.29 seconds\n"
+    assert parse_log(text, "vllm").weights_load_seconds == 1.29
+    drafted = ("Starting to load model m...\nLoading weights took 6.46 seconds\nLoading drafter model...\n"
+               "Loading weights took 1.29 seconds\n")
+    assert parse_log(drafted, "vllm").weights_load_seconds == 6.46
+    # a new load after the drafter's (a second start in the same file) is that start's target again
+    again = drafted + "Starting to load model m...\nLoading weights took 7.00 seconds\n"
+    assert parse_log(again, "vllm").weights_load_seconds == 7.0
+
+
+def test_an_authors_pool_figures_joined_after_the_kv_budget_are_the_kv_lines_but_decide_nothing():
+    # gpu-logs-103 vllm/03 (an RTX 5070 Ti write-up's key lines, NGC 0.13.0+faa43dbf.nv26.01): "[gpu_worker.py]
+    # Available KV cache memory: 7.33 GiB / 60,064 tokens / 14.66x 并发" - the engine states the three figures on three
+    # lines (0.20.0 vllm/v1/worker/gpu_worker.py:441, vllm/v1/core/kv_cache_utils.py:1711 and :1717)
+    record = _read("gpu-logs-103", "vllm", "03")
+    assert (record.kv_gib, record.kv_tokens, record.max_concurrency) == (7.33, 60064, 14.66)
+    assert record.status is None  # the author's composition, not the engine's KV line: the set reads it undecided
+    # the engine's own line alone is the budget, as before
+    alone = parse_log("INFO 01-01 00:00:00 [gpu_worker.py:441] Available KV cache memory: 7.33 GiB\n", "vllm")
+    assert (alone.kv_gib, alone.kv_tokens, alone.max_concurrency) == (7.33, None, None)
+
+
+def test_blackwell_starts_backend_notices_and_serving_figures_are_never_the_pool():
+    # gpu-logs-103 vllm/01 (GB10, 0.23.1rc1 nightly): marlin.py's "Your GPU does not have native support for FP4
+    # computation" is a warning, the throughput lines' "GPU KV cache usage: 0.4%" serving figures, the encoder
+    # cache's budget of 65536 tokens not the pool; SGLang's B200 "CUTLASS backend is disabled ... TMA descriptor
+    # initialization issues on B200" is a notice between the pool and the capture (sglang/02)
+    record = _read("gpu-logs-103", "vllm", "01")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.max_model_len) == ("ok", 1505068, 47.84, 262144)
+    assert record.error_kind is None
+    sglang = _read("gpu-logs-103", "sglang", "02")
+    assert (sglang.kv_tokens, sglang.status, sglang.error_kind) == (2243474, None, None)
