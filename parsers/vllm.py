@@ -659,6 +659,13 @@ def _weights_loaded(parser: LogParser, values: dict, line: Line) -> None:
     parser.advance("profiling", line)
 
 
+def _torch_compile_total(parser: LogParser, values: dict, line: Line) -> None:
+    if parser.drafter_loading and parser.compile_read:
+        return  # the drafter's compile, after the target's
+    parser.record.compilation_seconds = float(values["compile_secs"])
+    parser.compile_read = True
+
+
 def _model_loading(parser: LogParser, values: dict, line: Line) -> None:
     # the whole model load's seconds (0.32.0 vllm/v1/worker/gpu_model_runner.py:5150, time_after_load -
     # time_before_load around the loader): the load time where the loader's own "Loading weights took" is not shown
@@ -902,6 +909,11 @@ class VllmLogParser(LogParser):
         rule(r"^\['serve',", _argv_list),
         rule(r"^args: Namespace\((?P<args>.*)\)$", _namespace_args),
         rule(r"^Using max model len (?P<max_model_len>-?[\d,]+)"),
+        # Aphrodite Engine 0.4-0.5 (PygmalionAI's vLLM-derived engine) logs its config as one message of "key = value"
+        # lines, which its formatter prefixes line by line: "Context Length = {model_config.max_model_len}" (aphrodite-
+        # engine v0.4.2 aphrodite/engine/aphrodite_engine.py:73-86; v0.4.9 :92, v0.5.0 :86, v0.5.3 :105), the length
+        # vLLM states as "max_seq_len=" in its own config line (gpu-logs-104 vllm/04)
+        rule(r"^Context Length = (?P<max_model_len>\d+)$"),
         rule(r"Chunked prefill is enabled with max_num_batched_tokens=(?P<max_num_batched_tokens>[\d,]+)",
              _chunked_prefill),
         # A start the scheduler config refuses (chunked prefill off, a batch budget below the model length) states
@@ -940,7 +952,12 @@ class VllmLogParser(LogParser):
         # message a default argument, tagged "[encoder] " for an encoder's compile: not the language model's); every
         # worker compiles and logs its own total (0.20.0 monitor.py:53, info_once in each worker process): rank 0's
         # is the row's, as for the other per-worker figures
-        rule(r"^torch\.compile t(?:akes|ook) (?P<compilation_seconds>{NUM}) s in total", primary_only=True),
+        # A drafter is a compiled module of its own: the target compiles in the first forward of the profiling run,
+        # the drafter in its dummy_run after it (0.32.0 gpu_model_runner.py:5843 then :5894; each module's compile
+        # is timed and logged on its own, vllm/compilation/decorators.py:691-705, monitor.py:20 and :62): with a
+        # drafter loaded, the first total is the target's
+        rule(r"^torch\.compile t(?:akes|ook) (?P<compile_secs>{NUM}) s in total", _torch_compile_total,
+             primary_only=True),
         # "GB" up to 0.8.4 (a public 0.8.1 log: "Model loading took 14.9888 GB and 28.719376 seconds"; "GiB" from
         # 0.8.5 vllm/v1/worker/gpu_model_runner.py:1347, "GiB memory and" from 0.2x, 0.32.0 :5150); a log trimmed
         # by its author may keep the size alone
@@ -1522,6 +1539,7 @@ class VllmLogParser(LogParser):
         self.start_failed = False  # the engine's own words for a failed start (START_FAILURES)
         self.start_wait_failed = False  # a traceback passed through the front end's wait for the start
         self.start_core_failed = False  # a traceback passed through the engine core's constructor
+        self.compile_read = False  # a "torch.compile took" total was read
 
     def _check_failures(self, line: Line) -> None:
         text = line.text

@@ -774,6 +774,14 @@ FLOORS = {
     # 3/3, 5/5; SGLang 10/10, 2/2, 2/2; no earlier set moved. Left: vllm/03's version, on a line the author elided
     ("gpu-logs-103", "vllm", True): (35, 36, 3, 3, 5, 5),
     ("gpu-logs-103", "sglang", True): (10, 10, 2, 2, 2, 2),
+    # gpu-logs-104 (logs104, issue 42's round gpu-logs-104, forks and derived engines), every log held out; first read
+    # (parser at 86c4a14, main's; the set committed first in 07bdbe6): vLLM 24/30, KV 2/2, statuses 3/4; SGLang 4/4,
+    # 1/1, 1/1; no trap read as the pool. Fixed by class: a V1 drafter's weights load and compile after "Loading
+    # drafter model..." are not the model's (vllm/02), Aphrodite 0.4-0.5's "Context Length = N" (vllm/04); after: vLLM
+    # 27/30, 2/2, 3/4; no earlier set moved. Left: vllm/03, whose lines the docs' translators translated ("# GPU 块:
+    # 3826, # CPU 块: 512"), a translation not the engine's wording
+    ("gpu-logs-104", "vllm", True): (27, 30, 2, 2, 3, 4),
+    ("gpu-logs-104", "sglang", True): (4, 4, 1, 1, 1, 1),
 }
 
 
@@ -4600,3 +4608,34 @@ def test_blackwell_starts_backend_notices_and_serving_figures_are_never_the_pool
     assert record.error_kind is None
     sglang = _read("gpu-logs-103", "sglang", "02")
     assert (sglang.kv_tokens, sglang.status, sglang.error_kind) == (2243474, None, None)
+
+
+# --- gpu-logs-104 (issue 42's round gpu-logs-104): forks and derived engines -----------------------------------------
+
+
+def test_a_drafters_weights_load_and_compile_after_the_targets_are_not_the_models():
+    # gpu-logs-104 vllm/02 (local-inference-lab/rtx6kpro, a vLLM fork build 0.20.2rc1.dev249+glmkimirebase20260514,
+    # GLM-5.1 NVFP4 with its MTP head as drafter, TP8 DCP2): the target's "Loading weights took 42.22 seconds", then
+    # "Loading drafter model..." and the drafter's "Loading weights took 36.52 seconds"; the target's "torch.compile
+    # took 40.14 s in total", then the drafter's "4.06 s" - the row keeps the target's
+    path = next((FIXTURES / "gpu-logs-104" / "vllm").glob("02-*.log"))
+    text = read_log(path)
+    record = parse_log(text, "vllm")
+    assert (record.weights_load_seconds, record.compilation_seconds) == (42.22, 40.14)
+    assert (record.status, record.kv_tokens, record.kv_gib, record.weights_gib) == ("ok", 635520, 18.42, 56.62)
+    # without the drafter's line the figures are read as before: the last of rank 0's lines
+    plain = parse_log("".join(line for line in text.splitlines(keepends=True)
+                              if "Loading drafter model" not in line), "vllm")
+    assert (plain.weights_load_seconds, plain.compilation_seconds) == (36.52, 4.06)
+    # vllm/01 (the same build, DCP8, no drafter): one load, one compile, the pool sharded over eight DCP ranks
+    record = _read("gpu-logs-104", "vllm", "01")
+    assert (record.weights_load_seconds, record.compilation_seconds, record.kv_tokens) == (43.06, 41.19, 2720768)
+
+
+def test_aphrodites_config_dump_states_the_context_length():
+    # gpu-logs-104 vllm/04 (Aphrodite Engine 0.4.2 in LangChain's docs, TP4): "aphrodite_engine.py:73] Context Length
+    # = 4096" among its "key = value" config lines, then "# GPU blocks: 11902, # CPU blocks: 1310"
+    record = _read("gpu-logs-104", "vllm", "04")
+    assert (record.status, record.max_model_len, record.num_blocks, record.cpu_blocks) == ("ok", 4096, 11902, 1310)
+    # the line alone, under the "INFO:     " prefix Aphrodite's later releases print
+    assert parse_log("INFO:     Context Length = 32768\n", "vllm").max_model_len == 32768
