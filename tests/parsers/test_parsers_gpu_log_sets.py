@@ -753,6 +753,12 @@ FLOORS = {
     # (a blockquoted 16-rank start failing in profile_run, an ACL graph capture failure on interleaved ranks); the
     # floor with it: 21/21, 1/1, 8/8
     ("gpu-logs-99", "vllm", True): (21, 21, 1, 1, 8, 8),
+    # gpu-logs-105 (logs105, issue 42's round gpu-logs-105, pipeline-parallel starts), every log held out; first read
+    # (parser at b70a1c3, main's; the set committed first in 3fd5285): vLLM 14/15, KV 2/2, statuses 4/4 (vllm/03: the
+    # engine config's "pipeline_parallel_size=2", read as nothing - the record holds no pipeline size); SGLang 7/7, KV
+    # 1/1, statuses 1/1; no trap read as the pool
+    ("gpu-logs-105", "vllm", True): (14, 15, 2, 2, 4, 4),
+    ("gpu-logs-105", "sglang", True): (7, 7, 1, 1, 1, 1),
 }
 
 
