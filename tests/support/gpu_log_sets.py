@@ -651,7 +651,9 @@ HELD_OUT = {
     # the engine's pair, a two-node PP2 x TP8 Ascend start refused by Ray's placement, a V0 PP16 start's stage-0
     # weights before the CLI's traceback, SGLang's four stages each printing the pool and their own 'Memory pool end'):
     # every log held out, collected and read by eye before any parser ran on it
-    "gpu-logs-105": {"vllm": ("01", "02", "03", "04"), "sglang": ("01",)},
+    # (vllm 05-06: a second batch - two descriptions flattened onto one line by an issue wiki, their non-default args
+    # naming the pipeline size - collected after the first read and the fix, committed before its read, read once)
+    "gpu-logs-105": {"vllm": ("01", "02", "03", "04", "05", "06"), "sglang": ("01",)},
     # gpu-logs-99 (logs99, issue 42's round gpu-logs-99, the largest mixture-of-experts starts of 2025-2026 with expert
     # and data parallelism: Qwen3-235B on 16 Ascend ranks failing in its profiling run after the ranks' expert maps,
     # DeepSeek-V3.1 w8a8 on eight ranks failing in Dynamo's compile with two ranks' tracebacks interleaved,
