@@ -4443,3 +4443,51 @@ def test_sixteen_ranks_failing_start_read_through_a_blockquote_or_interleaved_tr
     record = _read("gpu-logs-99", "vllm", prefix)
     assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", failed_during)
     assert record.kv_tokens is None and not record.kv_pools
+
+
+# --- gpu-logs-105 (issue 42's round gpu-logs-105): pipeline-parallel starts ----------------------------------------
+
+
+def test_the_pipeline_size_is_read_from_the_engines_config_and_arguments():
+    # gpu-logs-105 vllm/03 (vllm-ascend#3114, 0.10.2): the engine config's "tensor_parallel_size=8,
+    # pipeline_parallel_size=2" on one of a terminal's 150-column pieces, then Ray's placement refusing 16 NPUs over
+    # two nodes: the record states both sizes beside the failed start
+    record = _read("gpu-logs-105", "vllm", "03")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+    assert (record.tp_size, record.pp_size, record.max_model_len) == (8, 2, 8192)
+    # V0's config line (vllm#14120's thread, 0.7.3) and the API server's non-default args (vllm#32105, 0.14.0rc2)
+    v0 = ("INFO 03-02 00:35:31 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.3) with config: model='/m', "
+          "speculative_config=None, tensor_parallel_size=1, pipeline_parallel_size=16, disable_custom_all_reduce=False\n")
+    assert (parse_log(v0, "vllm").tp_size, parse_log(v0, "vllm").pp_size) == (1, 16)
+    args = ("(APIServer pid=3257917) INFO 01-11 03:44:56 [utils.py:254] non-default args: {'model_tag': 'Qwen/Q', "
+            "'model': 'Qwen/Q', 'pipeline_parallel_size': 3, 'gpu_memory_utilization': 0.97}\n")
+    assert parse_log(args, "vllm").pp_size == 3
+    # SGLang's server arguments: "pp_size=2" in the ServerArgs repr, "'pp_size': 2" in the dict form
+    for line in ("[2025-11-11 20:29:06] server_args=ServerArgs(model_path='/m', tp_size=2, pp_size=2, dtype='auto')\n",
+                 "[2026-03-01 10:00:00] server_args={'model_path': '/m', 'tp_size': 2, 'pp_size': 2}\n"):
+        assert (parse_log(line, "sglang").tp_size, parse_log(line, "sglang").pp_size) == (2, 2)
+    # a stage count an author states in prose is not the engine's
+    assert parse_log("we ran it with pipeline_parallel_size=2 on two nodes\n", "vllm").pp_size is None
+
+
+def test_a_pipeline_starts_stage_figures_are_rank_zeros_and_its_one_pool_is_read_once():
+    # gpu-logs-105 sglang/01 (sglang PR#14254): four stages each print "KV Cache is allocated. #tokens: 351850, K size:
+    # 26.84 GB, V size: 26.84 GB", then their "Memory pool end" lines in the order PP2, PP1, PP3, PP0: one pool, and
+    # rank 0's (PP0's, printed last) memory after it
+    record = _read("gpu-logs-105", "sglang", "01")
+    assert (record.kv_tokens, record.kv_gib, len(record.kv_pools)) == (351850, 53.68, 1)
+    assert (record.avail_mem_after_pool_gib, record.weights_gib) == (14.4, 8.22)
+    assert record.status is None
+    # vllm/02 (vllm#37972, 0.18.0): eight stages, the engine's one KV pair, then Worker_PP0's graph capture and three
+    # stages' "CUDA graph pool memory" lines: the graph figure is PP0's, and no stage's line is a second pool
+    record = _read("gpu-logs-105", "vllm", "02")
+    assert (record.status, record.kv_tokens, record.max_model_len, record.max_concurrency) == ("ok", 821632, 1010000,
+                                                                                             3.22)
+    assert (record.cuda_graph_gib, record.graph_capture_seconds, len(record.kv_pools)) == (0.27, 3.0, 1)
+    # vllm/01 (vllm#36861): the stages on two Ray nodes, one KV pair for all of them behind Ray's nested prefixes
+    record = _read("gpu-logs-105", "vllm", "01")
+    assert (record.status, record.kv_tokens, record.max_model_len, len(record.kv_pools)) == ("ok", 54384, 160000, 1)
+    # vllm/04 (vllm#14120, V0 0.7.3, PP16): the driver's stage's weights, then the CLI's traceback cut in its frames
+    record = _read("gpu-logs-105", "vllm", "04")
+    assert (record.status, record.error_kind, record.weights_gib) == ("engine_error", "other", 8.4729)
+    assert record.kv_tokens is None and not record.kv_pools
