@@ -756,8 +756,11 @@ FLOORS = {
     # gpu-logs-105 (logs105, issue 42's round gpu-logs-105, pipeline-parallel starts), every log held out; first read
     # (parser at b70a1c3, main's; the set committed first in 3fd5285): vLLM 14/15, KV 2/2, statuses 4/4 (vllm/03: the
     # engine config's "pipeline_parallel_size=2", read as nothing - the record holds no pipeline size); SGLang 7/7, KV
-    # 1/1, statuses 1/1; no trap read as the pool
-    ("gpu-logs-105", "vllm", True): (14, 15, 2, 2, 4, 4),
+    # 1/1, statuses 1/1; no trap read as the pool. Fixed by class: the record states the pipeline size (pp_size) from
+    # vLLM's engine config and non-default args and SGLang's server args; after: vLLM 15/15, 2/2, 4/4; no earlier set
+    # moved. A second batch (vllm 05-06, two descriptions flattened onto one line by an issue wiki, committed first in
+    # 8a12500), read once after the fix: 10/10, KV 0/0, statuses 2/2; the vLLM floor with it: 25/25, 2/2, 6/6
+    ("gpu-logs-105", "vllm", True): (25, 25, 2, 2, 6, 6),
     ("gpu-logs-105", "sglang", True): (7, 7, 1, 1, 1, 1),
 }
 
@@ -4457,7 +4460,8 @@ def test_the_pipeline_size_is_read_from_the_engines_config_and_arguments():
     assert (record.tp_size, record.pp_size, record.max_model_len) == (8, 2, 8192)
     # V0's config line (vllm#14120's thread, 0.7.3) and the API server's non-default args (vllm#32105, 0.14.0rc2)
     v0 = ("INFO 03-02 00:35:31 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.3) with config: model='/m', "
-          "speculative_config=None, tensor_parallel_size=1, pipeline_parallel_size=16, disable_custom_all_reduce=False\n")
+          "speculative_config=None, tensor_parallel_size=1, pipeline_parallel_size=16, "
+          "disable_custom_all_reduce=False\n")
     assert (parse_log(v0, "vllm").tp_size, parse_log(v0, "vllm").pp_size) == (1, 16)
     args = ("(APIServer pid=3257917) INFO 01-11 03:44:56 [utils.py:254] non-default args: {'model_tag': 'Qwen/Q', "
             "'model': 'Qwen/Q', 'pipeline_parallel_size': 3, 'gpu_memory_utilization': 0.97}\n")
@@ -4466,6 +4470,12 @@ def test_the_pipeline_size_is_read_from_the_engines_config_and_arguments():
     for line in ("[2025-11-11 20:29:06] server_args=ServerArgs(model_path='/m', tp_size=2, pp_size=2, dtype='auto')\n",
                  "[2026-03-01 10:00:00] server_args={'model_path': '/m', 'tp_size': 2, 'pp_size': 2}\n"):
         assert (parse_log(line, "sglang").tp_size, parse_log(line, "sglang").pp_size) == (2, 2)
+    # the second batch, vllm/05-06 (an issue wiki's copies of vllm#31334, 0.11.2, and #32838, 0.14.0): the non-default
+    # args inside a description flattened onto one line, behind a shell prompt or docker compose's column
+    for prefix, sizes in (("05", (8, 2)), ("06", (None, 2))):
+        record = _read("gpu-logs-105", "vllm", prefix)
+        assert (record.tp_size, record.pp_size, record.status) == (*sizes, None)
+        assert record.kv_tokens is None and not record.kv_pools
     # a stage count an author states in prose is not the engine's
     assert parse_log("we ran it with pipeline_parallel_size=2 on two nodes\n", "vllm").pp_size is None
 
