@@ -111,6 +111,9 @@ class StartupRecord:
     dtype: str | None = None
     kv_dtype: str | None = None
     tp_size: int | None = None
+    # pipeline stages: each holds its own layers and prints its own memory and pool lines, and the engine's pool is
+    # one for all of them (vLLM's engine config and non-default args' pipeline_parallel_size, SGLang's pp_size)
+    pp_size: int | None = None
 
     # --- timings ------------------------------------------------------------------------
     weights_load_seconds: float | None = None

@@ -109,6 +109,9 @@ SERVER_ARGS = {
     "max_total_tokens": "max_total_tokens",
     "page_size": "block_size",
     "tp_size": "tp_size",
+    # --pp-size / --pipeline-parallel-size (0.5.6 sglang/srt/server_args.py:287, "pp_size: int = 1"); its stages tag
+    # their lines " PP{pp_rank}" when pp_size > 1 (0.5.6 sglang/srt/managers/scheduler.py:2614-2615)
+    "pp_size": "pp_size",
     "dtype": "dtype",
     "kv_cache_dtype": "kv_dtype",
     # up to 0.5.13 the graph sizes are flat fields (0.5.13: "cuda_graph_max_bs=32, ...

@@ -240,8 +240,13 @@ def _engine_config(parser: LogParser, values: dict, line: Line) -> None:
     if values.get("config") is None:  # the line cut after its version
         return
     config = str(values["config"])
+    # "pipeline_parallel_size=" sits beside "tensor_parallel_size=" in both engines' config lines (V1: 0.11.2
+    # vllm/config/vllm.py:1037-1038, 0.32.0 :2717-2718; 0.10.0 vllm/config.py:4825; V0's "Initializing an LLM engine"
+    # line the same, gpu-logs-105 vllm/04's thread): the pipeline stages (gpu-logs-105 vllm/03)
+    sizes = ("tp_size", "pp_size")
     for key, field in (("model", "model"), ("dtype", "dtype"), ("kv_cache_dtype", "kv_dtype"),
-                       ("tensor_parallel_size", "tp_size"), ("device_config", "device")):
+                       ("tensor_parallel_size", "tp_size"), ("pipeline_parallel_size", "pp_size"),
+                       ("device_config", "device")):
         match = re.search(rf"(?:^|, ){key}=([^,\s]+)", config)
         if match and getattr(parser.record, field) is None:
             value = match.group(1)
@@ -249,9 +254,9 @@ def _engine_config(parser: LogParser, values: dict, line: Line) -> None:
                 value = "gpu" if value == "cuda" else value
             if field == "model":
                 value = value.strip("'\"")
-            if field == "tp_size" and not value.isdigit():
+            if field in sizes and not value.isdigit():
                 continue
-            setattr(parser.record, field, int(value) if field == "tp_size" else value)
+            setattr(parser.record, field, int(value) if field in sizes else value)
     # the config's "max_seq_len=" is the model config's max_model_len in both engines' config lines (V0's; V1's:
     # 0.26.0 vllm/config/vllm.py:2101, logged by vllm/v1/engine/core.py:116-120 before the KV cache is made): the
     # length where no earlier line stated it (an author's excerpt that elides the rest of the config around it with
@@ -276,6 +281,9 @@ _ARG_FIELDS = (
     ("max_num_batched_tokens", "max_num_batched_tokens", int),
     ("kv_cache_dtype", "kv_dtype", str),
     ("tensor_parallel_size", "tp_size", int),
+    # the non-default args dict names the field (0.11.2 vllm/entrypoints/utils.py:253, "non-default args: %s"):
+    # "'pipeline_parallel_size': 3" for -pp / --pipeline-parallel-size
+    ("pipeline_parallel_size", "pp_size", int),
     ("max_model_len", "configured_max_model_len", int),
 )
 

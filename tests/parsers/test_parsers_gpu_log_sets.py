@@ -782,6 +782,15 @@ FLOORS = {
     # 3826, # CPU 块: 512"), a translation not the engine's wording
     ("gpu-logs-104", "vllm", True): (27, 30, 2, 2, 3, 4),
     ("gpu-logs-104", "sglang", True): (4, 4, 1, 1, 1, 1),
+    # gpu-logs-105 (logs105, issue 42's round gpu-logs-105, pipeline-parallel starts), every log held out; first read
+    # (parser at b70a1c3, main's; the set committed first in 3fd5285): vLLM 14/15, KV 2/2, statuses 4/4 (vllm/03: the
+    # engine config's "pipeline_parallel_size=2", read as nothing - the record holds no pipeline size); SGLang 7/7, KV
+    # 1/1, statuses 1/1; no trap read as the pool. Fixed by class: the record states the pipeline size (pp_size) from
+    # vLLM's engine config and non-default args and SGLang's server args; after: vLLM 15/15, 2/2, 4/4; no earlier set
+    # moved. A second batch (vllm 05-06, two descriptions flattened onto one line by an issue wiki, committed first in
+    # 8a12500), read once after the fix: 10/10, KV 0/0, statuses 2/2; the vLLM floor with it: 25/25, 2/2, 6/6
+    ("gpu-logs-105", "vllm", True): (25, 25, 2, 2, 6, 6),
+    ("gpu-logs-105", "sglang", True): (7, 7, 1, 1, 1, 1),
 }
 
 
@@ -4639,3 +4648,58 @@ def test_aphrodites_config_dump_states_the_context_length():
     assert (record.status, record.max_model_len, record.num_blocks, record.cpu_blocks) == ("ok", 4096, 11902, 1310)
     # the line alone, under the "INFO:     " prefix Aphrodite's later releases print
     assert parse_log("INFO:     Context Length = 32768\n", "vllm").max_model_len == 32768
+
+
+# --- gpu-logs-105 (issue 42's round gpu-logs-105): pipeline-parallel starts ----------------------------------------
+
+
+def test_the_pipeline_size_is_read_from_the_engines_config_and_arguments():
+    # gpu-logs-105 vllm/03 (vllm-ascend#3114, 0.10.2): the engine config's "tensor_parallel_size=8,
+    # pipeline_parallel_size=2" on one of a terminal's 150-column pieces, then Ray's placement refusing 16 NPUs over
+    # two nodes: the record states both sizes beside the failed start
+    record = _read("gpu-logs-105", "vllm", "03")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+    assert (record.tp_size, record.pp_size, record.max_model_len) == (8, 2, 8192)
+    # V0's config line (vllm#14120's thread, 0.7.3) and the API server's non-default args (vllm#32105, 0.14.0rc2)
+    v0 = ("INFO 03-02 00:35:31 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.3) with config: model='/m', "
+          "speculative_config=None, tensor_parallel_size=1, pipeline_parallel_size=16, "
+          "disable_custom_all_reduce=False\n")
+    assert (parse_log(v0, "vllm").tp_size, parse_log(v0, "vllm").pp_size) == (1, 16)
+    args = ("(APIServer pid=3257917) INFO 01-11 03:44:56 [utils.py:254] non-default args: {'model_tag': 'Qwen/Q', "
+            "'model': 'Qwen/Q', 'pipeline_parallel_size': 3, 'gpu_memory_utilization': 0.97}\n")
+    assert parse_log(args, "vllm").pp_size == 3
+    # SGLang's server arguments: "pp_size=2" in the ServerArgs repr, "'pp_size': 2" in the dict form
+    for line in ("[2025-11-11 20:29:06] server_args=ServerArgs(model_path='/m', tp_size=2, pp_size=2, dtype='auto')\n",
+                 "[2026-03-01 10:00:00] server_args={'model_path': '/m', 'tp_size': 2, 'pp_size': 2}\n"):
+        assert (parse_log(line, "sglang").tp_size, parse_log(line, "sglang").pp_size) == (2, 2)
+    # the second batch, vllm/05-06 (an issue wiki's copies of vllm#31334, 0.11.2, and #32838, 0.14.0): the non-default
+    # args inside a description flattened onto one line, behind a shell prompt or docker compose's column
+    for prefix, sizes in (("05", (8, 2)), ("06", (None, 2))):
+        record = _read("gpu-logs-105", "vllm", prefix)
+        assert (record.tp_size, record.pp_size, record.status) == (*sizes, None)
+        assert record.kv_tokens is None and not record.kv_pools
+    # a stage count an author states in prose is not the engine's
+    assert parse_log("we ran it with pipeline_parallel_size=2 on two nodes\n", "vllm").pp_size is None
+
+
+def test_a_pipeline_starts_stage_figures_are_rank_zeros_and_its_one_pool_is_read_once():
+    # gpu-logs-105 sglang/01 (sglang PR#14254): four stages each print "KV Cache is allocated. #tokens: 351850, K size:
+    # 26.84 GB, V size: 26.84 GB", then their "Memory pool end" lines in the order PP2, PP1, PP3, PP0: one pool, and
+    # rank 0's (PP0's, printed last) memory after it
+    record = _read("gpu-logs-105", "sglang", "01")
+    assert (record.kv_tokens, record.kv_gib, len(record.kv_pools)) == (351850, 53.68, 1)
+    assert (record.avail_mem_after_pool_gib, record.weights_gib) == (14.4, 8.22)
+    assert record.status is None
+    # vllm/02 (vllm#37972, 0.18.0): eight stages, the engine's one KV pair, then Worker_PP0's graph capture and three
+    # stages' "CUDA graph pool memory" lines: the graph figure is PP0's, and no stage's line is a second pool
+    record = _read("gpu-logs-105", "vllm", "02")
+    assert (record.status, record.kv_tokens, record.max_model_len, record.max_concurrency) == ("ok", 821632, 1010000,
+                                                                                             3.22)
+    assert (record.cuda_graph_gib, record.graph_capture_seconds, len(record.kv_pools)) == (0.27, 3.0, 1)
+    # vllm/01 (vllm#36861): the stages on two Ray nodes, one KV pair for all of them behind Ray's nested prefixes
+    record = _read("gpu-logs-105", "vllm", "01")
+    assert (record.status, record.kv_tokens, record.max_model_len, len(record.kv_pools)) == ("ok", 54384, 160000, 1)
+    # vllm/04 (vllm#14120, V0 0.7.3, PP16): the driver's stage's weights, then the CLI's traceback cut in its frames
+    record = _read("gpu-logs-105", "vllm", "04")
+    assert (record.status, record.error_kind, record.weights_gib) == ("engine_error", "other", 8.4729)
+    assert record.kv_tokens is None and not record.kv_pools

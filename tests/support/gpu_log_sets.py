@@ -41,7 +41,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-79", "gpu-logs-80", "gpu-logs-81", "gpu-logs-82", "gpu-logs-83", "gpu-logs-84",
         "gpu-logs-85", "gpu-logs-86", "gpu-logs-87", "gpu-logs-88", "gpu-logs-89", "gpu-logs-90",
         "gpu-logs-91", "gpu-logs-92", "gpu-logs-93", "gpu-logs-94", "gpu-logs-95", "gpu-logs-96", "gpu-logs-97",
-        "gpu-logs-98", "gpu-logs-99", "gpu-logs-100", "gpu-logs-102", "gpu-logs-103", "gpu-logs-104")
+        "gpu-logs-98", "gpu-logs-99", "gpu-logs-100", "gpu-logs-102", "gpu-logs-103", "gpu-logs-104", "gpu-logs-105")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -646,6 +646,14 @@ HELD_OUT = {
     # (vllm 06: a second batch, a vllm-metal stdout file kept in a repository, collected after the first read and the
     # fix, committed before its read, read once)
     "gpu-logs-100": {"vllm": tuple(f"{n:02d}" for n in range(1, 7))},
+    # gpu-logs-105 (logs105, issue 42's round gpu-logs-105, pipeline-parallel starts, 2025-2026: stages across two
+    # Ray nodes with one KV pair for all of them and a non-zero rank's memory lines, eight stages' graph lines beside
+    # the engine's pair, a two-node PP2 x TP8 Ascend start refused by Ray's placement, a V0 PP16 start's stage-0
+    # weights before the CLI's traceback, SGLang's four stages each printing the pool and their own 'Memory pool end'):
+    # every log held out, collected and read by eye before any parser ran on it
+    # (vllm 05-06: a second batch - two descriptions flattened onto one line by an issue wiki, their non-default args
+    # naming the pipeline size - collected after the first read and the fix, committed before its read, read once)
+    "gpu-logs-105": {"vllm": ("01", "02", "03", "04", "05", "06"), "sglang": ("01",)},
     # gpu-logs-99 (logs99, issue 42's round gpu-logs-99, the largest mixture-of-experts starts of 2025-2026 with expert
     # and data parallelism: Qwen3-235B on 16 Ascend ranks failing in its profiling run after the ranks' expert maps,
     # DeepSeek-V3.1 w8a8 on eight ranks failing in Dynamo's compile with two ranks' tracebacks interleaved,
