@@ -396,3 +396,64 @@ def test_sglang_cpu_on_a_shape_it_never_ran_is_within_the_target(folder, run):
     errors = _errors_on_host(root, run, str(root / scenario), str(COMPILED / model), flags)
     assert len(errors) == 4, errors  # two fractions, two launches each, every one started
     assert all(abs(error) <= TARGET_PCT["sglang"] for error in errors.values()), errors
+
+
+# vLLM-CPU 0.32.0 and SGLang-CPU 0.5.22 with tcmalloc preloaded (the allocator vLLM's CPU image and SGLang's Xeon
+# image preload), every earlier CPU run having used glibc's malloc: the terms fitted under glibc, each point predicted
+# before its launch (results/cpu_sizes/tcmalloc-vllm0.32.0/README.md)
+TCMALLOC = REPO / "results" / "cpu_sizes" / "tcmalloc-vllm0.32.0"
+TCMALLOC_RUNS = {  # run folder: (scenario, model)
+    **{run: (str(TCMALLOC / f"tcmalloc_{run}.yaml"), "builtin:llama-0.4gb")
+       for run in ("eager_0.4gb", "compiled_0.4gb", "compiled_0.4gb_batch512")},
+    **{run: (str(TCMALLOC / f"tcmalloc_{run}.yaml"), str(COMPILED / "wide6-model"))
+       for run in ("eager_wide6", "compiled_wide6")},
+    "sglang0.5.22": (str(TCMALLOC / "tcmalloc_sglang.yaml"), str(COMPILED / "wide6-model")),
+}
+TCMALLOC_KNOWN_MISSES = {
+    # a compiled start keeps in tcmalloc's page heap what its warm-up forward freed (not modelled; the R estimate's
+    # basis says so under tcmalloc): GiB beyond the terms, from the tokens
+    ("compiled_0.4gb", "5149f6cd4da96f8a", 0): "-4.2 %: 0.10 GiB",
+    ("compiled_0.4gb", "c92dfd9a11711916", 0): "-2.9 %: 0.10 GiB",
+    ("compiled_0.4gb_batch512", "7b1bb0632ee40f7c", 0): "-2.1 %: 0.05 GiB, a quarter of the batch",
+    ("compiled_wide6", "cfa2e48fcff31786", 0): "-10.1 %: 0.17 GiB on a 1.72 GiB pool",
+}
+
+
+@pytest.mark.parametrize("run", TCMALLOC_RUNS)
+def test_under_tcmalloc_each_start_predicted_from_its_own_reading(run):
+    flags = frozenset(json.loads((TCMALLOC / run / "run.json").read_text())["machine"]["cpu_flags"])
+    errors = _errors_on_host(TCMALLOC, run, *TCMALLOC_RUNS[run], flags)
+    assert len(errors) == len(read_results(TCMALLOC / run / "results.csv")), errors  # every launch started
+    target = TARGET_PCT["sglang" if run.startswith("sglang") else "vllm"]
+    missed = {key for key, error in errors.items() if abs(error) > target}
+    assert missed == {key for key in TCMALLOC_KNOWN_MISSES if key[0] == run}, errors
+    # a miss is the allocator keeping memory: the pool below the prediction, never above
+    assert all(errors[key] < 0 for key in missed)
+
+
+def test_under_tcmalloc_a_compiled_worker_keeps_more_and_an_eager_one_the_same():
+    # the same point of llama-0.4gb (util 0.15, 2,048 batched tokens, max_model_len 512): 1.10 GiB beside the pool
+    # both times with glibc's threshold fixed, 1.21 GiB under tcmalloc; eager starts (no warm-up forward) hold 0.99
+    # GiB under glibc and 1.00 under tcmalloc, wide6's 1.75 and 1.77 (each figure logged to 0.01 GiB)
+    fixed = _logged_rss_gib(COMPILED / "0.4gb-mmap")
+    assert min(_logged_rss_gib(TCMALLOC / "compiled_0.4gb")) - max(fixed) >= 0.1
+    for glibc_run, tcmalloc_run in ((REPO / "results" / "cpu_sizes" / "0.4gb-vllm0.32.0-sglang0.5.22", "eager_0.4gb"),
+                                    (COMPILED / "wide6-eager", "eager_wide6")):
+        glibc = [gib for gib in _logged_rss_gib(glibc_run) if gib is not None]
+        tcmalloc = _logged_rss_gib(TCMALLOC / tcmalloc_run)
+        assert glibc and tcmalloc and max(tcmalloc) - min(glibc) <= 0.03, (glibc, tcmalloc)
+
+
+def test_the_estimate_names_tcmalloc_only_where_the_point_preloads_it():
+    model = load_model_description("builtin:llama-0.4gb")
+    args = {"gpu_memory_utilization": 0.15, "max_model_len": 512, "dtype": "float16"}
+
+    def basis(env: dict[str, str], **extra) -> str:
+        p = predict("vllm", {**args, **extra}, model, 24105, device="cpu", engine_version="0.32.0", env=env)
+        return p.estimates["R"].basis
+
+    preload = {"LD_PRELOAD": "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"}
+    assert "tcmalloc (the point's LD_PRELOAD) keeps what the warm-up forward frees" in basis(preload)
+    assert "freed heap glibc keeps" in basis({}) and "tcmalloc" not in basis({})
+    assert "tcmalloc" not in basis({"LD_PRELOAD": "/opt/venv/lib/libiomp5.so"})
+    assert "tcmalloc" not in basis(preload, enforce_eager=True)  # no warm-up forward to keep

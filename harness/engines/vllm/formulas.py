@@ -76,6 +76,26 @@ CPU_COMPILER_ESTIMATE = {"0.32.0": (0.0443, 4.04)}  # (GiB, MiB per decoder laye
 # with the threshold fixed (24 layers of 384 with 16 experts: 2.86 MiB; 12 layers of 768: 3.61): MiB per such layer
 # beyond a dense layer's.
 CPU_COMPILER_MOE_LAYER_MIB = {"0.32.0": 3.17}
+# What the allocator keeps of the compiled warm-up's freed memory, not modelled; the R estimate says it. glibc's
+# malloc gives back what is freed above its mmap threshold, which rises with each freed mmapped chunk up to 32 MiB:
+CPU_GLIBC_HEAP_NOTE = ("freed heap glibc keeps beside it is not modelled: 0.01-0.14 GiB in four starts of a 0.41 GB "
+                       "Llama at 2,048 batched tokens, 0.11-0.14 GiB in both at 8,192 "
+                       "(results/cpu_sizes/compiled-vllm0.32.0)")
+# tcmalloc, which vLLM's CPU image preloads (its Dockerfile.cpu sets LD_PRELOAD=.../libtcmalloc_minimal.so.4) and
+# 0.32.0 preloads where its wheel bundles one (vllm/platforms/cpu.py:487-509), keeps in its page heap what the
+# warm-up forward (a profile_run over max_num_batched_tokens, cpu_model_runner.py:84-91) frees: measured on two
+# Llamas, threshold-fixed terms predicted before each launch (results/cpu_sizes/tcmalloc-vllm0.32.0). A rule fitted
+# on the first (a constant and a multiple of the forward's activation estimate) missed the second by +4.6 %, so
+# none is applied; eager starts run no warm-up and were within 1 % under tcmalloc.
+CPU_TCMALLOC_WARMUP_NOTE = ("tcmalloc (the point's LD_PRELOAD) keeps what the warm-up forward frees, not modelled: "
+                            "0.05 GiB more on a 0.41 GB Llama at 512 batched tokens, 0.10 at 2,048, 0.17 GiB on a "
+                            "1.13 GiB Llama at 2,048 (results/cpu_sizes/tcmalloc-vllm0.32.0): the estimate is high by "
+                            "about that")
+
+
+def cpu_preloads_tcmalloc(env: dict[str, str]) -> bool:
+    """Whether the point's environment preloads tcmalloc (gperftools' libtcmalloc or libtcmalloc_minimal)."""
+    return "libtcmalloc" in env.get("LD_PRELOAD", "")
 
 
 def cpu_node_memory(host: HostMemory, container_cap: bool = True) -> DeviceMemory:

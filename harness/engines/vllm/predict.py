@@ -663,6 +663,7 @@ class _CpuWorkerTerms:
     input_batch: int  # the input batch's token tables (max_num_seqs x max_model_len)
     compiled: tuple[int, str] | None  # what a compiled worker holds beyond an eager one, and how sized; None: eager
     gemm_packs: bool | None  # whether the CPU's GEMM packs the weights; None: the CPU's flags are not known
+    tcmalloc: bool = False  # the point's LD_PRELOAD names tcmalloc (vf.cpu_preloads_tcmalloc)
 
 
 def _cpu_worker_terms(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
@@ -673,7 +674,7 @@ def _cpu_worker_terms(p: VllmPrediction, s: Settings, env: dict[str, str], model
                            runner_buffer=vf.cpu_runner_buffer_bytes(model, plan.mnbt, elem),
                            input_batch=vf.cpu_input_batch_bytes(plan.mns, plan.length),
                            compiled=_cpu_compiled_extra_bytes(s, env, model, modelled_release(p.engine_version)),
-                           gemm_packs=packs)
+                           gemm_packs=packs, tcmalloc=vf.cpu_preloads_tcmalloc(env))
 
 
 def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mnbt: int,
@@ -739,9 +740,8 @@ def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, terms: _CpuWorke
     else:
         compiled, sized = terms.compiled
         beyond += compiled
-        warm = (f"+ {compiled / GiB:.3f} GiB a compiled worker holds beyond an eager one ({sized}); freed heap glibc "
-                "keeps beside it is not modelled: 0.01-0.14 GiB in four starts of a 0.41 GB Llama at 2,048 batched "
-                "tokens, 0.11-0.14 GiB in both at 8,192 (results/cpu_sizes/compiled-vllm0.32.0)")
+        warm = (f"+ {compiled / GiB:.3f} GiB a compiled worker holds beyond an eager one ({sized}); "
+                + (vf.CPU_TCMALLOC_WARMUP_NOTE if terms.tcmalloc else vf.CPU_GLIBC_HEAP_NOTE))
     packing = _gemm_packing(packs, copies)
     p.estimates["R"] = Estimate(beyond / GiB, f"estimate: worker resident memory after warm-up beyond the weights: "
                                               f"runtime {runtime_gib:.4f} GiB ({measured}); {packing}; the runner's "
