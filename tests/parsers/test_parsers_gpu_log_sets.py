@@ -788,8 +788,12 @@ FLOORS = {
     # 1/1, statuses 1/1; no trap read as the pool. Fixed by class: the record states the pipeline size (pp_size) from
     # vLLM's engine config and non-default args and SGLang's server args; after: vLLM 15/15, 2/2, 4/4; no earlier set
     # moved. A second batch (vllm 05-06, two descriptions flattened onto one line by an issue wiki, committed first in
-    # 8a12500), read once after the fix: 10/10, KV 0/0, statuses 2/2; the vLLM floor with it: 25/25, 2/2, 6/6
-    ("gpu-logs-105", "vllm", True): (25, 25, 2, 2, 6, 6),
+    # 8a12500), read once after the fix: 10/10, KV 0/0, statuses 2/2; the vLLM floor with it: 25/25, 2/2, 6/6. Merged
+    # with gpu-logs-102's rule (a "Chunked prefill is enabled with max_num_batched_tokens=N" line before the API
+    # server's version line is the CLI's default config, 0.11.2 vllm/engine/arg_utils.py:1129): vllm/05's flattened
+    # window holds only that pre-version 2048, which its eye-read took as the start's; the parser now states none.
+    # Left as it was read (an eye-read of the set's own, not changed after the parser's): 24/25
+    ("gpu-logs-105", "vllm", True): (24, 25, 2, 2, 6, 6),
     ("gpu-logs-105", "sglang", True): (7, 7, 1, 1, 1, 1),
 }
 
