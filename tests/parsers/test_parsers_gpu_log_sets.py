@@ -795,6 +795,10 @@ FLOORS = {
     # Left as it was read (an eye-read of the set's own, not changed after the parser's): 24/25
     ("gpu-logs-105", "vllm", True): (24, 25, 2, 2, 6, 6),
     ("gpu-logs-105", "sglang", True): (7, 7, 1, 1, 1, 1),
+    # gpu-logs-109 (logs109, issue 42's round gpu-logs-109, audio and speech models), every log held out, vLLM only;
+    # first read (parser at 53821651, main's; the set committed first in 57554a12): 31/31, KV 4/4, statuses 6/6; no
+    # trap read as the pool (the encoder cache budgets of 8192, 62720 and 2048 tokens, a checkpoint's size on disk)
+    ("gpu-logs-109", "vllm", True): (31, 31, 4, 4, 6, 6),
 }
 
 
