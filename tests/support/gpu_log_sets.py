@@ -690,7 +690,9 @@ HELD_OUT = {
     # KV memory line, a talker's encoder budget), Higgs Audio's fork cut before its exception): every log held out,
     # collected and read by eye before any parser ran on it; vLLM only (no SGLang audio start was found that the
     # sources hold whole)
-    "gpu-logs-109": {"vllm": tuple(f"{n:02d}" for n in range(1, 7))},
+    # (vllm 07: a second batch - Step-Audio2's stage 0 refused for 0.0 GiB of KV memory on an L4, the author's key
+    # lines - collected after the first read, committed before its read, read once)
+    "gpu-logs-109": {"vllm": tuple(f"{n:02d}" for n in range(1, 8))},
 }
 
 
