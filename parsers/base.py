@@ -212,6 +212,12 @@ def _columns(raw: str) -> int:
 _AUTHORS_NEVER_CUT = re.compile(r"\d[.,]?\0\d|\d\0[.,]\d|\S\0[)\]},:;]|\S\0\.(?!\.)|\S\0 \S")
 # how far short of the width an author's wrap at a space ends most lines (a long word's width)
 _WORD_SPREAD = 10
+# A line of a program's banner list, one space, an asterisk and a space: a line of its own, never the rest of a line a
+# terminal cut, though it starts with one space. Flask's and Werkzeug's development servers print their banners so
+# (flask 3.0.3 flask/cli.py:756 " * Serving Flask app '{app_import_path}'", :759 " * Debug mode: ..."; werkzeug 3.0.3
+# werkzeug/serving.py:834-854 " * Running on ..."), as an app that wraps vLLM does after it (gpu-logs-109 vllm/02: "...
+# when initializing the engine." / " * Serving Flask app 'app'").
+_BANNER_ITEM = re.compile(r"^ \* \S")
 
 
 def terminal_width(lines: list[str]) -> int | None:
@@ -229,7 +235,7 @@ def terminal_width(lines: list[str]) -> int | None:
     if widths[width] >= 3 and widths[width] >= 2 * near:
         return width
     cuts = [line.rstrip("\r\n")[-2:] + "\0" + following[:2] for line, following in pairwise(lines)
-            if _columns(line) == width]
+            if _columns(line) == width and not _BANNER_ITEM.match(following)]
     return width if any(_AUTHORS_NEVER_CUT.search(cut) for cut in cuts) else None
 
 
@@ -1082,7 +1088,8 @@ class LogParser:
         text = strip_wrappers(segment)
         piece = self.split_prefix(text, None)
         return bool(text) and not (piece.prefixed or piece.level is not None or piece.source or text[:2].isspace()
-                                   or text.startswith("Traceback") or EXCEPTION_LINE.match(text))
+                                   or text.startswith("Traceback") or EXCEPTION_LINE.match(text)
+                                   or _BANNER_ITEM.match(text))
 
     def _read_text(self, raw: str, join: bool = True) -> list[ev.Event]:
         code = not self._tracebacks.open_sources  # (a traceback's source lines are the engine's code, not a fixture)
