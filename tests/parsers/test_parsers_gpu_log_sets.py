@@ -795,6 +795,11 @@ FLOORS = {
     # Left as it was read (an eye-read of the set's own, not changed after the parser's): 24/25
     ("gpu-logs-105", "vllm", True): (24, 25, 2, 2, 6, 6),
     ("gpu-logs-105", "sglang", True): (7, 7, 1, 1, 1, 1),
+    # gpu-logs-108 (logs108, issue 42's round gpu-logs-108, checkpoints quantized at load or outside safetensors:
+    # bitsandbytes in-flight and pre-quantized), every log held out; first read (parser at 53821651, main's; the set
+    # committed first in f4d5acd0): vLLM 23/23, KV 1/1, statuses 5/5; no trap read as the pool (vllm/02's Unsloth
+    # banner estimate of 36.71 GB left beside the engine's 34.81 GiB). No SGLang log in the vein
+    ("gpu-logs-108", "vllm", True): (23, 23, 1, 1, 5, 5),
 }
 
 
