@@ -643,7 +643,7 @@ HELD_OUT = {
     # KV budget ValueError with its figures on indented lines and an author-elided non-paged start on Apple Silicon,
     # Tenstorrent's KV cache allocation bar glued to tt-metal's DRAM out-of-memory, and two DRAM OOMs at a prefill
     # under the V0 engine's engine.py lines): every log held out, collected and read by eye before any parser ran on
-    # it; vLLM only (no SGLang log on these platforms was found that no earlier set holds)
+    # it; vLLM only (no SGLang log on these platforms was found that no earlier set holds in the first batch)
     # (vllm 06: a second batch, a vllm-metal stdout file kept in a repository, collected after the first read and the
     # fix, committed before its read, read once)
     "gpu-logs-100": {"vllm": tuple(f"{n:02d}" for n in range(1, 7))},
@@ -690,7 +690,10 @@ HELD_OUT = {
     # reranker whose engine core dies after the load, a bitsandbytes version ImportError, V0's three bitsandbytes lines):
     # every log held out, collected and read by eye before any parser ran on it; vLLM only (no SGLang log in the vein
     # was found that no earlier set holds)
-    "gpu-logs-108": {"vllm": tuple(f"{n:02d}" for n in range(1, 6))},
+    # (vllm 06, sglang 01: a second batch - an in-flight bitsandbytes vision start under Unsloth broken by the terminal
+    # at 126 characters that fails in its profiling run, SGLang's online FP8 Grok-2 on eight H100s - collected after
+    # the first read, committed before its read, read once)
+    "gpu-logs-108": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": ("01",)},
 }
 
 
