@@ -687,9 +687,9 @@ HELD_OUT = {
     # gpu-logs-108 (logs108, issue 42's round gpu-logs-108, checkpoints quantized at load or outside safetensors,
     # 2025-2026: bitsandbytes in-flight under vLLM 0.18.0 in a kubectl session (the 'GiB memory and' weights line), a
     # pre-quantized bitsandbytes start under Unsloth's V0 engine beside its banner estimate, an in-flight bitsandbytes
-    # reranker whose engine core dies after the load, a bitsandbytes version ImportError, V0's three bitsandbytes lines):
-    # every log held out, collected and read by eye before any parser ran on it; vLLM only (no SGLang log in the vein
-    # was found that no earlier set holds)
+    # reranker whose engine core dies after the load, a bitsandbytes version ImportError, V0's three bitsandbytes
+    # lines): every log held out, collected and read by eye before any parser ran on it; vLLM only in the first batch
+    # (no SGLang log in the vein was found then that no earlier set holds)
     # (vllm 06, sglang 01: a second batch - an in-flight bitsandbytes vision start under Unsloth broken by the terminal
     # at 126 characters that fails in its profiling run, SGLang's online FP8 Grok-2 on eight H100s - collected after
     # the first read, committed before its read, read once)
