@@ -231,12 +231,39 @@ def terminal_width(lines: list[str]) -> int | None:
     width = max(widths, default=0)
     if width < _CUT_WIDTH:
         return None
-    near = sum(count for columns, count in widths.items() if width - _WORD_SPREAD <= columns < width)
-    if widths[width] >= 3 and widths[width] >= 2 * near:
+    if _many_at(widths, width) or _never_cut_at(lines, width):
         return width
+    # A paste whose widest lines the terminal did not cut: a few lines wider than the rest, after rows it cut at its
+    # width (a notes page's Unsloth/vLLM run broken at 126 columns - "... in determine_available_memor" / "y", "...
+    # should be saved" / " in their own ..." - whose last three lines, the exception lines and NCCL's warning, run to
+    # 155-269 columns unbroken, gpu-logs-108 vllm/06). Below the widest, a width is the terminal's only where both
+    # tests hold: many rows exactly that wide, and a cut no author makes.
+    wider = widths[width]
+    for columns in sorted(widths, reverse=True)[1:]:
+        if wider > _UNCUT_FEW or columns < _CUT_WIDTH:
+            return None
+        if _many_at(widths, columns) and _never_cut_at(lines, columns):
+            return columns
+        wider += widths[columns]
+    return None
+
+
+# how many lines wider than a terminal's width a paste of its rows may hold (lines it did not cut)
+_UNCUT_FEW = 3
+
+
+def _many_at(widths: Counter, width: int) -> bool:
+    """Many lines exactly `width` wide, more than twice as many as a little narrower (an author's wrap at a space
+    spreads its lines' ends over a word's width; a terminal's cut does not)."""
+    near = sum(count for columns, count in widths.items() if width - _WORD_SPREAD <= columns < width)
+    return widths[width] >= 3 and widths[width] >= 2 * near
+
+
+def _never_cut_at(lines: list[str], width: int) -> bool:
+    """A line `width` wide ends where no author breaks a line (_AUTHORS_NEVER_CUT) before the next goes on."""
     cuts = [line.rstrip("\r\n")[-2:] + "\0" + following[:2] for line, following in pairwise(lines)
             if _columns(line) == width and not _BANNER_ITEM.match(following)]
-    return width if any(_AUTHORS_NEVER_CUT.search(cut) for cut in cuts) else None
+    return any(_AUTHORS_NEVER_CUT.search(cut) for cut in cuts)
 
 
 # A line continuation an author or a program that shows the log put at a break ("... CUDA graph pool memory: 8.57 GiB

@@ -940,6 +940,17 @@ class VllmLogParser(LogParser):
         rule(r"^Using V2 Model Runner", set_fields(model_runner="v2")),
         rule(r"Model Runner V2 requires \w+; using the V1 model runner instead", set_fields(model_runner="v1")),
         rule(r"^(?:Loading model from scratch\.\.\.|Starting to load model .*\.\.\.)", _loading_target),
+        # a loader's own lines are the load under way where the window starts below "Starting to load model": the
+        # bitsandbytes loader's (0.10.2 vllm/model_executor/model_loader/bitsandbytes_loader.py:758-759 "Loading
+        # weights with BitsAndBytes quantization. May take a while ..."; V0's loader.py printed two spaces after the
+        # full stop, 'loader.py:1051]' in oumi PR#1223's 0.6 log; gpu-logs-108 vllm/03: the engine core dies right after
+        # it) and the weights' loading bars (0.10.2 vllm/model_executor/model_loader/weight_utils.py:494 "Loading
+        # np_cache checkpoint shards", :525 "Loading safetensors checkpoint shards", :566 "Multi-thread loading
+        # shards", :645 "Loading pt checkpoint shards", :678 "Multi-thread loading pt checkpoint shards"; the
+        # fastsafetensors bar "Loading fastsafetensors checkpoint shards" of 2026, vllm#49011), as SGLang's bars are
+        rule(r"^Loading weights with BitsAndBytes quantization\.\s+May take a while", phase("loading")),
+        rule(r"(?:Loading (?:safetensors|fastsafetensors|pt|np_cache) checkpoint shards|Multi-thread loading "
+             r"(?:pt checkpoint )?shards): +\d+% Completed \|", phase("loading")),
         # a speculative config's drafter is loaded after the target, by the same loader ("Loading drafter model...",
         # 0.20.0 vllm/v1/worker/gpu_model_runner.py:4801 in load_model, after the target's model_loader.load_model)
         rule(r"^Loading drafter model\.\.\.", _loading_drafter),

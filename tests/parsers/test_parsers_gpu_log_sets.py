@@ -43,7 +43,7 @@ from harness.engines.logs import parse_engine_file
 from parsers import log_encoding, make_parser, parse_log, read_log
 from parsers.base import terminal_width
 from parsers.lines import clean_segments, strip_wrappers
-from tests.support.gpu_log_sets import FIXTURES, Score, score_set
+from tests.support.gpu_log_sets import FIXTURES, Score, fixture_log, score_set
 
 # (set, engine, held out) -> the floors: fields right, fields, KV counts right, KV counts, statuses right, statuses
 FLOORS = {
@@ -804,6 +804,17 @@ FLOORS = {
     # banner's " * ..." line after the widest line was read as the rest of a terminal's cut and joined to vllm/02's
     # error message; it no longer is (error_message only, no figure moved in any set)
     ("gpu-logs-109", "vllm", True): (34, 34, 4, 4, 7, 7),
+    # gpu-logs-108 (logs108, issue 42's round gpu-logs-108, checkpoints quantized at load or outside safetensors:
+    # bitsandbytes in-flight and pre-quantized), every log held out; first read (parser at 53821651, main's; the set
+    # committed first in f4d5acd0): vLLM 23/23, KV 1/1, statuses 5/5; no trap read as the pool (vllm/02's Unsloth
+    # banner estimate of 36.71 GB left beside the engine's 34.81 GiB). A second batch (vllm 06, sglang 01, committed
+    # first in 705be362), read once: vLLM 5/5, statuses 1/1; SGLang 15/15, KV 1/1, statuses 1/1. Nothing scored
+    # missed; two unscored readings fixed by class: a terminal's cut below a few lines it did not cut (vllm/06's
+    # error message was a frame's tail, "y: self.model_runner.profile_run()"), and a loader's own lines (the
+    # bitsandbytes loader's line, the weights bars) mark the load (vllm/03 read phase "starting"); the figures as
+    # they were, no earlier set moved (four earlier logs' phase moved from "starting" to "loading")
+    ("gpu-logs-108", "vllm", True): (28, 28, 1, 1, 6, 6),
+    ("gpu-logs-108", "sglang", True): (15, 15, 1, 1, 1, 1),
 }
 
 
@@ -4760,3 +4771,59 @@ def test_an_audio_models_encoder_budget_and_checkpoint_size_are_not_the_pool():
     record = _read("gpu-logs-109", "vllm", "07")
     assert (record.status, record.error_kind, record.kv_gib, record.weights_gib) == ("engine_error",
                                                                                     "no_kv_cache_memory", 0.0, 15.59)
+
+
+# --- gpu-logs-108 (issue 42's round gpu-logs-108): checkpoints quantized at load or outside safetensors -------------
+
+
+def test_a_terminals_cut_is_undone_below_a_few_lines_it_did_not_cut():
+    # gpu-logs-108 vllm/06 (a notes page's Unsloth run, vLLM 0.10.2, bitsandbytes in flight): the terminal broke every
+    # line longer than 126 columns - a traceback frame's "... in determine_available_memor" / "y", "... should be
+    # saved" / " in their own ..." - but the last three lines (the exception lines, NCCL's warning) run to 155-269
+    # columns unbroken. The cut is the terminal's all the same: the pieces join, and the frame's tail is not read as
+    # the exception ("y: self.model_runner.profile_run()" before)
+    path = fixture_log("gpu-logs-108/vllm/06-")
+    assert terminal_width(read_log(path).split("\n")) == 126
+    record = _read("gpu-logs-108", "vllm", "06")
+    assert (record.status, record.error_kind, record.failed_during) == ("engine_error", "other", "profiling")
+    assert record.error_message.startswith("RuntimeError: /usr/local/lib/python3.12/dist-packages/flash_attn_2_cuda")
+    # the non-default args broken over 13 rows are read whole
+    assert (record.gpu_memory_utilization, record.model) == (0.7861018152974387, "./unsloth/Qwen2.5-VL-3B-Instruct")
+    # Unsloth's banner estimate and the encoder budget are not a pool
+    assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+    # below the widest lines a width is a terminal's only with both marks of one: many rows exactly that wide, and a
+    # cut no author makes. Eight ranks' copies of one line, as wide as each other, with two wider lines, are not
+    ranks = [f"[2025-09-11 10:25:43 TP{n}] KV Cache is allocated. #tokens: 903439, K size: 13.79 GB, V size: 13.79 GB"
+             for n in range(8)]
+    assert terminal_width(["x" * 200, "y" * 180, *ranks]) is None
+
+
+def test_a_loaders_own_lines_mark_the_load_under_way():
+    # gpu-logs-108 vllm/03 (vllm#33970, 0.14.0): the window starts at the bitsandbytes loader's line, then the shard
+    # bars and the engine core's traceback cut before its exception: the start failed while loading
+    record = _read("gpu-logs-108", "vllm", "03")
+    assert (record.status, record.error_kind, record.phase) == ("engine_error", "other", "loading")
+    # V0's wording with two spaces after the full stop (oumi PR#1223's 0.6 log, gpu-logs-108 vllm/05's second line)
+    v0 = "INFO 01-24 00:39:50 loader.py:1051] Loading weights with BitsAndBytes quantization.  May take a while ...\n"
+    assert parse_log(v0, "vllm").phase == "loading"
+    # a weights bar alone (gpu-logs-50 vllm/04: nine shard bars, cut at the loader's line): undecided, while loading
+    record = _read("gpu-logs-50", "vllm", "04")
+    assert (record.status, record.phase) == (None, "loading")
+    bar = "Loading safetensors checkpoint shards:  50% Completed | 1/2 [00:06<00:06,  6.45s/it]\n"
+    assert parse_log(bar, "vllm").phase == "loading"
+    # the 0.18.0 weights line "Model loading took 2.07 GiB memory and 134.839849 seconds" after an in-flight
+    # bitsandbytes load under kubectl (vllm/01): weights, then the pool
+    record = _read("gpu-logs-108", "vllm", "01")
+    assert (record.weights_gib, record.kv_tokens, record.kv_gib, record.status) == (2.07, 109264, 3.75, "ok")
+
+
+def test_unsloths_banner_estimate_beside_a_prequantized_bitsandbytes_pool_and_sglangs_online_fp8():
+    # gpu-logs-108 vllm/02 (an ART notes page, V0 0.10.0): Unsloth's "vLLM's KV Cache can use up to 36.71 GB" before
+    # the engine's own profile, "the rest of the memory reserved for KV Cache is 34.81GiB", 190100 blocks
+    record = _read("gpu-logs-108", "vllm", "02")
+    assert (record.kv_gib, record.num_blocks, record.weights_gib, record.status) == (34.81, 190100, 0.52, "ok")
+    # sglang/01 (a Grok-2 blog post, 0.5.2rc2, --quantization fp8 on eight H100s): the weights line, eight ranks'
+    # one pool, the capture bar with a rank's MoE-config line glued to it
+    record = _read("gpu-logs-108", "sglang", "01")
+    assert (record.weights_gib, record.kv_tokens, record.kv_gib, len(record.kv_pools)) == (36.73, 903439, 27.58, 1)
+    assert (record.cuda_graph_gib, record.avail_mem_after_graph_gib, record.status) == (0.89, 10.26, "ok")

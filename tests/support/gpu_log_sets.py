@@ -42,7 +42,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-85", "gpu-logs-86", "gpu-logs-87", "gpu-logs-88", "gpu-logs-89", "gpu-logs-90",
         "gpu-logs-91", "gpu-logs-92", "gpu-logs-93", "gpu-logs-94", "gpu-logs-95", "gpu-logs-96", "gpu-logs-97",
         "gpu-logs-98", "gpu-logs-99", "gpu-logs-100", "gpu-logs-102", "gpu-logs-103", "gpu-logs-104", "gpu-logs-105",
-        "gpu-logs-109")
+        "gpu-logs-108", "gpu-logs-109")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -643,7 +643,7 @@ HELD_OUT = {
     # KV budget ValueError with its figures on indented lines and an author-elided non-paged start on Apple Silicon,
     # Tenstorrent's KV cache allocation bar glued to tt-metal's DRAM out-of-memory, and two DRAM OOMs at a prefill
     # under the V0 engine's engine.py lines): every log held out, collected and read by eye before any parser ran on
-    # it; vLLM only (no SGLang log on these platforms was found that no earlier set holds)
+    # it; vLLM only (no SGLang log on these platforms was found that no earlier set holds in the first batch)
     # (vllm 06: a second batch, a vllm-metal stdout file kept in a repository, collected after the first read and the
     # fix, committed before its read, read once)
     "gpu-logs-100": {"vllm": tuple(f"{n:02d}" for n in range(1, 7))},
@@ -693,6 +693,16 @@ HELD_OUT = {
     # (vllm 07: a second batch - Step-Audio2's stage 0 refused for 0.0 GiB of KV memory on an L4, the author's key
     # lines - collected after the first read, committed before its read, read once)
     "gpu-logs-109": {"vllm": tuple(f"{n:02d}" for n in range(1, 8))},
+    # gpu-logs-108 (logs108, issue 42's round gpu-logs-108, checkpoints quantized at load or outside safetensors,
+    # 2025-2026: bitsandbytes in-flight under vLLM 0.18.0 in a kubectl session (the 'GiB memory and' weights line), a
+    # pre-quantized bitsandbytes start under Unsloth's V0 engine beside its banner estimate, an in-flight bitsandbytes
+    # reranker whose engine core dies after the load, a bitsandbytes version ImportError, V0's three bitsandbytes
+    # lines): every log held out, collected and read by eye before any parser ran on it; vLLM only in the first batch
+    # (no SGLang log in the vein was found then that no earlier set holds)
+    # (vllm 06, sglang 01: a second batch - an in-flight bitsandbytes vision start under Unsloth broken by the terminal
+    # at 126 characters that fails in its profiling run, SGLang's online FP8 Grok-2 on eight H100s - collected after
+    # the first read, committed before its read, read once)
+    "gpu-logs-108": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": ("01",)},
 }
 
 
