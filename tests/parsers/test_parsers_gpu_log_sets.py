@@ -795,6 +795,10 @@ FLOORS = {
     # Left as it was read (an eye-read of the set's own, not changed after the parser's): 24/25
     ("gpu-logs-105", "vllm", True): (24, 25, 2, 2, 6, 6),
     ("gpu-logs-105", "sglang", True): (7, 7, 1, 1, 1, 1),
+    # gpu-logs-106 (logs106, issue 42's round gpu-logs-106, vLLM's CPU backend), every log held out; first read (parser
+    # at 53821651, main's; the set committed first in 69c96b91): vLLM 37/38, KV 3/3, statuses 7/7; no trap read as the
+    # pool (vllm/02: the record held the refused -0.39 GiB in its error data; the set's name for it had no reader)
+    ("gpu-logs-106", "vllm", True): (37, 38, 3, 3, 7, 7),
 }
 
 
