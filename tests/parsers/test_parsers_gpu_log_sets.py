@@ -797,8 +797,9 @@ FLOORS = {
     ("gpu-logs-105", "sglang", True): (7, 7, 1, 1, 1, 1),
     # gpu-logs-106 (logs106, issue 42's round gpu-logs-106, vLLM's CPU backend), every log held out; first read (parser
     # at 53821651, main's; the set committed first in 69c96b91): vLLM 37/38, KV 3/3, statuses 7/7; no trap read as the
-    # pool (vllm/02: the record held the refused -0.39 GiB in its error data; the set's name for it had no reader)
-    ("gpu-logs-106", "vllm", True): (37, 38, 3, 3, 7, 7),
+    # pool (vllm/02: the record held the refused -0.39 GiB in its error data; the set's name for it had no reader).
+    # Fixed: the scorer reads "requested_kv_gib" from the error's data; after: 38/38, 3/3, 7/7; no earlier set moved
+    ("gpu-logs-106", "vllm", True): (38, 38, 3, 3, 7, 7),
 }
 
 
@@ -4711,3 +4712,27 @@ def test_a_pipeline_starts_stage_figures_are_rank_zeros_and_its_one_pool_is_read
     record = _read("gpu-logs-105", "vllm", "04")
     assert (record.status, record.error_kind, record.weights_gib) == ("engine_error", "other", 8.4729)
     assert record.kv_tokens is None and not record.kv_pools
+
+
+# --- gpu-logs-106 (issue 42's round gpu-logs-106): vLLM's CPU backend -------------------------------------------------
+
+
+def test_the_cpu_workers_kv_allocation_refusal_keeps_its_negative_kv_share_and_states_no_pool():
+    # gpu-logs-106 vllm/02 (notes on an Apple-silicon CPU build, 0.22.1rc1): the weights load and the warm-up finish,
+    # then "Available memory on node 0 (4.66/18.0 GiB) on kv cache allocation is less than requested memory for kv
+    # (-0.39/3.6 GiB)": the worker's 3.6 GiB budget less what the weights took leaves -0.39 GiB for the KV cache - a
+    # refused size, kept with the error and never the pool
+    record = _read("gpu-logs-106", "vllm", "02")
+    assert (record.status, record.error_kind) == ("engine_error", "cpu_kv_cache_above_available")
+    assert record.error_data["requested_kv_gib"] == -0.39
+    assert (record.error_data["available_gib"], record.error_data["requested_gib"]) == (4.66, 3.6)
+    assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+    # the set's name for it reads the error's figure (tests/support/gpu_log_sets.py EXPECTED_READERS)
+    score = score_set("gpu-logs-106", "vllm", True)
+    assert not [miss for name, s in score.items() if name.startswith("02-") for miss in s.misses]
+    # vllm/01 and /07: the same worker's start-up check, on one line and broken by an author after 'desired'
+    for prefix, figures in (("01", (4.85, 18.0, 0.92, 16.56)), ("07", (5.84, 24.0, 0.25, 6.0))):
+        record = _read("gpu-logs-106", "vllm", prefix)
+        assert (record.status, record.error_kind) == ("engine_error", "cpu_memory_below_requested")
+        data = record.error_data
+        assert (data["available_gib"], data["total_gib"], data["utilization"], data["requested_gib"]) == figures
