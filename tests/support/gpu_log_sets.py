@@ -690,7 +690,10 @@ HELD_OUT = {
     # warning, IBM Z's thread-binding lines alone, an M3's annotated key lines and its start-up check broken over two
     # lines by the author): every log held out, collected and read by eye before any parser ran on it; vLLM only (no
     # SGLang CPU log was found that no earlier set holds)
-    "gpu-logs-106": {"vllm": tuple(f"{n:02d}" for n in range(1, 8))},
+    # (vllm 08-12: a second batch - an arm64 image's two key lines, a Rust doc comment's two quoted lines, a hybrid
+    # model's config checks under the default KV space warning, a container-stamped page-size error - collected after
+    # the first read and the fix, committed before its read, read once)
+    "gpu-logs-106": {"vllm": tuple(f"{n:02d}" for n in range(1, 13))},
 }
 
 
