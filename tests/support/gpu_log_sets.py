@@ -779,8 +779,9 @@ EXPECTED_READERS: dict[str, Callable] = {
     "device_id": _data("device_id"),
     "needed_gib": _data("needed_gib"),
     "available_gib": _data("available_gib"),
-    # the CPU worker's KV share of its budget at the allocation, "requested memory for kv (-0.39/3.6 GiB)" (0.22.1rc1
-    # vllm/v1/worker/cpu_worker.py; parsers/vllm.py's cpu_kv_cache_above_available rule keeps it, gpu-logs-106 vllm/02)
+    # the CPU worker's KV share of its budget at the allocation, "requested memory for kv (-0.39/3.6 GiB)" (0.26.0
+    # vllm/v1/worker/cpu_worker.py:224-238; parsers/vllm.py's cpu_kv_cache_above_available rule keeps it, gpu-logs-106
+    # vllm/02)
     "requested_kv_gib": _data("requested_kv_gib"),
     "max_num_seqs": _data("max_num_seqs"),
     "mamba_cache_blocks": _data("mamba_cache_blocks"),
