@@ -248,6 +248,13 @@ _BOX = re.compile(r"^\s*[│┃║▌▍▎▏]\s?|\s*[│┃║]\s*$")
 # (only before what starts a log line: vLLM's own "# GPU blocks: N" begins with "# "), or before an author's indent
 # under it (log values copied into a script's or a config's comments: "#   Available KV cache memory: 24.05 GiB")
 _COMMENT = re.compile(r"^#+ (?=[\[(]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b|\d{4}-\d\d-\d\d)|^#+ {2,}(?=\S)")
+# The line-comment mark of the C family's source (C, C++, Go, Java, JavaScript, Rust, Swift): "// ", and Rust's doc
+# comments "/// " and "//! " (The Rust Reference, "Comments"), at a line's start or under the indent of the code that
+# holds it - log lines an author quoted in a doc comment, one mark a line ("/// Auto set (5.37/32.72) GiB for KV cache
+# on node 1, with 11.11 GiB requested memory for the" / "/// worker. 5.74 GiB memory was consumed by non-kv usages.",
+# a Rust crate's memory planner for vLLM's CPU backend, gpu-logs-106 vllm/09-10). Neither engine starts a line with
+# "//"; a mark is followed by a space (a scheme-relative URL, "//host/path", is not one).
+_LINE_COMMENT = re.compile(r"^[ \t]*//[/!]? +(?=\S)")
 # Markdown an author wrote around the lines of a log: a blockquote ("> CPU KV cache size: 699,008 tokens, ..."), a list
 # item ("  - Available KV cache memory: 0.58 GiB"), a table row whose first cell quotes a line as code ("| `CPU KV cache
 # size: 174,720 tokens` | what it means |"). The marker is removed only before text (never a traceback's indent).
@@ -314,6 +321,8 @@ def _shown(text: str) -> str:
             text = _NUMBERED.sub("", text, count=1)
     if "#" in text[:_COMMENT_INDENT]:
         text = _uncommented(text)
+    if "//" in text[:_COMMENT_INDENT] and (comment := _LINE_COMMENT.match(text)) is not None:
+        text = text[comment.end():]
     if text[:1] in _MARKDOWN_FIRST and text:
         text = _markdown(text)
     if "`" in text and (opened := _GO_RAW_OPEN.match(text)) is not None:

@@ -1036,9 +1036,16 @@ class VllmLogParser(LogParser):
         # built on that platform print it too (vllm-spyre-next, gpu-logs-39 vllm/07).
         rule(r"^VLLM_CPU_KVCACHE_SPACE not set\. Using (?P<kv_gib>{NUM}) GiB for KV cache\.", set_fields(device="cpu"),
              primary_only=True),
+        # The CPU worker's KV budget, "Explicitly set (%s/%s) GiB for KV cache on node %d." or "Auto set (%s/%s) GiB
+        # for KV cache on node %d, with %s GiB requested memory for the worker. %s GiB memory was consumed by non-kv
+        # usages." (0.26.0 vllm/v1/worker/cpu_worker.py:217-221 and :239-246, one logger.info at :248). The Auto
+        # line is long, and an author who quotes it may break it ("... requested memory for the" / "worker. 5.74 GiB
+        # memory was consumed by non-kv usages.", gpu-logs-106 vllm/09): the message ends with the node's period or
+        # with "non-kv usages", and until then the next line may go on with it.
         rule(r"(?P<mode>Explicitly|Auto) set \((?P<kv_gib>{NUM})/(?P<total_memory_gib>{NUM})\) GiB for KV cache "
              r"on node \d+(?:, with (?P<requested_memory_gib>{NUM}) GiB requested memory for the worker\. "
-             r"(?P<non_kv_gib>{NUM}) GiB memory was consumed by non-kv usages)?", primary_only=True),
+             r"(?P<non_kv_gib>{NUM}) GiB memory was consumed by non-kv usages)?", primary_only=True,
+             until=r"\bon node \d+\.|\bnon-kv usages\b"),
         # the memory-profiling summary: one line (vllm 0.9.1 vllm/utils.py), or a multi-line
         # message whose lines each carry the prefix (vllm 0.8.5 vllm/worker/worker.py)
         # vLLM's TPU backend (tpu-inference tpu_inference/worker/tpu_worker.py determine_available_memory, table

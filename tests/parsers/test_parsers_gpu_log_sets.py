@@ -815,6 +815,17 @@ FLOORS = {
     # they were, no earlier set moved (four earlier logs' phase moved from "starting" to "loading")
     ("gpu-logs-108", "vllm", True): (28, 28, 1, 1, 6, 6),
     ("gpu-logs-108", "sglang", True): (15, 15, 1, 1, 1, 1),
+    # gpu-logs-106 (logs106, issue 42's round gpu-logs-106, vLLM's CPU backend), every log held out; first read (parser
+    # at 53821651, main's; the set committed first in 69c96b91): vLLM 37/38, KV 3/3, statuses 7/7; no trap read as the
+    # pool (vllm/02: the record held the refused -0.39 GiB in its error data; the set's name for it had no reader).
+    # Fixed: the scorer reads "requested_kv_gib" from the error's data; after: 38/38, 3/3, 7/7; no earlier set moved.
+    # A second batch (vllm 08-12, committed first in 0c341fb5), read once after that fix: 11/18, KV 1/1, statuses 4/5;
+    # no trap read as the pool (vllm/10: a start-up check quoted in a Rust doc comment, "/// ValueError: ...", not
+    # read; vllm/09: the CPU worker's "Auto set ..." line broken by its author, its request and non-KV figures not
+    # read). Fixed by class: a C-family line-comment mark ("// ", "/// ", "//! ") before a line is the source file's
+    # (parsers/lines.py); the CPU worker's budget line is read on until its end (0.26.0 vllm/v1/worker/
+    # cpu_worker.py:239-246); after: 56/56, 4/4, 12/12; no earlier set moved
+    ("gpu-logs-106", "vllm", True): (56, 56, 4, 4, 12, 12),
 }
 
 
@@ -4827,3 +4838,68 @@ def test_unsloths_banner_estimate_beside_a_prequantized_bitsandbytes_pool_and_sg
     record = _read("gpu-logs-108", "sglang", "01")
     assert (record.weights_gib, record.kv_tokens, record.kv_gib, len(record.kv_pools)) == (36.73, 903439, 27.58, 1)
     assert (record.cuda_graph_gib, record.avail_mem_after_graph_gib, record.status) == (0.89, 10.26, "ok")
+
+
+# --- gpu-logs-106 (issue 42's round gpu-logs-106): vLLM's CPU backend -------------------------------------------------
+
+
+def test_the_cpu_workers_kv_allocation_refusal_keeps_its_negative_kv_share_and_states_no_pool():
+    # gpu-logs-106 vllm/02 (notes on an Apple-silicon CPU build, 0.22.1rc1): the weights load and the warm-up finish,
+    # then "Available memory on node 0 (4.66/18.0 GiB) on kv cache allocation is less than requested memory for kv
+    # (-0.39/3.6 GiB)": the worker's 3.6 GiB budget less what the weights took leaves -0.39 GiB for the KV cache - a
+    # refused size, kept with the error and never the pool
+    record = _read("gpu-logs-106", "vllm", "02")
+    assert (record.status, record.error_kind) == ("engine_error", "cpu_kv_cache_above_available")
+    assert record.error_data["requested_kv_gib"] == -0.39
+    assert (record.error_data["available_gib"], record.error_data["requested_gib"]) == (4.66, 3.6)
+    assert record.kv_tokens is None and record.kv_gib is None and not record.kv_pools
+    # the set's name for it reads the error's figure (tests/support/gpu_log_sets.py EXPECTED_READERS)
+    score = score_set("gpu-logs-106", "vllm", True)
+    assert not [miss for name, s in score.items() if name.startswith("02-") for miss in s.misses]
+    # vllm/01 and /07: the same worker's start-up check, on one line and broken by an author after 'desired'
+    for prefix, figures in (("01", (4.85, 18.0, 0.92, 16.56)), ("07", (5.84, 24.0, 0.25, 6.0))):
+        record = _read("gpu-logs-106", "vllm", prefix)
+        assert (record.status, record.error_kind) == ("engine_error", "cpu_memory_below_requested")
+        data = record.error_data
+        assert (data["available_gib"], data["total_gib"], data["utilization"], data["requested_gib"]) == figures
+
+
+def test_log_lines_quoted_in_a_c_family_line_comment_read_as_the_lines():
+    # gpu-logs-106 vllm/10 (a Rust crate's doc comment quoting vLLM 0.26's CPU worker): "/// ValueError: Available
+    # memory on node 0 (30.78/32.72 GiB) on startup is less than desired CPU" / "/// memory utilization (0.95, 31.08
+    # GiB)." - the comment mark on each line is the source file's, the message the engine's, broken by the author
+    record = _read("gpu-logs-106", "vllm", "10")
+    assert (record.status, record.error_kind) == ("engine_error", "cpu_memory_below_requested")
+    data = record.error_data
+    assert (data["available_gib"], data["total_gib"], data["utilization"], data["requested_gib"]) == (30.78, 32.72,
+                                                                                                      0.95, 31.08)
+    assert strip_wrappers("/// ValueError: x") == "ValueError: x"
+    # "//" and "//!" too, under the indent of the code that holds them; a line that only starts with "//" (a URL's
+    # scheme-relative form) keeps it, and a shell comment is read as before
+    assert strip_wrappers("    //! INFO 08-28 16:49:33 [cpu_worker.py:255] x") == (
+        "INFO 08-28 16:49:33 [cpu_worker.py:255] x")
+    assert strip_wrappers("// GPU KV cache size: 29,056 tokens") == "GPU KV cache size: 29,056 tokens"
+    assert strip_wrappers("//example.org/path") == "//example.org/path"
+    assert parse_log("# GPU blocks: 2048, # CPU blocks: 512\n", "vllm").num_blocks == 2048
+
+
+def test_the_cpu_workers_auto_set_line_broken_by_its_author_reads_whole():
+    # gpu-logs-106 vllm/09 (the same crate's doc comment): "/// Auto set (5.37/32.72) GiB for KV cache on node 1, with
+    # 11.11 GiB requested memory for the" / "/// worker. 5.74 GiB memory was consumed by non-kv usages." - one message
+    # (0.26.0 vllm/v1/worker/cpu_worker.py:239-246): the budget, the worker's request and what non-KV use took
+    record = _read("gpu-logs-106", "vllm", "09")
+    assert (record.kv_gib, record.total_memory_gib) == (5.37, 32.72)
+    assert (record.requested_memory_gib, record.non_kv_gib) == (11.11, 5.74)
+    assert record.status is None and record.kv_tokens is None
+    # the same break without the comment marks, and the Explicitly form, complete at its node's period, which the
+    # next line (the engine core's KV line) does not go on with
+    text = ("Auto set (1.48/18.0) GiB for KV cache on node 0, with 5.4 GiB requested memory for the\n"
+            "worker. 3.92 GiB memory was consumed by non-kv usages.\n")
+    record = parse_log(text, "vllm")
+    assert (record.kv_gib, record.requested_memory_gib, record.non_kv_gib) == (1.48, 5.4, 3.92)
+    record = _read("gpu-logs-106", "vllm", "08")
+    assert (record.kv_gib, record.total_memory_gib, record.kv_tokens, record.max_concurrency) == (2.0, 9.7, 18688, 4.56)
+    # vllm/03: the one-line form under the worker's prefix, the engine core's KV lines after it
+    record = _read("gpu-logs-106", "vllm", "03")
+    assert (record.status, record.kv_gib, record.requested_memory_gib, record.non_kv_gib, record.kv_tokens) == (
+        "ok", 1.48, 5.4, 3.92, 55424)
