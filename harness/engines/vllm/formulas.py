@@ -82,20 +82,30 @@ CPU_GLIBC_HEAP_NOTE = ("freed heap glibc keeps beside it is not modelled: 0.01-0
                        "Llama at 2,048 batched tokens, 0.11-0.14 GiB in both at 8,192 "
                        "(results/cpu_sizes/compiled-vllm0.32.0)")
 # tcmalloc, which vLLM's CPU image preloads (its Dockerfile.cpu sets LD_PRELOAD=.../libtcmalloc_minimal.so.4) and
-# 0.32.0 preloads where its wheel bundles one (vllm/platforms/cpu.py:487-509), keeps in its page heap what the
-# warm-up forward (a profile_run over max_num_batched_tokens, cpu_model_runner.py:84-91) frees: measured on two
-# Llamas, threshold-fixed terms predicted before each launch (results/cpu_sizes/tcmalloc-vllm0.32.0). A rule fitted
-# on the first (a constant and a multiple of the forward's activation estimate) missed the second by +4.6 %, so
-# none is applied; eager starts run no warm-up and were within 1 % under tcmalloc.
-CPU_TCMALLOC_WARMUP_NOTE = ("tcmalloc (the point's LD_PRELOAD) keeps what the warm-up forward frees, not modelled: "
-                            "0.05 GiB more on a 0.41 GB Llama at 512 batched tokens, 0.10 at 2,048, 0.17 GiB on a "
-                            "1.13 GiB Llama at 2,048 (results/cpu_sizes/tcmalloc-vllm0.32.0): the estimate is high by "
-                            "about that")
+# 0.32.0 preloads where its wheel bundles one (vllm/platforms/cpu.py:487-509), keeps in its page heap what it is given
+# back: what the compiled warm-up (a profile_run over max_num_batched_tokens, cpu_model_runner.py:84-91) and the
+# compile freed stays in the RSS vLLM-CPU subtracts. Measured per release on this project's CPU runs, all points
+# predicted before launch (results/cpu_sizes/tcmalloc-vllm0.32.0): 0.32.0, fitted by least squares on six compiled
+# starts of three dense Llamas (tiny-llama 2 x 128 at 2,048 batched tokens; llama-0.4gb 18 x 1024 at 512 and twice at
+# 2,048; wide6 6 x 3072 at 512 and 2,048): a constant and two bytes-per-batched-token terms, one per hidden unit and
+# one per layer and hidden unit (GiB, B, B); held out on llama-1.4gb (16 x 2048) and deep48 (48 x 512), each
+# predicted before its launch (README there). An estimate; eager starts run no warm-up and are within 1 % without it.
+CPU_TCMALLOC_WARMUP_KEPT = {"0.32.0": (0.0287, 17.65, 1.120)}
 
 
 def cpu_preloads_tcmalloc(env: dict[str, str]) -> bool:
     """Whether the point's environment preloads tcmalloc (gperftools' libtcmalloc or libtcmalloc_minimal)."""
     return "libtcmalloc" in env.get("LD_PRELOAD", "")
+
+
+def cpu_tcmalloc_kept_bytes(release: str, batched_tokens: int, hidden: int, layers: int) -> tuple[int, str]:
+    """What tcmalloc keeps of a compiled vLLM-CPU worker's warm-up (bytes), and how it was sized."""
+    (base_gib, per_hidden, per_layer_hidden), measured = _measured_per_release(
+        CPU_TCMALLOC_WARMUP_KEPT, release, "three dense Llamas under tcmalloc")
+    kept = base_gib * GiB + batched_tokens * (per_hidden * hidden + per_layer_hidden * layers * hidden)
+    basis = (f"{base_gib:.4f} GiB + {batched_tokens:,} batched tokens x ({per_hidden:.2f} B x {hidden} hidden + "
+             f"{per_layer_hidden:.3f} B x {layers} layers x {hidden})")
+    return int(kept), f"{basis}, {measured}"
 
 
 def cpu_node_memory(host: HostMemory, container_cap: bool = True) -> DeviceMemory:

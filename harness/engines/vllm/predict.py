@@ -663,18 +663,23 @@ class _CpuWorkerTerms:
     input_batch: int  # the input batch's token tables (max_num_seqs x max_model_len)
     compiled: tuple[int, str] | None  # what a compiled worker holds beyond an eager one, and how sized; None: eager
     gemm_packs: bool | None  # whether the CPU's GEMM packs the weights; None: the CPU's flags are not known
-    tcmalloc: bool = False  # the point's LD_PRELOAD names tcmalloc (vf.cpu_preloads_tcmalloc)
+    # what tcmalloc keeps of the compiled warm-up, and how sized; None: eager, or tcmalloc not preloaded
+    tcmalloc_kept: tuple[int, str] | None = None
 
 
 def _cpu_worker_terms(p: VllmPrediction, s: Settings, env: dict[str, str], model: ModelDescription,
                       plan: _Plan) -> _CpuWorkerTerms:
     elem = DTYPE_BYTES[plan.dtype]
     packs = vf.cpu_gemm_packs(plan.dtype, p.cpu_flags)
+    release = modelled_release(p.engine_version)
+    compiled = _cpu_compiled_extra_bytes(s, env, model, release)
     return _CpuWorkerTerms(vocab_copies=0 if packs is False else vf.cpu_vocab_copies_bytes(model, p.tp, elem),
                            runner_buffer=vf.cpu_runner_buffer_bytes(model, plan.mnbt, elem),
                            input_batch=vf.cpu_input_batch_bytes(plan.mns, plan.length),
-                           compiled=_cpu_compiled_extra_bytes(s, env, model, modelled_release(p.engine_version)),
-                           gemm_packs=packs, tcmalloc=vf.cpu_preloads_tcmalloc(env))
+                           compiled=compiled, gemm_packs=packs,
+                           tcmalloc_kept=(vf.cpu_tcmalloc_kept_bytes(release, plan.mnbt, model.hidden_size,
+                                                                    model.num_layers)
+                                          if compiled is not None and vf.cpu_preloads_tcmalloc(env) else None))
 
 
 def _cpu_kv_bytes(p: VllmPrediction, util: float, total: float, weights: int, mnbt: int,
@@ -740,8 +745,14 @@ def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, terms: _CpuWorke
     else:
         compiled, sized = terms.compiled
         beyond += compiled
-        warm = (f"+ {compiled / GiB:.3f} GiB a compiled worker holds beyond an eager one ({sized}); "
-                + (vf.CPU_TCMALLOC_WARMUP_NOTE if terms.tcmalloc else vf.CPU_GLIBC_HEAP_NOTE))
+        warm = f"+ {compiled / GiB:.3f} GiB a compiled worker holds beyond an eager one ({sized}); "
+        if terms.tcmalloc_kept is None:
+            warm += vf.CPU_GLIBC_HEAP_NOTE
+        else:
+            kept, kept_sized = terms.tcmalloc_kept
+            beyond += kept
+            warm += (f"+ {kept / GiB:.3f} GiB tcmalloc (the point's LD_PRELOAD) keeps of the warm-up ({kept_sized}; "
+                     "fitted on dense Llamas)")
     packing = _gemm_packing(packs, copies)
     p.estimates["R"] = Estimate(beyond / GiB, f"estimate: worker resident memory after warm-up beyond the weights: "
                                               f"runtime {runtime_gib:.4f} GiB ({measured}); {packing}; the runner's "
