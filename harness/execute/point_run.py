@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from harness.childproc import child_environ
 from harness.clock import utc_now_iso
 from harness.engines import get_engine
 from harness.engines.base import Engine
@@ -138,6 +139,16 @@ def compile_cache_dir(job: PointJob, engine: str, engine_version: str | None, wo
     return shared, state
 
 
+def _as_launched(point: Point) -> Point:
+    """The point with the preload its engine inherits: an LD_PRELOAD in the harness's own environment (vLLM's CPU image
+    sets one to tcmalloc) reaches the engine unless the point sets its own (engine_process.process_env), and the CPU
+    prediction reads it (formulas.cpu_preloads_tcmalloc)."""
+    inherited = child_environ().get("LD_PRELOAD")
+    if inherited and "LD_PRELOAD" not in point.env:
+        return replace(point, env={**point.env, "LD_PRELOAD": inherited})
+    return point
+
+
 def predictor(point: Point, model_path: str, device: str, gpu_name: str | None = None) -> Predictor:
     """The point's prediction from one memory reading (None: no reading), the model described once; `gpu_name`: the
     card's name as NVML gives it (vLLM's batch defaults keep an A100 below its memory's tier by name).
@@ -149,7 +160,8 @@ def predictor(point: Point, model_path: str, device: str, gpu_name: str | None =
         try:
             if not description:
                 description.append(load_model_description(model_path))
-            return predict_point(point, description[0], reading.total_mib if reading else None, device=device,
+            return predict_point(_as_launched(point), description[0], reading.total_mib if reading else None,
+                                 device=device,
                                  gpu_free_mib=reading.free_mib if reading else None,
                                  free_at_load=reading.free_at_load if reading else False, gpu_name=gpu_name,
                                  cpu_flags=cpu_flags() if device == "cpu" else None)

@@ -489,7 +489,7 @@ def test_the_estimate_names_tcmalloc_only_where_the_point_preloads_it():
         return p.estimates["R"].basis
 
     preload = {"LD_PRELOAD": "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"}
-    assert "GiB tcmalloc (the point's LD_PRELOAD) keeps of the warm-up" in basis(preload)
+    assert "GiB tcmalloc (LD_PRELOAD) keeps of the warm-up" in basis(preload)
     assert "freed heap glibc keeps" in basis({}) and "tcmalloc" not in basis({})
     assert "tcmalloc" not in basis({"LD_PRELOAD": "/opt/venv/lib/libiomp5.so"})
     assert "tcmalloc" not in basis(preload, enforce_eager=True)  # no warm-up forward to keep

@@ -74,3 +74,24 @@ def test_a_runs_gpu_baseline_reading_feeds_the_sglang_prediction():
     empty = predict(DeviceMemory(total_mib=24576, free_mib=24576, basis="NVML free memory before the launch"))
     busy = predict(DeviceMemory(total_mib=24576, free_mib=20480, basis="NVML free memory before the launch"))
     assert busy.kv_tokens < empty.kv_tokens
+
+
+def test_a_preload_the_engine_inherits_from_the_harness_reaches_the_cpu_prediction(monkeypatch):
+    # vLLM's CPU image sets LD_PRELOAD to tcmalloc for every process; the engine inherits it (process_env lays the
+    # point's env over ours), so the prediction at launch must read it too - unless the point sets its own
+    from harness.execute.point_run import predictor
+    from harness.predict.host import DeviceMemory
+    from harness.scenario import Point
+
+    def r_basis(env: dict[str, str]) -> str:
+        point = Point.of(scenario="s", engine="vllm", engine_version="0.32.0", model="builtin:llama-0.4gb",
+                         point_id="p", repeat=0, args={"gpu_memory_utilization": 0.15, "max_model_len": 512,
+                                                       "dtype": "float16"}, knobs={}, env=env)
+        reading = DeviceMemory(total_mib=24105.26, free_mib=20000, basis="the NUMA node")
+        return predictor(point, "builtin:llama-0.4gb", "cpu")(reading).estimates["R"].basis
+
+    monkeypatch.delenv("LD_PRELOAD", raising=False)
+    assert "tcmalloc" not in r_basis({})
+    monkeypatch.setenv("LD_PRELOAD", "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4")
+    assert "tcmalloc (LD_PRELOAD) keeps of the warm-up" in r_basis({})
+    assert "tcmalloc" not in r_basis({"LD_PRELOAD": "/opt/venv/lib/libiomp5.so"})

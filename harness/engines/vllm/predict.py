@@ -751,7 +751,7 @@ def _cpu_worker_beyond_weights(p: VllmPrediction, release: str, terms: _CpuWorke
         else:
             kept, kept_sized = terms.tcmalloc_kept
             beyond += kept
-            warm += (f"+ {kept / GiB:.3f} GiB tcmalloc (the point's LD_PRELOAD) keeps of the warm-up ({kept_sized}; "
+            warm += (f"+ {kept / GiB:.3f} GiB tcmalloc (LD_PRELOAD) keeps of the warm-up ({kept_sized}; "
                      "fitted on dense Llamas)")
     packing = _gemm_packing(packs, copies)
     p.estimates["R"] = Estimate(beyond / GiB, f"estimate: worker resident memory after warm-up beyond the weights: "
