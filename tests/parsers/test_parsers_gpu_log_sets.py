@@ -795,6 +795,14 @@ FLOORS = {
     # Left as it was read (an eye-read of the set's own, not changed after the parser's): 24/25
     ("gpu-logs-105", "vllm", True): (24, 25, 2, 2, 6, 6),
     ("gpu-logs-105", "sglang", True): (7, 7, 1, 1, 1, 1),
+    # gpu-logs-107 (logs107, issue 42's round gpu-logs-107, what happens to the pool after the start), every log held
+    # out; first read (parser at 5382165, main's; the set committed first in fc0743e): vLLM 9/9, KV 0/0, statuses 3/5
+    # (vllm/04-05: the executor's fall-asleep and wake-up lines and a reload of the weights in place, read as nothing,
+    # and ms-swift's re-formatted handler prefix); SGLang 2/2, KV 0/0, statuses 0/2 (sglang/01-02: 'Cache not flushed
+    # because there are pending requests' with requests running before the scheduler's exception); no trap read as the
+    # pool
+    ("gpu-logs-107", "vllm", True): (9, 9, 0, 0, 3, 5),
+    ("gpu-logs-107", "sglang", True): (2, 2, 0, 0, 0, 2),
 }
 
 
