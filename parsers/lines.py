@@ -220,10 +220,15 @@ LEVEL_NAMES = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL|TRACE"
 # A bracketed level may be padded to a column: lighteval's "[%(asctime)s] [%(levelname)8s]: %(message)s
 # (%(filename)s:%(lineno)s)" (its colorlog format, lighteval/__main__.py logging_config of 2025) writes "[    INFO]: "
 # before vLLM's records (open-r1#551, gpu-logs-37 vllm/08); the file tag it puts at the end is left in the message.
+# A wrapper that re-formats every handler may put the file and line before the level and the process's and thread's
+# fields after the logger's name: ms-swift's GRPO run under "%(asctime)s %(filename)s:%(lineno)s
+# %(levelname)s:%(name)s p:%(process)d t:%(thread)d: %(message)s" writes "2025-08-11 16:12:02 gpu_worker.py:104
+# INFO:vllm.v1.worker.gpu_worker p:475095 t:140373120079680: Sleep mode freed ..." (a GRPO diagnosis page kept in a
+# repository, gpu-logs-107 vllm/05): the file tag is "name.py:N", each field after the name " key:value".
 PY_LOGGING = re.compile(
-    rf"^\s*(?:\[?\d{{4}}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\]?\s*(?:-\s*|\|\s*)?)?"
+    rf"^\s*(?:\[?\d{{4}}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\]?\s*(?:-\s*|\|\s*)?)?(?:[\w.-]+\.py:\d+\s+)?"
     rf"(?:[\w.]+\s+-\s+|(?:[\w.-]+\s+\|\s+)+)?(?:\[ {{0,4}})?(?P<level>{LEVEL_NAMES})\]?"
-    rf"(?::[\w.<>]+:|:\s+|\s+:\s+|\s+-\s+(?:[\w.]+\s+-\s+)?|\s+\|\s+|\s+[\w.]+:\s+"
+    rf"(?::[\w.<>]+:|:[\w.<>]+(?: \w+:\w+)+: |:\s+|\s+:\s+|\s+-\s+(?:[\w.]+\s+-\s+)?|\s+\|\s+|\s+[\w.]+:\s+"
     rf"|\s+[\w.]+(?:::[\w.]+)+(?:\{{[^}}]*\}})?(?::[\w.]+(?:\{{[^}}]*\}})?)*:\s+|\s+)"
     rf"(?:\d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?Z\s)?"
 )
