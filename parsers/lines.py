@@ -426,6 +426,16 @@ LEVEL_ASCTIME = re.compile(rf"^(?P<level>{LEVEL_NAMES}):\d{{4}}-\d\d-\d\d \d\d:\
 # logging_utils.py:120 ServeFormatter.COMPONENT_LOG_FMT, constants.py:240-245 SERVE_LOG_RECORD_FORMAT): "ERROR
 # 2025-06-11 13:15:51,444 controller 45327 -- Exception in Replica(...), the replica will be stopped." under Ray's
 # actor tag (gpu-logs-68 vllm/06-08). The first " -- " ends the format's fields (none of them holds one).
+# A wrapper that re-formats every handler may put the file and line before the level and more fields after the
+# logger's name: ms-swift's GRPO run under "%(asctime)s %(filename)s:%(lineno)s %(levelname)s:%(name)s p:%(process)d
+# t:%(thread)d: %(message)s" writes "2025-08-11 16:12:02 gpu_worker.py:104 INFO:vllm.v1.worker.gpu_worker p:475095
+# t:140373120079680: Sleep mode freed ..." (a GRPO diagnosis page kept in a repository, gpu-logs-107 vllm/05; Python's
+# logging attributes filename, lineno, levelname, name, process, thread): the date, the file tag "name.py:N", the
+# level and the name, then each field " key:value" up to ": ". Tried only on a line whose head holds ".py:" (the
+# common prefixes are not slowed).
+FILE_TAGGED_LOGGING = re.compile(
+    rf"^\d{{4}}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? [\w.-]+\.py:\d+ "
+    rf"(?P<level>{LEVEL_NAMES}):[\w.<>]+(?: \w+:\w+)*: ")
 RAY_SERVE_FIELDS = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [^ ]+ [^ ]+ (?:[^ ]+ )*?-- "
 RAY_SERVE_LOGGING = re.compile(rf"^(?P<level>{LEVEL_NAMES}) {RAY_SERVE_FIELDS}")
 
@@ -443,6 +453,8 @@ def strip_python_logging(text: str) -> tuple[str | None, str]:
     """(level, message) of a line with a Python-logging prefix; (None, text) otherwise."""
     if " -- " in text and (serve := RAY_SERVE_LOGGING.match(text)) is not None:  # (before PY_LOGGING takes the level)
         return serve.group("level"), text[serve.end():]
+    if ".py:" in text[:64] and (tagged := FILE_TAGGED_LOGGING.match(text)) is not None:
+        return tagged.group("level"), text[tagged.end():]
     match = PY_LOGGING.match(text) if text[:1] != "[" else (BRACKETED_LOGGING.match(text) or PY_LOGGING.match(text))
     if match is None:
         return strip_level_asctime(text)

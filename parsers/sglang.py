@@ -1088,6 +1088,17 @@ class SglangLogParser(LogParser):
         # the warm-up - the start completed (gpu-logs-89 sglang/01, sglang#6624: 50 running, 18 queued). The counts
         # and the line's "token usage" are serving figures, never a pool
         rule(r"^Prefill(?: \w+)? batch\b.*?#(?:running|queue)-req: [1-9]", _batch_after_start, before_ready=True),
+        # ... or a flush of the cache refused because requests are pending: the scheduler's flush_cache, asked for by
+        # /flush_cache or by a weight update that flushes after it (update_weights_from_disk/tensor/distributed with
+        # flush_cache, as RL frameworks call them between rollouts), prints "Cache not flushed because there are pending
+        # requests. #queue-req: {len(self.waiting_queue)}, #running-req: {len(self.running_batch.reqs)}" (0.4.8
+        # sglang/srt/managers/scheduler.py:2040-2044, 0.5.6 :2250, 0.5.23 :5542). Requests queued or running beside it,
+        # as beside a prefill batch (above), are requests after the warm-up - the start completed (gpu-logs-107
+        # sglang/01-02, AReaL's weight updates of its generation servers with 7 and 2 requests running). The counts are
+        # serving figures, never a pool
+        rule(r"^Cache not flushed because there are pending requests\. "
+             r"#queue-req: (?:[1-9]\d*, #running-req: \d+|\d+, #running-req: [1-9])", _batch_after_start,
+             before_ready=True),
         rule(r"^(?:Prefill|Decode)(?: \w+)? batch\b", _batch_run, before_ready=True),
         # the scheduler watchdog's dump of the batch it found stuck: a batch in the event loop (0.5.5
         # sglang/srt/managers/scheduler_runtime_checker_mixin.py:250 "self.cur_batch.batch_size()=N" on its own line,

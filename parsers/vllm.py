@@ -660,7 +660,17 @@ def _loading_drafter(parser: LogParser, values: dict, line: Line) -> None:
     parser.drafter_loading = True
 
 
+def _reloading_weights(parser: LogParser, values: dict, line: Line) -> None:
+    parser.reloading_weights = True
+    ready(parser, values, line)
+
+
 def _weights_loaded(parser: LogParser, values: dict, line: Line) -> None:
+    # the loader's line after "Reloading weights inplace..." is a reload of a built engine's weights, not the start's
+    # load: the row keeps the start's figure, or none (gpu-logs-107 vllm/04)
+    if parser.reloading_weights:
+        parser.reloading_weights = False
+        return
     # the loader's line after "Loading drafter model..." is the drafter's load: the row keeps the target's
     if not (parser.drafter_loading and parser.record.weights_load_seconds is not None):
         parser.record.weights_load_seconds = float(values["load_seconds"])
@@ -914,6 +924,21 @@ class VllmLogParser(LogParser):
         # RL frameworks put the rollout engine to sleep while their trainer runs (gpu-logs-55 vllm/09). The memory
         # still in use is the device's, not a pool.
         rule(r"^Sleep mode freed {NUM} GiB memory, {NUM} GiB memory is still in use\.", ready),
+        # ... and the executor's own lines around its workers' sleep and wake-up (0.10.0
+        # vllm/executor/executor_base.py:187 "It took %.6f seconds to fall asleep." and :203 "It took %.6f seconds to
+        # wake up tags %s."; 0.11.1 vllm/v1/executor/abstract.py:307 and :325 the same words; 0.7.3
+        # vllm/executor/executor_base.py:208 "... to fall asleep." and :219 "It took %.6f seconds to wake up.", with no
+        # tags), the allocator's account of a sleep (0.11.1 vllm/device_allocator/cumem.py:240 "CuMemAllocator: sleep
+        # freed %.2f GiB memory in total, of which %.2f GiB is backed up in CPU and the rest %.2f GiB is discarded
+        # directly.") and a reload of the weights in place after a level-2 sleep (0.10.0
+        # vllm/v1/worker/gpu_model_runner.py:1914, 0.11.1 :3424 "Reloading weights inplace...", after reload_weights
+        # asserts the model is loaded; reached by collective_rpc("reload_weights")): an engine that sleeps, wakes or
+        # reloads was built, so the start had completed (gpu-logs-107 vllm/04-05). Their GiB figures are what a sleep
+        # freed, backed up or discarded, and the loader's time after a reload is the reload's (_weights_loaded): never a
+        # pool, never the start's load.
+        rule(r"^It took {NUM} seconds to (?:fall asleep|wake up(?: tags .+)?)\.$", ready),
+        rule(r"^CuMemAllocator: sleep freed {NUM} GiB memory in total\b", ready),
+        rule(r"^Reloading weights inplace\.\.\.$", _reloading_weights),
         rule(r"^\['serve',", _argv_list),
         rule(r"^args: Namespace\((?P<args>.*)\)$", _namespace_args),
         rule(r"^Using max model len (?P<max_model_len>-?[\d,]+)"),
@@ -1546,6 +1571,7 @@ class VllmLogParser(LogParser):
         super().__init__()
         self.pending_kv: Line | None = None
         self.drafter_loading = False  # "Loading drafter model..." seen since the target's load began (_weights_loaded)
+        self.reloading_weights = False  # "Reloading weights inplace..." seen: the next load line is a reload's
         self.kv_lines: list[list] = []  # [tokens, concurrency, pools] of each KV line rank 0's process printed
         self.blocks_pool: int | None = None  # the blocks of a pool a blocks line stated (no token line)
         self._pools_key: tuple | None = None  # what _kv_pools last built from, and the list it left

@@ -44,6 +44,8 @@ from parsers import log_encoding, make_parser, parse_log, read_log
 from parsers.base import terminal_width
 from parsers.lines import clean_segments, strip_wrappers
 from tests.support.gpu_log_sets import FIXTURES, Score, fixture_log, score_set
+from parsers.lines import clean_segments, strip_python_logging, strip_wrappers
+from tests.support.gpu_log_sets import FIXTURES, Score, score_set
 
 # (set, engine, held out) -> the floors: fields right, fields, KV counts right, KV counts, statuses right, statuses
 FLOORS = {
@@ -826,6 +828,18 @@ FLOORS = {
     # (parsers/lines.py); the CPU worker's budget line is read on until its end (0.26.0 vllm/v1/worker/
     # cpu_worker.py:239-246); after: 56/56, 4/4, 12/12; no earlier set moved
     ("gpu-logs-106", "vllm", True): (56, 56, 4, 4, 12, 12),
+    # gpu-logs-107 (logs107, issue 42's round gpu-logs-107, what happens to the pool after the start), every log held
+    # out; first read (parser at 5382165, main's; the set committed first in fc0743e): vLLM 9/9, KV 0/0, statuses 3/5
+    # (vllm/04-05: the executor's fall-asleep and wake-up lines and a reload of the weights in place, read as nothing,
+    # and ms-swift's re-formatted handler prefix); SGLang 2/2, KV 0/0, statuses 0/2 (sglang/01-02: 'Cache not flushed
+    # because there are pending requests' with requests running before the scheduler's exception); no trap read as the
+    # pool. Fixed by class: the executor's sleep and wake-up lines, the allocator's sleep account and an in-place
+    # reload mark a built engine, the loader's time after a reload is not the start's (0.7.3-0.11.1 sources); a
+    # handler format with "name.py:N" before the level and " key:value" fields after the logger's name; SGLang's refused
+    # cache flush with requests running or queued is after the start (0.4.8-0.5.23); after: vLLM 9/9, 0/0, 5/5; SGLang
+    # 2/2, 0/0, 2/2; no earlier set moved (every set's figures and every fixture's record compared before and after)
+    ("gpu-logs-107", "vllm", True): (9, 9, 0, 0, 5, 5),
+    ("gpu-logs-107", "sglang", True): (2, 2, 0, 0, 2, 2),
 }
 
 
@@ -4903,3 +4917,72 @@ def test_the_cpu_workers_auto_set_line_broken_by_its_author_reads_whole():
     record = _read("gpu-logs-106", "vllm", "03")
     assert (record.status, record.kv_gib, record.requested_memory_gib, record.non_kv_gib, record.kv_tokens) == (
         "ok", 1.48, 5.4, 3.92, 55424)
+
+
+# --- gpu-logs-107 (issue 42's round gpu-logs-107): what happens to the pool after the start -------------------------
+
+
+def test_the_executors_sleep_and_wake_lines_and_an_in_place_reload_mark_a_built_engine():
+    # gpu-logs-107 vllm/04 (vllm#29341, 0.11.x): a level-2 sleep, "It took ... seconds to wake up tags ['weights']",
+    # "Reloading weights inplace...", the loader's "Loading weights took 0.23 seconds", the KV cache woken: only a built
+    # engine does these (0.11.1 vllm/v1/executor/abstract.py:307/:325, v1/worker/gpu_model_runner.py:3424). The load
+    # time is the reload's, not the start's; nothing is a pool
+    record = _read("gpu-logs-107", "vllm", "04")
+    assert (record.status, record.weights_load_seconds, record.kv_tokens, record.kv_gib) == ("ok", None, None, None)
+    assert not record.kv_pools
+    # vllm/03 (vllm#28714): the allocator's "sleep freed 34.06 GiB ... 7.56 GiB is backed up in CPU and the rest 26.51
+    # GiB is discarded directly" is what a sleep freed, not a pool
+    record = _read("gpu-logs-107", "vllm", "03")
+    assert (record.status, record.kv_gib, record.kv_tokens) == ("ok", None, None)
+    # each line alone decides the start, V0's wake-up without tags too; a start's own load stays the start's when a
+    # reload follows it
+    texts = ["INFO 02-25 19:13:26 executor_base.py:208] It took 0.000528 seconds to fall asleep.\n",
+             "INFO 08-11 16:13:10 [executor_base.py:203] It took 1.8 seconds to wake up tags ['weights'].\n",
+             "INFO 03-01 10:00:00 executor_base.py:219] It took 0.5 seconds to wake up.\n",
+             ("(EngineCore_DP0 pid=1) INFO 11-14 15:11:23 [device_allocator/cumem.py:239] CuMemAllocator: sleep"
+              " freed 34.06 GiB memory in total, of which 7.56 GiB is backed up in CPU and the rest 26.51 GiB is"
+              " discarded directly.\n")]
+    for text in texts:
+        assert parse_log(text, "vllm").status == "ok", text
+    log = ("INFO 11-25 03:20:00 [default_loader.py:308] Loading weights took 4.10 seconds\n"
+           "INFO 11-25 03:26:13 [gpu_model_runner.py:3436] Reloading weights inplace...\n"
+           "INFO 11-25 03:26:14 [default_loader.py:308] Loading weights took 0.23 seconds\n")
+    assert parse_log(log, "vllm").weights_load_seconds == 4.1
+    # an author who names the message in prose decides nothing
+    assert parse_log("the log says it took 3 seconds to fall asleep.\n", "vllm").status is None
+
+
+def test_a_wrappers_handler_format_with_file_before_the_level_and_process_fields_after_the_name():
+    # gpu-logs-107 vllm/05 (a GRPO diagnosis page, ms-swift with vLLM 0.10): every handler re-formatted to
+    # "%(asctime)s %(filename)s:%(lineno)s %(levelname)s:%(name)s p:%(process)d t:%(thread)d: %(message)s"; eight
+    # engines' sleep and wake-up lines under it are read, and their 71.25-71.33 GiB freed is no pool
+    record = _read("gpu-logs-107", "vllm", "05")
+    assert (record.status, record.kv_gib, record.kv_tokens, record.weights_gib) == ("ok", None, None, None)
+    line = ("2025-08-11 16:12:02 gpu_worker.py:104 INFO:vllm.v1.worker.gpu_worker p:475095 t:140373120079680: Sleep"
+            " mode freed 71.25 GiB memory, 1.38 GiB memory is still in use.")
+    message = "Sleep mode freed 71.25 GiB memory, 1.38 GiB memory is still in use."
+    assert strip_python_logging(line) == ("INFO", message)
+    # the same format around a pool line: the line is the engine's
+    record = parse_log("2025-08-11 16:05:02 kv_cache_utils.py:716 INFO:vllm.v1.core.kv_cache_utils p:475095 t:1: GPU"
+                       " KV cache size: 123,456 tokens\n", "vllm")
+    assert record.kv_tokens == 123456
+
+
+def test_a_refused_cache_flush_with_requests_running_is_after_the_start():
+    # gpu-logs-107 sglang/01-02 (AReaL#140, #145): AReaL updates its generation servers' weights; the scheduler's
+    # flush_cache is refused, "Cache not flushed because there are pending requests. #queue-req: 0, #running-req: 7"
+    # (0.4.8 sglang/srt/managers/scheduler.py:2040-2044), then "Scheduler hit an exception": requests were running, so
+    # the start had completed and the exception is a serving-time failure; the counts are no pool
+    for prefix in ("01", "02"):
+        record = _read("gpu-logs-107", "sglang", prefix)
+        assert (record.status, record.later_failure_kind, record.kv_tokens) == ("ok", "other", None)
+        assert not record.kv_pools
+    # with nothing running and nothing queued the line says nothing about the start: the exception reads as it does
+    # alone
+    failure = "[2025-06-27 23:11:20] Scheduler hit an exception: Traceback (most recent call last):\n"
+    idle = "[2025-06-27 23:11:20] Cache not flushed because there are pending requests. #queue-req: 0, #running-req: 0"
+    idle += "\n"
+    alone, after_idle = parse_log(failure, "sglang"), parse_log(idle + failure, "sglang")
+    assert (after_idle.status, after_idle.later_failure) == (alone.status, None) and alone.status != "ok"
+    log = "[2025-06-27 23:11:20] Cache not flushed because there are pending requests. #queue-req: 3, #running-req: 0\n"
+    assert parse_log(log, "sglang").status == "ok"

@@ -42,7 +42,8 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-85", "gpu-logs-86", "gpu-logs-87", "gpu-logs-88", "gpu-logs-89", "gpu-logs-90",
         "gpu-logs-91", "gpu-logs-92", "gpu-logs-93", "gpu-logs-94", "gpu-logs-95", "gpu-logs-96", "gpu-logs-97",
         "gpu-logs-98", "gpu-logs-99", "gpu-logs-100", "gpu-logs-102", "gpu-logs-103", "gpu-logs-104", "gpu-logs-105",
-        "gpu-logs-106", "gpu-logs-108", "gpu-logs-109")
+        "gpu-logs-106", "gpu-logs-107", "gpu-logs-108",
+        "gpu-logs-109")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -713,6 +714,12 @@ HELD_OUT = {
     # model's config checks under the default KV space warning, a container-stamped page-size error - collected after
     # the first read and the fix, committed before its read, read once)
     "gpu-logs-106": {"vllm": tuple(f"{n:02d}" for n in range(1, 13))},
+    # gpu-logs-107 (logs107, issue 42's round gpu-logs-107, what happens to the pool after the start, 2025: vLLM's sleep
+    # mode - V0 and V1 workers' 'Sleep mode freed' lines, the allocator's freed/backed-up/discarded split, a level-2
+    # sleep with its weights reloaded in place, eight engines woken by tag under ms-swift's own log format, a V0 memory
+    # profile beside DeepSpeed's memory lines - and AReaL's weight updates of SGLang servers with requests running
+    # before a scheduler exception): every log held out, collected and read by eye before any parser ran on it
+    "gpu-logs-107": {"vllm": tuple(f"{n:02d}" for n in range(1, 6)), "sglang": ("01", "02")},
 }
 
 
