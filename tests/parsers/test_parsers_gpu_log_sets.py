@@ -42,10 +42,8 @@ import pytest
 from harness.engines.logs import parse_engine_file
 from parsers import log_encoding, make_parser, parse_log, read_log
 from parsers.base import terminal_width
-from parsers.lines import clean_segments, strip_wrappers
-from tests.support.gpu_log_sets import FIXTURES, Score, fixture_log, score_set
 from parsers.lines import clean_segments, strip_python_logging, strip_wrappers
-from tests.support.gpu_log_sets import FIXTURES, Score, score_set
+from tests.support.gpu_log_sets import FIXTURES, Score, fixture_log, score_set
 
 # (set, engine, held out) -> the floors: fields right, fields, KV counts right, KV counts, statuses right, statuses
 FLOORS = {
