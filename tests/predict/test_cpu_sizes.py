@@ -412,10 +412,14 @@ TCMALLOC_RUNS = {  # run folder: (scenario, model)
     # held out for the warm-up term: predicted by it before their launches (rule-before-1.4gb-deep48.txt)
     "compiled_1.4gb": (str(TCMALLOC / "tcmalloc_compiled_1.4gb.yaml"), "builtin:llama-1.4gb"),
     "compiled_deep48": (str(TCMALLOC / "tcmalloc_compiled_deep48.yaml"), str(COMPILED / "deep48-model")),
+    # held out too, launched with the term in the predictor: a kind it was not fitted on, and twice the largest batch
+    "compiled_moe12h768": (str(TCMALLOC / "tcmalloc_compiled_moe12h768.yaml"), str(COMPILED / "moe12h768-model")),
+    "compiled_0.4gb_batch4096": (str(TCMALLOC / "tcmalloc_compiled_0.4gb_batch4096.yaml"), "builtin:llama-0.4gb"),
     "sglang0.5.22": (str(TCMALLOC / "tcmalloc_sglang.yaml"), str(COMPILED / "wide6-model")),
 }
-# The committed predicted columns, the harness's at launch before the warm-up term (formulas.CPU_TCMALLOC_WARMUP_KEPT)
-# existed: every compiled start below them, by what tcmalloc kept (GiB, from the tokens)
+# The committed predicted columns, the harness's at launch: before the warm-up term (formulas.CPU_TCMALLOC_WARMUP_KEPT)
+# existed, every compiled start below them, by what tcmalloc kept (GiB, from the tokens); the last two runs were
+# launched with it and are within the target
 TCMALLOC_MISSES_BEFORE_THE_TERM = {
     ("compiled_0.4gb", "5149f6cd4da96f8a", 0): "-4.2 %: 0.10 GiB",
     ("compiled_0.4gb", "c92dfd9a11711916", 0): "-2.9 %: 0.10 GiB",
@@ -436,7 +440,7 @@ def _cpu_flags(root: Path, run: str) -> frozenset[str]:
 
 
 @pytest.mark.parametrize("run", [run for run in TCMALLOC_RUNS if run != "compiled_deep48"])
-def test_under_tcmalloc_the_committed_predictions_before_the_warm_up_term(run):
+def test_under_tcmalloc_the_committed_predictions_as_they_came(run):
     frame = read_results(TCMALLOC / run / "results.csv")
     assert (frame["status"] == "ok").all()  # every launch started
     errors = {(run, row.point_id, int(row.repeat)): (row.kv_tokens - row.predicted_kv_tokens) / row.predicted_kv_tokens

@@ -76,8 +76,9 @@ CPU_COMPILER_ESTIMATE = {"0.32.0": (0.0443, 4.04)}  # (GiB, MiB per decoder laye
 # with the threshold fixed (24 layers of 384 with 16 experts: 2.86 MiB; 12 layers of 768: 3.61): MiB per such layer
 # beyond a dense layer's.
 CPU_COMPILER_MOE_LAYER_MIB = {"0.32.0": 3.17}
-# What the allocator keeps of the compiled warm-up's freed memory, not modelled; the R estimate says it. glibc's
-# malloc gives back what is freed above its mmap threshold, which rises with each freed mmapped chunk up to 32 MiB:
+# What the allocator keeps of what the compiled warm-up frees. glibc's malloc gives back what is freed above its mmap
+# threshold, which rises with each freed mmapped chunk up to 32 MiB: what it keeps is not modelled, the R estimate
+# says so:
 CPU_GLIBC_HEAP_NOTE = ("freed heap glibc keeps beside it is not modelled: 0.01-0.14 GiB in four starts of a 0.41 GB "
                        "Llama at 2,048 batched tokens, 0.11-0.14 GiB in both at 8,192 "
                        "(results/cpu_sizes/compiled-vllm0.32.0)")
@@ -88,8 +89,9 @@ CPU_GLIBC_HEAP_NOTE = ("freed heap glibc keeps beside it is not modelled: 0.01-0
 # predicted before launch (results/cpu_sizes/tcmalloc-vllm0.32.0): 0.32.0, fitted by least squares on six compiled
 # starts of three dense Llamas (tiny-llama 2 x 128 at 2,048 batched tokens; llama-0.4gb 18 x 1024 at 512 and twice at
 # 2,048; wide6 6 x 3072 at 512 and 2,048): a constant and two bytes-per-batched-token terms, one per hidden unit and
-# one per layer and hidden unit (GiB, B, B); held out on llama-1.4gb (16 x 2048) and deep48 (48 x 512), each
-# predicted before its launch (README there). An estimate; eager starts run no warm-up and are within 1 % without it.
+# one per layer and hidden unit (GiB, B, B); held out on llama-1.4gb (16 x 2048), deep48 (48 x 512), a Qwen3 MoE
+# (12 x 768) and llama-0.4gb at 4,096 batched tokens, each predicted before its launch: 4 of 4 within 2 % (README
+# there). An estimate; eager starts run no warm-up and are within 1 % without it.
 CPU_TCMALLOC_WARMUP_KEPT = {"0.32.0": (0.0287, 17.65, 1.120)}
 
 
