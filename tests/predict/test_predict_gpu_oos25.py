@@ -5,7 +5,9 @@ tests/fixtures/predict/gpu-oos25/SOURCES.md.
 Which were fitted and which were checked: c01 was marked held out when the set was collected, before any prediction
 (SOURCES.md, the round's first commit 02668286); c02 is fitted. Both are Apple silicon hosts under macOS, where the
 worker's budget line ('Auto set (KV/TOTAL) GiB for KV cache on node N, ...') prints the pool it sized; the CPU
-path's target is 2 %."""
+path's target is 2 %. The fitted c02 was first predicted with the code of the branch's base 93f3a5fb: -7.60 %; no rule
+was changed. The held-out c01 was then predicted once, with that same code, and is locked here as it came: a refusal
+(E3, max_model_len 32,768 above a 0.87 GiB pool) where vLLM started with a 1.48 GiB pool of 55,424 tokens."""
 
 from __future__ import annotations
 
@@ -39,3 +41,51 @@ C01, C02 = CASES
 
 def test_the_held_out_cases_as_chosen_before_any_prediction():
     assert held_out(CASES) == [C01]
+
+
+# What each case came to with the final code (SOURCES.md), locked so a later change shows. c01, held out and scored
+# once, came out a refusal and is locked apart below (the rounds' check takes a start).
+FINAL_TOKENS = {
+    C02: 101120,  # -7.60 %, fitted (the first look; nothing changed)
+}
+WITHIN: set[str] = set()
+
+
+test_the_logged_figure_is_the_one_the_case_names, test_each_case_as_it_came_out = round_checks(
+    CASES, HERE, FINAL_TOKENS, WITHIN, tolerance=CPU_TOLERANCE)
+
+
+def test_c01_as_it_came_out_a_refusal_where_vllm_started():
+    """Held out, scored once: the worker's R estimated 1.65 GiB beside the 2.88 GiB of weights (the log's non-kv 3.92
+    GiB leaves 1.05), so the pool came to 0.87 GiB, below what one 32,768-token request needs, where vLLM's was 1.48."""
+    p = CASES[C01].predict(HERE)
+    assert p.modelled and p.will_start is False and p.kv_tokens == 0, p.reason
+    assert p.reason.startswith("E3: max_model_len 32768 needs 0.88 GiB KV cache, more than the available 0.87 GiB")
+    assert p.kv_gib == pytest.approx(0.8701, abs=1e-4)  # -41.2 % of the logged 1.48 GiB
+    assert p.estimates["R"].gib == pytest.approx(1.6545, abs=1e-4)
+    assert abs(p.kv_gib / 1.48 - 1) > CPU_TOLERANCE
+
+
+def test_c01_is_the_compiled_serve_start_at_0_3_the_case_pins():
+    text = CASES[C01].text(HERE)
+    assert "vllm serve Qwen/Qwen2.5-1.5B-Instruct --gpu-memory-utilization 0.3" in text
+    assert "version 0.22.1rc1.dev495+g2ecf7d0eb" in text and "enforce_eager=False" in text
+    assert "device_config=cpu" in text and "/Users/" in text  # the CPU backend on macOS
+    assert ("Auto set (1.48/18.0) GiB for KV cache on node 0, with 5.4 GiB requested memory for the worker. 3.92 GiB "
+            "memory was consumed by non-kv usages.") in text
+
+
+def test_c02_is_the_mac_mini_start_the_post_annotates():
+    text = CASES[C02].text(HERE)
+    assert "Auto set (1.25/16.0) GiB for KV cache on node 0" in text
+    assert "Maximum concurrency for 2,048 tokens per request: 53.44x" in text
+    readme = (HERE / "gpu-oos25" / "SOURCES.md").read_text()
+    assert 'model="Qwen/Qwen2.5-0.5B-Instruct",' in readme and "enforce_eager=True," in readme
+    assert "gpu_memory_utilization=0.2," in readme and "max_model_len=2048," in readme
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_each_case_is_a_cpu_start_sized_from_its_node(name):
+    case = CASES[name]
+    assert case.device == "cpu" and case.capability is None and case.cpu_flags is None  # Apple silicon: not x86
+    assert case.predict(HERE).device == "cpu"
