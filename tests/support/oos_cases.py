@@ -58,7 +58,8 @@ class Case:
     def predict(self, configs: Path, capability: float | None = None):
         """The case predicted as its engine would size it (`capability` in place of the card's, where given)."""
         return predict(self.engine, self.args, self.model_description(configs), self.card_mib,
-                       device=self.device, cpu_flags=self.cpu_flags, engine_version=self.release, env=self.env, gpu_name=self.gpu_name,
+                       device=self.device, cpu_flags=self.cpu_flags, engine_version=self.release, env=self.env,
+                       gpu_name=self.gpu_name,
                        gpu_capability=self.capability if capability is None else capability,
                        gpu_free_mib=None if self.free_before_gib is None else self.free_before_gib * 1024,
                        free_at_load=self.free_before_gib is not None)
