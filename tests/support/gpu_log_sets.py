@@ -700,7 +700,10 @@ HELD_OUT = {
     # characters, SystemPanic's native Windows build failing on an illegal memory access in a pipeline-parallel
     # worker): every log held out, collected and read by eye before any parser ran on it; vLLM only (no SGLang log of
     # the vein was found that no earlier set holds)
-    "gpu-logs-111": {"vllm": tuple(f"{n:02d}" for n in range(1, 6))},
+    # (vllm 06, 07: a second batch - two Docker Desktop container logs of one author's WSL2 runs behind the log view's
+    # stamps, refused for 0.47 GiB of KV memory and out of memory in the CUDA-graph profiling's minimal KV cache -
+    # collected after the first read, committed before its read, read once)
+    "gpu-logs-111": {"vllm": tuple(f"{n:02d}" for n in range(1, 8))},
     # gpu-logs-108 (logs108, issue 42's round gpu-logs-108, checkpoints quantized at load or outside safetensors,
     # 2025-2026: bitsandbytes in-flight under vLLM 0.18.0 in a kubectl session (the 'GiB memory and' weights line), a
     # pre-quantized bitsandbytes start under Unsloth's V0 engine beside its banner estimate, an in-flight bitsandbytes
