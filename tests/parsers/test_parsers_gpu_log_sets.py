@@ -838,6 +838,14 @@ FLOORS = {
     # 2/2, 0/0, 2/2; no earlier set moved (every set's figures and every fixture's record compared before and after)
     ("gpu-logs-107", "vllm", True): (9, 9, 0, 0, 5, 5),
     ("gpu-logs-107", "sglang", True): (2, 2, 0, 0, 2, 2),
+    # gpu-logs-111 (logs111, issue 42's round gpu-logs-111, starts on Windows: WSL2, a native Windows build, Docker
+    # Desktop and Rancher Desktop on Windows), every log held out, vLLM only; first read (parser at 93f3a5fb, main's;
+    # the set committed first in 8deb2265): 12/12, KV 0/0, statuses 5/5; no trap read as the pool (WSL's pin_memory
+    # and amdsmi warnings, markdown-quoted throughput lines with 'GPU KV cache usage: 0.0%'). A second batch (vllm
+    # 06-07, Docker Desktop container logs, committed first in 24e604e5), read once: 19/19, KV 0/0, statuses 2/2; no
+    # trap read as the pool (the CUDA-graph profiling's 'num_gpu_blocks_override=512' before a refused or failed pool).
+    # Nothing to fix; the floor with both: 31/31, 0/0, 7/7
+    ("gpu-logs-111", "vllm", True): (31, 31, 0, 0, 7, 7),
 }
 
 
@@ -4984,3 +4992,36 @@ def test_a_refused_cache_flush_with_requests_running_is_after_the_start():
     assert (after_idle.status, after_idle.later_failure) == (alone.status, None) and alone.status != "ok"
     log = "[2025-06-27 23:11:20] Cache not flushed because there are pending requests. #queue-req: 3, #running-req: 0\n"
     assert parse_log(log, "sglang").status == "ok"
+
+
+# --- gpu-logs-111 (issue 42's round gpu-logs-111): starts on Windows --------------------------------------------------
+
+
+def test_starts_on_windows_keep_their_first_readings():
+    # gpu-logs-111 vllm/01-02 (vllm PR#38434, ROCm under WSL2): "Failed to import from amdsmi", "Failed to get GCN arch
+    # via amdsmi, falling back to torch.cuda" and the engine core's "Using 'pin_memory=False' as WSL is detected." are
+    # platform warnings: no failure, no pool, the start undecided where the window ends
+    for prefix in ("01", "02"):
+        record = _read("gpu-logs-111", "vllm", prefix)
+        assert (record.status, record.error_kind, record.kv_tokens, record.kv_gib) == (None, None, None, None)
+    assert _read("gpu-logs-111", "vllm", "01").configured_max_model_len == 64
+    # vllm/03 (rancher-desktop-2 PR#634): throughput lines quoted as markdown ("> (APIServer pid=1) ...") generated
+    # tokens, a served start; "GPU KV cache usage: 0.0%" is no pool
+    record = _read("gpu-logs-111", "vllm", "03")
+    assert (record.status, record.kv_tokens, record.kv_pools) == ("ok", None, [])
+    # vllm/05 (SystemPanic/vllm-windows#72, native Windows 0.25): the pipeline-parallel worker's illegal memory access
+    # before "EngineCore failed to start."
+    record = _read("gpu-logs-111", "vllm", "05")
+    assert (record.status, record.error_kind) == ("engine_error", "other")
+    assert record.error_message == "torch.AcceleratorError: CUDA error: an illegal memory access was encountered"
+    # vllm/06-07 (Docker Desktop's log view on WSL2, "2026-04-19 11:23:08.490 | " before vLLM's own stamp): a KV
+    # budget of 0.47 GiB refused for 98304 tokens, and an OOM in the profiling's minimal KV cache; the placeholder
+    # "Overriding num_gpu_blocks=0 with num_gpu_blocks_override=512" before them makes no pool
+    record = _read("gpu-logs-111", "vllm", "06")
+    assert (record.status, record.error_kind, record.kv_gib, record.kv_tokens) == (
+        "engine_error", "max_model_len_too_large", 0.47, None)
+    assert record.error_data["estimated_max_model_len"] == 35632
+    record = _read("gpu-logs-111", "vllm", "07")
+    assert (record.status, record.error_kind, record.kv_gib, record.kv_tokens) == (
+        "engine_error", "cuda_oom", None, None)
+    assert (record.weights_gib, record.compilation_seconds) == (21.88, 50.98)

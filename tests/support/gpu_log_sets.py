@@ -43,7 +43,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-91", "gpu-logs-92", "gpu-logs-93", "gpu-logs-94", "gpu-logs-95", "gpu-logs-96", "gpu-logs-97",
         "gpu-logs-98", "gpu-logs-99", "gpu-logs-100", "gpu-logs-102", "gpu-logs-103", "gpu-logs-104", "gpu-logs-105",
         "gpu-logs-106", "gpu-logs-107", "gpu-logs-108",
-        "gpu-logs-109")
+        "gpu-logs-109", "gpu-logs-111")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -694,6 +694,16 @@ HELD_OUT = {
     # (vllm 07: a second batch - Step-Audio2's stage 0 refused for 0.0 GiB of KV memory on an L4, the author's key
     # lines - collected after the first read, committed before its read, read once)
     "gpu-logs-109": {"vllm": tuple(f"{n:02d}" for n in range(1, 8))},
+    # gpu-logs-111 (logs111, issue 42's round gpu-logs-111, starts on Windows, 2026: ROCm under WSL2 without amdsmi
+    # behind a shell prompt and its engine core's pin_memory=False warning, throughput lines quoted in
+    # markdown from Rancher Desktop's /dev/dxg passthrough, a WSL2 RTX 5090 Laptop's arguments line broken at 1,000
+    # characters, SystemPanic's native Windows build failing on an illegal memory access in a pipeline-parallel
+    # worker): every log held out, collected and read by eye before any parser ran on it; vLLM only (no SGLang log of
+    # the vein was found that no earlier set holds)
+    # (vllm 06, 07: a second batch - two Docker Desktop container logs of one author's WSL2 runs behind the log view's
+    # stamps, refused for 0.47 GiB of KV memory and out of memory in the CUDA-graph profiling's minimal KV cache -
+    # collected after the first read, committed before its read, read once)
+    "gpu-logs-111": {"vllm": tuple(f"{n:02d}" for n in range(1, 8))},
     # gpu-logs-108 (logs108, issue 42's round gpu-logs-108, checkpoints quantized at load or outside safetensors,
     # 2025-2026: bitsandbytes in-flight under vLLM 0.18.0 in a kubectl session (the 'GiB memory and' weights line), a
     # pre-quantized bitsandbytes start under Unsloth's V0 engine beside its banner estimate, an in-flight bitsandbytes
