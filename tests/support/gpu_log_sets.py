@@ -43,7 +43,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-91", "gpu-logs-92", "gpu-logs-93", "gpu-logs-94", "gpu-logs-95", "gpu-logs-96", "gpu-logs-97",
         "gpu-logs-98", "gpu-logs-99", "gpu-logs-100", "gpu-logs-102", "gpu-logs-103", "gpu-logs-104", "gpu-logs-105",
         "gpu-logs-106", "gpu-logs-107", "gpu-logs-108",
-        "gpu-logs-109")
+        "gpu-logs-109", "gpu-logs-110")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -720,6 +720,12 @@ HELD_OUT = {
     # profile beside DeepSpeed's memory lines - and AReaL's weight updates of SGLang servers with requests running
     # before a scheduler exception): every log held out, collected and read by eye before any parser ran on it
     "gpu-logs-107": {"vllm": tuple(f"{n:02d}" for n in range(1, 6)), "sglang": ("01", "02")},
+    # gpu-logs-110 (logs110, issue 42's round gpu-logs-110, starts on a slice or a share of a card, 2025-2026: vLLM's
+    # memory-profiling assertion on a HAMi vGPU slice, beside a co-tenant on an H100 NVL and in time-sliced packs on
+    # Modal, the free-memory check on a card another serving lane holds, vllm-ascend's key lines from a HAMi soft-slice
+    # report, a second container's engine left no KV memory on one card): every log held out, collected and read by
+    # eye before any parser ran on it; vLLM only (no SGLang log in the vein was found that the sources hold whole)
+    "gpu-logs-110": {"vllm": tuple(f"{n:02d}" for n in range(1, 7))},
 }
 
 
