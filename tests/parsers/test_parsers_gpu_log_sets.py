@@ -804,6 +804,11 @@ FLOORS = {
     # banner's " * ..." line after the widest line was read as the rest of a terminal's cut and joined to vllm/02's
     # error message; it no longer is (error_message only, no figure moved in any set)
     ("gpu-logs-109", "vllm", True): (34, 34, 4, 4, 7, 7),
+    # gpu-logs-110 (logs110, issue 42's round gpu-logs-110, starts on a slice or a share of a card), every log held out,
+    # vLLM only; first read (parser at 93f3a5fb, main's; the set committed first in b9ad4638): 23/26, KV 1/1, statuses
+    # 6/6; no trap read as the pool (vllm/05: the author's own "npu0: free=60.62 GiB" probe beside the engine's
+    # "Free memory on device (60.61/60.96 GiB) on startup.", the record holds the engine's)
+    ("gpu-logs-110", "vllm", True): (23, 26, 1, 1, 6, 6),
     # gpu-logs-108 (logs108, issue 42's round gpu-logs-108, checkpoints quantized at load or outside safetensors:
     # bitsandbytes in-flight and pre-quantized), every log held out; first read (parser at 53821651, main's; the set
     # committed first in f4d5acd0): vLLM 23/23, KV 1/1, statuses 5/5; no trap read as the pool (vllm/02's Unsloth
