@@ -815,6 +815,10 @@ EXPECTED_READERS: dict[str, Callable] = {
     # vllm/v1/worker/cpu_worker.py:224-238; parsers/vllm.py's cpu_kv_cache_above_available rule keeps it, gpu-logs-106
     # vllm/02)
     "requested_kv_gib": _data("requested_kv_gib"),
+    # the free memory after the profile run in vLLM's memory-profiling assertion, "Error in memory profiling. Initial
+    # free memory 82.94 GiB, current free memory 90.17 GiB." (0.20.0 vllm/v1/worker/gpu_worker.py:412-419; parsers/
+    # vllm.py's memory_profiling_error rule keeps it, gpu-logs-110 vllm/01-03); the initial figure is free_gib's
+    "current_free_gib": _data("current_free_gib"),
     "max_num_seqs": _data("max_num_seqs"),
     "mamba_cache_blocks": _data("mamba_cache_blocks"),
     "current_kv_cache_gib": _attr("current_kv_cache_gib"),
