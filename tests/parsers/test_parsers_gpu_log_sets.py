@@ -812,6 +812,9 @@ FLOORS = {
     # and, unscored, an author's wrap under a block's own indent joins at a space where no terminal's cut is seen
     # (vllm/03's message read "sharing thesame" before); after: 26/26, 1/1, 6/6; no earlier set moved
     ("gpu-logs-110", "vllm", True): (26, 26, 1, 1, 6, 6),
+    # a second batch (sglang 01, SGLang's launch traceback on an H100 MIG slice, committed first in 17ce3ac4), read once
+    # after the fixes: 1/1, KV 0/0, statuses 1/1; nothing to fix
+    ("gpu-logs-110", "sglang", True): (1, 1, 0, 0, 1, 1),
     # gpu-logs-108 (logs108, issue 42's round gpu-logs-108, checkpoints quantized at load or outside safetensors:
     # bitsandbytes in-flight and pre-quantized), every log held out; first read (parser at 53821651, main's; the set
     # committed first in f4d5acd0): vLLM 23/23, KV 1/1, statuses 5/5; no trap read as the pool (vllm/02's Unsloth
@@ -4799,6 +4802,10 @@ def test_a_card_shared_with_another_lane_and_a_slice_reports_key_lines():
     # vllm/06 (vllm#17366, a second container on one card, 0.8.5): no memory left for the pool
     record = _read("gpu-logs-110", "vllm", "06")
     assert (record.status, record.error_kind, record.kv_tokens) == ("engine_error", "no_kv_cache_memory", None)
+    # sglang/01 (sglang#2933, an H100 MIG slice in Kubernetes): the launch's own traceback from launch_server.py into
+    # prepare_server_args, cut before nvidia-smi's exception, behind an author's backtick: a failed launch, cause unseen
+    record = _read("gpu-logs-110", "sglang", "01")
+    assert (record.status, record.error_kind, record.kv_tokens) == ("engine_error", "other", None)
 
 
 # --- gpu-logs-109 (issue 42's round gpu-logs-109): audio and speech models -------------------------------------------
