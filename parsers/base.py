@@ -1451,7 +1451,8 @@ class LogParser:
         text = strip_wrappers(segment.rstrip())
         indent = len(text) - len(text.lstrip())
         held_indent = len(held.raw) - len(held.raw.lstrip())
-        if indent and held.raw[:indent] == text[:indent] and not held.raw[indent:indent + 1].isspace():
+        block = indent and held.raw[:indent] == text[:indent] and not held.raw[indent:indent + 1].isspace()
+        if block:
             text = text[indent:]  # an author's block indented as a whole: the same indent as the held line's
         elif self._held_more and indent > held_indent and held.raw[:held_indent] == text[:held_indent]:
             # a message a rule read and whose end is still to come (Rule.until), its rest under a deeper indent: an
@@ -1480,9 +1481,15 @@ class LogParser:
         # A terminal cuts anywhere, an author breaks at a space: the join that lets a rule read more of the message
         # wins ("... the available KV cache" / "memory (0.6 GiB). Based on ..." reads the available memory only with
         # the space); on a tie, a message a rule already read goes on after a space (an author's break: a sentence,
-        # a number pair), any other after none (a terminal's cut inside a word).
+        # a number pair), any other after none (a terminal's cut inside a word). So does the rest of a line in a block
+        # an author indented as a whole, where the paste shows no terminal's cut: a terminal puts the rest of a line
+        # it cut at the margin, never under the line's own indent, so the break is the author's, at a space (gpu-logs-
+        # 110 vllm/03: "   ... when other processes sharing the" / "   same container release GPU memory ...", vLLM's
+        # memory-profiling assertion re-wrapped in a markdown list item; 0.20.0 vllm/v1/worker/gpu_worker.py:412-419
+        # prints it on one line)
+        spaced = more or (block and self.terminal_width is None)
         separators = sorted(("", " "), key=lambda sep: (-self._coverage(held.text + sep + following.text),
-                                                       sep != (" " if more else "")))
+                                                       sep != (" " if spaced else "")))
         for separator in separators:
             line = Line(text=held.text + separator + following.text, raw=held.raw, source=held.source,
                         level=held.level, prefixed=held.prefixed, primary=held.primary, rank=held.rank, t=held.t)

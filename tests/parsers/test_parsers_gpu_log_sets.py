@@ -43,7 +43,7 @@ from harness.engines.logs import parse_engine_file
 from parsers import log_encoding, make_parser, parse_log, read_log
 from parsers.base import terminal_width
 from parsers.lines import clean_segments, strip_python_logging, strip_wrappers
-from tests.support.gpu_log_sets import FIXTURES, Score, fixture_log, score_set
+from tests.support.gpu_log_sets import EXPECTED_READERS, FIXTURES, Score, fixture_log, score_set
 
 # (set, engine, held out) -> the floors: fields right, fields, KV counts right, KV counts, statuses right, statuses
 FLOORS = {
@@ -804,6 +804,17 @@ FLOORS = {
     # banner's " * ..." line after the widest line was read as the rest of a terminal's cut and joined to vllm/02's
     # error message; it no longer is (error_message only, no figure moved in any set)
     ("gpu-logs-109", "vllm", True): (34, 34, 4, 4, 7, 7),
+    # gpu-logs-110 (logs110, issue 42's round gpu-logs-110, starts on a slice or a share of a card), every log held out,
+    # vLLM only; first read (parser at 93f3a5fb, main's; the set committed first in b9ad4638): 23/26, KV 1/1, statuses
+    # 6/6; no trap read as the pool (vllm/05: the author's own "npu0: free=60.62 GiB" probe beside the engine's
+    # "Free memory on device (60.61/60.96 GiB) on startup.", the record holds the engine's). Fixed by class: the set's
+    # name for the assertion's second figure, current_free_gib, reads the error's data (the parser kept it; vllm/01-03);
+    # and, unscored, an author's wrap under a block's own indent joins at a space where no terminal's cut is seen
+    # (vllm/03's message read "sharing thesame" before); after: 26/26, 1/1, 6/6; no earlier set moved
+    ("gpu-logs-110", "vllm", True): (26, 26, 1, 1, 6, 6),
+    # a second batch (sglang 01, SGLang's launch traceback on an H100 MIG slice, committed first in 17ce3ac4), read once
+    # after the fixes: 1/1, KV 0/0, statuses 1/1; nothing to fix
+    ("gpu-logs-110", "sglang", True): (1, 1, 0, 0, 1, 1),
     # gpu-logs-108 (logs108, issue 42's round gpu-logs-108, checkpoints quantized at load or outside safetensors:
     # bitsandbytes in-flight and pre-quantized), every log held out; first read (parser at 53821651, main's; the set
     # committed first in f4d5acd0): vLLM 23/23, KV 1/1, statuses 5/5; no trap read as the pool (vllm/02's Unsloth
@@ -4758,6 +4769,51 @@ def test_a_pipeline_starts_stage_figures_are_rank_zeros_and_its_one_pool_is_read
     record = _read("gpu-logs-105", "vllm", "04")
     assert (record.status, record.error_kind, record.weights_gib) == ("engine_error", "other", 8.4729)
     assert record.kv_tokens is None and not record.kv_pools
+
+
+# --- gpu-logs-110 (issue 42's round gpu-logs-110): starts on a slice or a share of a card -----------------------------
+
+
+@pytest.mark.parametrize(("prefix", "initial", "current"), [("01", 23.4375, 23.4375), ("02", 82.94, 90.17),
+                                                            ("03", 58.23, 59.34)])
+def test_the_memory_profiling_assertion_on_a_shared_card_keeps_both_free_figures(prefix, initial, current):
+    # gpu-logs-110 vllm/01 (a HAMi vGPU slice of an H20, 0.9.2), vllm/02 (an H100 NVL with a co-tenant, 0.29.0, the
+    # author's five lines), vllm/03 (five servers time-sliced on one Modal H100, in a markdown list): "Error in memory
+    # profiling. Initial free memory X GiB, current free memory Y GiB." (0.20.0 vllm/v1/worker/gpu_worker.py:412-419),
+    # a failed start with both figures, no pool
+    record = _read("gpu-logs-110", "vllm", prefix)
+    assert (record.status, record.error_kind) == ("engine_error", "memory_profiling_error")
+    assert (record.error_data["initial_free_gib"], record.error_data["current_free_gib"]) == (initial, current)
+    assert (EXPECTED_READERS["current_free_gib"](record), record.kv_tokens, record.kv_pools) == (current, None, [])
+
+
+def test_an_authors_wrap_inside_an_indented_block_is_joined_at_a_space():
+    # gpu-logs-110 vllm/03: the assertion re-wrapped by its author under a list item's three-space indent ("... other
+    # processes sharing the" / "   same container release ..."): a terminal puts the rest of a line it cut at the
+    # margin, so the break is the author's and the words keep their space ("thesame" before)
+    record = _read("gpu-logs-110", "vllm", "03")
+    assert record.error_message.endswith("processes sharing the same container release GPU memory while vLLM is "
+                                         "profiling during init.")
+
+
+def test_a_card_shared_with_another_lane_and_a_slice_reports_key_lines():
+    # gpu-logs-110 vllm/04 (ls1intum/edutelligence#570): the free-memory check on a card another lane holds, broken
+    # by its author after "on startup is less"
+    record = _read("gpu-logs-110", "vllm", "04")
+    assert (record.status, record.error_kind) == ("engine_error", "free_memory_below_requested")
+    assert [record.error_data[k] for k in ("device_id", "free_gib", "total_gib", "utilization", "requested_gib")] == [
+        "cuda:0", 79.12, 94.97, 0.95, 90.22]
+    # vllm/05 (HAMi#1901, vllm-ascend's key lines): the author's own "npu0: free=60.62 GiB total=60.96 GiB" probe is
+    # not the engine's free memory at startup (60.61 GiB); the pool is the engine's
+    record = _read("gpu-logs-110", "vllm", "05")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.initial_free_gib) == ("ok", 372736, 17.07, 60.61)
+    # vllm/06 (vllm#17366, a second container on one card, 0.8.5): no memory left for the pool
+    record = _read("gpu-logs-110", "vllm", "06")
+    assert (record.status, record.error_kind, record.kv_tokens) == ("engine_error", "no_kv_cache_memory", None)
+    # sglang/01 (sglang#2933, an H100 MIG slice in Kubernetes): the launch's own traceback from launch_server.py into
+    # prepare_server_args, cut before nvidia-smi's exception, behind an author's backtick: a failed launch, cause unseen
+    record = _read("gpu-logs-110", "sglang", "01")
+    assert (record.status, record.error_kind, record.kv_tokens) == ("engine_error", "other", None)
 
 
 # --- gpu-logs-109 (issue 42's round gpu-logs-109): audio and speech models -------------------------------------------

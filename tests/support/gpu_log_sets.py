@@ -43,7 +43,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-91", "gpu-logs-92", "gpu-logs-93", "gpu-logs-94", "gpu-logs-95", "gpu-logs-96", "gpu-logs-97",
         "gpu-logs-98", "gpu-logs-99", "gpu-logs-100", "gpu-logs-102", "gpu-logs-103", "gpu-logs-104", "gpu-logs-105",
         "gpu-logs-106", "gpu-logs-107", "gpu-logs-108",
-        "gpu-logs-109", "gpu-logs-111")
+        "gpu-logs-109", "gpu-logs-110", "gpu-logs-111")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -730,6 +730,14 @@ HELD_OUT = {
     # profile beside DeepSpeed's memory lines - and AReaL's weight updates of SGLang servers with requests running
     # before a scheduler exception): every log held out, collected and read by eye before any parser ran on it
     "gpu-logs-107": {"vllm": tuple(f"{n:02d}" for n in range(1, 6)), "sglang": ("01", "02")},
+    # gpu-logs-110 (logs110, issue 42's round gpu-logs-110, starts on a slice or a share of a card, 2025-2026: vLLM's
+    # memory-profiling assertion on a HAMi vGPU slice, beside a co-tenant on an H100 NVL and in time-sliced packs on
+    # Modal, the free-memory check on a card another serving lane holds, vllm-ascend's key lines from a HAMi soft-slice
+    # report, a second container's engine left no KV memory on one card): every log held out, collected and read by
+    # eye before any parser ran on it; vLLM only in the first batch
+    # (sglang 01: a second batch - SGLang's launch traceback on an H100 MIG slice in Kubernetes, cut before nvidia-smi's
+    # exception - collected after the first read and the fixes, committed before its read, read once)
+    "gpu-logs-110": {"vllm": tuple(f"{n:02d}" for n in range(1, 7)), "sglang": ("01",)},
 }
 
 
@@ -819,6 +827,10 @@ EXPECTED_READERS: dict[str, Callable] = {
     # vllm/v1/worker/cpu_worker.py:224-238; parsers/vllm.py's cpu_kv_cache_above_available rule keeps it, gpu-logs-106
     # vllm/02)
     "requested_kv_gib": _data("requested_kv_gib"),
+    # the free memory after the profile run in vLLM's memory-profiling assertion, "Error in memory profiling. Initial
+    # free memory 82.94 GiB, current free memory 90.17 GiB." (0.20.0 vllm/v1/worker/gpu_worker.py:412-419; parsers/
+    # vllm.py's memory_profiling_error rule keeps it, gpu-logs-110 vllm/01-03); the initial figure is free_gib's
+    "current_free_gib": _data("current_free_gib"),
     "max_num_seqs": _data("max_num_seqs"),
     "mamba_cache_blocks": _data("mamba_cache_blocks"),
     "current_kv_cache_gib": _attr("current_kv_cache_gib"),
