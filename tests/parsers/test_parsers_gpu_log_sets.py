@@ -857,6 +857,12 @@ FLOORS = {
     # trap read as the pool (the CUDA-graph profiling's 'num_gpu_blocks_override=512' before a refused or failed pool).
     # Nothing to fix; the floor with both: 31/31, 0/0, 7/7
     ("gpu-logs-111", "vllm", True): (31, 31, 0, 0, 7, 7),
+    # gpu-logs-114 (logs114, issue 42's round gpu-logs-114, engines started by a deployment tool that prints its own
+    # lines around them: GPUStack), every log held out, vLLM only; first read (parser at 4ee7c9be, main's; the set
+    # committed first in 0c42e0d2): 11/11, KV 1/1, statuses 5/5; no trap read as the pool (GPUStack's resource-fit
+    # 'requires approximately 3.68 GiB of VRAM' and 'claim: 3951444041.6'), no status taken from the tool's own
+    # 'ERROR - Failed to derive max model length'. Nothing to fix; the floor is the first read
+    ("gpu-logs-114", "vllm", True): (11, 11, 1, 1, 5, 5),
 }
 
 
@@ -5081,3 +5087,26 @@ def test_starts_on_windows_keep_their_first_readings():
     assert (record.status, record.error_kind, record.kv_gib, record.kv_tokens) == (
         "engine_error", "cuda_oom", None, None)
     assert (record.weights_gib, record.compilation_seconds) == (21.88, 50.98)
+
+
+# --- gpu-logs-114 (issue 42's round gpu-logs-114): engines started by a deployment tool -------------------------------
+
+
+def test_starts_under_a_deployment_tool_keep_their_first_readings():
+    # gpu-logs-114 vllm/01 (gpustack#2514, 0.9.x): key lines trimmed by the author to "[07-16 05:15:26]
+    # [kv_cache_utils.py:634] GPU KV cache size: 162,800 tokens  " (no level, no prefix, two trailing spaces); the
+    # start completes at "Starting vLLM API server on ..." whatever the tool's own "starting" status says
+    record = _read("gpu-logs-114", "vllm", "01")
+    assert (record.status, record.kv_tokens, record.max_concurrency, record.max_model_len) == (
+        "ok", 162800, 19.87, 8192)
+    assert (record.cuda_graph_gib, record.init_engine_seconds) == (0.97, 41.81)
+    # vllm/02 (gpustack#3098, 0.11.0): GPUStack's own "gpustack.worker.backends.vllm - ERROR - Failed to derive max
+    # model length: ..." before it starts vLLM is the tool's check, not the engine's failure: the start is undecided
+    record = _read("gpu-logs-114", "vllm", "02")
+    assert (record.status, record.error_kind, record.engine_version) == (None, None, "0.11.0")
+    # vllm/04 (the same log): routes and "Application startup complete." while the tool shows "Starting"
+    assert _read("gpu-logs-114", "vllm", "04").status == "ok"
+    # vllm/05 (gpustack#2967): the tool's resource-fit estimate ("The model requires approximately 3.68 GiB of VRAM",
+    # "claim: 3951444041.6") is no pool, and nothing of the engine has started
+    record = _read("gpu-logs-114", "vllm", "05")
+    assert (record.status, record.kv_tokens, record.kv_gib, record.kv_pools) == (None, None, None, [])
