@@ -857,6 +857,11 @@ FLOORS = {
     # trap read as the pool (the CUDA-graph profiling's 'num_gpu_blocks_override=512' before a refused or failed pool).
     # Nothing to fix; the floor with both: 31/31, 0/0, 7/7
     ("gpu-logs-111", "vllm", True): (31, 31, 0, 0, 7, 7),
+    # gpu-logs-112 (logs112, issue 42's round gpu-logs-112, vLLM's disaggregated prefill/decode deployments), every log
+    # held out, vLLM only; first read (parser at 4ee7c9be, main's; the set committed first in 0d51dbb4): 7/7, KV 0/0,
+    # statuses 4/6 (vllm/01, 06: a KV connector's handshake or transfer failure for a named request read as a failed
+    # start); no trap read as the pool
+    ("gpu-logs-112", "vllm", True): (7, 7, 0, 0, 4, 6),
 }
 
 
