@@ -857,9 +857,20 @@ class VllmLogParser(LogParser):
     # (the KV cache, the warm-up) returned.
     # The client's EngineDeadError (ENGINE_DEAD) is another: it is raised only by a client whose engine cores had
     # started (the rule for its line below says where).
+    # A P/D instance's KV connector failing for a request it was serving is another: NixlConnector's handshake with
+    # the remote engine, started from start_load_kv for a request the scheduler handed over, logs "Handshake failed for
+    # request %s, marking blocks as invalid" (0.11.2
+    # vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py:1112, request_ready; an October 2025 build at
+    # :827, gpu-logs-112 vllm/01); from vLLM PR#32031 (2026-01) every failure is
+    # "NIXL transfer failure: %s | Context: %s" with the request's id in the context (0.21.0
+    # vllm/distributed/kv_transfer/kv_connector/v1/nixl/worker.py:684, _log_failure; handshake_failed :730,
+    # transfer_failed and transfer_exception :1803-1813, transfer_setup_failed :2120; gpu-logs-112 vllm/06). Only a
+    # quoted request id counts: the handshake's own setup failure carries "'request_id': None" (:714).
     SERVING_FAILURES = re.compile(r"^(?:EngineCore encountered a fatal error|AsyncLLM output_handler failed"
                                   r"|Engine background task failed)(?:\.|$)"
                                   r"|^Engine core proc \S+ died unexpectedly"
+                                  r"|^Handshake failed for request \S"
+                                  r"|^NIXL transfer failure: \w+.* \| Context: \{'failure_type': '\w+', 'request_id': '"
                                   r"|^(?:vllm\.v1\.engine\.exceptions\.)?" + ENGINE_DEAD)
     SERVING_FRAMES = re.compile(r"^\s*File " + FRAME_PATH + r", line \d+, in (?:run_busy_loop|output_handler"
                                 r"|run_engine_loop)$")

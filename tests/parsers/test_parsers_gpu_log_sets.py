@@ -863,6 +863,13 @@ FLOORS = {
     # 'requires approximately 3.68 GiB of VRAM' and 'claim: 3951444041.6'), no status taken from the tool's own
     # 'ERROR - Failed to derive max model length'. Nothing to fix; the floor is the first read
     ("gpu-logs-114", "vllm", True): (11, 11, 1, 1, 5, 5),
+    # gpu-logs-112 (logs112, issue 42's round gpu-logs-112, vLLM's disaggregated prefill/decode deployments), every log
+    # held out, vLLM only; first read (parser at 4ee7c9be, main's; the set committed first in 0d51dbb4): 7/7, KV 0/0,
+    # statuses 4/6 (vllm/01, 06: a KV connector's handshake or transfer failure for a named request read as a failed
+    # start); no trap read as the pool. Fixed by class: NixlConnector's per-request failures ("Handshake failed for
+    # request %s", 0.11.2; "NIXL transfer failure: %s | Context: {..., 'request_id': '...'}", 0.21.0) are printed only
+    # while serving (parsers/vllm.py SERVING_FAILURES); after: 7/7, 0/0, 6/6, no trap read as the pool
+    ("gpu-logs-112", "vllm", True): (7, 7, 0, 0, 6, 6),
 }
 
 
@@ -5110,3 +5117,41 @@ def test_starts_under_a_deployment_tool_keep_their_first_readings():
     # "claim: 3951444041.6") is no pool, and nothing of the engine has started
     record = _read("gpu-logs-114", "vllm", "05")
     assert (record.status, record.kv_tokens, record.kv_gib, record.kv_pools) == (None, None, None, [])
+
+
+# --- gpu-logs-112 (issue 42's round gpu-logs-112): vLLM's disaggregated prefill/decode deployments --------------------
+
+
+def test_a_kv_connectors_failure_for_a_request_is_at_serving_time():
+    # gpu-logs-112 vllm/01 (vllm#27083, NixlConnector, DP=8 decode): "RuntimeError: Remote NIXL agent engine ID
+    # mismatch." and "Handshake failed for request chatcmpl" (0.11.2 nixl_connector.py:1112); vllm/06 (dynamo#12952, an
+    # XPU decode): "NIXL transfer failure: transfer_exception. ... | Context: {'failure_type': ..., 'request_id':
+    # '...'}" (0.21.0 nixl/worker.py:684). A handshake or transfer for a request runs only while the engine serves: the
+    # start had completed, the failure is a later one, and the request's blocks are no pool
+    for prefix in ("01", "06"):
+        record = _read("gpu-logs-112", "vllm", prefix)
+        assert (record.status, record.error_kind, record.later_failure_kind) == ("ok", None, "other")
+        assert (record.kv_tokens, record.kv_gib, record.kv_pools) == (None, None, [])
+
+
+def test_a_nixl_handshakes_setup_failure_without_a_request_decides_nothing():
+    # the handshake's own setup failure names no request ("'request_id': None", 0.21.0 nixl/worker.py:714): it is not
+    # read as serving; with nothing else the status stays the failure's reading, not a served start
+    line = ("(EngineCore pid=436) ERROR 07-30 15:51:33 [worker.py:684] NIXL transfer failure: handshake_setup_failed | "
+            "Context: {'failure_type': 'handshake_setup_failed', 'request_id': None, 'engine_id': 'e', "
+            "'remote_engine_id': 'r'}\n")
+    assert parse_log(line, "vllm").status != "ok"
+    served = line.replace("handshake_setup_failed", "handshake_failed").replace("None", "'chatcmpl-1'")
+    assert parse_log(served, "vllm").status == "ok"
+
+
+def test_p_and_d_serving_lines_keep_their_first_readings():
+    # gpu-logs-112 vllm/02 (vllm-ascend's MooncakeConnector debug lines around a throughput line), /04 (a Mooncake
+    # hybrid connector's transfer traceback, then '200 OK'), /05 (LMCache's "Storing KV cache for 10 out of 10 tokens"
+    # on a production-stack prefill pod): served starts, no pool
+    for prefix in ("02", "04", "05"):
+        record = _read("gpu-logs-112", "vllm", prefix)
+        assert (record.status, record.kv_tokens, record.kv_gib, record.kv_pools) == ("ok", None, None, [])
+    # vllm/03 (vllm#43828, 0.21.0): the output handler's failure inside the KV connector's metrics
+    record = _read("gpu-logs-112", "vllm", "03")
+    assert (record.status, record.later_failure_kind) == ("ok", "other")

@@ -43,7 +43,7 @@ SETS = ("gpu-logs", "gpu-logs-2", "gpu-logs-3", "gpu-logs-4", "gpu-logs-5", "gpu
         "gpu-logs-91", "gpu-logs-92", "gpu-logs-93", "gpu-logs-94", "gpu-logs-95", "gpu-logs-96", "gpu-logs-97",
         "gpu-logs-98", "gpu-logs-99", "gpu-logs-100", "gpu-logs-102", "gpu-logs-103", "gpu-logs-104", "gpu-logs-105",
         "gpu-logs-106", "gpu-logs-107", "gpu-logs-108",
-        "gpu-logs-109", "gpu-logs-110", "gpu-logs-111", "gpu-logs-114")
+        "gpu-logs-109", "gpu-logs-110", "gpu-logs-111", "gpu-logs-112", "gpu-logs-114")
 # Logs of a set aside before any rule was written for it (chosen across classes from its index alone) and read only
 # once the rules were done: the out-of-sample checks of issue 42. gpu-logs-3 was collected from public issues by the
 # logs-oos session and its values written by eye before any parser ran on it; its held-out third was chosen then.
@@ -704,6 +704,13 @@ HELD_OUT = {
     # stamps, refused for 0.47 GiB of KV memory and out of memory in the CUDA-graph profiling's minimal KV cache -
     # collected after the first read, committed before its read, read once)
     "gpu-logs-111": {"vllm": tuple(f"{n:02d}" for n in range(1, 8))},
+    # gpu-logs-112 (logs112, issue 42's round gpu-logs-112, vLLM's disaggregated prefill/decode deployments, 2025-2026:
+    # a NIXL handshake's engine id mismatch on a DP/EP decode worker, vllm-ascend's MooncakeConnector debug lines
+    # around a throughput line, the output handler failing in the KV connector's metrics, a Mooncake hybrid
+    # connector's transfer failure before a '200 OK', a production-stack prefill pod with LMCache over NIXL, a
+    # heterogeneous P/D's NIXL transfer failure on an XPU decode): every log held out, collected and read by eye
+    # before any parser ran on it; vLLM only (SGLang's P/D is gpu-logs-38's vein)
+    "gpu-logs-112": {"vllm": tuple(f"{n:02d}" for n in range(1, 7))},
     # gpu-logs-108 (logs108, issue 42's round gpu-logs-108, checkpoints quantized at load or outside safetensors,
     # 2025-2026: bitsandbytes in-flight under vLLM 0.18.0 in a kubectl session (the 'GiB memory and' weights line), a
     # pre-quantized bitsandbytes start under Unsloth's V0 engine beside its banner estimate, an in-flight bitsandbytes
