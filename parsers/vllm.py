@@ -356,6 +356,20 @@ def _kv_dtype_seen(parser: LogParser, values: dict, line: Line) -> None:
         parser.record.kv_dtype = str(values["kv_cache_dtype"])
 
 
+def _kv_dtype_line(parser: LogParser, values: dict, line: Line) -> None:
+    # The cache config's dtype line: "Using %s data type to store kv cache. ..." names the cache dtype itself since
+    # the per-token-head dtypes came (0.20.0 vllm/config/cache.py:254-266: "fp8", "fp8_e4m3", "fp8_e5m2", "nvfp4",
+    # ...); before, the line said "fp8" for every fp8 dtype (0.11.2 vllm/config/cache.py:178-184, "if
+    # cache_dtype.startswith('fp8')"). A named dtype is read as it stands (an author's bare key lines, gpu-logs-113
+    # vllm/03); a bare "fp8" only where no arguments or config line states the dtype (finalize), since in those
+    # releases it may stand for fp8_e4m3 or fp8_e5m2
+    dtype = str(values["kv_cache_dtype"])
+    if dtype != "fp8":
+        _kv_dtype_seen(parser, values, line)
+    else:
+        parser.kv_dtype_from_line = dtype
+
+
 def _v0_blocks(parser: LogParser, values: dict, line: Line) -> None:
     # V0's KV sizing line, "# GPU blocks: N, # CPU blocks: M" (0.8.5 vllm/executor/executor_base.py:112; the
     # platform's name for GPU, "# cuda blocks"): the pool is N blocks of block_size tokens (16 unless a line says so).
@@ -1297,6 +1311,7 @@ class VllmLogParser(LogParser):
              until=r"Current (?:kv cache memory in use is|KV cache memory:) [\d.]+"),
         # 0.32.0 vllm/model_executor/layers/quantization/kv_cache.py:164: an fp8 KV cache without calibrated scales
         rule(r"^Using KV cache scaling factor {NUM} for (?P<kv_cache_dtype>fp8\w*)\.", _kv_dtype_seen),
+        rule(r"^Using (?P<kv_cache_dtype>\w+) data type to store kv cache\b", _kv_dtype_line),
         # 0.32.0 vllm/v1/engine/core.py:384-404 (V0: "... took N seconds"); a write-up may drop the parenthetical, the
         # rest is the engine's ("init engine took 70.62 s (compilation: 42.18 s)", gpu-logs-14 vllm/01 and /10)
         # (or an author's ellipsis for the parenthetical: "init engine (...) took 212.53 s (compilation: 22.13 s)",
@@ -1603,6 +1618,20 @@ class VllmLogParser(LogParser):
         self.start_wait_failed = False  # a traceback passed through the front end's wait for the start
         self.start_core_failed = False  # a traceback passed through the engine core's constructor
         self.compile_read = False  # a "torch.compile took" total was read
+        self.kv_dtype_from_line: str | None = None  # a bare "fp8" of the cache dtype line (_kv_dtype_line)
+        self.kv_dtype_guessed = False  # the record's kv_dtype is that bare "fp8", until a line states the dtype
+
+    def _feed_line_rules(self, line: Line) -> None:
+        # the cache dtype line's bare "fp8" stands in for the dtype only until an arguments or config line states it
+        # (finalize runs after every line that fires a rule; _kv_dtype_line)
+        guessed = self.kv_dtype_guessed and self.record.kv_dtype == self.kv_dtype_from_line
+        if guessed:
+            self.record.kv_dtype = None
+        super()._feed_line_rules(line)
+        if guessed and self.record.kv_dtype is None:
+            self.record.kv_dtype = self.kv_dtype_from_line
+        elif guessed:
+            self.kv_dtype_guessed = False
 
     def _check_failures(self, line: Line) -> None:
         text = line.text
@@ -1773,6 +1802,9 @@ class VllmLogParser(LogParser):
 
     def finalize(self) -> None:
         record = self.record
+        if record.kv_dtype is None and self.kv_dtype_from_line is not None:
+            record.kv_dtype = self.kv_dtype_from_line
+            self.kv_dtype_guessed = True
         budgets = [gib for gib in (record.kv_gib, *self.rank_kv_gib.values()) if gib is not None]
         if record.error_kind == "other" and budgets and min(budgets) <= 0 and not self.seen_kv:
             # A start that failed right after a KV budget of zero or less failed of it, whatever the excerpt shows of

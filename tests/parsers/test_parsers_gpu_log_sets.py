@@ -870,6 +870,15 @@ FLOORS = {
     # request %s", 0.11.2; "NIXL transfer failure: %s | Context: {..., 'request_id': '...'}", 0.21.0) are printed only
     # while serving (parsers/vllm.py SERVING_FAILURES); after: 7/7, 0/0, 6/6, no trap read as the pool
     ("gpu-logs-112", "vllm", True): (7, 7, 0, 0, 6, 6),
+    # gpu-logs-113 (logs113, issue 42's round gpu-logs-113, starts whose KV cache is not the model's dtype: fp8,
+    # fp8_e4m3, fp8_e5m2), every log held out, vLLM only; first read (parser at 4ee7c9be, main's; the set committed
+    # first in 68f6f641): 32/33, KV 2/2, statuses 3/3; no trap read as the pool (kv_cache.py's 'scaling factor 1.0'
+    # and 'q_scale 1.0' warnings). Missed: 03's kv_dtype, its only dtype line the bare 'Using fp8_e5m2 data type to
+    # store kv cache'. Fixed by class: the cache config's dtype line names the cache dtype (0.20.0 vllm/config/cache.py:
+    # 254-266); its bare "fp8" (every fp8 dtype before, 0.11.2 :178-184) only where no other line states it; after:
+    # 33/33, 2/2, 3/3; no earlier set's figures moved (every fixture's kv_dtype, status and pool compared before and
+    # after: gpu-logs-35 vllm/08 now holds 'fp8' from its 'Using fp8 data type' line, which no set scores)
+    ("gpu-logs-113", "vllm", True): (33, 33, 2, 2, 3, 3),
 }
 
 
@@ -5155,3 +5164,34 @@ def test_p_and_d_serving_lines_keep_their_first_readings():
     # vllm/03 (vllm#43828, 0.21.0): the output handler's failure inside the KV connector's metrics
     record = _read("gpu-logs-112", "vllm", "03")
     assert (record.status, record.later_failure_kind) == ("ok", "other")
+
+
+# --- gpu-logs-113 (issue 42's round gpu-logs-113): KV caches not in the model's dtype ---------------------------------
+
+
+def test_the_cache_dtype_line_names_the_kv_dtype():
+    # gpu-logs-113 vllm/03 (an author's five key lines, no prefix): "Using fp8_e5m2 data type to store kv cache" is the
+    # only dtype line (0.20.0 vllm/config/cache.py:261-266 prints the cache dtype itself)
+    record = _read("gpu-logs-113", "vllm", "03")
+    assert (record.kv_dtype, record.kv_tokens, record.kv_gib, record.status) == ("fp8_e5m2", 560445, 8.91, "ok")
+    # vllm/02: the 2026 wording under Docker Desktop's stamps, beside the arguments line's 'fp8_e4m3'
+    assert _read("gpu-logs-113", "vllm", "02").kv_dtype == "fp8_e4m3"
+    # a bare "fp8" stood for every fp8 dtype before (0.11.2 vllm/config/cache.py:178-184): read only where nothing
+    # else states the dtype; the engine's config line wins wherever it comes after the line (the order of vllm#5493's
+    # 0.5.0.post1 log, whose lines these are with the config shortened and its dtype changed)
+    line = ("INFO 06-16 21:05:01 config.py:400] Using fp8 data type to store kv cache. It reduces the GPU memory "
+            "footprint and boosts the performance. Meanwhile, it may cause accuracy drop without a proper scaling "
+            "factor\n")
+    assert parse_log(line, "vllm").kv_dtype == "fp8"
+    config = ("INFO 06-16 21:05:01 llm_engine.py:161] Initializing an LLM engine (v0.5.0.post1) with config: "
+              "model='/mnt/m', speculative_config=None, tokenizer='/mnt/m', skip_tokenizer_init=False, "
+              "dtype=torch.float16, max_seq_len=4096, tensor_parallel_size=1, quantization=fp8, enforce_eager=False, "
+              "kv_cache_dtype=fp8_e5m2, quantization_param_path=None, device_config=cuda, seed=0)\n")
+    assert parse_log(line + config, "vllm").kv_dtype == "fp8_e5m2"
+
+
+def test_kv_cache_scale_warnings_are_not_the_pool():
+    # gpu-logs-113 vllm/01 (NGC 26.01, 0.13.0): kv_cache.py's 'scaling factor 1.0' and 'q_scale 1.0' warnings after
+    # the weights; the pool is the KV size line's
+    record = _read("gpu-logs-113", "vllm", "01")
+    assert (record.kv_tokens, record.kv_gib, record.kv_dtype, record.weights_gib) == (332672, 30.46, "fp8", 15.2227)
