@@ -416,6 +416,7 @@ TCMALLOC_RUNS = {  # run folder: (scenario, model)
     "compiled_moe12h768": (str(TCMALLOC / "tcmalloc_compiled_moe12h768.yaml"), str(COMPILED / "moe12h768-model")),
     "compiled_0.4gb_batch4096": (str(TCMALLOC / "tcmalloc_compiled_0.4gb_batch4096.yaml"), "builtin:llama-0.4gb"),
     "sglang0.5.22": (str(TCMALLOC / "tcmalloc_sglang.yaml"), str(COMPILED / "wide6-model")),
+    "sglang0.5.23": (str(TCMALLOC / "tcmalloc_sglang_0.5.23.yaml"), str(COMPILED / "wide6-model")),
 }
 # The committed predicted columns, the harness's at launch: before the warm-up term (formulas.CPU_TCMALLOC_WARMUP_KEPT)
 # existed, every compiled start below them, by what tcmalloc kept (GiB, from the tokens); the last two runs were
