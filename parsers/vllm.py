@@ -692,10 +692,9 @@ def _weights_loaded(parser: LogParser, values: dict, line: Line) -> None:
 
 
 def _torch_compile_total(parser: LogParser, values: dict, line: Line) -> None:
-    if parser.drafter_loading and parser.compile_read:
+    if parser.drafter_loading and parser.record.compilation_seconds is not None:
         return  # the drafter's compile, after the target's
     parser.record.compilation_seconds = float(values["compile_secs"])
-    parser.compile_read = True
 
 
 def _model_loading(parser: LogParser, values: dict, line: Line) -> None:
@@ -1617,7 +1616,6 @@ class VllmLogParser(LogParser):
         self.start_failed = False  # the engine's own words for a failed start (START_FAILURES)
         self.start_wait_failed = False  # a traceback passed through the front end's wait for the start
         self.start_core_failed = False  # a traceback passed through the engine core's constructor
-        self.compile_read = False  # a "torch.compile took" total was read
         self.kv_dtype_from_line: str | None = None  # a bare "fp8" of the cache dtype line (_kv_dtype_line)
         self.kv_dtype_guessed = False  # the record's kv_dtype is that bare "fp8", until a line states the dtype
 

@@ -311,9 +311,13 @@ COMPILED_KNOWN_MISSES = {
 }
 
 
+def _cpu_flags(root: Path, run: str) -> frozenset[str]:
+    """The CPU flags the run's host had, as its run.json records them."""
+    return frozenset(json.loads((root / run / "run.json").read_text())["machine"]["cpu_flags"])
+
+
 def _compiled_errors_pct(run: str) -> dict[tuple[str, str, int], float]:
-    flags = json.loads((COMPILED / run / "run.json").read_text())["machine"]["cpu_flags"]
-    return _errors_on_host(COMPILED, run, *COMPILED_RUNS[run], frozenset(flags))
+    return _errors_on_host(COMPILED, run, *COMPILED_RUNS[run], _cpu_flags(COMPILED, run))
 
 
 @pytest.mark.parametrize("run", COMPILED_RUNS)
@@ -388,7 +392,7 @@ SGLANG_HELD_OUT = {"sglang-wide6": ("cpu_sizes_sglang_wide6.yaml", "wide6-model"
 def test_sglang_cpu_on_a_shape_it_never_ran_is_within_the_target(folder, run):
     root = REPO / "results" / "cpu_sizes" / folder
     scenario, model = SGLANG_HELD_OUT[folder]
-    flags = frozenset(json.loads((root / run / "run.json").read_text())["machine"]["cpu_flags"])
+    flags = _cpu_flags(root, run)
     if folder == "sglang-moe":
         # its config.json leaves out Qwen3's per-head q/k norms (3 KiB; harness/predict/config_weights.py says why),
         # so the committed column, from the checkpoint's headers, is one token above the one predicted again here:
@@ -434,10 +438,6 @@ TCMALLOC_KNOWN_MISSES: dict[tuple[str, str, int], str] = {}
 
 def _target(run: str) -> float:
     return TARGET_PCT["sglang" if run.startswith("sglang") else "vllm"]
-
-
-def _cpu_flags(root: Path, run: str) -> frozenset[str]:
-    return frozenset(json.loads((root / run / "run.json").read_text())["machine"]["cpu_flags"])
 
 
 @pytest.mark.parametrize("run", [run for run in TCMALLOC_RUNS if run != "compiled_deep48"])
